@@ -1,0 +1,68 @@
+/* dice: every random number hexpost uses comes from here. A window's dice
+ * are a deterministic stream derived from a 32-byte key (docs/AUDIT.md
+ * specifies the derivation byte by byte); tests script exact results.
+ * Every roll is logged with its purpose, sides, target and result. */
+#ifndef DICE_H
+#define DICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DICE_KEYLEN 32
+#define DICE_SEEDLEN 32
+#define DICE_PURPOSE_MAX 120
+
+struct dice_roll {
+	int seq;                  /* 1-based within the window */
+	char purpose[DICE_PURPOSE_MAX];
+	int sides;
+	int target;               /* succeeds on result >= target; 0: no target */
+	int result;
+};
+
+enum dice_mode { DICE_STREAM, DICE_SCRIPTED };
+
+struct dice {
+	enum dice_mode mode;
+	unsigned char key[DICE_KEYLEN];
+	uint64_t block;           /* next stream block index */
+	unsigned char buf[64];
+	size_t bufpos;            /* bytes of buf consumed */
+	const int *script;        /* DICE_SCRIPTED: results in order */
+	size_t nscript;
+	size_t scriptpos;
+	bool script_exhausted;    /* set when a scripted roll ran out */
+	struct dice_roll *log;
+	size_t nlog;
+	size_t caplog;
+};
+
+/* Fill seed with DICE_SEEDLEN bytes from randombytes_buf. */
+void dice_new_seed(unsigned char *seed);
+/* Deterministic seed for test/demo campaigns: BLAKE2b-256 keyed by the
+ * master seed over the campaign name, turn and window. */
+void dice_seed_from_master(const unsigned char *master, size_t masterlen,
+    const char *campaign, int turn, int window, unsigned char *seed);
+/* Commitment to a seed (BLAKE2b-256 of a domain tag and the seed). */
+void dice_commit(const unsigned char *seed, unsigned char *out32);
+
+/* Stream dice keyed by key (DICE_KEYLEN bytes). */
+void dice_init_stream(struct dice *, const unsigned char *key);
+/* Scripted dice: each roll returns the next value of script. A roll past
+ * the end returns 1 and sets script_exhausted (tests assert on it). */
+void dice_init_scripted(struct dice *, const int *script, size_t n);
+void dice_free(struct dice *);
+
+/* Roll one die with sides faces (2..65536), log it, return 1..sides.
+ * Unbiased: rejection sampling over the byte stream (docs/AUDIT.md). */
+int dice_roll(struct dice *, int sides, int target, const char *purpose);
+/* Derive a window's dice key from its seed and context (docs/AUDIT.md):
+ * BLAKE2b-256 keyed by the seed over a domain tag, the campaign name, turn,
+ * window number and the BLAKE2b-256 hashes of the accepted order files
+ * (given in side order, nhash entries of 32 bytes). */
+void dice_derive_key(const unsigned char *seed, const char *campaign, int turn,
+    int window, const unsigned char (*hashes)[32], size_t nhash,
+    unsigned char *key);
+
+#endif

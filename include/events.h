@@ -1,0 +1,36 @@
+/* events: what happened during a resolution, phase by phase, each with the
+ * sides allowed to see it (hidden information is the ruleset's call). */
+#ifndef EVENTS_H
+#define EVENTS_H
+
+#include <stddef.h>
+
+#define EVENT_TEXT_MAX 320
+#define EVENT_PHASE_MAX 48
+#define EVENT_ALL_SIDES 0xff
+
+struct event {
+	int seq;
+	int step;
+	char phase[EVENT_PHASE_MAX];
+	char text[EVENT_TEXT_MAX];
+	unsigned visible;   /* bit per side; EVENT_ALL_SIDES for everyone */
+	int roll;           /* dice log seq this event reports, 0 if none */
+};
+
+struct events {
+	struct event *v;
+	size_t n;
+	size_t cap;
+	int step;                       /* current step */
+	char phase[EVENT_PHASE_MAX];    /* current phase name */
+};
+
+void events_init(struct events *);
+void events_free(struct events *);
+void events_phase(struct events *, const char *phase);
+/* Append an event visible to the sides in mask. */
+void events_add(struct events *, unsigned visible, int roll, const char *fmt,
+    ...) __attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,112 @@
+/* game: the in-memory state of one campaign, loaded from and saved to the
+ * store. The engine core knows no rule of any game: every field below that
+ * carries game meaning (unit status, strength, flags, vars) is interpreted
+ * by the campaign's ruleset. */
+#ifndef GAME_H
+#define GAME_H
+
+#include <stdbool.h>
+
+#include "hex.h"
+#include "hexpost.h"
+
+#define GAME_NAME_MAX 64
+#define GAME_ID_MAX 16
+#define GAME_KIND_MAX 24
+#define GAME_MAX_SIDES 4
+#define GAME_MAX_UNITS 512
+#define GAME_MAX_VARS 64
+#define GAME_MAX_HEXES 4096
+#define GAME_UNIT_X 8 /* ruleset-defined extra integer slots per unit */
+#define GAME_TERRAIN_MAX 16
+
+enum game_status { GAME_SETUP, GAME_ACTIVE, GAME_FINISHED };
+
+struct game_side {
+	char name[GAME_ID_MAX];   /* order-file name, e.g. "blue" */
+	char label[GAME_NAME_MAX];/* for people, e.g. "Blue platoon" */
+	bool ai;                  /* played by the built-in opponent */
+	char *standing;           /* raw standing orders or NULL; owned */
+};
+
+struct game_unit {
+	char id[GAME_ID_MAX];     /* order-file name, e.g. "1", "pc" */
+	char kind[GAME_KIND_MAX]; /* ruleset type name */
+	char name[GAME_NAME_MAX]; /* for people, e.g. "1 Section" */
+	int side;
+	bool placed;              /* on the map */
+	struct hex pos;
+	int status;               /* ruleset meaning, e.g. fresh/spent */
+	int strength;
+	int facing;               /* 0..5, -1 none */
+	int attached;             /* index of the unit this one is with, -1 */
+	int flags;
+	int x[GAME_UNIT_X];
+};
+
+struct game_hex {
+	struct hex h;
+	char terrain[GAME_TERRAIN_MAX];
+	int elevation;
+	int edge[6];              /* hexside feature codes, ruleset meaning */
+};
+
+struct game_var {
+	char key[32];
+	int val;
+};
+
+struct game {
+	char name[GAME_NAME_MAX];
+	const struct ruleset *rules;
+	char scenario[GAME_NAME_MAX];
+	char options[256];        /* "key=value,key" as given at creation */
+	enum game_status status;
+	char result[128];         /* final result in words, when finished */
+	int turn;                 /* current turn, 1-based */
+	int window;               /* current window number within the turn */
+
+	struct hex_layout layout;
+	struct game_hex *hexes;   /* owned, nhex entries */
+	int nhex;
+
+	struct game_side sides[GAME_MAX_SIDES];
+	int nsides;
+
+	struct game_unit *units;  /* owned, nunits entries */
+	int nunits;
+
+	struct game_var vars[GAME_MAX_VARS];
+	int nvars;
+};
+
+/* Allocate the arrays of an empty game; game_free releases them. */
+void game_init(struct game *);
+void game_free(struct game *);
+/* Deep copy (for replays and the opponent's look-ahead); dst is initialised. */
+void game_copy(struct game *dst, const struct game *src);
+
+int game_side_index(const struct game *, const char *name);
+struct game_unit *game_add_unit(struct game *, const char *id,
+    const char *kind, const char *name, int side);
+struct game_unit *game_unit(struct game *, const char *id);
+int game_unit_index(const struct game *, const char *id);
+struct game_hex *game_add_hex(struct game *, struct hex, const char *terrain);
+struct game_hex *game_hex_at(struct game *, struct hex);
+const struct game_hex *game_hex_at_c(const struct game *, struct hex);
+bool game_on_map(const struct game *, struct hex);
+
+int game_var(const struct game *, const char *key, int dflt);
+void game_set_var(struct game *, const char *key, int val);
+
+/* Campaign options: "a=1,b" style. Returns the value of key (or "" for a bare
+ * flag) or NULL when absent. The returned pointer is into a static buffer. */
+const char *game_option(const struct game *, const char *key);
+bool game_option_flag(const struct game *, const char *key);
+
+const char *game_strstatus(enum game_status);
+
+/* Label of a hex for people; buf must be >= 8 bytes. */
+char *game_label(const struct game *, struct hex, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,81 @@
+/* hexpost: common definitions shared by every module. */
+#ifndef HEXPOST_H
+#define HEXPOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HEXPOST_VERSION "0.1.0"
+
+/* Result codes on the mail and turn paths (never exit() in library code). */
+enum hp_err {
+	HP_OK = 0,
+	HP_EINVAL = -1,   /* bad input from a user: orders, arguments */
+	HP_ENOENT = -2,   /* no such campaign, side, player, window */
+	HP_ESTATE = -3,   /* not allowed in the current state */
+	HP_EDB = -4,      /* SQLite failure */
+	HP_EIO = -5,      /* file or system call failure */
+	HP_ENOMEM = -6,
+	HP_EINTERNAL = -7 /* broken invariant detected without aborting */
+};
+
+/* sysexits(3)-style exit codes used by the command line. */
+#define EX_OK_ 0
+#define HP_EX_USAGE 64
+#define HP_EX_DATAERR 65
+#define HP_EX_NOINPUT 66
+#define HP_EX_SOFTWARE 70
+#define HP_EX_CANTCREAT 73
+#define HP_EX_IOERR 74
+#define HP_EX_TEMPFAIL 75
+#define HP_EX_CONFIG 78
+
+/* Error message buffer carried on every fallible call of the turn path. */
+#define HP_ERRLEN 512
+struct hp_error {
+	int code;
+	char msg[HP_ERRLEN];
+};
+
+void hp_seterr(struct hp_error *, int, const char *, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Start-up failures and broken invariants only. */
+void fatal(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
+void fatalx(const char *, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+enum log_level { LOG_LVL_ERR, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
+void log_set_level(enum log_level);
+void log_msg(enum log_level, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+#define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)
+
+/* Growable string buffer; the owner frees buf with sbuf_free. */
+struct sbuf {
+	char *buf;
+	size_t len;
+	size_t cap;
+};
+void sbuf_init(struct sbuf *);
+void sbuf_add(struct sbuf *, const char *, size_t);
+void sbuf_puts(struct sbuf *, const char *);
+void sbuf_printf(struct sbuf *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+char *sbuf_steal(struct sbuf *); /* caller owns the result */
+void sbuf_free(struct sbuf *);
+
+void *xmalloc(size_t);
+void *xcalloc(size_t, size_t);
+void *xrealloc(void *, size_t);
+char *xstrdup(const char *);
+size_t strlcpy_(char *, const char *, size_t);
+
+/* Read a whole file; caller frees. Returns NULL and sets err on failure. */
+char *util_read_file(const char *, size_t *, struct hp_error *);
+/* Durable write: temp file in the same directory, fsync, rename, fsync dir. */
+int util_write_file_atomic(const char *, const void *, size_t, int mode,
+    struct hp_error *);
+
+#endif

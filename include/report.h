@@ -1,0 +1,23 @@
+/* report: turn reports rendered from templates/report.txt, one per side and
+ * one for the moderator, stored with the window they report on. */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdint.h>
+
+#include "dice.h"
+#include "events.h"
+#include "game.h"
+#include "store.h"
+
+/* Render and store the reports of resolved window w (g is the state after
+ * it; the next window, if any, is already open). */
+int report_render(struct store *, int64_t cid, const struct game *,
+    const struct store_window *w, const struct events *, const struct dice *,
+    struct hp_error *);
+
+/* The text of template name (e.g. "report.txt"): from $HEXPOST_TEMPLATES
+ * if set, else the copy built into the binary. Caller frees. */
+char *report_template(const char *name, struct hp_error *);
+
+#endif

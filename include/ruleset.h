@@ -1,0 +1,93 @@
+/* ruleset: the pluggable game rules. One implementation per file (or folder)
+ * under src/rules/, registered statically in ruleset.c. The engine opens
+ * order windows, collects and stores orders, draws dice and persists state;
+ * every rule of a game lives behind this interface. See docs/ARCHITECTURE.md
+ * for how each of the five seeds maps onto it. */
+#ifndef RULESET_H
+#define RULESET_H
+
+#include <stdbool.h>
+
+#include "dice.h"
+#include "events.h"
+#include "game.h"
+#include "hexpost.h"
+#include "orders.h"
+
+/* A window is a round of orders: which sides must send a file before it can
+ * be resolved. Simultaneous windows name several sides, sequential ones one;
+ * a turn may have several; a decision window asks one side to answer a
+ * question raised mid-resolution. */
+enum window_kind { WINDOW_ORDERS, WINDOW_DECISION };
+
+#define WINDOW_NAME_MAX 24
+struct window_spec {
+	int turn;
+	int number;                 /* 1-based within the turn */
+	char name[WINDOW_NAME_MAX]; /* header "window:" value, e.g. "blue" */
+	enum window_kind kind;
+	unsigned sides;             /* bit per side that must send orders */
+	char prompt[256];           /* for a decision: the question */
+};
+
+/* What a resolution step returns. */
+enum resolve_rc {
+	RESOLVE_CONTINUE = 1, /* step done; call again with step + 1 */
+	RESOLVE_DONE = 0,     /* window resolved */
+	RESOLVE_ERROR = -1    /* broken invariant; message in ctx->err */
+};
+
+struct resolve_ctx {
+	struct game *g;
+	const struct window_spec *w;
+	/* Parsed orders per side, or NULL. For a side that w->sides does not
+	 * name, these are its standing orders (parsed with window "standing"),
+	 * recorded with the window so a replay sees exactly what was used. */
+	void *orders[GAME_MAX_SIDES];
+	struct dice *dice;
+	struct events *ev;
+	int step;                       /* 0-based */
+	struct hp_error *err;
+};
+
+struct ruleset {
+	const char *name;          /* "fire-and-movement" */
+	const char *title;
+	const char *seed;          /* seed document it implements */
+	const char *options_help;  /* campaign options, one per line */
+
+	/* Build the initial state of a scenario (NULL: the default one). */
+	int (*setup)(struct game *, const char *scenario, struct hp_error *);
+	/* Describe the window to open now. False when the game has ended. */
+	bool (*next_window)(const struct game *, struct window_spec *);
+	/* Parse and validate a side's order lines for window w (w->name may be
+	 * "standing" for standing orders). On success *out is the ruleset's
+	 * parsed form and canon its normalised text; on failure every problem
+	 * is appended to errs with its line number. */
+	int (*parse)(const struct game *, const struct window_spec *, int side,
+	    const struct order_body *, void **out, struct sbuf *canon,
+	    struct order_errors *errs);
+	void (*free_orders)(void *);
+	/* Resolve one step of the window (phases, in order). Pure: the result
+	 * depends only on the state, the orders and the dice. */
+	enum resolve_rc (*resolve)(struct resolve_ctx *);
+	/* After each window: decide victory, set g->status and g->result. */
+	void (*victory)(struct game *, struct events *);
+	/* The built-in opponent: write an order body for side in window w. */
+	void (*opponent)(const struct game *, const struct window_spec *,
+	    int side, struct sbuf *);
+	/* Draw the map as side sees it (-1: the moderator, who sees all). */
+	void (*render_map)(const struct game *, int side, struct sbuf *);
+	/* Status lines for reports (victory track, strengths). */
+	void (*status)(const struct game *, int side, struct sbuf *);
+	/* A ready-to-edit order body for side in window w, commented. */
+	void (*order_template)(const struct game *, const struct window_spec *,
+	    int side, struct sbuf *);
+};
+
+extern const struct ruleset ruleset_fam;
+
+const struct ruleset *ruleset_find(const char *name);
+const struct ruleset *const *ruleset_all(void);
+
+#endif

@@ -1,0 +1,125 @@
+/* store: campaign state in SQLite. One database file holds many campaigns.
+ * Every statement is prepared, every return code (COMMIT included) checked;
+ * the caller brackets a turn step in store_begin/store_commit so that a
+ * crash leaves the previous state intact. */
+#ifndef STORE_H
+#define STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dice.h"
+#include "events.h"
+#include "game.h"
+#include "hexpost.h"
+#include "ruleset.h"
+
+struct store;
+
+enum window_state { WSTATE_OPEN, WSTATE_CLOSED, WSTATE_RESOLVED };
+const char *window_strstate(enum window_state);
+
+struct store_window {
+	int64_t id;
+	struct window_spec spec;
+	enum window_state state;
+	unsigned char seed[DICE_SEEDLEN];
+	unsigned char commitment[32];
+	bool have_key;
+	unsigned char dice_key[DICE_KEYLEN];
+};
+
+struct store_order {
+	int side;
+	char source[16];
+	char *raw;       /* owned */
+	char *parsed;    /* owned */
+	unsigned char hash[32];
+};
+
+struct store_campaign_info {
+	char name[GAME_NAME_MAX];
+	char ruleset[GAME_NAME_MAX];
+	char scenario[GAME_NAME_MAX];
+	char options[256];
+	char status[16];
+	char result[128];
+	int turn;
+	int window;
+};
+
+/* Open (creating if asked) the database at path; WAL, foreign keys on. */
+int store_open(struct store **, const char *path, bool create,
+    struct hp_error *);
+void store_close(struct store *);
+/* Apply every embedded migration newer than PRAGMA user_version. */
+int store_migrate(struct store *, struct hp_error *);
+int store_schema_version(struct store *);
+
+int store_begin(struct store *, struct hp_error *);
+int store_commit(struct store *, struct hp_error *);
+void store_rollback(struct store *);
+
+int store_campaign_create(struct store *, const struct game *,
+    const unsigned char *master, size_t masterlen, int64_t *cid,
+    struct hp_error *);
+/* Load campaign name into g (initialised by the caller). */
+int store_game_load(struct store *, const char *name, struct game *,
+    int64_t *cid, struct hp_error *);
+int store_game_save(struct store *, int64_t cid, const struct game *,
+    struct hp_error *);
+/* Master seed of a test/demo campaign; *len 0 when none. */
+int store_master_seed(struct store *, int64_t cid, unsigned char *buf,
+    size_t *len, struct hp_error *);
+/* Call fn for each campaign, by name. */
+int store_campaign_list(struct store *,
+    void (*fn)(const struct store_campaign_info *, void *), void *arg,
+    struct hp_error *);
+
+int store_player_add(struct store *, int64_t cid, int side, const char *name,
+    const char *email, const char *pubkey, const char *keyid,
+    bool moderator, struct hp_error *);
+/* Call fn for each player of a campaign. */
+int store_player_list(struct store *, int64_t cid,
+    void (*fn)(int side, const char *name, const char *email, bool moderator,
+    void *), void *arg, struct hp_error *);
+
+int store_window_insert(struct store *, int64_t cid,
+    const struct window_spec *, const unsigned char *seed,
+    const unsigned char *commitment, int64_t *wid, struct hp_error *);
+/* The window of the campaign that is not yet resolved (HP_ENOENT: none). */
+int store_window_current(struct store *, int64_t cid, struct store_window *,
+    struct hp_error *);
+/* A window by turn and number; number 0 means the last one of the turn. */
+int store_window_get(struct store *, int64_t cid, int turn, int number,
+    struct store_window *, struct hp_error *);
+/* The most recently resolved window (HP_ENOENT: none). */
+int store_window_last_resolved(struct store *, int64_t cid,
+    struct store_window *, struct hp_error *);
+int store_window_set_state(struct store *, int64_t wid, enum window_state,
+    const unsigned char *dice_key, struct hp_error *);
+
+/* Record a side's order file for a window, superseding any earlier one. */
+int store_orders_put(struct store *, int64_t wid, int side, int64_t player,
+    const char *source, const char *raw, const char *parsed,
+    const unsigned char *hash, struct hp_error *);
+/* The current order file of each side: out[side].raw is NULL where none. */
+int store_orders_current(struct store *, int64_t wid,
+    struct store_order out[GAME_MAX_SIDES], struct hp_error *);
+void store_orders_free(struct store_order out[GAME_MAX_SIDES]);
+
+int store_events_put(struct store *, int64_t wid, const struct events *,
+    struct hp_error *);
+int store_dice_put(struct store *, int64_t wid, const struct dice *,
+    struct hp_error *);
+/* Load the dice log of a window into d (scripted dice with a log). */
+int store_dice_load(struct store *, int64_t wid, struct dice *,
+    struct hp_error *);
+
+int store_report_put(struct store *, int64_t wid, int side, const char *body,
+    struct hp_error *);
+/* The report for side of window wid; caller frees. NULL + HP_ENOENT if none. */
+char *store_report_get(struct store *, int64_t wid, int side,
+    struct hp_error *);
+
+#endif

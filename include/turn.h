@@ -1,0 +1,66 @@
+/* turn: the order window lifecycle. A window is OPEN while it takes orders,
+ * CLOSED when it takes no more (deadline passed or resolution begun) and
+ * RESOLVED once its effects are committed. Creating a campaign opens its
+ * first window; resolving one opens the next, in the same transaction. */
+#ifndef TURN_H
+#define TURN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "orders.h"
+#include "ruleset.h"
+#include "store.h"
+
+/* Create a campaign of ruleset rules and open its first window. master (may
+ * be NULL) makes every window seed derived from it: for tests and demos
+ * only, since whoever knows it knows every die in advance. */
+int turn_campaign_new(struct store *, const char *name, const char *rules,
+    const char *scenario, const char *options, const unsigned char *master,
+    size_t masterlen, struct hp_error *);
+
+struct turn_submit {
+	int side;                  /* side the file was accepted for */
+	int turn;
+	char window[WINDOW_NAME_MAX];
+	bool replaced;             /* superseded an earlier file */
+	bool standing;             /* standing orders, not a window's */
+	char *canon;               /* normalised orders; owned */
+	struct order_errors errs;  /* every problem, by line */
+};
+void turn_submit_init(struct turn_submit *);
+void turn_submit_free(struct turn_submit *);
+
+/* Take in an order file for campaign (NULL: the one its header names). The
+ * header must name the campaign, the open window's turn and name, and a
+ * side that must send orders in it; if side_only >= 0 (the signer's side)
+ * the header must name that side. On HP_EINVAL res->errs says why. */
+int turn_submit(struct store *, const char *campaign, const char *text,
+    size_t len, int side_only, int64_t player, const char *source,
+    struct turn_submit *res, struct hp_error *);
+
+/* The open window and the bitmask of sides that still owe orders (sides
+ * played by the built-in opponent never owe any). */
+int turn_pending(struct store *, const char *campaign, struct store_window *,
+    unsigned *missing, struct hp_error *);
+
+/* Resolve a window in memory: parse each side's order file (raw[side], or
+ * NULL), run the ruleset step by step with dice d, then decide victory.
+ * Pure: the same state, orders and dice give the same result. */
+int turn_resolve_window(struct game *, const struct window_spec *,
+    const char *const raw[GAME_MAX_SIDES], struct dice *, struct events *,
+    struct hp_error *);
+
+/* Resolve the campaign's open window if every side's orders are in, in one
+ * transaction; then keep resolving while the next window needs nothing from
+ * a person. *resolved counts the windows resolved. HP_ESTATE if orders are
+ * still missing (err names the sides). */
+int turn_resolve(struct store *, const char *campaign, int *resolved,
+    struct hp_error *);
+
+/* The order file a side should edit for the open window: header and the
+ * ruleset's template. Caller frees. */
+char *turn_order_template(const struct game *, const struct window_spec *,
+    int side);
+
+#endif

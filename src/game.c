@@ -1,0 +1,217 @@
+/* game: in-memory campaign state (see include/game.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+
+void
+game_init(struct game *g)
+{
+	memset(g, 0, sizeof *g);
+	g->units = xcalloc(GAME_MAX_UNITS, sizeof *g->units);
+	g->hexes = xcalloc(GAME_MAX_HEXES, sizeof *g->hexes);
+	g->turn = 1;
+	g->window = 1;
+	g->status = GAME_ACTIVE;
+}
+
+void
+game_free(struct game *g)
+{
+	int i;
+
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		free(g->sides[i].standing);
+	free(g->units);
+	free(g->hexes);
+	memset(g, 0, sizeof *g);
+}
+
+void
+game_copy(struct game *dst, const struct game *src)
+{
+	int i;
+
+	game_init(dst);
+	*dst = *src;
+	dst->units = xcalloc(GAME_MAX_UNITS, sizeof *dst->units);
+	dst->hexes = xcalloc(GAME_MAX_HEXES, sizeof *dst->hexes);
+	memcpy(dst->units, src->units, sizeof *src->units * src->nunits);
+	memcpy(dst->hexes, src->hexes, sizeof *src->hexes * src->nhex);
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		dst->sides[i].standing = src->sides[i].standing ?
+		    xstrdup(src->sides[i].standing) : NULL;
+}
+
+int
+game_side_index(const struct game *g, const char *name)
+{
+	int i;
+
+	for (i = 0; i < g->nsides; i++)
+		if (strcasecmp(g->sides[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+struct game_unit *
+game_add_unit(struct game *g, const char *id, const char *kind,
+    const char *name, int side)
+{
+	struct game_unit *u;
+
+	if (g->nunits >= GAME_MAX_UNITS)
+		fatalx("game_add_unit: too many units");
+	u = &g->units[g->nunits++];
+	memset(u, 0, sizeof *u);
+	strlcpy_(u->id, id, sizeof u->id);
+	strlcpy_(u->kind, kind, sizeof u->kind);
+	strlcpy_(u->name, name, sizeof u->name);
+	u->side = side;
+	u->facing = -1;
+	u->attached = -1;
+	return u;
+}
+
+int
+game_unit_index(const struct game *g, const char *id)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		if (strcasecmp(g->units[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+struct game_unit *
+game_unit(struct game *g, const char *id)
+{
+	int i = game_unit_index(g, id);
+
+	return i < 0 ? NULL : &g->units[i];
+}
+
+struct game_hex *
+game_add_hex(struct game *g, struct hex h, const char *terrain)
+{
+	struct game_hex *gh;
+
+	if (g->nhex >= GAME_MAX_HEXES)
+		fatalx("game_add_hex: too many hexes");
+	gh = &g->hexes[g->nhex++];
+	memset(gh, 0, sizeof *gh);
+	gh->h = h;
+	strlcpy_(gh->terrain, terrain, sizeof gh->terrain);
+	return gh;
+}
+
+const struct game_hex *
+game_hex_at_c(const struct game *g, struct hex h)
+{
+	int i;
+
+	for (i = 0; i < g->nhex; i++)
+		if (hex_eq(g->hexes[i].h, h))
+			return &g->hexes[i];
+	return NULL;
+}
+
+struct game_hex *
+game_hex_at(struct game *g, struct hex h)
+{
+	return (struct game_hex *)game_hex_at_c(g, h);
+}
+
+bool
+game_on_map(const struct game *g, struct hex h)
+{
+	return game_hex_at_c(g, h) != NULL;
+}
+
+int
+game_var(const struct game *g, const char *key, int dflt)
+{
+	int i;
+
+	for (i = 0; i < g->nvars; i++)
+		if (strcmp(g->vars[i].key, key) == 0)
+			return g->vars[i].val;
+	return dflt;
+}
+
+void
+game_set_var(struct game *g, const char *key, int val)
+{
+	int i;
+
+	for (i = 0; i < g->nvars; i++)
+		if (strcmp(g->vars[i].key, key) == 0) {
+			g->vars[i].val = val;
+			return;
+		}
+	if (g->nvars >= GAME_MAX_VARS)
+		fatalx("game_set_var: too many vars");
+	strlcpy_(g->vars[g->nvars].key, key, sizeof g->vars[0].key);
+	g->vars[g->nvars++].val = val;
+}
+
+const char *
+game_option(const struct game *g, const char *key)
+{
+	static char val[128];
+	const char *p = g->options;
+	size_t klen = strlen(key);
+
+	while (*p != '\0') {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+
+		if (len >= klen && strncmp(p, key, klen) == 0 &&
+		    (len == klen || p[klen] == '=')) {
+			size_t vlen = len == klen ? 0 : len - klen - 1;
+
+			if (vlen >= sizeof val)
+				vlen = sizeof val - 1;
+			memcpy(val, p + klen + (len == klen ? 0 : 1), vlen);
+			val[vlen] = '\0';
+			return val;
+		}
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return NULL;
+}
+
+bool
+game_option_flag(const struct game *g, const char *key)
+{
+	const char *v = game_option(g, key);
+
+	if (v == NULL)
+		return false;
+	return *v == '\0' || strcmp(v, "1") == 0 || strcasecmp(v, "yes") == 0 ||
+	    strcasecmp(v, "true") == 0 || strcasecmp(v, "on") == 0;
+}
+
+const char *
+game_strstatus(enum game_status s)
+{
+	switch (s) {
+	case GAME_SETUP:
+		return "setup";
+	case GAME_ACTIVE:
+		return "active";
+	case GAME_FINISHED:
+		return "finished";
+	}
+	return "unknown";
+}
+
+char *
+game_label(const struct game *g, struct hex h, char *buf, size_t len)
+{
+	return hex_label(&g->layout, h, buf, len);
+}

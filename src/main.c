@@ -1,0 +1,797 @@
+/* hexpost: the command line. One program, one subcommand per job; exit
+ * codes follow sysexits(3). */
+#include <errno.h>
+#include <getopt.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "embedded.h"
+#include "sim.h"
+#include "store.h"
+#include "turn.h"
+
+struct cmd {
+	const char *name;   /* "campaign new" */
+	const char *usage;
+	const char *help;
+	int (*fn)(int, char **);
+};
+
+static const char *db_path;
+
+static int
+exit_code(int rc)
+{
+	switch (rc) {
+	case HP_OK:
+		return 0;
+	case HP_EINVAL:
+		return HP_EX_DATAERR;
+	case HP_ENOENT:
+		return HP_EX_NOINPUT;
+	case HP_ESTATE:
+		return HP_EX_TEMPFAIL;
+	case HP_EIO:
+		return HP_EX_IOERR;
+	default:
+		return HP_EX_SOFTWARE;
+	}
+}
+
+static int
+fail(const struct hp_error *err)
+{
+	fprintf(stderr, "hexpost: %s\n", err->msg);
+	return exit_code(err->code);
+}
+
+/* Open the database; it must exist and be initialised unless create. */
+static struct store *
+open_db(bool create, int *ex)
+{
+	struct store *st;
+	struct hp_error err = { 0, "" };
+
+	if (!create && access(db_path, F_OK) != 0) {
+		fprintf(stderr, "hexpost: %s: no database (run 'hexpost init' "
+		    "first, or give --db)\n", db_path);
+		*ex = HP_EX_NOINPUT;
+		return NULL;
+	}
+	if (store_open(&st, db_path, create, &err) != HP_OK) {
+		*ex = fail(&err);
+		return NULL;
+	}
+	if (!create && store_schema_version(st) < 1) {
+		fprintf(stderr, "hexpost: %s is not initialised (run 'hexpost "
+		    "init')\n", db_path);
+		store_close(st);
+		*ex = HP_EX_NOINPUT;
+		return NULL;
+	}
+	return st;
+}
+
+static const struct option help_only[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static int usage_of(const char *);
+
+/* Parse only --help; returns -1 to continue, else an exit code. */
+static int
+no_options(int argc, char **argv, const char *name, int want)
+{
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "h", help_only, NULL)) != -1) {
+		if (ch == 'h') {
+			usage_of(name);
+			return 0;
+		}
+		return usage_of(name) + HP_EX_USAGE;
+	}
+	if (argc - optind != want)
+		return usage_of(name) + HP_EX_USAGE;
+	return -1;
+}
+
+static int
+cmd_init(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	struct store *st;
+	int rc, ex;
+
+	if ((rc = no_options(argc, argv, "init", 0)) >= 0)
+		return rc;
+	if ((st = open_db(true, &ex)) == NULL)
+		return ex;
+	rc = store_migrate(st, &err);
+	if (rc == HP_OK)
+		printf("%s: schema version %d\n", db_path,
+		    store_schema_version(st));
+	store_close(st);
+	return rc == HP_OK ? 0 : fail(&err);
+}
+
+static int
+cmd_campaign_new(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ruleset", required_argument, NULL, 'r' },
+		{ "scenario", required_argument, NULL, 's' },
+		{ "options", required_argument, NULL, 'o' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hp_error err = { 0, "" };
+	const char *rules = NULL, *scen = NULL, *opt = "", *seed = NULL;
+	struct store *st;
+	int ch, rc, ex;
+
+	while ((ch = getopt_long(argc, argv, "r:s:o:S:h", opts, NULL)) != -1)
+		switch (ch) {
+		case 'r':
+			rules = optarg;
+			break;
+		case 's':
+			scen = optarg;
+			break;
+		case 'o':
+			opt = optarg;
+			break;
+		case 'S':
+			seed = optarg;
+			break;
+		case 'h':
+			return usage_of("campaign new") * 0;
+		default:
+			return usage_of("campaign new") + HP_EX_USAGE;
+		}
+	if (argc - optind != 1 || rules == NULL)
+		return usage_of("campaign new") + HP_EX_USAGE;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	rc = turn_campaign_new(st, argv[optind], rules, scen, opt,
+	    (const unsigned char *)seed, seed ? strlen(seed) : 0, &err);
+	store_close(st);
+	if (rc != HP_OK)
+		return fail(&err);
+	printf("campaign %s created (%s)%s\n", argv[optind], rules, seed ?
+	    "; its dice come from --seed: for tests and demos only" : "");
+	return 0;
+}
+
+static void
+print_campaign(const struct store_campaign_info *ci, void *arg)
+{
+	(void)arg;
+	printf("%-20s %-20s %-9s turn %-3d %s\n", ci->name, ci->ruleset,
+	    ci->status, ci->turn, ci->result);
+}
+
+static int
+cmd_campaign_list(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	struct store *st;
+	int rc, ex;
+
+	if ((rc = no_options(argc, argv, "campaign list", 0)) >= 0)
+		return rc;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	rc = store_campaign_list(st, print_campaign, NULL, &err);
+	store_close(st);
+	return rc == HP_OK ? 0 : fail(&err);
+}
+
+static void
+print_player(int side, const char *name, const char *email, bool mod,
+    void *arg)
+{
+	const struct game *g = arg;
+
+	printf("  player %-16s %-6s %s%s\n", name, side < g->nsides ?
+	    g->sides[side].name : "?", email, mod ? " (moderator)" : "");
+}
+
+static int
+cmd_campaign_show(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	struct store_window w;
+	struct store *st;
+	struct game g;
+	unsigned missing = 0;
+	int64_t cid;
+	int rc, ex, s;
+
+	if ((rc = no_options(argc, argv, "campaign show", 1)) >= 0)
+		return rc;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	game_init(&g);
+	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) != HP_OK)
+		goto out;
+	printf("campaign %s\n  ruleset  %s (%s)\n  scenario %s\n  options  %s\n"
+	    "  status   %s%s%s\n  turn     %d\n", g.name, g.rules->name,
+	    g.rules->title, g.scenario, g.options[0] ? g.options : "-",
+	    game_strstatus(g.status), g.result[0] ? ": " : "", g.result,
+	    g.turn);
+	for (s = 0; s < g.nsides; s++)
+		printf("  side %-6s %s%s\n", g.sides[s].name, g.sides[s].label,
+		    g.sides[s].ai ? " [built-in opponent]" : "");
+	if ((rc = store_player_list(st, cid, print_player, &g, &err)) != HP_OK)
+		goto out;
+	if (g.status != GAME_FINISHED) {
+		if ((rc = turn_pending(st, g.name, &w, &missing, &err)) !=
+		    HP_OK)
+			goto out;
+		printf("  window   turn %d '%s' (%s), waiting for:", w.spec.turn,
+		    w.spec.name, window_strstate(w.state));
+		for (s = 0; s < g.nsides; s++)
+			if (missing & (1u << s))
+				printf(" %s", g.sides[s].name);
+		printf("%s\n", missing ? "" : " nobody (ready to resolve)");
+	}
+out:
+	game_free(&g);
+	store_close(st);
+	return rc == HP_OK ? 0 : fail(&err);
+}
+
+static int
+cmd_player_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "email", required_argument, NULL, 'e' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "moderator", no_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hp_error err = { 0, "" };
+	const char *email = NULL, *name = NULL;
+	bool mod = false;
+	struct store *st;
+	struct game g;
+	int64_t cid;
+	int ch, rc, ex, side;
+
+	while ((ch = getopt_long(argc, argv, "e:n:mh", opts, NULL)) != -1)
+		switch (ch) {
+		case 'e':
+			email = optarg;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'm':
+			mod = true;
+			break;
+		case 'h':
+			return usage_of("player add") * 0;
+		default:
+			return usage_of("player add") + HP_EX_USAGE;
+		}
+	if (argc - optind != 2 || email == NULL || strchr(email, '@') == NULL)
+		return usage_of("player add") + HP_EX_USAGE;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	game_init(&g);
+	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) != HP_OK)
+		goto out;
+	if ((side = game_side_index(&g, argv[optind + 1])) < 0) {
+		hp_seterr(&err, HP_EINVAL, "no side %s in %s", argv[optind + 1],
+		    g.name);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if ((rc = store_begin(st, &err)) != HP_OK)
+		goto out;
+	if ((rc = store_player_add(st, cid, side, name ? name : email, email,
+	    NULL, NULL, mod, &err)) != HP_OK) {
+		store_rollback(st);
+		goto out;
+	}
+	if ((rc = store_commit(st, &err)) == HP_OK)
+		printf("%s plays %s in %s\n", email, g.sides[side].name, g.name);
+out:
+	game_free(&g);
+	store_close(st);
+	return rc == HP_OK ? 0 : fail(&err);
+}
+
+static int
+cmd_orders_submit(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	struct turn_submit res;
+	struct store *st;
+	char *text, *etext;
+	size_t len;
+	int rc, ex;
+
+	if ((rc = no_options(argc, argv, "orders submit", 2)) >= 0)
+		return rc;
+	if (strcmp(argv[optind + 1], "-") == 0) {
+		struct sbuf b;
+		char chunk[4096];
+		size_t n;
+
+		sbuf_init(&b);
+		sbuf_add(&b, "", 0);
+		while ((n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+			sbuf_add(&b, chunk, n);
+		len = b.len;
+		text = sbuf_steal(&b);
+	} else if ((text = util_read_file(argv[optind + 1], &len, &err)) ==
+	    NULL)
+		return fail(&err);
+	if ((st = open_db(false, &ex)) == NULL) {
+		free(text);
+		return ex;
+	}
+	turn_submit_init(&res);
+	rc = turn_submit(st, argv[optind], text, len, -1, 0, "cli", &res, &err);
+	if (rc == HP_EINVAL) {
+		etext = orders_errors_text(&res.errs);
+		fprintf(stderr, "hexpost: orders rejected, nothing changed:\n%s",
+		    etext);
+		free(etext);
+	} else if (rc != HP_OK)
+		fail(&err);
+	else
+		printf("accepted %s orders for turn %d window '%s'%s:\n%s",
+		    res.standing ? "standing" : "the", res.turn, res.window,
+		    res.replaced ? " (replacing the earlier file)" : "",
+		    res.canon);
+	turn_submit_free(&res);
+	store_close(st);
+	free(text);
+	return exit_code(rc);
+}
+
+/* Load a campaign with its open window; side named by --side, or -1. */
+static int
+load_with_window(struct store *st, const char *name, struct game *g,
+    struct store_window *w, int64_t *cid, struct hp_error *err)
+{
+	int rc;
+
+	if ((rc = store_game_load(st, name, g, cid, err)) != HP_OK)
+		return rc;
+	if ((rc = store_window_current(st, *cid, w, err)) == HP_ENOENT)
+		hp_seterr(err, HP_ESTATE, "campaign %s has ended: %s", g->name,
+		    g->result);
+	return rc == HP_ENOENT ? HP_ESTATE : rc;
+}
+
+static int
+side_option(int argc, char **argv, const char *cmd, const char **side,
+    int *turn)
+{
+	static const struct option opts[] = {
+		{ "side", required_argument, NULL, 's' },
+		{ "turn", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "s:t:h", opts, NULL)) != -1)
+		switch (ch) {
+		case 's':
+			*side = optarg;
+			break;
+		case 't':
+			if (turn == NULL || orders_parse_int(optarg, 1, 100000,
+			    turn) != HP_OK)
+				return usage_of(cmd) + HP_EX_USAGE;
+			break;
+		case 'h':
+			usage_of(cmd);
+			return 0;
+		default:
+			return usage_of(cmd) + HP_EX_USAGE;
+		}
+	if (argc - optind != 1)
+		return usage_of(cmd) + HP_EX_USAGE;
+	return -1;
+}
+
+static int
+resolve_side(const struct game *g, const char *name, int *side,
+    struct hp_error *err)
+{
+	if (name == NULL || strcmp(name, "all") == 0 ||
+	    strcmp(name, "moderator") == 0) {
+		*side = -1;
+		return HP_OK;
+	}
+	if ((*side = game_side_index(g, name)) < 0) {
+		hp_seterr(err, HP_EINVAL, "no side %s in %s", name, g->name);
+		return HP_EINVAL;
+	}
+	return HP_OK;
+}
+
+/* orders template / orders suggest: print an order file for the open
+ * window, as a template or as the built-in opponent would write it. */
+static int
+orders_print(int argc, char **argv, const char *cmd, bool suggest)
+{
+	struct hp_error err = { 0, "" };
+	struct store_window w;
+	const char *sidename = NULL;
+	struct store *st;
+	struct game g;
+	int64_t cid;
+	int rc, ex, side, s;
+
+	if ((rc = side_option(argc, argv, cmd, &sidename, NULL)) >= 0)
+		return rc;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	game_init(&g);
+	if ((rc = load_with_window(st, argv[optind], &g, &w, &cid, &err)) !=
+	    HP_OK || (rc = resolve_side(&g, sidename, &side, &err)) != HP_OK)
+		goto out;
+	if (side < 0)
+		for (s = 0; s < g.nsides && side < 0; s++)
+			if (w.spec.sides & (1u << s))
+				side = s;
+	if (side < 0 || !(w.spec.sides & (1u << side))) {
+		hp_seterr(&err, HP_ESTATE, "%s sends no orders in turn %d "
+		    "window '%s'", side < 0 ? "nobody" : g.sides[side].name,
+		    w.spec.turn, w.spec.name);
+		rc = HP_ESTATE;
+		goto out;
+	}
+	if (suggest) {
+		struct sbuf b;
+
+		sbuf_init(&b);
+		sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n"
+		    "# the built-in opponent's orders\n", g.name, w.spec.turn,
+		    w.spec.name, g.sides[side].name);
+		g.rules->opponent(&g, &w.spec, side, &b);
+		fputs(b.buf, stdout);
+		sbuf_free(&b);
+	} else {
+		char *t = turn_order_template(&g, &w.spec, side);
+
+		fputs(t, stdout);
+		free(t);
+	}
+out:
+	game_free(&g);
+	store_close(st);
+	return rc == HP_OK ? 0 : fail(&err);
+}
+
+static int
+cmd_orders_template(int argc, char **argv)
+{
+	return orders_print(argc, argv, "orders template", false);
+}
+
+static int
+cmd_orders_suggest(int argc, char **argv)
+{
+	return orders_print(argc, argv, "orders suggest", true);
+}
+
+static int
+cmd_turn_resolve(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	struct store *st;
+	int rc, ex, n = 0;
+
+	if ((rc = no_options(argc, argv, "turn resolve", 1)) >= 0)
+		return rc;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	rc = turn_resolve(st, argv[optind], &n, &err);
+	store_close(st);
+	if (rc != HP_OK)
+		return fail(&err);
+	printf("resolved %d window%s of %s\n", n, n == 1 ? "" : "s",
+	    argv[optind]);
+	return 0;
+}
+
+static int
+cmd_map(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	const char *sidename = NULL;
+	struct store *st;
+	struct game g;
+	struct sbuf b;
+	int64_t cid;
+	int rc, ex, side;
+
+	if ((rc = side_option(argc, argv, "map", &sidename, NULL)) >= 0)
+		return rc;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	game_init(&g);
+	sbuf_init(&b);
+	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) == HP_OK &&
+	    (rc = resolve_side(&g, sidename, &side, &err)) == HP_OK) {
+		g.rules->render_map(&g, side, &b);
+		g.rules->status(&g, side, &b);
+		fputs(b.buf, stdout);
+	}
+	sbuf_free(&b);
+	game_free(&g);
+	store_close(st);
+	return rc == HP_OK ? 0 : fail(&err);
+}
+
+static int
+cmd_report(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	struct store_window w;
+	const char *sidename = NULL;
+	struct store *st;
+	struct game g;
+	int64_t cid;
+	int rc, ex, side, turn = 0, n, shown = 0;
+	char *body;
+
+	if ((rc = side_option(argc, argv, "report", &sidename, &turn)) >= 0)
+		return rc;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	game_init(&g);
+	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) != HP_OK ||
+	    (rc = resolve_side(&g, sidename, &side, &err)) != HP_OK)
+		goto out;
+	if (turn == 0) {
+		if ((rc = store_window_last_resolved(st, cid, &w, &err)) !=
+		    HP_OK) {
+			hp_seterr(&err, HP_ENOENT, "%s has no resolved turn yet",
+			    g.name);
+			goto out;
+		}
+		turn = w.spec.turn;
+	}
+	for (n = 1; n < 100; n++) {
+		if (store_window_get(st, cid, turn, n, &w, &err) != HP_OK)
+			break;
+		if (w.state != WSTATE_RESOLVED)
+			continue;
+		if ((body = store_report_get(st, w.id, side, &err)) == NULL) {
+			rc = err.code;
+			goto out;
+		}
+		fputs(body, stdout);
+		free(body);
+		shown++;
+	}
+	if (shown == 0) {
+		hp_seterr(&err, HP_ENOENT, "no report for turn %d of %s", turn,
+		    g.name);
+		rc = HP_ENOENT;
+	}
+out:
+	game_free(&g);
+	store_close(st);
+	return rc == HP_OK ? 0 : fail(&err);
+}
+
+static int
+cmd_rules_list(int argc, char **argv)
+{
+	const struct ruleset *const *r;
+	int rc;
+
+	if ((rc = no_options(argc, argv, "rules list", 0)) >= 0)
+		return rc;
+	for (r = ruleset_all(); *r != NULL; r++) {
+		printf("%-20s %s (seed %s)\n", (*r)->name, (*r)->title,
+		    (*r)->seed);
+		if ((*r)->options_help != NULL)
+			printf("  option %s\n", (*r)->options_help);
+	}
+	return 0;
+}
+
+static int
+cmd_simulate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "ruleset", required_argument, NULL, 'r' },
+		{ "games", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "options", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static const char *names[3] = { "first side wins", "draws",
+		"second side wins" };
+	struct hp_error err = { 0, "" };
+	const struct ruleset *rules = NULL;
+	const char *seed = "hexpost-simulate", *opt = "";
+	struct sim_result res;
+	int ch, games = 1000, i;
+	double lo, hi;
+
+	while ((ch = getopt_long(argc, argv, "r:n:S:o:h", opts, NULL)) != -1)
+		switch (ch) {
+		case 'r':
+			if ((rules = ruleset_find(optarg)) == NULL) {
+				fprintf(stderr, "hexpost: no ruleset %s\n",
+				    optarg);
+				return HP_EX_USAGE;
+			}
+			break;
+		case 'n':
+			if (orders_parse_int(optarg, 1, 10000000, &games) !=
+			    HP_OK)
+				return usage_of("simulate") + HP_EX_USAGE;
+			break;
+		case 'S':
+			seed = optarg;
+			break;
+		case 'o':
+			opt = optarg;
+			break;
+		case 'h':
+			return usage_of("simulate") * 0;
+		default:
+			return usage_of("simulate") + HP_EX_USAGE;
+		}
+	if (rules == NULL || argc != optind)
+		return usage_of("simulate") + HP_EX_USAGE;
+	if (sim_run(rules, opt, games, (const unsigned char *)seed,
+	    strlen(seed), &res, &err) != HP_OK)
+		return fail(&err);
+	printf("%s: %d games, seed '%s'%s%s\n", rules->name, res.games, seed,
+	    opt[0] ? ", options " : "", opt);
+	for (i = 0; i < 3; i++) {
+		sim_wilson(res.outcome[i], res.games, &lo, &hi);
+		printf("  %-17s %7d  %5.1f%%  (95%% CI %5.1f%% - %5.1f%%)\n",
+		    names[i], res.outcome[i], 100.0 * res.outcome[i] /
+		    res.games, 100 * lo, 100 * hi);
+	}
+	printf("  windows resolved %ld, dice rolled %ld\n", res.windows,
+	    res.rolls);
+	printf("  %.0f games per second (%.3f s)\n", res.seconds > 0 ?
+	    res.games / res.seconds : 0.0, res.seconds);
+	return 0;
+}
+
+static const struct cmd cmds[] = {
+	{ "init", "init", "create the database (or bring its schema up to "
+	    "date)", cmd_init },
+	{ "campaign new", "campaign new NAME --ruleset R [--scenario S] "
+	    "[--options O] [--seed TEXT]", "start a campaign; --seed makes "
+	    "every die predictable (tests and demos only)", cmd_campaign_new },
+	{ "campaign list", "campaign list", "list campaigns",
+	    cmd_campaign_list },
+	{ "campaign show", "campaign show NAME", "sides, players and the open "
+	    "window", cmd_campaign_show },
+	{ "player add", "player add NAME SIDE --email ADDR [--name PLAYER] "
+	    "[--moderator]", "a person plays SIDE of campaign NAME (sides "
+	    "without one are played by the built-in opponent)",
+	    cmd_player_add },
+	{ "orders submit", "orders submit NAME FILE", "submit an order file "
+	    "(FILE - reads standard input)", cmd_orders_submit },
+	{ "orders template", "orders template NAME [--side S]", "print the "
+	    "order file to fill in for the open window", cmd_orders_template },
+	{ "orders suggest", "orders suggest NAME [--side S]", "print the "
+	    "orders the built-in opponent would give", cmd_orders_suggest },
+	{ "turn resolve", "turn resolve NAME", "resolve the open window once "
+	    "all orders are in (and any that follow needing nobody)",
+	    cmd_turn_resolve },
+	{ "map", "map NAME [--side S]", "draw the map as a side sees it",
+	    cmd_map },
+	{ "report", "report NAME [--turn N] [--side S]", "print a turn's "
+	    "report (default: the last resolved turn, moderator's view)",
+	    cmd_report },
+	{ "rules list", "rules list", "list the rulesets", cmd_rules_list },
+	{ "simulate", "simulate --ruleset R [--games N] [--seed S] "
+	    "[--options O]", "the built-in opponent plays itself; prints the "
+	    "results with 95% confidence intervals and games per second",
+	    cmd_simulate },
+};
+
+static int
+usage_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (strcmp(cmds[i].name, name) == 0)
+			fprintf(stderr, "usage: hexpost [--db PATH] %s\n  %s\n",
+			    cmds[i].usage, cmds[i].help);
+	return 0;
+}
+
+static void
+usage(void)
+{
+	size_t i;
+
+	fprintf(stderr, "usage: hexpost [--db PATH] [-v] COMMAND [ARGS]\n"
+	    "The database is --db, else $HEXPOST_DB, else ./hexpost.db.\n\n");
+	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		fprintf(stderr, "  %-52s\n      %s\n", cmds[i].usage,
+		    cmds[i].help);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	size_t i;
+	int ch, sub;
+
+	if (sodium_init() < 0)
+		fatalx("libsodium failed to initialise");
+	db_path = getenv("HEXPOST_DB");
+	if (db_path == NULL || *db_path == '\0')
+		db_path = "hexpost.db";
+	while ((ch = getopt_long(argc, argv, "+d:vhV", opts, NULL)) != -1)
+		switch (ch) {
+		case 'd':
+			db_path = optarg;
+			break;
+		case 'v':
+			log_set_level(LOG_LVL_DEBUG);
+			break;
+		case 'h':
+			usage();
+			return 0;
+		case 'V':
+			printf("hexpost %s\n", HEXPOST_VERSION);
+			return 0;
+		default:
+			usage();
+			return HP_EX_USAGE;
+		}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0) {
+		usage();
+		return HP_EX_USAGE;
+	}
+	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+		const char *n = cmds[i].name, *sp = strchr(n, ' ');
+
+		if (sp == NULL) {
+			if (strcmp(argv[0], n) != 0)
+				continue;
+			sub = 1;
+		} else {
+			if (strncmp(argv[0], n, (size_t)(sp - n)) != 0 ||
+			    argv[0][sp - n] != '\0' || argc < 2 ||
+			    strcmp(argv[1], sp + 1) != 0)
+				continue;
+			sub = 2;
+		}
+		optind = 0;
+		return cmds[i].fn(argc - sub + 1, argv + sub - 1);
+	}
+	fprintf(stderr, "hexpost: unknown command '%s'\n", argv[0]);
+	usage();
+	return HP_EX_USAGE;
+}

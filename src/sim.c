@@ -1,0 +1,131 @@
+/* sim: self-play of the built-in opponent (see include/sim.h). */
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim.h"
+#include "turn.h"
+
+void
+sim_wilson(int k, int n, double *lo, double *hi)
+{
+	double z = 1.959963984540054, p, den, mid, half;
+
+	if (n <= 0) {
+		*lo = 0;
+		*hi = 1;
+		return;
+	}
+	p = (double)k / n;
+	den = 1 + z * z / n;
+	mid = (p + z * z / (2.0 * n)) / den;
+	half = z * sqrt(p * (1 - p) / n + z * z / (4.0 * n * n)) / den;
+	*lo = mid - half < 0 ? 0 : mid - half;
+	*hi = mid + half > 1 ? 1 : mid + half;
+}
+
+/* Classify a finished game by its result text. */
+static int
+outcome_of(const struct game *g)
+{
+	if (strncmp(g->result, "Draw", 4) == 0)
+		return 1;
+	if (strncasecmp(g->result, g->sides[0].name,
+	    strlen(g->sides[0].name)) == 0)
+		return 0;
+	return 2;
+}
+
+int
+sim_game(const struct ruleset *rules, const char *options, int index,
+    const unsigned char *master, size_t masterlen, struct game *g,
+    int *outcome, long *windows, long *rolls, struct hp_error *err)
+{
+	struct window_spec w;
+	char name[GAME_NAME_MAX];
+	int rc = HP_OK, s, guard;
+
+	snprintf(name, sizeof name, "sim-%d", index);
+	strlcpy_(g->name, name, sizeof g->name);
+	strlcpy_(g->options, options ? options : "", sizeof g->options);
+	g->rules = rules;
+	if ((rc = rules->setup(g, NULL, err)) != HP_OK)
+		return rc;
+	for (guard = 0; guard < 10000 && rules->next_window(g, &w); guard++) {
+		unsigned char seed[DICE_SEEDLEN], key[DICE_KEYLEN];
+		unsigned char hashes[GAME_MAX_SIDES][32];
+		char *raw[GAME_MAX_SIDES] = { 0 };
+		struct events ev;
+		struct dice d;
+		size_t nh = 0;
+
+		for (s = 0; s < g->nsides; s++) {
+			struct sbuf b;
+
+			if (!(w.sides & (1u << s)))
+				continue;
+			sbuf_init(&b);
+			sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\n"
+			    "side: %s\n", g->name, w.turn, w.name,
+			    g->sides[s].name);
+			rules->opponent(g, &w, s, &b);
+			raw[s] = sbuf_steal(&b);
+			crypto_generichash(hashes[nh++], 32,
+			    (unsigned char *)raw[s], strlen(raw[s]), NULL, 0);
+		}
+		dice_seed_from_master(master, masterlen, g->name, w.turn,
+		    w.number, seed);
+		dice_derive_key(seed, g->name, w.turn, w.number,
+		    (const unsigned char (*)[32])hashes, nh, key);
+		dice_init_stream(&d, key);
+		events_init(&ev);
+		rc = turn_resolve_window(g, &w, (const char *const *)raw, &d,
+		    &ev, err);
+		*rolls += (long)d.nlog;
+		(*windows)++;
+		dice_free(&d);
+		events_free(&ev);
+		for (s = 0; s < GAME_MAX_SIDES; s++)
+			free(raw[s]);
+		if (rc != HP_OK)
+			return rc;
+		if (g->status == GAME_FINISHED)
+			break;
+	}
+	if (g->status != GAME_FINISHED) {
+		hp_seterr(err, HP_EINTERNAL, "game %d did not end", index);
+		return HP_EINTERNAL;
+	}
+	*outcome = outcome_of(g);
+	return HP_OK;
+}
+
+int
+sim_run(const struct ruleset *rules, const char *options, int games,
+    const unsigned char *master, size_t masterlen, struct sim_result *res,
+    struct hp_error *err)
+{
+	struct timespec t0, t1;
+	int i, rc, outcome;
+
+	memset(res, 0, sizeof *res);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < games; i++) {
+		struct game g;
+
+		game_init(&g);
+		rc = sim_game(rules, options, i, master, masterlen, &g,
+		    &outcome, &res->windows, &res->rolls, err);
+		game_free(&g);
+		if (rc != HP_OK)
+			return rc;
+		res->outcome[outcome]++;
+		res->games++;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
+	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return HP_OK;
+}

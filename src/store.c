@@ -1,0 +1,1018 @@
+/* store: campaign state in SQLite (see include/store.h). */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "embedded.h"
+#include "store.h"
+
+struct store {
+	sqlite3 *db;
+};
+
+static const char *wstate_names[] = { "open", "closed", "resolved" };
+
+const char *
+window_strstate(enum window_state s)
+{
+	if ((unsigned)s >= sizeof wstate_names / sizeof wstate_names[0])
+		return "unknown";
+	return wstate_names[s];
+}
+
+static int
+wstate_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strcmp(s, wstate_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int
+dberr(struct store *st, struct hp_error *err, const char *what)
+{
+	hp_seterr(err, HP_EDB, "database: %s: %s", what, sqlite3_errmsg(st->db));
+	return HP_EDB;
+}
+
+/* Prepare sql; on failure set err and return NULL. */
+static sqlite3_stmt *
+prep(struct store *st, const char *sql, struct hp_error *err)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+		dberr(st, err, "prepare");
+		return NULL;
+	}
+	return s;
+}
+
+/* Step a statement that returns no rows, then finalize it. */
+static int
+exec_done(struct store *st, sqlite3_stmt *s, struct hp_error *err,
+    const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc != SQLITE_DONE) {
+		dberr(st, err, what);
+		sqlite3_finalize(s);
+		return HP_EDB;
+	}
+	if (sqlite3_finalize(s) != SQLITE_OK)
+		return dberr(st, err, what);
+	return HP_OK;
+}
+
+static int
+bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v == NULL)
+		return sqlite3_bind_null(s, i);
+	return sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+}
+
+static const char *
+col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? (const char *)t : "";
+}
+
+static void
+col_blob(sqlite3_stmt *s, int i, unsigned char *dst, size_t len)
+{
+	const void *b = sqlite3_column_blob(s, i);
+
+	memset(dst, 0, len);
+	if (b != NULL && (size_t)sqlite3_column_bytes(s, i) == len)
+		memcpy(dst, b, len);
+}
+
+int
+store_open(struct store **stp, const char *path, bool create,
+    struct hp_error *err)
+{
+	struct store *st;
+	int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	char *emsg = NULL;
+
+	st = xcalloc(1, sizeof *st);
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+		hp_seterr(err, HP_EDB, "%s: %s", path,
+		    st->db ? sqlite3_errmsg(st->db) : "cannot open");
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	sqlite3_extended_result_codes(st->db, 1);
+	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; "
+	    "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;", NULL, NULL,
+	    &emsg) != SQLITE_OK) {
+		hp_seterr(err, HP_EDB, "%s: %s", path, emsg ? emsg : "pragma");
+		sqlite3_free(emsg);
+		goto fail;
+	}
+	*stp = st;
+	return HP_OK;
+fail:
+	sqlite3_close(st->db);
+	free(st);
+	return HP_EDB;
+}
+
+void
+store_close(struct store *st)
+{
+	if (st == NULL)
+		return;
+	if (sqlite3_close(st->db) != SQLITE_OK)
+		log_warn("database close: %s", sqlite3_errmsg(st->db));
+	free(st);
+}
+
+int
+store_schema_version(struct store *st)
+{
+	sqlite3_stmt *s;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s,
+	    NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+int
+store_migrate(struct store *st, struct hp_error *err)
+{
+	int have = store_schema_version(st), n;
+	size_t i;
+	char *emsg = NULL, pragma[64];
+
+	if (have < 0)
+		return dberr(st, err, "user_version");
+	for (n = have + 1;; n++) {
+		const struct embedded_file *f = NULL;
+		char prefix[32];
+
+		snprintf(prefix, sizeof prefix, "schema/%03d_", n);
+		for (i = 0; i < embedded_nfiles; i++)
+			if (strncmp(embedded_files[i].name, prefix,
+			    strlen(prefix)) == 0)
+				f = &embedded_files[i];
+		if (f == NULL)
+			break;
+		if (store_begin(st, err) != HP_OK)
+			return HP_EDB;
+		snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", n);
+		if (sqlite3_exec(st->db, f->data, NULL, NULL, &emsg) !=
+		    SQLITE_OK ||
+		    sqlite3_exec(st->db, pragma, NULL, NULL, &emsg) !=
+		    SQLITE_OK) {
+			hp_seterr(err, HP_EDB, "migration %s: %s", f->name,
+			    emsg ? emsg : "failed");
+			sqlite3_free(emsg);
+			store_rollback(st);
+			return HP_EDB;
+		}
+		if (store_commit(st, err) != HP_OK)
+			return HP_EDB;
+		log_info("applied migration %s", f->name);
+	}
+	return HP_OK;
+}
+
+int
+store_begin(struct store *st, struct hp_error *err)
+{
+	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		return dberr(st, err, "begin");
+	return HP_OK;
+}
+
+int
+store_commit(struct store *st, struct hp_error *err)
+{
+	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		dberr(st, err, "commit");
+		store_rollback(st);
+		return HP_EDB;
+	}
+	return HP_OK;
+}
+
+void
+store_rollback(struct store *st)
+{
+	if (sqlite3_get_autocommit(st->db))
+		return;
+	if (sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK)
+		log_warn("rollback: %s", sqlite3_errmsg(st->db));
+}
+
+static int
+save_sides(struct store *st, int64_t cid, const struct game *g, bool insert,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int i, rc;
+
+	for (i = 0; i < g->nsides; i++) {
+		const struct game_side *sd = &g->sides[i];
+
+		s = prep(st, insert ?
+		    "INSERT INTO sides (campaign_id, idx, name, label, ai, "
+		    "standing) VALUES (?1, ?2, ?3, ?4, ?5, ?6)" :
+		    "UPDATE sides SET name = ?3, label = ?4, ai = ?5, "
+		    "standing = ?6 WHERE campaign_id = ?1 AND idx = ?2", err);
+		if (s == NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, cid);
+		sqlite3_bind_int(s, 2, i);
+		bind_text(s, 3, sd->name);
+		bind_text(s, 4, sd->label);
+		sqlite3_bind_int(s, 5, sd->ai);
+		bind_text(s, 6, sd->standing);
+		if ((rc = exec_done(st, s, err, "save side")) != HP_OK)
+			return rc;
+	}
+	return HP_OK;
+}
+
+static int
+save_units_vars(struct store *st, int64_t cid, const struct game *g,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int i, j, rc;
+
+	if ((s = prep(st, "DELETE FROM units WHERE campaign_id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	if ((rc = exec_done(st, s, err, "clear units")) != HP_OK)
+		return rc;
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+		struct sbuf x;
+
+		sbuf_init(&x);
+		for (j = 0; j < GAME_UNIT_X; j++)
+			sbuf_printf(&x, "%s%d", j ? " " : "", u->x[j]);
+		s = prep(st, "INSERT INTO units (campaign_id, idx, uid, kind, "
+		    "name, side_idx, placed, q, r, status, strength, facing, "
+		    "attached, flags, x) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+		    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", err);
+		if (s == NULL) {
+			sbuf_free(&x);
+			return HP_EDB;
+		}
+		sqlite3_bind_int64(s, 1, cid);
+		sqlite3_bind_int(s, 2, i);
+		bind_text(s, 3, u->id);
+		bind_text(s, 4, u->kind);
+		bind_text(s, 5, u->name);
+		sqlite3_bind_int(s, 6, u->side);
+		sqlite3_bind_int(s, 7, u->placed);
+		sqlite3_bind_int(s, 8, u->pos.q);
+		sqlite3_bind_int(s, 9, u->pos.r);
+		sqlite3_bind_int(s, 10, u->status);
+		sqlite3_bind_int(s, 11, u->strength);
+		sqlite3_bind_int(s, 12, u->facing);
+		sqlite3_bind_int(s, 13, u->attached);
+		sqlite3_bind_int(s, 14, u->flags);
+		bind_text(s, 15, x.buf);
+		rc = exec_done(st, s, err, "save unit");
+		sbuf_free(&x);
+		if (rc != HP_OK)
+			return rc;
+	}
+	if ((s = prep(st, "DELETE FROM vars WHERE campaign_id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	if ((rc = exec_done(st, s, err, "clear vars")) != HP_OK)
+		return rc;
+	for (i = 0; i < g->nvars; i++) {
+		if ((s = prep(st, "INSERT INTO vars (campaign_id, key, val) "
+		    "VALUES (?1, ?2, ?3)", err)) == NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, cid);
+		bind_text(s, 2, g->vars[i].key);
+		sqlite3_bind_int(s, 3, g->vars[i].val);
+		if ((rc = exec_done(st, s, err, "save var")) != HP_OK)
+			return rc;
+	}
+	return HP_OK;
+}
+
+int
+store_campaign_create(struct store *st, const struct game *g,
+    const unsigned char *master, size_t masterlen, int64_t *cid,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int i, rc;
+
+	s = prep(st, "INSERT INTO campaigns (name, ruleset, scenario, options, "
+	    "status, turn, window, layout_orient, layout_parity, layout_cols, "
+	    "layout_rows, layout_row_base, master_seed) VALUES (?1, ?2, ?3, "
+	    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)", err);
+	if (s == NULL)
+		return HP_EDB;
+	bind_text(s, 1, g->name);
+	bind_text(s, 2, g->rules->name);
+	bind_text(s, 3, g->scenario);
+	bind_text(s, 4, g->options);
+	bind_text(s, 5, game_strstatus(g->status));
+	sqlite3_bind_int(s, 6, g->turn);
+	sqlite3_bind_int(s, 7, g->window);
+	sqlite3_bind_int(s, 8, g->layout.orient);
+	sqlite3_bind_int(s, 9, g->layout.parity);
+	sqlite3_bind_int(s, 10, g->layout.cols);
+	sqlite3_bind_int(s, 11, g->layout.rows);
+	sqlite3_bind_int(s, 12, g->layout.row_base);
+	if (master != NULL && masterlen > 0)
+		sqlite3_bind_blob(s, 13, master, (int)masterlen,
+		    SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, 13);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		if (sqlite3_extended_errcode(st->db) ==
+		    SQLITE_CONSTRAINT_UNIQUE) {
+			hp_seterr(err, HP_ESTATE, "campaign %s already exists",
+			    g->name);
+			sqlite3_finalize(s);
+			return HP_ESTATE;
+		}
+		dberr(st, err, "create campaign");
+		sqlite3_finalize(s);
+		return HP_EDB;
+	}
+	if (sqlite3_finalize(s) != SQLITE_OK)
+		return dberr(st, err, "create campaign");
+	*cid = sqlite3_last_insert_rowid(st->db);
+	if ((rc = save_sides(st, *cid, g, true, err)) != HP_OK)
+		return rc;
+	for (i = 0; i < g->nhex; i++) {
+		const struct game_hex *h = &g->hexes[i];
+		char edges[64];
+
+		snprintf(edges, sizeof edges, "%d %d %d %d %d %d", h->edge[0],
+		    h->edge[1], h->edge[2], h->edge[3], h->edge[4], h->edge[5]);
+		if ((s = prep(st, "INSERT INTO hexes (campaign_id, q, r, "
+		    "terrain, elevation, edges) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+		    err)) == NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, *cid);
+		sqlite3_bind_int(s, 2, h->h.q);
+		sqlite3_bind_int(s, 3, h->h.r);
+		bind_text(s, 4, h->terrain);
+		sqlite3_bind_int(s, 5, h->elevation);
+		bind_text(s, 6, edges);
+		if ((rc = exec_done(st, s, err, "save hex")) != HP_OK)
+			return rc;
+	}
+	return save_units_vars(st, *cid, g, err);
+}
+
+int
+store_game_save(struct store *st, int64_t cid, const struct game *g,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	s = prep(st, "UPDATE campaigns SET status = ?2, result = ?3, turn = ?4, "
+	    "window = ?5 WHERE id = ?1", err);
+	if (s == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	bind_text(s, 2, game_strstatus(g->status));
+	bind_text(s, 3, g->result);
+	sqlite3_bind_int(s, 4, g->turn);
+	sqlite3_bind_int(s, 5, g->window);
+	if ((rc = exec_done(st, s, err, "save campaign")) != HP_OK)
+		return rc;
+	if ((rc = save_sides(st, cid, g, false, err)) != HP_OK)
+		return rc;
+	return save_units_vars(st, cid, g, err);
+}
+
+static int
+parse_status(const char *s)
+{
+	if (strcmp(s, "setup") == 0)
+		return GAME_SETUP;
+	if (strcmp(s, "finished") == 0)
+		return GAME_FINISHED;
+	return GAME_ACTIVE;
+}
+
+int
+store_game_load(struct store *st, const char *name, struct game *g,
+    int64_t *cidp, struct hp_error *err)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t cid;
+	int rc = HP_EDB, step;
+
+	if ((s = prep(st, "SELECT id, ruleset, scenario, options, status, "
+	    "result, turn, window, layout_orient, layout_parity, layout_cols, "
+	    "layout_rows, layout_row_base FROM campaigns WHERE name = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, name);
+	if ((step = sqlite3_step(s)) != SQLITE_ROW) {
+		if (step == SQLITE_DONE) {
+			hp_seterr(err, HP_ENOENT, "no campaign called %s", name);
+			rc = HP_ENOENT;
+		} else
+			dberr(st, err, "load campaign");
+		goto out;
+	}
+	cid = sqlite3_column_int64(s, 0);
+	strlcpy_(g->name, name, sizeof g->name);
+	if ((g->rules = ruleset_find(col_text(s, 1))) == NULL) {
+		hp_seterr(err, HP_EINTERNAL, "campaign %s uses unknown ruleset "
+		    "%s", name, col_text(s, 1));
+		rc = HP_EINTERNAL;
+		goto out;
+	}
+	strlcpy_(g->scenario, col_text(s, 2), sizeof g->scenario);
+	strlcpy_(g->options, col_text(s, 3), sizeof g->options);
+	g->status = parse_status(col_text(s, 4));
+	strlcpy_(g->result, col_text(s, 5), sizeof g->result);
+	g->turn = sqlite3_column_int(s, 6);
+	g->window = sqlite3_column_int(s, 7);
+	g->layout.orient = sqlite3_column_int(s, 8);
+	g->layout.parity = sqlite3_column_int(s, 9);
+	g->layout.cols = sqlite3_column_int(s, 10);
+	g->layout.rows = sqlite3_column_int(s, 11);
+	g->layout.row_base = sqlite3_column_int(s, 12);
+	sqlite3_finalize(s);
+
+	if ((s = prep(st, "SELECT idx, name, label, ai, standing FROM sides "
+	    "WHERE campaign_id = ?1 ORDER BY idx", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	g->nsides = 0;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW &&
+	    g->nsides < GAME_MAX_SIDES) {
+		struct game_side *sd = &g->sides[g->nsides++];
+
+		strlcpy_(sd->name, col_text(s, 1), sizeof sd->name);
+		strlcpy_(sd->label, col_text(s, 2), sizeof sd->label);
+		sd->ai = sqlite3_column_int(s, 3) != 0;
+		free(sd->standing);
+		sd->standing = sqlite3_column_type(s, 4) == SQLITE_NULL ? NULL :
+		    xstrdup(col_text(s, 4));
+	}
+	if (step != SQLITE_DONE && step != SQLITE_ROW) {
+		dberr(st, err, "load sides");
+		goto out;
+	}
+	sqlite3_finalize(s);
+
+	if ((s = prep(st, "SELECT q, r, terrain, elevation, edges FROM hexes "
+	    "WHERE campaign_id = ?1 ORDER BY r, q", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	g->nhex = 0;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct hex h = { sqlite3_column_int(s, 0),
+		    sqlite3_column_int(s, 1) };
+		struct game_hex *gh = game_add_hex(g, h, col_text(s, 2));
+
+		gh->elevation = sqlite3_column_int(s, 3);
+		if (sscanf(col_text(s, 4), "%d %d %d %d %d %d", &gh->edge[0],
+		    &gh->edge[1], &gh->edge[2], &gh->edge[3], &gh->edge[4],
+		    &gh->edge[5]) != 6) {
+			hp_seterr(err, HP_EINTERNAL, "bad hex edges in %s",
+			    name);
+			rc = HP_EINTERNAL;
+			goto out;
+		}
+	}
+	if (step != SQLITE_DONE) {
+		dberr(st, err, "load hexes");
+		goto out;
+	}
+	sqlite3_finalize(s);
+
+	if ((s = prep(st, "SELECT uid, kind, name, side_idx, placed, q, r, "
+	    "status, strength, facing, attached, flags, x FROM units WHERE "
+	    "campaign_id = ?1 ORDER BY idx", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	g->nunits = 0;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct game_unit *u = game_add_unit(g, col_text(s, 0),
+		    col_text(s, 1), col_text(s, 2), sqlite3_column_int(s, 3));
+		const char *x = col_text(s, 12);
+		int j, off;
+
+		u->placed = sqlite3_column_int(s, 4) != 0;
+		u->pos.q = sqlite3_column_int(s, 5);
+		u->pos.r = sqlite3_column_int(s, 6);
+		u->status = sqlite3_column_int(s, 7);
+		u->strength = sqlite3_column_int(s, 8);
+		u->facing = sqlite3_column_int(s, 9);
+		u->attached = sqlite3_column_int(s, 10);
+		u->flags = sqlite3_column_int(s, 11);
+		for (j = 0; j < GAME_UNIT_X; j++) {
+			if (sscanf(x, "%d%n", &u->x[j], &off) != 1) {
+				hp_seterr(err, HP_EINTERNAL,
+				    "bad unit slots in %s", name);
+				rc = HP_EINTERNAL;
+				goto out;
+			}
+			x += off;
+		}
+	}
+	if (step != SQLITE_DONE) {
+		dberr(st, err, "load units");
+		goto out;
+	}
+	sqlite3_finalize(s);
+
+	if ((s = prep(st, "SELECT key, val FROM vars WHERE campaign_id = ?1 "
+	    "ORDER BY key", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	g->nvars = 0;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		game_set_var(g, col_text(s, 0), sqlite3_column_int(s, 1));
+	if (step != SQLITE_DONE) {
+		dberr(st, err, "load vars");
+		goto out;
+	}
+	if (cidp != NULL)
+		*cidp = cid;
+	rc = HP_OK;
+out:
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int
+store_master_seed(struct store *st, int64_t cid, unsigned char *buf,
+    size_t *len, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t n = 0;
+
+	if ((s = prep(st, "SELECT master_seed FROM campaigns WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    sqlite3_column_type(s, 0) == SQLITE_BLOB) {
+		n = (size_t)sqlite3_column_bytes(s, 0);
+		if (n > *len)
+			n = *len;
+		memcpy(buf, sqlite3_column_blob(s, 0), n);
+	}
+	*len = n;
+	if (sqlite3_finalize(s) != SQLITE_OK)
+		return dberr(st, err, "master seed");
+	return HP_OK;
+}
+
+int
+store_campaign_list(struct store *st,
+    void (*fn)(const struct store_campaign_info *, void *), void *arg,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT name, ruleset, scenario, options, status, "
+	    "result, turn, window FROM campaigns ORDER BY name", err)) == NULL)
+		return HP_EDB;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_campaign_info ci;
+
+		memset(&ci, 0, sizeof ci);
+		strlcpy_(ci.name, col_text(s, 0), sizeof ci.name);
+		strlcpy_(ci.ruleset, col_text(s, 1), sizeof ci.ruleset);
+		strlcpy_(ci.scenario, col_text(s, 2), sizeof ci.scenario);
+		strlcpy_(ci.options, col_text(s, 3), sizeof ci.options);
+		strlcpy_(ci.status, col_text(s, 4), sizeof ci.status);
+		strlcpy_(ci.result, col_text(s, 5), sizeof ci.result);
+		ci.turn = sqlite3_column_int(s, 6);
+		ci.window = sqlite3_column_int(s, 7);
+		fn(&ci, arg);
+	}
+	if (step != SQLITE_DONE) {
+		dberr(st, err, "list campaigns");
+		sqlite3_finalize(s);
+		return HP_EDB;
+	}
+	sqlite3_finalize(s);
+	return HP_OK;
+}
+
+int
+store_player_add(struct store *st, int64_t cid, int side, const char *name,
+    const char *email, const char *pubkey, const char *keyid, bool moderator,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = prep(st, "INSERT INTO players (campaign_id, side_idx, name, "
+	    "email, pubkey, key_id, moderator) VALUES (?1, ?2, ?3, ?4, ?5, "
+	    "?6, ?7)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	sqlite3_bind_int(s, 2, side);
+	bind_text(s, 3, name);
+	bind_text(s, 4, email);
+	bind_text(s, 5, pubkey);
+	bind_text(s, 6, keyid);
+	sqlite3_bind_int(s, 7, moderator);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		rc = sqlite3_extended_errcode(st->db) ==
+		    SQLITE_CONSTRAINT_UNIQUE ? HP_ESTATE : HP_EDB;
+		if (rc == HP_ESTATE)
+			hp_seterr(err, rc, "player %s already exists", name);
+		else
+			dberr(st, err, "add player");
+		sqlite3_finalize(s);
+		return rc;
+	}
+	if (sqlite3_finalize(s) != SQLITE_OK)
+		return dberr(st, err, "add player");
+	if ((s = prep(st, "UPDATE sides SET ai = 0 WHERE campaign_id = ?1 AND "
+	    "idx = ?2", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	sqlite3_bind_int(s, 2, side);
+	return exec_done(st, s, err, "side to player");
+}
+
+int
+store_player_list(struct store *st, int64_t cid,
+    void (*fn)(int, const char *, const char *, bool, void *), void *arg,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT side_idx, name, email, moderator FROM players "
+	    "WHERE campaign_id = ?1 AND active = 1 ORDER BY side_idx, name",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		fn(sqlite3_column_int(s, 0), col_text(s, 1), col_text(s, 2),
+		    sqlite3_column_int(s, 3) != 0, arg);
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "list players");
+	return HP_OK;
+}
+
+int
+store_window_insert(struct store *st, int64_t cid,
+    const struct window_spec *w, const unsigned char *seed,
+    const unsigned char *commitment, int64_t *wid, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = prep(st, "INSERT INTO windows (campaign_id, turn, number, "
+	    "name, kind, sides, prompt, state, seed, commitment) VALUES (?1, "
+	    "?2, ?3, ?4, ?5, ?6, ?7, 'open', ?8, ?9)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	sqlite3_bind_int(s, 2, w->turn);
+	sqlite3_bind_int(s, 3, w->number);
+	bind_text(s, 4, w->name);
+	sqlite3_bind_int(s, 5, w->kind);
+	sqlite3_bind_int(s, 6, (int)w->sides);
+	bind_text(s, 7, w->prompt);
+	sqlite3_bind_blob(s, 8, seed, DICE_SEEDLEN, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(s, 9, commitment, 32, SQLITE_TRANSIENT);
+	if ((rc = exec_done(st, s, err, "open window")) != HP_OK)
+		return rc;
+	if (wid != NULL)
+		*wid = sqlite3_last_insert_rowid(st->db);
+	return HP_OK;
+}
+
+#define WINDOW_COLS "id, turn, number, name, kind, sides, prompt, state, " \
+	"seed, commitment, dice_key"
+
+static void
+window_row(sqlite3_stmt *s, struct store_window *w)
+{
+	memset(w, 0, sizeof *w);
+	w->id = sqlite3_column_int64(s, 0);
+	w->spec.turn = sqlite3_column_int(s, 1);
+	w->spec.number = sqlite3_column_int(s, 2);
+	strlcpy_(w->spec.name, col_text(s, 3), sizeof w->spec.name);
+	w->spec.kind = sqlite3_column_int(s, 4);
+	w->spec.sides = (unsigned)sqlite3_column_int(s, 5);
+	strlcpy_(w->spec.prompt, col_text(s, 6), sizeof w->spec.prompt);
+	w->state = wstate_parse(col_text(s, 7));
+	col_blob(s, 8, w->seed, DICE_SEEDLEN);
+	col_blob(s, 9, w->commitment, 32);
+	w->have_key = sqlite3_column_type(s, 10) == SQLITE_BLOB;
+	if (w->have_key)
+		col_blob(s, 10, w->dice_key, DICE_KEYLEN);
+}
+
+/* Run a window query with up to three integer parameters after cid. */
+static int
+window_query(struct store *st, const char *sql, int64_t cid, int a, int b,
+    struct store_window *w, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, sql, err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	if (sqlite3_bind_parameter_count(s) >= 2)
+		sqlite3_bind_int(s, 2, a);
+	if (sqlite3_bind_parameter_count(s) >= 3)
+		sqlite3_bind_int(s, 3, b);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW) {
+		window_row(s, w);
+		sqlite3_finalize(s);
+		return HP_OK;
+	}
+	sqlite3_finalize(s);
+	if (step == SQLITE_DONE) {
+		hp_seterr(err, HP_ENOENT, "no such order window");
+		return HP_ENOENT;
+	}
+	return dberr(st, err, "load window");
+}
+
+int
+store_window_current(struct store *st, int64_t cid, struct store_window *w,
+    struct hp_error *err)
+{
+	return window_query(st, "SELECT " WINDOW_COLS " FROM windows WHERE "
+	    "campaign_id = ?1 AND state != 'resolved' ORDER BY id DESC LIMIT 1",
+	    cid, 0, 0, w, err);
+}
+
+int
+store_window_last_resolved(struct store *st, int64_t cid,
+    struct store_window *w, struct hp_error *err)
+{
+	return window_query(st, "SELECT " WINDOW_COLS " FROM windows WHERE "
+	    "campaign_id = ?1 AND state = 'resolved' ORDER BY id DESC LIMIT 1",
+	    cid, 0, 0, w, err);
+}
+
+int
+store_window_get(struct store *st, int64_t cid, int turn, int number,
+    struct store_window *w, struct hp_error *err)
+{
+	if (number == 0)
+		return window_query(st, "SELECT " WINDOW_COLS " FROM windows "
+		    "WHERE campaign_id = ?1 AND turn = ?2 ORDER BY number DESC "
+		    "LIMIT 1", cid, turn, 0, w, err);
+	return window_query(st, "SELECT " WINDOW_COLS " FROM windows WHERE "
+	    "campaign_id = ?1 AND turn = ?2 AND number = ?3", cid, turn,
+	    number, w, err);
+}
+
+int
+store_window_set_state(struct store *st, int64_t wid, enum window_state ws,
+    const unsigned char *key, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE windows SET state = ?2, dice_key = "
+	    "coalesce(?3, dice_key), resolved_at = CASE WHEN ?2 = 'resolved' "
+	    "THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	bind_text(s, 2, window_strstate(ws));
+	if (key != NULL)
+		sqlite3_bind_blob(s, 3, key, DICE_KEYLEN, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, 3);
+	return exec_done(st, s, err, "window state");
+}
+
+int
+store_orders_put(struct store *st, int64_t wid, int side, int64_t player,
+    const char *source, const char *raw, const char *parsed,
+    const unsigned char *hash, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = prep(st, "UPDATE orders SET current = 0 WHERE window_id = ?1 "
+	    "AND side_idx = ?2 AND current = 1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	sqlite3_bind_int(s, 2, side);
+	if ((rc = exec_done(st, s, err, "supersede orders")) != HP_OK)
+		return rc;
+	if ((s = prep(st, "INSERT INTO orders (window_id, side_idx, player_id, "
+	    "source, raw, parsed, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	sqlite3_bind_int(s, 2, side);
+	if (player > 0)
+		sqlite3_bind_int64(s, 3, player);
+	else
+		sqlite3_bind_null(s, 3);
+	bind_text(s, 4, source);
+	bind_text(s, 5, raw);
+	bind_text(s, 6, parsed);
+	sqlite3_bind_blob(s, 7, hash, 32, SQLITE_TRANSIENT);
+	return exec_done(st, s, err, "store orders");
+}
+
+int
+store_orders_current(struct store *st, int64_t wid,
+    struct store_order out[GAME_MAX_SIDES], struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	memset(out, 0, sizeof(struct store_order) * GAME_MAX_SIDES);
+	if ((s = prep(st, "SELECT side_idx, source, raw, parsed, hash FROM "
+	    "orders WHERE window_id = ?1 AND current = 1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		int side = sqlite3_column_int(s, 0);
+		struct store_order *o;
+
+		if (side < 0 || side >= GAME_MAX_SIDES)
+			continue;
+		o = &out[side];
+		o->side = side;
+		strlcpy_(o->source, col_text(s, 1), sizeof o->source);
+		o->raw = xstrdup(col_text(s, 2));
+		o->parsed = xstrdup(col_text(s, 3));
+		col_blob(s, 4, o->hash, 32);
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE) {
+		store_orders_free(out);
+		return dberr(st, err, "load orders");
+	}
+	return HP_OK;
+}
+
+void
+store_orders_free(struct store_order out[GAME_MAX_SIDES])
+{
+	int i;
+
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
+		free(out[i].raw);
+		free(out[i].parsed);
+		out[i].raw = out[i].parsed = NULL;
+	}
+}
+
+int
+store_events_put(struct store *st, int64_t wid, const struct events *ev,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ev->n; i++) {
+		const struct event *e = &ev->v[i];
+
+		if ((s = prep(st, "INSERT INTO events (window_id, seq, step, "
+		    "phase, text, visible, roll) VALUES (?1, ?2, ?3, ?4, ?5, "
+		    "?6, ?7)", err)) == NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, wid);
+		sqlite3_bind_int(s, 2, e->seq);
+		sqlite3_bind_int(s, 3, e->step);
+		bind_text(s, 4, e->phase);
+		bind_text(s, 5, e->text);
+		sqlite3_bind_int(s, 6, (int)e->visible);
+		sqlite3_bind_int(s, 7, e->roll);
+		if ((rc = exec_done(st, s, err, "store event")) != HP_OK)
+			return rc;
+	}
+	return HP_OK;
+}
+
+int
+store_dice_put(struct store *st, int64_t wid, const struct dice *d,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < d->nlog; i++) {
+		const struct dice_roll *r = &d->log[i];
+
+		if ((s = prep(st, "INSERT INTO dice (window_id, seq, purpose, "
+		    "sides, target, result) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+		    err)) == NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, wid);
+		sqlite3_bind_int(s, 2, r->seq);
+		bind_text(s, 3, r->purpose);
+		sqlite3_bind_int(s, 4, r->sides);
+		sqlite3_bind_int(s, 5, r->target);
+		sqlite3_bind_int(s, 6, r->result);
+		if ((rc = exec_done(st, s, err, "store roll")) != HP_OK)
+			return rc;
+	}
+	return HP_OK;
+}
+
+int
+store_dice_load(struct store *st, int64_t wid, struct dice *d,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT seq, purpose, sides, target, result FROM dice "
+	    "WHERE window_id = ?1 ORDER BY seq", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct dice_roll *r;
+
+		if (d->nlog == d->caplog) {
+			d->caplog = d->caplog ? d->caplog * 2 : 32;
+			d->log = xrealloc(d->log, d->caplog * sizeof *d->log);
+		}
+		r = &d->log[d->nlog++];
+		memset(r, 0, sizeof *r);
+		r->seq = sqlite3_column_int(s, 0);
+		strlcpy_(r->purpose, col_text(s, 1), sizeof r->purpose);
+		r->sides = sqlite3_column_int(s, 2);
+		r->target = sqlite3_column_int(s, 3);
+		r->result = sqlite3_column_int(s, 4);
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "load dice");
+	return HP_OK;
+}
+
+int
+store_report_put(struct store *st, int64_t wid, int side, const char *body,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "INSERT INTO reports (window_id, side_idx, body) "
+	    "VALUES (?1, ?2, ?3)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	sqlite3_bind_int(s, 2, side);
+	bind_text(s, 3, body);
+	return exec_done(st, s, err, "store report");
+}
+
+char *
+store_report_get(struct store *st, int64_t wid, int side,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	char *body = NULL;
+	int step;
+
+	if ((s = prep(st, "SELECT body FROM reports WHERE window_id = ?1 AND "
+	    "side_idx = ?2", err)) == NULL)
+		return NULL;
+	sqlite3_bind_int64(s, 1, wid);
+	sqlite3_bind_int(s, 2, side);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		body = xstrdup(col_text(s, 0));
+	else if (step == SQLITE_DONE)
+		hp_seterr(err, HP_ENOENT, "no report for that turn and side");
+	else
+		dberr(st, err, "load report");
+	sqlite3_finalize(s);
+	return body;
+}

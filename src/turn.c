@@ -1,0 +1,540 @@
+/* turn: order windows from opening to resolution (see include/turn.h). */
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "turn.h"
+
+void
+turn_submit_init(struct turn_submit *r)
+{
+	memset(r, 0, sizeof *r);
+	r->side = -1;
+	orders_errors_init(&r->errs);
+}
+
+void
+turn_submit_free(struct turn_submit *r)
+{
+	free(r->canon);
+	orders_errors_free(&r->errs);
+	memset(r, 0, sizeof *r);
+}
+
+static void
+order_hash(const char *raw, unsigned char *out)
+{
+	crypto_generichash(out, 32, (const unsigned char *)raw, strlen(raw),
+	    NULL, 0);
+}
+
+/* Draw the seed of a new window and record the window as open. */
+static int
+window_open(struct store *st, int64_t cid, const struct game *g,
+    const struct window_spec *w, struct hp_error *err)
+{
+	unsigned char seed[DICE_SEEDLEN], commit[32], master[64];
+	size_t mlen = sizeof master;
+	int rc;
+
+	if ((rc = store_master_seed(st, cid, master, &mlen, err)) != HP_OK)
+		return rc;
+	if (mlen > 0)
+		dice_seed_from_master(master, mlen, g->name, w->turn, w->number,
+		    seed);
+	else
+		dice_new_seed(seed);
+	dice_commit(seed, commit);
+	rc = store_window_insert(st, cid, w, seed, commit, NULL, err);
+	sodium_memzero(seed, sizeof seed);
+	sodium_memzero(master, sizeof master);
+	return rc;
+}
+
+int
+turn_campaign_new(struct store *st, const char *name, const char *rules,
+    const char *scenario, const char *options, const unsigned char *master,
+    size_t masterlen, struct hp_error *err)
+{
+	struct game g;
+	struct window_spec w;
+	int64_t cid;
+	int rc;
+
+	game_init(&g);
+	if ((g.rules = ruleset_find(rules)) == NULL) {
+		hp_seterr(err, HP_ENOENT, "no ruleset called %s (see 'hexpost "
+		    "rules list')", rules);
+		rc = HP_ENOENT;
+		goto out;
+	}
+	if (strlen(name) == 0 || strlen(name) >= sizeof g.name ||
+	    strcspn(name, " \t\r\n:#") != strlen(name)) {
+		hp_seterr(err, HP_EINVAL, "campaign name '%s' must be 1-%zu "
+		    "characters without spaces, ':' or '#'", name,
+		    sizeof g.name - 1);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	strlcpy_(g.name, name, sizeof g.name);
+	strlcpy_(g.options, options ? options : "", sizeof g.options);
+	if ((rc = g.rules->setup(&g, scenario, err)) != HP_OK)
+		goto out;
+	if (!g.rules->next_window(&g, &w)) {
+		hp_seterr(err, HP_EINTERNAL, "ruleset %s opened no window",
+		    rules);
+		rc = HP_EINTERNAL;
+		goto out;
+	}
+	g.turn = w.turn;
+	g.window = w.number;
+	if ((rc = store_begin(st, err)) != HP_OK)
+		goto out;
+	if ((rc = store_campaign_create(st, &g, master, masterlen, &cid,
+	    err)) != HP_OK || (rc = window_open(st, cid, &g, &w, err)) !=
+	    HP_OK) {
+		store_rollback(st);
+		goto out;
+	}
+	rc = store_commit(st, err);
+out:
+	game_free(&g);
+	return rc;
+}
+
+/* Check an order file's header against the campaign and window; errors to
+ * errs. Returns the side index or -1. */
+static int
+check_header(const struct game *g, const struct store_window *w,
+    const struct order_header *h, int side_only, bool *standing,
+    struct order_errors *errs)
+{
+	int side;
+
+	if (strcmp(h->campaign, g->name) != 0) {
+		orders_error(errs, 0, "this file is for campaign '%s', not "
+		    "'%s'", h->campaign, g->name);
+		return -1;
+	}
+	if ((side = game_side_index(g, h->side)) < 0) {
+		orders_error(errs, 0, "no side called '%s' in %s (sides: %s%s%s)",
+		    h->side, g->name, g->sides[0].name, g->nsides > 1 ? ", " :
+		    "", g->nsides > 1 ? g->sides[1].name : "");
+		return -1;
+	}
+	if (side_only >= 0 && side != side_only) {
+		orders_error(errs, 0, "you play %s, but this file gives orders "
+		    "for %s", g->sides[side_only].name, g->sides[side].name);
+		return -1;
+	}
+	*standing = strcasecmp(h->window, "standing") == 0;
+	if (*standing)
+		return side;
+	if (g->status == GAME_FINISHED) {
+		orders_error(errs, 0, "campaign %s has ended: %s", g->name,
+		    g->result);
+		return -1;
+	}
+	if (h->turn != w->spec.turn || strcasecmp(h->window,
+	    w->spec.name) != 0) {
+		orders_error(errs, 0, "this file is for turn %d window '%s', "
+		    "but the open window is turn %d window '%s'", h->turn,
+		    h->window, w->spec.turn, w->spec.name);
+		return -1;
+	}
+	if (!(w->spec.sides & (1u << side))) {
+		orders_error(errs, 0, "%s sends no orders in turn %d window "
+		    "'%s'", g->sides[side].name, w->spec.turn, w->spec.name);
+		return -1;
+	}
+	return side;
+}
+
+int
+turn_submit(struct store *st, const char *campaign, const char *text,
+    size_t len, int side_only, int64_t player, const char *source,
+    struct turn_submit *res, struct hp_error *err)
+{
+	struct order_header h;
+	struct order_body body = { NULL, 0 };
+	struct store_window w;
+	struct window_spec spec;
+	struct game g;
+	struct sbuf canon;
+	void *parsed = NULL;
+	unsigned char hash[32];
+	int64_t cid;
+	int rc, side;
+	char *raw = NULL;
+
+	game_init(&g);
+	sbuf_init(&canon);
+	if (orders_parse_file(text, len, &h, &body, &res->errs) != HP_OK) {
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if (campaign == NULL)
+		campaign = h.campaign;
+	if ((rc = store_begin(st, err)) != HP_OK)
+		goto out;
+	if ((rc = store_game_load(st, campaign, &g, &cid, err)) != HP_OK) {
+		if (rc == HP_ENOENT) {
+			orders_error(&res->errs, 0, "no campaign called '%s'",
+			    campaign);
+			rc = HP_EINVAL;
+		}
+		goto rollback;
+	}
+	rc = store_window_current(st, cid, &w, err);
+	if (rc == HP_ENOENT)
+		memset(&w, 0, sizeof w);
+	else if (rc != HP_OK)
+		goto rollback;
+	if ((side = check_header(&g, &w, &h, side_only, &res->standing,
+	    &res->errs)) < 0) {
+		rc = HP_EINVAL;
+		goto rollback;
+	}
+	if (!res->standing && w.state != WSTATE_OPEN) {
+		orders_error(&res->errs, 0, "turn %d window '%s' is closed",
+		    w.spec.turn, w.spec.name);
+		rc = HP_EINVAL;
+		goto rollback;
+	}
+	spec = w.spec;
+	if (res->standing) {
+		memset(&spec, 0, sizeof spec);
+		strlcpy_(spec.name, "standing", sizeof spec.name);
+		spec.turn = g.turn;
+	}
+	if (g.rules->parse(&g, &spec, side, &body, &parsed, &canon,
+	    &res->errs) != HP_OK || res->errs.n > 0) {
+		rc = HP_EINVAL;
+		goto rollback;
+	}
+	raw = xmalloc(len + 1);
+	memcpy(raw, text, len);
+	raw[len] = '\0';
+	if (res->standing) {
+		res->replaced = g.sides[side].standing != NULL;
+		free(g.sides[side].standing);
+		g.sides[side].standing = xstrdup(raw);
+		rc = store_game_save(st, cid, &g, err);
+	} else {
+		struct store_order cur[GAME_MAX_SIDES];
+
+		if ((rc = store_orders_current(st, w.id, cur, err)) != HP_OK)
+			goto rollback;
+		res->replaced = cur[side].raw != NULL;
+		store_orders_free(cur);
+		order_hash(raw, hash);
+		rc = store_orders_put(st, w.id, side, player, source, raw,
+		    canon.buf ? canon.buf : "", hash, err);
+	}
+	if (rc != HP_OK)
+		goto rollback;
+	if ((rc = store_commit(st, err)) != HP_OK)
+		goto out;
+	res->side = side;
+	res->turn = spec.turn;
+	strlcpy_(res->window, spec.name, sizeof res->window);
+	res->canon = sbuf_steal(&canon);
+	goto out;
+rollback:
+	store_rollback(st);
+out:
+	if (parsed != NULL)
+		g.rules->free_orders(parsed);
+	orders_body_free(&body);
+	sbuf_free(&canon);
+	free(raw);
+	game_free(&g);
+	return rc;
+}
+
+int
+turn_pending(struct store *st, const char *campaign, struct store_window *w,
+    unsigned *missing, struct hp_error *err)
+{
+	struct store_order cur[GAME_MAX_SIDES];
+	struct game g;
+	int64_t cid;
+	int rc, i;
+
+	game_init(&g);
+	*missing = 0;
+	if ((rc = store_game_load(st, campaign, &g, &cid, err)) != HP_OK)
+		goto out;
+	if ((rc = store_window_current(st, cid, w, err)) != HP_OK)
+		goto out;
+	if ((rc = store_orders_current(st, w->id, cur, err)) != HP_OK)
+		goto out;
+	for (i = 0; i < g.nsides; i++)
+		if ((w->spec.sides & (1u << i)) && !g.sides[i].ai &&
+		    cur[i].raw == NULL)
+			*missing |= 1u << i;
+	store_orders_free(cur);
+out:
+	game_free(&g);
+	return rc;
+}
+
+int
+turn_resolve_window(struct game *g, const struct window_spec *w,
+    const char *const raw[GAME_MAX_SIDES], struct dice *d, struct events *ev,
+    struct hp_error *err)
+{
+	struct resolve_ctx ctx;
+	enum resolve_rc rrc;
+	int i, rc = HP_OK;
+
+	memset(&ctx, 0, sizeof ctx);
+	ctx.g = g;
+	ctx.w = w;
+	ctx.dice = d;
+	ctx.ev = ev;
+	ctx.err = err;
+	for (i = 0; i < g->nsides; i++) {
+		struct order_header h;
+		struct order_body body;
+		struct order_errors errs;
+		struct window_spec spec = *w;
+		struct sbuf canon;
+
+		if (raw[i] == NULL)
+			continue;
+		orders_errors_init(&errs);
+		sbuf_init(&canon);
+		if (orders_parse_file(raw[i], strlen(raw[i]), &h, &body,
+		    &errs) == HP_OK) {
+			if (strcasecmp(h.window, "standing") == 0)
+				strlcpy_(spec.name, "standing",
+				    sizeof spec.name);
+			if (g->rules->parse(g, &spec, i, &body, &ctx.orders[i],
+			    &canon, &errs) != HP_OK && errs.n == 0)
+				orders_error(&errs, 0, "rejected");
+			orders_body_free(&body);
+		}
+		if (errs.n > 0) {
+			char *t = orders_errors_text(&errs);
+
+			hp_seterr(err, HP_EINTERNAL, "stored orders of %s do "
+			    "not parse: %s", g->sides[i].name, t);
+			free(t);
+			rc = HP_EINTERNAL;
+		}
+		orders_errors_free(&errs);
+		sbuf_free(&canon);
+		if (rc != HP_OK)
+			goto out;
+	}
+	for (ctx.step = 0;; ctx.step++) {
+		ev->step = ctx.step;
+		rrc = g->rules->resolve(&ctx);
+		if (rrc == RESOLVE_DONE)
+			break;
+		if (rrc == RESOLVE_ERROR) {
+			rc = HP_EINTERNAL;
+			goto out;
+		}
+		if (ctx.step > 1000) {
+			hp_seterr(err, HP_EINTERNAL, "resolution did not end");
+			rc = HP_EINTERNAL;
+			goto out;
+		}
+	}
+	g->rules->victory(g, ev);
+out:
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		if (ctx.orders[i] != NULL)
+			g->rules->free_orders(ctx.orders[i]);
+	return rc;
+}
+
+char *
+turn_order_template(const struct game *g, const struct window_spec *w,
+    int side)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
+	    g->name, w->turn, w->name, g->sides[side].name);
+	sbuf_puts(&b, "\n");
+	g->rules->order_template(g, w, side, &b);
+	return sbuf_steal(&b);
+}
+
+/* Fill in orders for sides that need none from a person: the built-in
+ * opponent's for AI sides the window names, standing orders for the others.
+ * They are stored with the window like any other order file. */
+static int
+fill_orders(struct store *st, const struct game *g,
+    const struct store_window *w, struct store_order cur[GAME_MAX_SIDES],
+    struct hp_error *err)
+{
+	unsigned char hash[32];
+	struct sbuf body;
+	int i, rc;
+	char *raw;
+
+	for (i = 0; i < g->nsides; i++) {
+		const char *source;
+
+		if (cur[i].raw != NULL)
+			continue;
+		if (w->spec.sides & (1u << i)) {
+			if (!g->sides[i].ai)
+				continue;
+			sbuf_init(&body);
+			sbuf_printf(&body, "campaign: %s\nturn: %d\nwindow: %s\n"
+			    "side: %s\n", g->name, w->spec.turn, w->spec.name,
+			    g->sides[i].name);
+			g->rules->opponent(g, &w->spec, i, &body);
+			raw = sbuf_steal(&body);
+			source = "opponent";
+		} else if (g->sides[i].standing != NULL) {
+			raw = xstrdup(g->sides[i].standing);
+			source = "standing";
+		} else
+			continue;
+		order_hash(raw, hash);
+		rc = store_orders_put(st, w->id, i, 0, source, raw, "", hash,
+		    err);
+		if (rc == HP_OK) {
+			cur[i].raw = raw;
+			memcpy(cur[i].hash, hash, 32);
+			strlcpy_(cur[i].source, source, sizeof cur[i].source);
+		} else {
+			free(raw);
+			return rc;
+		}
+	}
+	return HP_OK;
+}
+
+/* Resolve the open window of campaign in one transaction. HP_ESTATE when
+ * orders are missing or the game has ended. */
+static int
+resolve_one(struct store *st, const char *campaign, struct hp_error *err)
+{
+	struct store_order cur[GAME_MAX_SIDES];
+	struct store_window w;
+	struct window_spec next;
+	struct game g;
+	struct events ev;
+	struct dice d;
+	unsigned char hashes[GAME_MAX_SIDES][32], key[DICE_KEYLEN];
+	const char *raw[GAME_MAX_SIDES];
+	struct sbuf miss;
+	int64_t cid;
+	int rc, i;
+	size_t nh = 0;
+
+	game_init(&g);
+	events_init(&ev);
+	memset(&d, 0, sizeof d);
+	memset(cur, 0, sizeof cur);
+	sbuf_init(&miss);
+	if ((rc = store_begin(st, err)) != HP_OK)
+		goto out;
+	if ((rc = store_game_load(st, campaign, &g, &cid, err)) != HP_OK)
+		goto rollback;
+	if (g.status == GAME_FINISHED) {
+		hp_seterr(err, HP_ESTATE, "campaign %s has ended: %s", g.name,
+		    g.result);
+		rc = HP_ESTATE;
+		goto rollback;
+	}
+	if ((rc = store_window_current(st, cid, &w, err)) != HP_OK)
+		goto rollback;
+	if ((rc = store_orders_current(st, w.id, cur, err)) != HP_OK)
+		goto rollback;
+	if ((rc = fill_orders(st, &g, &w, cur, err)) != HP_OK)
+		goto rollback;
+	for (i = 0; i < g.nsides; i++)
+		if ((w.spec.sides & (1u << i)) && cur[i].raw == NULL)
+			sbuf_printf(&miss, "%s%s", miss.len ? ", " : "",
+			    g.sides[i].name);
+	if (miss.len > 0) {
+		hp_seterr(err, HP_ESTATE, "turn %d window '%s' is waiting for "
+		    "orders from %s", w.spec.turn, w.spec.name, miss.buf);
+		rc = HP_ESTATE;
+		goto rollback;
+	}
+	if ((rc = store_window_set_state(st, w.id, WSTATE_CLOSED, NULL,
+	    err)) != HP_OK)
+		goto rollback;
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
+		raw[i] = cur[i].raw;
+		if (cur[i].raw != NULL)
+			memcpy(hashes[nh++], cur[i].hash, 32);
+	}
+	dice_derive_key(w.seed, g.name, w.spec.turn, w.spec.number,
+	    (const unsigned char (*)[32])hashes, nh, key);
+	dice_init_stream(&d, key);
+	if ((rc = turn_resolve_window(&g, &w.spec, raw, &d, &ev, err)) !=
+	    HP_OK)
+		goto rollback;
+	if (g.status != GAME_FINISHED && g.rules->next_window(&g, &next)) {
+		g.turn = next.turn;
+		g.window = next.number;
+	} else if (g.status != GAME_FINISHED) {
+		g.status = GAME_FINISHED;
+		if (g.result[0] == '\0')
+			strlcpy_(g.result, "the game ended", sizeof g.result);
+	}
+	if ((rc = store_game_save(st, cid, &g, err)) != HP_OK ||
+	    (rc = store_events_put(st, w.id, &ev, err)) != HP_OK ||
+	    (rc = store_dice_put(st, w.id, &d, err)) != HP_OK ||
+	    (rc = store_window_set_state(st, w.id, WSTATE_RESOLVED, key,
+	    err)) != HP_OK)
+		goto rollback;
+	if (g.status != GAME_FINISHED &&
+	    (rc = window_open(st, cid, &g, &next, err)) != HP_OK)
+		goto rollback;
+	if ((rc = report_render(st, cid, &g, &w, &ev, &d, err)) != HP_OK)
+		goto rollback;
+	rc = store_commit(st, err);
+	goto out;
+rollback:
+	store_rollback(st);
+out:
+	sodium_memzero(key, sizeof key);
+	store_orders_free(cur);
+	sbuf_free(&miss);
+	dice_free(&d);
+	events_free(&ev);
+	game_free(&g);
+	return rc;
+}
+
+int
+turn_resolve(struct store *st, const char *campaign, int *resolved,
+    struct hp_error *err)
+{
+	int rc, n = 0;
+
+	for (;;) {
+		struct store_window w;
+		unsigned missing;
+
+		rc = turn_pending(st, campaign, &w, &missing, err);
+		if (rc == HP_ENOENT && n > 0) {
+			rc = HP_OK;  /* the game ended */
+			break;
+		}
+		if (rc != HP_OK)
+			break;
+		if (missing != 0 && n > 0)
+			break;
+		if ((rc = resolve_one(st, campaign, err)) != HP_OK)
+			break;
+		n++;
+	}
+	if (resolved != NULL)
+		*resolved = n;
+	return rc;
+}

@@ -1,0 +1,282 @@
+/* util: logging, fatal errors, memory, string buffers, durable file writes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hexpost.h"
+
+static enum log_level log_level = LOG_LVL_WARN;
+
+void
+log_set_level(enum log_level l)
+{
+	log_level = l;
+}
+
+void
+log_msg(enum log_level l, const char *fmt, ...)
+{
+	static const char *names[] = { "error", "warning", "info", "debug" };
+	va_list ap;
+
+	if (l > log_level)
+		return;
+	fprintf(stderr, "hexpost: %s: ", names[l]);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void
+hp_seterr(struct hp_error *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e == NULL)
+		return;
+	e->code = code;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+	int saved = errno;
+
+	fprintf(stderr, "hexpost: fatal: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(saved));
+	abort();
+}
+
+void
+fatalx(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "hexpost: fatal: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		fatal("malloc %zu", n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t sz)
+{
+	void *p = calloc(n ? n : 1, sz ? sz : 1);
+
+	if (p == NULL)
+		fatal("calloc %zu", n * sz);
+	return p;
+}
+
+void *
+xrealloc(void *o, size_t n)
+{
+	void *p = realloc(o, n ? n : 1);
+
+	if (p == NULL)
+		fatal("realloc %zu", n);
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL)
+		fatal("strdup");
+	return p;
+}
+
+size_t
+strlcpy_(char *dst, const char *src, size_t dsz)
+{
+	size_t n = strlen(src);
+
+	if (dsz != 0) {
+		size_t c = n >= dsz ? dsz - 1 : n;
+		memcpy(dst, src, c);
+		dst[c] = '\0';
+	}
+	return n;
+}
+
+void
+sbuf_init(struct sbuf *b)
+{
+	b->buf = NULL;
+	b->len = 0;
+	b->cap = 0;
+}
+
+static void
+sbuf_grow(struct sbuf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 256;
+
+	if (b->len + need + 1 <= b->cap)
+		return;
+	while (cap < b->len + need + 1)
+		cap *= 2;
+	b->buf = xrealloc(b->buf, cap);
+	b->cap = cap;
+}
+
+void
+sbuf_add(struct sbuf *b, const char *s, size_t n)
+{
+	sbuf_grow(b, n);
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
+}
+
+void
+sbuf_puts(struct sbuf *b, const char *s)
+{
+	sbuf_add(b, s, strlen(s));
+}
+
+void
+sbuf_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatalx("sbuf_printf: bad format");
+	sbuf_grow(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *
+sbuf_steal(struct sbuf *b)
+{
+	char *p;
+
+	if (b->buf == NULL)
+		return xstrdup("");
+	p = b->buf;
+	sbuf_init(b);
+	return p;
+}
+
+void
+sbuf_free(struct sbuf *b)
+{
+	free(b->buf);
+	sbuf_init(b);
+}
+
+char *
+util_read_file(const char *path, size_t *lenp, struct hp_error *err)
+{
+	FILE *f;
+	struct sbuf b;
+	char chunk[8192];
+	size_t n;
+
+	if ((f = fopen(path, "rb")) == NULL) {
+		hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	sbuf_init(&b);
+	sbuf_add(&b, "", 0);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		sbuf_add(&b, chunk, n);
+	if (ferror(f)) {
+		hp_seterr(err, HP_EIO, "%s: read error", path);
+		fclose(f);
+		sbuf_free(&b);
+		return NULL;
+	}
+	fclose(f);
+	if (lenp != NULL)
+		*lenp = b.len;
+	return sbuf_steal(&b);
+}
+
+int
+util_write_file_atomic(const char *path, const void *data, size_t len,
+    int mode, struct hp_error *err)
+{
+	char *tmp = NULL, *dcopy = NULL;
+	const char *p = data;
+	int fd = -1, dfd = -1, rc = HP_EIO;
+	size_t off = 0;
+	struct sbuf t;
+
+	sbuf_init(&t);
+	sbuf_printf(&t, "%s.tmp.%ld", path, (long)getpid());
+	tmp = sbuf_steal(&t);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode)) == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, p + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) == -1 || close(fd) == -1) {
+		fd = -1;
+		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) == -1) {
+		hp_seterr(err, HP_EIO, "rename %s: %s", path, strerror(errno));
+		goto out;
+	}
+	dcopy = xstrdup(path);
+	if ((dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY)) != -1)
+		(void)fsync(dfd);
+	rc = HP_OK;
+out:
+	if (fd != -1)
+		close(fd);
+	if (dfd != -1)
+		close(dfd);
+	if (rc != HP_OK && tmp != NULL)
+		unlink(tmp);
+	free(tmp);
+	free(dcopy);
+	return rc;
+}

@@ -1,0 +1,128 @@
+/* fixtures: test builders (see fixtures.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixtures.h"
+#include "turn.h"
+
+void
+fx_fam_game(struct game *g, const char *options)
+{
+	struct hp_error err = { 0, "" };
+
+	game_init(g);
+	g->rules = ruleset_find("fire-and-movement");
+	strlcpy_(g->name, "test", sizeof g->name);
+	strlcpy_(g->options, options ? options : "", sizeof g->options);
+	if (g->rules->setup(g, NULL, &err) != HP_OK)
+		fatalx("fx_fam_game: %s", err.msg);
+}
+
+struct hex
+fx_hex(const struct game *g, const char *label)
+{
+	struct hex h;
+
+	if (!hex_parse_label(&g->layout, label, &h))
+		fatalx("fx_hex: bad label %s", label);
+	return h;
+}
+
+void
+fx_fam_place(struct game *g, const char *p1, int s1, const char *p2, int s2,
+    const char *p3, int s3, int pc_with)
+{
+	const char *p[3] = { p1, p2, p3 };
+	int st[3] = { s1, s2, s3 }, i;
+
+	for (i = 0; i < 3; i++) {
+		g->units[i].placed = true;
+		g->units[i].pos = fx_hex(g, p[i]);
+		g->units[i].status = st[i];
+	}
+	g->units[3].placed = true;
+	g->units[3].attached = pc_with;
+	g->units[3].pos = g->units[pc_with].pos;
+}
+
+char *
+fx_orders(const struct game *g, const char *window, const char *side,
+    const char *body)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n%s",
+	    g->name, g->turn, window, side, body);
+	return sbuf_steal(&b);
+}
+
+int
+fx_resolve(struct game *g, const char *window, const char *blue_body,
+    const char *red_body, const int *dice, size_t ndice, struct dice *d,
+    struct events *ev)
+{
+	struct hp_error err = { 0, "" };
+	struct window_spec w;
+	char *raw[GAME_MAX_SIDES] = { 0 };
+	int rc;
+
+	memset(&w, 0, sizeof w);
+	w.turn = g->turn;
+	strlcpy_(w.name, window, sizeof w.name);
+	w.number = strcmp(window, "red") == 0 ? 2 : 1;
+	w.sides = strcmp(window, "red") == 0 ? 2 : 1;
+	if (blue_body != NULL)
+		raw[0] = fx_orders(g, window, "blue", blue_body);
+	if (red_body != NULL)
+		raw[1] = fx_orders(g, strcmp(window, "blue") == 0 ? "standing" :
+		    window, "red", red_body);
+	dice_init_scripted(d, dice, ndice);
+	events_init(ev);
+	rc = turn_resolve_window(g, &w, (const char *const *)raw, d, ev, &err);
+	if (rc != HP_OK)
+		fprintf(stderr, "fx_resolve: %s\n", err.msg);
+	free(raw[0]);
+	free(raw[1]);
+	return rc;
+}
+
+bool
+fx_event_has(const struct events *ev, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < ev->n; i++)
+		if (strstr(ev->v[i].text, s) != NULL)
+			return true;
+	return false;
+}
+
+static char tmpdb[256];
+
+const char *
+fx_tmp_db(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	snprintf(tmpdb, sizeof tmpdb, "%s/hexpost-test-%ld.db",
+	    dir ? dir : "/tmp", (long)getpid());
+	fx_tmp_clean();
+	return tmpdb;
+}
+
+void
+fx_tmp_clean(void)
+{
+	char p[300];
+
+	if (tmpdb[0] == '\0')
+		return;
+	unlink(tmpdb);
+	snprintf(p, sizeof p, "%s-wal", tmpdb);
+	unlink(p);
+	snprintf(p, sizeof p, "%s-shm", tmpdb);
+	unlink(p);
+}

@@ -1,0 +1,34 @@
+/* fixtures: builders for games, units, orders and databases used by the
+ * unit tests (in the manner of Eressea's tests.h). */
+#ifndef FIXTURES_H
+#define FIXTURES_H
+
+#include <stdbool.h>
+
+#include "game.h"
+#include "ruleset.h"
+#include "store.h"
+
+/* A fresh fire-and-movement game (options may be NULL). */
+void fx_fam_game(struct game *, const char *options);
+/* Place Blue: positions as labels ("B3"), status 0 fresh / 1 spent, and the
+ * section index the Pl Comd is with. */
+void fx_fam_place(struct game *, const char *p1, int s1, const char *p2,
+    int s2, const char *p3, int s3, int pc_with);
+struct hex fx_hex(const struct game *, const char *label);
+/* Build an order file for the game's current turn from body lines. Caller
+ * frees. */
+char *fx_orders(const struct game *, const char *window, const char *side,
+    const char *body);
+/* Resolve window (by name) of the game with scripted dice; the dice log
+ * and events are left in d and ev (initialised here). Returns the rc. */
+int fx_resolve(struct game *, const char *window, const char *blue_body,
+    const char *red_body, const int *dice, size_t ndice, struct dice *d,
+    struct events *ev);
+/* Does any event's text contain s? */
+bool fx_event_has(const struct events *, const char *s);
+/* A temporary database path (in $TMPDIR) that is removed by fx_tmp_clean. */
+const char *fx_tmp_db(void);
+void fx_tmp_clean(void);
+
+#endif
