@@ -619,9 +619,9 @@ cmd_simulate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	static const char *names[3] = { "first side wins", "draws",
-		"second side wins" };
 	struct hp_error err = { 0, "" };
+	char names[3][GAME_NAME_MAX];
+	struct game g;
 	const struct ruleset *rules = NULL;
 	const char *seed = "hexpost-simulate", *opt = "";
 	struct sim_result res;
@@ -658,6 +658,17 @@ cmd_simulate(int argc, char **argv)
 	if (sim_run(rules, opt, games, (const unsigned char *)seed,
 	    strlen(seed), &res, &err) != HP_OK)
 		return fail(&err);
+	game_init(&g);
+	g.rules = rules;
+	strlcpy_(g.options, opt, sizeof g.options);
+	if (rules->setup(&g, NULL, &err) != HP_OK) {
+		game_free(&g);
+		return fail(&err);
+	}
+	snprintf(names[0], sizeof names[0], "%s wins", g.sides[0].name);
+	snprintf(names[1], sizeof names[1], "draws");
+	snprintf(names[2], sizeof names[2], "%s wins", g.sides[1].name);
+	game_free(&g);
 	printf("%s: %d games, seed '%s'%s%s\n", rules->name, res.games, seed,
 	    opt[0] ? ", options " : "", opt);
 	for (i = 0; i < 3; i++) {

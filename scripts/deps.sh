@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Install everything hexpost needs to build, test and run on Debian (as root).
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config libsqlite3-dev libsodium-dev
+	libcurl4-openssl-dev libcmocka-dev clang libclang-rt-14-dev minisign
+	sqlite3)
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${pkgs[@]}"
