@@ -33,7 +33,6 @@ game_copy(struct game *dst, const struct game *src)
 {
 	int i;
 
-	game_init(dst);
 	*dst = *src;
 	dst->units = xcalloc(GAME_MAX_UNITS, sizeof *dst->units);
 	dst->hexes = xcalloc(GAME_MAX_HEXES, sizeof *dst->hexes);

@@ -168,8 +168,10 @@ report_render(struct store *st, int64_t cid, const struct game *g,
 	for (side = -1; side < g->nsides; side++) {
 		if ((body = render_side(tpl, g, w, have_next ? &next : NULL, ev,
 		    d, side, err)) == NULL) {
+			/* A broken template is the server's fault, not input. */
+			err->code = HP_EINTERNAL;
 			free(tpl);
-			return HP_EINVAL;
+			return HP_EINTERNAL;
 		}
 		rc = store_report_put(st, w->id, side, body, err);
 		free(body);

@@ -326,8 +326,8 @@ store_campaign_create(struct store *st, const struct game *g,
 
 	s = prep(st, "INSERT INTO campaigns (name, ruleset, scenario, options, "
 	    "status, turn, window, layout_orient, layout_parity, layout_cols, "
-	    "layout_rows, layout_row_base, master_seed) VALUES (?1, ?2, ?3, "
-	    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)", err);
+	    "layout_rows, layout_row_base, master_seed, result) VALUES (?1, "
+	    "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", err);
 	if (s == NULL)
 		return HP_EDB;
 	bind_text(s, 1, g->name);
@@ -347,6 +347,7 @@ store_campaign_create(struct store *st, const struct game *g,
 		    SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(s, 13);
+	bind_text(s, 14, g->result);
 	if (sqlite3_step(s) != SQLITE_DONE) {
 		if (sqlite3_extended_errcode(st->db) ==
 		    SQLITE_CONSTRAINT_UNIQUE) {

@@ -129,14 +129,14 @@ check_header(const struct game *g, const struct store_window *w,
 		    "for %s", g->sides[side_only].name, g->sides[side].name);
 		return -1;
 	}
-	*standing = strcasecmp(h->window, "standing") == 0;
-	if (*standing)
-		return side;
 	if (g->status == GAME_FINISHED) {
 		orders_error(errs, 0, "campaign %s has ended: %s", g->name,
 		    g->result);
 		return -1;
 	}
+	*standing = strcasecmp(h->window, "standing") == 0;
+	if (*standing)
+		return side;
 	if (h->turn != w->spec.turn || strcasecmp(h->window,
 	    w->spec.name) != 0) {
 		orders_error(errs, 0, "this file is for turn %d window '%s', "
@@ -281,6 +281,49 @@ out:
 	return rc;
 }
 
+/* Parse an order file already accepted for window w (standing orders if
+ * its header says so). *parsed is the ruleset's form (free_orders), canon
+ * (may be NULL) gets the normalised text. A failure here means stored or
+ * generated orders no longer parse: a broken invariant, HP_EINTERNAL. */
+static int
+parse_stored(const struct game *g, const struct window_spec *w, int side,
+    const char *raw, void **parsed, struct sbuf *canon, struct hp_error *err)
+{
+	struct order_header h;
+	struct order_body body;
+	struct order_errors errs;
+	struct window_spec spec = *w;
+	struct sbuf tmp;
+	int rc = HP_OK;
+
+	*parsed = NULL;
+	orders_errors_init(&errs);
+	sbuf_init(&tmp);
+	if (orders_parse_file(raw, strlen(raw), &h, &body, &errs) == HP_OK) {
+		if (strcasecmp(h.window, "standing") == 0)
+			strlcpy_(spec.name, "standing", sizeof spec.name);
+		if (g->rules->parse(g, &spec, side, &body, parsed,
+		    canon ? canon : &tmp, &errs) != HP_OK && errs.n == 0)
+			orders_error(&errs, 0, "rejected");
+		orders_body_free(&body);
+	}
+	if (errs.n > 0) {
+		char *t = orders_errors_text(&errs);
+
+		hp_seterr(err, HP_EINTERNAL, "orders of %s for turn %d window "
+		    "'%s' do not parse: %s", g->sides[side].name, w->turn,
+		    w->name, t);
+		free(t);
+		if (*parsed != NULL)
+			g->rules->free_orders(*parsed);
+		*parsed = NULL;
+		rc = HP_EINTERNAL;
+	}
+	orders_errors_free(&errs);
+	sbuf_free(&tmp);
+	return rc;
+}
+
 int
 turn_resolve_window(struct game *g, const struct window_spec *w,
     const char *const raw[GAME_MAX_SIDES], struct dice *d, struct events *ev,
@@ -297,37 +340,10 @@ turn_resolve_window(struct game *g, const struct window_spec *w,
 	ctx.ev = ev;
 	ctx.err = err;
 	for (i = 0; i < g->nsides; i++) {
-		struct order_header h;
-		struct order_body body;
-		struct order_errors errs;
-		struct window_spec spec = *w;
-		struct sbuf canon;
-
 		if (raw[i] == NULL)
 			continue;
-		orders_errors_init(&errs);
-		sbuf_init(&canon);
-		if (orders_parse_file(raw[i], strlen(raw[i]), &h, &body,
-		    &errs) == HP_OK) {
-			if (strcasecmp(h.window, "standing") == 0)
-				strlcpy_(spec.name, "standing",
-				    sizeof spec.name);
-			if (g->rules->parse(g, &spec, i, &body, &ctx.orders[i],
-			    &canon, &errs) != HP_OK && errs.n == 0)
-				orders_error(&errs, 0, "rejected");
-			orders_body_free(&body);
-		}
-		if (errs.n > 0) {
-			char *t = orders_errors_text(&errs);
-
-			hp_seterr(err, HP_EINTERNAL, "stored orders of %s do "
-			    "not parse: %s", g->sides[i].name, t);
-			free(t);
-			rc = HP_EINTERNAL;
-		}
-		orders_errors_free(&errs);
-		sbuf_free(&canon);
-		if (rc != HP_OK)
+		if ((rc = parse_stored(g, w, i, raw[i], &ctx.orders[i], NULL,
+		    err)) != HP_OK)
 			goto out;
 	}
 	for (ctx.step = 0;; ctx.step++) {
@@ -376,7 +392,8 @@ fill_orders(struct store *st, const struct game *g,
     struct hp_error *err)
 {
 	unsigned char hash[32];
-	struct sbuf body;
+	struct sbuf body, canon;
+	void *parsed;
 	int i, rc;
 	char *raw;
 
@@ -400,9 +417,17 @@ fill_orders(struct store *st, const struct game *g,
 			source = "standing";
 		} else
 			continue;
+		sbuf_init(&canon);
+		if ((rc = parse_stored(g, &w->spec, i, raw, &parsed, &canon,
+		    err)) != HP_OK) {
+			free(raw);
+			return rc;
+		}
+		g->rules->free_orders(parsed);
 		order_hash(raw, hash);
-		rc = store_orders_put(st, w->id, i, 0, source, raw, "", hash,
-		    err);
+		rc = store_orders_put(st, w->id, i, 0, source, raw,
+		    canon.buf ? canon.buf : "", hash, err);
+		sbuf_free(&canon);
 		if (rc == HP_OK) {
 			cur[i].raw = raw;
 			memcpy(cur[i].hash, hash, 32);
@@ -526,9 +551,11 @@ turn_resolve(struct store *st, const char *campaign, int *resolved,
 			rc = HP_OK;  /* the game ended */
 			break;
 		}
-		if (rc != HP_OK)
+		/* No open window at first: resolve_one says why (no such
+		 * campaign, or it has ended). */
+		if (rc != HP_OK && rc != HP_ENOENT)
 			break;
-		if (missing != 0 && n > 0)
+		if (rc == HP_OK && missing != 0 && n > 0)
 			break;
 		if ((rc = resolve_one(st, campaign, err)) != HP_OK)
 			break;

@@ -126,3 +126,118 @@ fx_tmp_clean(void)
 	snprintf(p, sizeof p, "%s-shm", tmpdb);
 	unlink(p);
 }
+
+/* Helpers for the store and turn tests (appended; see fixtures.h). */
+#include <sqlite3.h>
+
+static sqlite3 *
+fx_db_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK)
+		fatalx("fx_db_open %s: %s", path, db ? sqlite3_errmsg(db) :
+		    "cannot open");
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+static void
+fx_db_append_rows(sqlite3 *db, const char *sql, struct sbuf *b)
+{
+	sqlite3_stmt *s;
+	int i, n, step;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fatalx("fx_db: %s: %s", sql, sqlite3_errmsg(db));
+	n = sqlite3_column_count(s);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		for (i = 0; i < n; i++) {
+			if (i > 0)
+				sbuf_puts(b, "|");
+			switch (sqlite3_column_type(s, i)) {
+			case SQLITE_NULL:
+				sbuf_puts(b, "NULL");
+				break;
+			case SQLITE_BLOB: {
+				const unsigned char *p = sqlite3_column_blob(s,
+				    i);
+				int j, len = sqlite3_column_bytes(s, i);
+
+				sbuf_puts(b, "x'");
+				for (j = 0; j < len; j++)
+					sbuf_printf(b, "%02x", p[j]);
+				sbuf_puts(b, "'");
+				break;
+			}
+			default:
+				sbuf_puts(b, (const char *)
+				    sqlite3_column_text(s, i));
+			}
+		}
+		sbuf_puts(b, "\n");
+	}
+	if (step != SQLITE_DONE)
+		fatalx("fx_db: %s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_finalize(s);
+}
+
+char *
+fx_db_rows(const char *path, const char *sql)
+{
+	sqlite3 *db = fx_db_open(path);
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_add(&b, "", 0);
+	fx_db_append_rows(db, sql, &b);
+	sqlite3_close(db);
+	return sbuf_steal(&b);
+}
+
+char *
+fx_db_dump(const char *path)
+{
+	sqlite3 *db = fx_db_open(path);
+	sqlite3_stmt *s;
+	struct sbuf b, q;
+	int step;
+
+	sbuf_init(&b);
+	sbuf_add(&b, "", 0);
+	if (sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE "
+	    "type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name", -1,
+	    &s, NULL) != SQLITE_OK)
+		fatalx("fx_db_dump: %s", sqlite3_errmsg(db));
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(s, 0);
+
+		sbuf_printf(&b, "== %s\n", t);
+		sbuf_init(&q);
+		sbuf_printf(&q, "SELECT * FROM \"%s\" ORDER BY rowid", t);
+		fx_db_append_rows(db, q.buf, &b);
+		sbuf_free(&q);
+	}
+	if (step != SQLITE_DONE)
+		fatalx("fx_db_dump: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return sbuf_steal(&b);
+}
+
+long
+fx_db_long(const char *path, const char *sql)
+{
+	sqlite3 *db = fx_db_open(path);
+	sqlite3_stmt *s;
+	long v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fatalx("fx_db_long: %s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = (long)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}

@@ -31,4 +31,16 @@ bool fx_event_has(const struct events *, const char *s);
 const char *fx_tmp_db(void);
 void fx_tmp_clean(void);
 
+/* Helpers for the store and turn tests (appended). They open their own
+ * SQLite connection on path and only read, so call them outside a
+ * transaction of the store under test. */
+/* Every row of every table of the database, as text (blobs in hex), table
+ * by table in rowid order: equal dumps mean equal databases. Caller frees. */
+char *fx_db_dump(const char *path);
+/* The text of every row a query returns, one line per row ('|' between
+ * columns, blobs in hex). Caller frees. */
+char *fx_db_rows(const char *path, const char *sql);
+/* The integer a query returns (first column of the first row), -1 if none. */
+long fx_db_long(const char *path, const char *sql);
+
 #endif

@@ -1,0 +1,775 @@
+/* test_store: the SQLite store. Migrations, pragmas, the campaign round
+ * trip (every field the store keeps), isolation between campaigns, order
+ * supersession, rollback, windows, events, dice and reports. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "embedded.h"
+#include "fixtures.h"
+#include "store.h"
+
+static const char *STANDING = "campaign: test\nturn: 3\nwindow: standing\n"
+    "side: red\npolicy nearest\n";
+
+/* The highest migration number built into the binary. */
+static int
+last_migration(void)
+{
+	size_t i;
+	int n, max = 0;
+
+	for (i = 0; i < embedded_nfiles; i++)
+		if (sscanf(embedded_files[i].name, "schema/%d_", &n) == 1 &&
+		    n > max)
+			max = n;
+	return max;
+}
+
+static struct store *
+open_new(const char *path)
+{
+	struct hp_error err = { 0, "" };
+	struct store *st = NULL;
+
+	assert_int_equal(store_open(&st, path, true, &err), HP_OK);
+	assert_int_equal(store_migrate(st, &err), HP_OK);
+	return st;
+}
+
+/* A fire-and-movement game with every field the store keeps set to a value
+ * that setup does not produce. */
+static void
+rich_game(struct game *g, const char *name, int salt)
+{
+	int i, j;
+
+	fx_fam_game(g, NULL);
+	strlcpy_(g->name, name, sizeof g->name);
+	strlcpy_(g->options, "red-standing", sizeof g->options);
+	strlcpy_(g->result, "not yet", sizeof g->result);
+	g->turn = 3 + salt;
+	g->window = 2;
+	g->sides[0].ai = false;
+	strlcpy_(g->sides[0].label, "Blue (changed label)",
+	    sizeof g->sides[0].label);
+	g->sides[1].standing = xstrdup(STANDING);
+	for (i = 0; i < g->nunits; i++) {
+		struct game_unit *u = &g->units[i];
+
+		u->placed = (i + salt) % 2 == 0;
+		u->pos.q = i + salt;
+		u->pos.r = -i;
+		u->status = (i % 2) + salt;
+		u->strength = 10 * i - 7;
+		u->facing = i % 6 - 1;
+		u->attached = i - 2;
+		u->flags = 0x55 ^ i ^ salt;
+		for (j = 0; j < GAME_UNIT_X; j++)
+			u->x[j] = (i + 1) * 100 + j * (j % 2 ? -1 : 1) + salt;
+	}
+	for (i = 0; i < g->nhex; i++) {
+		g->hexes[i].elevation = i * 3 - 5;
+		for (j = 0; j < 6; j++)
+			g->hexes[i].edge[j] = (i * 6 + j) % 7 - (j == 5);
+	}
+	game_set_var(g, "victory", 7 + salt);
+	game_set_var(g, "negative", -42);
+	game_set_var(g, "zero", 0);
+}
+
+static void
+assert_units_equal(const struct game *a, const struct game *b)
+{
+	int i, j;
+
+	assert_int_equal(a->nunits, b->nunits);
+	for (i = 0; i < a->nunits; i++) {
+		const struct game_unit *u = &a->units[i], *v = &b->units[i];
+
+		assert_string_equal(u->id, v->id);
+		assert_string_equal(u->kind, v->kind);
+		assert_string_equal(u->name, v->name);
+		assert_int_equal(u->side, v->side);
+		assert_int_equal(u->placed, v->placed);
+		assert_int_equal(u->pos.q, v->pos.q);
+		assert_int_equal(u->pos.r, v->pos.r);
+		assert_int_equal(u->status, v->status);
+		assert_int_equal(u->strength, v->strength);
+		assert_int_equal(u->facing, v->facing);
+		assert_int_equal(u->attached, v->attached);
+		assert_int_equal(u->flags, v->flags);
+		for (j = 0; j < GAME_UNIT_X; j++)
+			assert_int_equal(u->x[j], v->x[j]);
+	}
+}
+
+static void
+assert_games_equal(const struct game *a, const struct game *b)
+{
+	int i, j;
+
+	assert_string_equal(a->name, b->name);
+	assert_ptr_equal(a->rules, b->rules);
+	assert_string_equal(a->scenario, b->scenario);
+	assert_string_equal(a->options, b->options);
+	assert_int_equal(a->status, b->status);
+	assert_string_equal(a->result, b->result);
+	assert_int_equal(a->turn, b->turn);
+	assert_int_equal(a->window, b->window);
+	assert_int_equal(a->layout.orient, b->layout.orient);
+	assert_int_equal(a->layout.parity, b->layout.parity);
+	assert_int_equal(a->layout.cols, b->layout.cols);
+	assert_int_equal(a->layout.rows, b->layout.rows);
+	assert_int_equal(a->layout.row_base, b->layout.row_base);
+
+	assert_int_equal(a->nsides, b->nsides);
+	for (i = 0; i < a->nsides; i++) {
+		assert_string_equal(a->sides[i].name, b->sides[i].name);
+		assert_string_equal(a->sides[i].label, b->sides[i].label);
+		assert_int_equal(a->sides[i].ai, b->sides[i].ai);
+		if (a->sides[i].standing == NULL)
+			assert_null(b->sides[i].standing);
+		else {
+			assert_non_null(b->sides[i].standing);
+			assert_string_equal(a->sides[i].standing,
+			    b->sides[i].standing);
+		}
+	}
+
+	/* Hexes: the same set (the store may return another order). */
+	assert_int_equal(a->nhex, b->nhex);
+	for (i = 0; i < a->nhex; i++) {
+		const struct game_hex *h = &a->hexes[i];
+		const struct game_hex *k = game_hex_at_c(b, h->h);
+
+		assert_non_null(k);
+		assert_string_equal(h->terrain, k->terrain);
+		assert_int_equal(h->elevation, k->elevation);
+		for (j = 0; j < 6; j++)
+			assert_int_equal(h->edge[j], k->edge[j]);
+	}
+
+	assert_units_equal(a, b);
+
+	assert_int_equal(a->nvars, b->nvars);
+	for (i = 0; i < a->nvars; i++)
+		assert_int_equal(game_var(b, a->vars[i].key, 12345),
+		    a->vars[i].val);
+}
+
+static void
+test_migrate(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = NULL;
+	struct game g, h;
+	int64_t cid;
+	int want = last_migration();
+
+	(void)state;
+	assert_true(want >= 1);
+	/* Opening without create does not make a database. */
+	assert_int_equal(store_open(&st, path, false, &err), HP_EDB);
+	assert_int_equal(err.code, HP_EDB);
+	assert_int_equal(access(path, F_OK), -1);
+
+	assert_int_equal(store_open(&st, path, true, &err), HP_OK);
+	assert_int_equal(store_schema_version(st), 0);
+	assert_int_equal(store_migrate(st, &err), HP_OK);
+	assert_int_equal(store_schema_version(st), want);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM sqlite_master "
+	    "WHERE type = 'table' AND name IN ('campaigns', 'sides', "
+	    "'players', 'hexes', 'units', 'vars', 'windows', 'orders', "
+	    "'events', 'dice', 'reports')"), 11);
+	assert_int_equal(fx_db_long(path, "PRAGMA user_version"), want);
+
+	/* Again, with data in it: nothing applied, nothing lost. */
+	rich_game(&g, "kept", 0);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	assert_int_equal(store_migrate(st, &err), HP_OK);
+	assert_int_equal(store_schema_version(st), want);
+	store_close(st);
+
+	/* And from a fresh connection. */
+	assert_int_equal(store_open(&st, path, false, &err), HP_OK);
+	assert_int_equal(store_migrate(st, &err), HP_OK);
+	assert_int_equal(store_schema_version(st), want);
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "kept", &h, NULL, &err), HP_OK);
+	assert_games_equal(&g, &h);
+	game_free(&h);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+static void
+test_pragmas(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = open_new(path);
+	unsigned char hash[32] = { 1 };
+	struct game g;
+	char *mode, wal[300];
+	int64_t cid;
+
+	(void)state;
+	/* WAL is a property of the file: any connection sees it. */
+	mode = fx_db_rows(path, "PRAGMA journal_mode");
+	assert_string_equal(mode, "wal\n");
+	free(mode);
+	snprintf(wal, sizeof wal, "%s-wal", path);
+	assert_int_equal(access(wal, F_OK), 0);
+
+	/* Foreign keys are per connection: the store's must refuse rows
+	 * that point nowhere. */
+	fx_fam_game(&g, NULL);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	err.code = 0;
+	assert_int_equal(store_orders_put(st, 9999, 0, 0, "cli", "raw",
+	    "parsed", hash, &err), HP_EDB);
+	assert_int_equal(err.code, HP_EDB);
+	assert_non_null(strstr(err.msg, "FOREIGN KEY"));
+	err.code = 0;
+	assert_int_equal(store_player_add(st, cid, 3, "nobody",
+	    "n@example.org", NULL, NULL, false, &err), HP_EDB);
+	assert_non_null(strstr(err.msg, "FOREIGN KEY"));
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders"), 0);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM players"), 0);
+	/* A valid player is fine and makes the side a person's. */
+	assert_int_equal(store_player_add(st, cid, 0, "ann", "a@example.org",
+	    NULL, NULL, true, &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT ai FROM sides WHERE idx = 0"),
+	    0);
+	assert_int_equal(fx_db_long(path, "SELECT ai FROM sides WHERE idx = 1"),
+	    1);
+	assert_int_equal(store_player_add(st, cid, 1, "ann", "b@example.org",
+	    NULL, NULL, false, &err), HP_ESTATE);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+static void
+test_roundtrip(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = open_new(path);
+	unsigned char master[5] = { 0, 1, 2, 0xfe, 0xff }, got[64];
+	size_t mlen = sizeof got;
+	struct game g, h;
+	int64_t cid, cid2 = 0;
+
+	(void)state;
+	rich_game(&g, "round", 0);
+	assert_int_equal(store_campaign_create(st, &g, master, sizeof master,
+	    &cid, &err), HP_OK);
+	assert_true(cid > 0);
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "round", &h, &cid2, &err), HP_OK);
+	assert_int_equal(cid2, cid);
+	assert_games_equal(&g, &h);
+	assert_int_equal(store_master_seed(st, cid, got, &mlen, &err), HP_OK);
+	assert_int_equal(mlen, sizeof master);
+	assert_memory_equal(got, master, sizeof master);
+	game_free(&h);
+
+	/* Save changes every mutable field, then load them back. */
+	g.status = GAME_FINISHED;
+	strlcpy_(g.result, "Draw: whatever", sizeof g.result);
+	g.turn = 9;
+	g.window = 1;
+	g.sides[0].ai = true;
+	g.sides[0].standing = xstrdup("blue standing");
+	free(g.sides[1].standing);
+	g.sides[1].standing = NULL;
+	g.units[2].pos.q = -3;
+	g.units[2].x[7] = -77;
+	g.units[4].strength = 99;
+	game_add_unit(&g, "m1", "marker:smoke", "Smoke", 1)->x[0] = 5;
+	game_set_var(&g, "victory", 15);
+	game_set_var(&g, "added", 3);
+	assert_int_equal(store_game_save(st, cid, &g, &err), HP_OK);
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "round", &h, NULL, &err), HP_OK);
+	assert_games_equal(&g, &h);
+	assert_int_equal(h.status, GAME_FINISHED);
+	assert_int_equal(h.nunits, 6);
+	game_free(&h);
+
+	/* A campaign without a master seed has none. */
+	mlen = sizeof got;
+	game_free(&g);
+	fx_fam_game(&g, NULL);
+	strlcpy_(g.name, "random", sizeof g.name);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid2, &err),
+	    HP_OK);
+	assert_int_equal(store_master_seed(st, cid2, got, &mlen, &err), HP_OK);
+	assert_int_equal(mlen, 0);
+
+	/* Unknown campaign. */
+	game_init(&h);
+	err.code = 0;
+	assert_int_equal(store_game_load(st, "nosuch", &h, NULL, &err),
+	    HP_ENOENT);
+	assert_int_equal(err.code, HP_ENOENT);
+	assert_non_null(strstr(err.msg, "nosuch"));
+	game_free(&h);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+static void
+count_campaign(const struct store_campaign_info *ci, void *arg)
+{
+	char *names = arg;
+
+	strcat(names, ci->name);
+	strcat(names, ci->status[0] == 'f' ? "!" : ";");
+}
+
+static void
+test_two_campaigns(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = open_new(path);
+	struct game a, b, h;
+	int64_t ca, cb;
+	char names[256] = "";
+
+	(void)state;
+	rich_game(&a, "alpha", 0);
+	rich_game(&b, "bravo", 1);
+	game_add_unit(&b, "extra", "section", "Extra", 1);
+	game_set_var(&b, "only-bravo", 1);
+	assert_int_equal(store_campaign_create(st, &b, NULL, 0, &cb, &err),
+	    HP_OK);
+	assert_int_equal(store_campaign_create(st, &a, NULL, 0, &ca, &err),
+	    HP_OK);
+	assert_true(ca != cb);
+
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "alpha", &h, NULL, &err), HP_OK);
+	assert_games_equal(&a, &h);
+	assert_int_equal(h.nunits, 5);
+	assert_int_equal(game_var(&h, "only-bravo", -1), -1);
+	game_free(&h);
+
+	/* Saving alpha leaves bravo's units and vars alone. */
+	a.units[0].pos.q = 2;
+	a.nunits = 4;
+	a.nvars = 1;
+	assert_int_equal(store_game_save(st, ca, &a, &err), HP_OK);
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "bravo", &h, NULL, &err), HP_OK);
+	assert_games_equal(&b, &h);
+	assert_int_equal(h.nunits, 6);
+	game_free(&h);
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "alpha", &h, NULL, &err), HP_OK);
+	assert_games_equal(&a, &h);
+	game_free(&h);
+
+	assert_int_equal(store_campaign_list(st, count_campaign, names, &err),
+	    HP_OK);
+	assert_string_equal(names, "alpha;bravo;");
+	game_free(&a);
+	game_free(&b);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+static void
+test_duplicate_name(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = open_new(path);
+	struct game g;
+	int64_t cid, cid2 = -5;
+	char *before, *after;
+
+	(void)state;
+	fx_fam_game(&g, NULL);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	before = fx_db_dump(path);
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	err.code = 0;
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid2, &err),
+	    HP_ESTATE);
+	assert_int_equal(err.code, HP_ESTATE);
+	assert_non_null(strstr(err.msg, "already exists"));
+	assert_int_equal(cid2, -5);
+	store_rollback(st);
+	after = fx_db_dump(path);
+	assert_string_equal(before, after);
+	free(before);
+	free(after);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+static int64_t
+make_window(struct store *st, int64_t cid, int turn, int number,
+    const char *name, unsigned char fill)
+{
+	struct hp_error err = { 0, "" };
+	struct window_spec w;
+	unsigned char seed[DICE_SEEDLEN], commit[32];
+	int64_t wid = 0;
+
+	memset(&w, 0, sizeof w);
+	w.turn = turn;
+	w.number = number;
+	strlcpy_(w.name, name, sizeof w.name);
+	w.kind = WINDOW_DECISION;
+	w.sides = 3;
+	strlcpy_(w.prompt, "which way?", sizeof w.prompt);
+	memset(seed, fill, sizeof seed);
+	memset(commit, fill ^ 0xff, sizeof commit);
+	assert_int_equal(store_window_insert(st, cid, &w, seed, commit, &wid,
+	    &err), HP_OK);
+	assert_true(wid > 0);
+	return wid;
+}
+
+static void
+test_windows(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = open_new(path);
+	struct store_window w;
+	unsigned char key[DICE_KEYLEN], seed[DICE_SEEDLEN];
+	struct game g;
+	int64_t cid, w1, w2;
+
+	(void)state;
+	fx_fam_game(&g, NULL);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_ENOENT);
+	assert_int_equal(store_window_last_resolved(st, cid, &w, &err),
+	    HP_ENOENT);
+	w1 = make_window(st, cid, 1, 1, "blue", 0x11);
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_OK);
+	assert_int_equal(w.id, w1);
+	assert_int_equal(w.spec.turn, 1);
+	assert_int_equal(w.spec.number, 1);
+	assert_string_equal(w.spec.name, "blue");
+	assert_int_equal(w.spec.kind, WINDOW_DECISION);
+	assert_int_equal(w.spec.sides, 3);
+	assert_string_equal(w.spec.prompt, "which way?");
+	assert_int_equal(w.state, WSTATE_OPEN);
+	memset(seed, 0x11, sizeof seed);
+	assert_memory_equal(w.seed, seed, sizeof seed);
+	assert_int_equal(w.commitment[31], 0xee);
+	assert_false(w.have_key);
+
+	memset(key, 0x5a, sizeof key);
+	assert_int_equal(store_window_set_state(st, w1, WSTATE_CLOSED, NULL,
+	    &err), HP_OK);
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_OK);
+	assert_int_equal(w.state, WSTATE_CLOSED);
+	assert_false(w.have_key);
+	assert_int_equal(store_window_set_state(st, w1, WSTATE_RESOLVED, key,
+	    &err), HP_OK);
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_ENOENT);
+	w2 = make_window(st, cid, 1, 2, "red", 0x22);
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_OK);
+	assert_int_equal(w.id, w2);
+	assert_int_equal(store_window_last_resolved(st, cid, &w, &err), HP_OK);
+	assert_int_equal(w.id, w1);
+	assert_int_equal(w.state, WSTATE_RESOLVED);
+	assert_true(w.have_key);
+	assert_memory_equal(w.dice_key, key, sizeof key);
+	assert_int_equal(fx_db_long(path, "SELECT resolved_at IS NOT NULL FROM "
+	    "windows WHERE number = 1"), 1);
+
+	assert_int_equal(store_window_get(st, cid, 1, 0, &w, &err), HP_OK);
+	assert_int_equal(w.id, w2);
+	assert_int_equal(store_window_get(st, cid, 1, 1, &w, &err), HP_OK);
+	assert_int_equal(w.id, w1);
+	assert_int_equal(store_window_get(st, cid, 2, 0, &w, &err), HP_ENOENT);
+	/* Two windows with the same turn and number are refused. */
+	{
+		struct window_spec s;
+
+		memset(&s, 0, sizeof s);
+		s.turn = 1;
+		s.number = 2;
+		assert_int_equal(store_window_insert(st, cid, &s, seed, seed,
+		    NULL, &err), HP_EDB);
+	}
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+static void
+test_orders_supersede(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = open_new(path);
+	struct store_order cur[GAME_MAX_SIDES];
+	unsigned char h1[32], h2[32], h3[32];
+	struct game g;
+	int64_t cid, wid, w2;
+
+	(void)state;
+	memset(h1, 1, sizeof h1);
+	memset(h2, 2, sizeof h2);
+	memset(h3, 3, sizeof h3);
+	fx_fam_game(&g, NULL);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	wid = make_window(st, cid, 1, 1, "blue", 1);
+	w2 = make_window(st, cid, 1, 2, "red", 2);
+
+	assert_int_equal(store_orders_current(st, wid, cur, &err), HP_OK);
+	assert_null(cur[0].raw);
+	assert_null(cur[1].raw);
+
+	assert_int_equal(store_orders_put(st, wid, 0, 0, "cli", "first",
+	    "p-first", h1, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, wid, 1, 0, "opponent", "red",
+	    "p-red", h3, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, w2, 0, 0, "cli", "other window",
+	    "", h3, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, wid, 0, 0, "mail", "second",
+	    "p-second", h2, &err), HP_OK);
+
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "window_id = 1 AND side_idx = 0"), 2);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "window_id = 1 AND side_idx = 0 AND current = 1"), 1);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "current = 1"), 3);
+	assert_int_equal(fx_db_long(path, "SELECT max(n) FROM (SELECT count(*) "
+	    "AS n FROM orders WHERE current = 1 GROUP BY window_id, "
+	    "side_idx)"), 1);
+
+	assert_int_equal(store_orders_current(st, wid, cur, &err), HP_OK);
+	assert_non_null(cur[0].raw);
+	assert_string_equal(cur[0].raw, "second");
+	assert_string_equal(cur[0].parsed, "p-second");
+	assert_string_equal(cur[0].source, "mail");
+	assert_memory_equal(cur[0].hash, h2, 32);
+	assert_int_equal(cur[0].side, 0);
+	assert_non_null(cur[1].raw);
+	assert_string_equal(cur[1].raw, "red");
+	assert_string_equal(cur[1].source, "opponent");
+	assert_memory_equal(cur[1].hash, h3, 32);
+	assert_int_equal(cur[1].side, 1);
+	assert_null(cur[2].raw);
+	assert_null(cur[3].raw);
+	store_orders_free(cur);
+	assert_null(cur[0].raw);
+
+	assert_int_equal(store_orders_current(st, w2, cur, &err), HP_OK);
+	assert_string_equal(cur[0].raw, "other window");
+	assert_null(cur[1].raw);
+	store_orders_free(cur);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+static void
+test_rollback(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = open_new(path);
+	unsigned char hash[32] = { 0 };
+	struct game g, h;
+	int64_t cid, wid;
+	char *before, *after;
+
+	(void)state;
+	rich_game(&g, "keep", 0);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	wid = make_window(st, cid, 3, 1, "blue", 7);
+	before = fx_db_dump(path);
+
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	rich_game(&h, "keep", 0);
+	h.turn = 42;
+	h.status = GAME_FINISHED;
+	h.units[1].pos.q = 17;
+	h.units[3].x[4] = 4444;
+	h.nunits = 3;
+	game_set_var(&h, "victory", 16);
+	free(h.sides[1].standing);
+	h.sides[1].standing = NULL;
+	assert_int_equal(store_game_save(st, cid, &h, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, wid, 0, 0, "cli", "x", "", hash,
+	    &err), HP_OK);
+	assert_int_equal(store_window_set_state(st, wid, WSTATE_RESOLVED, hash,
+	    &err), HP_OK);
+	game_free(&h);
+	/* Inside the transaction the change is visible... */
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "keep", &h, NULL, &err), HP_OK);
+	assert_int_equal(h.turn, 42);
+	assert_int_equal(h.nunits, 3);
+	game_free(&h);
+	store_rollback(st);
+	/* ... and after the rollback it is gone. */
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "keep", &h, NULL, &err), HP_OK);
+	assert_games_equal(&g, &h);
+	game_free(&h);
+	after = fx_db_dump(path);
+	assert_string_equal(before, after);
+	/* Rollback outside a transaction is harmless. */
+	store_rollback(st);
+	/* And a committed change stays. */
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	g.turn = 5;
+	assert_int_equal(store_game_save(st, cid, &g, &err), HP_OK);
+	assert_int_equal(store_commit(st, &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT turn FROM campaigns"), 5);
+	free(before);
+	free(after);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+static void
+test_events_dice_reports(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = open_new(path);
+	static const int script[] = { 3, 6, 1 };
+	struct events ev;
+	struct dice d, back;
+	struct game g;
+	int64_t cid, wid, w2;
+	char *rows, *body;
+	size_t i;
+
+	(void)state;
+	fx_fam_game(&g, NULL);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	wid = make_window(st, cid, 1, 1, "blue", 1);
+	w2 = make_window(st, cid, 1, 2, "red", 2);
+
+	events_init(&ev);
+	events_phase(&ev, "Phase 1");
+	events_add(&ev, EVENT_ALL_SIDES, 0, "everyone sees %d", 1);
+	ev.step = 2;
+	events_phase(&ev, "Phase 2");
+	events_add(&ev, 2, 1, "only red, roll %d", 1);
+	assert_int_equal(store_events_put(st, wid, &ev, &err), HP_OK);
+	rows = fx_db_rows(path, "SELECT window_id, seq, step, phase, text, "
+	    "visible, roll FROM events ORDER BY seq");
+	assert_string_equal(rows, "1|1|0|Phase 1|everyone sees 1|255|0\n"
+	    "1|2|2|Phase 2|only red, roll 1|2|1\n");
+	free(rows);
+
+	dice_init_scripted(&d, script, 3);
+	dice_roll(&d, 6, 4, "first");
+	dice_roll(&d, 6, 0, "second, no target");
+	dice_roll(&d, 20, 2, "third");
+	assert_int_equal(store_dice_put(st, wid, &d, &err), HP_OK);
+	dice_init_scripted(&back, NULL, 0);
+	assert_int_equal(store_dice_load(st, wid, &back, &err), HP_OK);
+	assert_int_equal(back.nlog, 3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(back.log[i].seq, d.log[i].seq);
+		assert_string_equal(back.log[i].purpose, d.log[i].purpose);
+		assert_int_equal(back.log[i].sides, d.log[i].sides);
+		assert_int_equal(back.log[i].target, d.log[i].target);
+		assert_int_equal(back.log[i].result, d.log[i].result);
+	}
+	assert_int_equal(back.log[2].sides, 20);
+	assert_int_equal(back.log[1].result, 6);
+	dice_free(&back);
+	/* Another window's log is empty. */
+	dice_init_scripted(&back, NULL, 0);
+	assert_int_equal(store_dice_load(st, w2, &back, &err), HP_OK);
+	assert_int_equal(back.nlog, 0);
+	dice_free(&back);
+	/* A window's log is written once. */
+	assert_int_equal(store_dice_put(st, wid, &d, &err), HP_EDB);
+
+	assert_int_equal(store_report_put(st, wid, -1, "for the moderator",
+	    &err), HP_OK);
+	assert_int_equal(store_report_put(st, wid, 0, "for blue", &err),
+	    HP_OK);
+	assert_int_equal(store_report_put(st, w2, 0, "blue, later", &err),
+	    HP_OK);
+	body = store_report_get(st, wid, -1, &err);
+	assert_non_null(body);
+	assert_string_equal(body, "for the moderator");
+	free(body);
+	body = store_report_get(st, wid, 0, &err);
+	assert_non_null(body);
+	assert_string_equal(body, "for blue");
+	free(body);
+	body = store_report_get(st, w2, 0, &err);
+	assert_non_null(body);
+	assert_string_equal(body, "blue, later");
+	free(body);
+	err.code = 0;
+	assert_null(store_report_get(st, wid, 1, &err));
+	assert_int_equal(err.code, HP_ENOENT);
+	assert_int_equal(store_report_put(st, wid, 0, "again", &err), HP_EDB);
+
+	dice_free(&d);
+	events_free(&ev);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+/* Remove the database a failed test may have left behind. */
+static int
+cleanup(void **state)
+{
+	(void)state;
+	fx_tmp_db();
+	fx_tmp_clean();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_migrate),
+		cmocka_unit_test(test_pragmas),
+		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_two_campaigns),
+		cmocka_unit_test(test_duplicate_name),
+		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_orders_supersede),
+		cmocka_unit_test(test_rollback),
+		cmocka_unit_test(test_events_dice_reports),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, cleanup);
+}
