@@ -122,4 +122,58 @@ int store_report_put(struct store *, int64_t wid, int side, const char *body,
 char *store_report_get(struct store *, int64_t wid, int side,
     struct hp_error *);
 
+/* Players, as mail intake needs them. */
+struct store_player {
+	int64_t id;
+	int64_t campaign_id;
+	char campaign[GAME_NAME_MAX];
+	int side;
+	char name[GAME_NAME_MAX];
+	char email[256];
+	char pubkey[256];   /* minisign public key file text */
+	char key_id[17];    /* 16 hex digits */
+	bool moderator;
+};
+/* Every active player whose key id is key_id (any campaign): fills out up
+ * to max entries and returns how many there are, or a negative hp_err. */
+int store_players_by_key(struct store *, const char *key_id,
+    struct store_player *out, int max, struct hp_error *);
+/* Set a player's key (minisign public key text and its key id). */
+int store_player_set_key(struct store *, int64_t cid, const char *name,
+    const char *pubkey, const char *key_id, struct hp_error *);
+
+/* Has a message with this content hash (or Message-ID, if not NULL) been
+ * taken in already? */
+int store_message_seen(struct store *, const unsigned char *hash,
+    const char *message_id, bool *seen, struct hp_error *);
+int store_message_record(struct store *, const unsigned char *hash,
+    const char *message_id, const char *mailbox, const char *outcome,
+    const char *detail, int64_t cid, int64_t player, struct hp_error *);
+
+struct store_outmsg {
+	int64_t id;
+	char message_id[256];
+	char kind[16];
+	char rcpt[256];
+	char envelope_from[256];
+	unsigned char *data;   /* owned */
+	size_t len;
+	int attempts;
+};
+/* Queue a message; a message_id already queued is left alone (*added
+ * false). */
+int store_outbox_add(struct store *, int64_t cid, const char *kind,
+    const char *message_id, const char *rcpt, const char *envelope_from,
+    const void *data, size_t len, bool *added, struct hp_error *);
+/* Messages due for delivery at time now, oldest first, at most max. */
+int store_outbox_due(struct store *, long now, struct store_outmsg *out,
+    int max, int *n, struct hp_error *);
+void store_outmsg_free(struct store_outmsg *, int n);
+int store_outbox_sent(struct store *, int64_t id, struct hp_error *);
+/* A failed attempt: retry at next (unix time), or give up if next < 0. */
+int store_outbox_failed(struct store *, int64_t id, long next,
+    const char *why, struct hp_error *);
+/* Counts of queued, sent and failed messages. */
+int store_outbox_counts(struct store *, int counts[3], struct hp_error *);
+
 #endif

@@ -39,6 +39,12 @@ int turn_submit(struct store *, const char *campaign, const char *text,
     size_t len, int side_only, int64_t player, const char *source,
     struct turn_submit *res, struct hp_error *);
 
+/* The same inside a transaction the caller holds: nothing is written unless
+ * it returns HP_OK; on HP_EDB the caller must roll back. */
+int turn_submit_tx(struct store *, const char *campaign, const char *text,
+    size_t len, int side_only, int64_t player, const char *source,
+    struct turn_submit *res, struct hp_error *err);
+
 /* The open window and the bitmask of sides that still owe orders (sides
  * played by the built-in opponent never owe any). */
 int turn_pending(struct store *, const char *campaign, struct store_window *,
@@ -57,6 +63,19 @@ int turn_resolve_window(struct game *, const struct window_spec *,
  * still missing (err names the sides). */
 int turn_resolve(struct store *, const char *campaign, int *resolved,
     struct hp_error *);
+
+/* Called inside the resolution's transaction once a window is resolved
+ * and its reports stored (e.g. to queue the report mails); an error rolls
+ * the whole resolution back. */
+struct turn_hooks {
+	int (*resolved)(void *arg, struct store *, int64_t cid,
+	    const struct game *, const struct store_window *,
+	    struct hp_error *);
+	void *arg;
+};
+/* turn_resolve with hooks (may be NULL). */
+int turn_resolve_hooked(struct store *, const char *campaign,
+    const struct turn_hooks *, int *resolved, struct hp_error *);
 
 /* The order file a side should edit for the open window: header and the
  * ruleset's template. Caller frees. */

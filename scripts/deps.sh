@@ -2,7 +2,7 @@
 # Install everything hexpost needs to build, test and run on Debian (as root).
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libsqlite3-dev libsodium-dev
-	libcurl4-openssl-dev libcmocka-dev clang libclang-rt-14-dev minisign
+	libcurl4-openssl-dev libcmocka-dev libgmime-3.0-dev clang libclang-rt-14-dev minisign
 	sqlite3)
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

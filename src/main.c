@@ -1,6 +1,9 @@
 /* hexpost: the command line. One program, one subcommand per job; exit
  * codes follow sysexits(3). */
 #include <errno.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <getopt.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -8,7 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "embedded.h"
+#include "intake.h"
+#include "mail.h"
+#include "maildir.h"
+#include "minisign.h"
+#include "outbox.h"
 #include "sim.h"
 #include "store.h"
 #include "turn.h"
@@ -21,6 +30,9 @@ struct cmd {
 };
 
 static const char *db_path;
+static struct config cfg;
+static bool have_cfg;
+static volatile sig_atomic_t stop_requested;
 
 static int
 exit_code(int rc)
@@ -100,15 +112,77 @@ no_options(int argc, char **argv, const char *name, int want)
 	return -1;
 }
 
+/* Create a data directory: configuration, database, Maildirs, server key. */
+static int
+init_datadir(const char *dir, struct hp_error *err)
+{
+	char path[CONFIG_PATH_MAX + 32];
+	struct config c;
+	int rc;
+
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
+		hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
+		return HP_EIO;
+	}
+	snprintf(path, sizeof path, "%s/hexpost.conf", dir);
+	if (access(path, F_OK) == 0) {
+		if ((rc = config_load(&c, path, err)) != HP_OK)
+			return rc;
+	} else {
+		char abs[CONFIG_PATH_MAX];
+
+		if (realpath(dir, abs) == NULL) {
+			hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
+			return HP_EIO;
+		}
+		config_defaults(&c, abs);
+		if ((rc = config_write(&c, path, err)) != HP_OK)
+			return rc;
+		printf("%s: written\n", path);
+	}
+	if ((rc = maildir_create(c.mailbox + 8, err)) != HP_OK ||
+	    (rc = maildir_create(c.outbox + 8, err)) != HP_OK)
+		return rc;
+	if (access(c.server_key, F_OK) != 0) {
+		if ((rc = minisign_keygen(c.server_key, c.server_pub,
+		    "hexpost server key", err)) != HP_OK)
+			return rc;
+		printf("%s: server key written (public key %s)\n",
+		    c.server_key, c.server_pub);
+	}
+	cfg = c;
+	have_cfg = true;
+	db_path = cfg.database;
+	return HP_OK;
+}
+
 static int
 cmd_init(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "datadir", required_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct hp_error err = { 0, "" };
+	const char *datadir = NULL;
 	struct store *st;
-	int rc, ex;
+	int rc, ex, ch;
 
-	if ((rc = no_options(argc, argv, "init", 0)) >= 0)
-		return rc;
+	while ((ch = getopt_long(argc, argv, "D:h", opts, NULL)) != -1)
+		switch (ch) {
+		case 'D':
+			datadir = optarg;
+			break;
+		case 'h':
+			return usage_of("init") * 0;
+		default:
+			return usage_of("init") + HP_EX_USAGE;
+		}
+	if (argc != optind)
+		return usage_of("init") + HP_EX_USAGE;
+	if (datadir != NULL && (rc = init_datadir(datadir, &err)) != HP_OK)
+		return fail(&err);
 	if ((st = open_db(true, &ex)) == NULL)
 		return ex;
 	rc = store_migrate(st, &err);
@@ -116,6 +190,9 @@ cmd_init(int argc, char **argv)
 		printf("%s: schema version %d\n", db_path,
 		    store_schema_version(st));
 	store_close(st);
+	if (rc == HP_OK && datadir != NULL)
+		printf("ready: hexpost --config %s/hexpost.conf run --once\n",
+		    datadir);
 	return rc == HP_OK ? 0 : fail(&err);
 }
 
@@ -254,19 +331,25 @@ cmd_player_add(int argc, char **argv)
 		{ "email", required_argument, NULL, 'e' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "moderator", no_argument, NULL, 'm' },
+		{ "key", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct hp_error err = { 0, "" };
-	const char *email = NULL, *name = NULL;
+	const char *email = NULL, *name = NULL, *keyfile = NULL;
+	char *keytext = NULL, keyhex[17] = "";
+	struct minisign_pubkey pk;
 	bool mod = false;
 	struct store *st;
 	struct game g;
 	int64_t cid;
 	int ch, rc, ex, side;
 
-	while ((ch = getopt_long(argc, argv, "e:n:mh", opts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "e:n:mk:h", opts, NULL)) != -1)
 		switch (ch) {
+		case 'k':
+			keyfile = optarg;
+			break;
 		case 'e':
 			email = optarg;
 			break;
@@ -283,8 +366,21 @@ cmd_player_add(int argc, char **argv)
 		}
 	if (argc - optind != 2 || email == NULL || strchr(email, '@') == NULL)
 		return usage_of("player add") + HP_EX_USAGE;
-	if ((st = open_db(false, &ex)) == NULL)
+	if (keyfile != NULL) {
+		if ((keytext = util_read_file(keyfile, NULL, &err)) == NULL)
+			return fail(&err);
+		if (minisign_pubkey_parse(keytext, strlen(keytext), &pk,
+		    &err) != HP_OK) {
+			free(keytext);
+			fprintf(stderr, "hexpost: %s: ", keyfile);
+			return fail(&err);
+		}
+		minisign_keyid_hex(pk.keyid, keyhex);
+	}
+	if ((st = open_db(false, &ex)) == NULL) {
+		free(keytext);
 		return ex;
+	}
 	game_init(&g);
 	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) != HP_OK)
 		goto out;
@@ -297,13 +393,22 @@ cmd_player_add(int argc, char **argv)
 	if ((rc = store_begin(st, &err)) != HP_OK)
 		goto out;
 	if ((rc = store_player_add(st, cid, side, name ? name : email, email,
-	    NULL, NULL, mod, &err)) != HP_OK) {
+	    keytext, keyfile ? keyhex : NULL, mod, &err)) != HP_OK) {
+		store_rollback(st);
+		goto out;
+	}
+	g.sides[side].ai = false;
+	if (have_cfg && (rc = mail_queue_welcome(st, &cfg, cid, &g, side,
+	    name ? name : email, email, keyfile ? keyhex : NULL, &err)) !=
+	    HP_OK) {
 		store_rollback(st);
 		goto out;
 	}
 	if ((rc = store_commit(st, &err)) == HP_OK)
-		printf("%s plays %s in %s\n", email, g.sides[side].name, g.name);
+		printf("%s plays %s in %s%s%s\n", email, g.sides[side].name,
+		    g.name, keyfile ? ", key " : "", keyhex);
 out:
+	free(keytext);
 	game_free(&g);
 	store_close(st);
 	return rc == HP_OK ? 0 : fail(&err);
@@ -684,9 +789,153 @@ cmd_simulate(int argc, char **argv)
 	return 0;
 }
 
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+struct run_mail {
+	const struct config *cfg;
+};
+
+static int
+run_resolved_hook(void *arg, struct store *st, int64_t cid,
+    const struct game *g, const struct store_window *w, struct hp_error *err)
+{
+	const struct run_mail *rm = arg;
+
+	return mail_queue_reports(st, rm->cfg, cid, g, w, err);
+}
+
+struct run_names {
+	char (*v)[GAME_NAME_MAX];
+	int n;
+	int cap;
+};
+
+static void
+collect_active(const struct store_campaign_info *ci, void *arg)
+{
+	struct run_names *rn = arg;
+
+	if (strcmp(ci->status, "active") != 0)
+		return;
+	if (rn->n == rn->cap) {
+		rn->cap = rn->cap ? rn->cap * 2 : 16;
+		rn->v = xrealloc(rn->v, (size_t)rn->cap * sizeof *rn->v);
+	}
+	strlcpy_(rn->v[rn->n++], ci->name, GAME_NAME_MAX);
+}
+
+/* One pass of the main job: mail in, resolve what is ready, mail out. */
+static int
+run_once(struct store *st, struct hp_error *err)
+{
+	struct run_mail rm = { &cfg };
+	struct turn_hooks hooks = { run_resolved_hook, &rm };
+	struct intake_stats is;
+	struct outbox_stats os;
+	struct run_names rn = { NULL, 0, 0 };
+	int rc, i, resolved = 0;
+
+	if ((rc = intake_run(st, &cfg, &is, err)) != HP_OK)
+		return rc;
+	printf("mail in: %d accepted, %d refused, %d ignored, %d duplicate, "
+	    "%d deferred\n", is.n[INTAKE_ACCEPTED], is.n[INTAKE_REJECTED],
+	    is.n[INTAKE_IGNORED], is.n[INTAKE_DUPLICATE], is.deferred);
+	if ((rc = store_campaign_list(st, collect_active, &rn, err)) != HP_OK)
+		return rc;
+	for (i = 0; i < rn.n && !stop_requested; i++) {
+		struct store_window w;
+		struct hp_error rerr = { 0, "" };
+		unsigned missing;
+		int n = 0;
+
+		if (turn_pending(st, rn.v[i], &w, &missing, &rerr) != HP_OK ||
+		    missing != 0)
+			continue;
+		if (turn_resolve_hooked(st, rn.v[i], &hooks, &n, &rerr) !=
+		    HP_OK && n == 0) {
+			log_warn("%s: %s", rn.v[i], rerr.msg);
+			continue;
+		}
+		printf("resolved %d window%s of %s\n", n, n == 1 ? "" : "s",
+		    rn.v[i]);
+		resolved += n;
+	}
+	free(rn.v);
+	if ((rc = outbox_deliver(st, &cfg, (long)time(NULL), &os, err)) !=
+	    HP_OK)
+		return rc;
+	printf("mail out: %d delivered, %d to retry, %d failed\n", os.sent,
+	    os.retried, os.failed);
+	return HP_OK;
+}
+
+static int
+cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "once", no_argument, NULL, '1' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hp_error err = { 0, "" };
+	struct sigaction sa;
+	struct store *st;
+	bool once = false;
+	int ch, rc, ex;
+
+	while ((ch = getopt_long(argc, argv, "1h", opts, NULL)) != -1)
+		switch (ch) {
+		case '1':
+			once = true;
+			break;
+		case 'h':
+			return usage_of("run") * 0;
+		default:
+			return usage_of("run") + HP_EX_USAGE;
+		}
+	if (argc != optind)
+		return usage_of("run") + HP_EX_USAGE;
+	if (!have_cfg) {
+		fprintf(stderr, "hexpost: run needs a configuration (--config "
+		    "FILE or $HEXPOST_CONFIG; 'hexpost init --datadir DIR' "
+		    "writes one)\n");
+		return HP_EX_CONFIG;
+	}
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	for (;;) {
+		rc = run_once(st, &err);
+		if (rc != HP_OK)
+			log_msg(LOG_LVL_ERR, "%s", err.msg);
+		if (once || stop_requested)
+			break;
+		fflush(stdout);
+		for (ex = 0; ex < cfg.poll_interval && !stop_requested; ex++)
+			sleep(1);
+		if (stop_requested)
+			break;
+	}
+	store_close(st);
+	return rc == HP_OK ? 0 : fail(&err);
+}
+
 static const struct cmd cmds[] = {
-	{ "init", "init", "create the database (or bring its schema up to "
-	    "date)", cmd_init },
+	{ "init", "init [--datadir DIR]", "create the database (or bring its "
+	    "schema up to date); with --datadir, a whole data directory: "
+	    "hexpost.conf, database, inbox and outbox Maildirs, server key",
+	    cmd_init },
+	{ "run", "run [--once]", "the main job: take in mail, resolve every "
+	    "window whose orders are in, deliver the outbox; repeat every "
+	    "poll_interval seconds unless --once", cmd_run },
 	{ "campaign new", "campaign new NAME --ruleset R [--scenario S] "
 	    "[--options O] [--seed TEXT]", "start a campaign; --seed makes "
 	    "every die predictable (tests and demos only)", cmd_campaign_new },
@@ -694,8 +943,8 @@ static const struct cmd cmds[] = {
 	    cmd_campaign_list },
 	{ "campaign show", "campaign show NAME", "sides, players and the open "
 	    "window", cmd_campaign_show },
-	{ "player add", "player add NAME SIDE --email ADDR [--name PLAYER] "
-	    "[--moderator]", "a person plays SIDE of campaign NAME (sides "
+	{ "player add", "player add NAME SIDE --email ADDR [--key PUBKEY] "
+	    "[--name PLAYER] [--moderator]", "a person plays SIDE of campaign NAME (sides "
 	    "without one are played by the built-in opponent)",
 	    cmd_player_add },
 	{ "orders submit", "orders submit NAME FILE", "submit an order file "
@@ -736,8 +985,10 @@ usage(void)
 {
 	size_t i;
 
-	fprintf(stderr, "usage: hexpost [--db PATH] [-v] COMMAND [ARGS]\n"
-	    "The database is --db, else $HEXPOST_DB, else ./hexpost.db.\n\n");
+	fprintf(stderr, "usage: hexpost [--config FILE] [--db PATH] [-v] COMMAND "
+	    "[ARGS]\nThe configuration is --config, else $HEXPOST_CONFIG. The "
+	    "database is --db,\nelse the configuration's, else $HEXPOST_DB, "
+	    "else ./hexpost.db.\n\n");
 	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		fprintf(stderr, "  %-52s\n      %s\n", cmds[i].usage,
 		    cmds[i].help);
@@ -748,23 +999,26 @@ main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct hp_error err = { 0, "" };
+	const char *cfgpath = getenv("HEXPOST_CONFIG"), *dbopt = NULL;
 	size_t i;
 	int ch, sub;
 
 	if (sodium_init() < 0)
 		fatalx("libsodium failed to initialise");
-	db_path = getenv("HEXPOST_DB");
-	if (db_path == NULL || *db_path == '\0')
-		db_path = "hexpost.db";
-	while ((ch = getopt_long(argc, argv, "+d:vhV", opts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "+d:c:vhV", opts, NULL)) != -1)
 		switch (ch) {
 		case 'd':
-			db_path = optarg;
+			dbopt = optarg;
+			break;
+		case 'c':
+			cfgpath = optarg;
 			break;
 		case 'v':
 			log_set_level(LOG_LVL_DEBUG);
@@ -779,6 +1033,21 @@ main(int argc, char **argv)
 			usage();
 			return HP_EX_USAGE;
 		}
+	if (cfgpath != NULL && *cfgpath != '\0') {
+		if (config_load(&cfg, cfgpath, &err) != HP_OK) {
+			fprintf(stderr, "hexpost: %s\n", err.msg);
+			return HP_EX_CONFIG;
+		}
+		have_cfg = true;
+	}
+	db_path = dbopt;
+	if (db_path == NULL && have_cfg)
+		db_path = cfg.database;
+	if (db_path == NULL && (db_path = getenv("HEXPOST_DB")) != NULL &&
+	    *db_path == '\0')
+		db_path = NULL;
+	if (db_path == NULL)
+		db_path = "hexpost.db";
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {

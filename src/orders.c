@@ -131,6 +131,8 @@ set_header(struct order_header *h, int which, const char *val, int lineno,
 		    header_names[which]);
 		return -1;
 	}
+	/* Seen, even if its value is refused below: it is not missing. */
+	h->have |= bit;
 	if (*val == '\0') {
 		orders_error(errs, lineno, "header '%s:' has no value",
 		    header_names[which]);
@@ -218,6 +220,11 @@ orders_parse_file(const char *text, size_t len, struct order_header *h,
 
 	memset(h, 0, sizeof *h);
 	memset(body, 0, sizeof *body);
+	/* A byte-order mark, as some editors write, is not part of line 1. */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0) {
+		text += 3;
+		len -= 3;
+	}
 	if (len > ORDERS_MAX_BYTES) {
 		orders_error(errs, 0, "order file is %zu bytes; the limit is "
 		    "%d", len, ORDERS_MAX_BYTES);

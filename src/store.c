@@ -1017,3 +1017,232 @@ store_report_get(struct store *st, int64_t wid, int side,
 	sqlite3_finalize(s);
 	return body;
 }
+
+int
+store_players_by_key(struct store *st, const char *key_id,
+    struct store_player *out, int max, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step, n = 0;
+
+	if ((s = prep(st, "SELECT p.id, p.campaign_id, c.name, p.side_idx, "
+	    "p.name, p.email, p.pubkey, p.key_id, p.moderator FROM players p "
+	    "JOIN campaigns c ON c.id = p.campaign_id WHERE p.key_id = ?1 AND "
+	    "p.active = 1 ORDER BY p.id", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, key_id);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n < max) {
+			struct store_player *p = &out[n];
+
+			memset(p, 0, sizeof *p);
+			p->id = sqlite3_column_int64(s, 0);
+			p->campaign_id = sqlite3_column_int64(s, 1);
+			strlcpy_(p->campaign, col_text(s, 2), sizeof p->campaign);
+			p->side = sqlite3_column_int(s, 3);
+			strlcpy_(p->name, col_text(s, 4), sizeof p->name);
+			strlcpy_(p->email, col_text(s, 5), sizeof p->email);
+			strlcpy_(p->pubkey, col_text(s, 6), sizeof p->pubkey);
+			strlcpy_(p->key_id, col_text(s, 7), sizeof p->key_id);
+			p->moderator = sqlite3_column_int(s, 8) != 0;
+		}
+		n++;
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "players by key");
+	return n;
+}
+
+int
+store_player_set_key(struct store *st, int64_t cid, const char *name,
+    const char *pubkey, const char *key_id, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE players SET pubkey = ?3, key_id = ?4 WHERE "
+	    "campaign_id = ?1 AND name = ?2", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	bind_text(s, 2, name);
+	bind_text(s, 3, pubkey);
+	bind_text(s, 4, key_id);
+	return exec_done(st, s, err, "set player key");
+}
+
+int
+store_message_seen(struct store *st, const unsigned char *hash,
+    const char *message_id, bool *seen, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT 1 FROM messages WHERE hash = ?1 OR "
+	    "(?2 IS NOT NULL AND message_id = ?2) LIMIT 1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
+	bind_text(s, 2, message_id);
+	step = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return dberr(st, err, "message seen");
+	*seen = step == SQLITE_ROW;
+	return HP_OK;
+}
+
+int
+store_message_record(struct store *st, const unsigned char *hash,
+    const char *message_id, const char *mailbox, const char *outcome,
+    const char *detail, int64_t cid, int64_t player, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "INSERT INTO messages (hash, message_id, mailbox, "
+	    "outcome, detail, campaign_id, player_id) VALUES (?1, ?2, ?3, ?4, "
+	    "?5, ?6, ?7)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
+	bind_text(s, 2, message_id);
+	bind_text(s, 3, mailbox);
+	bind_text(s, 4, outcome);
+	bind_text(s, 5, detail ? detail : "");
+	if (cid > 0)
+		sqlite3_bind_int64(s, 6, cid);
+	else
+		sqlite3_bind_null(s, 6);
+	if (player > 0)
+		sqlite3_bind_int64(s, 7, player);
+	else
+		sqlite3_bind_null(s, 7);
+	return exec_done(st, s, err, "record message");
+}
+
+int
+store_outbox_add(struct store *st, int64_t cid, const char *kind,
+    const char *message_id, const char *rcpt, const char *envelope_from,
+    const void *data, size_t len, bool *added, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = prep(st, "INSERT OR IGNORE INTO outbox (message_id, "
+	    "campaign_id, kind, rcpt, envelope_from, data) VALUES (?1, ?2, ?3, "
+	    "?4, ?5, ?6)", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, message_id);
+	if (cid > 0)
+		sqlite3_bind_int64(s, 2, cid);
+	else
+		sqlite3_bind_null(s, 2);
+	bind_text(s, 3, kind);
+	bind_text(s, 4, rcpt);
+	bind_text(s, 5, envelope_from);
+	sqlite3_bind_blob(s, 6, data, (int)len, SQLITE_TRANSIENT);
+	if ((rc = exec_done(st, s, err, "queue message")) != HP_OK)
+		return rc;
+	if (added != NULL)
+		*added = sqlite3_changes(st->db) > 0;
+	return HP_OK;
+}
+
+int
+store_outbox_due(struct store *st, long now, struct store_outmsg *out,
+    int max, int *n, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*n = 0;
+	if ((s = prep(st, "SELECT id, message_id, kind, rcpt, envelope_from, "
+	    "data, attempts FROM outbox WHERE state = 'queued' AND "
+	    "next_attempt <= ?1 ORDER BY id LIMIT ?2", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, now);
+	sqlite3_bind_int(s, 2, max);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_outmsg *m = &out[(*n)++];
+
+		memset(m, 0, sizeof *m);
+		m->id = sqlite3_column_int64(s, 0);
+		strlcpy_(m->message_id, col_text(s, 1), sizeof m->message_id);
+		strlcpy_(m->kind, col_text(s, 2), sizeof m->kind);
+		strlcpy_(m->rcpt, col_text(s, 3), sizeof m->rcpt);
+		strlcpy_(m->envelope_from, col_text(s, 4),
+		    sizeof m->envelope_from);
+		m->len = (size_t)sqlite3_column_bytes(s, 5);
+		m->data = xmalloc(m->len + 1);
+		if (m->len > 0)
+			memcpy(m->data, sqlite3_column_blob(s, 5), m->len);
+		m->data[m->len] = '\0';
+		m->attempts = sqlite3_column_int(s, 6);
+	}
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE) {
+		store_outmsg_free(out, *n);
+		*n = 0;
+		return dberr(st, err, "outbox");
+	}
+	return HP_OK;
+}
+
+void
+store_outmsg_free(struct store_outmsg *m, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(m[i].data);
+		m[i].data = NULL;
+	}
+}
+
+int
+store_outbox_sent(struct store *st, int64_t id, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE outbox SET state = 'sent', attempts = "
+	    "attempts + 1, sent_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
+	    "WHERE id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, id);
+	return exec_done(st, s, err, "outbox sent");
+}
+
+int
+store_outbox_failed(struct store *st, int64_t id, long next, const char *why,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE outbox SET attempts = attempts + 1, "
+	    "last_error = ?3, state = CASE WHEN ?2 < 0 THEN 'failed' ELSE "
+	    "'queued' END, next_attempt = CASE WHEN ?2 < 0 THEN next_attempt "
+	    "ELSE ?2 END WHERE id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, next);
+	bind_text(s, 3, why);
+	return exec_done(st, s, err, "outbox failed");
+}
+
+int
+store_outbox_counts(struct store *st, int counts[3], struct hp_error *err)
+{
+	static const char *names[3] = { "queued", "sent", "failed" };
+	sqlite3_stmt *s;
+	int step, i;
+
+	counts[0] = counts[1] = counts[2] = 0;
+	if ((s = prep(st, "SELECT state, count(*) FROM outbox GROUP BY state",
+	    err)) == NULL)
+		return HP_EDB;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		for (i = 0; i < 3; i++)
+			if (strcmp(col_text(s, 0), names[i]) == 0)
+				counts[i] = sqlite3_column_int(s, 1);
+	sqlite3_finalize(s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "outbox counts");
+	return HP_OK;
+}

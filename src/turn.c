@@ -153,7 +153,7 @@ check_header(const struct game *g, const struct store_window *w,
 }
 
 int
-turn_submit(struct store *st, const char *campaign, const char *text,
+turn_submit_tx(struct store *st, const char *campaign, const char *text,
     size_t len, int side_only, int64_t player, const char *source,
     struct turn_submit *res, struct hp_error *err)
 {
@@ -177,31 +177,29 @@ turn_submit(struct store *st, const char *campaign, const char *text,
 	}
 	if (campaign == NULL)
 		campaign = h.campaign;
-	if ((rc = store_begin(st, err)) != HP_OK)
-		goto out;
 	if ((rc = store_game_load(st, campaign, &g, &cid, err)) != HP_OK) {
 		if (rc == HP_ENOENT) {
 			orders_error(&res->errs, 0, "no campaign called '%s'",
 			    campaign);
 			rc = HP_EINVAL;
 		}
-		goto rollback;
+		goto out;
 	}
 	rc = store_window_current(st, cid, &w, err);
 	if (rc == HP_ENOENT)
 		memset(&w, 0, sizeof w);
 	else if (rc != HP_OK)
-		goto rollback;
+		goto out;
 	if ((side = check_header(&g, &w, &h, side_only, &res->standing,
 	    &res->errs)) < 0) {
 		rc = HP_EINVAL;
-		goto rollback;
+		goto out;
 	}
 	if (!res->standing && w.state != WSTATE_OPEN) {
 		orders_error(&res->errs, 0, "turn %d window '%s' is closed",
 		    w.spec.turn, w.spec.name);
 		rc = HP_EINVAL;
-		goto rollback;
+		goto out;
 	}
 	spec = w.spec;
 	if (res->standing) {
@@ -212,7 +210,7 @@ turn_submit(struct store *st, const char *campaign, const char *text,
 	if (g.rules->parse(&g, &spec, side, &body, &parsed, &canon,
 	    &res->errs) != HP_OK || res->errs.n > 0) {
 		rc = HP_EINVAL;
-		goto rollback;
+		goto out;
 	}
 	raw = xmalloc(len + 1);
 	memcpy(raw, text, len);
@@ -226,7 +224,7 @@ turn_submit(struct store *st, const char *campaign, const char *text,
 		struct store_order cur[GAME_MAX_SIDES];
 
 		if ((rc = store_orders_current(st, w.id, cur, err)) != HP_OK)
-			goto rollback;
+			goto out;
 		res->replaced = cur[side].raw != NULL;
 		store_orders_free(cur);
 		order_hash(raw, hash);
@@ -234,16 +232,11 @@ turn_submit(struct store *st, const char *campaign, const char *text,
 		    canon.buf ? canon.buf : "", hash, err);
 	}
 	if (rc != HP_OK)
-		goto rollback;
-	if ((rc = store_commit(st, err)) != HP_OK)
 		goto out;
 	res->side = side;
 	res->turn = spec.turn;
 	strlcpy_(res->window, spec.name, sizeof res->window);
 	res->canon = sbuf_steal(&canon);
-	goto out;
-rollback:
-	store_rollback(st);
 out:
 	if (parsed != NULL)
 		g.rules->free_orders(parsed);
@@ -252,6 +245,24 @@ out:
 	free(raw);
 	game_free(&g);
 	return rc;
+}
+
+int
+turn_submit(struct store *st, const char *campaign, const char *text,
+    size_t len, int side_only, int64_t player, const char *source,
+    struct turn_submit *res, struct hp_error *err)
+{
+	int rc;
+
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	rc = turn_submit_tx(st, campaign, text, len, side_only, player, source,
+	    res, err);
+	if (rc != HP_OK) {
+		store_rollback(st);
+		return rc;
+	}
+	return store_commit(st, err);
 }
 
 int
@@ -443,7 +454,8 @@ fill_orders(struct store *st, const struct game *g,
 /* Resolve the open window of campaign in one transaction. HP_ESTATE when
  * orders are missing or the game has ended. */
 static int
-resolve_one(struct store *st, const char *campaign, struct hp_error *err)
+resolve_one(struct store *st, const char *campaign,
+    const struct turn_hooks *hooks, struct hp_error *err)
 {
 	struct store_order cur[GAME_MAX_SIDES];
 	struct store_window w;
@@ -522,6 +534,10 @@ resolve_one(struct store *st, const char *campaign, struct hp_error *err)
 		goto rollback;
 	if ((rc = report_render(st, cid, &g, &w, &ev, &d, err)) != HP_OK)
 		goto rollback;
+	w.state = WSTATE_RESOLVED;
+	if (hooks != NULL && hooks->resolved != NULL &&
+	    (rc = hooks->resolved(hooks->arg, st, cid, &g, &w, err)) != HP_OK)
+		goto rollback;
 	rc = store_commit(st, err);
 	goto out;
 rollback:
@@ -540,6 +556,13 @@ int
 turn_resolve(struct store *st, const char *campaign, int *resolved,
     struct hp_error *err)
 {
+	return turn_resolve_hooked(st, campaign, NULL, resolved, err);
+}
+
+int
+turn_resolve_hooked(struct store *st, const char *campaign,
+    const struct turn_hooks *hooks, int *resolved, struct hp_error *err)
+{
 	int rc, n = 0;
 
 	for (;;) {
@@ -557,7 +580,7 @@ turn_resolve(struct store *st, const char *campaign, int *resolved,
 			break;
 		if (rc == HP_OK && missing != 0 && n > 0)
 			break;
-		if ((rc = resolve_one(st, campaign, err)) != HP_OK)
+		if ((rc = resolve_one(st, campaign, hooks, err)) != HP_OK)
 			break;
 		n++;
 	}

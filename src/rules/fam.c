@@ -191,7 +191,7 @@ parse_blue(const struct game *g, const struct order_body *b,
 {
 	struct hex pos[FAM_SECTIONS], after[FAM_SECTIONS];
 	bool placed[FAM_SECTIONS];
-	int pc_line = 0, i, s, pc;
+	int pc_line = 0, s, pc;
 	size_t k;
 	char a[8], c[8];
 
@@ -325,8 +325,11 @@ parse_blue(const struct game *g, const struct order_body *b,
 	}
 	if (o->cmd >= 0 && (pc = start_pc(g, o)) >= 0 && o->cmd != pc &&
 	    !hex_eq(pos[o->cmd], pos[pc])) {
-		/* A transfer to an adjacent hex, after movement. */
-		if (o->move_line[pc] || g->units[pc].status == SPENT)
+		/* A transfer to an adjacent hex, after movement; a section
+		 * that ends its move in his hex he simply joins. */
+		if (hex_eq(after[pc], after[o->cmd]))
+			;
+		else if (o->move_line[pc] || g->units[pc].status == SPENT)
 			orders_error(errs, pc_line, "the Pl Comd can only leave "
 			    "a fresh section that does not move (%d Section "
 			    "%s)", pc + 1, o->move_line[pc] ? "moves" :
@@ -336,7 +339,6 @@ parse_blue(const struct game *g, const struct order_body *b,
 			    "not adjacent to the Pl Comd in %s", o->cmd + 1,
 			    lbl(after[o->cmd], a), lbl(after[pc], c));
 	}
-	(void)i;
 }
 
 static void
@@ -606,10 +608,13 @@ phase_deploy_move(struct resolve_ctx *c, const struct fam_orders *o)
 		return;
 	}
 	if (o->cmd >= 0 && o->cmd != pc->attached) {
+		bool join = hex_eq(pc->pos, g->units[o->cmd].pos);
+
 		pc->attached = o->cmd;
 		pc->pos = g->units[o->cmd].pos;
-		events_add(c->ev, ALL, 0, "The Pl Comd transfers to %d Section "
-		    "in %s.", o->cmd + 1, lbl(pc->pos, a));
+		events_add(c->ev, ALL, 0, "The Pl Comd %s %d Section in %s.",
+		    join ? "joins" : "transfers to", o->cmd + 1,
+		    lbl(pc->pos, a));
 	}
 	if (!o->move_line[0] && !o->move_line[1] && !o->move_line[2])
 		events_add(c->ev, ALL, 0, "No section moves.");
@@ -683,7 +688,8 @@ phase_rally(struct resolve_ctx *c)
 		}
 		d = hex_distance(u->pos, pc);
 		snprintf(purpose, sizeof purpose, "%d Section in %s rallies, "
-		    "%d hexes from the Pl Comd", s + 1, lbl(u->pos, a), d);
+		    "%d hex%s from the Pl Comd", s + 1, lbl(u->pos, a), d,
+		    d == 1 ? "" : "es");
 		roll = dice_roll(c->dice, 6, d + 1, purpose);
 		if (roll > d)
 			u->status = FRESH;
@@ -971,7 +977,7 @@ blue_opponent(const struct game *g, struct sbuf *b)
 	static const int deploy_col[FAM_SECTIONS] = { 0, 1, 2 };
 	struct hex pos[FAM_SECTIONS];
 	int s, pcs, best, d, n, dir, firing = 0;
-	bool placed = g->units[0].placed, moving[FAM_SECTIONS] = { 0 };
+	bool placed = g->units[0].placed;
 	char a[8];
 
 	for (s = 0; s < FAM_SECTIONS; s++) {
@@ -1008,8 +1014,8 @@ blue_opponent(const struct game *g, struct sbuf *b)
 			firing++;
 			continue;
 		}
-		/* Advance one hex towards the hill, avoiding the FUP unless
-		 * the enemy will be under fire. */
+		/* Advance one hex towards the hill (never into it: the
+		 * assault is decided above). */
 		best = -1;
 		n = range;
 		for (dir = 0; dir < 6; dir++) {
@@ -1026,13 +1032,11 @@ blue_opponent(const struct game *g, struct sbuf *b)
 		if (best >= 0) {
 			sbuf_printf(b, "move %d %s\n", s + 1,
 			    lbl(hex_neighbour(pos[s], best), a));
-			moving[s] = true;
 		} else if (s != pcs) {
 			sbuf_printf(b, "fire %d\n", s + 1);
 			firing++;
 		}
 	}
-	(void)moving;
 }
 
 static void

@@ -1,0 +1,134 @@
+/* libFuzzer harness for the mail reader: mime_parse on the input, then
+ * mime_msg_free. Checked on every run:
+ *  - a refusal has a message and leaves nothing allocated;
+ *  - an accepted message keeps to the limits, its strings are valid
+ *    UTF-8 without line breaks, content types are lower-case, each part
+ *    is NUL-terminated, text bodies are valid UTF-8 without NUL bytes,
+ *    filenames are unique and mime_find finds each of them.
+ * Seeds in fuzz/corpus/mime are the sample mails of tests/data/mail. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mime.h"
+
+int LLVMFuzzerInitialize(int *, char ***);
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* Is s (len bytes) valid UTF-8 (shortest forms, no surrogates)? */
+static bool
+utf8_ok(const unsigned char *s, size_t len)
+{
+	size_t i = 0, n, k;
+	uint32_t c;
+
+	while (i < len) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0xc2 && s[i] <= 0xdf)
+			n = 1, c = s[i] & 0x1f;
+		else if (s[i] >= 0xe0 && s[i] <= 0xef)
+			n = 2, c = s[i] & 0x0f;
+		else if (s[i] >= 0xf0 && s[i] <= 0xf4)
+			n = 3, c = s[i] & 0x07;
+		else
+			return false;
+		if (len - i <= n)
+			return false;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			c = c << 6 | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && c < 0x800) || (n == 3 && c < 0x10000) ||
+		    c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+			return false;
+		i += n + 1;
+	}
+	return true;
+}
+
+/* A header string of the result: NULL or valid UTF-8 without CR or LF. */
+static void
+check_str(const char *s)
+{
+	if (s == NULL)
+		return;
+	if (!utf8_ok((const unsigned char *)s, strlen(s)) ||
+	    strpbrk(s, "\r\n") != NULL)
+		abort();
+}
+
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	/* Let LeakSanitizer see GLib allocations. */
+	setenv("G_SLICE", "always-malloc", 1);
+	return 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct mime_msg m;
+	struct hp_error err;
+	const struct mime_part *p;
+	size_t i, j;
+	const char *c;
+
+	memset(&err, 0, sizeof err);
+	if (mime_parse(data, size, &m, &err) != HP_OK) {
+		if (err.code != HP_EINVAL || err.msg[0] == '\0' ||
+		    m.parts != NULL || m.nparts != 0 || m.from != NULL ||
+		    m.reply_to != NULL || m.subject != NULL ||
+		    m.message_id != NULL)
+			abort();
+		mime_msg_free(&m);
+		return 0;
+	}
+	if (m.nparts > MIME_MAX_PARTS || (m.nparts != 0 && m.parts == NULL))
+		abort();
+	check_str(m.message_id);
+	check_str(m.from);
+	check_str(m.reply_to);
+	check_str(m.subject);
+	if (m.automatic != (m.auto_reason[0] != '\0'))
+		abort();
+	for (i = 0; i < m.nparts; i++) {
+		p = &m.parts[i];
+		if (p->content_type == NULL || p->data == NULL ||
+		    p->data[p->len] != '\0')
+			abort();
+		for (c = p->content_type; *c != '\0'; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				abort();
+		if (!p->attachment) {
+			if (strncmp(p->content_type, "text/", 5) != 0 ||
+			    memchr(p->data, '\0', p->len) != NULL ||
+			    !utf8_ok(p->data, p->len))
+				abort();
+		} else if (p->len > MIME_MAX_PART)
+			abort();
+		if (p->filename == NULL)
+			continue;
+		check_str(p->filename);
+		if (mime_find(&m, p->filename) != p)
+			abort();
+		for (j = 0; j < i; j++)
+			if (m.parts[j].filename != NULL &&
+			    strcasecmp(m.parts[j].filename, p->filename) == 0)
+				abort();
+	}
+	if (m.html_only && m.nparts == 0)
+		abort();
+	mime_msg_free(&m);
+	return 0;
+}

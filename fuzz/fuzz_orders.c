@@ -1,0 +1,421 @@
+/* libFuzzer harness for order files. The first input byte chooses a
+ * mid-game position; the rest is an order file. orders_parse_file runs on
+ * it and, when it parses, the fire-and-movement ruleset's parse for both
+ * sides and for the windows "blue", "red" and "standing", against a fresh
+ * game (with and without the red-standing option) and against the chosen
+ * position. Positions come from self-play of the built-in opponent and from
+ * random but plausible placements. (Seeds in fuzz/corpus/orders therefore
+ * start with one selector character before "campaign:".)
+ *
+ * Checked on every run:
+ *  - a file that does not parse has errors and no body; one that does has
+ *    no errors;
+ *  - parse either succeeds with orders and no errors or fails with errors
+ *    and no orders;
+ *  - the normalised text of accepted orders parses again, to itself;
+ *  - when the orders are for the position's open window (or are standing
+ *    orders it would use), the window resolves without error (the other
+ *    sides' orders from the built-in opponent, dice keyed by the input),
+ *    and the map, status and order template of the result draw. */
+#include <sodium.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fam.h"
+#include "orders.h"
+#include "ruleset.h"
+#include "turn.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+#define MAX_STATES 256
+#define STATE_UNITS 8
+#define FRESH_STATES 2 /* states[0]: no options, states[1]: red-standing */
+
+/* A position: the game without its unit and hex arrays, plus its units.
+ * Every position shares the map of the working game. */
+struct state {
+	struct game g;
+	struct game_unit units[STATE_UNITS];
+};
+
+static const struct ruleset *rules;
+static struct state states[MAX_STATES];
+static int nstates;
+static struct game work;    /* positions are restored into this one */
+
+static const char *const window_names[] = { "blue", "red", "standing" };
+
+static void
+snapshot(const struct game *g)
+{
+	struct state *s;
+	int i;
+
+	if (nstates >= MAX_STATES)
+		return;
+	if (g->nunits > STATE_UNITS)
+		abort();
+	s = &states[nstates++];
+	s->g = *g;
+	s->g.units = NULL;
+	s->g.hexes = NULL;
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		s->g.sides[i].standing = NULL;
+	memcpy(s->units, g->units, sizeof *g->units * (size_t)g->nunits);
+}
+
+static void
+restore(int i)
+{
+	struct game_unit *units = work.units;
+	struct game_hex *hexes = work.hexes;
+
+	work = states[i].g;
+	work.units = units;
+	work.hexes = hexes;
+	memcpy(work.units, states[i].units,
+	    sizeof *work.units * (size_t)work.nunits);
+}
+
+static void
+new_game(struct game *g, const char *options)
+{
+	struct hp_error err;
+
+	game_init(g);
+	strlcpy_(g->name, "fuzz", sizeof g->name);
+	strlcpy_(g->options, options, sizeof g->options);
+	g->rules = rules;
+	memset(&err, 0, sizeof err);
+	if (rules->setup(g, NULL, &err) != HP_OK) {
+		fprintf(stderr, "fuzz_orders: setup: %s\n", err.msg);
+		abort();
+	}
+}
+
+/* The order file of side for window w: header and the opponent's orders. */
+static char *
+opponent_file(const struct game *g, const struct window_spec *w, int side)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
+	    g->name, w->turn, w->name, g->sides[side].name);
+	rules->opponent(g, w, side, &b);
+	return sbuf_steal(&b);
+}
+
+/* Self-play of one game, keeping every position a window opens on. */
+static void
+play(const char *options, int index)
+{
+	unsigned char master[32], seed[DICE_SEEDLEN], key[DICE_KEYLEN];
+	struct window_spec w;
+	struct game g;
+	int guard, s;
+
+	memset(master, 0, sizeof master);
+	master[0] = (unsigned char)index;
+	master[1] = (unsigned char)(options[0] != '\0');
+	new_game(&g, options);
+	for (guard = 0; guard < 200 && rules->next_window(&g, &w); guard++) {
+		char *raw[GAME_MAX_SIDES] = { 0 };
+		struct hp_error err;
+		struct events ev;
+		struct dice d;
+
+		if (guard > 0)
+			snapshot(&g);
+		for (s = 0; s < g.nsides; s++)
+			if (w.sides & (1u << s))
+				raw[s] = opponent_file(&g, &w, s);
+		dice_seed_from_master(master, sizeof master, g.name, w.turn,
+		    w.number, seed);
+		dice_derive_key(seed, g.name, w.turn, w.number, NULL, 0, key);
+		dice_init_stream(&d, key);
+		events_init(&ev);
+		memset(&err, 0, sizeof err);
+		if (turn_resolve_window(&g, &w, (const char *const *)raw, &d,
+		    &ev, &err) != HP_OK) {
+			fprintf(stderr, "fuzz_orders: self-play: %s\n", err.msg);
+			abort();
+		}
+		dice_free(&d);
+		events_free(&ev);
+		for (s = 0; s < GAME_MAX_SIDES; s++)
+			free(raw[s]);
+		if (g.status == GAME_FINISHED) {
+			snapshot(&g);
+			break;
+		}
+	}
+	game_free(&g);
+}
+
+static unsigned
+lcg(unsigned *x)
+{
+	*x = *x * 1103515245u + 12345u;
+	return (*x >> 16) & 0x7fff;
+}
+
+/* A random position a window could open on: sections anywhere but the
+ * hill, fresh or spent, the Pl Comd with one of them, Red fresh (it always
+ * is when a window opens), Red's window only without standing orders. */
+static void
+random_position(const char *options, unsigned *x)
+{
+	struct game g;
+	struct hex open[GAME_MAX_HEXES];
+	int nopen = 0, i, pcs, stage, victory;
+
+	new_game(&g, options);
+	for (i = 0; i < g.nhex; i++)
+		if (strcmp(g.hexes[i].terrain, "hill") != 0)
+			open[nopen++] = g.hexes[i].h;
+	for (i = 0; i < 3; i++) {
+		g.units[i].placed = true;
+		g.units[i].pos = open[lcg(x) % (unsigned)nopen];
+		g.units[i].status = (int)(lcg(x) % 2);
+	}
+	pcs = (int)(lcg(x) % 3);
+	g.units[3].placed = true;
+	g.units[3].attached = pcs;
+	g.units[3].pos = g.units[pcs].pos;
+	stage = options[0] == '\0' ? (int)(lcg(x) % 2) : 0;
+	g.turn = (stage ? 1 : 2) + (int)(lcg(x) % 12);
+	game_set_var(&g, "stage", stage);
+	victory = g.turn - 1 + (int)(lcg(x) % 4);
+	game_set_var(&g, "victory", victory < 15 ? victory : 15);
+	if (lcg(x) % 16 == 0) {
+		game_set_var(&g, "victory", 16);
+		g.status = GAME_FINISHED;
+		strlcpy_(g.result, "Red wins", sizeof g.result);
+	}
+	snapshot(&g);
+	game_free(&g);
+}
+
+static void
+init(void)
+{
+	static const char *const opts[2] = { "", "red-standing" };
+	struct game g;
+	unsigned x = 12345;
+	int i;
+
+	if ((rules = ruleset_find("fire-and-movement")) == NULL)
+		abort();
+	for (i = 0; i < 2; i++) {
+		new_game(&g, opts[i]);
+		snapshot(&g);
+		game_free(&g);
+	}
+	for (i = 0; i < 24 && nstates < MAX_STATES - 64; i++)
+		play(opts[i % 2], i);
+	while (nstates < MAX_STATES)
+		random_position(opts[nstates % 2], &x);
+	new_game(&work, "");
+}
+
+/* The file a resolution reads: a header and the body's lines. */
+static char *
+order_file(const struct game *g, const struct window_spec *w, int side,
+    const struct order_body *body)
+{
+	struct sbuf b;
+	size_t i;
+
+	sbuf_init(&b);
+	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
+	    g->name, w->turn, w->name, g->sides[side].name);
+	for (i = 0; i < body->n; i++)
+		sbuf_printf(&b, "%s\n", body->v[i].text);
+	return sbuf_steal(&b);
+}
+
+/* Parse body as side's orders for window w against the working game;
+ * returns the normalised text (caller frees) or NULL if rejected. */
+static char *
+parse(const struct window_spec *w, int side, const struct order_body *body)
+{
+	struct order_errors errs;
+	struct sbuf canon;
+	void *out = NULL;
+	int rc;
+
+	orders_errors_init(&errs);
+	sbuf_init(&canon);
+	rc = rules->parse(&work, w, side, body, &out, &canon, &errs);
+	if (rc == HP_OK) {
+		if (out == NULL || errs.n != 0)
+			abort();
+		rules->free_orders(out);
+	} else {
+		if (rc != HP_EINVAL || errs.n == 0 || out != NULL)
+			abort();
+		free(orders_errors_text(&errs));
+		sbuf_free(&canon);
+	}
+	orders_errors_free(&errs);
+	if (rc != HP_OK)
+		return NULL;
+	if (canon.buf == NULL)
+		sbuf_puts(&canon, "");
+	return sbuf_steal(&canon);
+}
+
+/* The normalised text must parse again, to itself. */
+static void
+check_canon(const struct window_spec *w, int side, const char *canon)
+{
+	struct order_header h;
+	struct order_body body;
+	struct order_errors errs;
+	struct sbuf b;
+	char *again;
+
+	sbuf_init(&b);
+	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n%s",
+	    work.name, w->turn, w->name, work.sides[side].name, canon);
+	orders_errors_init(&errs);
+	if (orders_parse_file(b.buf, b.len, &h, &body, &errs) != HP_OK) {
+		fprintf(stderr, "fuzz_orders: normalised orders do not "
+		    "parse:\n%s", b.buf);
+		abort();
+	}
+	again = parse(w, side, &body);
+	if (again == NULL || strcmp(again, canon) != 0) {
+		fprintf(stderr, "fuzz_orders: normalised orders change "
+		    "(window %s, side %d):\n%s---\n%s", w->name, side, canon,
+		    again ? again : "(rejected)\n");
+		abort();
+	}
+	free(again);
+	orders_body_free(&body);
+	orders_errors_free(&errs);
+	sbuf_free(&b);
+}
+
+/* Resolve the working game's open window with body as side's orders for
+ * window w, if the position would use them. */
+static void
+check_resolve(const struct window_spec *w, int side,
+    const struct order_body *body, const uint8_t *data, size_t size)
+{
+	unsigned char key[DICE_KEYLEN];
+	char *raw[GAME_MAX_SIDES] = { 0 };
+	struct window_spec cur;
+	struct hp_error err;
+	struct events ev;
+	struct dice d;
+	struct sbuf b;
+	bool standing = strcmp(w->name, "standing") == 0;
+	int s, rc;
+
+	if (work.status == GAME_FINISHED || !rules->next_window(&work, &cur))
+		return;
+	if (standing ? (cur.sides & (1u << side)) != 0 :
+	    ((cur.sides & (1u << side)) == 0 || strcmp(cur.name, w->name) != 0 ||
+	    cur.turn != w->turn))
+		return;
+	for (s = 0; s < work.nsides; s++)
+		if (s == side)
+			raw[s] = order_file(&work, w, side, body);
+		else if (cur.sides & (1u << s))
+			raw[s] = opponent_file(&work, &cur, s);
+	crypto_generichash(key, sizeof key, data, size, NULL, 0);
+	dice_init_stream(&d, key);
+	events_init(&ev);
+	memset(&err, 0, sizeof err);
+	rc = turn_resolve_window(&work, &cur, (const char *const *)raw, &d,
+	    &ev, &err);
+	if (rc != HP_OK) {
+		fprintf(stderr, "fuzz_orders: resolution failed: %s\n",
+		    err.msg);
+		abort();
+	}
+	sbuf_init(&b);
+	for (s = -1; s < work.nsides; s++) {
+		rules->render_map(&work, s, &b);
+		rules->status(&work, s, &b);
+	}
+	if (rules->next_window(&work, &cur))
+		for (s = 0; s < work.nsides; s++)
+			free(turn_order_template(&work, &cur, s));
+	sbuf_free(&b);
+	dice_free(&d);
+	events_free(&ev);
+	for (s = 0; s < GAME_MAX_SIDES; s++)
+		free(raw[s]);
+}
+
+static void
+try_state(int index, const struct order_body *body, const uint8_t *data,
+    size_t size)
+{
+	struct window_spec w;
+	size_t k;
+	int side;
+
+	for (side = 0; side < 2; side++)
+		for (k = 0; k < sizeof window_names / sizeof window_names[0];
+		    k++) {
+			char *canon;
+
+			restore(index);
+			memset(&w, 0, sizeof w);
+			w.turn = work.turn;
+			w.kind = WINDOW_ORDERS;
+			strlcpy_(w.name, window_names[k], sizeof w.name);
+			if (k < 2) {
+				w.number = (int)k + 1;
+				w.sides = 1u << k;
+			}
+			if ((canon = parse(&w, side, body)) == NULL)
+				continue;
+			check_canon(&w, side, canon);
+			free(canon);
+			check_resolve(&w, side, body, data, size);
+		}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct order_header h;
+	struct order_body body;
+	struct order_errors errs;
+	int rc;
+
+	if (rules == NULL)
+		init();
+	if (size < 1)
+		return 0;
+	orders_errors_init(&errs);
+	rc = orders_parse_file((const char *)data + 1, size - 1, &h, &body,
+	    &errs);
+	if (rc != HP_OK) {
+		if (rc != HP_EINVAL || errs.n == 0 || body.v != NULL ||
+		    body.n != 0)
+			abort();
+		free(orders_errors_text(&errs));
+		orders_errors_free(&errs);
+		return 0;
+	}
+	if (errs.n != 0 || (h.have & 15) != 15)
+		abort();
+	try_state(0, &body, data, size);
+	try_state(1, &body, data, size);
+	try_state(FRESH_STATES + data[0] % (nstates - FRESH_STATES), &body,
+	    data, size);
+	orders_body_free(&body);
+	orders_errors_free(&errs);
+	return 0;
+}

@@ -1,0 +1,100 @@
+/* mime: reading players' mail and writing the outbox, on top of GMime 3.
+ *
+ * mime_parse takes a raw RFC 5322 message (as delivered: LF or CRLF line
+ * ends, an mbox "From " line first is ignored) and returns its sender,
+ * subject, whether it is automatic mail that must not be answered, and
+ * every leaf part decoded. It refuses, with a message meant for the
+ * person who sent the mail, anything it would otherwise have to guess at:
+ * limits exceeded, malformed multipart structure, truncated or corrupt
+ * base64 or quoted-printable, unknown transfer encodings or charsets, text
+ * bodies that are not valid in their charset, NUL bytes, conflicting
+ * duplicate headers, two attachments of the same name.
+ *
+ * Text bodies (text parts that are not attachments) are converted to
+ * UTF-8 from their charset; attachments (a filename, Content-Disposition:
+ * attachment, or a type other than text) are left exactly as decoded
+ * from their transfer encoding, so a signature over them can be checked.
+ * Forwarded messages (message/rfc822) are one leaf part holding the
+ * message; their attachments are not looked into.
+ *
+ * mime_build writes a 7-bit message for the outbox with LF line ends (for
+ * sendmail(1) or a Maildir; SMTP needs them as CRLF). */
+#ifndef MIME_H
+#define MIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hexpost.h"
+
+#define MIME_MAX_MESSAGE (2 * 1024 * 1024)   /* whole message */
+#define MIME_MAX_PART (256 * 1024)           /* one decoded attachment */
+#define MIME_MAX_PARTS 64
+
+struct mime_part {
+	char *filename;         /* decoded (RFC 2231/2047), NULL if none */
+	char *content_type;     /* "text/plain" lower-case */
+	unsigned char *data;    /* decoded body, NUL-terminated for convenience */
+	size_t len;
+	bool attachment;
+};
+
+struct mime_msg {
+	char *message_id;       /* without <>; NULL if absent */
+	char *from;             /* addr-spec only; NULL if absent */
+	char *reply_to;         /* addr-spec only; NULL if absent */
+	char *subject;          /* decoded to UTF-8; NULL if absent */
+	/* Must not be answered: Auto-Submitted other than "no", Precedence
+	 * bulk/junk/list, List-Id/List-Unsubscribe present, empty Return-Path
+	 * "<>", a delivery status report (multipart/report,
+	 * message/delivery-status), From MAILER-DAEMON/postmaster,
+	 * X-Autoreply/X-Autorespond present. */
+	bool automatic;
+	char auto_reason[64];   /* e.g. "Auto-Submitted: auto-replied" */
+	bool html_only;         /* text/html but no text/plain, no attachment */
+	struct mime_part *parts; /* every leaf part, in order */
+	size_t nparts;
+	unsigned char hash[32]; /* BLAKE2b-256 of the raw message bytes */
+};
+
+/* Parse a raw RFC 5322 message. Refuses (HP_EINVAL with a clear message for
+ * a person, e.g. "the message is 3.1 MB; the limit is 2 MB", "attachment
+ * orders.txt is larger than 256 KB", "malformed MIME: ...", "the message
+ * has more than 64 parts") rather than guessing. On success the caller owns
+ * m and frees it with mime_msg_free. On failure m owns nothing, but hash is
+ * set and automatic/auto_reason are set as far as the headers could be
+ * read, so that a refusal is never sent in answer to automatic mail. */
+int mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
+    struct hp_error *err);
+void mime_msg_free(struct mime_msg *);
+/* The part whose filename is name (case-insensitive), or NULL. Filenames
+ * are unique within a message (mime_parse refuses duplicates). */
+const struct mime_part *mime_find(const struct mime_msg *, const char *name);
+/* Decoded parts whose filename ends with suffix (case-insensitive, e.g.
+ * ".minisig"): the count, and out[] filled up to max. */
+size_t mime_find_suffix(const struct mime_msg *, const char *suffix,
+    const struct mime_part **out, size_t max);
+
+struct mime_out {
+	const char *from;           /* "Name <addr>" or "addr" */
+	const char *to;             /* one or more addresses */
+	const char *subject;        /* UTF-8 */
+	const char *message_id;     /* without <> */
+	const char *in_reply_to;    /* without <>; may be NULL */
+	const char *auto_submitted; /* "auto-replied" or "auto-generated" */
+	const char *date;           /* RFC 5322 date text, or NULL for now */
+	const char *body;           /* UTF-8 text */
+	const char *attach_name;    /* optional text attachment (UTF-8) */
+	const char *attach_body;
+};
+
+/* Build the message (7-bit: the body as 7bit or quoted-printable with
+ * charset=utf-8; the attachment always base64 so its bytes survive
+ * exactly). Headers include Auto-Submitted, MIME-Version, Content-Type
+ * text/plain; charset=utf-8 (or multipart/mixed with an attachment),
+ * Message-ID <..>, and In-Reply-To/References when given. The caller frees
+ * *out (NUL-terminated, *outlen bytes without the NUL). */
+int mime_build(const struct mime_out *, char **out, size_t *outlen,
+    struct hp_error *);
+
+#endif

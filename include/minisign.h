@@ -1,0 +1,57 @@
+/* minisign: public keys, signatures and verification in the format of the
+ * minisign(1) tool, with which players sign their order files; and a key
+ * pair and signatures for the server itself (unencrypted secret key, as
+ * `minisign -G -W` writes). */
+#ifndef MINISIGN_H
+#define MINISIGN_H
+
+#include <stddef.h>
+
+#include "hexpost.h"
+
+#define MINISIGN_KEYID_LEN 8
+
+struct minisign_pubkey {
+	unsigned char keyid[8];
+	unsigned char pk[32];
+	char comment[256]; /* the untrusted comment, "" for a bare key */
+};
+
+struct minisign_sig {
+	char alg[3]; /* "Ed" (legacy) or "ED" (prehashed with BLAKE2b-512) */
+	unsigned char keyid[8];
+	unsigned char sig[64];
+	char trusted[1024];
+	unsigned char global_sig[64];
+	char untrusted[256]; /* cut at a UTF-8 character if longer */
+};
+
+/* Parse a public key file's text (also accept the bare base64 line, as
+ * `minisign -P` takes). */
+int minisign_pubkey_parse(
+    const char *text, size_t len, struct minisign_pubkey *, struct hp_error *);
+/* Parse a signature file's text (.minisig). */
+int minisign_sig_parse(
+    const char *text, size_t len, struct minisign_sig *, struct hp_error *);
+/* Verify msg against sig with key: the key id first, then the signature
+ * over the message (prehashed with BLAKE2b-512 for "ED"), then the global
+ * signature over sig || trusted comment. HP_EINVAL with a message saying
+ * which check failed. */
+int minisign_verify(const struct minisign_pubkey *, const struct minisign_sig *,
+    const unsigned char *msg, size_t len, struct hp_error *);
+/* Key id as 16 uppercase hex digits, as minisign prints it. buf >= 17;
+ * returns buf. */
+char *minisign_keyid_hex(const unsigned char keyid[8], char *buf);
+/* Write a new key pair for the server: the secret key file (mode 0600,
+ * unencrypted, as `minisign -G -W` writes it) and the public key file
+ * (comment NULL for minisign's "minisign public key <ID>"). Refuses to
+ * overwrite either file. */
+int minisign_keygen(const char *seckey_path, const char *pubkey_path,
+    const char *comment, struct hp_error *);
+/* Sign msg with an unencrypted secret key file: a prehashed ("ED")
+ * signature file's text, with trusted_comment (NULL or "" for
+ * "timestamp:<now>\thashed"). *sigtext is the caller's to free. */
+int minisign_sign_file_text(const char *seckey_path, const unsigned char *msg,
+    size_t len, const char *trusted_comment, char **sigtext, struct hp_error *);
+
+#endif

@@ -1,0 +1,21 @@
+/* outbox: outgoing mail. Messages are queued in the database in the same
+ * transaction as the change that causes them (mail_* in mail.h), then
+ * delivered here by a transport; a delivered message is never delivered
+ * again, a failed one is retried with exponential backoff. */
+#ifndef OUTBOX_H
+#define OUTBOX_H
+
+#include "config.h"
+#include "store.h"
+
+struct outbox_stats {
+	int sent;
+	int retried;
+	int failed;
+};
+
+/* Deliver every message due now through the transport of cfg->outbox. */
+int outbox_deliver(struct store *, const struct config *, long now,
+    struct outbox_stats *, struct hp_error *);
+
+#endif

@@ -1,0 +1,188 @@
+/* mail: composing and queueing hexpost's messages (see include/mail.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mail.h"
+#include "mime.h"
+#include "report.h"
+#include "turn.h"
+
+char *
+mail_render(const char *name, const struct tmpl_ctx *c, struct hp_error *err)
+{
+	struct sbuf out;
+	char *tpl;
+
+	if ((tpl = report_template(name, err)) == NULL)
+		return NULL;
+	sbuf_init(&out);
+	if (tmpl_render(tpl, c, &out, err) != HP_OK) {
+		free(tpl);
+		sbuf_free(&out);
+		err->code = HP_EINTERNAL;
+		return NULL;
+	}
+	free(tpl);
+	return sbuf_steal(&out);
+}
+
+/* A Message-ID local part from pieces: only safe characters survive. */
+static void
+make_id(char *buf, size_t len, const char *raw, const char *domain)
+{
+	char tmp[200];
+	size_t i, j = 0;
+
+	for (i = 0; raw[i] != '\0' && j + 1 < sizeof tmp; i++) {
+		char ch = raw[i];
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '.' || ch == '-')
+			tmp[j++] = ch;
+		else
+			tmp[j++] = '_';
+	}
+	tmp[j] = '\0';
+	snprintf(buf, len, "hexpost.%s@%s", tmp, domain);
+}
+
+/* Build and queue one message. */
+static int
+queue(struct store *st, const struct config *cfg, int64_t cid,
+    const char *kind, const char *rcpt, const char *envelope,
+    const char *auto_submitted, const char *subject, const char *msgid,
+    const char *in_reply_to, const char *body, struct hp_error *err)
+{
+	struct mime_out mo;
+	char date[64], *data = NULL;
+	size_t len;
+	time_t now = time(NULL);
+	struct tm tm;
+	int rc;
+
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof date, "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	memset(&mo, 0, sizeof mo);
+	mo.from = cfg->from;
+	mo.to = rcpt;
+	mo.subject = subject;
+	mo.message_id = msgid;
+	mo.in_reply_to = in_reply_to;
+	mo.auto_submitted = auto_submitted;
+	mo.date = date;
+	mo.body = body;
+	if ((rc = mime_build(&mo, &data, &len, err)) != HP_OK)
+		return rc;
+	rc = store_outbox_add(st, cid, kind, msgid, rcpt, envelope, data, len,
+	    NULL, err);
+	free(data);
+	return rc;
+}
+
+int
+mail_queue_reply(struct store *st, const struct config *cfg, int64_t cid,
+    const char *kind, const char *rcpt, const char *in_reply_to,
+    const char *subject, const char *body, const char *id_seed,
+    struct hp_error *err)
+{
+	char msgid[300], raw[200], subj[300];
+
+	snprintf(raw, sizeof raw, "%s.%s", kind, id_seed);
+	make_id(msgid, sizeof msgid, raw, cfg->domain);
+	snprintf(subj, sizeof subj, "Re: %s", subject && *subject ? subject :
+	    "your orders");
+	return queue(st, cfg, cid, kind, rcpt, "", "auto-replied", subj, msgid,
+	    in_reply_to, body, err);
+}
+
+struct report_rcpt {
+	struct store *st;
+	const struct config *cfg;
+	int64_t cid;
+	const struct game *g;
+	const struct store_window *w;
+	struct hp_error *err;
+	int rc;
+};
+
+static void
+report_one(int side, const char *name, const char *email, bool mod,
+    void *arg)
+{
+	struct report_rcpt *r = arg;
+	char msgid[300], raw[200], subj[300], *body;
+	int view = mod ? -1 : side;
+
+	if (r->rc != HP_OK)
+		return;
+	if ((body = store_report_get(r->st, r->w->id, view, r->err)) == NULL) {
+		r->rc = r->err->code ? r->err->code : HP_ENOENT;
+		return;
+	}
+	snprintf(raw, sizeof raw, "report.%s.t%d.w%d.%s", r->g->name,
+	    r->w->spec.turn, r->w->spec.number, name);
+	make_id(msgid, sizeof msgid, raw, r->cfg->domain);
+	snprintf(subj, sizeof subj, "[hexpost] %s: turn %d '%s' report%s%s",
+	    r->g->name, r->w->spec.turn, r->w->spec.name,
+	    r->g->status == GAME_FINISHED ? " -- game over: " : "",
+	    r->g->status == GAME_FINISHED ? r->g->result : "");
+	r->rc = queue(r->st, r->cfg, r->cid, "report", email, r->cfg->from,
+	    "auto-generated", subj, msgid, NULL, body, r->err);
+	free(body);
+}
+
+int
+mail_queue_reports(struct store *st, const struct config *cfg, int64_t cid,
+    const struct game *g, const struct store_window *w, struct hp_error *err)
+{
+	struct report_rcpt r = { st, cfg, cid, g, w, err, HP_OK };
+	int rc;
+
+	if ((rc = store_player_list(st, cid, report_one, &r, err)) != HP_OK)
+		return rc;
+	return r.rc;
+}
+
+int
+mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
+    const struct game *g, int side, const char *player, const char *email,
+    const char *key_id, struct hp_error *err)
+{
+	struct tmpl_ctx *c = tmpl_ctx_new();
+	struct store_window w;
+	char msgid[300], raw[200], subj[300], *body = NULL, *pub;
+	int rc;
+
+	tmpl_set(c, "campaign", g->name);
+	tmpl_set(c, "ruleset", g->rules->title);
+	tmpl_set(c, "side_label", g->sides[side].label);
+	tmpl_set(c, "from", cfg->from);
+	tmpl_set(c, "key_id", key_id ? key_id : "(none registered)");
+	if ((pub = util_read_file(cfg->server_pub, NULL, NULL)) != NULL) {
+		tmpl_set(c, "server_pub", pub);
+		free(pub);
+	}
+	if (store_window_current(st, cid, &w, NULL) == HP_OK &&
+	    (w.spec.sides & (1u << side))) {
+		char *t = turn_order_template(g, &w.spec, side);
+
+		tmpl_set(c, "template", t);
+		tmpl_set_int(c, "turn", w.spec.turn);
+		tmpl_set(c, "window", w.spec.name);
+		free(t);
+	}
+	body = mail_render("welcome.txt", c, err);
+	tmpl_ctx_free(c);
+	if (body == NULL)
+		return HP_EINTERNAL;
+	snprintf(raw, sizeof raw, "welcome.%s.%s", g->name, player);
+	make_id(msgid, sizeof msgid, raw, cfg->domain);
+	snprintf(subj, sizeof subj, "[hexpost] %s: welcome, you play %s",
+	    g->name, g->sides[side].name);
+	rc = queue(st, cfg, cid, "welcome", email, cfg->from, "auto-generated",
+	    subj, msgid, NULL, body, err);
+	free(body);
+	return rc;
+}

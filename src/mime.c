@@ -1,0 +1,1244 @@
+/* mime: players' mail in, outbox mail out, on top of GMime 3. GMime does
+ * the MIME structure, transfer encodings and RFC 2047/2231 decoding; this
+ * module turns its warnings into refusals, checks what GMime accepts
+ * silently (truncated base64, bad quoted-printable, unknown encodings and
+ * charsets, invalid UTF-8, NUL bytes, limits), and copies the result into
+ * plain C structures so that no GLib object leaves the module. */
+#include <gmime/gmime.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mime.h"
+
+#define MIME_MAX_DEPTH 16          /* nested multipart sections */
+#define MIME_MAX_NAME 255          /* bytes in an attachment name */
+#define MIME_MAX_ID 250            /* bytes in a Message-ID */
+#define MIME_HEADER_SCAN (256 * 1024) /* header block of an oversized mail */
+/* GMime builds every part and header field before we can count them, at
+ * about 1.4 KB a part and 0.7 KB a field: bound them by the raw lines
+ * that could be boundaries or fields. */
+#define MIME_MAX_DASH_LINES 1024
+#define MIME_MAX_FIELD_LINES 50000
+#define MB (1024 * 1024)
+
+/* What one parse has seen: the first parser warning that makes the
+ * message unacceptable, and the item it was about. */
+struct pctx {
+	int warn;
+	char item[48];
+};
+
+/* State of the walk over the MIME tree. */
+struct walk {
+	struct mime_msg *m;
+	size_t cap;
+	struct hp_error *err;
+};
+
+static bool mime_ready;
+
+/* Initialise GMime and libsodium once (not thread-safe). */
+static void
+mime_init(void)
+{
+	if (mime_ready)
+		return;
+	g_mime_init();
+	if (sodium_init() < 0)
+		fatalx("mime: sodium_init failed");
+	mime_ready = true;
+}
+
+/* Copy s into dst as printable ASCII for an error message: other bytes
+ * become '?', and a long s is cut with "...". */
+static void
+printable(char *dst, size_t dsz, const char *s)
+{
+	size_t i, n;
+
+	if (dsz == 0)
+		return;
+	for (i = n = 0; s != NULL && s[i] != '\0' && n + 1 < dsz; i++)
+		dst[n++] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	dst[n] = '\0';
+	if (s != NULL && s[i] != '\0' && dsz > 4)
+		memcpy(dst + dsz - 4, "...", 4);
+}
+
+/* GMime parser warning callback: remember the first warning that means
+ * the message is malformed. Harmless ones (a header given twice with the
+ * same value, raw UTF-8 or Latin-1 in a header, a bad RFC 2047 word kept
+ * as it is, an empty part) are let through. */
+static void
+parse_warning(gint64 offset, GMimeParserWarning code, const gchar *item,
+    gpointer arg)
+{
+	struct pctx *c = arg;
+
+	(void)offset;
+	switch (code) {
+	case GMIME_WARN_DUPLICATED_HEADER:
+	case GMIME_WARN_DUPLICATED_PARAMETER:
+	case GMIME_WARN_UNENCODED_8BIT_HEADER:
+	case GMIME_WARN_INVALID_RFC2047_HEADER_VALUE:
+	case GMIME_WARN_INVALID_ADDRESS_LIST:
+	case GMIME_WARN_PART_WITHOUT_CONTENT:
+	case GMIME_CRIT_PART_WITHOUT_HEADERS_OR_CONTENT:
+		return;
+	default:
+		break;
+	}
+	if (c->warn != 0)
+		return;
+	c->warn = (int)code;
+	printable(c->item, sizeof c->item, item);
+}
+
+/* Parse len bytes of raw into a message (NULL if GMime finds none),
+ * reporting warnings into c. The caller unrefs the message. */
+static GMimeMessage *
+parse_raw(const unsigned char *raw, size_t len, struct pctx *c)
+{
+	GMimeStream *s;
+	GMimeParser *p;
+	GMimeParserOptions *o;
+	GMimeMessage *msg;
+
+	s = g_mime_stream_mem_new_with_buffer((const char *)raw, len);
+	p = g_mime_parser_new_with_stream(s);
+	o = g_mime_parser_options_new();
+	g_mime_parser_options_set_warning_callback(o, parse_warning, c);
+	msg = g_mime_parser_construct_message(p, o);
+	g_mime_parser_options_free(o);
+	g_object_unref(p);
+	g_object_unref(s);
+	return msg;
+}
+
+/* Length of the header block of raw (up to and including the empty line),
+ * looking no further than MIME_HEADER_SCAN bytes. */
+static size_t
+header_end(const unsigned char *raw, size_t len)
+{
+	size_t i, lim = len < MIME_HEADER_SCAN ? len : MIME_HEADER_SCAN;
+
+	for (i = 0; i + 1 < lim; i++) {
+		if (raw[i] != '\n')
+			continue;
+		if (raw[i + 1] == '\n')
+			return i + 2;
+		if (raw[i + 1] == '\r' && i + 2 < lim && raw[i + 2] == '\n')
+			return i + 3;
+	}
+	return lim;
+}
+
+/* Refuse raw if it has more lines that could be MIME boundaries (starting
+ * "--") or header fields ("name:") than a mail within the limits needs. */
+static int
+line_limits(const unsigned char *raw, size_t len, struct hp_error *err)
+{
+	const unsigned char *nl;
+	size_t i, j, dashes = 0, fields = 0;
+
+	for (i = 0; i < len; i = (size_t)(nl - raw) + 1) {
+		if (len - i >= 2 && raw[i] == '-' && raw[i + 1] == '-')
+			dashes++;
+		for (j = i; j < len && raw[j] > 0x20 && raw[j] < 0x7f &&
+		    raw[j] != ':'; j++)
+			;
+		if (j > i && j < len && raw[j] == ':')
+			fields++;
+		if ((nl = memchr(raw + j, '\n', len - j)) == NULL)
+			break;
+	}
+	if (dashes > MIME_MAX_DASH_LINES) {
+		hp_seterr(err, HP_EINVAL, "malformed MIME: more than %d lines "
+		    "start with \"--\" (far too many parts)",
+		    MIME_MAX_DASH_LINES);
+		return HP_EINVAL;
+	}
+	if (fields > MIME_MAX_FIELD_LINES) {
+		hp_seterr(err, HP_EINVAL, "malformed message: more than %d "
+		    "lines look like header fields", MIME_MAX_FIELD_LINES);
+		return HP_EINVAL;
+	}
+	return HP_OK;
+}
+
+/* Mark the message automatic for the first reason found. */
+static void
+set_auto(struct mime_msg *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (m->automatic)
+		return;
+	m->automatic = true;
+	va_start(ap, fmt);
+	vsnprintf(m->auto_reason, sizeof m->auto_reason, fmt, ap);
+	va_end(ap);
+}
+
+/* The first word of a header value, lower-case: letters, digits, '-', '.'
+ * and '_' after leading white space, cut at dsz - 1 bytes. */
+static void
+header_token(const char *v, char *dst, size_t dsz)
+{
+	size_t n = 0;
+
+	while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
+		v++;
+	for (; *v != '\0' && n + 1 < dsz; v++) {
+		unsigned char ch = (unsigned char)*v;
+
+		if (!g_ascii_isalnum(ch) && ch != '-' && ch != '.' && ch != '_')
+			break;
+		dst[n++] = (char)g_ascii_tolower(ch);
+	}
+	dst[n] = '\0';
+}
+
+/* Is o's content type type/subtype? */
+static bool
+is_type(GMimeObject *o, const char *type, const char *subtype)
+{
+	GMimeContentType *ct = g_mime_object_get_content_type(o);
+
+	return ct != NULL && g_mime_content_type_is_type(ct, type, subtype);
+}
+
+/* Set m->automatic from the top-level headers of msg. */
+static void
+detect_automatic(GMimeMessage *msg, struct mime_msg *m)
+{
+	static const char *const present[] = { "List-Id", "List-Unsubscribe",
+		"X-Autoreply", "X-Autorespond" };
+	GMimeObject *o = (GMimeObject *)msg, *body;
+	InternetAddressList *l;
+	InternetAddress *a;
+	const char *v, *addr, *at;
+	char tok[40];
+	size_t i, n;
+
+	if ((v = g_mime_object_get_header(o, "Auto-Submitted")) != NULL) {
+		header_token(v, tok, sizeof tok);
+		if (strcmp(tok, "no") != 0)
+			set_auto(m, "Auto-Submitted: %s",
+			    tok[0] != '\0' ? tok : "(empty)");
+	}
+	body = g_mime_message_get_mime_part(msg);
+	if (body != NULL && is_type(body, "multipart", "report"))
+		set_auto(m, "Content-Type: multipart/report");
+	l = g_mime_message_get_from(msg);
+	for (i = 0; l != NULL && i < (size_t)internet_address_list_length(l);
+	    i++) {
+		a = internet_address_list_get_address(l, (int)i);
+		if (!INTERNET_ADDRESS_IS_MAILBOX(a))
+			continue;
+		addr = internet_address_mailbox_get_addr(
+		    (InternetAddressMailbox *)a);
+		if (addr == NULL)
+			continue;
+		at = strrchr(addr, '@');
+		n = at != NULL ? (size_t)(at - addr) : strlen(addr);
+		if ((n == 13 && g_ascii_strncasecmp(addr, "mailer-daemon",
+		    n) == 0) || (n == 10 && g_ascii_strncasecmp(addr,
+		    "postmaster", n) == 0))
+			set_auto(m, "From: %.*s", (int)n, addr);
+	}
+	if ((v = g_mime_object_get_header(o, "Return-Path")) != NULL) {
+		for (n = 0; *v != '\0' && n < sizeof tok - 1; v++)
+			if (*v != ' ' && *v != '\t' && *v != '\r' &&
+			    *v != '\n')
+				tok[n++] = *v;
+		tok[n] = '\0';
+		if (strcmp(tok, "<>") == 0)
+			set_auto(m, "Return-Path: <>");
+	}
+	if ((v = g_mime_object_get_header(o, "Precedence")) != NULL) {
+		header_token(v, tok, sizeof tok);
+		if (strcmp(tok, "bulk") == 0 || strcmp(tok, "junk") == 0 ||
+		    strcmp(tok, "list") == 0)
+			set_auto(m, "Precedence: %s", tok);
+	}
+	for (i = 0; i < sizeof present / sizeof present[0]; i++)
+		if (g_mime_object_get_header(o, present[i]) != NULL)
+			set_auto(m, "%s present", present[i]);
+}
+
+/* Is s valid UTF-8 without control characters (C0 or DEL), and, when
+ * nospace, without spaces? */
+static bool
+clean_text(const char *s, bool nospace)
+{
+	const unsigned char *p;
+
+	if (!g_utf8_validate(s, -1, NULL))
+		return false;
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f || (nospace && *p == ' '))
+			return false;
+	return true;
+}
+
+/* Is s a usable message id (without <>): printable ASCII, no space, no
+ * angle brackets? */
+static bool
+msgid_ok(const char *s)
+{
+	const unsigned char *p;
+
+	if (*s == '\0' || strlen(s) > MIME_MAX_ID)
+		return false;
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '<' || *p == '>')
+			return false;
+	return true;
+}
+
+/* Is the header present with something other than white space? */
+static bool
+header_nonblank(GMimeObject *o, const char *name)
+{
+	const char *v = g_mime_object_get_header(o, name);
+
+	if (v == NULL)
+		return false;
+	for (; *v != '\0'; v++)
+		if (*v != ' ' && *v != '\t' && *v != '\r' && *v != '\n')
+			return true;
+	return false;
+}
+
+/* The addr-spec of the one mailbox in header name of o (its address list
+ * is l) into *out (NULL if the header is absent or blank; the caller
+ * frees). Fails on several addresses, a group or an unreadable value. */
+static int
+one_mailbox(GMimeObject *o, InternetAddressList *l, const char *name,
+    char **out, struct hp_error *err)
+{
+	InternetAddress *a;
+	const char *addr;
+
+	*out = NULL;
+	if (!header_nonblank(o, name))
+		return HP_OK;
+	if (l == NULL || internet_address_list_length(l) == 0) {
+		hp_seterr(err, HP_EINVAL, "malformed message: the %s header "
+		    "holds no address", name);
+		return HP_EINVAL;
+	}
+	if (internet_address_list_length(l) > 1) {
+		hp_seterr(err, HP_EINVAL, "the %s header holds more than one "
+		    "address", name);
+		return HP_EINVAL;
+	}
+	a = internet_address_list_get_address(l, 0);
+	if (!INTERNET_ADDRESS_IS_MAILBOX(a)) {
+		hp_seterr(err, HP_EINVAL, "the %s header holds a group, not "
+		    "an address", name);
+		return HP_EINVAL;
+	}
+	addr = internet_address_mailbox_get_addr((InternetAddressMailbox *)a);
+	if (addr == NULL || *addr == '\0' || !clean_text(addr, true)) {
+		hp_seterr(err, HP_EINVAL, "malformed message: the %s header "
+		    "holds no usable address", name);
+		return HP_EINVAL;
+	}
+	*out = xstrdup(addr);
+	return HP_OK;
+}
+
+/* Fill message_id, from, reply_to and subject of m from msg. */
+static int
+read_headers(GMimeMessage *msg, struct mime_msg *m, struct hp_error *err)
+{
+	GMimeObject *o = (GMimeObject *)msg;
+	const char *v;
+	char *p;
+	int rc;
+
+	if (header_nonblank(o, "Message-ID")) {
+		v = g_mime_message_get_message_id(msg);
+		if (v == NULL || !msgid_ok(v)) {
+			hp_seterr(err, HP_EINVAL,
+			    "malformed message: bad Message-ID header");
+			return HP_EINVAL;
+		}
+		m->message_id = xstrdup(v);
+	}
+	if ((rc = one_mailbox(o, g_mime_message_get_from(msg), "From",
+	    &m->from, err)) != HP_OK)
+		return rc;
+	if ((rc = one_mailbox(o, g_mime_message_get_reply_to(msg), "Reply-To",
+	    &m->reply_to, err)) != HP_OK)
+		return rc;
+	if ((v = g_mime_message_get_subject(msg)) != NULL) {
+		if (!g_utf8_validate(v, -1, NULL)) {
+			hp_seterr(err, HP_EINVAL,
+			    "malformed message: the Subject is not valid UTF-8");
+			return HP_EINVAL;
+		}
+		/* Folding and encoded words may leave tabs or line breaks. */
+		m->subject = xstrdup(v);
+		for (p = m->subject; *p != '\0'; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = ' ';
+	}
+	return HP_OK;
+}
+
+/* Error message for the first bad parser warning of c. */
+static void
+warning_error(const struct pctx *c, struct hp_error *err)
+{
+	switch (c->warn) {
+	case GMIME_WARN_INVALID_CONTENT_TYPE:
+		hp_seterr(err, HP_EINVAL, "malformed MIME: invalid "
+		    "Content-Type \"%s\"", c->item);
+		break;
+	case GMIME_WARN_MALFORMED_MULTIPART:
+		hp_seterr(err, HP_EINVAL,
+		    "malformed MIME: a multipart section is malformed");
+		break;
+	case GMIME_WARN_TRUNCATED_MESSAGE:
+		hp_seterr(err, HP_EINVAL, "malformed MIME: a multipart "
+		    "section has no closing boundary (is the message cut "
+		    "short?)");
+		break;
+	case GMIME_CRIT_INVALID_HEADER_NAME:
+		hp_seterr(err, HP_EINVAL, "malformed message: invalid header "
+		    "line \"%s\"", c->item);
+		break;
+	case GMIME_CRIT_CONFLICTING_HEADER:
+		hp_seterr(err, HP_EINVAL, "malformed message: two %s headers "
+		    "with different values", c->item);
+		break;
+	case GMIME_CRIT_CONFLICTING_PARAMETER:
+		hp_seterr(err, HP_EINVAL, "malformed MIME: two %s parameters "
+		    "with different values", c->item);
+		break;
+	case GMIME_CRIT_MULTIPART_WITHOUT_BOUNDARY:
+		hp_seterr(err, HP_EINVAL, "malformed MIME: multipart/%s "
+		    "without a boundary", c->item);
+		break;
+	case GMIME_WARN_INVALID_PARAMETER:
+		hp_seterr(err, HP_EINVAL, "malformed MIME: invalid parameter "
+		    "in a Content-Type or Content-Disposition header");
+		break;
+	case GMIME_CRIT_NESTING_OVERFLOW:
+		hp_seterr(err, HP_EINVAL,
+		    "malformed MIME: parts nested too deeply");
+		break;
+	default:
+		hp_seterr(err, HP_EINVAL, "malformed message (MIME parser "
+		    "warning %d)", c->warn);
+		break;
+	}
+}
+
+/* Find a multipart section without parts below o (whose boundary never
+ * appeared), or NULL. */
+static GMimeMultipart *
+empty_multipart(GMimeObject *o, int depth)
+{
+	GMimeMultipart *mp, *r;
+	int i, n;
+
+	if (o == NULL || !GMIME_IS_MULTIPART(o) || depth > MIME_MAX_DEPTH)
+		return NULL;
+	mp = (GMimeMultipart *)o;
+	if ((n = g_mime_multipart_get_count(mp)) == 0)
+		return mp;
+	for (i = 0; i < n; i++)
+		if ((r = empty_multipart(g_mime_multipart_get_part(mp, i),
+		    depth + 1)) != NULL)
+			return r;
+	return NULL;
+}
+
+/* The whole of stream s, copied into a new memory stream (the caller
+ * unrefs it), or NULL on a read error. */
+static GMimeStream *
+stream_copy(GMimeStream *s)
+{
+	GMimeStream *mem = g_mime_stream_mem_new();
+
+	if (g_mime_stream_reset(s) == -1 ||
+	    g_mime_stream_write_to_stream(s, mem) == -1) {
+		g_object_unref(mem);
+		return NULL;
+	}
+	g_mime_stream_reset(s);
+	return mem;
+}
+
+/* Is b (len bytes) complete, clean base64: alphabet and white space only,
+ * padding only at the end, a whole number of 4-character groups? */
+static bool
+base64_ok(const unsigned char *b, size_t len)
+{
+	size_t i, n = 0, pad = 0;
+
+	for (i = 0; i < len; i++) {
+		unsigned char ch = b[i];
+
+		if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n')
+			continue;
+		if (ch == '=') {
+			pad++;
+			continue;
+		}
+		if (pad != 0 || !(g_ascii_isalnum(ch) || ch == '+' ||
+		    ch == '/'))
+			return false;
+		n++;
+	}
+	if (pad > 2)
+		return false;
+	return (n + pad) % 4 == 0 && (pad == 0 || n % 4 == 4 - pad);
+}
+
+/* Is b (len bytes) valid quoted-printable: every '=' starts a hex pair or
+ * a soft line break (optionally after trailing white space)? */
+static bool
+qp_ok(const unsigned char *b, size_t len)
+{
+	size_t i, j;
+
+	for (i = 0; i < len; i++) {
+		if (b[i] != '=')
+			continue;
+		if (i + 2 < len && g_ascii_isxdigit(b[i + 1]) &&
+		    g_ascii_isxdigit(b[i + 2])) {
+			i += 2;
+			continue;
+		}
+		for (j = i + 1; j < len && (b[j] == ' ' || b[j] == '\t'); j++)
+			;
+		if (j < len && b[j] == '\r')
+			j++;
+		if (j < len && b[j] != '\n')
+			return false;
+		i = j;
+	}
+	return true;
+}
+
+/* Take the bytes of memory stream mem as p's data (NUL-terminated). */
+static void
+take_bytes(struct mime_part *p, GMimeStream *mem)
+{
+	GByteArray *ba = g_mime_stream_mem_get_byte_array((GMimeStreamMem *)mem);
+
+	p->len = ba->len;
+	p->data = xmalloc(p->len + 1);
+	if (p->len != 0)
+		memcpy(p->data, ba->data, p->len);
+	p->data[p->len] = '\0';
+}
+
+/* Decode the content of GMime leaf part o into p->data, refusing unknown
+ * or uuencode transfer encodings and corrupt base64 or quoted-printable.
+ * what names the part in messages. */
+static int
+part_data(GMimePart *o, const char *what, struct mime_part *p,
+    struct hp_error *err)
+{
+	GMimeDataWrapper *w;
+	GMimeStream *mem;
+	GMimeContentEncoding enc;
+	GByteArray *ba;
+	const char *cte;
+	char shown[40];
+	bool ok;
+
+	/* GMime takes an unknown encoding for none, and decodes uuencode
+	 * without a "begin" line to nothing. */
+	cte = g_mime_object_get_header((GMimeObject *)o,
+	    "Content-Transfer-Encoding");
+	enc = cte != NULL ? g_mime_content_encoding_from_string(cte) :
+	    GMIME_CONTENT_ENCODING_DEFAULT;
+	if ((cte != NULL && enc == GMIME_CONTENT_ENCODING_DEFAULT) ||
+	    enc == GMIME_CONTENT_ENCODING_UUENCODE) {
+		printable(shown, sizeof shown, cte);
+		hp_seterr(err, HP_EINVAL, "malformed MIME: %s has an %s "
+		    "Content-Transfer-Encoding \"%s\"", what,
+		    enc == GMIME_CONTENT_ENCODING_DEFAULT ? "unknown" :
+		    "unsupported", shown);
+		return HP_EINVAL;
+	}
+	if ((w = g_mime_part_get_content(o)) == NULL) {
+		p->data = xmalloc(1);
+		p->data[0] = '\0';
+		return HP_OK;
+	}
+	enc = g_mime_data_wrapper_get_encoding(w);
+	if (enc == GMIME_CONTENT_ENCODING_BASE64 ||
+	    enc == GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE) {
+		if ((mem = stream_copy(g_mime_data_wrapper_get_stream(w))) ==
+		    NULL)
+			goto unreadable;
+		ba = g_mime_stream_mem_get_byte_array((GMimeStreamMem *)mem);
+		ok = enc == GMIME_CONTENT_ENCODING_BASE64 ?
+		    base64_ok(ba->data, ba->len) : qp_ok(ba->data, ba->len);
+		g_object_unref(mem);
+		if (!ok) {
+			hp_seterr(err, HP_EINVAL, "malformed MIME: the %s of "
+			    "%s is cut short or corrupt", enc ==
+			    GMIME_CONTENT_ENCODING_BASE64 ? "base64" :
+			    "quoted-printable", what);
+			return HP_EINVAL;
+		}
+	}
+	mem = g_mime_stream_mem_new();
+	if (g_mime_data_wrapper_write_to_stream(w, mem) == -1) {
+		g_object_unref(mem);
+		goto unreadable;
+	}
+	take_bytes(p, mem);
+	g_object_unref(mem);
+	return HP_OK;
+unreadable:
+	hp_seterr(err, HP_EINVAL, "malformed MIME: cannot decode %s", what);
+	return HP_EINVAL;
+}
+
+/* The message inside message/rfc822 part o as bytes, into p->data. */
+static int
+message_data(GMimeMessagePart *o, const char *what, struct mime_part *p,
+    struct hp_error *err)
+{
+	GMimeMessage *inner = g_mime_message_part_get_message(o);
+	GMimeStream *mem = g_mime_stream_mem_new();
+
+	if (inner != NULL && g_mime_object_write_to_stream(
+	    (GMimeObject *)inner, NULL, mem) == -1) {
+		g_object_unref(mem);
+		hp_seterr(err, HP_EINVAL, "malformed MIME: cannot read %s",
+		    what);
+		return HP_EINVAL;
+	}
+	take_bytes(p, mem);
+	g_object_unref(mem);
+	return HP_OK;
+}
+
+/* Is cs a name of UTF-8 or of its subset US-ASCII? */
+static bool
+utf8_charset(const char *cs)
+{
+	return g_ascii_strcasecmp(cs, "utf-8") == 0 ||
+	    g_ascii_strcasecmp(cs, "utf8") == 0 ||
+	    g_ascii_strcasecmp(cs, "us-ascii") == 0 ||
+	    g_ascii_strcasecmp(cs, "ascii") == 0;
+}
+
+/* Convert the text body p of o to UTF-8 from its charset, refusing an
+ * unknown charset, text that is invalid in it, and NUL bytes. */
+static int
+text_to_utf8(GMimeObject *o, const char *what, struct mime_part *p,
+    struct hp_error *err)
+{
+	const char *cs = g_mime_object_get_content_type_parameter(o, "charset");
+	GError *gerr = NULL;
+	GIConv ic;
+	gchar *u;
+	gsize nread, nwritten;
+	char shown[40];
+
+	if (cs != NULL && *cs != '\0' && !utf8_charset(cs)) {
+		printable(shown, sizeof shown, cs);
+		ic = g_iconv_open("UTF-8", g_mime_charset_iconv_name(cs));
+		if (ic == (GIConv)-1) {
+			hp_seterr(err, HP_EINVAL, "%s is in an unknown charset "
+			    "\"%s\"", what, shown);
+			return HP_EINVAL;
+		}
+		u = g_convert_with_iconv((const gchar *)p->data,
+		    (gssize)p->len, ic, &nread, &nwritten, &gerr);
+		g_iconv_close(ic);
+		if (u == NULL) {
+			hp_seterr(err, HP_EINVAL, "%s is not valid %s text",
+			    what, shown);
+			g_clear_error(&gerr);
+			return HP_EINVAL;
+		}
+		free(p->data);
+		p->len = nwritten;
+		p->data = xmalloc(p->len + 1);
+		memcpy(p->data, u, p->len);
+		p->data[p->len] = '\0';
+		g_free(u);
+	}
+	if (memchr(p->data, '\0', p->len) != NULL) {
+		hp_seterr(err, HP_EINVAL, "%s contains a NUL byte", what);
+		return HP_EINVAL;
+	}
+	if (!g_utf8_validate((const gchar *)p->data, (gssize)p->len, NULL)) {
+		hp_seterr(err, HP_EINVAL, "%s is not valid UTF-8", what);
+		return HP_EINVAL;
+	}
+	return HP_OK;
+}
+
+/* The filename of leaf o from Content-Disposition or Content-Type (GMime
+ * decodes RFC 2231 and 2047), or NULL if none or blank. Owned by o. */
+static const char *
+leaf_filename(GMimeObject *o)
+{
+	GMimeContentDisposition *d = g_mime_object_get_content_disposition(o);
+	const char *f = NULL, *s;
+
+	if (d != NULL)
+		f = g_mime_content_disposition_get_parameter(d, "filename");
+	if (f == NULL)
+		f = g_mime_object_get_content_type_parameter(o, "name");
+	if (f == NULL)
+		return NULL;
+	for (s = f; *s == ' ' || *s == '\t'; s++)
+		;
+	return *s == '\0' ? NULL : f;
+}
+
+/* Free what part p owns. */
+static void
+part_free(struct mime_part *p)
+{
+	free(p->filename);
+	free(p->content_type);
+	free(p->data);
+}
+
+/* Check and store the filename and content type of leaf o in p. */
+static int
+leaf_names(GMimeObject *o, struct walk *w, struct mime_part *p)
+{
+	GMimeContentDisposition *d;
+	GMimeContentType *ct;
+	const char *fn;
+	char *t, shown[64];
+	size_t i;
+
+	ct = g_mime_object_get_content_type(o);
+	t = ct != NULL ? g_mime_content_type_get_mime_type(ct) : NULL;
+	p->content_type = xstrdup(t != NULL ? t : "application/octet-stream");
+	g_free(t);
+	for (t = p->content_type; *t != '\0'; t++)
+		*t = (char)g_ascii_tolower(*t);
+	if ((fn = leaf_filename(o)) != NULL) {
+		if (strlen(fn) > MIME_MAX_NAME || !clean_text(fn, false)) {
+			printable(shown, sizeof shown, fn);
+			hp_seterr(w->err, HP_EINVAL, "malformed MIME: unusable "
+			    "attachment name \"%s\"", shown);
+			return HP_EINVAL;
+		}
+		for (i = 0; i < w->m->nparts; i++) {
+			if (w->m->parts[i].filename != NULL &&
+			    strcasecmp(w->m->parts[i].filename, fn) == 0) {
+				hp_seterr(w->err, HP_EINVAL, "two attachments "
+				    "are named %s", fn);
+				return HP_EINVAL;
+			}
+		}
+		p->filename = xstrdup(fn);
+	}
+	d = g_mime_object_get_content_disposition(o);
+	p->attachment = p->filename != NULL || (d != NULL &&
+	    g_mime_content_disposition_is_attachment(d)) ||
+	    strncmp(p->content_type, "text/", 5) != 0;
+	return HP_OK;
+}
+
+/* Decode leaf o into a new entry of w->m->parts. */
+static int
+leaf(GMimeObject *o, struct walk *w)
+{
+	struct mime_msg *m = w->m;
+	struct mime_part p;
+	char what[MIME_MAX_NAME + 64];
+	int rc;
+
+	if (m->nparts >= MIME_MAX_PARTS) {
+		hp_seterr(w->err, HP_EINVAL, "the message has more than %d "
+		    "parts", MIME_MAX_PARTS);
+		return HP_EINVAL;
+	}
+	memset(&p, 0, sizeof p);
+	if ((rc = leaf_names(o, w, &p)) != HP_OK)
+		goto fail;
+	if (strcmp(p.content_type, "message/delivery-status") == 0 ||
+	    strcmp(p.content_type, "message/global-delivery-status") == 0 ||
+	    strcmp(p.content_type, "message/disposition-notification") == 0)
+		set_auto(m, "%s part", p.content_type);
+	if (p.filename != NULL)
+		snprintf(what, sizeof what, "attachment %s", p.filename);
+	else
+		snprintf(what, sizeof what, "the %s part", p.content_type);
+	if (GMIME_IS_MESSAGE_PART(o))
+		rc = message_data((GMimeMessagePart *)o, what, &p, w->err);
+	else
+		rc = part_data((GMimePart *)o, what, &p, w->err);
+	if (rc != HP_OK)
+		goto fail;
+	if (p.len > MIME_MAX_PART) {
+		hp_seterr(w->err, HP_EINVAL, "%s is larger than %d KB", what,
+		    MIME_MAX_PART / 1024);
+		rc = HP_EINVAL;
+		goto fail;
+	}
+	if (!p.attachment && strncmp(p.content_type, "text/", 5) == 0 &&
+	    (rc = text_to_utf8(o, what, &p, w->err)) != HP_OK)
+		goto fail;
+	if (m->nparts == w->cap) {
+		w->cap = w->cap ? w->cap * 2 : 4;
+		m->parts = xrealloc(m->parts, w->cap * sizeof *m->parts);
+	}
+	m->parts[m->nparts++] = p;
+	return HP_OK;
+fail:
+	part_free(&p);
+	return rc;
+}
+
+/* Walk the MIME tree below o (depth multipart sections deep) in order,
+ * adding every leaf to w->m. */
+static int
+walk(GMimeObject *o, int depth, struct walk *w)
+{
+	GMimeMultipart *mp;
+	char *t;
+	int i, n, rc;
+
+	if (GMIME_IS_MULTIPART(o)) {
+		mp = (GMimeMultipart *)o;
+		if (depth >= MIME_MAX_DEPTH) {
+			hp_seterr(w->err, HP_EINVAL, "malformed MIME: "
+			    "multipart sections nested more than %d deep",
+			    MIME_MAX_DEPTH);
+			return HP_EINVAL;
+		}
+		if ((n = g_mime_multipart_get_count(mp)) == 0) {
+			t = g_mime_content_type_get_mime_type(
+			    g_mime_object_get_content_type(o));
+			hp_seterr(w->err, HP_EINVAL, "malformed MIME: a %s "
+			    "section has no parts", t);
+			g_free(t);
+			return HP_EINVAL;
+		}
+		for (i = 0; i < n; i++)
+			if ((rc = walk(g_mime_multipart_get_part(mp, i),
+			    depth + 1, w)) != HP_OK)
+				return rc;
+		return HP_OK;
+	}
+	if (GMIME_IS_PART(o) || GMIME_IS_MESSAGE_PART(o))
+		return leaf(o, w);
+	hp_seterr(w->err, HP_EINVAL, "malformed MIME: a part of unknown kind");
+	return HP_EINVAL;
+}
+
+/* Free everything m owns and clear it, but keep hash and the automatic
+ * flag and reason. */
+static void
+msg_release(struct mime_msg *m)
+{
+	size_t i;
+
+	free(m->message_id);
+	free(m->from);
+	free(m->reply_to);
+	free(m->subject);
+	for (i = 0; i < m->nparts; i++)
+		part_free(&m->parts[i]);
+	free(m->parts);
+	m->message_id = m->from = m->reply_to = m->subject = NULL;
+	m->parts = NULL;
+	m->nparts = 0;
+	m->html_only = false;
+}
+
+/* Set m->html_only from the parts. */
+static void
+set_html_only(struct mime_msg *m)
+{
+	bool html = false;
+	size_t i;
+
+	for (i = 0; i < m->nparts; i++) {
+		if (m->parts[i].attachment)
+			return;
+		if (strcmp(m->parts[i].content_type, "text/plain") == 0)
+			return;
+		if (strcmp(m->parts[i].content_type, "text/html") == 0)
+			html = true;
+	}
+	m->html_only = html;
+}
+
+/* Set the automatic flag of m from the header block of raw alone, for a
+ * message refused before it is parsed. */
+static void
+header_automatic(const unsigned char *raw, size_t len, struct mime_msg *m)
+{
+	struct pctx c;
+	GMimeMessage *msg;
+
+	memset(&c, 0, sizeof c);
+	if ((msg = parse_raw(raw, header_end(raw, len), &c)) != NULL) {
+		detect_automatic(msg, m);
+		g_object_unref(msg);
+	}
+}
+
+int
+mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
+    struct hp_error *err)
+{
+	struct pctx c;
+	struct walk w;
+	GMimeMessage *msg;
+	GMimeMultipart *mp;
+	GMimeObject *body;
+	const unsigned char *nul;
+	size_t tenths;
+	char *t;
+	int rc = HP_EINVAL;
+
+	memset(m, 0, sizeof *m);
+	mime_init();
+	crypto_generichash(m->hash, sizeof m->hash, raw, len, NULL, 0);
+	if (len == 0) {
+		hp_seterr(err, HP_EINVAL, "the message is empty");
+		return HP_EINVAL;
+	}
+	if (len > MIME_MAX_MESSAGE) {
+		header_automatic(raw, len, m);
+		tenths = (len / MB) * 10 + ((len % MB) * 10 + MB - 1) / MB;
+		hp_seterr(err, HP_EINVAL, "the message is %zu.%zu MB; the "
+		    "limit is %d MB", tenths / 10, tenths % 10,
+		    MIME_MAX_MESSAGE / MB);
+		return HP_EINVAL;
+	}
+	if (line_limits(raw, len, err) != HP_OK) {
+		header_automatic(raw, len, m);
+		return HP_EINVAL;
+	}
+	memset(&c, 0, sizeof c);
+	msg = parse_raw(raw, len, &c);
+	if (msg != NULL)
+		detect_automatic(msg, m);
+	if ((nul = memchr(raw, '\0', len)) != NULL) {
+		hp_seterr(err, HP_EINVAL, "malformed message: a NUL byte at "
+		    "offset %zu", (size_t)(nul - raw));
+		goto out;
+	}
+	if (msg != NULL && c.warn == GMIME_WARN_TRUNCATED_MESSAGE &&
+	    (mp = empty_multipart(g_mime_message_get_mime_part(msg), 0)) !=
+	    NULL) {
+		t = g_mime_content_type_get_mime_type(
+		    g_mime_object_get_content_type((GMimeObject *)mp));
+		hp_seterr(err, HP_EINVAL, "malformed MIME: the boundary of "
+		    "a %s section never appears", t);
+		g_free(t);
+		goto out;
+	}
+	if (c.warn != 0) {
+		warning_error(&c, err);
+		goto out;
+	}
+	if (msg == NULL || g_mime_header_list_get_count(
+	    g_mime_object_get_header_list((GMimeObject *)msg)) == 0) {
+		hp_seterr(err, HP_EINVAL,
+		    "malformed message: no header fields");
+		goto out;
+	}
+	if ((rc = read_headers(msg, m, err)) != HP_OK)
+		goto out;
+	w.m = m;
+	w.cap = 0;
+	w.err = err;
+	if ((body = g_mime_message_get_mime_part(msg)) != NULL &&
+	    (rc = walk(body, 0, &w)) != HP_OK)
+		goto out;
+	set_html_only(m);
+	rc = HP_OK;
+out:
+	if (msg != NULL)
+		g_object_unref(msg);
+	if (rc != HP_OK)
+		msg_release(m);
+	return rc;
+}
+
+void
+mime_msg_free(struct mime_msg *m)
+{
+	if (m == NULL)
+		return;
+	msg_release(m);
+	memset(m, 0, sizeof *m);
+}
+
+const struct mime_part *
+mime_find(const struct mime_msg *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nparts; i++)
+		if (m->parts[i].filename != NULL &&
+		    strcasecmp(m->parts[i].filename, name) == 0)
+			return &m->parts[i];
+	return NULL;
+}
+
+size_t
+mime_find_suffix(const struct mime_msg *m, const char *suffix,
+    const struct mime_part **out, size_t max)
+{
+	size_t i, n = 0, fl, sl = strlen(suffix);
+	const char *f;
+
+	for (i = 0; i < m->nparts; i++) {
+		if ((f = m->parts[i].filename) == NULL)
+			continue;
+		if ((fl = strlen(f)) < sl || strcasecmp(f + fl - sl, suffix) != 0)
+			continue;
+		if (n < max)
+			out[n] = &m->parts[i];
+		n++;
+	}
+	return n;
+}
+
+/* Encode parameter name of l, if it needs encoding, as UTF-8 rather than
+ * the smallest charset that holds it. */
+static void
+param_utf8(GMimeParamList *l, const char *name)
+{
+	GMimeParam *p;
+
+	if (l != NULL && (p = g_mime_param_list_get_parameter(l, name)) != NULL)
+		g_mime_param_set_charset(p, "UTF-8");
+}
+
+/* Encode the display names of l, if they need encoding, as UTF-8. */
+static void
+addresses_utf8(InternetAddressList *l)
+{
+	int i, n = internet_address_list_length(l);
+
+	for (i = 0; i < n; i++)
+		internet_address_set_charset(
+		    internet_address_list_get_address(l, i), "UTF-8");
+}
+
+/* A text/plain; charset=utf-8 part holding text: as an attachment named
+ * name in base64, or (name NULL) as a body in 7bit if it is ASCII in short
+ * lines, else quoted-printable. The caller unrefs it. */
+static GMimePart *
+text_part(const char *text, const char *name)
+{
+	GMimePart *p = g_mime_part_new_with_type("text", "plain");
+	GMimeContentEncoding enc;
+	GMimeStream *s;
+	GMimeDataWrapper *w;
+
+	s = g_mime_stream_mem_new_with_buffer(text, strlen(text));
+	w = g_mime_data_wrapper_new_with_stream(s,
+	    GMIME_CONTENT_ENCODING_DEFAULT);
+	g_mime_part_set_content(p, w);
+	g_object_unref(w);
+	g_object_unref(s);
+	g_mime_object_set_content_type_parameter((GMimeObject *)p, "charset",
+	    "utf-8");
+	if (name != NULL) {
+		g_mime_object_set_disposition((GMimeObject *)p, "attachment");
+		g_mime_part_set_filename(p, name);
+		param_utf8(g_mime_content_disposition_get_parameters(
+		    g_mime_object_get_content_disposition((GMimeObject *)p)),
+		    "filename");
+		param_utf8(g_mime_content_type_get_parameters(
+		    g_mime_object_get_content_type((GMimeObject *)p)), "name");
+		g_mime_part_set_content_encoding(p,
+		    GMIME_CONTENT_ENCODING_BASE64);
+		return p;
+	}
+	/* GMime says DEFAULT when no encoding is needed, and asks for one
+	 * for 8-bit text, long lines and lines starting "From ". */
+	enc = g_mime_part_get_best_content_encoding(p,
+	    GMIME_ENCODING_CONSTRAINT_7BIT);
+	if (enc == GMIME_CONTENT_ENCODING_DEFAULT ||
+	    enc == GMIME_CONTENT_ENCODING_7BIT)
+		g_mime_part_set_content_encoding(p, GMIME_CONTENT_ENCODING_7BIT);
+	else
+		g_mime_part_set_content_encoding(p,
+		    GMIME_CONTENT_ENCODING_QUOTEDPRINTABLE);
+	return p;
+}
+
+/* Parse an address list for mime_build: NULL (and err set) unless it
+ * holds at least one address, exactly one mailbox if single. The caller
+ * unrefs the list. */
+static InternetAddressList *
+build_addresses(const char *s, const char *what, bool single,
+    struct hp_error *err)
+{
+	InternetAddressList *l;
+	int n;
+
+	if (s == NULL || !clean_text(s, false)) {
+		hp_seterr(err, HP_EINVAL, "mime_build: missing or unusable %s",
+		    what);
+		return NULL;
+	}
+	l = internet_address_list_parse(NULL, s);
+	n = l != NULL ? internet_address_list_length(l) : 0;
+	if (n == 0 || (single && (n != 1 || !INTERNET_ADDRESS_IS_MAILBOX(
+	    internet_address_list_get_address(l, 0))))) {
+		if (l != NULL)
+			g_object_unref(l);
+		hp_seterr(err, HP_EINVAL, "mime_build: bad %s address \"%s\"",
+		    what, s);
+		return NULL;
+	}
+	return l;
+}
+
+/* Check the fields of o other than the addresses. */
+static int
+build_check(const struct mime_out *o, struct hp_error *err)
+{
+	GDateTime *dt;
+	const char *a = o->auto_submitted;
+
+	if (o->subject == NULL || !clean_text(o->subject, false)) {
+		hp_seterr(err, HP_EINVAL, "mime_build: missing or unusable "
+		    "subject");
+		return HP_EINVAL;
+	}
+	if (o->message_id == NULL || !msgid_ok(o->message_id) ||
+	    (o->in_reply_to != NULL && !msgid_ok(o->in_reply_to))) {
+		hp_seterr(err, HP_EINVAL, "mime_build: bad message id");
+		return HP_EINVAL;
+	}
+	if (a == NULL || (strcmp(a, "auto-replied") != 0 &&
+	    strcmp(a, "auto-generated") != 0 &&
+	    strcmp(a, "auto-notified") != 0)) {
+		hp_seterr(err, HP_EINVAL, "mime_build: Auto-Submitted must be "
+		    "auto-replied or auto-generated");
+		return HP_EINVAL;
+	}
+	if (o->date != NULL) {
+		if (!clean_text(o->date, false) ||
+		    (dt = g_mime_utils_header_decode_date(o->date)) == NULL) {
+			hp_seterr(err, HP_EINVAL, "mime_build: bad date \"%s\"",
+			    o->date);
+			return HP_EINVAL;
+		}
+		g_date_time_unref(dt);
+	}
+	if (o->body == NULL || !g_utf8_validate(o->body, -1, NULL)) {
+		hp_seterr(err, HP_EINVAL, "mime_build: the body is missing or "
+		    "not valid UTF-8");
+		return HP_EINVAL;
+	}
+	if ((o->attach_name == NULL) != (o->attach_body == NULL) ||
+	    (o->attach_name != NULL && (*o->attach_name == '\0' ||
+	    strlen(o->attach_name) > MIME_MAX_NAME ||
+	    !clean_text(o->attach_name, false) ||
+	    !g_utf8_validate(o->attach_body, -1, NULL)))) {
+		hp_seterr(err, HP_EINVAL, "mime_build: bad attachment");
+		return HP_EINVAL;
+	}
+	return HP_OK;
+}
+
+int
+mime_build(const struct mime_out *o, char **out, size_t *outlen,
+    struct hp_error *err)
+{
+	InternetAddressList *from, *to;
+	GMimeMessage *msg;
+	GMimeObject *mo;
+	GMimeMultipart *mp;
+	GMimePart *body, *att;
+	GDateTime *now;
+	char *s, *id;
+	size_t i, n;
+
+	*out = NULL;
+	*outlen = 0;
+	mime_init();
+	if (build_check(o, err) != HP_OK)
+		return HP_EINVAL;
+	if ((from = build_addresses(o->from, "From", true, err)) == NULL)
+		return HP_EINVAL;
+	if ((to = build_addresses(o->to, "To", false, err)) == NULL) {
+		g_object_unref(from);
+		return HP_EINVAL;
+	}
+	addresses_utf8(from);
+	addresses_utf8(to);
+	/* Headers in the order they are set. */
+	msg = g_mime_message_new(FALSE);
+	mo = (GMimeObject *)msg;
+	if (o->date != NULL)
+		g_mime_object_set_header(mo, "Date", o->date, NULL);
+	else {
+		now = g_date_time_new_now_local();
+		g_mime_message_set_date(msg, now);
+		g_date_time_unref(now);
+	}
+	internet_address_list_append(g_mime_message_get_from(msg), from);
+	internet_address_list_append(g_mime_message_get_addresses(msg,
+	    GMIME_ADDRESS_TYPE_TO), to);
+	g_object_unref(from);
+	g_object_unref(to);
+	g_mime_message_set_subject(msg, o->subject, "utf-8");
+	id = g_strdup_printf("<%s>", o->message_id);
+	g_mime_object_set_header(mo, "Message-ID", id, NULL);
+	g_free(id);
+	if (o->in_reply_to != NULL) {
+		id = g_strdup_printf("<%s>", o->in_reply_to);
+		g_mime_object_set_header(mo, "In-Reply-To", id, NULL);
+		g_mime_object_set_header(mo, "References", id, NULL);
+		g_free(id);
+	}
+	g_mime_object_set_header(mo, "Auto-Submitted", o->auto_submitted,
+	    NULL);
+	body = text_part(o->body, NULL);
+	if (o->attach_name != NULL) {
+		mp = g_mime_multipart_new_with_subtype("mixed");
+		att = text_part(o->attach_body, o->attach_name);
+		g_mime_multipart_add(mp, (GMimeObject *)body);
+		g_mime_multipart_add(mp, (GMimeObject *)att);
+		g_mime_message_set_mime_part(msg, (GMimeObject *)mp);
+		g_object_unref(att);
+		g_object_unref(mp);
+	} else
+		g_mime_message_set_mime_part(msg, (GMimeObject *)body);
+	g_object_unref(body);
+	s = g_mime_object_to_string(mo, NULL);
+	g_object_unref(msg);
+	n = s != NULL ? strlen(s) : 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80)
+			break;
+	if (s == NULL || i < n) {
+		hp_seterr(err, HP_EINTERNAL, "mime_build: GMime wrote %s",
+		    s == NULL ? "nothing" : "8-bit data");
+		g_free(s);
+		return HP_EINTERNAL;
+	}
+	*out = xmalloc(n + 1);
+	memcpy(*out, s, n + 1);
+	*outlen = n;
+	g_free(s);
+	return HP_OK;
+}

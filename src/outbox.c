@@ -1,0 +1,67 @@
+/* outbox: delivery of queued mail (see include/outbox.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "outbox.h"
+#include "transport.h"
+
+#define OUTBOX_BATCH 64
+
+int
+outbox_deliver(struct store *st, const struct config *cfg, long now,
+    struct outbox_stats *stats, struct hp_error *err)
+{
+	const struct transport_ops *t;
+	struct store_outmsg batch[OUTBOX_BATCH];
+	void *ctx = NULL;
+	int n, i, rc;
+
+	memset(stats, 0, sizeof *stats);
+	if ((t = transport_find(cfg->outbox)) == NULL) {
+		hp_seterr(err, HP_EINVAL, "outbox '%s': unknown transport "
+		    "(expected maildir:DIR)", cfg->outbox);
+		return HP_EINVAL;
+	}
+	if ((rc = store_outbox_due(st, now, batch, OUTBOX_BATCH, &n, err)) !=
+	    HP_OK)
+		return rc;
+	if (n == 0)
+		return HP_OK;
+	if ((rc = t->open(cfg->outbox + strlen(t->prefix), &ctx, err)) !=
+	    HP_OK) {
+		store_outmsg_free(batch, n);
+		return rc;
+	}
+	for (i = 0; i < n; i++) {
+		struct hp_error serr = { 0, "" };
+		long next, backoff;
+		int src = t->send(ctx, &batch[i], &serr);
+
+		if (src == HP_OK) {
+			if ((rc = store_outbox_sent(st, batch[i].id, err)) !=
+			    HP_OK)
+				break;
+			stats->sent++;
+			log_info("delivered %s to %s", batch[i].message_id,
+			    batch[i].rcpt);
+			continue;
+		}
+		backoff = (long)cfg->retry_base << (batch[i].attempts < 20 ?
+		    batch[i].attempts : 20);
+		next = src == HP_ESTATE && batch[i].attempts + 1 <
+		    cfg->retry_max ? now + backoff : -1;
+		log_warn("delivery of %s to %s failed%s: %s",
+		    batch[i].message_id, batch[i].rcpt, next < 0 ?
+		    " for good" : ", will retry", serr.msg);
+		if ((rc = store_outbox_failed(st, batch[i].id, next, serr.msg,
+		    err)) != HP_OK)
+			break;
+		if (next < 0)
+			stats->failed++;
+		else
+			stats->retried++;
+	}
+	t->close(ctx);
+	store_outmsg_free(batch, n);
+	return rc;
+}

@@ -1,0 +1,65 @@
+/* transport_maildir: outgoing mail written into a Maildir (the embedded
+ * default: no mail server needed). Each file is named after its Message-ID
+ * so that delivering again after a crash finds it and writes nothing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "maildir.h"
+#include "transport.h"
+
+static int
+tm_open(const char *spec, void **ctx, struct hp_error *err)
+{
+	int rc;
+
+	if ((rc = maildir_create(spec, err)) != HP_OK)
+		return rc;
+	*ctx = xstrdup(spec);
+	return HP_OK;
+}
+
+static int
+tm_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
+{
+	char hint[256];
+	size_t i;
+	bool existed;
+	int rc;
+
+	strlcpy_(hint, m->message_id, sizeof hint);
+	for (i = 0; hint[i] != '\0'; i++)
+		if (hint[i] == '/' || hint[i] == ':' || hint[i] == '<' ||
+		    hint[i] == '>')
+			hint[i] = '_';
+	rc = maildir_deliver(ctx, hint, m->data, m->len, &existed, NULL, err);
+	if (rc == HP_EIO)
+		return HP_ESTATE;
+	return rc;
+}
+
+static void
+tm_close(void *ctx)
+{
+	free(ctx);
+}
+
+const struct transport_ops transport_maildir = {
+	.prefix = "maildir:",
+	.open = tm_open,
+	.send = tm_send,
+	.close = tm_close,
+};
+
+const struct transport_ops *
+transport_find(const char *spec)
+{
+	static const struct transport_ops *const all[] = {
+		&transport_maildir, NULL
+	};
+	int i;
+
+	for (i = 0; all[i] != NULL; i++)
+		if (strncmp(spec, all[i]->prefix, strlen(all[i]->prefix)) == 0)
+			return all[i];
+	return NULL;
+}
