@@ -1,38 +1,90 @@
 #!/usr/bin/env bash
-# The main job on the embedded default: install, build, then play a whole
-# game of fire-and-movement turn by turn through the hexpost command line.
-# Blue's orders are written each turn by the built-in opponent (as a player
-# would write them by hand), submitted, resolved, and Blue's report printed.
-# Red is played by the built-in opponent. DEMO_SEED picks the dice.
+# The main job on the embedded default, on a fresh machine: install, build,
+# create a data directory (configuration, database, inbox and outbox
+# Maildirs, server key), and play a whole game of fire-and-movement by
+# signed mail. Each turn Blue's player writes an order file, signs it with
+# the real minisign and mails it (contrib/hexpost-player, delivering into the
+# inbox Maildir); `hexpost run --once` takes the mail in, resolves the turn
+# and writes the acknowledgement and the reports into the outbox Maildir,
+# which is shown. Red is the built-in opponent. Turn 2 starts with a
+# mistake, to show a refusal. DEMO_SEED picks the dice; DEMO_DIR keeps the
+# data directory instead of a temporary one.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 [ "${HEXPOST_SKIP_DEPS:-0}" = 1 ] || bash "$top/scripts/deps.sh" >/dev/null
 bash "$top/scripts/build.sh" "$top/build" >/dev/null
 hp="$top/build/hexpost"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-export HEXPOST_DB="$work/hexpost.db"
+if [ -n "${DEMO_DIR:-}" ]; then
+	work=$DEMO_DIR
+	rm -rf "$work"
+	mkdir -p "$work"
+else
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+fi
+data="$work/data"
 
 say() { printf '\n### %s\n' "$*"; }
+# Show the messages that landed in the outbox since the last call.
+shown="$work/shown"
+: > "$shown"
+show_outbox() {
+	local f
+	for f in $(sqlite3 "$data/hexpost.db" \
+	    "SELECT message_id FROM outbox WHERE state = 'sent' ORDER BY id"); do
+		grep -qxF "$f" "$shown" && continue
+		echo "$f" >> "$shown"
+		echo "----- outbox/new/$f"
+		awk 'BEGIN { h = 1 }
+		     h && /^(From|To|Subject|Auto-Submitted):/ { print; next }
+		     h && /^\r?$/ { h = 0; print ""; next }
+		     !h { print }' "$data/outbox/new/$f"
+	done
+}
+# Blue's player: write the order file, sign it, mail it.
+send_orders() {
+	"$top/contrib/hexpost-player" -t hexpost@localhost \
+	    -f blue@example.org -k "$work/blue.key" --maildir "$data/inbox" \
+	    "$1" >/dev/null
+}
 
-say "hexpost init; a campaign of fire-and-movement; blue@example.org plays Blue"
-"$hp" init
+say "hexpost init --datadir: configuration, database, Maildirs, server key"
+"$hp" init --datadir "$data"
+export HEXPOST_CONFIG="$data/hexpost.conf"
+say "Blue's player makes a minisign key pair; the moderator registers it"
+minisign -G -W -p "$work/blue.pub" -s "$work/blue.key" >/dev/null
 "$hp" campaign new hill --ruleset fire-and-movement --seed "${DEMO_SEED:-demo}"
-"$hp" player add hill blue --email blue@example.org --name "Blue player"
-"$hp" campaign show hill
+"$hp" player add hill blue --email blue@example.org --name "Blue player" \
+    --key "$work/blue.pub"
+"$hp" run --once >/dev/null
+show_outbox
 
 for turn in $(seq 1 40); do
 	if "$hp" campaign show hill | grep -q 'status   finished'; then
 		break
 	fi
-	say "Turn $turn: Blue's order file"
-	"$hp" orders suggest hill --side blue | tee "$work/orders.txt"
-	say "hexpost orders submit hill orders.txt"
-	"$hp" orders submit hill "$work/orders.txt"
-	say "hexpost turn resolve hill"
-	"$hp" turn resolve hill
-	say "Turn $turn: Blue's report"
-	"$hp" report hill --turn "$turn" --side blue
+	if [ "$turn" = 2 ]; then
+		say "Turn 2: Blue sends an order file with a mistake"
+		{
+			"$hp" orders template hill --side blue | grep -v '^#'
+			echo "move 1 B9"
+			echo "charge!"
+		} > "$work/orders.txt"
+		cat "$work/orders.txt"
+		send_orders "$work/orders.txt"
+		say "hexpost run --once"
+		"$hp" run --once
+		show_outbox
+	fi
+	say "Turn $turn: Blue writes orders.txt, signs it with minisign and mails it"
+	"$hp" orders suggest hill --side blue > "$work/orders.txt"
+	cat "$work/orders.txt"
+	send_orders "$work/orders.txt"
+	say "hexpost run --once"
+	"$hp" run --once
+	show_outbox
 done
 say "Final state"
 "$hp" campaign list
+echo
+echo "Data directory: $data (inbox and outbox are Maildirs)"
