@@ -387,9 +387,8 @@ turn_order_template(const struct game *g, const struct window_spec *w,
 	struct sbuf b;
 
 	sbuf_init(&b);
-	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
-	    g->name, w->turn, w->name, g->sides[side].name);
-	sbuf_puts(&b, "\n");
+	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n"
+	    "nonce:\n\n", g->name, w->turn, w->name, g->sides[side].name);
 	g->rules->order_template(g, w, side, &b);
 	return sbuf_steal(&b);
 }

@@ -347,6 +347,30 @@ test_comments_blank_lines(void **state)
 
 /* A UTF-8 byte-order mark (as some editors write) is skipped, not read as
  * part of the first header. */
+/* An empty "nonce:" (as in the templates) counts as no nonce; the player's
+ * helper fills it in place. Other headers must have a value. */
+static void
+test_empty_nonce(void **state)
+{
+	struct parsed p;
+
+	(void)state;
+	parse(&p, HDR "nonce:\n\nmove 1 B2\n");
+	assert_int_equal(p.rc, HP_OK);
+	assert_int_equal(p.h.have & ORDERS_H_NONCE, 0);
+	assert_int_equal(p.b.v[0].lineno, 7);
+	parsed_free(&p);
+	parse(&p, HDR "nonce: 00ff\nmove 1 B2\n");
+	assert_int_equal(p.rc, HP_OK);
+	assert_string_equal(p.h.nonce, "00ff");
+	assert_int_not_equal(p.h.have & ORDERS_H_NONCE, 0);
+	parsed_free(&p);
+	parse(&p, "campaign: demo\nturn: 3\nwindow:\nside: blue\n");
+	assert_int_equal(p.rc, HP_EINVAL);
+	assert_true(has_error(&p.e, 3, "header 'window:' has no value"));
+	parsed_free(&p);
+}
+
 static void
 test_bom(void **state)
 {
@@ -1002,6 +1026,7 @@ main(void)
 		cmocka_unit_test(test_comments_blank_lines),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_bom),
+		cmocka_unit_test(test_empty_nonce),
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_long_lines),
