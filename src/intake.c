@@ -136,7 +136,7 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	struct order_errors oerrs;
 	struct turn_submit res;
 	struct hp_error verr = { 0, "" };
-	char keyhex[17], name[256], reason[600];
+	char keyhex[17], name[256], reason[1200];
 	size_t nsig;
 	int np, i, rc;
 
