@@ -23,6 +23,7 @@
  * that could be boundaries or fields. */
 #define MIME_MAX_DASH_LINES 1024
 #define MIME_MAX_FIELD_LINES 50000
+#define MIME_MAX_PARAM_FIELD (2 * 1024)
 #define MB (1024 * 1024)
 
 /* What one parse has seen: the first parser warning that makes the
@@ -137,13 +138,34 @@ header_end(const unsigned char *raw, size_t len)
 	return lim;
 }
 
+/* Length of the header field starting at raw[i]: up to the end of its
+ * last continuation line (lines starting with a space or a tab). */
+static size_t
+field_len(const unsigned char *raw, size_t len, size_t i)
+{
+	const unsigned char *nl;
+	size_t e = i;
+
+	for (;;) {
+		if ((nl = memchr(raw + e, '\n', len - e)) == NULL)
+			return len - i;
+		e = (size_t)(nl - raw) + 1;
+		if (e >= len || (raw[e] != ' ' && raw[e] != '\t'))
+			return e - i;
+	}
+}
+
 /* Refuse raw if it has more lines that could be MIME boundaries (starting
- * "--") or header fields ("name:") than a mail within the limits needs. */
+ * "--") or header fields ("name:") than a mail within the limits needs,
+ * or a Content-Type or Content-Disposition field long enough for GMime's
+ * parameter parsing (quadratic in their number) to take seconds. */
 static int
 line_limits(const unsigned char *raw, size_t len, struct hp_error *err)
 {
+	static const char *const param_fields[] = { "content-type",
+		"content-disposition" };
 	const unsigned char *nl;
-	size_t i, j, dashes = 0, fields = 0;
+	size_t i, j, k, f, dashes = 0, fields = 0;
 
 	for (i = 0; i < len; i = (size_t)(nl - raw) + 1) {
 		if (len - i >= 2 && raw[i] == '-' && raw[i + 1] == '-')
@@ -151,9 +173,25 @@ line_limits(const unsigned char *raw, size_t len, struct hp_error *err)
 		for (j = i; j < len && raw[j] > 0x20 && raw[j] < 0x7f &&
 		    raw[j] != ':'; j++)
 			;
-		if (j > i && j < len && raw[j] == ':')
+		for (k = j; k < len && (raw[k] == ' ' || raw[k] == '\t'); k++)
+			;
+		if (j > i && k < len && raw[k] == ':') {
 			fields++;
-		if ((nl = memchr(raw + j, '\n', len - j)) == NULL)
+			for (f = 0; f < 2; f++) {
+				if (j - i != strlen(param_fields[f]) ||
+				    g_ascii_strncasecmp((const char *)raw + i,
+				    param_fields[f], j - i) != 0)
+					continue;
+				if (field_len(raw, len, i) <= MIME_MAX_PARAM_FIELD)
+					continue;
+				hp_seterr(err, HP_EINVAL, "malformed MIME: a "
+				    "%.*s header longer than %d KB", (int)(j - i),
+				    (const char *)raw + i,
+				    MIME_MAX_PARAM_FIELD / 1024);
+				return HP_EINVAL;
+			}
+		}
+		if ((nl = memchr(raw + k, '\n', len - k)) == NULL)
 			break;
 	}
 	if (dashes > MIME_MAX_DASH_LINES) {
@@ -169,6 +207,9 @@ line_limits(const unsigned char *raw, size_t len, struct hp_error *err)
 	}
 	return HP_OK;
 }
+
+static void set_auto(struct mime_msg *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* Mark the message automatic for the first reason found. */
 static void
@@ -882,20 +923,31 @@ set_html_only(struct mime_msg *m)
 }
 
 /* Set the automatic flag of m from the header block of raw alone, for a
- * message refused before it is parsed. */
+ * message refused before it is parsed. Fields too long for GMime to parse
+ * quickly are left out. */
 static void
 header_automatic(const unsigned char *raw, size_t len, struct mime_msg *m)
 {
 	struct pctx c;
+	struct sbuf b;
 	GMimeMessage *msg;
+	size_t end = header_end(raw, len), i, n;
 
+	sbuf_init(&b);
+	for (i = 0; i < end; i += n)
+		if ((n = field_len(raw, end, i)) <= MIME_MAX_PARAM_FIELD)
+			sbuf_add(&b, (const char *)raw + i, n);
 	memset(&c, 0, sizeof c);
-	if ((msg = parse_raw(raw, header_end(raw, len), &c)) != NULL) {
+	if (b.len != 0 && (msg = parse_raw((const unsigned char *)b.buf, b.len,
+	    &c)) != NULL) {
 		detect_automatic(msg, m);
 		g_object_unref(msg);
 	}
+	sbuf_free(&b);
 }
 
+/* Parse raw into m (the caller frees it with mime_msg_free), or refuse it
+ * with a message for the sender; see mime.h. */
 int
 mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
     struct hp_error *err)
@@ -976,6 +1028,7 @@ out:
 	return rc;
 }
 
+/* Free everything m owns and clear it; safe on a refused or freed m. */
 void
 mime_msg_free(struct mime_msg *m)
 {
@@ -985,6 +1038,7 @@ mime_msg_free(struct mime_msg *m)
 	memset(m, 0, sizeof *m);
 }
 
+/* The part named name (case-insensitive), owned by m, or NULL. */
 const struct mime_part *
 mime_find(const struct mime_msg *m, const char *name)
 {
@@ -997,6 +1051,8 @@ mime_find(const struct mime_msg *m, const char *name)
 	return NULL;
 }
 
+/* How many parts have a name ending in suffix; the first max go to out
+ * (owned by m). */
 size_t
 mime_find_suffix(const struct mime_msg *m, const char *suffix,
     const struct mime_part **out, size_t max)
@@ -1159,6 +1215,7 @@ build_check(const struct mime_out *o, struct hp_error *err)
 	return HP_OK;
 }
 
+/* Write the outbox message o into *out (the caller frees it). */
 int
 mime_build(const struct mime_out *o, char **out, size_t *outlen,
     struct hp_error *err)
