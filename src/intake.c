@@ -86,6 +86,33 @@ addr_spec(char *s)
 		s[0] = '\0';
 }
 
+/* Queue a reply of kind to rcpt. A message mime_build cannot write (a
+ * sender address, Message-ID or Subject it refuses) is tried again without
+ * In-Reply-To and with a plain subject, then given up with a warning:
+ * never an error, which would leave the message to be retried forever.
+ * Only a database error is one. */
+static int
+answer(struct msgctx *m, int64_t cid, const char *kind, const char *rcpt,
+    const char *body, struct hp_error *err)
+{
+	struct hp_error qerr = { 0, "" };
+	int rc;
+
+	rc = mail_queue_reply(m->st, m->cfg, cid, kind, rcpt,
+	    m->message_id[0] ? m->message_id : NULL, m->subject, body,
+	    m->hashhex, &qerr);
+	if (rc != HP_OK && rc != HP_EDB)
+		rc = mail_queue_reply(m->st, m->cfg, cid, kind, rcpt, NULL,
+		    NULL, body, m->hashhex, &qerr);
+	if (rc == HP_EDB) {
+		*err = qerr;
+		return rc;
+	}
+	if (rc != HP_OK)
+		log_warn("no %s sent to \"%s\": %s", kind, rcpt, qerr.msg);
+	return HP_OK;
+}
+
 /* Queue a refusal to rcpt and record the message as rejected. */
 static int
 refuse(struct msgctx *m, const char *rcpt, int64_t cid, int64_t player,
@@ -106,9 +133,7 @@ refuse(struct msgctx *m, const char *rcpt, int64_t cid, int64_t player,
 		tmpl_ctx_free(c);
 		if (body == NULL)
 			return HP_EINTERNAL;
-		rc = mail_queue_reply(m->st, m->cfg, cid, "refusal", rcpt,
-		    m->message_id[0] ? m->message_id : NULL, m->subject, body,
-		    m->hashhex, err);
+		rc = answer(m, cid, "refusal", rcpt, body, err);
 		free(body);
 		if (rc != HP_OK)
 			return rc;
@@ -206,8 +231,10 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		    NULL, err);
 	}
 	turn_submit_init(&res);
-	rc = turn_submit_tx(m->st, NULL, (const char *)file->data, file->len,
-	    p->side, p->id, "mail", &res, err);
+	/* The signer's campaign, never the one the file names: a key gives
+	 * orders only where it plays. */
+	rc = turn_submit_tx(m->st, p->campaign, (const char *)file->data,
+	    file->len, p->side, p->id, "mail", &res, err);
 	if (rc == HP_EINVAL) {
 		char *etext = orders_errors_text(&res.errs);
 
@@ -236,8 +263,10 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		if (store_game_load(m->st, p->campaign, &g, NULL, err) ==
 		    HP_OK) {
 			tmpl_set(c, "side", g.sides[res.side].name);
-			if (!res.standing && turn_pending(m->st, p->campaign,
-			    &w, &missing, err) == HP_OK) {
+			/* Standing orders too: they are not the open
+			 * window's, so never say every order is in. */
+			if (turn_pending(m->st, p->campaign, &w, &missing,
+			    err) == HP_OK) {
 				struct sbuf wb;
 
 				sbuf_init(&wb);
@@ -257,9 +286,8 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		if (ack == NULL)
 			rc = HP_EINTERNAL;
 		else {
-			rc = mail_queue_reply(m->st, m->cfg, p->campaign_id,
-			    "ack", p->email, m->message_id[0] ? m->message_id :
-			    NULL, m->subject, ack, m->hashhex, err);
+			rc = answer(m, p->campaign_id, "ack", p->email, ack,
+			    err);
 			free(ack);
 		}
 		if (rc == HP_OK)
@@ -318,8 +346,11 @@ intake_message(struct store *st, const struct config *cfg,
 			if ((unsigned char)m.subject[i] < 0x20 ||
 			    (unsigned char)m.subject[i] >= 0x7f)
 				m.subject[i] = '?';
-		m.automatic = (raw_header(raw, len, "Auto-Submitted", v,
-		    sizeof v) && strncasecmp(v, "no", 2) != 0) ||
+		/* mime_parse says what it could read of the headers (a
+		 * multipart/report, From postmaster, Precedence, ...). */
+		m.automatic = mm.automatic ||
+		    (raw_header(raw, len, "Auto-Submitted", v, sizeof v) &&
+		    strncasecmp(v, "no", 2) != 0) ||
 		    (raw_header(raw, len, "Return-Path", v, sizeof v) &&
 		    strcmp(v, "<>") == 0) ||
 		    raw_header(raw, len, "List-Id", v, sizeof v) ||
@@ -337,7 +368,7 @@ intake_message(struct store *st, const struct config *cfg,
 	if (m.automatic) {
 		*out = INTAKE_IGNORED;
 		rc = store_message_record(st, m.hash, m.message_id[0] ?
-		    m.message_id : NULL, mailbox, "ignored", parsed ?
+		    m.message_id : NULL, mailbox, "ignored", mm.auto_reason[0] ?
 		    mm.auto_reason : "automatic mail", 0, 0, err);
 	} else if (!parsed) {
 		char reason[700];

@@ -7,35 +7,31 @@
 
 #define OUTBOX_BATCH 64
 
-int
-outbox_deliver(struct store *st, const struct config *cfg, long now,
-    struct outbox_stats *stats, struct hp_error *err)
+/* Deliver one batch of due messages; *n says how many there were. */
+static int
+deliver_batch(struct store *st, const struct config *cfg,
+    const struct transport_ops *t, long now, struct outbox_stats *stats,
+    int *n, struct hp_error *err)
 {
-	const struct transport_ops *t;
 	struct store_outmsg batch[OUTBOX_BATCH];
+	struct hp_error oerr = { 0, "" };
 	void *ctx = NULL;
-	int n, i, rc;
+	int i, rc, orc;
 
-	memset(stats, 0, sizeof *stats);
-	if ((t = transport_find(cfg->outbox)) == NULL) {
-		hp_seterr(err, HP_EINVAL, "outbox '%s': unknown transport "
-		    "(expected maildir:DIR)", cfg->outbox);
-		return HP_EINVAL;
-	}
-	if ((rc = store_outbox_due(st, now, batch, OUTBOX_BATCH, &n, err)) !=
+	if ((rc = store_outbox_due(st, now, batch, OUTBOX_BATCH, n, err)) !=
 	    HP_OK)
 		return rc;
-	if (n == 0)
+	if (*n == 0)
 		return HP_OK;
-	if ((rc = t->open(cfg->outbox + strlen(t->prefix), &ctx, err)) !=
-	    HP_OK) {
-		store_outmsg_free(batch, n);
-		return rc;
-	}
-	for (i = 0; i < n; i++) {
-		struct hp_error serr = { 0, "" };
+	/* A destination that cannot be opened fails every message of the
+	 * batch, each counting an attempt (so backing off, then giving up),
+	 * like a failed send. */
+	orc = t->open(cfg->outbox + strlen(t->prefix), &ctx, &oerr);
+	rc = HP_OK;
+	for (i = 0; i < *n; i++) {
+		struct hp_error serr = oerr;
 		long next, backoff;
-		int src = t->send(ctx, &batch[i], &serr);
+		int src = orc != HP_OK ? orc : t->send(ctx, &batch[i], &serr);
 
 		if (src == HP_OK) {
 			if ((rc = store_outbox_sent(st, batch[i].id, err)) !=
@@ -61,7 +57,29 @@ outbox_deliver(struct store *st, const struct config *cfg, long now,
 		else
 			stats->retried++;
 	}
-	t->close(ctx);
-	store_outmsg_free(batch, n);
+	if (orc == HP_OK)
+		t->close(ctx);
+	store_outmsg_free(batch, *n);
+	return rc;
+}
+
+int
+outbox_deliver(struct store *st, const struct config *cfg, long now,
+    struct outbox_stats *stats, struct hp_error *err)
+{
+	const struct transport_ops *t;
+	int n, rc;
+
+	memset(stats, 0, sizeof *stats);
+	if ((t = transport_find(cfg->outbox)) == NULL) {
+		hp_seterr(err, HP_EINVAL, "outbox '%s': unknown transport "
+		    "(expected maildir:DIR)", cfg->outbox);
+		return HP_EINVAL;
+	}
+	/* Every message handled leaves the due set (sent, failed or retried
+	 * later than now), so this ends. */
+	do
+		rc = deliver_batch(st, cfg, t, now, stats, &n, err);
+	while (rc == HP_OK && n == OUTBOX_BATCH);
 	return rc;
 }

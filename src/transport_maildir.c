@@ -1,6 +1,9 @@
 /* transport_maildir: outgoing mail written into a Maildir (the embedded
  * default: no mail server needed). Each file is named after its Message-ID
- * so that delivering again after a crash finds it and writes nothing. */
+ * (or its hash, if long) so that delivering again after a crash finds it and
+ * writes nothing. */
+#include <sodium.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,11 +15,16 @@ tm_open(const char *spec, void **ctx, struct hp_error *err)
 {
 	int rc;
 
+	/* Not there, or not a directory: perhaps fixed by the next try. */
 	if ((rc = maildir_create(spec, err)) != HP_OK)
-		return rc;
+		return rc == HP_EIO ? HP_ESTATE : rc;
 	*ctx = xstrdup(spec);
 	return HP_OK;
 }
+
+/* Longest file name made from a Message-ID as it is (maildir_deliver takes
+ * 200 bytes); a longer one is named after its hash, just as stable. */
+#define TM_HINT_MAX 200
 
 static int
 tm_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
@@ -26,7 +34,16 @@ tm_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
 	bool existed;
 	int rc;
 
-	strlcpy_(hint, m->message_id, sizeof hint);
+	if (strlen(m->message_id) > TM_HINT_MAX) {
+		unsigned char h[16];
+
+		crypto_generichash(h, sizeof h, (const unsigned char *)
+		    m->message_id, strlen(m->message_id), NULL, 0);
+		strlcpy_(hint, "hexpost.id.", sizeof hint);
+		for (i = 0; i < sizeof h; i++)
+			snprintf(hint + 11 + 2 * i, 3, "%02x", h[i]);
+	} else
+		strlcpy_(hint, m->message_id, sizeof hint);
 	for (i = 0; hint[i] != '\0'; i++)
 		if (hint[i] == '/' || hint[i] == ':' || hint[i] == '<' ||
 		    hint[i] == '>')

@@ -241,3 +241,15 @@ fx_db_long(const char *path, const char *sql)
 	sqlite3_close(db);
 	return v;
 }
+
+/* Helpers for the intake and outbox tests (appended; see fixtures.h). */
+void
+fx_db_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = fx_db_open(path);
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fatalx("fx_db_exec: %s: %s", sql, msg ? msg : "?");
+	sqlite3_close(db);
+}

@@ -43,4 +43,9 @@ char *fx_db_rows(const char *path, const char *sql);
 /* The integer a query returns (first column of the first row), -1 if none. */
 long fx_db_long(const char *path, const char *sql);
 
+/* Helpers for the intake and outbox tests (appended). */
+/* Run SQL (any number of statements) on its own connection to path, e.g. to
+ * break a table under the store's feet or reset a row; aborts on error. */
+void fx_db_exec(const char *path, const char *sql);
+
 #endif
