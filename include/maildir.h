@@ -64,4 +64,12 @@ int maildir_mark(const char *dir, const struct maildir_entry *,
 int maildir_deliver(const char *dir, const char *name_hint, const void *data,
     size_t len, bool *existed, char **path_out, struct hp_error *);
 
+/* maildir_mark without the directory fsyncs, for a caller that marks a
+ * batch and then calls maildir_sync once (safe where a mark lost in a crash
+ * only makes the message come back as a known duplicate). */
+int maildir_mark_sync(const char *dir, const struct maildir_entry *,
+    char flagchar, bool sync, struct hp_error *);
+/* fsync new/ and cur/ of dir. */
+int maildir_sync(const char *dir, struct hp_error *);
+
 #endif

@@ -59,6 +59,12 @@ int store_schema_version(struct store *);
 int store_begin(struct store *, struct hp_error *);
 int store_commit(struct store *, struct hp_error *);
 void store_rollback(struct store *);
+/* One step inside a transaction: undone alone by store_rollback_savepoint,
+ * kept by store_release (and committed with the transaction). */
+int store_savepoint(struct store *, struct hp_error *);
+int store_release(struct store *, struct hp_error *);
+void store_rollback_savepoint(struct store *);
+bool store_in_transaction(struct store *);
 
 int store_campaign_create(struct store *, const struct game *,
     const unsigned char *master, size_t masterlen, int64_t *cid,

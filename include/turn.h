@@ -25,6 +25,8 @@ struct turn_submit {
 	char window[WINDOW_NAME_MAX];
 	bool replaced;             /* superseded an earlier file */
 	bool standing;             /* standing orders, not a window's */
+	char side_name[GAME_ID_MAX];
+	char waiting[128];         /* sides that still owe orders, or "" */
 	char *canon;               /* normalised orders; owned */
 	struct order_errors errs;  /* every problem, by line */
 };

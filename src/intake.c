@@ -14,6 +14,7 @@
 #include "turn.h"
 
 #define INTAKE_MAX_PLAYERS 16
+#define INTAKE_BATCH 100   /* messages a transaction */
 
 static const char *outcome_names[] = { "accepted", "rejected", "ignored",
 	"duplicate" };
@@ -245,42 +246,20 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		free(etext);
 	} else if (rc == HP_OK) {
 		struct tmpl_ctx *c = tmpl_ctx_new();
-		struct store_window w;
-		unsigned missing = 0;
-		struct game g;
 		char *ack;
-		int s;
 
-		game_init(&g);
 		tmpl_set(c, "campaign", p->campaign);
 		tmpl_set_int(c, "turn", res.turn);
 		tmpl_set(c, "window", res.window);
 		tmpl_set(c, "key_id", keyhex);
 		tmpl_set(c, "player", p->name);
 		tmpl_set(c, "orders", res.canon);
+		tmpl_set(c, "side", res.side_name);
 		if (res.replaced)
 			tmpl_set(c, "replaced", "yes");
-		if (store_game_load(m->st, p->campaign, &g, NULL, err) ==
-		    HP_OK) {
-			tmpl_set(c, "side", g.sides[res.side].name);
-			/* Standing orders too: they are not the open
-			 * window's, so never say every order is in. */
-			if (turn_pending(m->st, p->campaign, &w, &missing,
-			    err) == HP_OK) {
-				struct sbuf wb;
-
-				sbuf_init(&wb);
-				for (s = 0; s < g.nsides; s++)
-					if (missing & (1u << s))
-						sbuf_printf(&wb, "%s%s",
-						    wb.len ? ", " : "",
-						    g.sides[s].name);
-				if (wb.len > 0)
-					tmpl_set(c, "waiting", wb.buf);
-				sbuf_free(&wb);
-			}
-		}
-		game_free(&g);
+		/* For standing orders too: they are not the open window's, so
+		 * the ack never says every order is in because of them. */
+		tmpl_set(c, "waiting", res.waiting);
 		ack = mail_render("ack.txt", c, err);
 		tmpl_ctx_free(c);
 		if (ack == NULL)
@@ -301,10 +280,12 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	return rc;
 }
 
-int
-intake_message(struct store *st, const struct config *cfg,
-    const char *mailbox, const unsigned char *raw, size_t len,
-    enum intake_outcome *out, struct hp_error *err)
+/* Take in one message inside the caller's transaction. Nothing is left
+ * written unless it returns HP_OK; after an error the caller rolls back. */
+static int
+message_tx(struct store *st, const struct config *cfg, const char *mailbox,
+    const unsigned char *raw, size_t len, enum intake_outcome *out,
+    struct hp_error *err)
 {
 	struct msgctx m;
 	struct mime_msg mm;
@@ -321,8 +302,6 @@ intake_message(struct store *st, const struct config *cfg,
 	crypto_generichash(m.hash, 32, raw, len, NULL, 0);
 	for (i = 0; i < 32; i++)
 		snprintf(m.hashhex + 2 * i, 3, "%02x", m.hash[i]);
-	if ((rc = store_begin(st, err)) != HP_OK)
-		return rc;
 	if (mime_parse(raw, len, &mm, &perr) == HP_OK) {
 		parsed = true;
 		strlcpy_(m.from, mm.reply_to ? mm.reply_to : mm.from ? mm.from :
@@ -358,11 +337,9 @@ intake_message(struct store *st, const struct config *cfg,
 	}
 	if ((rc = store_message_seen(st, m.hash, m.message_id[0] ?
 	    m.message_id : NULL, &seen, err)) != HP_OK)
-		goto rollback;
+		goto done;
 	if (seen) {
 		*out = INTAKE_DUPLICATE;
-		store_rollback(st);
-		rc = HP_OK;
 		goto done;
 	}
 	if (m.automatic) {
@@ -379,15 +356,111 @@ intake_message(struct store *st, const struct config *cfg,
 		rc = refuse(&m, m.from, 0, 0, reason, NULL, help_attach, err);
 	} else
 		rc = take_orders(&m, &mm, out, err);
-	if (rc != HP_OK)
-		goto rollback;
-	rc = store_commit(st, err);
-	goto done;
-rollback:
-	store_rollback(st);
 done:
 	if (parsed)
 		mime_msg_free(&mm);
+	return rc;
+}
+
+int
+intake_message(struct store *st, const struct config *cfg,
+    const char *mailbox, const unsigned char *raw, size_t len,
+    enum intake_outcome *out, struct hp_error *err)
+{
+	int rc;
+
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	if ((rc = message_tx(st, cfg, mailbox, raw, len, out, err)) !=
+	    HP_OK) {
+		store_rollback(st);
+		return rc;
+	}
+	return store_commit(st, err);
+}
+
+/* Read message e; NULL (logged) if it cannot be read now. */
+static unsigned char *
+read_message(const struct maildir_entry *e, size_t *len)
+{
+	struct hp_error merr = { 0, "" };
+	unsigned char *raw;
+
+	raw = maildir_read(e, MIME_MAX_MESSAGE + 1, len, &merr);
+	if (raw == NULL && merr.code == HP_EINVAL) {
+		/* Too large for the limit: read it whole, to be refused. */
+		raw = maildir_read(e, (size_t)-1, len, &merr);
+	}
+	if (raw == NULL)
+		log_warn("%s: %s", e->path, merr.msg);
+	return raw;
+}
+
+/* Take in ents[0..n) in one transaction, a savepoint each, then flag the
+ * ones whose effect was committed. A message that fails is rolled back
+ * alone and left for the next run. */
+static int
+intake_batch(struct store *st, const struct config *cfg, const char *dir,
+    struct maildir_entry *ents, size_t n, struct intake_stats *stats,
+    struct hp_error *err)
+{
+	enum intake_outcome *o = xcalloc(n, sizeof *o);
+	bool *ok = xcalloc(n, sizeof *ok);
+	struct hp_error merr;
+	size_t i;
+	int rc;
+
+	if ((rc = store_begin(st, err)) != HP_OK)
+		goto out;
+	for (i = 0; i < n; i++) {
+		unsigned char *raw;
+		size_t len;
+
+		if ((raw = read_message(&ents[i], &len)) == NULL)
+			continue;
+		memset(&merr, 0, sizeof merr);
+		if ((rc = store_savepoint(st, &merr)) == HP_OK) {
+			rc = message_tx(st, cfg, dir, raw, len, &o[i], &merr);
+			if (rc == HP_OK)
+				rc = store_release(st, &merr);
+			else
+				store_rollback_savepoint(st);
+		}
+		free(raw);
+		if (rc == HP_OK) {
+			ok[i] = true;
+			continue;
+		}
+		log_warn("%s: left for the next run: %s", ents[i].name,
+		    merr.msg);
+		if (!store_in_transaction(st)) {
+			/* SQLite gave up the whole transaction: what was taken
+			 * in is lost with it, and comes back next run. */
+			memset(ok, 0, n * sizeof *ok);
+			if ((rc = store_begin(st, err)) != HP_OK)
+				goto out;
+		}
+	}
+	if ((rc = store_commit(st, err)) != HP_OK)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (!ok[i]) {
+			stats->deferred++;
+			continue;
+		}
+		stats->n[o[i]]++;
+		log_info("%s: %s", ents[i].name, intake_stroutcome(o[i]));
+		memset(&merr, 0, sizeof merr);
+		if (maildir_mark_sync(dir, &ents[i], 'S', false, &merr) !=
+		    HP_OK)
+			log_warn("%s: %s", ents[i].name, merr.msg);
+	}
+	memset(&merr, 0, sizeof merr);
+	if (maildir_sync(dir, &merr) != HP_OK)
+		log_warn("%s", merr.msg);
+out:
+	free(o);
+	free(ok);
 	return rc;
 }
 
@@ -397,8 +470,8 @@ intake_run(struct store *st, const struct config *cfg,
 {
 	struct maildir_entry *ents = NULL;
 	const char *dir;
-	size_t n = 0, i;
-	int rc;
+	size_t n = 0, i, k;
+	int rc = HP_OK;
 
 	memset(stats, 0, sizeof *stats);
 	if (strncmp(cfg->mailbox, "maildir:", 8) != 0) {
@@ -409,37 +482,12 @@ intake_run(struct store *st, const struct config *cfg,
 	dir = cfg->mailbox + 8;
 	if ((rc = maildir_list(dir, 'S', &ents, &n, err)) != HP_OK)
 		return rc;
-	for (i = 0; i < n; i++) {
-		struct hp_error merr = { 0, "" };
-		enum intake_outcome o;
-		unsigned char *raw;
-		size_t len;
-
-		raw = maildir_read(&ents[i], MIME_MAX_MESSAGE + 1, &len, &merr);
-		if (raw == NULL && merr.code == HP_EINVAL) {
-			/* Too large to read: take in its headers only. */
-			raw = maildir_read(&ents[i], (size_t)-1, &len, &merr);
-		}
-		if (raw == NULL) {
-			log_warn("%s: %s", ents[i].path, merr.msg);
-			stats->deferred++;
-			continue;
-		}
-		rc = intake_message(st, cfg, dir, raw, len, &o, &merr);
-		free(raw);
-		if (rc != HP_OK) {
-			log_warn("%s: left for the next run: %s", ents[i].name,
-			    merr.msg);
-			stats->deferred++;
-			continue;
-		}
-		stats->n[o]++;
-		log_info("%s: %s", ents[i].name, intake_stroutcome(o));
-		if ((rc = maildir_mark(dir, &ents[i], 'S', &merr)) != HP_OK) {
-			log_warn("%s: %s", ents[i].name, merr.msg);
-			stats->deferred++;
-		}
+	for (i = 0; i < n && rc == HP_OK; i += k) {
+		k = n - i < INTAKE_BATCH ? n - i : INTAKE_BATCH;
+		if ((rc = intake_batch(st, cfg, dir, ents + i, k, stats,
+		    err)) != HP_OK)
+			stats->deferred += (int)(n - i);
 	}
 	maildir_list_free(ents, n);
-	return HP_OK;
+	return rc;
 }

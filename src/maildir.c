@@ -495,6 +495,27 @@ int
 maildir_mark(const char *dir, const struct maildir_entry *e, char flagchar,
     struct hp_error *err)
 {
+	return maildir_mark_sync(dir, e, flagchar, true, err);
+}
+
+int
+maildir_sync(const char *dir, struct hp_error *err)
+{
+	char *curdir = mkpath(dir, "cur", NULL), *newdir = mkpath(dir, "new",
+	    NULL);
+	int rc;
+
+	if ((rc = fsync_dir(curdir, err)) == HP_OK)
+		rc = fsync_dir(newdir, err);
+	free(curdir);
+	free(newdir);
+	return rc;
+}
+
+int
+maildir_mark_sync(const char *dir, const struct maildir_entry *e,
+    char flagchar, bool sync, struct hp_error *err)
+{
 	struct flagset fs;
 	struct sbuf b;
 	struct stat st;
@@ -545,9 +566,10 @@ maildir_mark(const char *dir, const struct maildir_entry *e, char flagchar,
 			    strerror(saved));
 		goto out;
 	}
-	if ((rc = fsync_dir(curdir, err)) != HP_OK)
+	rc = HP_OK;
+	if (sync && (rc = fsync_dir(curdir, err)) != HP_OK)
 		goto out;
-	if (e->in_new) {
+	if (sync && e->in_new) {
 		char *newdir = mkpath(dir, "new", NULL);
 
 		rc = fsync_dir(newdir, err);

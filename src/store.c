@@ -7,8 +7,17 @@
 #include "embedded.h"
 #include "store.h"
 
+/* Prepared statements are kept, keyed by the address of their SQL text
+ * (every statement is a string literal), and reset between uses. */
+#define STORE_CACHE 128
+
 struct store {
 	sqlite3 *db;
+	struct {
+		const char *sql;
+		sqlite3_stmt *s;
+	} cache[STORE_CACHE];
+	int ncache;
 };
 
 static const char *wstate_names[] = { "open", "closed", "resolved" };
@@ -39,20 +48,56 @@ dberr(struct store *st, struct hp_error *err, const char *what)
 	return HP_EDB;
 }
 
-/* Prepare sql; on failure set err and return NULL. */
+/* The statement for sql, ready to bind: from the cache, or prepared (and
+ * cached) now. On failure set err and return NULL. Release it with
+ * stmt_done. */
 static sqlite3_stmt *
 prep(struct store *st, const char *sql, struct hp_error *err)
 {
 	sqlite3_stmt *s = NULL;
+	bool cache = st->ncache < STORE_CACHE;
+	int i;
 
-	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK) {
+	for (i = 0; i < st->ncache; i++)
+		if (st->cache[i].sql == sql) {
+			s = st->cache[i].s;
+			if (!sqlite3_stmt_busy(s)) {
+				sqlite3_reset(s);
+				sqlite3_clear_bindings(s);
+				return s;
+			}
+			cache = false;  /* in use higher up: a private copy */
+			break;
+		}
+	if (sqlite3_prepare_v3(st->db, sql, -1, cache ?
+	    SQLITE_PREPARE_PERSISTENT : 0, &s, NULL) != SQLITE_OK) {
 		dberr(st, err, "prepare");
 		return NULL;
+	}
+	if (cache) {
+		st->cache[st->ncache].sql = sql;
+		st->cache[st->ncache++].s = s;
 	}
 	return s;
 }
 
-/* Step a statement that returns no rows, then finalize it. */
+/* Release a statement from prep: reset a cached one, finalize another.
+ * Returns what sqlite3_finalize would: the error of the last step. */
+static int
+stmt_done(struct store *st, sqlite3_stmt *s)
+{
+	int i, rc;
+
+	for (i = 0; i < st->ncache; i++)
+		if (st->cache[i].s == s) {
+			rc = sqlite3_reset(s);
+			sqlite3_clear_bindings(s);
+			return rc;
+		}
+	return stmt_done(st, s);
+}
+
+/* Step a statement that returns no rows, then release it. */
 static int
 exec_done(struct store *st, sqlite3_stmt *s, struct hp_error *err,
     const char *what)
@@ -61,10 +106,10 @@ exec_done(struct store *st, sqlite3_stmt *s, struct hp_error *err,
 
 	if (rc != SQLITE_DONE) {
 		dberr(st, err, what);
-		sqlite3_finalize(s);
+		stmt_done(st, s);
 		return HP_EDB;
 	}
-	if (sqlite3_finalize(s) != SQLITE_OK)
+	if (stmt_done(st, s) != SQLITE_OK)
 		return dberr(st, err, what);
 	return HP_OK;
 }
@@ -129,8 +174,12 @@ fail:
 void
 store_close(struct store *st)
 {
+	int i;
+
 	if (st == NULL)
 		return;
+	for (i = 0; i < st->ncache; i++)
+		sqlite3_finalize(st->cache[i].s);
 	if (sqlite3_close(st->db) != SQLITE_OK)
 		log_warn("database close: %s", sqlite3_errmsg(st->db));
 	free(st);
@@ -209,6 +258,38 @@ store_commit(struct store *st, struct hp_error *err)
 		return HP_EDB;
 	}
 	return HP_OK;
+}
+
+int
+store_savepoint(struct store *st, struct hp_error *err)
+{
+	if (sqlite3_exec(st->db, "SAVEPOINT hp_step", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		return dberr(st, err, "savepoint");
+	return HP_OK;
+}
+
+int
+store_release(struct store *st, struct hp_error *err)
+{
+	if (sqlite3_exec(st->db, "RELEASE hp_step", NULL, NULL, NULL) !=
+	    SQLITE_OK)
+		return dberr(st, err, "release");
+	return HP_OK;
+}
+
+void
+store_rollback_savepoint(struct store *st)
+{
+	if (sqlite3_exec(st->db, "ROLLBACK TO hp_step; RELEASE hp_step", NULL,
+	    NULL, NULL) != SQLITE_OK)
+		log_warn("rollback to savepoint: %s", sqlite3_errmsg(st->db));
+}
+
+bool
+store_in_transaction(struct store *st)
+{
+	return !sqlite3_get_autocommit(st->db);
 }
 
 void
@@ -353,14 +434,14 @@ store_campaign_create(struct store *st, const struct game *g,
 		    SQLITE_CONSTRAINT_UNIQUE) {
 			hp_seterr(err, HP_ESTATE, "campaign %s already exists",
 			    g->name);
-			sqlite3_finalize(s);
+			stmt_done(st, s);
 			return HP_ESTATE;
 		}
 		dberr(st, err, "create campaign");
-		sqlite3_finalize(s);
+		stmt_done(st, s);
 		return HP_EDB;
 	}
-	if (sqlite3_finalize(s) != SQLITE_OK)
+	if (stmt_done(st, s) != SQLITE_OK)
 		return dberr(st, err, "create campaign");
 	*cid = sqlite3_last_insert_rowid(st->db);
 	if ((rc = save_sides(st, *cid, g, true, err)) != HP_OK)
@@ -461,7 +542,7 @@ store_game_load(struct store *st, const char *name, struct game *g,
 	g->layout.cols = sqlite3_column_int(s, 10);
 	g->layout.rows = sqlite3_column_int(s, 11);
 	g->layout.row_base = sqlite3_column_int(s, 12);
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 
 	if ((s = prep(st, "SELECT idx, name, label, ai, standing FROM sides "
 	    "WHERE campaign_id = ?1 ORDER BY idx", err)) == NULL)
@@ -483,7 +564,7 @@ store_game_load(struct store *st, const char *name, struct game *g,
 		dberr(st, err, "load sides");
 		goto out;
 	}
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 
 	if ((s = prep(st, "SELECT q, r, terrain, elevation, edges FROM hexes "
 	    "WHERE campaign_id = ?1 ORDER BY r, q", err)) == NULL)
@@ -509,7 +590,7 @@ store_game_load(struct store *st, const char *name, struct game *g,
 		dberr(st, err, "load hexes");
 		goto out;
 	}
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 
 	if ((s = prep(st, "SELECT uid, kind, name, side_idx, placed, q, r, "
 	    "status, strength, facing, attached, flags, x FROM units WHERE "
@@ -545,7 +626,7 @@ store_game_load(struct store *st, const char *name, struct game *g,
 		dberr(st, err, "load units");
 		goto out;
 	}
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 
 	if ((s = prep(st, "SELECT key, val FROM vars WHERE campaign_id = ?1 "
 	    "ORDER BY key", err)) == NULL)
@@ -562,7 +643,7 @@ store_game_load(struct store *st, const char *name, struct game *g,
 		*cidp = cid;
 	rc = HP_OK;
 out:
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	return rc;
 }
 
@@ -585,7 +666,7 @@ store_master_seed(struct store *st, int64_t cid, unsigned char *buf,
 		memcpy(buf, sqlite3_column_blob(s, 0), n);
 	}
 	*len = n;
-	if (sqlite3_finalize(s) != SQLITE_OK)
+	if (stmt_done(st, s) != SQLITE_OK)
 		return dberr(st, err, "master seed");
 	return HP_OK;
 }
@@ -617,10 +698,10 @@ store_campaign_list(struct store *st,
 	}
 	if (step != SQLITE_DONE) {
 		dberr(st, err, "list campaigns");
-		sqlite3_finalize(s);
+		stmt_done(st, s);
 		return HP_EDB;
 	}
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	return HP_OK;
 }
 
@@ -650,10 +731,10 @@ store_player_add(struct store *st, int64_t cid, int side, const char *name,
 			hp_seterr(err, rc, "player %s already exists", name);
 		else
 			dberr(st, err, "add player");
-		sqlite3_finalize(s);
+		stmt_done(st, s);
 		return rc;
 	}
-	if (sqlite3_finalize(s) != SQLITE_OK)
+	if (stmt_done(st, s) != SQLITE_OK)
 		return dberr(st, err, "add player");
 	if ((s = prep(st, "UPDATE sides SET ai = 0 WHERE campaign_id = ?1 AND "
 	    "idx = ?2", err)) == NULL)
@@ -679,7 +760,7 @@ store_player_list(struct store *st, int64_t cid,
 	while ((step = sqlite3_step(s)) == SQLITE_ROW)
 		fn(sqlite3_column_int(s, 0), col_text(s, 1), col_text(s, 2),
 		    sqlite3_column_int(s, 3) != 0, arg);
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	if (step != SQLITE_DONE)
 		return dberr(st, err, "list players");
 	return HP_OK;
@@ -753,10 +834,10 @@ window_query(struct store *st, const char *sql, int64_t cid, int a, int b,
 	step = sqlite3_step(s);
 	if (step == SQLITE_ROW) {
 		window_row(s, w);
-		sqlite3_finalize(s);
+		stmt_done(st, s);
 		return HP_OK;
 	}
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	if (step == SQLITE_DONE) {
 		hp_seterr(err, HP_ENOENT, "no such order window");
 		return HP_ENOENT;
@@ -872,7 +953,7 @@ store_orders_current(struct store *st, int64_t wid,
 		o->parsed = xstrdup(col_text(s, 3));
 		col_blob(s, 4, o->hash, 32);
 	}
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	if (step != SQLITE_DONE) {
 		store_orders_free(out);
 		return dberr(st, err, "load orders");
@@ -973,7 +1054,7 @@ store_dice_load(struct store *st, int64_t wid, struct dice *d,
 		r->target = sqlite3_column_int(s, 3);
 		r->result = sqlite3_column_int(s, 4);
 	}
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	if (step != SQLITE_DONE)
 		return dberr(st, err, "load dice");
 	return HP_OK;
@@ -1014,7 +1095,7 @@ store_report_get(struct store *st, int64_t wid, int side,
 		hp_seterr(err, HP_ENOENT, "no report for that turn and side");
 	else
 		dberr(st, err, "load report");
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	return body;
 }
 
@@ -1048,7 +1129,7 @@ store_players_by_key(struct store *st, const char *key_id,
 		}
 		n++;
 	}
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	if (step != SQLITE_DONE)
 		return dberr(st, err, "players by key");
 	return n;
@@ -1083,7 +1164,7 @@ store_message_seen(struct store *st, const unsigned char *hash,
 	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
 	bind_text(s, 2, message_id);
 	step = sqlite3_step(s);
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
 		return dberr(st, err, "message seen");
 	*seen = step == SQLITE_ROW;
@@ -1176,7 +1257,7 @@ store_outbox_due(struct store *st, long now, struct store_outmsg *out,
 		m->data[m->len] = '\0';
 		m->attempts = sqlite3_column_int(s, 6);
 	}
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	if (step != SQLITE_DONE) {
 		store_outmsg_free(out, *n);
 		*n = 0;
@@ -1241,7 +1322,7 @@ store_outbox_counts(struct store *st, int counts[3], struct hp_error *err)
 		for (i = 0; i < 3; i++)
 			if (strcmp(col_text(s, 0), names[i]) == 0)
 				counts[i] = sqlite3_column_int(s, 1);
-	sqlite3_finalize(s);
+	stmt_done(st, s);
 	if (step != SQLITE_DONE)
 		return dberr(st, err, "outbox counts");
 	return HP_OK;

@@ -215,18 +215,32 @@ turn_submit_tx(struct store *st, const char *campaign, const char *text,
 	raw = xmalloc(len + 1);
 	memcpy(raw, text, len);
 	raw[len] = '\0';
+	if (w.id != 0) {
+		struct store_order cur[GAME_MAX_SIDES];
+		struct sbuf wb;
+		int i;
+
+		if ((rc = store_orders_current(st, w.id, cur, err)) != HP_OK)
+			goto out;
+		if (!res->standing)
+			res->replaced = cur[side].raw != NULL;
+		sbuf_init(&wb);
+		for (i = 0; i < g.nsides; i++)
+			if ((w.spec.sides & (1u << i)) && !g.sides[i].ai &&
+			    cur[i].raw == NULL && (res->standing || i != side))
+				sbuf_printf(&wb, "%s%s", wb.len ? ", " : "",
+				    g.sides[i].name);
+		strlcpy_(res->waiting, wb.buf ? wb.buf : "",
+		    sizeof res->waiting);
+		sbuf_free(&wb);
+		store_orders_free(cur);
+	}
 	if (res->standing) {
 		res->replaced = g.sides[side].standing != NULL;
 		free(g.sides[side].standing);
 		g.sides[side].standing = xstrdup(raw);
 		rc = store_game_save(st, cid, &g, err);
 	} else {
-		struct store_order cur[GAME_MAX_SIDES];
-
-		if ((rc = store_orders_current(st, w.id, cur, err)) != HP_OK)
-			goto out;
-		res->replaced = cur[side].raw != NULL;
-		store_orders_free(cur);
 		order_hash(raw, hash);
 		rc = store_orders_put(st, w.id, side, player, source, raw,
 		    canon.buf ? canon.buf : "", hash, err);
@@ -234,6 +248,7 @@ turn_submit_tx(struct store *st, const char *campaign, const char *text,
 	if (rc != HP_OK)
 		goto out;
 	res->side = side;
+	strlcpy_(res->side_name, g.sides[side].name, sizeof res->side_name);
 	res->turn = spec.turn;
 	strlcpy_(res->window, spec.name, sizeof res->window);
 	res->canon = sbuf_steal(&canon);
