@@ -87,6 +87,9 @@ void game_free(struct game *);
 void game_copy(struct game *dst, const struct game *src);
 
 int game_side_index(const struct game *, const char *name);
+/* The arrays grow as units and hexes are added, and may move: a pointer
+ * into units or hexes (from game_add_unit, game_unit, game_add_hex,
+ * game_hex_at) is good until the next game_add_unit or game_add_hex. */
 struct game_unit *game_add_unit(struct game *, const char *id,
     const char *kind, const char *name, int side);
 struct game_unit *game_unit(struct game *, const char *id);

@@ -5,12 +5,50 @@
 
 #include "game.h"
 
+/*
+ * units and hexes grow as they are added to: room for GAME_ROOM_MIN entries
+ * at first, doubled each time the array is full, up to the GAME_MAX_*
+ * limits. The room is not stored but follows from the count (room()), so
+ * that a game copied by assignment and given other arrays, as the fuzzer
+ * does, carries no stale capacity; lowering nunits or nhex by hand only
+ * leaves more room than needed. Entries never used are zero. Growing moves
+ * the array: a pointer into it (from game_add_unit, game_unit, game_add_hex,
+ * game_hex_at) is good until the next game_add_unit or game_add_hex.
+ */
+#define GAME_ROOM_MIN 16
+
+/* Entries allocated for an array of n entries (at most max). */
+static size_t
+room(int n, int max)
+{
+	size_t r = GAME_ROOM_MIN;
+
+	while (r < (size_t)n)
+		r *= 2;
+	return r < (size_t)max ? r : (size_t)max;
+}
+
+/* a, holding n entries of size sz, with room for one more (n < max). */
+static void *
+grow(void *a, int n, int max, size_t sz)
+{
+	size_t have = room(n, max), want = room(n + 1, max);
+
+	if (a == NULL)
+		return xcalloc(want, sz);
+	if (want == have)
+		return a;
+	a = xrealloc(a, want * sz);
+	memset((char *)a + have * sz, 0, (want - have) * sz);
+	return a;
+}
+
 void
 game_init(struct game *g)
 {
 	memset(g, 0, sizeof *g);
-	g->units = xcalloc(GAME_MAX_UNITS, sizeof *g->units);
-	g->hexes = xcalloc(GAME_MAX_HEXES, sizeof *g->hexes);
+	g->units = xcalloc(room(0, GAME_MAX_UNITS), sizeof *g->units);
+	g->hexes = xcalloc(room(0, GAME_MAX_HEXES), sizeof *g->hexes);
 	g->turn = 1;
 	g->window = 1;
 	g->status = GAME_ACTIVE;
@@ -34,10 +72,16 @@ game_copy(struct game *dst, const struct game *src)
 	int i;
 
 	*dst = *src;
-	dst->units = xcalloc(GAME_MAX_UNITS, sizeof *dst->units);
-	dst->hexes = xcalloc(GAME_MAX_HEXES, sizeof *dst->hexes);
-	memcpy(dst->units, src->units, sizeof *src->units * src->nunits);
-	memcpy(dst->hexes, src->hexes, sizeof *src->hexes * src->nhex);
+	dst->units = xcalloc(room(src->nunits, GAME_MAX_UNITS),
+	    sizeof *dst->units);
+	dst->hexes = xcalloc(room(src->nhex, GAME_MAX_HEXES),
+	    sizeof *dst->hexes);
+	if (src->nunits > 0)
+		memcpy(dst->units, src->units,
+		    sizeof *src->units * (size_t)src->nunits);
+	if (src->nhex > 0)
+		memcpy(dst->hexes, src->hexes,
+		    sizeof *src->hexes * (size_t)src->nhex);
 	for (i = 0; i < GAME_MAX_SIDES; i++)
 		dst->sides[i].standing = src->sides[i].standing ?
 		    xstrdup(src->sides[i].standing) : NULL;
@@ -62,6 +106,7 @@ game_add_unit(struct game *g, const char *id, const char *kind,
 
 	if (g->nunits >= GAME_MAX_UNITS)
 		fatalx("game_add_unit: too many units");
+	g->units = grow(g->units, g->nunits, GAME_MAX_UNITS, sizeof *g->units);
 	u = &g->units[g->nunits++];
 	memset(u, 0, sizeof *u);
 	strlcpy_(u->id, id, sizeof u->id);
@@ -99,6 +144,7 @@ game_add_hex(struct game *g, struct hex h, const char *terrain)
 
 	if (g->nhex >= GAME_MAX_HEXES)
 		fatalx("game_add_hex: too many hexes");
+	g->hexes = grow(g->hexes, g->nhex, GAME_MAX_HEXES, sizeof *g->hexes);
 	gh = &g->hexes[g->nhex++];
 	memset(gh, 0, sizeof *gh);
 	gh->h = h;

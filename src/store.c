@@ -626,6 +626,17 @@ store_game_load(struct store *st, const char *name, struct game *g,
 		dberr(st, err, "load units");
 		goto out;
 	}
+	for (step = 0; step < g->nunits; step++)
+		if (g->units[step].attached < -1 ||
+		    g->units[step].attached >= g->nunits ||
+		    g->units[step].side < 0 ||
+		    g->units[step].side >= g->nsides) {
+			hp_seterr(err, HP_EINTERNAL, "unit %s of %s is attached "
+			    "to a unit or side that does not exist",
+			    g->units[step].id, name);
+			rc = HP_EINTERNAL;
+			goto out;
+		}
 	stmt_done(st, s);
 
 	if ((s = prep(st, "SELECT key, val FROM vars WHERE campaign_id = ?1 "

@@ -2,7 +2,8 @@
  * in tests/data/mail (attachments, nesting, transfer encodings, RFC 2231
  * and 2047, charsets, automatic mail) decoded to exact bytes and flags,
  * every refusal and its wording, limits on generated mails, and mime_build
- * output read back by mime_parse. */
+ * output read back by mime_parse; mime_build's fast path byte for byte
+ * against its GMime path. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,13 @@
 #include <unistd.h>
 
 #include "mime.h"
+
+/* mime_build by one writer (src/mime.c, for tests only): GMime, or the
+ * fast path (HP_ENOENT for a message it does not take). */
+int mime_build_slow(const struct mime_out *, char **, size_t *,
+    struct hp_error *);
+int mime_build_fast(const struct mime_out *, char **, size_t *,
+    struct hp_error *);
 
 static const char ORDERS[] =
     "campaign: demo\nturn: 3\nwindow: blue\nside: blue\n\n"
@@ -923,11 +931,25 @@ build_refuses(const struct mime_out *o, const char *want)
 	char *s = (char *)1;
 	size_t len = 1;
 
+	struct hp_error err2 = {0};
+	int (*const other[])(const struct mime_out *, char **, size_t *,
+	    struct hp_error *) = { mime_build_slow, mime_build_fast };
+	size_t i;
+
 	assert_int_equal(mime_build(o, &s, &len, &err), HP_EINVAL);
 	assert_null(s);
 	assert_int_equal(len, 0);
 	if (strstr(err.msg, want) == NULL)
 		fail_msg("error \"%s\" lacks \"%s\"", err.msg, want);
+	/* Both writers run the same checks first. */
+	for (i = 0; i < sizeof other / sizeof other[0]; i++) {
+		s = (char *)1;
+		len = 1;
+		assert_int_equal(other[i](o, &s, &len, &err2), HP_EINVAL);
+		assert_null(s);
+		assert_int_equal(len, 0);
+		assert_string_equal(err2.msg, err.msg);
+	}
 }
 
 static void
@@ -983,6 +1005,488 @@ test_build_refuses(void **state)
 	build_refuses(&o, "attachment");
 }
 
+/* s is 7-bit with LF line ends, and header lines of at most 78 characters
+ * but for message ids, which are not folded (body lines may be up to 998
+ * in 7bit). */
+static void
+check_ascii(const char *s, size_t len)
+{
+	const char *end = strstr(s, "\n\n"), *line = s;
+	size_t i, col = 0;
+
+	assert_int_equal(strlen(s), len);
+	assert_non_null(end);
+	for (i = 0; i < len; i++) {
+		assert_true((unsigned char)s[i] < 0x80);
+		assert_true(s[i] != '\r');
+		if (s[i] == '\n') {
+			col = 0;
+			line = s + i + 1;
+			continue;
+		}
+		col++;
+		if (s + i < end && col > 78 &&
+		    strncmp(line, "Message-ID: <", 13) != 0 &&
+		    strncmp(line, "In-Reply-To: <", 14) != 0 &&
+		    strncmp(line, "References: <", 13) != 0)
+			fail_msg("header line longer than 78: %.*s",
+			    (int)strcspn(line, "\n"), line);
+	}
+	assert_int_equal(s[len - 1], '\n');
+}
+
+/* The addr-spec of a "Name <addr>" or "addr" mailbox, in buf. */
+static const char *
+addr_spec(const char *mailbox, char *buf, size_t len)
+{
+	const char *lt = strchr(mailbox, '<');
+
+	if (lt == NULL)
+		snprintf(buf, len, "%s", mailbox);
+	else
+		snprintf(buf, len, "%.*s", (int)(strcspn(lt + 1, ">")), lt + 1);
+	return buf;
+}
+
+/* mime_build writes o exactly as its GMime path does, by the fast path if
+ * fast (else by GMime); the result reads back with o's fields. */
+static void
+build_same(const struct mime_out *o, bool fast)
+{
+	struct hp_error err = {0};
+	struct mime_msg m;
+	char *a, *b, *c, want[64], *body;
+	size_t alen, blen, clen, n = strlen(o->body);
+	int rc;
+
+	assert_int_equal(mime_build(o, &a, &alen, &err), HP_OK);
+	assert_int_equal(mime_build_slow(o, &b, &blen, &err), HP_OK);
+	rc = mime_build_fast(o, &c, &clen, &err);
+	if (fast && rc != HP_OK)
+		fail_msg("not taken by the fast path: subject \"%s\"",
+		    o->subject);
+	if (!fast && rc != HP_ENOENT)
+		fail_msg("taken by the fast path: subject \"%s\"", o->subject);
+	if (alen != blen || strcmp(a, b) != 0)
+		fail_msg("mime_build wrote\n%s---\nGMime writes\n%s---", a, b);
+	if (fast) {
+		assert_int_equal(clen, blen);
+		assert_string_equal(c, b);
+		free(c);
+	}
+	check_ascii(a, alen);
+
+	parse_str(a, &m);
+	assert_string_equal(m.from, addr_spec(o->from, want, sizeof want));
+	assert_string_equal(m.message_id, o->message_id);
+	assert_true(m.automatic);
+	assert_int_equal(m.nparts, 1);
+	if (fast)
+		assert_string_equal(m.subject, o->subject);
+	/* GMime ends 7bit text with a newline (quoted-printable with a soft
+	 * line break); mime_parse reads CR LF as LF. */
+	body = xmalloc(n + 2);
+	snprintf(body, n + 2, "%s%s", o->body,
+	    n > 0 && o->body[n - 1] != '\n' ? "\n" : "");
+	if (!fast && m.parts[0].len == n)
+		body[n] = '\0';
+	if (strchr(o->body, '\r') == NULL)
+		check_text(&m, 0, "text/plain", NULL, false, body);
+	free(body);
+	mime_msg_free(&m);
+	free(a);
+	free(b);
+}
+
+static void
+test_build_fast(void **state)
+{
+	const struct mime_out reply = {
+		.from = "Hexpost Referee <referee@hexpost.example>",
+		.to = "player@example.org",
+		.subject = "Re: orders turn 3",
+		.message_id = "hexpost.accepted.t3.blue.1@hexpost.example",
+		.in_reply_to = "20240102093000.4711@mail.example.org",
+		.auto_submitted = "auto-replied",
+		.date = "Tue, 02 Jan 2024 09:31:00 +0000",
+		.body = "Your orders for turn 3 were accepted.\n\n"
+		    "move 1 B3\nfire 2 C4\n\n"
+		    "\tdeadline: Tue, 02 Jan 2024 21:00 UTC  \n-- \nhexpost\n",
+	};
+	static char line998[1100], line999[1100], subj78[80], subj79[80],
+	    to76[80], to77[80], irt250[256];
+	struct mime_out o;
+	size_t i;
+
+	(void)state;
+	memset(line998, 'x', 998);
+	memcpy(line998 + 998, "\nend\n", 6);
+	memset(line999, 'x', 999);
+	memcpy(line999 + 999, "\nend\n", 6);
+	/* Header lines of exactly the longest the fast path takes. */
+	memset(subj78, 's', 69);            /* "Subject: " + 69 = 78 */
+	subj78[30] = ' ';
+	memcpy(subj79, subj78, 69);
+	subj79[69] = 's';                   /* 79: GMime folds it */
+	snprintf(to76, sizeof to76, "Name Of Player <%.*s@example.org>",
+	    76 - 4 - 29, "pppppppppppppppppppppppppppppppppppppppppppppp");
+	snprintf(to77, sizeof to77, "Name Of Player <%.*s@example.org>",
+	    77 - 4 - 29, "pppppppppppppppppppppppppppppppppppppppppppppp");
+	assert_int_equal(strlen(to76), 72);
+	assert_int_equal(strlen(to77), 73);
+	/* Message ids are written on one line however long. */
+	memset(irt250, 'i', 250);
+	memcpy(irt250 + 100, "@mail.example.org", 17);
+	irt250[250] = '\0';
+	/* Messages the fast path writes. */
+	build_same(&reply, true);
+	o = reply;
+	o.in_reply_to = NULL;
+	o.auto_submitted = "auto-generated";
+	o.to = "a@example.org, B <b@example.org>, C D <c.d@Example.ORG>";
+	o.body = "Turn 4 is open.\nNo newline at the end";
+	build_same(&o, true);
+	o.body = "";
+	build_same(&o, true);
+	o.body = "\n";
+	build_same(&o, true);
+	o = reply;
+	o.subject = "Turn 4: \"fire\" (B3) <ok>; 100% [done] a\\b, c.d @ e";
+	o.from = "O'Brien-Smith Jr <referee+turns@hexpost.example>";
+	o.date = "Tue, 02 Jan 2024 09:31:00 +0000 (UTC)";
+	build_same(&o, true);
+	o = reply;
+	o.date = "2 Jan 2024 09:31 +0100";
+	o.subject = subj78;
+	o.to = to76;
+	o.message_id = "hexpost.ack.d637e705745c50bc61d81fdb9b23fa73a89119ecde"
+	    "799c20c1b92fceb5a9de82@hexpost.example";
+	o.in_reply_to = irt250;
+	o.body = line998;
+	build_same(&o, true);
+	o = reply;
+	o.body = "from lower case\n>From quoted\nFrom\n..\n. \nFrom:x\n";
+	build_same(&o, true);
+
+	/* Messages that go through GMime: it would fold, quote, encode,
+	 * trim or rewrite something. */
+	{
+		const struct { const char *field, *value; } slow[] = {
+			{ "body", "Gr\xc3\xbc\xc3\x9f" "e\n" },
+			{ "body", "From here on\n" },
+			{ "body", "x\n.\ny\n" },
+			{ "body", "x\nFrom " },
+			{ "body", line999 },
+			{ "body", "bell\x07\n" },
+			{ "body", "cr\r\n" },
+			{ "subject", "Gr\xc3\xbc\xc3\x9f" "e" },
+			{ "subject", subj79 },
+			{ "subject", " leading" },
+			{ "subject", "trailing " },
+			{ "subject", "=?utf-8?q?hi?=" },
+			{ "subject", "" },
+			{ "from", "\"Referee, Hexpost\" <referee@hexpost.example>" },
+			{ "from", "Referee (Hexpost) <referee@hexpost.example>" },
+			{ "from", "J. Smith <referee@hexpost.example>" },
+			{ "from", "Hexpost  Referee <referee@hexpost.example>" },
+			{ "from", "J\xc3\xb6rg <joerg@example.de>" },
+			{ "to", to77 },
+			{ "to", "a@xn--bcher-kva.example" },
+			{ "to", "a@b\xc3\xbc" "cher.example" },
+			{ "to", "a@example.org,b@example.org" },
+			{ "to", "a@example.org,  b@example.org" },
+			{ "to", "\"quoted\"@example.org" },
+			{ "to", "a@[192.0.2.1]" },
+			{ "in_reply_to", "a@b@c" },
+			{ "in_reply_to", "no-at-sign" },
+			{ "in_reply_to", "\"q\"@example.org" },
+			{ "message_id", "a\"b@example.org" },
+			{ "date", "Tue, 02 Jan 2024 09:31:00 +0000 " },
+		};
+
+		for (i = 0; i < sizeof slow / sizeof slow[0]; i++) {
+			const char *f = slow[i].field;
+
+			o = reply;
+			if (strcmp(f, "body") == 0)
+				o.body = slow[i].value;
+			else if (strcmp(f, "subject") == 0)
+				o.subject = slow[i].value;
+			else if (strcmp(f, "from") == 0)
+				o.from = slow[i].value;
+			else if (strcmp(f, "to") == 0)
+				o.to = slow[i].value;
+			else if (strcmp(f, "in_reply_to") == 0)
+				o.in_reply_to = slow[i].value;
+			else if (strcmp(f, "message_id") == 0)
+				o.message_id = slow[i].value;
+			else
+				o.date = slow[i].value;
+			build_same(&o, false);
+		}
+	}
+}
+
+/* With an attachment the message is multipart, always by GMime (whose
+ * boundaries are random, so only the structure is compared). */
+static void
+test_build_fast_attachment(void **state)
+{
+	struct mime_out o = {
+		.from = "referee@hexpost.example",
+		.to = "a@example.org",
+		.subject = "Turn 4",
+		.message_id = "t4@hexpost.example",
+		.auto_submitted = "auto-generated",
+		.date = "Tue, 02 Jan 2024 09:31:00 +0000",
+		.body = "Turn 4 is open.\n",
+		.attach_name = "orders-4.txt",
+		.attach_body = "campaign: demo\n",
+	};
+	struct hp_error err = {0};
+	struct mime_msg m;
+	char *s;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(mime_build_fast(&o, &s, &len, &err), HP_ENOENT);
+	assert_null(s);
+	assert_int_equal(len, 0);
+	assert_int_equal(mime_build(&o, &s, &len, &err), HP_OK);
+	check_header(s, "MIME-Version: 1.0");
+	assert_non_null(strstr(s, "\nContent-Type: multipart/mixed; "));
+	parse_str(s, &m);
+	assert_int_equal(m.nparts, 2);
+	check_text(&m, 0, "text/plain", NULL, false, o.body);
+	check_text(&m, 1, "text/plain", "orders-4.txt", true, o.attach_body);
+	mime_msg_free(&m);
+	free(s);
+}
+
+/* Without a date both writers take the time now, the same way. */
+static void
+test_build_fast_now(void **state)
+{
+	struct mime_out o = {
+		.from = "referee@hexpost.example",
+		.to = "a@example.org",
+		.subject = "Turn 4",
+		.message_id = "t4@hexpost.example",
+		.auto_submitted = "auto-generated",
+		.body = "Turn 4 is open.\n",
+	};
+	struct hp_error err = {0};
+	char *a, *b;
+	size_t alen, blen;
+	int tries;
+
+	(void)state;
+	/* Retry should the clock pass a second in between. */
+	for (tries = 0; tries < 5; tries++) {
+		assert_int_equal(mime_build_fast(&o, &a, &alen, &err), HP_OK);
+		assert_int_equal(mime_build_slow(&o, &b, &blen, &err), HP_OK);
+		if (alen == blen && strcmp(a, b) == 0)
+			break;
+		free(a);
+		free(b);
+	}
+	if (tries == 5)
+		fail_msg("the fast path writes the date otherwise");
+	assert_int_equal(strncmp(a, "Date: ", 6), 0);
+	free(a);
+	free(b);
+}
+
+/* A deterministic xorshift generator for the random messages below. */
+static uint64_t
+xs(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* Random printable words (with specials when special) one space apart,
+ * and now and then, unless clean, what GMime would change: double or
+ * outer spaces, an encoded word. */
+static bool clean;
+
+static void
+rnd_text(uint64_t *x, char *b, size_t max, bool special)
+{
+	static const char alnum[] = "abcxyzABCXYZ0189";
+	static const char spec[] = " ()<>@,;:\\\".[]=?!#$%&'*+-/^_`{|}~";
+	size_t n = xs(x) % max;
+
+	b[0] = '\0';
+	while (strlen(b) < n) {
+		size_t k = strlen(b), w = 1 + xs(x) % 8, i;
+
+		if (k > 0)
+			b[k++] = ' ';
+		if (k > 0 && !clean && xs(x) % 20 == 0)
+			b[k++] = ' ';
+		for (i = 0; i < w; i++)
+			b[k++] = special && xs(x) % 4 == 0 ?
+			    spec[xs(x) % (sizeof spec - 1)] :
+			    alnum[xs(x) % (sizeof alnum - 1)];
+		b[k] = '\0';
+	}
+	switch (clean ? 15 : xs(x) % 16) {
+	case 0:
+		strcat(b, " ");
+		break;
+	case 1:
+		memmove(b + 1, b, strlen(b) + 1);
+		b[0] = ' ';
+		break;
+	case 2:
+		strcat(b, " =?utf-8?q?x?=");
+		break;
+	}
+}
+
+static void
+rnd_mailbox(uint64_t *x, char *b)
+{
+	char name[64], addr[64];
+
+	snprintf(addr, sizeof addr, "%c%s%c@%s.example",
+	    "aZ9"[xs(x) % 3], xs(x) % 4 ? "" : ".x+y",
+	    "bQ!"[xs(x) % 3], xs(x) % 5 ? "host" : "Host-1.sub");
+	switch (xs(x) % (clean ? 3 : 5)) {
+	case 0:
+	case 1:
+		strcpy(b, addr);
+		break;
+	case 2:
+		rnd_text(x, name, 20, false);
+		sprintf(b, "%s <%s>", name, addr);
+		break;
+	case 3:
+		rnd_text(x, name, 20, true);
+		sprintf(b, "%s <%s>", name, addr);
+		break;
+	default:
+		rnd_text(x, name, 20, false);
+		sprintf(b, "\"%s\" <%s>", name, addr);
+		break;
+	}
+}
+
+static void
+rnd_id(uint64_t *x, char *b)
+{
+	static const char c[] = "abcXYZ019.-_!{}=?\"@";
+	size_t n = 1 + xs(x) % (xs(x) % 4 ? 60 : 240), i;
+
+	for (i = 0; i < n; i++)
+		b[i] = xs(x) % 3 || (clean && i % 2 == 0) ?
+		    "abcXYZ019"[xs(x) % 9] :
+		    clean ? "!{}=?-_"[xs(x) % 7] : c[xs(x) % (sizeof c - 1)];
+	b[n] = '\0';
+	if (clean || xs(x) % 3)
+		b[n / 2] = '@';
+}
+
+static void
+rnd_body(uint64_t *x, char *b)
+{
+	int lines = (int)(xs(x) % 6), i;
+	char *p = b, t[128];
+	size_t k;
+
+	for (i = 0; i < lines; i++) {
+		switch (clean && xs(x) % 4 ? 15 : xs(x) % 16) {
+		case 0:
+			p += sprintf(p, "From here");
+			break;
+		case 1:
+			p += sprintf(p, ".");
+			break;
+		case 2:
+			k = 996 + (size_t)(xs(x) % 5);
+			memset(p, 'x', k);
+			p += k;
+			break;
+		case 3:
+			p += sprintf(p, "caf\xc3\xa9");
+			break;
+		default:
+			rnd_text(x, t, 70, true);
+			p += sprintf(p, "%s%s", xs(x) % 4 ? "" : "\t", t);
+			break;
+		}
+		if (i + 1 < lines || xs(x) % 2)
+			*p++ = '\n';
+		*p = '\0';
+	}
+	*p = '\0';
+}
+
+/* Random messages, many of them simple: whatever path mime_build takes,
+ * it writes what GMime writes. */
+static void
+test_build_fast_random(void **state)
+{
+	static const char *const dates[] = {
+		"Tue, 02 Jan 2024 09:31:00 +0000", "2 Jan 2024 09:31 +0100",
+		"Tue, 02 Jan 2024 09:31:00 +0000 (UTC)",
+		"Tue,  02 Jan 2024 09:31:00 -0000",
+	};
+	static char from[128], to[512], subj[128], id[256], irt[256],
+	    body[8192];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	struct hp_error err = {0};
+	struct mime_out o;
+	char *a, *b, *c;
+	size_t alen, blen, clen;
+	int i, j, n, fast = 0, rc;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		memset(&o, 0, sizeof o);
+		clean = xs(&x) % 2;
+		rnd_mailbox(&x, from);
+		n = 1 + (int)(xs(&x) % 3);
+		for (to[0] = '\0', j = 0; j < n; j++) {
+			if (j > 0)
+				strcat(to, clean || xs(&x) % 8 ? ", " : ",");
+			rnd_mailbox(&x, to + strlen(to));
+		}
+		rnd_text(&x, subj, xs(&x) % 4 ? 40 : 90, xs(&x) % 2);
+		rnd_id(&x, id);
+		rnd_id(&x, irt);
+		rnd_body(&x, body);
+		o.from = from;
+		o.to = to;
+		o.subject = subj;
+		o.message_id = id;
+		o.in_reply_to = xs(&x) % 2 ? irt : NULL;
+		o.auto_submitted = "auto-replied";
+		o.date = dates[xs(&x) % 4];
+		o.body = body;
+		rc = mime_build_slow(&o, &b, &blen, &err);
+		assert_int_equal(mime_build(&o, &a, &alen, &err), rc);
+		if (rc != HP_OK)
+			continue;
+		if (alen != blen || strcmp(a, b) != 0)
+			fail_msg("mime_build wrote\n%s---\nGMime writes\n%s---",
+			    a, b);
+		if (mime_build_fast(&o, &c, &clen, &err) == HP_OK) {
+			assert_string_equal(c, b);
+			free(c);
+			fast++;
+		}
+		free(a);
+		free(b);
+	}
+	/* Enough of them took the fast path for the comparison to count. */
+	if (fast < 500)
+		fail_msg("only %d random messages took the fast path", fast);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1011,6 +1515,10 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_build_roundtrip),
 		cmocka_unit_test(test_build_plain),
 		cmocka_unit_test(test_build_refuses),
+		cmocka_unit_test(test_build_fast),
+		cmocka_unit_test(test_build_fast_attachment),
+		cmocka_unit_test(test_build_fast_now),
+		cmocka_unit_test(test_build_fast_random),
 	};
 
 	/* GLib's slice allocator would keep leaked GMime objects reachable,

@@ -70,7 +70,7 @@ rich_game(struct game *g, const char *name, int salt)
 		u->status = (i % 2) + salt;
 		u->strength = 10 * i - 7;
 		u->facing = i % 6 - 1;
-		u->attached = i - 2;
+		u->attached = (i + salt) % (g->nunits + 1) - 1;
 		u->flags = 0x55 ^ i ^ salt;
 		for (j = 0; j < GAME_UNIT_X; j++)
 			u->x[j] = (i + 1) * 100 + j * (j % 2 ? -1 : 1) + salt;
@@ -369,6 +369,16 @@ test_two_campaigns(void **state)
 	assert_int_equal(h.nunits, 5);
 	assert_int_equal(game_var(&h, "only-bravo", -1), -1);
 	game_free(&h);
+
+	/* A unit attached to a unit that does not exist is refused on load
+	 * rather than handed to a ruleset as an index. */
+	fx_db_exec(path, "UPDATE units SET attached = 99 WHERE uid = 'extra'");
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "bravo", &h, NULL, &err),
+	    HP_EINTERNAL);
+	assert_non_null(strstr(err.msg, "unit extra of bravo"));
+	game_free(&h);
+	fx_db_exec(path, "UPDATE units SET attached = -1 WHERE uid = 'extra'");
 
 	/* Saving alpha leaves bravo's units and vars alone. */
 	a.units[0].pos.q = 2;
