@@ -1,4 +1,5 @@
 /* fixtures: test builders (see fixtures.h). */
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,4 +253,32 @@ fx_db_exec(const char *path, const char *sql)
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
 		fatalx("fx_db_exec: %s: %s", sql, msg ? msg : "?");
 	sqlite3_close(db);
+}
+
+char *
+fx_mkdtemp(char *buf, size_t len, const char *name)
+{
+	const char *t = getenv("TMPDIR");
+
+	if (t == NULL || t[0] == '\0')
+		t = "/tmp";
+	snprintf(buf, len, "%s/hexpost-%s-XXXXXX", t, name);
+	if (mkdtemp(buf) == NULL)
+		fatal("fx_mkdtemp %s", buf);
+	return buf;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void
+fx_rmtree(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }

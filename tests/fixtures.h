@@ -48,4 +48,10 @@ long fx_db_long(const char *path, const char *sql);
  * break a table under the store's feet or reset a row; aborts on error. */
 void fx_db_exec(const char *path, const char *sql);
 
+/* Make a fresh directory $TMPDIR/hexpost-NAME-XXXXXX (TMPDIR defaulting to
+ * /tmp) into buf and return buf; aborts if it cannot. */
+char *fx_mkdtemp(char *buf, size_t len, const char *name);
+/* Remove the directory tree at path. */
+void fx_rmtree(const char *path);
+
 #endif

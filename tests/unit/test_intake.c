@@ -42,15 +42,6 @@ struct it {
 
 static bool have_minisign;
 
-static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static char *
 readf(const char *path, size_t *len)
 {
@@ -82,15 +73,11 @@ setup(void **state)
 	struct minisign_pubkey pk;
 	struct store_window w;
 	struct game g;
-	const char *tmp = getenv("TMPDIR");
 	char cmd[2048], pub[700], key[700], path[700], keyhex[17], *pubtext;
 	int64_t cid;
 
 	*state = t;
-	if (tmp == NULL || tmp[0] == '\0')
-		tmp = "/tmp";
-	snprintf(t->top, sizeof t->top, "%s/hexpost-intake-XXXXXX", tmp);
-	assert_non_null(mkdtemp(t->top));
+	fx_mkdtemp(t->top, sizeof t->top, "intake");
 	config_defaults(&t->cfg, t->top);
 	snprintf(t->inbox, sizeof t->inbox, "%s", t->cfg.mailbox + 8);
 	assert_int_equal(maildir_create(t->inbox, &err), HP_OK);
@@ -136,7 +123,7 @@ teardown(void **state)
 	struct it *t = *state;
 
 	store_close(t->st);
-	nftw(t->top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fx_rmtree(t->top);
 	free(t->orders);
 	free(t->sig);
 	free(t);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hexpost.h"
+#include "fixtures.h"
 #include "maildir.h"
 
 struct md {
@@ -27,25 +28,12 @@ struct md {
 };
 
 static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 setup(void **state)
 {
 	struct md *m = xcalloc(1, sizeof *m);
 	struct hp_error err = { 0, "" };
-	const char *t = getenv("TMPDIR");
 
-	if (t == NULL || t[0] == '\0')
-		t = "/tmp";
-	snprintf(m->top, sizeof m->top, "%s/hexpost-maildir-XXXXXX", t);
-	assert_non_null(mkdtemp(m->top));
+	fx_mkdtemp(m->top, sizeof m->top, "maildir");
 	snprintf(m->dir, sizeof m->dir, "%s/mail", m->top);
 	assert_int_equal(maildir_create(m->dir, &err), HP_OK);
 	*state = m;
@@ -57,7 +45,7 @@ teardown(void **state)
 {
 	struct md *m = *state;
 
-	nftw(m->top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fx_rmtree(m->top);
 	free(m);
 	return 0;
 }

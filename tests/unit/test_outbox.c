@@ -35,25 +35,12 @@ struct ox {
 };
 
 static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int
 setup(void **state)
 {
 	struct ox *o = xcalloc(1, sizeof *o);
 	struct hp_error err = { 0, "" };
-	const char *t = getenv("TMPDIR");
 
-	if (t == NULL || t[0] == '\0')
-		t = "/tmp";
-	snprintf(o->top, sizeof o->top, "%s/hexpost-outbox-XXXXXX", t);
-	assert_non_null(mkdtemp(o->top));
+	fx_mkdtemp(o->top, sizeof o->top, "outbox");
 	config_defaults(&o->cfg, o->top);
 	snprintf(o->box, sizeof o->box, "%s/outbox", o->top);
 	snprintf(o->cfg.outbox, sizeof o->cfg.outbox, "maildir:%s", o->box);
@@ -72,7 +59,7 @@ teardown(void **state)
 	struct ox *o = *state;
 
 	store_close(o->st);
-	nftw(o->top, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	fx_rmtree(o->top);
 	free(o);
 	return 0;
 }
