@@ -57,6 +57,10 @@ struct mime_msg {
 	unsigned char hash[32]; /* BLAKE2b-256 of the raw message bytes */
 };
 
+/* Initialise GMime and libsodium. mime_parse and mime_build do it when
+ * first called; a program that parses on several threads calls it first,
+ * once, before starting them. */
+void mime_init(void);
 /* Parse a raw RFC 5322 message. Refuses (HP_EINVAL with a clear message for
  * a person, e.g. "the message is 3.1 MB; the limit is 2 MB", "attachment
  * orders.txt is larger than 256 KB", "malformed MIME: ...", "the message

@@ -144,6 +144,10 @@ struct store_player {
  * to max entries and returns how many there are, or a negative hp_err. */
 int store_players_by_key(struct store *, const char *key_id,
     struct store_player *out, int max, struct hp_error *);
+/* Call fn for each distinct (key id, public key) of an active player. */
+int store_keyring(struct store *,
+    void (*fn)(const char *key_id, const char *pubkey, void *), void *arg,
+    struct hp_error *);
 /* Set a player's key (minisign public key text and its key id). */
 int store_player_set_key(struct store *, int64_t cid, const char *name,
     const char *pubkey, const char *key_id, struct hp_error *);

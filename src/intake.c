@@ -1,5 +1,6 @@
 /* intake: signed orders by mail (see include/intake.h). */
 #include <ctype.h>
+#include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,38 @@ struct msgctx {
 	char message_id[256];
 	char subject[256];
 	bool automatic;
+	const struct prepared *pre;
+};
+
+#define INTAKE_MAX_VERIFY 4
+#define INTAKE_AHEAD 256   /* messages prepared ahead of the transaction */
+#define INTAKE_WORKERS 2
+
+/* What can be worked out of a message without the database, on a worker
+ * thread: the message read and parsed, and its signature checked against
+ * every registered key with the signature's key id. */
+struct prepared {
+	unsigned char *raw;       /* NULL: could not be read now */
+	size_t len;
+	unsigned char hash[32];   /* BLAKE2b-256 of raw */
+	bool parsed;
+	struct mime_msg mm;       /* owned when parsed */
+	struct hp_error perr;
+	int nver;
+	struct {
+		char *pubkey;
+		int rc;
+		char msg[HP_ERRLEN];
+	} ver[INTAKE_MAX_VERIFY];
+};
+
+/* The registered public keys, by key id, loaded once per run. */
+struct keyring {
+	struct {
+		char key_id[17];
+		char *pubkey;
+	} *v;
+	size_t n;
 };
 
 /* Header value of name in the raw header block (unfolded, first line
@@ -218,14 +251,21 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		orders_body_free(&body);
 	}
 	orders_errors_free(&oerrs);
-	if (minisign_pubkey_parse(p->pubkey, strlen(p->pubkey), &pk, &verr) !=
-	    HP_OK) {
+	for (i = 0; i < m->pre->nver; i++)
+		if (strcmp(m->pre->ver[i].pubkey, p->pubkey) == 0)
+			break;
+	if (i < m->pre->nver) {
+		/* Checked ahead, on a worker thread, with this very key. */
+		rc = m->pre->ver[i].rc;
+		hp_seterr(&verr, rc, "%s", m->pre->ver[i].msg);
+	} else if (minisign_pubkey_parse(p->pubkey, strlen(p->pubkey), &pk,
+	    &verr) != HP_OK) {
 		hp_seterr(err, HP_EINTERNAL, "stored key of %s: %s", p->name,
 		    verr.msg);
 		return HP_EINTERNAL;
-	}
-	if (minisign_verify(&pk, &sig, file->data, file->len, &verr) !=
-	    HP_OK) {
+	} else
+		rc = minisign_verify(&pk, &sig, file->data, file->len, &verr);
+	if (rc != HP_OK) {
 		snprintf(reason, sizeof reason, "The signature of %s does not "
 		    "verify with your key %s: %s", name, keyhex, verr.msg);
 		return refuse(m, p->email, p->campaign_id, p->id, reason, NULL,
@@ -284,33 +324,33 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
  * written unless it returns HP_OK; after an error the caller rolls back. */
 static int
 message_tx(struct store *st, const struct config *cfg, const char *mailbox,
-    const unsigned char *raw, size_t len, enum intake_outcome *out,
+    const struct prepared *pre, enum intake_outcome *out,
     struct hp_error *err)
 {
+	const unsigned char *raw = pre->raw;
+	size_t len = pre->len, i;
 	struct msgctx m;
-	struct mime_msg mm;
-	struct hp_error perr = { 0, "" };
-	bool seen, parsed = false;
+	bool seen, parsed = pre->parsed;
 	int rc;
-	size_t i;
 
 	memset(&m, 0, sizeof m);
-	memset(&mm, 0, sizeof mm);
 	m.st = st;
 	m.cfg = cfg;
 	m.mailbox = mailbox;
-	crypto_generichash(m.hash, 32, raw, len, NULL, 0);
+	m.pre = pre;
+	memcpy(m.hash, pre->hash, sizeof m.hash);
 	for (i = 0; i < 32; i++)
 		snprintf(m.hashhex + 2 * i, 3, "%02x", m.hash[i]);
-	if (mime_parse(raw, len, &mm, &perr) == HP_OK) {
-		parsed = true;
-		strlcpy_(m.from, mm.reply_to ? mm.reply_to : mm.from ? mm.from :
-		    "", sizeof m.from);
-		strlcpy_(m.message_id, mm.message_id ? mm.message_id : "",
+	if (parsed) {
+		const struct mime_msg *mm = &pre->mm;
+
+		strlcpy_(m.from, mm->reply_to ? mm->reply_to : mm->from ?
+		    mm->from : "", sizeof m.from);
+		strlcpy_(m.message_id, mm->message_id ? mm->message_id : "",
 		    sizeof m.message_id);
-		strlcpy_(m.subject, mm.subject ? mm.subject : "",
+		strlcpy_(m.subject, pre->mm.subject ? pre->mm.subject : "",
 		    sizeof m.subject);
-		m.automatic = mm.automatic;
+		m.automatic = pre->mm.automatic;
 	} else {
 		char v[256];
 
@@ -327,7 +367,7 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 				m.subject[i] = '?';
 		/* mime_parse says what it could read of the headers (a
 		 * multipart/report, From postmaster, Precedence, ...). */
-		m.automatic = mm.automatic ||
+		m.automatic = pre->mm.automatic ||
 		    (raw_header(raw, len, "Auto-Submitted", v, sizeof v) &&
 		    strncasecmp(v, "no", 2) != 0) ||
 		    (raw_header(raw, len, "Return-Path", v, sizeof v) &&
@@ -345,21 +385,78 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 	if (m.automatic) {
 		*out = INTAKE_IGNORED;
 		rc = store_message_record(st, m.hash, m.message_id[0] ?
-		    m.message_id : NULL, mailbox, "ignored", mm.auto_reason[0] ?
-		    mm.auto_reason : "automatic mail", 0, 0, err);
+		    m.message_id : NULL, mailbox, "ignored",
+		    pre->mm.auto_reason[0] ? pre->mm.auto_reason :
+		    "automatic mail", 0, 0, err);
 	} else if (!parsed) {
 		char reason[700];
 
 		*out = INTAKE_REJECTED;
 		snprintf(reason, sizeof reason, "The message could not be read: "
-		    "%s", perr.msg);
+		    "%s", pre->perr.msg);
 		rc = refuse(&m, m.from, 0, 0, reason, NULL, help_attach, err);
 	} else
-		rc = take_orders(&m, &mm, out, err);
+		rc = take_orders(&m, &pre->mm, out, err);
 done:
-	if (parsed)
-		mime_msg_free(&mm);
 	return rc;
+}
+
+/* Work out pre for raw (taking ownership of raw) without the database:
+ * parse it, and if it carries one signed file, verify that file against
+ * every key of kr (may be NULL) with the signature's key id. Safe on any
+ * thread once mime_init has run. */
+static void
+prepare(struct prepared *pre, unsigned char *raw, size_t len,
+    const struct keyring *kr)
+{
+	const struct mime_part *sigs[2], *file;
+	struct minisign_sig sig;
+	struct minisign_pubkey pk;
+	struct hp_error verr;
+	char keyhex[17], name[256];
+	size_t i;
+
+	memset(pre, 0, sizeof *pre);
+	pre->raw = raw;
+	pre->len = len;
+	crypto_generichash(pre->hash, sizeof pre->hash, raw, len, NULL, 0);
+	pre->parsed = mime_parse(raw, len, &pre->mm, &pre->perr) == HP_OK;
+	if (!pre->parsed || kr == NULL || pre->mm.automatic ||
+	    pre->mm.html_only ||
+	    mime_find_suffix(&pre->mm, ".minisig", sigs, 2) != 1)
+		return;
+	strlcpy_(name, sigs[0]->filename, sizeof name);
+	name[strlen(name) - strlen(".minisig")] = '\0';
+	if ((file = mime_find(&pre->mm, name)) == NULL ||
+	    minisign_sig_parse((const char *)sigs[0]->data, sigs[0]->len, &sig,
+	    &verr) != HP_OK)
+		return;
+	minisign_keyid_hex(sig.keyid, keyhex);
+	for (i = 0; i < kr->n && pre->nver < INTAKE_MAX_VERIFY; i++) {
+		if (strcmp(kr->v[i].key_id, keyhex) != 0 ||
+		    minisign_pubkey_parse(kr->v[i].pubkey,
+		    strlen(kr->v[i].pubkey), &pk, &verr) != HP_OK)
+			continue;
+		memset(&verr, 0, sizeof verr);
+		pre->ver[pre->nver].rc = minisign_verify(&pk, &sig, file->data,
+		    file->len, &verr);
+		strlcpy_(pre->ver[pre->nver].msg, verr.msg,
+		    sizeof pre->ver[0].msg);
+		pre->ver[pre->nver++].pubkey = xstrdup(kr->v[i].pubkey);
+	}
+}
+
+static void
+prepared_free(struct prepared *pre)
+{
+	int i;
+
+	if (pre->parsed)
+		mime_msg_free(&pre->mm);
+	for (i = 0; i < pre->nver; i++)
+		free(pre->ver[i].pubkey);
+	free(pre->raw);
+	memset(pre, 0, sizeof *pre);
 }
 
 int
@@ -367,16 +464,23 @@ intake_message(struct store *st, const struct config *cfg,
     const char *mailbox, const unsigned char *raw, size_t len,
     enum intake_outcome *out, struct hp_error *err)
 {
+	struct prepared pre;
+	unsigned char *copy = xmalloc(len + 1);
 	int rc;
 
+	memcpy(copy, raw, len);
+	copy[len] = '\0';
+	prepare(&pre, copy, len, NULL);
 	if ((rc = store_begin(st, err)) != HP_OK)
-		return rc;
-	if ((rc = message_tx(st, cfg, mailbox, raw, len, out, err)) !=
-	    HP_OK) {
+		goto out;
+	if ((rc = message_tx(st, cfg, mailbox, &pre, out, err)) != HP_OK) {
 		store_rollback(st);
-		return rc;
+		goto out;
 	}
-	return store_commit(st, err);
+	rc = store_commit(st, err);
+out:
+	prepared_free(&pre);
+	return rc;
 }
 
 /* Read message e; NULL (logged) if it cannot be read now. */
@@ -396,37 +500,104 @@ read_message(const struct maildir_entry *e, size_t *len)
 	return raw;
 }
 
-/* Take in ents[0..n) in one transaction, a savepoint each, then flag the
- * ones whose effect was committed. A message that fails is rolled back
- * alone and left for the next run. */
+/* Messages are prepared by worker threads, in order and at most
+ * INTAKE_AHEAD ahead, while the main thread takes them in. */
+struct pipeline {
+	pthread_mutex_t mu;
+	pthread_cond_t ready;      /* a message was prepared */
+	pthread_cond_t room;       /* the main thread took some in */
+	struct maildir_entry *ents;
+	struct prepared *pre;      /* n entries */
+	bool *done;
+	size_t n;
+	size_t next;               /* next message to prepare */
+	size_t taken;              /* messages the main thread is done with */
+	bool stop;
+	const struct keyring *kr;
+};
+
+static void *
+pipeline_worker(void *arg)
+{
+	struct pipeline *pl = arg;
+	unsigned char *raw;
+	size_t i, len = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&pl->mu);
+		while (!pl->stop && pl->next < pl->n &&
+		    pl->next >= pl->taken + INTAKE_AHEAD)
+			pthread_cond_wait(&pl->room, &pl->mu);
+		if (pl->stop || pl->next >= pl->n) {
+			pthread_mutex_unlock(&pl->mu);
+			return NULL;
+		}
+		i = pl->next++;
+		pthread_mutex_unlock(&pl->mu);
+		if ((raw = read_message(&pl->ents[i], &len)) != NULL)
+			prepare(&pl->pre[i], raw, len, pl->kr);
+		pthread_mutex_lock(&pl->mu);
+		pl->done[i] = true;
+		pthread_cond_broadcast(&pl->ready);
+		pthread_mutex_unlock(&pl->mu);
+	}
+}
+
+/* Wait until message i is prepared. */
+static struct prepared *
+pipeline_get(struct pipeline *pl, size_t i)
+{
+	pthread_mutex_lock(&pl->mu);
+	while (!pl->done[i])
+		pthread_cond_wait(&pl->ready, &pl->mu);
+	pthread_mutex_unlock(&pl->mu);
+	return &pl->pre[i];
+}
+
+/* The main thread is done with messages before upto: free them. */
+static void
+pipeline_release(struct pipeline *pl, size_t from, size_t upto)
+{
+	size_t i;
+
+	for (i = from; i < upto; i++)
+		prepared_free(&pl->pre[i]);
+	pthread_mutex_lock(&pl->mu);
+	pl->taken = upto;
+	pthread_cond_broadcast(&pl->room);
+	pthread_mutex_unlock(&pl->mu);
+}
+
+/* Take in messages [first, first + k) in one transaction, a savepoint
+ * each, then flag the ones whose effect was committed. A message that
+ * fails is rolled back alone and left for the next run. */
 static int
 intake_batch(struct store *st, const struct config *cfg, const char *dir,
-    struct maildir_entry *ents, size_t n, struct intake_stats *stats,
+    struct pipeline *pl, size_t first, size_t k, struct intake_stats *stats,
     struct hp_error *err)
 {
-	enum intake_outcome *o = xcalloc(n, sizeof *o);
-	bool *ok = xcalloc(n, sizeof *ok);
+	enum intake_outcome *o = xcalloc(k, sizeof *o);
+	bool *ok = xcalloc(k, sizeof *ok);
+	struct maildir_entry *ents = pl->ents + first;
 	struct hp_error merr;
 	size_t i;
 	int rc;
 
 	if ((rc = store_begin(st, err)) != HP_OK)
 		goto out;
-	for (i = 0; i < n; i++) {
-		unsigned char *raw;
-		size_t len;
+	for (i = 0; i < k; i++) {
+		struct prepared *pre = pipeline_get(pl, first + i);
 
-		if ((raw = read_message(&ents[i], &len)) == NULL)
+		if (pre->raw == NULL)
 			continue;
 		memset(&merr, 0, sizeof merr);
 		if ((rc = store_savepoint(st, &merr)) == HP_OK) {
-			rc = message_tx(st, cfg, dir, raw, len, &o[i], &merr);
+			rc = message_tx(st, cfg, dir, pre, &o[i], &merr);
 			if (rc == HP_OK)
 				rc = store_release(st, &merr);
 			else
 				store_rollback_savepoint(st);
 		}
-		free(raw);
 		if (rc == HP_OK) {
 			ok[i] = true;
 			continue;
@@ -436,14 +607,14 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 		if (!store_in_transaction(st)) {
 			/* SQLite gave up the whole transaction: what was taken
 			 * in is lost with it, and comes back next run. */
-			memset(ok, 0, n * sizeof *ok);
+			memset(ok, 0, k * sizeof *ok);
 			if ((rc = store_begin(st, err)) != HP_OK)
 				goto out;
 		}
 	}
 	if ((rc = store_commit(st, err)) != HP_OK)
 		goto out;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < k; i++) {
 		if (!ok[i]) {
 			stats->deferred++;
 			continue;
@@ -464,30 +635,91 @@ out:
 	return rc;
 }
 
+static void
+keyring_add(const char *key_id, const char *pubkey, void *arg)
+{
+	struct keyring *kr = arg;
+
+	kr->v = xrealloc(kr->v, (kr->n + 1) * sizeof *kr->v);
+	strlcpy_(kr->v[kr->n].key_id, key_id, sizeof kr->v[0].key_id);
+	kr->v[kr->n++].pubkey = xstrdup(pubkey);
+}
+
+static void
+keyring_free(struct keyring *kr)
+{
+	size_t i;
+
+	for (i = 0; i < kr->n; i++)
+		free(kr->v[i].pubkey);
+	free(kr->v);
+}
+
 int
 intake_run(struct store *st, const struct config *cfg,
     struct intake_stats *stats, struct hp_error *err)
 {
-	struct maildir_entry *ents = NULL;
+	struct keyring kr = { NULL, 0 };
+	struct pipeline pl;
+	pthread_t workers[INTAKE_WORKERS];
 	const char *dir;
-	size_t n = 0, i, k;
-	int rc = HP_OK;
+	size_t i, k;
+	int rc, nw = 0, w;
 
 	memset(stats, 0, sizeof *stats);
+	memset(&pl, 0, sizeof pl);
 	if (strncmp(cfg->mailbox, "maildir:", 8) != 0) {
 		hp_seterr(err, HP_EINVAL, "mailbox '%s': expected maildir:DIR",
 		    cfg->mailbox);
 		return HP_EINVAL;
 	}
 	dir = cfg->mailbox + 8;
-	if ((rc = maildir_list(dir, 'S', &ents, &n, err)) != HP_OK)
+	if ((rc = maildir_list(dir, 'S', &pl.ents, &pl.n, err)) != HP_OK)
 		return rc;
-	for (i = 0; i < n && rc == HP_OK; i += k) {
-		k = n - i < INTAKE_BATCH ? n - i : INTAKE_BATCH;
-		if ((rc = intake_batch(st, cfg, dir, ents + i, k, stats,
-		    err)) != HP_OK)
-			stats->deferred += (int)(n - i);
+	if (pl.n == 0)
+		goto out;
+	if ((rc = store_keyring(st, keyring_add, &kr, err)) != HP_OK)
+		goto out;
+	mime_init();
+	pl.pre = xcalloc(pl.n, sizeof *pl.pre);
+	pl.done = xcalloc(pl.n, sizeof *pl.done);
+	pl.kr = &kr;
+	pthread_mutex_init(&pl.mu, NULL);
+	pthread_cond_init(&pl.ready, NULL);
+	pthread_cond_init(&pl.room, NULL);
+	for (w = 0; w < INTAKE_WORKERS && (size_t)w < pl.n; w++) {
+		if (pthread_create(&workers[w], NULL, pipeline_worker, &pl) !=
+		    0)
+			break;
+		nw++;
 	}
-	maildir_list_free(ents, n);
+	if (nw == 0) {
+		hp_seterr(err, HP_EIO, "intake: cannot start a thread");
+		stats->deferred = (int)pl.n;
+		rc = HP_EIO;
+	}
+	for (i = 0; i < pl.n && rc == HP_OK; i += k) {
+		k = pl.n - i < INTAKE_BATCH ? pl.n - i : INTAKE_BATCH;
+		if ((rc = intake_batch(st, cfg, dir, &pl, i, k, stats, err)) !=
+		    HP_OK)
+			stats->deferred += (int)(pl.n - i);
+		pipeline_release(&pl, i, i + k);
+	}
+	pthread_mutex_lock(&pl.mu);
+	pl.stop = true;
+	pthread_cond_broadcast(&pl.room);
+	pthread_mutex_unlock(&pl.mu);
+	for (w = 0; w < nw; w++)
+		pthread_join(workers[w], NULL);
+	for (i = 0; i < pl.n; i++)
+		prepared_free(&pl.pre[i]);
+	pthread_cond_destroy(&pl.room);
+	pthread_cond_destroy(&pl.ready);
+	pthread_mutex_destroy(&pl.mu);
+out:
+	keyring_free(&kr);
+	free(pl.pre);
+	free(pl.done);
+	maildir_list_free(pl.ents, pl.n);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <gmime/gmime.h>
 #include <sodium.h>
 #include <stdarg.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,8 +52,7 @@ int mime_build_slow(const struct mime_out *, char **, size_t *,
 int mime_build_fast(const struct mime_out *, char **, size_t *,
     struct hp_error *);
 
-/* Initialise GMime and libsodium once (not thread-safe). */
-static void
+void
 mime_init(void)
 {
 	if (mime_ready)
@@ -957,8 +957,8 @@ header_automatic(const unsigned char *raw, size_t len, struct mime_msg *m)
 
 /* Parse raw into m (the caller frees it with mime_msg_free), or refuse it
  * with a message for the sender; see mime.h. */
-int
-mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
+static int
+parse_unlocked(const unsigned char *raw, size_t len, struct mime_msg *m,
     struct hp_error *err)
 {
 	struct pctx c;
@@ -1034,6 +1034,24 @@ out:
 		g_object_unref(msg);
 	if (rc != HP_OK)
 		msg_release(m);
+	return rc;
+}
+
+/* GMime and GLib keep shared state (charset and iconv caches, the slice
+ * allocator) that we do not want to trust across threads: every use of
+ * GMime in this file goes through this lock, so the functions of mime.h
+ * may be called from several threads. */
+static pthread_mutex_t gmime_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int
+mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
+    struct hp_error *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&gmime_lock);
+	rc = parse_unlocked(raw, len, m, err);
+	pthread_mutex_unlock(&gmime_lock);
 	return rc;
 }
 
@@ -1177,7 +1195,7 @@ build_addresses(const char *s, const char *what, bool single,
 
 /* Check the fields of o other than the addresses. */
 static int
-build_check(const struct mime_out *o, struct hp_error *err)
+build_check(const struct mime_out *o, bool date_ok, struct hp_error *err)
 {
 	GDateTime *dt;
 	const char *a = o->auto_submitted;
@@ -1199,7 +1217,7 @@ build_check(const struct mime_out *o, struct hp_error *err)
 		    "auto-replied or auto-generated");
 		return HP_EINVAL;
 	}
-	if (o->date != NULL) {
+	if (o->date != NULL && !date_ok) {
 		if (!clean_text(o->date, false) ||
 		    (dt = g_mime_utils_header_decode_date(o->date)) == NULL) {
 			hp_seterr(err, HP_EINVAL, "mime_build: bad date \"%s\"",
@@ -1496,6 +1514,82 @@ fast_ok(const struct mime_out *o, InternetAddressList *from,
 	    fast_body(o->body);
 }
 
+/* fast_ok for everything but the addresses. */
+static bool
+fast_rest_ok(const struct mime_out *o)
+{
+	return o->attach_name == NULL &&
+	    (o->date == NULL || fast_text("Date", o->date)) &&
+	    fast_text("Subject", o->subject) &&
+	    fast_id(o->message_id) &&
+	    (o->in_reply_to == NULL || fast_id(o->in_reply_to)) &&
+	    fast_body(o->body);
+}
+
+/* Addresses that GMime parsed and fast_addresses accepted: the fast path
+ * needs no GMime (and no lock) for a message between such addresses, the
+ * kind hexpost sends over and over. */
+#define FAST_CACHE 256
+static struct {
+	bool to;
+	char *s;
+} fast_cache[FAST_CACHE];
+static int nfast_cache;
+static pthread_mutex_t fast_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The last dates GMime parsed for mime_build (hexpost makes one a second). */
+#define FAST_DATES 8
+static char fast_dates[FAST_DATES][64];
+static int next_date;
+
+static bool
+fast_date_cached(const char *d)
+{
+	bool found = false;
+	int i;
+
+	pthread_mutex_lock(&fast_cache_lock);
+	for (i = 0; i < FAST_DATES && !found; i++)
+		found = strcmp(fast_dates[i], d) == 0;
+	pthread_mutex_unlock(&fast_cache_lock);
+	return found;
+}
+
+static void
+fast_date_remember(const char *d)
+{
+	if (strlen(d) >= sizeof fast_dates[0])
+		return;
+	pthread_mutex_lock(&fast_cache_lock);
+	strlcpy_(fast_dates[next_date], d, sizeof fast_dates[0]);
+	next_date = (next_date + 1) % FAST_DATES;
+	pthread_mutex_unlock(&fast_cache_lock);
+}
+
+static bool
+fast_cached(bool to, const char *s)
+{
+	bool found = false;
+	int i;
+
+	pthread_mutex_lock(&fast_cache_lock);
+	for (i = 0; i < nfast_cache && !found; i++)
+		found = fast_cache[i].to == to && strcmp(fast_cache[i].s, s) ==
+		    0;
+	pthread_mutex_unlock(&fast_cache_lock);
+	return found;
+}
+
+static void
+fast_remember(bool to, const char *s)
+{
+	pthread_mutex_lock(&fast_cache_lock);
+	if (nfast_cache < FAST_CACHE) {
+		fast_cache[nfast_cache].to = to;
+		fast_cache[nfast_cache++].s = xstrdup(s);
+	}
+	pthread_mutex_unlock(&fast_cache_lock);
+}
+
 /* Write the message o that fast_ok accepted, as build_gmime would. */
 static void
 build_fast(const struct mime_out *o, char **out, size_t *outlen)
@@ -1571,7 +1665,7 @@ enum build_how { BUILD_ANY, BUILD_GMIME, BUILD_FAST };
 /* Check o, then write it by the fast path if how and o allow, else (unless
  * how is BUILD_FAST) with GMime. */
 static int
-build(const struct mime_out *o, enum build_how how, char **out,
+build_unlocked(const struct mime_out *o, enum build_how how, char **out,
     size_t *outlen, struct hp_error *err)
 {
 	InternetAddressList *from, *to;
@@ -1579,7 +1673,7 @@ build(const struct mime_out *o, enum build_how how, char **out,
 	*out = NULL;
 	*outlen = 0;
 	mime_init();
-	if (build_check(o, err) != HP_OK)
+	if (build_check(o, false, err) != HP_OK)
 		return HP_EINVAL;
 	if ((from = build_addresses(o->from, "From", true, err)) == NULL)
 		return HP_EINVAL;
@@ -1590,6 +1684,12 @@ build(const struct mime_out *o, enum build_how how, char **out,
 	if (how != BUILD_GMIME && fast_ok(o, from, to)) {
 		g_object_unref(from);
 		g_object_unref(to);
+		if (!fast_cached(false, o->from))
+			fast_remember(false, o->from);
+		if (!fast_cached(true, o->to))
+			fast_remember(true, o->to);
+		if (o->date != NULL && !fast_date_cached(o->date))
+			fast_date_remember(o->date);
 		build_fast(o, out, outlen);
 		return HP_OK;
 	}
@@ -1600,6 +1700,32 @@ build(const struct mime_out *o, enum build_how how, char **out,
 		return HP_ENOENT;
 	}
 	return build_gmime(o, from, to, out, outlen, err);
+}
+
+static int
+build(const struct mime_out *o, enum build_how how, char **out,
+    size_t *outlen, struct hp_error *err)
+{
+	int rc;
+
+	if (how != BUILD_GMIME && o->from != NULL && o->to != NULL &&
+	    o->date != NULL && fast_cached(false, o->from) &&
+	    fast_cached(true, o->to) && fast_date_cached(o->date)) {
+		/* Same checks and writer as build_unlocked takes for these
+		 * addresses and this date, without calling GMime at all. */
+		*out = NULL;
+		*outlen = 0;
+		if (build_check(o, true, err) != HP_OK)
+			return HP_EINVAL;
+		if (fast_rest_ok(o)) {
+			build_fast(o, out, outlen);
+			return HP_OK;
+		}
+	}
+	pthread_mutex_lock(&gmime_lock);
+	rc = build_unlocked(o, how, out, outlen, err);
+	pthread_mutex_unlock(&gmime_lock);
+	return rc;
 }
 
 /* Write the outbox message o into *out (the caller frees it). */

@@ -1,4 +1,6 @@
 /* store: campaign state in SQLite (see include/store.h). */
+#include <errno.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -491,6 +493,27 @@ store_game_save(struct store *st, int64_t cid, const struct game *g,
 	return save_units_vars(st, cid, g, err);
 }
 
+/* Read exactly n space-separated integers from s into out. */
+static bool
+parse_ints(const char *s, int *out, int n)
+{
+	char *end;
+	long v;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (end == s || errno != 0 || v < INT_MIN || v > INT_MAX)
+			return false;
+		out[i] = (int)v;
+		s = end;
+	}
+	while (*s == ' ')
+		s++;
+	return *s == '\0';
+}
+
 static int
 parse_status(const char *s)
 {
@@ -567,7 +590,7 @@ store_game_load(struct store *st, const char *name, struct game *g,
 	stmt_done(st, s);
 
 	if ((s = prep(st, "SELECT q, r, terrain, elevation, edges FROM hexes "
-	    "WHERE campaign_id = ?1 ORDER BY r, q", err)) == NULL)
+	    "WHERE campaign_id = ?1 ORDER BY q, r", err)) == NULL)
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, cid);
 	g->nhex = 0;
@@ -577,9 +600,7 @@ store_game_load(struct store *st, const char *name, struct game *g,
 		struct game_hex *gh = game_add_hex(g, h, col_text(s, 2));
 
 		gh->elevation = sqlite3_column_int(s, 3);
-		if (sscanf(col_text(s, 4), "%d %d %d %d %d %d", &gh->edge[0],
-		    &gh->edge[1], &gh->edge[2], &gh->edge[3], &gh->edge[4],
-		    &gh->edge[5]) != 6) {
+		if (!parse_ints(col_text(s, 4), gh->edge, 6)) {
 			hp_seterr(err, HP_EINTERNAL, "bad hex edges in %s",
 			    name);
 			rc = HP_EINTERNAL;
@@ -602,7 +623,6 @@ store_game_load(struct store *st, const char *name, struct game *g,
 		struct game_unit *u = game_add_unit(g, col_text(s, 0),
 		    col_text(s, 1), col_text(s, 2), sqlite3_column_int(s, 3));
 		const char *x = col_text(s, 12);
-		int j, off;
 
 		u->placed = sqlite3_column_int(s, 4) != 0;
 		u->pos.q = sqlite3_column_int(s, 5);
@@ -612,14 +632,11 @@ store_game_load(struct store *st, const char *name, struct game *g,
 		u->facing = sqlite3_column_int(s, 9);
 		u->attached = sqlite3_column_int(s, 10);
 		u->flags = sqlite3_column_int(s, 11);
-		for (j = 0; j < GAME_UNIT_X; j++) {
-			if (sscanf(x, "%d%n", &u->x[j], &off) != 1) {
-				hp_seterr(err, HP_EINTERNAL,
-				    "bad unit slots in %s", name);
-				rc = HP_EINTERNAL;
-				goto out;
-			}
-			x += off;
+		if (!parse_ints(x, u->x, GAME_UNIT_X)) {
+			hp_seterr(err, HP_EINTERNAL, "bad unit slots in %s",
+			    name);
+			rc = HP_EINTERNAL;
+			goto out;
 		}
 	}
 	if (step != SQLITE_DONE) {
@@ -1144,6 +1161,26 @@ store_players_by_key(struct store *st, const char *key_id,
 	if (step != SQLITE_DONE)
 		return dberr(st, err, "players by key");
 	return n;
+}
+
+int
+store_keyring(struct store *st,
+    void (*fn)(const char *, const char *, void *), void *arg,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT DISTINCT key_id, pubkey FROM players WHERE "
+	    "active = 1 AND key_id IS NOT NULL AND pubkey IS NOT NULL", err)) ==
+	    NULL)
+		return HP_EDB;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		fn(col_text(s, 0), col_text(s, 1), arg);
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "keyring");
+	return HP_OK;
 }
 
 int

@@ -15,7 +15,8 @@ run_suite() {
 	echo "=== $name: build"
 	bash scripts/build.sh "$dir" "$@"
 	echo "=== $name: test"
-	if (cd "$dir" && ctest --output-on-failure -j2 --timeout 600); then
+	if (cd "$dir" && ctest --output-on-failure -j2 --timeout 600 \
+	    ${ONLY:+-R "$ONLY"}); then
 		passed=$((passed + 1))
 	else
 		failed=$((failed + 1))
@@ -23,6 +24,12 @@ run_suite() {
 }
 
 run_suite "plain build" "$top/build"
+# The mail intake prepares messages on worker threads: its tests (and the
+# mail end-to-end test, which goes through it) run under ThreadSanitizer.
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+ONLY="intake|mime|outbox" \
+	run_suite "TSan build (intake)" "$top/build-tsan" -DHEXPOST_TSAN=ON \
+	-DCMAKE_BUILD_TYPE=Debug
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_suite "ASan+UBSan build" "$top/build-asan" -DHEXPOST_SANITIZE=ON \

@@ -1427,6 +1427,55 @@ rnd_body(uint64_t *x, char *b)
 
 /* Random messages, many of them simple: whatever path mime_build takes,
  * it writes what GMime writes. */
+/* Once an address pair has been through GMime, mime_build writes between
+ * them without it (and without the lock): the bytes and the refusals must
+ * be exactly those of the GMime-checked path. */
+static void
+test_build_fast_cached(void **state)
+{
+	struct mime_out o = {
+		.from = "hexpost@cache.example",
+		.to = "player@cache.example",
+		.subject = "Re: orders",
+		.message_id = "hexpost.ack.cached@cache.example",
+		.in_reply_to = "m1@player.example",
+		.auto_submitted = "auto-replied",
+		.date = "Sun, 22 Nov 2026 01:35:30 +0000",
+		.body = "Your orders were accepted.\n",
+	};
+	struct hp_error e1 = { 0, "" }, e2 = { 0, "" };
+	char *a = NULL, *b = NULL, *c = NULL;
+	size_t alen, blen, clen;
+
+	(void)state;
+	assert_int_equal(mime_build(&o, &a, &alen, &e1), HP_OK);  /* learns */
+	assert_int_equal(mime_build(&o, &b, &blen, &e1), HP_OK);  /* cached */
+	assert_int_equal(mime_build_slow(&o, &c, &clen, &e1), HP_OK);
+	assert_int_equal(alen, clen);
+	assert_int_equal(blen, clen);
+	assert_memory_equal(a, c, clen);
+	assert_memory_equal(b, c, clen);
+	free(a);
+	free(b);
+	free(c);
+	/* A bad date is refused the same way on the cached path. */
+	o.date = "not a date";
+	assert_int_equal(mime_build(&o, &a, &alen, &e1), HP_EINVAL);
+	assert_int_equal(mime_build_slow(&o, &c, &clen, &e2), HP_EINVAL);
+	assert_string_equal(e1.msg, e2.msg);
+	assert_null(a);
+	/* Non-ASCII body: not for the fast path, GMime writes it. */
+	o.date = "Sun, 22 Nov 2026 01:35:30 +0000";
+	o.body = "Caf\xc3\xa9\n";
+	assert_int_equal(mime_build(&o, &a, &alen, &e1), HP_OK);
+	assert_int_equal(mime_build_slow(&o, &c, &clen, &e1), HP_OK);
+	assert_int_equal(alen, clen);
+	assert_memory_equal(a, c, clen);
+	assert_non_null(strstr(a, "quoted-printable"));
+	free(a);
+	free(c);
+}
+
 static void
 test_build_fast_random(void **state)
 {
@@ -1492,6 +1541,7 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_attachments),
+		cmocka_unit_test(test_build_fast_cached),
 		cmocka_unit_test(test_crlf_mbox),
 		cmocka_unit_test(test_nested_alternative),
 		cmocka_unit_test(test_encodings),
