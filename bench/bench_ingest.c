@@ -41,6 +41,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "config.h"
 #include "hexpost.h"
 #include "intake.h"
@@ -74,21 +75,6 @@ struct camp {
 };
 
 static char work[1024];
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double
-per_sec(double n, double s)
-{
-	return s > 0 ? n / s : 0;
-}
 
 static int
 rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -152,9 +138,9 @@ run_script(const char *name, const char *text)
 	snprintf(path, sizeof path, "%s/%s", work, name);
 	write_file(path, text, strlen(text));
 	snprintf(cmd, sizeof cmd, "cd '%s' && sh ./%s", work, name);
-	t0 = now();
+	t0 = bench_now();
 	rc = system(cmd);
-	t0 = now() - t0;
+	t0 = bench_now() - t0;
 	if (rc != 0)
 		die("%s failed (status %d)", name, rc);
 	return t0;
@@ -313,7 +299,7 @@ main(int argc, char **argv)
 	if (system("minisign -v >/dev/null 2>&1") != 0)
 		die("minisign(1) is not installed");
 
-	t_setup = now();
+	t_setup = bench_now();
 	snprintf(work, sizeof work, "%s/bench_ingest.XXXXXX",
 	    tmpdir && *tmpdir ? tmpdir : "/tmp");
 	if (mkdtemp(work) == NULL) {
@@ -478,16 +464,16 @@ main(int argc, char **argv)
 	} else
 		printf("format check: skipped (contrib/hexpost-player not "
 		    "found; set HEXPOST_SOURCE)\n");
-	t_setup = now() - t_setup;
+	t_setup = bench_now() - t_setup;
 	printf("setup: %ld campaigns, %ld minisign keys, %ld signed mails in "
 	    "%.1f s (minisign -S: %.1f s)\n", ncamp, nkeys, nmsg, t_setup,
 	    t_sign);
 
 	/* Timed: the intake path. */
-	t_ingest = now();
+	t_ingest = bench_now();
 	if (intake_run(st, &cfg, &stats, &err) != HP_OK)
 		die("intake_run: %s", err.msg);
-	t_ingest = now() - t_ingest;
+	t_ingest = bench_now() - t_ingest;
 	printf("ingest: intake_run, %ld messages in %.3f s\n", nmsg, t_ingest);
 	printf("  accepted %d, rejected %d, ignored %d, duplicate %d, "
 	    "deferred %d\n", stats.n[INTAKE_ACCEPTED],
@@ -496,13 +482,13 @@ main(int argc, char **argv)
 	if (stats.n[INTAKE_ACCEPTED] != nmsg)
 		die("only %d of %ld messages accepted: the figure would not "
 		    "measure the real path", stats.n[INTAKE_ACCEPTED], nmsg);
-	r_ingest = per_sec((double)nmsg, t_ingest);
+	r_ingest = bench_per_sec((double)nmsg, t_ingest);
 	printf("  messages/s %12.1f   (%.1f us/message)\n", r_ingest,
 	    1e6 * t_ingest / (double)nmsg);
 
 	/* Timed: bare verification of the same files. */
 	passes = 0;
-	t_bare = now();
+	t_bare = bench_now();
 	do {
 		for (i = 0; i < nmsg; i++) {
 			struct msg *m = &msgs[i];
@@ -517,9 +503,9 @@ main(int argc, char **argv)
 				die("message %ld: %s", i, err.msg);
 		}
 		passes++;
-	} while (now() - t_bare < BARE_MIN_SECONDS);
-	t_bare = now() - t_bare;
-	r_bare = per_sec((double)(nmsg * passes), t_bare);
+	} while (bench_now() - t_bare < BARE_MIN_SECONDS);
+	t_bare = bench_now() - t_bare;
+	r_bare = bench_per_sec((double)(nmsg * passes), t_bare);
 	printf("bare: sig_parse + pubkey_parse + verify, %ld files (%ld "
 	    "pass%s) in %.3f s\n", nmsg * passes, passes, passes == 1 ? "" :
 	    "es", t_bare);
@@ -535,7 +521,7 @@ main(int argc, char **argv)
 		    "s/%ld.txt.minisig -q\n", msgs[i].key, i, i);
 	t_shell = run_script("verify.sh", sb.buf);
 	sbuf_free(&sb);
-	r_shell = per_sec((double)sample, t_shell);
+	r_shell = bench_per_sec((double)sample, t_shell);
 	printf("shell: minisign -V per message, %ld messages in %.3f s\n",
 	    sample, t_shell);
 	printf("  messages/s %12.1f   (%.1f us/message)\n", r_shell,

@@ -8,25 +8,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench.h"
 #include "dice.h"
 #include "hexpost.h"
 #include "ruleset.h"
 #include "sim.h"
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double
-per_sec(double n, double s)
-{
-	return s > 0 ? n / s : 0;
-}
 
 int
 main(int argc, char **argv)
@@ -68,10 +54,10 @@ main(int argc, char **argv)
 	/* Baseline: the same number of d6 rolls, logged like the game's. */
 	memset(key, 0x5a, sizeof key);
 	dice_init_stream(&d, key);
-	t0 = now();
+	t0 = bench_now();
 	for (i = 0; i < res.rolls; i++)
 		sum += dice_roll(&d, 6, 4, "bench_resolve baseline roll");
-	dice_s = now() - t0;
+	dice_s = bench_now() - t0;
 	dice_free(&d);
 
 	printf("fire-and-movement self-play: %d games, %ld windows, "
@@ -79,14 +65,14 @@ main(int argc, char **argv)
 	    res.seconds);
 	printf("  outcomes: Blue %d, draw %d, Red %d\n", res.outcome[0],
 	    res.outcome[1], res.outcome[2]);
-	printf("  games/s    %12.1f\n", per_sec(res.games, res.seconds));
-	printf("  windows/s  %12.1f\n", per_sec((double)res.windows,
+	printf("  games/s    %12.1f\n", bench_per_sec(res.games, res.seconds));
+	printf("  windows/s  %12.1f\n", bench_per_sec((double)res.windows,
 	    res.seconds));
-	printf("  dice/s     %12.1f\n", per_sec((double)res.rolls,
+	printf("  dice/s     %12.1f\n", bench_per_sec((double)res.rolls,
 	    res.seconds));
 	printf("baseline: %ld dice_roll calls on one stream in %.3f s "
 	    "(%.1f dice/s; mean %ld.%02ld)\n", res.rolls, dice_s,
-	    per_sec((double)res.rolls, dice_s), res.rolls ? sum / res.rolls :
+	    bench_per_sec((double)res.rolls, dice_s), res.rolls ? sum / res.rolls :
 	    0, res.rolls ? (sum * 100 / res.rolls) % 100 : 0);
 	if (dice_s > 0)
 		printf("ratio: resolution takes %.1fx the time of its dice "

@@ -84,4 +84,16 @@ int turn_resolve_hooked(struct store *, const char *campaign,
 char *turn_order_template(const struct game *, const struct window_spec *,
     int side);
 
+/* Append the header lines (campaign, turn, window, side) of side's order
+ * file for window w. */
+void turn_order_header(const struct game *, const struct window_spec *,
+    int side, struct sbuf *);
+/* The built-in opponent's order file for side in window w, header and
+ * all. Caller frees. */
+char *turn_opponent_orders(const struct game *, const struct window_spec *,
+    int side);
+/* The hash of an order file as it enters the dice key: BLAKE2b-256 of its
+ * bytes (docs/AUDIT.md). out is 32 bytes. */
+void turn_order_hash(const char *raw, unsigned char *out);
+
 #endif

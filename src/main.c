@@ -564,9 +564,8 @@ orders_print(int argc, char **argv, const char *cmd, bool suggest)
 		struct sbuf b;
 
 		sbuf_init(&b);
-		sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n"
-		    "# the built-in opponent's orders\n", g.name, w.spec.turn,
-		    w.spec.name, g.sides[side].name);
+		turn_order_header(&g, &w.spec, side, &b);
+		sbuf_puts(&b, "# the built-in opponent's orders\n");
 		g.rules->opponent(&g, &w.spec, side, &b);
 		fputs(b.buf, stdout);
 		sbuf_free(&b);

@@ -1,7 +1,7 @@
 /* sim: self-play of the built-in opponent (see include/sim.h). */
 #include <math.h>
-#include <sodium.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -62,18 +62,10 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 		size_t nh = 0;
 
 		for (s = 0; s < g->nsides; s++) {
-			struct sbuf b;
-
 			if (!(w.sides & (1u << s)))
 				continue;
-			sbuf_init(&b);
-			sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\n"
-			    "side: %s\n", g->name, w.turn, w.name,
-			    g->sides[s].name);
-			rules->opponent(g, &w, s, &b);
-			raw[s] = sbuf_steal(&b);
-			crypto_generichash(hashes[nh++], 32,
-			    (unsigned char *)raw[s], strlen(raw[s]), NULL, 0);
+			raw[s] = turn_opponent_orders(g, &w, s);
+			turn_order_hash(raw[s], hashes[nh++]);
 		}
 		dice_seed_from_master(master, masterlen, g->name, w.turn,
 		    w.number, seed);

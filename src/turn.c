@@ -23,8 +23,8 @@ turn_submit_free(struct turn_submit *r)
 	memset(r, 0, sizeof *r);
 }
 
-static void
-order_hash(const char *raw, unsigned char *out)
+void
+turn_order_hash(const char *raw, unsigned char *out)
 {
 	crypto_generichash(out, 32, (const unsigned char *)raw, strlen(raw),
 	    NULL, 0);
@@ -241,7 +241,7 @@ turn_submit_tx(struct store *st, const char *campaign, const char *text,
 		g.sides[side].standing = xstrdup(raw);
 		rc = store_game_save(st, cid, &g, err);
 	} else {
-		order_hash(raw, hash);
+		turn_order_hash(raw, hash);
 		rc = store_orders_put(st, w.id, side, player, source, raw,
 		    canon.buf ? canon.buf : "", hash, err);
 	}
@@ -395,6 +395,14 @@ out:
 	return rc;
 }
 
+void
+turn_order_header(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	sbuf_printf(b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
+	    g->name, w->turn, w->name, g->sides[side].name);
+}
+
 char *
 turn_order_template(const struct game *g, const struct window_spec *w,
     int side)
@@ -402,9 +410,21 @@ turn_order_template(const struct game *g, const struct window_spec *w,
 	struct sbuf b;
 
 	sbuf_init(&b);
-	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n"
-	    "nonce:\n\n", g->name, w->turn, w->name, g->sides[side].name);
+	turn_order_header(g, w, side, &b);
+	sbuf_puts(&b, "nonce:\n\n");
 	g->rules->order_template(g, w, side, &b);
+	return sbuf_steal(&b);
+}
+
+char *
+turn_opponent_orders(const struct game *g, const struct window_spec *w,
+    int side)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	turn_order_header(g, w, side, &b);
+	g->rules->opponent(g, w, side, &b);
 	return sbuf_steal(&b);
 }
 
@@ -417,7 +437,7 @@ fill_orders(struct store *st, const struct game *g,
     struct hp_error *err)
 {
 	unsigned char hash[32];
-	struct sbuf body, canon;
+	struct sbuf canon;
 	void *parsed;
 	int i, rc;
 	char *raw;
@@ -430,12 +450,7 @@ fill_orders(struct store *st, const struct game *g,
 		if (w->spec.sides & (1u << i)) {
 			if (!g->sides[i].ai)
 				continue;
-			sbuf_init(&body);
-			sbuf_printf(&body, "campaign: %s\nturn: %d\nwindow: %s\n"
-			    "side: %s\n", g->name, w->spec.turn, w->spec.name,
-			    g->sides[i].name);
-			g->rules->opponent(g, &w->spec, i, &body);
-			raw = sbuf_steal(&body);
+			raw = turn_opponent_orders(g, &w->spec, i);
 			source = "opponent";
 		} else if (g->sides[i].standing != NULL) {
 			raw = xstrdup(g->sides[i].standing);
@@ -449,7 +464,7 @@ fill_orders(struct store *st, const struct game *g,
 			return rc;
 		}
 		g->rules->free_orders(parsed);
-		order_hash(raw, hash);
+		turn_order_hash(raw, hash);
 		rc = store_orders_put(st, w->id, i, 0, source, raw,
 		    canon.buf ? canon.buf : "", hash, err);
 		sbuf_free(&canon);

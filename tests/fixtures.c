@@ -282,3 +282,26 @@ fx_rmtree(const char *path)
 {
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+struct store *
+fx_store_new(const char *path)
+{
+	struct hp_error err = { 0, "" };
+	struct store *st = NULL;
+
+	if (store_open(&st, path, true, &err) != HP_OK ||
+	    store_migrate(st, &err) != HP_OK)
+		fatalx("fx_store_new %s: %s", path, err.msg);
+	return st;
+}
+
+bool
+fx_has_error(const struct order_errors *e, int line, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		if (e->v[i].line == line && strstr(e->v[i].msg, s) != NULL)
+			return true;
+	return false;
+}

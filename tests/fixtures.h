@@ -54,4 +54,10 @@ char *fx_mkdtemp(char *buf, size_t len, const char *name);
 /* Remove the directory tree at path. */
 void fx_rmtree(const char *path);
 
+/* Open (creating) the database at path with every migration applied;
+ * aborts if it cannot. */
+struct store *fx_store_new(const char *path);
+/* Is there an error on line whose message contains s? */
+bool fx_has_error(const struct order_errors *, int line, const char *s);
+
 #endif

@@ -163,17 +163,6 @@ parse_orders(const struct game *g, const char *window, int side,
 	return rc;
 }
 
-static bool
-has_error(const struct order_errors *e, int line, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < e->n; i++)
-		if (e->v[i].line == line && strstr(e->v[i].msg, s) != NULL)
-			return true;
-	return false;
-}
-
 /* Blue's body must be refused with one error on line saying s, and
  * resolving it must fail without touching the state or rolling. */
 static void
@@ -185,7 +174,7 @@ blue_refused(struct game *g, const char *body, int line, const char *s)
 	struct events ev;
 	int rc = parse_orders(g, "blue", 0, body, NULL, &e);
 
-	if (e.n != 1 || !has_error(&e, line, s)) {
+	if (e.n != 1 || !fx_has_error(&e, line, s)) {
 		char *t = orders_errors_text(&e);
 
 		fprintf(stderr, "errors:\n%swanted line %d: %s\n", t, line, s);
@@ -193,7 +182,7 @@ blue_refused(struct game *g, const char *body, int line, const char *s)
 	}
 	assert_int_equal(rc, HP_EINVAL);
 	assert_int_equal(e.n, 1);
-	assert_true(has_error(&e, line, s));
+	assert_true(fx_has_error(&e, line, s));
 	orders_errors_free(&e);
 
 	game_copy(&before, g);
@@ -818,7 +807,7 @@ test_red_seed_example(void **state)
 		red_example(&g);
 		assert_int_equal(parse_orders(&g, "red", 1, "target B3\n"
 		    "beaten A1\n", NULL, &e), HP_EINVAL);
-		assert_true(has_error(&e, 6, "must be adjacent"));
+		assert_true(fx_has_error(&e, 6, "must be adjacent"));
 		orders_errors_free(&e);
 		game_free(&g);
 	}
@@ -1203,7 +1192,7 @@ test_red_standing(void **state)
 
 		assert_int_equal(parse_orders(&g, "standing", 1, "policy best\n",
 		    NULL, &e), HP_EINVAL);
-		assert_true(has_error(&e, 0, "option red-standing"));
+		assert_true(fx_has_error(&e, 0, "option red-standing"));
 		orders_errors_free(&e);
 	}
 	resolve_n(&g, "blue", "", NULL, NULL, 0, &d, &ev);

@@ -46,18 +46,6 @@ parsed_free(struct parsed *p)
 	orders_errors_free(&p->e);
 }
 
-/* Is there an error on line whose message contains s? */
-static bool
-has_error(const struct order_errors *e, int line, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < e->n; i++)
-		if (e->v[i].line == line && strstr(e->v[i].msg, s) != NULL)
-			return true;
-	return false;
-}
-
 /* Print the errors when an assertion on them is about to fail. */
 static void
 dump(const struct order_errors *e)
@@ -74,13 +62,13 @@ expect_one_error(const char *text, size_t len, int line, const char *s)
 	struct parsed p;
 
 	parse_len(&p, text, len);
-	if (p.e.n != 1 || !has_error(&p.e, line, s)) {
+	if (p.e.n != 1 || !fx_has_error(&p.e, line, s)) {
 		dump(&p.e);
 		fprintf(stderr, "wanted line %d: ...%s...\n", line, s);
 	}
 	assert_int_equal(p.rc, HP_EINVAL);
 	assert_int_equal(p.e.n, 1);
-	assert_true(has_error(&p.e, line, s));
+	assert_true(fx_has_error(&p.e, line, s));
 	assert_int_equal(p.b.n, 0);
 	assert_null(p.b.v);
 	parsed_free(&p);
@@ -160,7 +148,7 @@ test_missing_headers(void **state)
 		for (i = 0; i < 4; i++) {
 			snprintf(want, sizeof want, "missing header %s",
 			    names[i]);
-			assert_true(has_error(&p.e, 0, want));
+			assert_true(fx_has_error(&p.e, 0, want));
 		}
 		parsed_free(&p);
 	}
@@ -200,7 +188,7 @@ test_unknown_header(void **state)
 	expect_one_error(t, strlen(t), 2, "unknown header 'colour:'");
 	parse(&p, t);
 	/* The message says what was expected. */
-	assert_true(has_error(&p.e, 2, "expected campaign:, turn:, window:, "
+	assert_true(fx_has_error(&p.e, 2, "expected campaign:, turn:, window:, "
 	    "side: or nonce:"));
 	parsed_free(&p);
 	/* After the first order a "key: value" line is an order line (for
@@ -231,9 +219,9 @@ test_header_after_orders(void **state)
 		parse(&p, t);
 		assert_int_equal(p.rc, HP_EINVAL);
 		assert_int_equal(p.e.n, 2);
-		assert_true(has_error(&p.e, 5, "header 'side:' after the first "
+		assert_true(fx_has_error(&p.e, 5, "header 'side:' after the first "
 		    "order; headers go at the top"));
-		assert_true(has_error(&p.e, 0, "missing header 'side:'"));
+		assert_true(fx_has_error(&p.e, 0, "missing header 'side:'"));
 		assert_int_equal(p.b.n, 0);
 		parsed_free(&p);
 	}
@@ -271,7 +259,7 @@ test_bad_turn(void **state)
 	snprintf(buf, sizeof buf, "campaign: demo\nturn: soon\n"
 	    "window: blue\nside: blue\n");
 	parse(&p, buf);
-	assert_true(has_error(&p.e, 2, "got 'soon'"));
+	assert_true(fx_has_error(&p.e, 2, "got 'soon'"));
 	parsed_free(&p);
 }
 
@@ -367,7 +355,7 @@ test_empty_nonce(void **state)
 	parsed_free(&p);
 	parse(&p, "campaign: demo\nturn: 3\nwindow:\nside: blue\n");
 	assert_int_equal(p.rc, HP_EINVAL);
-	assert_true(has_error(&p.e, 3, "header 'window:' has no value"));
+	assert_true(fx_has_error(&p.e, 3, "header 'window:' has no value"));
 	parsed_free(&p);
 }
 
@@ -488,7 +476,7 @@ test_long_lines(void **state)
 	snprintf(buf, sizeof buf, HDR "%s\n", line);
 	parse(&p, buf);
 	assert_int_equal(p.rc, HP_EINVAL); /* the word is too long... */
-	assert_false(has_error(&p.e, 5, "line too long"));
+	assert_false(fx_has_error(&p.e, 5, "line too long"));
 	parsed_free(&p);
 	/* ...so use short words. */
 	for (int i = 0; i < 255; i++)
@@ -525,8 +513,8 @@ test_long_lines(void **state)
 	parse(&p, buf);
 	assert_int_equal(p.rc, HP_EINVAL);
 	assert_int_equal(p.e.n, 2);
-	assert_true(has_error(&p.e, 1, "line too long"));
-	assert_true(has_error(&p.e, 0, "missing header 'campaign:'"));
+	assert_true(fx_has_error(&p.e, 1, "line too long"));
+	assert_true(fx_has_error(&p.e, 0, "missing header 'campaign:'"));
 	parsed_free(&p);
 }
 
@@ -634,10 +622,10 @@ test_line_numbers(void **state)
 	if (p.e.n != 4)
 		dump(&p.e);
 	assert_int_equal(p.e.n, 4);
-	assert_true(has_error(&p.e, 4, "expected a turn number"));
-	assert_true(has_error(&p.e, 6, "unknown header 'bogus:'"));
-	assert_true(has_error(&p.e, 10, "header 'window:' after the first"));
-	assert_true(has_error(&p.e, 11, "too many words"));
+	assert_true(fx_has_error(&p.e, 4, "expected a turn number"));
+	assert_true(fx_has_error(&p.e, 6, "unknown header 'bogus:'"));
+	assert_true(fx_has_error(&p.e, 10, "header 'window:' after the first"));
+	assert_true(fx_has_error(&p.e, 11, "too many words"));
 	/* The errors come in file order, then the file-wide ones. */
 	assert_int_equal(p.e.v[0].line, 4);
 	assert_int_equal(p.e.v[3].line, 11);
@@ -761,13 +749,13 @@ fam_bad_n(const struct game *g, const char *window, int side,
 	struct order_errors e;
 	int rc = fam_parse(g, window, side, body, &e, NULL);
 
-	if (e.n != n || !has_error(&e, line, s)) {
+	if (e.n != n || !fx_has_error(&e, line, s)) {
 		dump(&e);
 		fprintf(stderr, "wanted line %d: ...%s...\n", line, s);
 	}
 	assert_int_equal(rc, HP_EINVAL);
 	assert_int_equal(e.n, n);
-	assert_true(has_error(&e, line, s));
+	assert_true(fx_has_error(&e, line, s));
 	orders_errors_free(&e);
 }
 
@@ -829,9 +817,9 @@ test_fam_blue_turn1(void **state)
 	assert_int_equal(fam_parse(&g, "blue", 0, "fire 1\n", &e, NULL),
 	    HP_EINVAL);
 	assert_int_equal(e.n, 3);
-	assert_true(has_error(&e, 0, "missing 'deploy 1 HEX'"));
-	assert_true(has_error(&e, 0, "missing 'deploy 2 HEX'"));
-	assert_true(has_error(&e, 0, "missing 'deploy 3 HEX'"));
+	assert_true(fx_has_error(&e, 0, "missing 'deploy 1 HEX'"));
+	assert_true(fx_has_error(&e, 0, "missing 'deploy 2 HEX'"));
+	assert_true(fx_has_error(&e, 0, "missing 'deploy 3 HEX'"));
 	orders_errors_free(&e);
 	game_free(&g);
 }
@@ -897,10 +885,10 @@ test_fam_blue_later(void **state)
 	if (e.n != 4)
 		dump(&e);
 	assert_int_equal(e.n, 4);
-	assert_true(has_error(&e, 5, "2 Section is spent and may not fire"));
-	assert_true(has_error(&e, 6, "unknown order 'fly'"));
-	assert_true(has_error(&e, 7, "2 Section is spent and may not move"));
-	assert_true(has_error(&e, 8, "B5 is not adjacent to C3"));
+	assert_true(fx_has_error(&e, 5, "2 Section is spent and may not fire"));
+	assert_true(fx_has_error(&e, 6, "unknown order 'fly'"));
+	assert_true(fx_has_error(&e, 7, "2 Section is spent and may not move"));
+	assert_true(fx_has_error(&e, 8, "B5 is not adjacent to C3"));
 	orders_errors_free(&e);
 
 	/* Transfer from a spent section. */
@@ -972,8 +960,8 @@ test_fam_red(void **state)
 	assert_int_equal(fam_parse(&g, "red", 1, "beaten B2\n", &e, NULL),
 	    HP_EINVAL);
 	assert_int_equal(e.n, 2);
-	assert_true(has_error(&e, 0, "missing 'target HEX'"));
-	assert_true(has_error(&e, 5, "a beaten zone needs a target"));
+	assert_true(fx_has_error(&e, 0, "missing 'target HEX'"));
+	assert_true(fx_has_error(&e, 5, "a beaten zone needs a target"));
 	orders_errors_free(&e);
 
 	/* A suppressed enemy needs no target. */

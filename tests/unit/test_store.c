@@ -33,17 +33,6 @@ last_migration(void)
 	return max;
 }
 
-static struct store *
-open_new(const char *path)
-{
-	struct hp_error err = { 0, "" };
-	struct store *st = NULL;
-
-	assert_int_equal(store_open(&st, path, true, &err), HP_OK);
-	assert_int_equal(store_migrate(st, &err), HP_OK);
-	return st;
-}
-
 /* A fire-and-movement game with every field the store keeps set to a value
  * that setup does not produce. */
 static void
@@ -218,7 +207,7 @@ test_pragmas(void **state)
 {
 	struct hp_error err = { 0, "" };
 	const char *path = fx_tmp_db();
-	struct store *st = open_new(path);
+	struct store *st = fx_store_new(path);
 	unsigned char hash[32] = { 1 };
 	struct game g;
 	char *mode, wal[300];
@@ -267,7 +256,7 @@ test_roundtrip(void **state)
 {
 	struct hp_error err = { 0, "" };
 	const char *path = fx_tmp_db();
-	struct store *st = open_new(path);
+	struct store *st = fx_store_new(path);
 	unsigned char master[5] = { 0, 1, 2, 0xfe, 0xff }, got[64];
 	size_t mlen = sizeof got;
 	struct game g, h;
@@ -347,7 +336,7 @@ test_two_campaigns(void **state)
 {
 	struct hp_error err = { 0, "" };
 	const char *path = fx_tmp_db();
-	struct store *st = open_new(path);
+	struct store *st = fx_store_new(path);
 	struct game a, b, h;
 	int64_t ca, cb;
 	char names[256] = "";
@@ -409,7 +398,7 @@ test_duplicate_name(void **state)
 {
 	struct hp_error err = { 0, "" };
 	const char *path = fx_tmp_db();
-	struct store *st = open_new(path);
+	struct store *st = fx_store_new(path);
 	struct game g;
 	int64_t cid, cid2 = -5;
 	char *before, *after;
@@ -465,7 +454,7 @@ test_windows(void **state)
 {
 	struct hp_error err = { 0, "" };
 	const char *path = fx_tmp_db();
-	struct store *st = open_new(path);
+	struct store *st = fx_store_new(path);
 	struct store_window w;
 	unsigned char key[DICE_KEYLEN], seed[DICE_SEEDLEN];
 	struct game g;
@@ -538,7 +527,7 @@ test_orders_supersede(void **state)
 {
 	struct hp_error err = { 0, "" };
 	const char *path = fx_tmp_db();
-	struct store *st = open_new(path);
+	struct store *st = fx_store_new(path);
 	struct store_order cur[GAME_MAX_SIDES];
 	unsigned char h1[32], h2[32], h3[32];
 	struct game g;
@@ -608,7 +597,7 @@ test_rollback(void **state)
 {
 	struct hp_error err = { 0, "" };
 	const char *path = fx_tmp_db();
-	struct store *st = open_new(path);
+	struct store *st = fx_store_new(path);
 	unsigned char hash[32] = { 0 };
 	struct game g, h;
 	int64_t cid, wid;
@@ -671,7 +660,7 @@ test_events_dice_reports(void **state)
 {
 	struct hp_error err = { 0, "" };
 	const char *path = fx_tmp_db();
-	struct store *st = open_new(path);
+	struct store *st = fx_store_new(path);
 	static const int script[] = { 3, 6, 1 };
 	struct events ev;
 	struct dice d, back;

@@ -26,17 +26,6 @@ static const unsigned char MASTER[] = "test-turn master seed";
 /* Turn 1 deployment, as every Blue file of turn 1 needs it. */
 #define DEPLOY "deploy 1 A0\ndeploy 2 B0\ndeploy 3 C0\ndeploy pc 2\n"
 
-static struct store *
-open_db(const char *path)
-{
-	struct hp_error err = { 0, "" };
-	struct store *st = NULL;
-
-	assert_int_equal(store_open(&st, path, true, &err), HP_OK);
-	assert_int_equal(store_migrate(st, &err), HP_OK);
-	return st;
-}
-
 /* A campaign with the master seed; the sides named human get a player. */
 static int64_t
 new_campaign(struct store *st, const char *name, const char *options,
@@ -227,7 +216,7 @@ static void
 test_submit_refused(void **state)
 {
 	const char *path = fx_tmp_db();
-	struct store *st = open_db(path);
+	struct store *st = fx_store_new(path);
 	struct hp_error err = { 0, "" };
 	struct turn_submit res;
 	char *t;
@@ -307,7 +296,7 @@ static void
 test_finished_refused(void **state)
 {
 	const char *path = fx_tmp_db();
-	struct store *st = open_db(path);
+	struct store *st = fx_store_new(path);
 	struct hp_error err = { 0, "" };
 	struct game g;
 	char *t, *before, *after;
@@ -353,7 +342,7 @@ static void
 test_replace(void **state)
 {
 	const char *path = fx_tmp_db();
-	struct store *st = open_db(path);
+	struct store *st = fx_store_new(path);
 	struct hp_error err = { 0, "" };
 	char *t1, *t2, *raw;
 	int n = 0;
@@ -394,7 +383,7 @@ static void
 test_missing_orders(void **state)
 {
 	const char *path = fx_tmp_db();
-	struct store *st = open_db(path);
+	struct store *st = fx_store_new(path);
 	struct hp_error err = { 0, "" };
 	struct store_window w;
 	unsigned missing = 0;
@@ -495,7 +484,7 @@ static void
 test_resolve_atomic(void **state)
 {
 	const char *path = fx_tmp_db();
-	struct store *st = open_db(path);
+	struct store *st = fx_store_new(path);
 	struct hp_error err = { 0, "" };
 	struct store_window w;
 	unsigned missing;
@@ -564,7 +553,7 @@ static void
 test_resolved_window(void **state)
 {
 	const char *path = fx_tmp_db();
-	struct store *st = open_db(path);
+	struct store *st = fx_store_new(path);
 	struct hp_error err = { 0, "" };
 	char *t, *before, *after, *rows;
 	long dice1;
@@ -706,9 +695,9 @@ test_dice_determinism(void **state)
 	snprintf(pc, sizeof pc, "%s.c", pa);
 	rm_db(pb);
 	rm_db(pc);
-	a = open_db(pa);
-	b = open_db(pb);
-	c = open_db(pc);
+	a = fx_store_new(pa);
+	b = fx_store_new(pb);
+	c = fx_store_new(pc);
 	new_campaign(a, "det", NULL, true, false);
 	new_campaign(b, "det", NULL, true, false);
 	new_campaign(c, "det", NULL, true, false);
@@ -779,7 +768,7 @@ static void
 test_standing(void **state)
 {
 	const char *path = fx_tmp_db();
-	struct store *st = open_db(path);
+	struct store *st = fx_store_new(path);
 	struct hp_error err = { 0, "" };
 	struct turn_submit res;
 	struct store_window w;
