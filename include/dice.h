@@ -57,6 +57,18 @@ void dice_free(struct dice *);
 /* Roll one die with sides faces (2..65536), log it, return 1..sides.
  * Unbiased: rejection sampling over the byte stream (docs/AUDIT.md). */
 int dice_roll(struct dice *, int sides, int target, const char *purpose);
+/* Roll count dice of sides faces one after the other (2d6: count 2, sides
+ * 6) and return their sum. Each die is a roll of its own in the log, with
+ * purpose "PURPOSE (die K of COUNT)" and no target. */
+int dice_roll_sum(struct dice *, int count, int sides, const char *purpose);
+/* Shuffle deck[0..n-1] in place (Fisher-Yates, docs/AUDIT.md): for i from
+ * n-1 down to 1, j = roll(i+1) - 1 and swap deck[i], deck[j]; each roll is
+ * logged as "PURPOSE (shuffle, card I)" with I = i+1. n <= 65536. */
+void dice_shuffle(struct dice *, int *deck, int n, const char *purpose);
+/* Draw one card at random from a deck of n cards (1..65536): the 0-based
+ * position, roll(n) - 1, of the card drawn. A deck of one card needs no
+ * roll (nothing is logged) and gives 0. */
+int dice_draw(struct dice *, int n, const char *purpose);
 /* Derive a window's dice key from its seed and context (docs/AUDIT.md):
  * BLAKE2b-256 keyed by the seed over a domain tag, the campaign name, turn,
  * window number and the BLAKE2b-256 hashes of the accepted order files

@@ -54,4 +54,18 @@ int minisign_keygen(const char *seckey_path, const char *pubkey_path,
 int minisign_sign_file_text(const char *seckey_path, const unsigned char *msg,
     size_t len, const char *trusted_comment, char **sigtext, struct hp_error *);
 
+/* A server secret key held in sodium_malloc memory (read-only). */
+struct minisign_seckey;
+/* Load an unencrypted secret key file; *out is the caller's, to release
+ * with minisign_seckey_free (which wipes it). */
+int minisign_seckey_load(const char *path, struct minisign_seckey **out,
+    struct hp_error *);
+void minisign_seckey_free(struct minisign_seckey *);
+/* The public half of a loaded key (comment empty). */
+void minisign_seckey_pubkey(const struct minisign_seckey *,
+    struct minisign_pubkey *);
+/* minisign_sign_file_text with a loaded key. */
+int minisign_sign_text(const struct minisign_seckey *, const unsigned char *msg,
+    size_t len, const char *trusted_comment, char **sigtext, struct hp_error *);
+
 #endif

@@ -186,4 +186,51 @@ int store_outbox_failed(struct store *, int64_t id, long next,
 /* Counts of queued, sent and failed messages. */
 int store_outbox_counts(struct store *, int counts[3], struct hp_error *);
 
+/* audit */
+/* One stored order file, superseded or not (store_orders_all). */
+struct store_order_row {
+	int64_t id;
+	int side;
+	int64_t player;  /* 0: none */
+	char source[16];
+	char *raw;       /* owned */
+	unsigned char hash[32];
+	bool current;
+};
+/* Record the signature (the .minisig text, siglen bytes) of an accepted
+ * order file by the file's hash; a file already recorded keeps its first. */
+int store_ordersig_put(struct store *, const unsigned char *hash,
+    const char *sig, size_t siglen, const char *pubkey, const char *key_id,
+    int64_t player, struct hp_error *);
+/* The signature and signer's public key recorded for an order file; the
+ * caller frees *sig and *pubkey. HP_ENOENT if none. */
+int store_ordersig_get(struct store *, const unsigned char *hash, char **sig,
+    char **pubkey, struct hp_error *);
+/* Store a window's dice log text, its hash and signature (sig and pubkey
+ * NULL when there is no server key). */
+int store_dicelog_put(struct store *, int64_t cid, int64_t wid,
+    const char *text, const unsigned char *hash, const char *sig,
+    const char *pubkey, struct hp_error *);
+/* A window's dice log; the caller frees *text, *sig and *pubkey (both NULL
+ * when unsigned). HP_ENOENT if the window has none. */
+int store_dicelog_get(struct store *, int64_t wid, char **text, char **sig,
+    char **pubkey, struct hp_error *);
+/* Hash of the campaign's latest dice log (HP_ENOENT: none yet). */
+int store_dicelog_last_hash(struct store *, int64_t cid, unsigned char *hash,
+    struct hp_error *);
+/* Every window of a campaign in the order opened; caller frees *out. */
+int store_windows_all(struct store *, int64_t cid, struct store_window **out,
+    int *n, struct hp_error *);
+/* Append a window's stored events to ev (initialised by the caller). */
+int store_events_load(struct store *, int64_t wid, struct events *,
+    struct hp_error *);
+/* Every order file of a window, oldest first; free with
+ * store_order_rows_free. */
+int store_orders_all(struct store *, int64_t wid, struct store_order_row **out,
+    int *n, struct hp_error *);
+void store_order_rows_free(struct store_order_row *, int n);
+/* A player's side, name and registered public key ("" if none). */
+int store_player_get(struct store *, int64_t pid, int *side, char *name,
+    size_t namelen, char *pubkey, size_t pklen, struct hp_error *);
+
 #endif

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "minisign.h"
 #include "orders.h"
 #include "ruleset.h"
 #include "store.h"
@@ -78,6 +79,12 @@ struct turn_hooks {
 /* turn_resolve with hooks (may be NULL). */
 int turn_resolve_hooked(struct store *, const char *campaign,
     const struct turn_hooks *, int *resolved, struct hp_error *);
+
+/* turn_resolve_hooked that also signs each window's dice log with the
+ * server key sk (NULL: the logs are written unsigned). */
+int turn_resolve_signed(struct store *, const char *campaign,
+    const struct turn_hooks *, const struct minisign_seckey *sk,
+    int *resolved, struct hp_error *);
 
 /* The order file a side should edit for the open window: header and the
  * ruleset's template. Caller frees. */

@@ -4,6 +4,7 @@
  * matching update of that document and its test vectors. */
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,4 +341,48 @@ dice_roll(struct dice *d, int sides, int target, const char *purpose)
 		fatalx("dice: bad mode %d", (int)d->mode);
 	dice_log_append(d, sides, target, r, purpose);
 	return r;
+}
+
+int
+dice_roll_sum(struct dice *d, int count, int sides, const char *purpose)
+{
+	char p[DICE_PURPOSE_MAX + 32];
+	int i, sum = 0;
+
+	if (count < 1 || count > 1000)
+		fatalx("dice: %d dice", count);
+	for (i = 1; i <= count; i++) {
+		snprintf(p, sizeof p, "%s (die %d of %d)", purpose ? purpose :
+		    "", i, count);
+		sum += dice_roll(d, sides, 0, p);
+	}
+	return sum;
+}
+
+void
+dice_shuffle(struct dice *d, int *deck, int n, const char *purpose)
+{
+	char p[DICE_PURPOSE_MAX + 32];
+	int i, j, t;
+
+	if (n < 0 || n > 65536)
+		fatalx("dice: shuffle of %d cards", n);
+	for (i = n - 1; i >= 1; i--) {
+		snprintf(p, sizeof p, "%s (shuffle, card %d)", purpose ?
+		    purpose : "", i + 1);
+		j = dice_roll(d, i + 1, 0, p) - 1;
+		t = deck[i];
+		deck[i] = deck[j];
+		deck[j] = t;
+	}
+}
+
+int
+dice_draw(struct dice *d, int n, const char *purpose)
+{
+	if (n < 1 || n > 65536)
+		fatalx("dice: draw from %d cards", n);
+	if (n == 1)
+		return 0;
+	return dice_roll(d, n, 0, purpose) - 1;
 }

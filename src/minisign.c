@@ -796,15 +796,55 @@ out:
 	return rc;
 }
 
-/* Sign msg (prehashed) with a secret key file; *sigtext, the signature
- * file's text, is the caller's to free. */
+struct minisign_seckey {
+	unsigned char bin[SK_BIN];
+};
+
+/* Load an unencrypted secret key file into sodium_malloc memory, read-only
+ * from then on; the caller owns *out (minisign_seckey_free wipes it). */
 int
-minisign_sign_file_text(const char *seckey_path, const unsigned char *msg,
+minisign_seckey_load(const char *path, struct minisign_seckey **out,
+    struct hp_error *err)
+{
+	unsigned char *sk;
+	int rc;
+
+	*out = NULL;
+	ms_init();
+	if ((rc = load_seckey(path, &sk, err)) != 0)
+		return rc;
+	sodium_mprotect_readonly(sk);
+	*out = (struct minisign_seckey *)sk;
+	return HP_OK;
+}
+
+/* Wipe and release a key from minisign_seckey_load (NULL is fine). */
+void
+minisign_seckey_free(struct minisign_seckey *k)
+{
+	if (k != NULL)
+		sodium_free(k);
+}
+
+/* The public key of a loaded secret key (comment left empty). */
+void
+minisign_seckey_pubkey(const struct minisign_seckey *k,
+    struct minisign_pubkey *pk)
+{
+	memset(pk, 0, sizeof *pk);
+	memcpy(pk->keyid, k->bin + SK_KEYID, MINISIGN_KEYID_LEN);
+	memcpy(pk->pk, k->bin + SK_SK + 32, 32);
+}
+
+/* Sign msg (prehashed) with a loaded key; *sigtext, the signature file's
+ * text, is the caller's to free. */
+int
+minisign_sign_text(const struct minisign_seckey *k, const unsigned char *msg,
     size_t len, const char *trusted_comment, char **sigtext,
     struct hp_error *err)
 {
 	static const unsigned char empty[1];
-	unsigned char *sk = NULL;
+	const unsigned char *sk = k->bin;
 	unsigned char hash[crypto_generichash_BYTES_MAX];
 	unsigned char sigbin[SIG_BIN], gsig[GSIG_BIN];
 	unsigned char buf[64 + TRUSTED_MAX + 1];
@@ -814,8 +854,7 @@ minisign_sign_file_text(const char *seckey_path, const unsigned char *msg,
 
 	*sigtext = NULL;
 	if (msg == NULL && len > 0) {
-		hp_seterr(
-		    err, HP_EINVAL, "minisign_sign_file_text: missing message");
+		hp_seterr(err, HP_EINVAL, "minisign_sign_text: missing message");
 		return HP_EINVAL;
 	}
 	ms_init();
@@ -829,8 +868,6 @@ minisign_sign_file_text(const char *seckey_path, const unsigned char *msg,
 	if ((rc = check_comment(
 		 "trusted comment", trusted_comment, TRUSTED_MAX, err)) != 0)
 		return rc;
-	if ((rc = load_seckey(seckey_path, &sk, err)) != 0)
-		return rc;
 
 	crypto_generichash(hash, sizeof hash, msg, len, NULL, 0);
 	memcpy(sigbin, "ED", ALG_LEN);
@@ -841,7 +878,6 @@ minisign_sign_file_text(const char *seckey_path, const unsigned char *msg,
 	memcpy(buf, sigbin + ALG_LEN + MINISIGN_KEYID_LEN, 64);
 	memcpy(buf + 64, trusted_comment, tl);
 	crypto_sign_detached(gsig, NULL, buf, 64 + tl, sk + SK_SK);
-	sodium_free(sk);
 
 	tsz = PREFIX_LEN(UNTRUSTED_PREFIX) + strlen(DEFAULT_SIG_COMMENT) +
 	    PREFIX_LEN(TRUSTED_PREFIX) + tl +
@@ -864,4 +900,31 @@ minisign_sign_file_text(const char *seckey_path, const unsigned char *msg,
 	text[off] = '\0';
 	*sigtext = text;
 	return HP_OK;
+}
+
+/* Sign msg (prehashed) with a secret key file; *sigtext, the signature
+ * file's text, is the caller's to free. */
+int
+minisign_sign_file_text(const char *seckey_path, const unsigned char *msg,
+    size_t len, const char *trusted_comment, char **sigtext,
+    struct hp_error *err)
+{
+	struct minisign_seckey *k;
+	int rc;
+
+	*sigtext = NULL;
+	if (msg == NULL && len > 0) {
+		hp_seterr(
+		    err, HP_EINVAL, "minisign_sign_file_text: missing message");
+		return HP_EINVAL;
+	}
+	if (trusted_comment != NULL && *trusted_comment != '\0' &&
+	    (rc = check_comment("trusted comment", trusted_comment,
+	    TRUSTED_MAX, err)) != 0)
+		return rc;
+	if ((rc = minisign_seckey_load(seckey_path, &k, err)) != 0)
+		return rc;
+	rc = minisign_sign_text(k, msg, len, trusted_comment, sigtext, err);
+	minisign_seckey_free(k);
+	return rc;
 }

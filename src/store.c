@@ -1375,3 +1375,269 @@ store_outbox_counts(struct store *st, int counts[3], struct hp_error *err)
 		return dberr(st, err, "outbox counts");
 	return HP_OK;
 }
+
+/* audit */
+
+int
+store_ordersig_put(struct store *st, const unsigned char *hash,
+    const char *sig, size_t siglen, const char *pubkey, const char *key_id,
+    int64_t player, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "INSERT OR IGNORE INTO order_signatures (hash, "
+	    "signature, pubkey, key_id, player_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, 2, sig, (int)siglen, SQLITE_TRANSIENT);
+	bind_text(s, 3, pubkey);
+	bind_text(s, 4, key_id);
+	if (player > 0)
+		sqlite3_bind_int64(s, 5, player);
+	else
+		sqlite3_bind_null(s, 5);
+	return exec_done(st, s, err, "store order signature");
+}
+
+int
+store_ordersig_get(struct store *st, const unsigned char *hash, char **sig,
+    char **pubkey, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*sig = *pubkey = NULL;
+	if ((s = prep(st, "SELECT signature, pubkey FROM order_signatures "
+	    "WHERE hash = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW) {
+		*sig = xstrdup(col_text(s, 0));
+		*pubkey = xstrdup(col_text(s, 1));
+	}
+	stmt_done(st, s);
+	if (step == SQLITE_ROW)
+		return HP_OK;
+	if (step == SQLITE_DONE) {
+		hp_seterr(err, HP_ENOENT, "no signature recorded");
+		return HP_ENOENT;
+	}
+	return dberr(st, err, "load order signature");
+}
+
+int
+store_dicelog_put(struct store *st, int64_t cid, int64_t wid,
+    const char *text, const unsigned char *hash, const char *sig,
+    const char *pubkey, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "INSERT INTO dice_logs (window_id, campaign_id, text, "
+	    "hash, signature, pubkey) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	sqlite3_bind_int64(s, 2, cid);
+	bind_text(s, 3, text);
+	sqlite3_bind_blob(s, 4, hash, 32, SQLITE_TRANSIENT);
+	bind_text(s, 5, sig);
+	bind_text(s, 6, pubkey);
+	return exec_done(st, s, err, "store dice log");
+}
+
+int
+store_dicelog_get(struct store *st, int64_t wid, char **text, char **sig,
+    char **pubkey, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*text = *sig = *pubkey = NULL;
+	if ((s = prep(st, "SELECT text, signature, pubkey FROM dice_logs WHERE "
+	    "window_id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW) {
+		*text = xstrdup(col_text(s, 0));
+		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
+			*sig = xstrdup(col_text(s, 1));
+		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
+			*pubkey = xstrdup(col_text(s, 2));
+	}
+	stmt_done(st, s);
+	if (step == SQLITE_ROW)
+		return HP_OK;
+	if (step == SQLITE_DONE) {
+		hp_seterr(err, HP_ENOENT, "no dice log");
+		return HP_ENOENT;
+	}
+	return dberr(st, err, "load dice log");
+}
+
+int
+store_dicelog_last_hash(struct store *st, int64_t cid, unsigned char *hash,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT hash FROM dice_logs WHERE campaign_id = ?1 "
+	    "ORDER BY window_id DESC LIMIT 1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		col_blob(s, 0, hash, 32);
+	stmt_done(st, s);
+	if (step == SQLITE_ROW)
+		return HP_OK;
+	if (step == SQLITE_DONE) {
+		hp_seterr(err, HP_ENOENT, "no dice log yet");
+		return HP_ENOENT;
+	}
+	return dberr(st, err, "last dice log");
+}
+
+int
+store_windows_all(struct store *st, int64_t cid, struct store_window **out,
+    int *n, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = prep(st, "SELECT " WINDOW_COLS " FROM windows WHERE "
+	    "campaign_id = ?1 ORDER BY id", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*out = xrealloc(*out, (size_t)cap * sizeof **out);
+		}
+		window_row(s, &(*out)[(*n)++]);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return dberr(st, err, "list windows");
+	}
+	return HP_OK;
+}
+
+int
+store_events_load(struct store *st, int64_t wid, struct events *ev,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT seq, step, phase, text, visible, roll FROM "
+	    "events WHERE window_id = ?1 ORDER BY seq", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct event *e;
+
+		if (ev->n == ev->cap) {
+			ev->cap = ev->cap ? ev->cap * 2 : 32;
+			ev->v = xrealloc(ev->v, ev->cap * sizeof *ev->v);
+		}
+		e = &ev->v[ev->n++];
+		memset(e, 0, sizeof *e);
+		e->seq = sqlite3_column_int(s, 0);
+		e->step = sqlite3_column_int(s, 1);
+		strlcpy_(e->phase, col_text(s, 2), sizeof e->phase);
+		strlcpy_(e->text, col_text(s, 3), sizeof e->text);
+		e->visible = (unsigned)sqlite3_column_int(s, 4);
+		e->roll = sqlite3_column_int(s, 5);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "load events");
+	return HP_OK;
+}
+
+int
+store_orders_all(struct store *st, int64_t wid, struct store_order_row **out,
+    int *n, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = prep(st, "SELECT id, side_idx, coalesce(player_id, 0), source, "
+	    "raw, hash, current FROM orders WHERE window_id = ?1 ORDER BY id",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_order_row *o;
+
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 8;
+			*out = xrealloc(*out, (size_t)cap * sizeof **out);
+		}
+		o = &(*out)[(*n)++];
+		memset(o, 0, sizeof *o);
+		o->id = sqlite3_column_int64(s, 0);
+		o->side = sqlite3_column_int(s, 1);
+		o->player = sqlite3_column_int64(s, 2);
+		strlcpy_(o->source, col_text(s, 3), sizeof o->source);
+		o->raw = xstrdup(col_text(s, 4));
+		col_blob(s, 5, o->hash, 32);
+		o->current = sqlite3_column_int(s, 6) != 0;
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE) {
+		store_order_rows_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return dberr(st, err, "list orders");
+	}
+	return HP_OK;
+}
+
+void
+store_order_rows_free(struct store_order_row *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].raw);
+	free(v);
+}
+
+int
+store_player_get(struct store *st, int64_t pid, int *side, char *name,
+    size_t namelen, char *pubkey, size_t pklen, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT side_idx, name, coalesce(pubkey, '') FROM "
+	    "players WHERE id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, pid);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW) {
+		*side = sqlite3_column_int(s, 0);
+		strlcpy_(name, col_text(s, 1), namelen);
+		strlcpy_(pubkey, col_text(s, 2), pklen);
+	}
+	stmt_done(st, s);
+	if (step == SQLITE_ROW)
+		return HP_OK;
+	if (step == SQLITE_DONE) {
+		hp_seterr(err, HP_ENOENT, "no player %lld", (long long)pid);
+		return HP_ENOENT;
+	}
+	return dberr(st, err, "load player");
+}

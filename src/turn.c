@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dicelog.h"
 #include "report.h"
 #include "turn.h"
 
@@ -484,7 +485,8 @@ fill_orders(struct store *st, const struct game *g,
  * orders are missing or the game has ended. */
 static int
 resolve_one(struct store *st, const char *campaign,
-    const struct turn_hooks *hooks, struct hp_error *err)
+    const struct turn_hooks *hooks, const struct minisign_seckey *sk,
+    struct hp_error *err)
 {
 	struct store_order cur[GAME_MAX_SIDES];
 	struct store_window w;
@@ -561,6 +563,9 @@ resolve_one(struct store *st, const char *campaign,
 	if (g.status != GAME_FINISHED &&
 	    (rc = window_open(st, cid, &g, &next, err)) != HP_OK)
 		goto rollback;
+	if ((rc = dicelog_record(st, cid, &g, &w, cur, key, &d, sk, err)) !=
+	    HP_OK)
+		goto rollback;
 	if ((rc = report_render(st, cid, &g, &w, &ev, &d, err)) != HP_OK)
 		goto rollback;
 	w.state = WSTATE_RESOLVED;
@@ -592,6 +597,14 @@ int
 turn_resolve_hooked(struct store *st, const char *campaign,
     const struct turn_hooks *hooks, int *resolved, struct hp_error *err)
 {
+	return turn_resolve_signed(st, campaign, hooks, NULL, resolved, err);
+}
+
+int
+turn_resolve_signed(struct store *st, const char *campaign,
+    const struct turn_hooks *hooks, const struct minisign_seckey *sk,
+    int *resolved, struct hp_error *err)
+{
 	int rc, n = 0;
 
 	for (;;) {
@@ -609,7 +622,7 @@ turn_resolve_hooked(struct store *st, const char *campaign,
 			break;
 		if (rc == HP_OK && missing != 0 && n > 0)
 			break;
-		if ((rc = resolve_one(st, campaign, hooks, err)) != HP_OK)
+		if ((rc = resolve_one(st, campaign, hooks, sk, err)) != HP_OK)
 			break;
 		n++;
 	}
