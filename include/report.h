@@ -16,6 +16,14 @@ int report_render(struct store *, int64_t cid, const struct game *,
     const struct store_window *w, const struct events *, const struct dice *,
     struct hp_error *);
 
+/* The report of window w for side (-1: the moderator) exactly as
+ * report_render stores it, without storing it (for audits' replays); next
+ * is the window opened after w, NULL if none. Caller frees; NULL and err
+ * on failure. */
+char *report_render_text(const struct game *, const struct store_window *w,
+    const struct store_window *next, const struct events *,
+    const struct dice *, int side, struct hp_error *);
+
 /* The text of template name (e.g. "report.txt"): from $HEXPOST_TEMPLATES
  * if set, else the copy built into the binary. Caller frees. */
 char *report_template(const char *name, struct hp_error *);

@@ -276,6 +276,15 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	 * orders only where it plays. */
 	rc = turn_submit_tx(m->st, p->campaign, (const char *)file->data,
 	    file->len, p->side, p->id, "mail", &res, err);
+	if (rc == HP_OK) {
+		/* The audit checks each order file against its signature. */
+		unsigned char fh[32];
+
+		crypto_generichash(fh, sizeof fh, file->data, file->len, NULL,
+		    0);
+		rc = store_ordersig_put(m->st, fh, (const char *)sigs[0]->data,
+		    sigs[0]->len, p->pubkey, p->key_id, p->id, err);
+	}
 	if (rc == HP_EINVAL) {
 		char *etext = orders_errors_text(&res.errs);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "config.h"
 #include "embedded.h"
 #include "intake.h"
@@ -18,6 +19,7 @@
 #include "maildir.h"
 #include "minisign.h"
 #include "outbox.h"
+#include "serverkey.h"
 #include "sim.h"
 #include "store.h"
 #include "turn.h"
@@ -33,6 +35,7 @@ static const char *db_path;
 static struct config cfg;
 static bool have_cfg;
 static volatile sig_atomic_t stop_requested;
+static struct minisign_seckey *server_sk;	/* run: signs dice logs */
 
 static int
 exit_code(int rc)
@@ -593,9 +596,21 @@ cmd_orders_suggest(int argc, char **argv)
 	return orders_print(argc, argv, "orders suggest", true);
 }
 
+/* The server's signing key when the configuration names one (*sk NULL
+ * without a configuration: dice logs are then written unsigned). */
+static int
+load_server_key(struct minisign_seckey **sk, struct hp_error *err)
+{
+	*sk = NULL;
+	if (!have_cfg)
+		return HP_OK;
+	return serverkey_load(cfg.server_key, sk, err);
+}
+
 static int
 cmd_turn_resolve(int argc, char **argv)
 {
+	struct minisign_seckey *sk = NULL;
 	struct hp_error err = { 0, "" };
 	struct store *st;
 	int rc, ex, n = 0;
@@ -604,7 +619,9 @@ cmd_turn_resolve(int argc, char **argv)
 		return rc;
 	if ((st = open_db(false, &ex)) == NULL)
 		return ex;
-	rc = turn_resolve(st, argv[optind], &n, &err);
+	if ((rc = load_server_key(&sk, &err)) == HP_OK)
+		rc = turn_resolve_signed(st, argv[optind], NULL, sk, &n, &err);
+	minisign_seckey_free(sk);
 	store_close(st);
 	if (rc != HP_OK)
 		return fail(&err);
@@ -797,6 +814,7 @@ on_signal(int sig)
 
 struct run_mail {
 	const struct config *cfg;
+	const struct minisign_seckey *sk;
 };
 
 static int
@@ -832,7 +850,7 @@ collect_active(const struct store_campaign_info *ci, void *arg)
 static int
 run_once(struct store *st, struct hp_error *err)
 {
-	struct run_mail rm = { &cfg };
+	struct run_mail rm = { &cfg, server_sk };
 	struct turn_hooks hooks = { run_resolved_hook, &rm };
 	struct intake_stats is;
 	struct outbox_stats os;
@@ -855,8 +873,8 @@ run_once(struct store *st, struct hp_error *err)
 		if (turn_pending(st, rn.v[i], &w, &missing, &rerr) != HP_OK ||
 		    missing != 0)
 			continue;
-		if (turn_resolve_hooked(st, rn.v[i], &hooks, &n, &rerr) !=
-		    HP_OK && n == 0) {
+		if (turn_resolve_signed(st, rn.v[i], &hooks, rm.sk, &n,
+		    &rerr) != HP_OK && n == 0) {
 			log_warn("%s: %s", rn.v[i], rerr.msg);
 			continue;
 		}
@@ -905,8 +923,12 @@ cmd_run(int argc, char **argv)
 		    "writes one)\n");
 		return HP_EX_CONFIG;
 	}
-	if ((st = open_db(false, &ex)) == NULL)
+	if (load_server_key(&server_sk, &err) != HP_OK)
+		return fail(&err);
+	if ((st = open_db(false, &ex)) == NULL) {
+		minisign_seckey_free(server_sk);
 		return ex;
+	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
@@ -924,7 +946,123 @@ cmd_run(int argc, char **argv)
 			break;
 	}
 	store_close(st);
+	minisign_seckey_free(server_sk);
+	server_sk = NULL;
 	return rc == HP_OK ? 0 : fail(&err);
+}
+
+static int
+cmd_key_generate(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	int rc;
+
+	if ((rc = no_options(argc, argv, "key generate", 0)) >= 0)
+		return rc;
+	if (!have_cfg) {
+		fprintf(stderr, "hexpost: key generate needs a configuration "
+		    "(--config FILE): it names server_key and server_pub\n");
+		return HP_EX_CONFIG;
+	}
+	if (serverkey_generate(&cfg, &err) != HP_OK)
+		return fail(&err);
+	printf("%s: server key written (public key %s)\n", cfg.server_key,
+	    cfg.server_pub);
+	return 0;
+}
+
+static int
+cmd_audit(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "bundle", required_argument, NULL, 'b' },
+		{ "pubkey", required_argument, NULL, 'p' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hp_error err = { 0, "" };
+	struct audit_opts ao = { NULL, NULL };
+	struct audit_stats as;
+	const char *bundle = NULL;
+	struct store *st;
+	int ch, rc, ex;
+
+	while ((ch = getopt_long(argc, argv, "b:p:vh", opts, NULL)) != -1)
+		switch (ch) {
+		case 'b':
+			bundle = optarg;
+			break;
+		case 'p':
+			ao.server_pub = optarg;
+			break;
+		case 'v':
+			ao.progress = stdout;
+			break;
+		case 'h':
+			return usage_of("audit") * 0;
+		default:
+			return usage_of("audit") + HP_EX_USAGE;
+		}
+	if (argc - optind != (bundle ? 0 : 1))
+		return usage_of("audit") + HP_EX_USAGE;
+	if (bundle == NULL && ao.server_pub == NULL && have_cfg &&
+	    access(cfg.server_pub, F_OK) == 0)
+		ao.server_pub = cfg.server_pub;
+	if (bundle != NULL)
+		rc = audit_bundle(bundle, &ao, &as, &err);
+	else {
+		if ((st = open_db(false, &ex)) == NULL)
+			return ex;
+		rc = audit_campaign(st, argv[optind], &ao, &as, &err);
+		store_close(st);
+	}
+	if (rc == HP_EINVAL) {
+		fprintf(stderr, "hexpost: audit FAILED: %s\n", err.msg);
+		return HP_EX_DATAERR;
+	}
+	if (rc != HP_OK)
+		return fail(&err);
+	audit_print(stdout, bundle ? bundle : argv[optind], &as);
+	return 0;
+}
+
+static int
+cmd_audit_export(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "pubkey", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hp_error err = { 0, "" };
+	const char *pub = NULL;
+	struct store *st;
+	int ch, rc, ex;
+
+	while ((ch = getopt_long(argc, argv, "p:h", opts, NULL)) != -1)
+		switch (ch) {
+		case 'p':
+			pub = optarg;
+			break;
+		case 'h':
+			return usage_of("audit export") * 0;
+		default:
+			return usage_of("audit export") + HP_EX_USAGE;
+		}
+	if (argc - optind != 2)
+		return usage_of("audit export") + HP_EX_USAGE;
+	if (pub == NULL && have_cfg && access(cfg.server_pub, F_OK) == 0)
+		pub = cfg.server_pub;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	rc = audit_export(st, argv[optind], argv[optind + 1], pub, &err);
+	store_close(st);
+	if (rc != HP_OK)
+		return fail(&err);
+	printf("%s: audit bundle of %s written; check it with 'hexpost audit "
+	    "--bundle %s'\n", argv[optind + 1], argv[optind], argv[optind + 1]);
+	return 0;
 }
 
 static const struct cmd cmds[] = {
@@ -961,6 +1099,16 @@ static const struct cmd cmds[] = {
 	    "report (default: the last resolved turn, moderator's view)",
 	    cmd_report },
 	{ "rules list", "rules list", "list the rulesets", cmd_rules_list },
+	{ "key generate", "key generate", "write the server's minisign key "
+	    "pair (server_key, mode 0600, and server_pub of the configuration)",
+	    cmd_key_generate },
+	{ "audit export", "audit export NAME DIR [--pubkey FILE]", "write a "
+	    "self-contained audit bundle of campaign NAME into DIR",
+	    cmd_audit_export },
+	{ "audit", "audit NAME | audit --bundle DIR [--pubkey FILE] [-v]",
+	    "check every signature, commitment, die, the hash chain and a full "
+	    "replay; exits 65 at the first discrepancy, naming it",
+	    cmd_audit },
 	{ "simulate", "simulate --ruleset R [--games N] [--seed S] "
 	    "[--options O]", "the built-in opponent plays itself; prints the "
 	    "results with 95% confidence intervals and games per second",

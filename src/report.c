@@ -183,3 +183,17 @@ report_render(struct store *st, int64_t cid, const struct game *g,
 	free(tpl);
 	return HP_OK;
 }
+
+char *
+report_render_text(const struct game *g, const struct store_window *w,
+    const struct store_window *next, const struct events *ev,
+    const struct dice *d, int side, struct hp_error *err)
+{
+	char *tpl, *body;
+
+	if ((tpl = report_template("report.txt", err)) == NULL)
+		return NULL;
+	body = render_side(tpl, g, w, next, ev, d, side, err);
+	free(tpl);
+	return body;
+}

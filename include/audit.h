@@ -1,0 +1,57 @@
+/* audit: check a campaign end to end, from the database or from an
+ * exported bundle, and write such bundles (docs/AUDIT.md, "Audit").
+ *
+ * For every window in order: each order file against its hash and its
+ * player's minisign signature (the built-in opponent's files against what
+ * the opponent writes in the replayed state), the server's signature of the
+ * dice log, the hash chain, the revealed seed against the commitment, the
+ * dice key and every die re-derived from the spec, the stored rolls against
+ * the log; then a deterministic replay from the scenario and the orders,
+ * which must give the same windows, rolls, events, reports and final state.
+ * The first discrepancy stops the audit and is named in err. */
+#ifndef AUDIT_H
+#define AUDIT_H
+
+#include <stdio.h>
+
+#include "hexpost.h"
+#include "store.h"
+
+struct audit_opts {
+	const char *server_pub;   /* server public key file to trust, or NULL:
+	                           * the key recorded with each log */
+	FILE *progress;           /* one line per window checked, or NULL */
+};
+
+struct audit_stats {
+	int windows;              /* windows checked (resolved) */
+	int orders;               /* order files that entered a dice key */
+	int signed_orders;        /* player signatures verified */
+	int unsigned_orders;      /* files entered on the command line */
+	int opponent_orders;      /* built-in opponent's files regenerated */
+	long rolls;               /* dice re-derived */
+	int reports;              /* reports re-rendered and compared */
+	int log_signatures;       /* dice logs whose signature verified */
+	char server_key_id[17];
+	char key_source[64];      /* where the trusted server key came from */
+};
+
+/* Audit campaign name in the database. HP_EINVAL names the first
+ * discrepancy; other codes are failures to read. */
+int audit_campaign(struct store *, const char *name, const struct audit_opts *,
+    struct audit_stats *, struct hp_error *);
+/* Audit an exported bundle directory, without a database. */
+int audit_bundle(const char *dir, const struct audit_opts *,
+    struct audit_stats *, struct hp_error *);
+/* Write campaign name's audit bundle into dir (created; must not exist or
+ * be empty): signed order files and signatures, players' and the server's
+ * public keys, dice logs and their signatures, revealed seeds, reports,
+ * the scenario and the current state. server_pub (may be NULL) is copied
+ * as server.pub, else the key recorded with the logs. */
+int audit_export(struct store *, const char *name, const char *dir,
+    const char *server_pub, struct hp_error *);
+
+/* Print the summary of a successful audit of what. */
+void audit_print(FILE *, const char *what, const struct audit_stats *);
+
+#endif

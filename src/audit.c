@@ -1,0 +1,1201 @@
+/* audit: campaign audits and audit bundles (see include/audit.h). Both the
+ * database and a bundle are loaded into the same model, struct acamp, which
+ * one checker verifies; export writes the model out as files. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "audit.h"
+#include "dicelog.h"
+#include "minisign.h"
+#include "report.h"
+#include "turn.h"
+
+#define BUNDLE_MAGIC "hexpost audit bundle v1"
+
+/* One stored order file. */
+struct aorder {
+	int side;
+	char source[16];
+	char *raw;
+	unsigned char hash[32];  /* as stored */
+	char *sig;               /* .minisig text, NULL if none */
+	char *sigpub;            /* key to verify sig with */
+	char *playerpub;         /* the player's key; NULL: unknown */
+	bool current;
+};
+
+struct awin {
+	struct store_window w;
+	struct aorder *o;
+	int no;
+	char *log, *logsig, *logpub;
+	bool have_dice;          /* stored rolls (database only) */
+	struct dice dice;
+	bool have_events;        /* stored events (database only) */
+	struct events ev;
+	char *reports[GAME_MAX_SIDES + 1];  /* [side + 1] */
+};
+
+struct acamp {
+	char name[GAME_NAME_MAX];
+	char ruleset[GAME_NAME_MAX];
+	char scenario[GAME_NAME_MAX];
+	char options[256];
+	int nsides;
+	char sides[GAME_MAX_SIDES][GAME_ID_MAX];
+	char labels[GAME_MAX_SIDES][GAME_NAME_MAX];
+	char *state;             /* canonical dump of the stored state */
+	struct awin *w;
+	int nw;
+	char *server_pub;        /* trusted server key text, or NULL */
+};
+
+static void
+acamp_free(struct acamp *c)
+{
+	int i, j;
+
+	for (i = 0; i < c->nw; i++) {
+		struct awin *aw = &c->w[i];
+
+		for (j = 0; j < aw->no; j++) {
+			free(aw->o[j].raw);
+			free(aw->o[j].sig);
+			free(aw->o[j].sigpub);
+			free(aw->o[j].playerpub);
+		}
+		free(aw->o);
+		free(aw->log);
+		free(aw->logsig);
+		free(aw->logpub);
+		dice_free(&aw->dice);
+		events_free(&aw->ev);
+		for (j = 0; j <= GAME_MAX_SIDES; j++)
+			free(aw->reports[j]);
+		sodium_memzero(&aw->w, sizeof aw->w);
+	}
+	free(c->w);
+	free(c->state);
+	free(c->server_pub);
+	memset(c, 0, sizeof *c);
+}
+
+/* The state a replay must reach, as text: everything the rules keep. */
+static void
+state_dump(const struct game *g, struct sbuf *b)
+{
+	int i, j, order[GAME_MAX_VARS];
+
+	sbuf_printf(b, "status: %s\nresult: %s\nturn: %d\nwindow: %d\n",
+	    game_strstatus(g->status), g->result, g->turn, g->window);
+	for (i = 0; i < g->nsides; i++)
+		sbuf_printf(b, "side: %d %s %s\n", i, g->sides[i].name,
+		    g->sides[i].label);
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+
+		sbuf_printf(b, "unit: %d %s %s %d %d %d %d %d %d %d %d %d", i,
+		    u->id, u->kind, u->side, (int)u->placed, u->pos.q, u->pos.r,
+		    u->status, u->strength, u->facing, u->attached, u->flags);
+		for (j = 0; j < GAME_UNIT_X; j++)
+			sbuf_printf(b, " %d", u->x[j]);
+		sbuf_printf(b, " %s\n", u->name);
+	}
+	/* By key: the store does not keep the order vars were set in. */
+	for (i = 0; i < g->nvars; i++)
+		order[i] = i;
+	for (i = 1; i < g->nvars; i++)
+		for (j = i; j > 0 && strcmp(g->vars[order[j - 1]].key,
+		    g->vars[order[j]].key) > 0; j--) {
+			int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (i = 0; i < g->nvars; i++)
+		sbuf_printf(b, "var: %s %d\n", g->vars[order[i]].key,
+		    g->vars[order[i]].val);
+}
+
+static void
+where(const struct awin *aw, char *buf, size_t len)
+{
+	snprintf(buf, len, "turn %d window %d '%s'", aw->w.spec.turn,
+	    aw->w.spec.number, aw->w.spec.name);
+}
+
+static int
+discrepancy(struct hp_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Record the first discrepancy found. */
+static int
+discrepancy(struct hp_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	err->code = HP_EINVAL;
+	return HP_EINVAL;
+}
+
+/* Same public key (id and key bytes) in two key file texts? */
+static bool
+same_key(const char *a, const char *b)
+{
+	struct minisign_pubkey ka, kb;
+
+	if (a == NULL || b == NULL)
+		return false;
+	if (minisign_pubkey_parse(a, strlen(a), &ka, NULL) != HP_OK ||
+	    minisign_pubkey_parse(b, strlen(b), &kb, NULL) != HP_OK)
+		return false;
+	return memcmp(ka.keyid, kb.keyid, 8) == 0 &&
+	    memcmp(ka.pk, kb.pk, 32) == 0;
+}
+
+/* Verify text against a signature and a key file; why in err. */
+static int
+verify_sig(const char *pubtext, const char *sigtext, const char *text,
+    struct minisign_sig *sig, struct hp_error *err)
+{
+	struct minisign_pubkey pk;
+	int rc;
+
+	if ((rc = minisign_pubkey_parse(pubtext, strlen(pubtext), &pk,
+	    err)) != HP_OK)
+		return rc;
+	if ((rc = minisign_sig_parse(sigtext, strlen(sigtext), sig, err)) !=
+	    HP_OK)
+		return rc;
+	return minisign_verify(&pk, sig, (const unsigned char *)text,
+	    strlen(text), err);
+}
+
+/* An order file: its hash, and its player's signature if it has one. */
+static int
+check_order(const struct acamp *c, const struct awin *aw,
+    const struct aorder *o, struct audit_stats *s, struct hp_error *err)
+{
+	struct minisign_sig sig;
+	struct hp_error verr = { 0, "" };
+	unsigned char h[32];
+	char wh[128];
+	const char *side = o->side >= 0 && o->side < c->nsides ?
+	    c->sides[o->side] : "?";
+
+	where(aw, wh, sizeof wh);
+	turn_order_hash(o->raw, h);
+	if (sodium_memcmp(h, o->hash, 32) != 0)
+		return discrepancy(err, "%s: %s's order file (%s%s) does not "
+		    "hash to the hash recorded when it was accepted: the file "
+		    "was changed", wh, side, o->source, o->current ? "" :
+		    ", superseded");
+	if (o->sig == NULL) {
+		if (strcmp(o->source, "mail") == 0)
+			return discrepancy(err, "%s: %s's order file came by "
+			    "mail but no signature is recorded for it", wh,
+			    side);
+		if (strcmp(o->source, "opponent") != 0 && o->current)
+			s->unsigned_orders++;
+		return HP_OK;
+	}
+	if (o->sigpub == NULL)
+		return discrepancy(err, "%s: no public key for the signature of "
+		    "%s's order file", wh, side);
+	if (verify_sig(o->sigpub, o->sig, o->raw, &sig, &verr) != HP_OK)
+		return discrepancy(err, "%s: the signature of %s's order file "
+		    "does not verify with the player's key: %s", wh, side,
+		    verr.msg);
+	if (o->playerpub != NULL && !same_key(o->playerpub, o->sigpub))
+		return discrepancy(err, "%s: %s's order file is signed by a key "
+		    "that is not the key registered for that player", wh, side);
+	if (o->current)
+		s->signed_orders++;
+	return HP_OK;
+}
+
+/* Did the replay roll exactly what the log lists? */
+static int
+same_rolls(const char *wh, const char *what, const struct dice_roll *a,
+    size_t na, const struct dice_roll *b, size_t nb, struct hp_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < na && i < nb; i++)
+		if (a[i].seq != b[i].seq || a[i].sides != b[i].sides ||
+		    a[i].target != b[i].target || a[i].result != b[i].result ||
+		    strcmp(a[i].purpose, b[i].purpose) != 0)
+			return discrepancy(err, "%s: roll #%zu differs: %s has "
+			    "#%d d%d target %d result %d (%s), the signed dice "
+			    "log #%d d%d target %d result %d (%s)", wh, i + 1,
+			    what, a[i].seq, a[i].sides, a[i].target,
+			    a[i].result, a[i].purpose, b[i].seq, b[i].sides,
+			    b[i].target, b[i].result, b[i].purpose);
+	if (na != nb)
+		return discrepancy(err, "%s: %s has %zu rolls, the signed dice "
+		    "log %zu", wh, what, na, nb);
+	return HP_OK;
+}
+
+static int
+same_events(const char *wh, const struct events *a, const struct events *b,
+    struct hp_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < a->n && i < b->n; i++) {
+		const struct event *x = &a->v[i], *y = &b->v[i];
+
+		if (x->seq != y->seq || x->step != y->step ||
+		    x->visible != y->visible || x->roll != y->roll ||
+		    strcmp(x->phase, y->phase) != 0 ||
+		    strcmp(x->text, y->text) != 0)
+			return discrepancy(err, "%s: event %zu differs: stored "
+			    "'%s', replayed '%s'", wh, i + 1, x->text, y->text);
+	}
+	if (a->n != b->n)
+		return discrepancy(err, "%s: %zu events stored, %zu replayed",
+		    wh, a->n, b->n);
+	return HP_OK;
+}
+
+/* The windows, logs and signatures of window i, before the replay. */
+static int
+check_window_records(const struct acamp *c, int i, const char *server_pub,
+    unsigned char *prev, struct dicelog *l, struct audit_stats *s,
+    struct hp_error *err)
+{
+	const struct awin *aw = &c->w[i];
+	struct minisign_sig sig;
+	struct hp_error verr = { 0, "" };
+	char wh[128], tc[256];
+	const char *pub;
+	int k, n, rc;
+
+	where(aw, wh, sizeof wh);
+	for (k = 0; k < aw->no; k++)
+		if ((rc = check_order(c, aw, &aw->o[k], s, err)) != HP_OK)
+			return rc;
+	if (aw->log == NULL)
+		return discrepancy(err, "%s: the window was resolved but its "
+		    "dice log is missing", wh);
+	if (aw->logsig == NULL)
+		return discrepancy(err, "%s: the dice log is not signed (the "
+		    "window was resolved without a server key)", wh);
+	pub = server_pub != NULL ? server_pub : aw->logpub;
+	if (pub == NULL)
+		return discrepancy(err, "%s: no server public key to check the "
+		    "dice log's signature with", wh);
+	if (verify_sig(pub, aw->logsig, aw->log, &sig, &verr) != HP_OK)
+		return discrepancy(err, "%s: the dice log does not match its "
+		    "server signature: %s", wh, verr.msg);
+	s->log_signatures++;
+	if (dicelog_parse(aw->log, l, &verr) != HP_OK)
+		return discrepancy(err, "%s: %s", wh, verr.msg);
+	dicelog_trusted_comment(l, tc, sizeof tc);
+	if (strcmp(tc, sig.trusted) != 0)
+		return discrepancy(err, "%s: the dice log signature's trusted "
+		    "comment is '%s', expected '%s'", wh, sig.trusted, tc);
+	if (strcmp(l->campaign, c->name) != 0 || l->turn != aw->w.spec.turn ||
+	    l->window != aw->w.spec.number ||
+	    strcmp(l->window_name, aw->w.spec.name) != 0)
+		return discrepancy(err, "%s: the dice log is for campaign %s "
+		    "turn %d window %d '%s'", wh, l->campaign, l->turn,
+		    l->window, l->window_name);
+	if (sodium_memcmp(l->previous, prev, 32) != 0)
+		return discrepancy(err, "%s: the hash chain is broken: the dice "
+		    "log's 'previous' is not the hash of the %s", wh, i == 0 ?
+		    "empty chain (zeros) for the first window" :
+		    "previous window's dice log");
+	if (sodium_memcmp(l->commitment, aw->w.commitment, 32) != 0)
+		return discrepancy(err, "%s: the commitment in the dice log is "
+		    "not the one published when the window opened", wh);
+	if (sodium_memcmp(l->seed, aw->w.seed, DICE_SEEDLEN) != 0)
+		return discrepancy(err, "%s: the revealed seed differs from the "
+		    "seed in the signed dice log", wh);
+	if ((rc = dicelog_check(l, &verr)) != HP_OK)
+		return discrepancy(err, "%s", verr.msg);
+	if (aw->w.have_key && sodium_memcmp(aw->w.dice_key, l->key,
+	    DICE_KEYLEN) != 0)
+		return discrepancy(err, "%s: the stored dice key differs from "
+		    "the signed dice log's", wh);
+	if (i + 1 < c->nw) {
+		if (!l->have_next || sodium_memcmp(l->next_commitment,
+		    c->w[i + 1].w.commitment, 32) != 0)
+			return discrepancy(err, "%s: the next window's "
+			    "commitment differs from the one the dice log "
+			    "published", wh);
+	} else if (l->have_next)
+		return discrepancy(err, "%s: the dice log names a next window "
+		    "that does not exist", wh);
+	/* The log's order lines are the current files, in side order. */
+	n = 0;
+	for (k = 0; k < aw->no; k++) {
+		const struct aorder *o = &aw->o[k];
+
+		if (!o->current)
+			continue;
+		if (n >= l->norders || strcmp(l->orders[n].side,
+		    c->sides[o->side]) != 0 || strcmp(l->orders[n].source,
+		    o->source) != 0 || sodium_memcmp(l->orders[n].hash,
+		    o->hash, 32) != 0)
+			return discrepancy(err, "%s: the order files do not "
+			    "match the dice log's order lines (%s's file)", wh,
+			    c->sides[o->side]);
+		n++;
+	}
+	if (n != l->norders)
+		return discrepancy(err, "%s: the dice log lists %d order files, "
+		    "%d are stored", wh, l->norders, n);
+	if (aw->have_dice && (rc = same_rolls(wh, "the stored dice table",
+	    aw->dice.log, aw->dice.nlog, l->rolls, l->nrolls, err)) != HP_OK)
+		return rc;
+	s->rolls += (long)l->nrolls;
+	return HP_OK;
+}
+
+/* Does the window the rules open now match the stored one? */
+static int
+check_spec(const struct game *g, const struct awin *aw, struct hp_error *err)
+{
+	struct window_spec spec;
+	char wh[128];
+
+	where(aw, wh, sizeof wh);
+	if (g->status == GAME_FINISHED || !g->rules->next_window(g, &spec))
+		return discrepancy(err, "%s: in the replay the game had ended "
+		    "before this window", wh);
+	if (spec.turn != aw->w.spec.turn || spec.number != aw->w.spec.number ||
+	    strcmp(spec.name, aw->w.spec.name) != 0 ||
+	    spec.kind != aw->w.spec.kind || spec.sides != aw->w.spec.sides)
+		return discrepancy(err, "%s: the replay opens turn %d window %d "
+		    "'%s' here", wh, spec.turn, spec.number, spec.name);
+	return HP_OK;
+}
+
+/* Replay window i on g and compare everything it produces. */
+static int
+replay_window(const struct acamp *c, int i, struct game *g,
+    const struct dicelog *l, struct audit_stats *s, struct hp_error *err)
+{
+	const struct awin *aw = &c->w[i];
+	const char *raw[GAME_MAX_SIDES] = { 0 };
+	struct hp_error rerr = { 0, "" };
+	struct window_spec next;
+	struct events ev;
+	struct dice d;
+	char wh[128], *t;
+	int k, j, rc;
+
+	where(aw, wh, sizeof wh);
+	for (j = 0; j < g->nsides; j++) {
+		g->sides[j].ai = false;
+		for (k = 0; k < l->nopponent; k++)
+			if (strcmp(l->opponent[k], g->sides[j].name) == 0)
+				g->sides[j].ai = true;
+	}
+	for (k = 0; k < aw->no; k++) {
+		const struct aorder *o = &aw->o[k];
+
+		if (!o->current)
+			continue;
+		raw[o->side] = o->raw;
+		if (strcmp(o->source, "opponent") != 0)
+			continue;
+		t = turn_opponent_orders(g, &aw->w.spec, o->side);
+		rc = strcmp(t, o->raw);
+		free(t);
+		if (rc != 0)
+			return discrepancy(err, "%s: %s's order file is marked as "
+			    "the built-in opponent's, but the opponent writes "
+			    "different orders in the replayed state", wh,
+			    g->sides[o->side].name);
+		s->opponent_orders++;
+	}
+	s->orders += l->norders;
+	events_init(&ev);
+	dice_init_stream(&d, l->key);
+	rc = turn_resolve_window(g, &aw->w.spec, raw, &d, &ev, &rerr);
+	if (rc != HP_OK) {
+		rc = discrepancy(err, "%s: the replay fails: %s", wh, rerr.msg);
+		goto out;
+	}
+	if ((rc = same_rolls(wh, "the replay", d.log, d.nlog, l->rolls,
+	    l->nrolls, err)) != HP_OK)
+		goto out;
+	if (aw->have_events && (rc = same_events(wh, &aw->ev, &ev, err)) !=
+	    HP_OK)
+		goto out;
+	if (g->status != GAME_FINISHED && g->rules->next_window(g, &next)) {
+		g->turn = next.turn;
+		g->window = next.number;
+	} else if (g->status != GAME_FINISHED) {
+		g->status = GAME_FINISHED;
+		if (g->result[0] == '\0')
+			strlcpy_(g->result, "the game ended", sizeof g->result);
+	}
+	for (j = -1; j < g->nsides; j++) {
+		const char *stored = aw->reports[j + 1];
+
+		if (stored == NULL)
+			continue;
+		if ((t = report_render_text(g, &aw->w, i + 1 < c->nw ?
+		    &c->w[i + 1].w : NULL, &ev, &d, j, &rerr)) == NULL) {
+			rc = discrepancy(err, "%s: cannot render the report: %s",
+			    wh, rerr.msg);
+			goto out;
+		}
+		rc = strcmp(t, stored);
+		free(t);
+		if (rc != 0) {
+			rc = discrepancy(err, "%s: the report for %s differs from "
+			    "the replay's", wh, j < 0 ? "the moderator" :
+			    g->sides[j].name);
+			goto out;
+		}
+		s->reports++;
+	}
+	rc = HP_OK;
+out:
+	dice_free(&d);
+	events_free(&ev);
+	return rc;
+}
+
+/* Line number (1-based) of the first difference between two texts. */
+static int
+first_diff(const char *a, const char *b)
+{
+	int line = 1;
+
+	for (; *a != '\0' && *a == *b; a++, b++)
+		if (*a == '\n')
+			line++;
+	return line;
+}
+
+/* Check the whole model. */
+static int
+acamp_check(const struct acamp *c, const struct audit_opts *opts,
+    struct audit_stats *s, struct hp_error *err)
+{
+	struct hp_error rerr = { 0, "" };
+	unsigned char prev[32];
+	struct game g;
+	struct sbuf dump;
+	char wh[128];
+	int i, rc;
+
+	memset(prev, 0, sizeof prev);
+	game_init(&g);
+	sbuf_init(&dump);
+	if ((g.rules = ruleset_find(c->ruleset)) == NULL) {
+		rc = discrepancy(err, "campaign %s uses ruleset %s, which this "
+		    "hexpost does not have", c->name, c->ruleset);
+		goto out;
+	}
+	strlcpy_(g.name, c->name, sizeof g.name);
+	strlcpy_(g.options, c->options, sizeof g.options);
+	if (g.rules->setup(&g, c->scenario[0] ? c->scenario : NULL, &rerr) !=
+	    HP_OK) {
+		rc = discrepancy(err, "the scenario does not set up: %s",
+		    rerr.msg);
+		goto out;
+	}
+	if (c->nw == 0) {
+		rc = discrepancy(err, "campaign %s has no windows", c->name);
+		goto out;
+	}
+	for (i = 0; i < c->nw; i++) {
+		const struct awin *aw = &c->w[i];
+		struct dicelog l;
+
+		where(aw, wh, sizeof wh);
+		if ((rc = check_spec(&g, aw, err)) != HP_OK)
+			goto out;
+		g.turn = aw->w.spec.turn;
+		g.window = aw->w.spec.number;
+		if (aw->w.state != WSTATE_RESOLVED) {
+			if (i + 1 != c->nw) {
+				rc = discrepancy(err, "%s is not resolved, but "
+				    "later windows exist", wh);
+				goto out;
+			}
+			break;
+		}
+		rc = check_window_records(c, i, c->server_pub, prev, &l, s,
+		    err);
+		if (rc == HP_OK)
+			rc = replay_window(c, i, &g, &l, s, err);
+		if (rc == HP_OK)
+			dicelog_hash(aw->log, prev);
+		dicelog_free(&l);
+		if (rc != HP_OK)
+			goto out;
+		s->windows++;
+		if (opts != NULL && opts->progress != NULL)
+			fprintf(opts->progress, "ok %s\n", wh);
+	}
+	if (c->w[c->nw - 1].w.state == WSTATE_RESOLVED &&
+	    g.status != GAME_FINISHED) {
+		rc = discrepancy(err, "the replay says the game goes on after "
+		    "the last window, but no window is open");
+		goto out;
+	}
+	state_dump(&g, &dump);
+	if (c->state != NULL && strcmp(dump.buf, c->state) != 0) {
+		rc = discrepancy(err, "the stored state of %s differs from the "
+		    "replay's at line %d", c->name, first_diff(dump.buf,
+		    c->state));
+		goto out;
+	}
+	rc = HP_OK;
+out:
+	sbuf_free(&dump);
+	game_free(&g);
+	return rc;
+}
+
+/* Fill in the trusted key (opts->server_pub, or note the recorded one). */
+static int
+load_server_pub(struct acamp *c, const struct audit_opts *opts,
+    struct audit_stats *s, struct hp_error *err)
+{
+	struct minisign_pubkey pk;
+	const char *text;
+	int i;
+
+	if (opts != NULL && opts->server_pub != NULL) {
+		if ((c->server_pub = util_read_file(opts->server_pub, NULL,
+		    err)) == NULL)
+			return err->code;
+		strlcpy_(s->key_source, "the key given", sizeof s->key_source);
+	} else
+		strlcpy_(s->key_source, "the key recorded with each log",
+		    sizeof s->key_source);
+	text = c->server_pub;
+	for (i = 0; text == NULL && i < c->nw; i++)
+		text = c->w[i].logpub;
+	if (text != NULL && minisign_pubkey_parse(text, strlen(text), &pk,
+	    err) != HP_OK)
+		return HP_EINVAL;
+	if (text != NULL)
+		minisign_keyid_hex(pk.keyid, s->server_key_id);
+	return HP_OK;
+}
+
+/* Load campaign name from the database into c. */
+static int
+load_db(struct store *st, const char *name, struct acamp *c,
+    struct hp_error *err)
+{
+	struct hp_error e2 = { 0, "" };
+	struct store_window *ws = NULL;
+	struct store_order_row *rows = NULL;
+	struct game g;
+	struct sbuf dump;
+	int64_t cid;
+	int rc, i, k, n = 0, nrows = 0;
+
+	game_init(&g);
+	sbuf_init(&dump);
+	if ((rc = store_game_load(st, name, &g, &cid, err)) != HP_OK)
+		goto out;
+	strlcpy_(c->name, g.name, sizeof c->name);
+	strlcpy_(c->ruleset, g.rules->name, sizeof c->ruleset);
+	strlcpy_(c->scenario, g.scenario, sizeof c->scenario);
+	strlcpy_(c->options, g.options, sizeof c->options);
+	c->nsides = g.nsides;
+	for (i = 0; i < g.nsides; i++) {
+		strlcpy_(c->sides[i], g.sides[i].name, GAME_ID_MAX);
+		strlcpy_(c->labels[i], g.sides[i].label, GAME_NAME_MAX);
+	}
+	state_dump(&g, &dump);
+	c->state = sbuf_steal(&dump);
+	if ((rc = store_windows_all(st, cid, &ws, &n, err)) != HP_OK)
+		goto out;
+	c->w = xcalloc((size_t)(n > 0 ? n : 1), sizeof *c->w);
+	for (i = 0; i < n; i++) {
+		struct awin *aw = &c->w[c->nw++];
+
+		aw->w = ws[i];
+		events_init(&aw->ev);
+		if (aw->w.state != WSTATE_RESOLVED)
+			continue;
+		if ((rc = store_orders_all(st, aw->w.id, &rows, &nrows,
+		    err)) != HP_OK)
+			goto out;
+		aw->o = xcalloc((size_t)(nrows > 0 ? nrows : 1), sizeof *aw->o);
+		for (k = 0; k < nrows; k++) {
+			struct aorder *o = &aw->o[aw->no++];
+			char pname[GAME_NAME_MAX], pub[256];
+			int pside;
+
+			o->side = rows[k].side;
+			if (o->side < 0 || o->side >= g.nsides) {
+				rc = discrepancy(err, "an order file of turn %d "
+				    "is for side %d, which does not exist",
+				    aw->w.spec.turn, o->side);
+				goto out;
+			}
+			strlcpy_(o->source, rows[k].source, sizeof o->source);
+			o->raw = rows[k].raw;
+			rows[k].raw = NULL;
+			memcpy(o->hash, rows[k].hash, 32);
+			o->current = rows[k].current;
+			rc = store_ordersig_get(st, o->hash, &o->sig, &o->sigpub,
+			    &e2);
+			if (rc != HP_OK && rc != HP_ENOENT) {
+				*err = e2;
+				goto out;
+			}
+			if (o->sig != NULL && rows[k].player > 0 &&
+			    store_player_get(st, rows[k].player, &pside, pname,
+			    sizeof pname, pub, sizeof pub, &e2) == HP_OK)
+				o->playerpub = xstrdup(pub);
+		}
+		store_order_rows_free(rows, nrows);
+		rows = NULL;
+		nrows = 0;
+		rc = store_dicelog_get(st, aw->w.id, &aw->log, &aw->logsig,
+		    &aw->logpub, &e2);
+		if (rc != HP_OK && rc != HP_ENOENT) {
+			*err = e2;
+			goto out;
+		}
+		memset(&aw->dice, 0, sizeof aw->dice);
+		if ((rc = store_dice_load(st, aw->w.id, &aw->dice, err)) !=
+		    HP_OK)
+			goto out;
+		aw->have_dice = true;
+		if ((rc = store_events_load(st, aw->w.id, &aw->ev, err)) !=
+		    HP_OK)
+			goto out;
+		aw->have_events = true;
+		for (k = -1; k < g.nsides; k++)
+			aw->reports[k + 1] = store_report_get(st, aw->w.id, k,
+			    &e2);
+	}
+	rc = HP_OK;
+out:
+	store_order_rows_free(rows, nrows);
+	if (ws != NULL)
+		sodium_memzero(ws, (size_t)n * sizeof *ws);
+	free(ws);
+	sbuf_free(&dump);
+	game_free(&g);
+	return rc;
+}
+
+int
+audit_campaign(struct store *st, const char *name,
+    const struct audit_opts *opts, struct audit_stats *s,
+    struct hp_error *err)
+{
+	struct acamp c;
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	memset(s, 0, sizeof *s);
+	if ((rc = load_db(st, name, &c, err)) == HP_OK &&
+	    (rc = load_server_pub(&c, opts, s, err)) == HP_OK)
+		rc = acamp_check(&c, opts, s, err);
+	acamp_free(&c);
+	return rc;
+}
+
+/* Bundles. */
+
+/* DIR/NAME into buf (4096 bytes); directories are checked to be at most
+ * DIR_MAX bytes on entry, names are short, so it always fits. */
+#define DIR_MAX 2048
+static void
+pjoin(char *buf, const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+
+	if (na + nb + 2 > 4096)
+		fatalx("audit: path %s/%s too long", a, b);
+	memcpy(buf, a, na);
+	buf[na] = '/';
+	memcpy(buf + na + 1, b, nb + 1);
+}
+
+static int
+mkdir_p(const char *path, struct hp_error *err)
+{
+	if (mkdir(path, 0755) == -1 && errno != EEXIST) {
+		hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
+		return HP_EIO;
+	}
+	return HP_OK;
+}
+
+static int
+put_file(const char *dir, const char *name, const char *text,
+    struct hp_error *err)
+{
+	char path[4096];
+
+	pjoin(path, dir, name);
+	return util_write_file_atomic(path, text, strlen(text), 0644, err);
+}
+
+static void
+hexs(const unsigned char *p, size_t n, char *out)
+{
+	sodium_bin2hex(out, 2 * n + 1, p, n);
+}
+
+/* Directory of window i inside a bundle. */
+static void
+window_dir(const char *dir, int i, char *buf, size_t len)
+{
+	char n[32];
+
+	snprintf(n, sizeof n, "windows/%04d", i + 1);
+	if (len < 4096)
+		fatalx("audit: window_dir buffer");
+	pjoin(buf, dir, n);
+}
+
+static const char bundle_readme[] =
+    "hexpost audit bundle\n"
+    "====================\n\n"
+    "Everything needed to check this campaign's dice without the server's\n"
+    "database (docs/AUDIT.md in hexpost's sources specifies every byte):\n\n"
+    "  campaign.txt        ruleset, scenario, options, sides, windows\n"
+    "  server.pub          the server's minisign public key\n"
+    "  players.txt         the players' key ids; keys/ID.pub their keys\n"
+    "  state.txt           the campaign's state when exported\n"
+    "  windows/NNNN/       one directory per window, in order:\n"
+    "    window.txt        turn, number, name, commitment, revealed seed\n"
+    "    dice-log.txt      the signed, hash-chained dice log\n"
+    "    dice-log.txt.minisig\n"
+    "    orders/SIDE.txt   the order files that made the dice key, with\n"
+    "                      SIDE.txt.minisig where the player signed it\n"
+    "    reports/VIEW.txt  the reports as sent (moderator and each side)\n\n"
+    "Check one window's dice log with the stock minisign tool:\n"
+    "  minisign -V -p server.pub -m windows/0001/dice-log.txt\n"
+    "Check everything, replay included:\n"
+    "  hexpost audit --bundle THIS-DIRECTORY\n"
+    "Check signatures, chain, seeds and dice with Python alone:\n"
+    "  python3 hexpost-audit.py THIS-DIRECTORY\n";
+
+int
+audit_export(struct store *st, const char *name, const char *dir,
+    const char *server_pub, struct hp_error *err)
+{
+	struct acamp c;
+	struct sbuf b, players;
+	struct stat sb;
+	char path[4096], sub[4096], sub2[4096], hex[65], id[17];
+	char *pub = NULL;
+	int rc, i, k;
+
+	memset(&c, 0, sizeof c);
+	sbuf_init(&b);
+	sbuf_init(&players);
+	if (strlen(dir) > DIR_MAX) {
+		hp_seterr(err, HP_EINVAL, "%s: path too long", dir);
+		return HP_EINVAL;
+	}
+	if (stat(dir, &sb) == 0) {
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		int n = 0;
+
+		while (d != NULL && (de = readdir(d)) != NULL)
+			if (strcmp(de->d_name, ".") != 0 &&
+			    strcmp(de->d_name, "..") != 0)
+				n++;
+		if (d != NULL)
+			closedir(d);
+		if (n > 0) {
+			hp_seterr(err, HP_ESTATE, "%s exists and is not empty",
+			    dir);
+			return HP_ESTATE;
+		}
+	}
+	if ((rc = load_db(st, name, &c, err)) != HP_OK)
+		goto out;
+	if (server_pub != NULL) {
+		if ((pub = util_read_file(server_pub, NULL, err)) == NULL) {
+			rc = err->code;
+			goto out;
+		}
+	} else {
+		for (i = 0; i < c.nw && pub == NULL; i++)
+			if (c.w[i].logpub != NULL)
+				pub = xstrdup(c.w[i].logpub);
+	}
+	if ((rc = mkdir_p(dir, err)) != HP_OK)
+		goto out;
+	pjoin(path, dir, "windows");
+	if ((rc = mkdir_p(path, err)) != HP_OK)
+		goto out;
+	pjoin(path, dir, "keys");
+	if ((rc = mkdir_p(path, err)) != HP_OK)
+		goto out;
+	if ((rc = put_file(dir, "README.txt", bundle_readme, err)) != HP_OK ||
+	    (pub != NULL && (rc = put_file(dir, "server.pub", pub, err)) !=
+	    HP_OK) || (rc = put_file(dir, "state.txt", c.state, err)) != HP_OK)
+		goto out;
+	sbuf_printf(&b, BUNDLE_MAGIC "\ncampaign: %s\nruleset: %s\nscenario: "
+	    "%s\noptions: %s\nsides: %d\n", c.name, c.ruleset, c.scenario,
+	    c.options, c.nsides);
+	for (i = 0; i < c.nsides; i++)
+		sbuf_printf(&b, "side: %d %s %s\n", i, c.sides[i], c.labels[i]);
+	sbuf_printf(&b, "windows: %d\n", c.nw);
+	if ((rc = put_file(dir, "campaign.txt", b.buf, err)) != HP_OK)
+		goto out;
+	for (i = 0; i < c.nw; i++) {
+		struct awin *aw = &c.w[i];
+		bool resolved = aw->w.state == WSTATE_RESOLVED;
+
+		window_dir(dir, i, sub, sizeof sub);
+		if ((rc = mkdir_p(sub, err)) != HP_OK)
+			goto out;
+		sbuf_free(&b);
+		sbuf_printf(&b, "turn: %d\nnumber: %d\nname: %s\nkind: %d\n"
+		    "sides: %u\nstate: %s\n", aw->w.spec.turn,
+		    aw->w.spec.number, aw->w.spec.name, (int)aw->w.spec.kind,
+		    aw->w.spec.sides, window_strstate(aw->w.state));
+		hexs(aw->w.commitment, 32, hex);
+		sbuf_printf(&b, "commitment: %s\n", hex);
+		if (resolved) {	/* an open window's seed stays secret */
+			hexs(aw->w.seed, DICE_SEEDLEN, hex);
+			sbuf_printf(&b, "seed: %s\n", hex);
+		}
+		if ((rc = put_file(sub, "window.txt", b.buf, err)) != HP_OK)
+			goto out;
+		if (!resolved)
+			continue;
+		if ((aw->log != NULL && (rc = put_file(sub, "dice-log.txt",
+		    aw->log, err)) != HP_OK) || (aw->logsig != NULL &&
+		    (rc = put_file(sub, "dice-log.txt.minisig", aw->logsig,
+		    err)) != HP_OK))
+			goto out;
+		pjoin(path, sub, "orders");
+		if ((rc = mkdir_p(path, err)) != HP_OK)
+			goto out;
+		for (k = 0; k < aw->no; k++) {
+			struct aorder *o = &aw->o[k];
+			struct minisign_pubkey pk;
+			char fname[64];
+
+			if (!o->current)
+				continue;
+			snprintf(fname, sizeof fname, "%s.txt",
+			    c.sides[o->side]);
+			if ((rc = put_file(path, fname, o->raw, err)) != HP_OK)
+				goto out;
+			if (o->sig == NULL)
+				continue;
+			snprintf(fname, sizeof fname, "%s.txt.minisig",
+			    c.sides[o->side]);
+			if ((rc = put_file(path, fname, o->sig, err)) != HP_OK)
+				goto out;
+			if (o->sigpub == NULL || minisign_pubkey_parse(
+			    o->sigpub, strlen(o->sigpub), &pk, NULL) != HP_OK)
+				continue;
+			minisign_keyid_hex(pk.keyid, id);
+			snprintf(fname, sizeof fname, "keys/%s.pub", id);
+			pjoin(sub2, dir, fname);
+			if (access(sub2, F_OK) != 0 &&
+			    (rc = util_write_file_atomic(sub2, o->sigpub,
+			    strlen(o->sigpub), 0644, err)) != HP_OK)
+				goto out;
+			snprintf(fname, sizeof fname, "player: %s %s\n",
+			    c.sides[o->side], id);
+			if (players.buf == NULL || strstr(players.buf, fname) ==
+			    NULL)
+				sbuf_puts(&players, fname);
+		}
+		pjoin(path, sub, "reports");
+		if ((rc = mkdir_p(path, err)) != HP_OK)
+			goto out;
+		for (k = 0; k <= c.nsides; k++) {
+			char fname[64];
+
+			if (aw->reports[k] == NULL)
+				continue;
+			snprintf(fname, sizeof fname, "%s.txt", k == 0 ?
+			    "moderator" : c.sides[k - 1]);
+			if ((rc = put_file(path, fname, aw->reports[k], err)) !=
+			    HP_OK)
+				goto out;
+		}
+	}
+	rc = put_file(dir, "players.txt", players.buf ? players.buf : "", err);
+out:
+	free(pub);
+	sbuf_free(&b);
+	sbuf_free(&players);
+	acamp_free(&c);
+	return rc;
+}
+
+/* Read DIR/NAME (NULL if it does not exist; err on other failures). */
+static char *
+get_file(const char *dir, const char *name, bool need, struct hp_error *err)
+{
+	char path[4096];
+	char *t;
+
+	pjoin(path, dir, name);
+	if (!need && access(path, F_OK) != 0)
+		return NULL;
+	if ((t = util_read_file(path, NULL, err)) == NULL && need)
+		err->code = HP_EINVAL;
+	return t;
+}
+
+/* The value of "key: " in a small key-value text, into buf. */
+static bool
+kv(const char *text, const char *key, char *buf, size_t len)
+{
+	const char *p = text;
+	size_t n = strlen(key);
+
+	while (p != NULL && *p != '\0') {
+		if (strncmp(p, key, n) == 0 && p[n] == ':' && p[n + 1] == ' ') {
+			const char *e = strchr(p, '\n');
+			size_t m = e ? (size_t)(e - p - n - 2) : strlen(p + n + 2);
+
+			if (m >= len)
+				return false;
+			memcpy(buf, p + n + 2, m);
+			buf[m] = '\0';
+			return true;
+		}
+		if (strncmp(p, key, n) == 0 && p[n] == ':' && p[n + 1] == '\n') {
+			buf[0] = '\0';
+			return true;
+		}
+		p = strchr(p, '\n');
+		if (p != NULL)
+			p++;
+	}
+	return false;
+}
+
+/* Load a bundle into c. */
+static int
+load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
+{
+	char *camp = NULL, *wtxt = NULL, *players = NULL;
+	char sub[4096], buf[256], fname[128];
+	const char *p;
+	int i, k, nw, rc = HP_EINVAL;
+
+	if ((camp = get_file(dir, "campaign.txt", true, err)) == NULL)
+		goto out;
+	if (strncmp(camp, BUNDLE_MAGIC "\n", strlen(BUNDLE_MAGIC) + 1) != 0 ||
+	    !kv(camp, "campaign", c->name, sizeof c->name) ||
+	    !kv(camp, "ruleset", c->ruleset, sizeof c->ruleset) ||
+	    !kv(camp, "scenario", c->scenario, sizeof c->scenario) ||
+	    !kv(camp, "options", c->options, sizeof c->options) ||
+	    !kv(camp, "windows", buf, sizeof buf) || (nw = atoi(buf)) < 1 ||
+	    nw > 1000000) {
+		hp_seterr(err, HP_EINVAL, "%s/campaign.txt is not a hexpost "
+		    "audit bundle's", dir);
+		goto out;
+	}
+	for (p = strstr(camp, "\nside: "); p != NULL && c->nsides <
+	    GAME_MAX_SIDES; p = strstr(p + 1, "\nside: ")) {
+		int idx, n = 0;
+
+		if (sscanf(p, "\nside: %d %15s %n", &idx, c->sides[c->nsides],
+		    &n) < 2 || idx != c->nsides) {
+			hp_seterr(err, HP_EINVAL, "%s/campaign.txt: bad side "
+			    "line", dir);
+			goto out;
+		}
+		c->nsides++;
+	}
+	c->state = get_file(dir, "state.txt", true, err);
+	if (c->state == NULL)
+		goto out;
+	players = get_file(dir, "players.txt", false, err);
+	c->w = xcalloc((size_t)nw, sizeof *c->w);
+	for (i = 0; i < nw; i++) {
+		struct awin *aw = &c->w[c->nw++];
+
+		events_init(&aw->ev);
+		window_dir(dir, i, sub, sizeof sub);
+		free(wtxt);
+		if ((wtxt = get_file(sub, "window.txt", true, err)) == NULL)
+			goto out;
+		if (!kv(wtxt, "turn", buf, sizeof buf) ||
+		    (aw->w.spec.turn = atoi(buf)) < 0 ||
+		    !kv(wtxt, "number", buf, sizeof buf) ||
+		    (aw->w.spec.number = atoi(buf)) < 0 ||
+		    !kv(wtxt, "name", aw->w.spec.name, sizeof aw->w.spec.name) ||
+		    !kv(wtxt, "kind", buf, sizeof buf)) {
+			hp_seterr(err, HP_EINVAL, "%s/window.txt: missing "
+			    "fields", sub);
+			goto out;
+		}
+		aw->w.spec.kind = (enum window_kind)atoi(buf);
+		if (!kv(wtxt, "sides", buf, sizeof buf)) {
+			hp_seterr(err, HP_EINVAL, "%s/window.txt: no sides", sub);
+			goto out;
+		}
+		aw->w.spec.sides = (unsigned)atoi(buf);
+		if (!kv(wtxt, "state", buf, sizeof buf)) {
+			hp_seterr(err, HP_EINVAL, "%s/window.txt: no state", sub);
+			goto out;
+		}
+		aw->w.state = strcmp(buf, "resolved") == 0 ? WSTATE_RESOLVED :
+		    WSTATE_OPEN;
+		if (!kv(wtxt, "commitment", buf, sizeof buf) ||
+		    sodium_hex2bin(aw->w.commitment, 32, buf, strlen(buf), NULL,
+		    NULL, NULL) != 0) {
+			hp_seterr(err, HP_EINVAL, "%s/window.txt: bad "
+			    "commitment", sub);
+			goto out;
+		}
+		if (aw->w.state != WSTATE_RESOLVED)
+			continue;
+		if (!kv(wtxt, "seed", buf, sizeof buf) || sodium_hex2bin(
+		    aw->w.seed, DICE_SEEDLEN, buf, strlen(buf), NULL, NULL,
+		    NULL) != 0) {
+			hp_seterr(err, HP_EINVAL, "%s/window.txt: bad seed",
+			    sub);
+			goto out;
+		}
+		aw->log = get_file(sub, "dice-log.txt", false, err);
+		aw->logsig = get_file(sub, "dice-log.txt.minisig", false, err);
+		aw->o = xcalloc(GAME_MAX_SIDES, sizeof *aw->o);
+		for (k = 0; k < c->nsides; k++) {
+			struct aorder *o;
+			struct dicelog l;
+			struct minisign_sig sig;
+			char *raw, id[17], line[128];
+			int j;
+
+			snprintf(fname, sizeof fname, "orders/%s.txt",
+			    c->sides[k]);
+			if ((raw = get_file(sub, fname, false, err)) == NULL)
+				continue;
+			o = &aw->o[aw->no++];
+			o->side = k;
+			o->raw = raw;
+			o->current = true;
+			turn_order_hash(raw, o->hash);
+			/* The source and recorded hash come from the log; a
+			 * log that does not parse fails its own check. */
+			strlcpy_(o->source, "cli", sizeof o->source);
+			if (aw->log != NULL && dicelog_parse(aw->log, &l,
+			    NULL) == HP_OK) {
+				for (j = 0; j < l.norders; j++)
+					if (strcmp(l.orders[j].side,
+					    c->sides[k]) == 0) {
+						strlcpy_(o->source,
+						    l.orders[j].source,
+						    sizeof o->source);
+						memcpy(o->hash,
+						    l.orders[j].hash, 32);
+					}
+			}
+			dicelog_free(&l);
+			snprintf(fname, sizeof fname, "orders/%s.txt.minisig",
+			    c->sides[k]);
+			if ((o->sig = get_file(sub, fname, false, err)) == NULL)
+				continue;
+			if (minisign_sig_parse(o->sig, strlen(o->sig), &sig,
+			    NULL) != HP_OK)
+				continue;	/* reported by check_order */
+			minisign_keyid_hex(sig.keyid, id);
+			snprintf(fname, sizeof fname, "keys/%s.pub", id);
+			o->sigpub = get_file(dir, fname, false, err);
+			snprintf(line, sizeof line, "player: %s %s\n",
+			    c->sides[k], id);
+			/* A key not listed for the side is nobody's there. */
+			o->playerpub = xstrdup(players != NULL &&
+			    strstr(players, line) != NULL && o->sigpub ?
+			    o->sigpub : "");
+		}
+		for (k = 0; k <= c->nsides; k++) {
+			snprintf(fname, sizeof fname, "reports/%s.txt", k == 0 ?
+			    "moderator" : c->sides[k - 1]);
+			aw->reports[k] = get_file(sub, fname, false, err);
+		}
+	}
+	if ((c->server_pub = get_file(dir, "server.pub", false, err)) ==
+	    NULL) {
+		hp_seterr(err, HP_EINVAL, "%s/server.pub is missing", dir);
+		goto out;
+	}
+	rc = HP_OK;
+out:
+	free(camp);
+	free(wtxt);
+	free(players);
+	return rc;
+}
+
+int
+audit_bundle(const char *dir, const struct audit_opts *opts,
+    struct audit_stats *s, struct hp_error *err)
+{
+	struct acamp c;
+	int rc;
+
+	memset(&c, 0, sizeof c);
+	memset(s, 0, sizeof *s);
+	if (strlen(dir) > DIR_MAX) {
+		hp_seterr(err, HP_EINVAL, "%s: path too long", dir);
+		return HP_EINVAL;
+	}
+	rc = load_bundle(dir, &c, err);
+	if (rc == HP_OK && opts != NULL && opts->server_pub != NULL) {
+		free(c.server_pub);
+		c.server_pub = NULL;
+	}
+	if (rc == HP_OK && (c.server_pub != NULL || (rc = load_server_pub(&c,
+	    opts, s, err)) == HP_OK)) {
+		if (c.server_pub != NULL && (opts == NULL ||
+		    opts->server_pub == NULL)) {
+			struct minisign_pubkey pk;
+
+			strlcpy_(s->key_source, "the bundle's server.pub",
+			    sizeof s->key_source);
+			if (minisign_pubkey_parse(c.server_pub,
+			    strlen(c.server_pub), &pk, err) == HP_OK)
+				minisign_keyid_hex(pk.keyid, s->server_key_id);
+		}
+		rc = acamp_check(&c, opts, s, err);
+	}
+	acamp_free(&c);
+	return rc;
+}
+
+void
+audit_print(FILE *f, const char *what, const struct audit_stats *s)
+{
+	fprintf(f, "audit of %s: OK\n"
+	    "  %d windows resolved, replayed and matched (state, rolls, events, "
+	    "%d reports)\n"
+	    "  %ld dice re-derived from the revealed seeds\n"
+	    "  %d dice logs: hash chain intact, server signatures verified "
+	    "(key %s, %s)\n"
+	    "  %d order files in dice keys: %d signed by their players, %d "
+	    "written by the built-in opponent, %d unsigned (entered on the "
+	    "command line)\n", what, s->windows, s->reports, s->rolls,
+	    s->log_signatures, s->server_key_id[0] ? s->server_key_id : "-",
+	    s->key_source, s->orders, s->signed_orders, s->opponent_orders,
+	    s->unsigned_orders);
+}
