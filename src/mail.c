@@ -4,6 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "mail.h"
 #include "mime.h"
 #include "report.h"
@@ -105,6 +107,7 @@ struct report_rcpt {
 	const struct store_window *w;
 	struct hp_error *err;
 	int rc;
+	char *footer;     /* the server's public key, or NULL */
 };
 
 static void
@@ -128,6 +131,13 @@ report_one(int side, const char *name, const char *email, bool mod,
 	    r->g->name, r->w->spec.turn, r->w->spec.name,
 	    r->g->status == GAME_FINISHED ? " -- game over: " : "",
 	    r->g->status == GAME_FINISHED ? r->g->result : "");
+	if (r->footer != NULL) {
+		/* The stored report stays as rendered (audits replay it). */
+		size_t n = strlen(body), m = strlen(r->footer);
+
+		body = xrealloc(body, n + m + 1);
+		memcpy(body + n, r->footer, m + 1);
+	}
 	r->rc = queue(r->st, r->cfg, r->cid, "report", email, r->cfg->from,
 	    "auto-generated", subj, msgid, NULL, body, r->err);
 	free(body);
@@ -137,10 +147,22 @@ int
 mail_queue_reports(struct store *st, const struct config *cfg, int64_t cid,
     const struct game *g, const struct store_window *w, struct hp_error *err)
 {
-	struct report_rcpt r = { st, cfg, cid, g, w, err, HP_OK };
+	struct report_rcpt r = { st, cfg, cid, g, w, err, HP_OK, NULL };
+	char *pub;
 	int rc;
 
-	if ((rc = store_player_list(st, cid, report_one, &r, err)) != HP_OK)
+	if ((pub = util_read_file(cfg->server_pub, NULL, NULL)) != NULL) {
+		struct sbuf f;
+
+		sbuf_init(&f);
+		sbuf_printf(&f, "\n-- \nThe dice log of this window is signed "
+		    "with the server's minisign key:\n%s", pub);
+		r.footer = sbuf_steal(&f);
+		free(pub);
+	}
+	rc = store_player_list(st, cid, report_one, &r, err);
+	free(r.footer);
+	if (rc != HP_OK)
 		return rc;
 	return r.rc;
 }
@@ -172,6 +194,15 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 		tmpl_set_int(c, "turn", w.spec.turn);
 		tmpl_set(c, "window", w.spec.name);
 		free(t);
+	}
+	if (store_window_current(st, cid, &w, NULL) == HP_OK) {
+		char hex[65];
+
+		sodium_bin2hex(hex, sizeof hex, w.commitment, 32);
+		sodium_memzero(w.seed, sizeof w.seed);
+		tmpl_set(c, "commitment", hex);
+		tmpl_set_int(c, "commit_turn", w.spec.turn);
+		tmpl_set(c, "commit_window", w.spec.name);
 	}
 	body = mail_render("welcome.txt", c, err);
 	tmpl_ctx_free(c);
