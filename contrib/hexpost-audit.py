@@ -1,0 +1,379 @@
+#!/usr/bin/python3
+"""hexpost-audit: check a hexpost audit bundle with Python's standard library
+alone, written from docs/AUDIT.md (not from hexpost's C sources).
+
+    python3 hexpost-audit.py [--pubkey server.pub] BUNDLE-DIRECTORY
+
+For every window: the server's minisign signature of the dice log (pure
+Python Ed25519, RFC 8032), the hash chain, the revealed seed against the
+commitment, each order file against its hash and its player's signature,
+the dice key, and every roll re-derived from the stream. It does not replay
+the game's rules (`hexpost audit --bundle DIR` does). Exit 0 when all is
+well, 1 naming the first discrepancy, 2 on usage or unreadable input.
+"""
+import base64
+import hashlib
+import os
+import sys
+
+# --- Ed25519 verification (RFC 8032, section 6) -----------------------------
+
+P = 2 ** 255 - 19
+L = 2 ** 252 + 27742317777372353535851937790883648493
+D = -121665 * pow(121666, P - 2, P) % P
+SQRT_M1 = pow(2, (P - 1) // 4, P)
+
+
+def _add(a, b):
+    x = (a[1] - a[0]) * (b[1] - b[0]) % P
+    y = (a[1] + a[0]) * (b[1] + b[0]) % P
+    c = 2 * a[3] * b[3] * D % P
+    d = 2 * a[2] * b[2] % P
+    e, f, g, h = y - x, d - c, d + c, y + x
+    return (e * f, g * h, f * g, e * h)
+
+
+def _mul(s, pt):
+    q = (0, 1, 1, 0)
+    while s > 0:
+        if s & 1:
+            q = _add(q, pt)
+        pt = _add(pt, pt)
+        s >>= 1
+    return q
+
+
+def _equal(a, b):
+    return ((a[0] * b[2] - b[0] * a[2]) % P == 0
+            and (a[1] * b[2] - b[1] * a[2]) % P == 0)
+
+
+def _recover_x(y, sign):
+    if y >= P:
+        return None
+    x2 = (y * y - 1) * pow(D * y * y + 1, P - 2, P)
+    if x2 == 0:
+        return None if sign else 0
+    x = pow(x2, (P + 3) // 8, P)
+    if (x * x - x2) % P != 0:
+        x = x * SQRT_M1 % P
+    if (x * x - x2) % P != 0:
+        return None
+    if (x & 1) != sign:
+        x = P - x
+    return x
+
+
+_GY = 4 * pow(5, P - 2, P) % P
+_GX = _recover_x(_GY, 0)
+G = (_GX, _GY, 1, _GX * _GY % P)
+
+
+def _decompress(s):
+    y = int.from_bytes(s, "little")
+    sign = y >> 255
+    y &= (1 << 255) - 1
+    x = _recover_x(y, sign)
+    return None if x is None else (x, y, 1, x * y % P)
+
+
+def ed25519_verify(public, msg, sig):
+    if len(public) != 32 or len(sig) != 64:
+        return False
+    a = _decompress(public)
+    r = _decompress(sig[:32])
+    if a is None or r is None:
+        return False
+    s = int.from_bytes(sig[32:], "little")
+    if s >= L:
+        return False
+    h = int.from_bytes(hashlib.sha512(sig[:32] + public + msg).digest(),
+                       "little") % L
+    return _equal(_mul(s, G), _add(r, _mul(h, a)))
+
+
+# --- minisign ----------------------------------------------------------------
+
+class Bad(Exception):
+    """A discrepancy: the audit fails with this message."""
+
+
+def parse_pubkey(text):
+    lines = [l for l in text.splitlines() if l.strip()]
+    b = base64.b64decode(lines[-1], validate=True)
+    if len(b) != 42 or b[:2] != b"Ed":
+        raise Bad("not a minisign public key")
+    return b[2:10], b[10:]
+
+
+def keyid_hex(keyid):
+    return int.from_bytes(keyid, "little").to_bytes(8, "big").hex().upper()
+
+
+def minisign_verify(pubtext, sigtext, data):
+    """Verify like `minisign -V`; returns the trusted comment."""
+    keyid, pk = parse_pubkey(pubtext)
+    lines = sigtext.split("\n")
+    if len(lines) < 4 or not lines[0].startswith("untrusted comment: ") \
+            or not lines[2].startswith("trusted comment: "):
+        raise Bad("not a minisign signature")
+    sig = base64.b64decode(lines[1], validate=True)
+    gsig = base64.b64decode(lines[3], validate=True)
+    if len(sig) != 74 or len(gsig) != 64:
+        raise Bad("not a minisign signature")
+    if sig[2:10] != keyid:
+        raise Bad("signed by key %s, not by key %s"
+                  % (keyid_hex(sig[2:10]), keyid_hex(keyid)))
+    if sig[:2] == b"ED":
+        msg = hashlib.blake2b(data, digest_size=64).digest()
+    elif sig[:2] == b"Ed":
+        msg = data
+    else:
+        raise Bad("unknown signature algorithm")
+    if not ed25519_verify(pk, msg, sig[10:]):
+        raise Bad("signature verification failed")
+    trusted = lines[2][len("trusted comment: "):]
+    if not ed25519_verify(pk, sig[10:] + trusted.encode(), gsig):
+        raise Bad("trusted comment signature verification failed")
+    return trusted
+
+
+# --- the dice (docs/AUDIT.md, "Dice") ----------------------------------------
+
+def b2(msg, size, key=b""):
+    return hashlib.blake2b(msg, digest_size=size, key=key).digest()
+
+
+def commit(seed):
+    return b2(b"hexpost-commit-v1\x00" + seed, 32)
+
+
+def derive_key(seed, campaign, turn, window, hashes):
+    msg = (b"hexpost-dice-v1\x00" + campaign.encode() + b"\x00"
+           + turn.to_bytes(4, "big") + window.to_bytes(4, "big")
+           + len(hashes).to_bytes(4, "big"))
+    return b2(msg + b"".join(hashes), 32, seed)
+
+
+class Dice:
+    def __init__(self, key):
+        self.key, self.i, self.buf = key, 0, b""
+
+    def byte(self):
+        if not self.buf:
+            self.buf = b2(b"hexpost-stream-v1\x00"
+                          + self.i.to_bytes(8, "big"), 64, self.key)
+            self.i += 1
+        b, self.buf = self.buf[0], self.buf[1:]
+        return b
+
+    def roll(self, sides):
+        if sides <= 256:
+            limit = 256 - 256 % sides
+            while (v := self.byte()) >= limit:
+                pass
+        else:
+            limit = 65536 - 65536 % sides
+            while (v := self.byte() << 8 | self.byte()) >= limit:
+                pass
+        return v % sides + 1
+
+
+# --- the dice log (docs/AUDIT.md, "Dice log") --------------------------------
+
+def unescape(s):
+    out, i = bytearray(), 0
+    raw = s.encode()
+    while i < len(raw):
+        if raw[i:i + 2] == b"\\x":
+            out.append(int(raw[i + 2:i + 4], 16))
+            i += 4
+        else:
+            out.append(raw[i])
+            i += 1
+    return out.decode()
+
+
+def parse_log(text):
+    lines = text.split("\n")
+    if lines[-1] != "":
+        raise Bad("the dice log does not end with a newline")
+    lines = lines[:-1]
+    it = iter(lines)
+
+    def field(key):
+        line = next(it, None)
+        if line is None or not line.startswith(key + ": "):
+            raise Bad("the dice log has no '%s:' line where expected" % key)
+        return line[len(key) + 2:]
+
+    if next(it, None) != "hexpost dice log v1":
+        raise Bad("not a hexpost dice log v1")
+    log = {"campaign": field("campaign"), "turn": int(field("turn"))}
+    num, name = field("window").split(" ", 1)
+    log["window"], log["window_name"] = int(num), name
+    for k in ("previous", "commitment", "seed"):
+        log[k] = bytes.fromhex(field(k))
+    log["orders"] = []
+    line = next(it, "")
+    while line.startswith("order: "):
+        side, source, h = line[7:].split(" ")
+        log["orders"].append((side, source, bytes.fromhex(h)))
+        line = next(it, "")
+    if not line.startswith("key: "):
+        raise Bad("the dice log has no 'key:' line")
+    log["key"] = bytes.fromhex(line[5:])
+    opp = field("opponent")
+    log["opponent"] = [] if opp == "-" else opp.split(" ")
+    nc = field("next-commitment")
+    log["next"] = None if nc == "none" else bytes.fromhex(nc)
+    n = int(field("rolls"))
+    log["rolls"] = []
+    for _ in range(n):
+        seq, sides, target, result, purpose = field("roll").split(" ", 4)
+        log["rolls"].append((int(seq), int(sides), int(target), int(result),
+                             unescape(purpose)))
+    if next(it, None) != "end" or next(it, None) is not None:
+        raise Bad("the dice log does not end with 'end' after %d rolls" % n)
+    return log
+
+
+def kv(path):
+    out = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f.read().split("\n"):
+            if ": " in line:
+                k, v = line.split(": ", 1)
+                out.setdefault(k, v)
+    return out
+
+
+def read(path, mode="r"):
+    with open(path, mode, **({} if "b" in mode else {"encoding": "utf-8",
+                                                      "newline": ""})) as f:
+        return f.read()
+
+
+def audit(bundle, server_pub_path=None):
+    camp = kv(os.path.join(bundle, "campaign.txt"))
+    name = camp["campaign"]
+    server_pub = read(server_pub_path or os.path.join(bundle, "server.pub"))
+    players = set()
+    pfile = os.path.join(bundle, "players.txt")
+    if os.path.exists(pfile):
+        for line in read(pfile).split("\n"):
+            if line.startswith("player: "):
+                side, kid = line[8:].split(" ")
+                players.add((side, kid))
+    nw = int(camp["windows"])
+    wins = [kv(os.path.join(bundle, "windows", "%04d" % (i + 1),
+                            "window.txt")) for i in range(nw)]
+    prev = bytes(32)
+    stats = {"windows": 0, "rolls": 0, "signed": 0}
+    for i, w in enumerate(wins):
+        where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
+        if w["state"] != "resolved":
+            if i + 1 != nw:
+                raise Bad("%s is not resolved, but later windows exist"
+                          % where)
+            break
+        wdir = os.path.join(bundle, "windows", "%04d" % (i + 1))
+        logb = read(os.path.join(wdir, "dice-log.txt"), "rb")
+        sigtext = read(os.path.join(wdir, "dice-log.txt.minisig"))
+        try:
+            minisign_verify(server_pub, sigtext, logb)
+        except Bad as e:
+            raise Bad("%s: the dice log does not match its server "
+                      "signature: %s" % (where, e))
+        log = parse_log(logb.decode("utf-8"))
+        if (log["campaign"], log["turn"], log["window"],
+                log["window_name"]) != (name, int(w["turn"]),
+                                        int(w["number"]), w["name"]):
+            raise Bad("%s: the dice log is for another window" % where)
+        if log["previous"] != prev:
+            raise Bad("%s: the hash chain is broken" % where)
+        if log["commitment"] != bytes.fromhex(w["commitment"]):
+            raise Bad("%s: the commitment differs from the published one"
+                      % where)
+        if log["seed"] != bytes.fromhex(w["seed"]):
+            raise Bad("%s: the revealed seed differs from the log's" % where)
+        if commit(log["seed"]) != log["commitment"]:
+            raise Bad("%s: the revealed seed does not match the commitment"
+                      % where)
+        hashes = []
+        for side, source, h in log["orders"]:
+            path = os.path.join(wdir, "orders", side + ".txt")
+            data = read(path, "rb")
+            if b2(data, 32) != h:
+                raise Bad("%s: %s's order file does not hash to the hash in "
+                          "the dice log" % (where, side))
+            sig = path + ".minisig"
+            if os.path.exists(sig):
+                sigtext = read(sig)
+                kid = base64.b64decode(sigtext.split("\n")[1])[2:10]
+                kid = keyid_hex(kid)
+                if (side, kid) not in players:
+                    raise Bad("%s: %s's order file is signed by key %s, "
+                              "which is no player's of that side"
+                              % (where, side, kid))
+                try:
+                    minisign_verify(read(os.path.join(bundle, "keys",
+                                                      kid + ".pub")),
+                                    sigtext, data)
+                except Bad as e:
+                    raise Bad("%s: the signature of %s's order file does not"
+                              " verify: %s" % (where, side, e))
+                stats["signed"] += 1
+            elif source == "mail":
+                raise Bad("%s: %s's order file came by mail but has no "
+                          "signature" % (where, side))
+            hashes.append(h)
+        key = derive_key(log["seed"], name, log["turn"], log["window"],
+                         hashes)
+        if key != log["key"]:
+            raise Bad("%s: the dice key is not the one derived from the seed "
+                      "and the order files" % where)
+        dice = Dice(key)
+        for n, (seq, sides, target, result, purpose) in enumerate(
+                log["rolls"]):
+            if seq != n + 1:
+                raise Bad("%s: roll %d of the log is numbered #%d" %
+                          (where, n + 1, seq))
+            got = dice.roll(sides)
+            if got != result:
+                raise Bad("%s: roll #%d (d%d, %s) is %d in the log, but the "
+                          "dice stream gives %d" % (where, seq, sides,
+                                                    purpose, result, got))
+        nxt = bytes.fromhex(wins[i + 1]["commitment"]) if i + 1 < nw else None
+        if log["next"] != nxt:
+            raise Bad("%s: the next window's commitment differs from the "
+                      "log's" % where)
+        prev = b2(logb, 32)
+        stats["windows"] += 1
+        stats["rolls"] += len(log["rolls"])
+    return stats
+
+
+def main(argv):
+    args, pub = argv[1:], None
+    if len(args) == 3 and args[0] == "--pubkey":
+        pub, args = args[1], args[2:]
+    if len(args) != 1:
+        print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+        return 2
+    try:
+        s = audit(args[0], pub)
+    except Bad as e:
+        print("hexpost-audit: FAILED: %s" % e, file=sys.stderr)
+        return 1
+    except (OSError, ValueError, KeyError, UnicodeDecodeError) as e:
+        print("hexpost-audit: cannot read the bundle: %s" % e,
+              file=sys.stderr)
+        return 2
+    print("hexpost-audit: OK: %d windows, %d dice re-derived, %d player "
+          "signatures verified" % (s["windows"], s["rolls"], s["signed"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
