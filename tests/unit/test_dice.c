@@ -390,6 +390,56 @@ test_new_seed(void **state)
 	assert_memory_not_equal(a, b, DICE_SEEDLEN);
 }
 
+/* d10, 2d6, a shuffle and draws under K (docs/AUDIT.md, "Test vectors"). */
+static void
+test_game_dice_vectors(void **state)
+{
+	static const int d10[10] = { 3, 5, 8, 5, 7, 3, 7, 6, 8, 2 };
+	static const int sums[5] = { 8, 7, 2, 9, 10 };
+	static const int shuffled[52] = { 14, 38, 23, 6, 26, 42, 18, 51, 44,
+	    35, 15, 30, 47, 25, 41, 37, 34, 33, 40, 17, 24, 2, 31, 1, 45, 10,
+	    52, 36, 29, 3, 11, 28, 22, 19, 5, 50, 20, 12, 43, 27, 21, 4, 46, 48,
+	    7, 16, 39, 13, 9, 8, 32, 49 };
+	unsigned char key[DICE_KEYLEN];
+	struct dice d;
+	int deck[52], i;
+
+	(void)state;
+	vector_key(key);
+	dice_init_stream(&d, key);
+	for (i = 0; i < 10; i++)
+		assert_int_equal(dice_roll(&d, 10, 0, "d10"), d10[i]);
+	dice_free(&d);
+
+	dice_init_stream(&d, key);
+	for (i = 0; i < 5; i++)
+		assert_int_equal(dice_roll_sum(&d, 2, 6, "2d6"), sums[i]);
+	assert_int_equal(d.nlog, 10);
+	assert_string_equal(d.log[0].purpose, "2d6 (die 1 of 2)");
+	assert_string_equal(d.log[9].purpose, "2d6 (die 2 of 2)");
+	assert_int_equal(d.log[0].result + d.log[1].result, 8);
+	dice_free(&d);
+
+	dice_init_stream(&d, key);
+	for (i = 0; i < 52; i++)
+		deck[i] = i + 1;
+	dice_shuffle(&d, deck, 52, "deck");
+	assert_memory_equal(deck, shuffled, sizeof deck);
+	assert_int_equal(d.nlog, 51);
+	assert_int_equal(d.log[0].sides, 52);
+	assert_int_equal(d.log[50].sides, 2);
+	assert_string_equal(d.log[0].purpose, "deck (shuffle, card 52)");
+	dice_free(&d);
+
+	dice_init_stream(&d, key);
+	assert_int_equal(dice_draw(&d, 52, "draw"), 48);
+	assert_int_equal(dice_draw(&d, 51, "draw"), 31);
+	assert_int_equal(dice_draw(&d, 50, "draw"), 7);
+	assert_int_equal(dice_draw(&d, 1, "last card"), 0);
+	assert_int_equal(d.nlog, 3);
+	dice_free(&d);
+}
+
 int
 main(void)
 {
@@ -398,6 +448,7 @@ main(void)
 		cmocka_unit_test(test_seed_from_master_vectors),
 		cmocka_unit_test(test_derive_key_vectors),
 		cmocka_unit_test(test_stream_vectors),
+		cmocka_unit_test(test_game_dice_vectors),
 		cmocka_unit_test(test_block_boundary),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_rejection_d6),
