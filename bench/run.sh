@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Build the benchmarks and run them all: bench/run.sh [GAMES [MESSAGES]]
-# (defaults 2000 and 1000). BUILD_DIR picks the build directory (default
+# Build the benchmarks and run them all: bench/run.sh [GAMES [MESSAGES
+# [TURNS]]] (defaults 2000, 1000 and 1000). BUILD_DIR picks the build directory (default
 # build/); TMPDIR where bench_ingest makes its data directory.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BUILD_DIR:-$top/build}
 cmake -S "$top" -B "$dir" >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target bench_resolve bench_ingest >/dev/null
+cmake --build "$dir" -j"$(nproc)" --target bench_resolve bench_ingest bench_audit >/dev/null
 export HEXPOST_SOURCE=$top
 echo "== bench_resolve ${1:-2000}"
 "$dir/bench_resolve" "${1:-2000}"
 echo
 echo "== bench_ingest ${2:-1000}"
 "$dir/bench_ingest" "${2:-1000}"
+echo
+echo "== bench_audit ${3:-1000}"
+"$dir/bench_audit" "${3:-1000}"
