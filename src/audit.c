@@ -534,6 +534,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 			}
 			break;
 		}
+		dicelog_init(&l);
 		rc = check_window_records(c, i, c->server_pub, prev, &l, s,
 		    err);
 		if (rc == HP_OK)
@@ -1098,6 +1099,7 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			/* The source and recorded hash come from the log; a
 			 * log that does not parse fails its own check. */
 			strlcpy_(o->source, "cli", sizeof o->source);
+			dicelog_init(&l);
 			if (aw->log != NULL && dicelog_parse(aw->log, &l,
 			    NULL) == HP_OK) {
 				for (j = 0; j < l.norders; j++)
