@@ -31,6 +31,7 @@ struct audit_stats {
 	int opponent_orders;      /* built-in opponent's files regenerated */
 	long rolls;               /* dice re-derived */
 	int reports;              /* reports re-rendered and compared */
+	int events;               /* windows whose stored events were compared */
 	int log_signatures;       /* dice logs whose signature verified */
 	char server_key_id[17];
 	char key_source[64];      /* where the trusted server key came from */
