@@ -66,6 +66,11 @@ long deadline_of(const struct deadline_settings *, const struct store_clock *);
 enum deadline_state deadline_state_at(const struct deadline_settings *,
     const struct store_clock *, long now);
 
+/* Did most players miss the window? human: the sides it waits for that a
+ * person plays; missing: those that sent nothing. Needs two or more: one
+ * silent player is not a sign that mail intake failed. */
+bool deadline_most_missed(unsigned human, unsigned missing);
+
 /* What deadline_check did. */
 enum deadline_action { DA_NOTHING, DA_REMINDED, DA_FILLED, DA_HELD };
 const char *deadline_straction(enum deadline_action);

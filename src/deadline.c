@@ -387,6 +387,14 @@ popcount(unsigned v)
 	return n;
 }
 
+bool
+deadline_most_missed(unsigned human, unsigned missing)
+{
+	int h = popcount(human);
+
+	return h >= 2 && 2 * popcount(missing & human) > h;
+}
+
 /* The deadline step inside the transaction deadline_check holds. */
 static int
 check_tx(struct store *st, const struct config *cfg, const char *campaign,
@@ -442,8 +450,8 @@ check_tx(struct store *st, const struct config *cfg, const char *campaign,
 				human |= 1u << i;
 		snprintf(seed, sizeof seed, "t%d.w%d.%ld", w.spec.turn,
 		    w.spec.number, deadline_of(&ds, &c));
-		if ((popcount(human) >= 2 && 2 * popcount(missing) >
-		    popcount(human)) || ds.missing == DEADLINE_WAIT) {
+		if (deadline_most_missed(human, missing) ||
+		    ds.missing == DEADLINE_WAIT) {
 			c.held = true;
 			if ((rc = store_clock_put(st, w.id, &c, err)) != HP_OK)
 				goto out;
