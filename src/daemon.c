@@ -170,6 +170,8 @@ daemon_pass(struct store *st, const struct config *cfg, struct hp_error *err)
 	now = deadline_now();
 	for (i = 0; i < rn.n && !stop_requested; i++)
 		campaign_step(st, cfg, rn.v[i], &hooks, now);
+	log_debug("%d active campaign%s looked at", rn.n, rn.n == 1 ? "" :
+	    "s");
 	free(rn.v);
 	if (stop_requested)
 		return HP_OK;
