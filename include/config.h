@@ -22,6 +22,13 @@ struct config {
 	int poll_interval;                /* seconds between runs */
 	int retry_base;                   /* first delivery retry, seconds */
 	int retry_max;                    /* attempts before 'failed' */
+	/* The daemon and deadlines (defaults for campaigns without their
+	 * own settings). */
+	bool log_syslog;                  /* log = syslog (else stderr) */
+	int log_level;                    /* enum log_level */
+	int deadline_hours;               /* 0: no deadline */
+	int remind_hours;                 /* reminder this long before */
+	char missing[8];                  /* ai, hold or wait */
 };
 
 /* Defaults for a data directory: everything inside dir. */

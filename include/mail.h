@@ -29,5 +29,12 @@ int mail_queue_reports(struct store *, const struct config *, int64_t cid,
 int mail_queue_welcome(struct store *, const struct config *, int64_t cid,
     const struct game *, int side, const char *player, const char *email,
     const char *key_id, struct hp_error *);
+/* Queue a message hexpost sends on its own (kind "reminder", "notice",
+ * "report"): envelope sender cfg->from, "Auto-Submitted: auto-generated".
+ * id_seed makes the Message-ID stable; a Message-ID already queued is left
+ * alone, so queueing again after a crash sends nothing twice. */
+int mail_queue_message(struct store *, const struct config *, int64_t cid,
+    const char *kind, const char *rcpt, const char *id_seed,
+    const char *subject, const char *body, struct hp_error *);
 
 #endif

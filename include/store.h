@@ -233,4 +233,48 @@ void store_order_rows_free(struct store_order_row *, int n);
 int store_player_get(struct store *, int64_t pid, int *side, char *name,
     size_t namelen, char *pubkey, size_t pklen, struct hp_error *);
 
+
+/* deadlines and moderation */
+
+/* A campaign's own settings; -1 / "" where it takes the configuration's. */
+struct store_settings {
+	int deadline_hours;
+	int remind_hours;
+	char missing[8];        /* "ai", "hold", "wait" or "" */
+	bool paused;
+	long paused_at;
+};
+/* The settings of campaign cid (all defaults if it has no row). */
+int store_settings_get(struct store *, int64_t cid, struct store_settings *,
+    struct hp_error *);
+int store_settings_put(struct store *, int64_t cid,
+    const struct store_settings *, struct hp_error *);
+
+/* The clock of an order window (unix times by hexpost's clock). */
+struct store_clock {
+	bool have;              /* the window has a row */
+	long opened;
+	long fixed;             /* fixed deadline, 0 if none */
+	long extended;          /* seconds added by the moderator */
+	bool reminded;
+	bool held;              /* waits for the moderator, who was told */
+};
+int store_clock_get(struct store *, int64_t wid, struct store_clock *,
+    struct hp_error *);
+/* Insert or replace the clock of window wid. */
+int store_clock_put(struct store *, int64_t wid, const struct store_clock *,
+    struct hp_error *);
+
+/* Record a command carried out; nonce (may be NULL) must be new for the
+ * campaign, else HP_ESTATE. *id (may be NULL) gets its row id. */
+int store_command_add(struct store *, int64_t cid, int64_t player,
+    const char *nonce, const char *command, const char *detail, long at,
+    int64_t *id, struct hp_error *);
+/* The active players of a campaign, by side and name: fills out up to max
+ * and returns how many there are, or a negative hp_err. */
+int store_players_of(struct store *, int64_t cid, struct store_player *out,
+    int max, struct hp_error *);
+/* Retire a player (replaced): inactive, and renamed so the name is free. */
+int store_player_retire(struct store *, int64_t player, struct hp_error *);
+
 #endif

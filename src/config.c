@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "log.h"
 
 void
 config_defaults(struct config *c, const char *datadir)
@@ -22,6 +23,58 @@ config_defaults(struct config *c, const char *datadir)
 	c->poll_interval = 60;
 	c->retry_base = 60;
 	c->retry_max = 8;
+	c->log_level = LOG_LVL_WARN;
+	c->remind_hours = 24;
+	strlcpy_(c->missing, "ai", sizeof c->missing);
+}
+
+/* The daemon's and the deadlines' keys; false if k is none of them. */
+static bool
+config_daemon_key(struct config *c, const char *k, const char *v, int *rc,
+    char *why, size_t whylen)
+{
+	static const char *levels[] = { "error", "warning", "info", "debug" };
+	char *ep;
+	long n;
+	int i;
+
+	*rc = HP_OK;
+	if (strcmp(k, "log") == 0) {
+		if (strcmp(v, "stderr") != 0 && strcmp(v, "syslog") != 0) {
+			snprintf(why, whylen, "log must be stderr or syslog");
+			*rc = HP_EINVAL;
+		}
+		c->log_syslog = strcmp(v, "syslog") == 0;
+	} else if (strcmp(k, "log_level") == 0) {
+		for (i = 0; i < 4 && strcmp(v, levels[i]) != 0; i++)
+			;
+		if (i == 4) {
+			snprintf(why, whylen, "log_level must be error, warning, "
+			    "info or debug");
+			*rc = HP_EINVAL;
+		}
+		c->log_level = i;
+	} else if (strcmp(k, "deadline_hours") == 0 ||
+	    strcmp(k, "remind_hours") == 0) {
+		n = strtol(v, &ep, 10);
+		if (*v == '\0' || *ep != '\0' || n < 0 || n > 10000) {
+			snprintf(why, whylen, "%s must be a number from 0 to "
+			    "10000", k);
+			*rc = HP_EINVAL;
+		} else if (k[0] == 'd')
+			c->deadline_hours = (int)n;
+		else
+			c->remind_hours = (int)n;
+	} else if (strcmp(k, "missing") == 0) {
+		if (strcmp(v, "ai") != 0 && strcmp(v, "hold") != 0 &&
+		    strcmp(v, "wait") != 0) {
+			snprintf(why, whylen, "missing must be ai, hold or wait");
+			*rc = HP_EINVAL;
+		}
+		strlcpy_(c->missing, v, sizeof c->missing);
+	} else
+		return false;
+	return true;
 }
 
 /* Resolve a path value against the data directory. */
@@ -45,7 +98,7 @@ set_path(const struct config *c, char *dst, size_t len, const char *val)
 int
 config_load(struct config *c, const char *path, struct hp_error *err)
 {
-	char *text, *line, *next, *copy, dir[CONFIG_PATH_MAX];
+	char *text, *line, *next, *copy, dir[CONFIG_PATH_MAX], why[128];
 	int lineno = 0, rc = HP_OK;
 
 	if ((text = util_read_file(path, NULL, err)) == NULL)
@@ -127,6 +180,9 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 				c->retry_base = (int)n;
 			else
 				c->retry_max = (int)n;
+		} else if (config_daemon_key(c, k, v, &rc, why, sizeof why)) {
+			if (rc != HP_OK)
+				hp_seterr(err, rc, "%s:%d: %s", path, lineno, why);
 		} else {
 			hp_seterr(err, HP_EINVAL, "%s:%d: unknown key '%s'", path,
 			    lineno, k);
@@ -163,10 +219,22 @@ config_write(const struct config *c, const char *path, struct hp_error *err)
 	    "# Delivery retries: first after retry_base seconds, doubling,\n"
 	    "# given up after retry_max attempts.\n"
 	    "retry_base = %d\n"
-	    "retry_max = %d\n",
+	    "retry_max = %d\n"
+	    "# Logging of 'hexpost run': stderr or syslog; error, warning,\n"
+	    "# info or debug.\n"
+	    "log = %s\n"
+	    "log_level = %s\n"
+	    "# Deadlines of campaigns without their own: hours after a window\n"
+	    "# opens (0: none), reminders that long before, and what a side\n"
+	    "# that sent nothing gets: ai, hold or wait (for the moderator).\n"
+	    "deadline_hours = %d\n"
+	    "remind_hours = %d\n"
+	    "missing = %s\n",
 	    c->datadir, c->database, c->mailbox, c->outbox, c->from, c->domain,
 	    c->server_key, c->server_pub, c->poll_interval, c->retry_base,
-	    c->retry_max);
+	    c->retry_max, c->log_syslog ? "syslog" : "stderr",
+	    log_strlevel(c->log_level), c->deadline_hours, c->remind_hours,
+	    c->missing);
 	rc = util_write_file_atomic(path, b.buf, b.len, 0600, err);
 	sbuf_free(&b);
 	return rc;

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadline.h"
 #include "intake.h"
 #include "mail.h"
 #include "maildir.h"
 #include "mime.h"
 #include "minisign.h"
+#include "moderator.h"
 #include "tmpl.h"
 #include "turn.h"
 
@@ -181,6 +183,42 @@ static const char *help_attach = "Attach your order file as orders.txt and "
     "its signature as orders.txt.minisig\n(minisign -S -m orders.txt), as "
     "plain-text attachments; contrib/hexpost-player\ndoes this for you.";
 
+/* A signed command file from player p (its signature verified): carry it
+ * out and answer, or refuse it. */
+static int
+take_command(struct msgctx *m, const struct store_player *p, const char *name,
+    const struct mime_part *file, enum intake_outcome *out,
+    struct hp_error *err)
+{
+	struct mod_command cmd;
+	struct hp_error cerr = { 0, "" };
+	struct sbuf reply;
+	char reason[900];
+	int rc;
+
+	sbuf_init(&reply);
+	sbuf_add(&reply, "", 0);
+	rc = moderator_parse((const char *)file->data, file->len, &cmd, &cerr);
+	if (rc == HP_OK)
+		rc = moderator_exec(m->st, m->cfg, &cmd, p, deadline_now(),
+		    &reply, &cerr);
+	if (rc == HP_EDB || rc == HP_EINTERNAL || rc == HP_EIO) {
+		*err = cerr;
+	} else if (rc != HP_OK) {
+		snprintf(reason, sizeof reason, "Your command file %s was "
+		    "refused: %s", name, cerr.msg);
+		rc = refuse(m, p->email, p->campaign_id, p->id, reason, NULL,
+		    NULL, err);
+	} else if ((rc = answer(m, p->campaign_id, "command", p->email,
+	    reply.buf, err)) == HP_OK &&
+	    (rc = store_message_record(m->st, m->hash, m->message_id[0] ?
+	    m->message_id : NULL, m->mailbox, "request", cmd.verb,
+	    p->campaign_id, p->id, err)) == HP_OK)
+		*out = INTAKE_ACCEPTED;
+	sbuf_free(&reply);
+	return rc;
+}
+
 /* The signed-orders part of intake: MIME already parsed, not automatic. */
 static int
 take_orders(struct msgctx *m, const struct mime_msg *mm,
@@ -195,6 +233,8 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	struct order_errors oerrs;
 	struct turn_submit res;
 	struct hp_error verr = { 0, "" };
+	struct mod_command cmd;
+	bool command;
 	char keyhex[17], name[256], reason[1200];
 	size_t nsig;
 	int np, i, rc;
@@ -251,6 +291,12 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		orders_body_free(&body);
 	}
 	orders_errors_free(&oerrs);
+	if ((command = moderator_is_command((const char *)file->data,
+	    file->len)) && moderator_parse((const char *)file->data, file->len,
+	    &cmd, NULL) == HP_OK)
+		for (i = 0; i < np; i++)
+			if (strcmp(players[i].campaign, cmd.campaign) == 0)
+				p = &players[i];
 	for (i = 0; i < m->pre->nver; i++)
 		if (strcmp(m->pre->ver[i].pubkey, p->pubkey) == 0)
 			break;
@@ -271,6 +317,8 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		return refuse(m, p->email, p->campaign_id, p->id, reason, NULL,
 		    NULL, err);
 	}
+	if (command)
+		return take_command(m, p, name, file, out, err);
 	turn_submit_init(&res);
 	/* The signer's campaign, never the one the file names: a key gives
 	 * orders only where it plays. */

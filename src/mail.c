@@ -217,3 +217,16 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 	free(body);
 	return rc;
 }
+
+int
+mail_queue_message(struct store *st, const struct config *cfg, int64_t cid,
+    const char *kind, const char *rcpt, const char *id_seed,
+    const char *subject, const char *body, struct hp_error *err)
+{
+	char msgid[300], raw[200];
+
+	snprintf(raw, sizeof raw, "%s.%s", kind, id_seed);
+	make_id(msgid, sizeof msgid, raw, cfg->domain);
+	return queue(st, cfg, cid, kind, rcpt, cfg->from, "auto-generated",
+	    subject, msgid, NULL, body, err);
+}

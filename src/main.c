@@ -1,7 +1,6 @@
 /* hexpost: the command line. One program, one subcommand per job; exit
  * codes follow sysexits(3). */
 #include <errno.h>
-#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <getopt.h>
@@ -13,12 +12,13 @@
 
 #include "audit.h"
 #include "config.h"
+#include "daemon.h"
 #include "embedded.h"
 #include "intake.h"
 #include "mail.h"
 #include "maildir.h"
 #include "minisign.h"
-#include "outbox.h"
+#include "moderator.h"
 #include "serverkey.h"
 #include "sim.h"
 #include "store.h"
@@ -34,8 +34,6 @@ struct cmd {
 static const char *db_path;
 static struct config cfg;
 static bool have_cfg;
-static volatile sig_atomic_t stop_requested;
-static struct minisign_seckey *server_sk;	/* run: signs dice logs */
 
 static int
 exit_code(int rc)
@@ -805,92 +803,6 @@ cmd_simulate(int argc, char **argv)
 	return 0;
 }
 
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-struct run_mail {
-	const struct config *cfg;
-	const struct minisign_seckey *sk;
-};
-
-static int
-run_resolved_hook(void *arg, struct store *st, int64_t cid,
-    const struct game *g, const struct store_window *w, struct hp_error *err)
-{
-	const struct run_mail *rm = arg;
-
-	return mail_queue_reports(st, rm->cfg, cid, g, w, err);
-}
-
-struct run_names {
-	char (*v)[GAME_NAME_MAX];
-	int n;
-	int cap;
-};
-
-static void
-collect_active(const struct store_campaign_info *ci, void *arg)
-{
-	struct run_names *rn = arg;
-
-	if (strcmp(ci->status, "active") != 0)
-		return;
-	if (rn->n == rn->cap) {
-		rn->cap = rn->cap ? rn->cap * 2 : 16;
-		rn->v = xrealloc(rn->v, (size_t)rn->cap * sizeof *rn->v);
-	}
-	strlcpy_(rn->v[rn->n++], ci->name, GAME_NAME_MAX);
-}
-
-/* One pass of the main job: mail in, resolve what is ready, mail out. */
-static int
-run_once(struct store *st, struct hp_error *err)
-{
-	struct run_mail rm = { &cfg, server_sk };
-	struct turn_hooks hooks = { run_resolved_hook, &rm };
-	struct intake_stats is;
-	struct outbox_stats os;
-	struct run_names rn = { NULL, 0, 0 };
-	int rc, i, resolved = 0;
-
-	if ((rc = intake_run(st, &cfg, &is, err)) != HP_OK)
-		return rc;
-	printf("mail in: %d accepted, %d refused, %d ignored, %d duplicate, "
-	    "%d deferred\n", is.n[INTAKE_ACCEPTED], is.n[INTAKE_REJECTED],
-	    is.n[INTAKE_IGNORED], is.n[INTAKE_DUPLICATE], is.deferred);
-	if ((rc = store_campaign_list(st, collect_active, &rn, err)) != HP_OK)
-		return rc;
-	for (i = 0; i < rn.n && !stop_requested; i++) {
-		struct store_window w;
-		struct hp_error rerr = { 0, "" };
-		unsigned missing;
-		int n = 0;
-
-		if (turn_pending(st, rn.v[i], &w, &missing, &rerr) != HP_OK ||
-		    missing != 0)
-			continue;
-		if (turn_resolve_signed(st, rn.v[i], &hooks, rm.sk, &n,
-		    &rerr) != HP_OK && n == 0) {
-			log_warn("%s: %s", rn.v[i], rerr.msg);
-			continue;
-		}
-		printf("resolved %d window%s of %s\n", n, n == 1 ? "" : "s",
-		    rn.v[i]);
-		resolved += n;
-	}
-	free(rn.v);
-	if ((rc = outbox_deliver(st, &cfg, (long)time(NULL), &os, err)) !=
-	    HP_OK)
-		return rc;
-	printf("mail out: %d delivered, %d to retry, %d failed\n", os.sent,
-	    os.retried, os.failed);
-	return HP_OK;
-}
-
 static int
 cmd_run(int argc, char **argv)
 {
@@ -899,11 +811,8 @@ cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct hp_error err = { 0, "" };
-	struct sigaction sa;
-	struct store *st;
 	bool once = false;
-	int ch, rc, ex;
+	int ch;
 
 	while ((ch = getopt_long(argc, argv, "1h", opts, NULL)) != -1)
 		switch (ch) {
@@ -923,32 +832,18 @@ cmd_run(int argc, char **argv)
 		    "writes one)\n");
 		return HP_EX_CONFIG;
 	}
-	if (load_server_key(&server_sk, &err) != HP_OK)
-		return fail(&err);
-	if ((st = open_db(false, &ex)) == NULL) {
-		minisign_seckey_free(server_sk);
-		return ex;
+	if (access(db_path, F_OK) != 0) {
+		fprintf(stderr, "hexpost: %s: no database (run 'hexpost init' "
+		    "first, or give --db)\n", db_path);
+		return HP_EX_NOINPUT;
 	}
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	for (;;) {
-		rc = run_once(st, &err);
-		if (rc != HP_OK)
-			log_msg(LOG_LVL_ERR, "%s", err.msg);
-		if (once || stop_requested)
-			break;
-		fflush(stdout);
-		for (ex = 0; ex < cfg.poll_interval && !stop_requested; ex++)
-			sleep(1);
-		if (stop_requested)
-			break;
-	}
-	store_close(st);
-	minisign_seckey_free(server_sk);
-	server_sk = NULL;
-	return rc == HP_OK ? 0 : fail(&err);
+	return daemon_run(&cfg, db_path, once);
+}
+
+static int
+cmd_moderate(int argc, char **argv)
+{
+	return moderator_cli(argc, argv, have_cfg ? &cfg : NULL, db_path);
 }
 
 static int
@@ -1073,6 +968,11 @@ static const struct cmd cmds[] = {
 	{ "run", "run [--once]", "the main job: take in mail, resolve every "
 	    "window whose orders are in, deliver the outbox; repeat every "
 	    "poll_interval seconds unless --once", cmd_run },
+	{ "moderate", "moderate NAME COMMAND [ARG...] [--email A] [--key F] "
+	    "[--name N]", "moderator commands: status, report [SIDE], pause, "
+	    "resume, extend HOURS, deadline TIME, set KEY VALUE, proceed "
+	    "[ai|hold], replace SIDE --email A [--key F], resend [SIDE], end "
+	    "[RESULT]", cmd_moderate },
 	{ "campaign new", "campaign new NAME --ruleset R [--scenario S] "
 	    "[--options O] [--seed TEXT]", "start a campaign; --seed makes "
 	    "every die predictable (tests and demos only)", cmd_campaign_new },

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "deadline.h"
 #include "dicelog.h"
 #include "report.h"
 #include "turn.h"
@@ -38,6 +39,7 @@ window_open(struct store *st, int64_t cid, const struct game *g,
 {
 	unsigned char seed[DICE_SEEDLEN], commit[32], master[64];
 	size_t mlen = sizeof master;
+	int64_t wid = 0;
 	int rc;
 
 	if ((rc = store_master_seed(st, cid, master, &mlen, err)) != HP_OK)
@@ -48,7 +50,9 @@ window_open(struct store *st, int64_t cid, const struct game *g,
 	else
 		dice_new_seed(seed);
 	dice_commit(seed, commit);
-	rc = store_window_insert(st, cid, w, seed, commit, NULL, err);
+	rc = store_window_insert(st, cid, w, seed, commit, &wid, err);
+	if (rc == HP_OK)
+		rc = deadline_window_opened(st, wid, err);
 	sodium_memzero(seed, sizeof seed);
 	sodium_memzero(master, sizeof master);
 	return rc;

@@ -1,4 +1,4 @@
-/* util: logging, fatal errors, memory, string buffers, durable file writes. */
+/* util: fatal errors, memory, string buffers, durable file writes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -10,29 +10,6 @@
 #include <unistd.h>
 
 #include "hexpost.h"
-
-static enum log_level log_level = LOG_LVL_WARN;
-
-void
-log_set_level(enum log_level l)
-{
-	log_level = l;
-}
-
-void
-log_msg(enum log_level l, const char *fmt, ...)
-{
-	static const char *names[] = { "error", "warning", "info", "debug" };
-	va_list ap;
-
-	if (l > log_level)
-		return;
-	fprintf(stderr, "hexpost: %s: ", names[l]);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 void
 hp_seterr(struct hp_error *e, int code, const char *fmt, ...)

@@ -1,0 +1,58 @@
+/* moderator: commands to a campaign, by signed mail or the command line.
+ * A command file is signed like an order file and names its campaign, the
+ * command and a nonce (a command file is carried out once):
+ *
+ *     campaign: hill
+ *     command: extend 24
+ *     nonce: 5f0c...
+ *
+ * Any player may ask for "status" and "report" (their last report again).
+ * The moderator (a player added with --moderator, or whoever runs the
+ * command line) may also "pause", "resume", "extend HOURS", "deadline
+ * TIME", "set deadline_hours|remind_hours N", "set missing ai|hold|wait",
+ * "proceed ai|hold" (a window held at its deadline goes on), "replace SIDE"
+ * (with "email:", optional "key:" (the minisign public key's base64 line)
+ * and "name:" lines), "resend [SIDE]" (the last reports again) and "end
+ * [RESULT]". Each command changes the state in one transaction with its
+ * answer and notices in the outbox. */
+#ifndef MODERATOR_H
+#define MODERATOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "store.h"
+
+#define MODERATOR_FILE_MAX 4096
+
+struct mod_command {
+	char campaign[GAME_NAME_MAX];
+	char verb[16];
+	char arg[256];          /* the rest of the command line, trimmed */
+	char email[256];
+	char name[GAME_NAME_MAX];
+	char key[128];          /* minisign public key, base64 line */
+	char nonce[128];
+};
+
+/* Is text a command file (a "command:" line) rather than an order file? */
+bool moderator_is_command(const char *text, size_t len);
+/* Parse a command file; HP_EINVAL with the reason (and line) in err. */
+int moderator_parse(const char *text, size_t len, struct mod_command *,
+    struct hp_error *);
+/* Carry out cmd on behalf of player who (NULL: the command line, with the
+ * moderator's rights), at time now, inside the caller's transaction; cfg
+ * (may be NULL: no mail) addresses the notices. The answer goes to reply.
+ * A refusal (HP_EINVAL, HP_ENOENT, HP_ESTATE, reason in err) writes
+ * nothing; HP_EDB means the caller must roll back. */
+int moderator_exec(struct store *, const struct config *,
+    const struct mod_command *, const struct store_player *who, long now,
+    struct sbuf *reply, struct hp_error *);
+
+/* hexpost moderate NAME COMMAND [ARG...] [--email A] [--key FILE]
+ * [--name N]: argv[0] is "moderate". Returns an exit code. */
+int moderator_cli(int argc, char **argv, const struct config *,
+    const char *db_path);
+
+#endif

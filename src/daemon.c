@@ -1,0 +1,287 @@
+/* daemon: the run loop, signals and the lock (see include/daemon.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "deadline.h"
+#include "intake.h"
+#include "log.h"
+#include "mail.h"
+#include "outbox.h"
+#include "serverkey.h"
+#include "turn.h"
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t reload_requested;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void
+on_hup(int sig)
+{
+	(void)sig;
+	reload_requested = 1;
+}
+
+int
+daemon_lock(const char *datadir, int *fd, struct hp_error *err)
+{
+	char path[CONFIG_PATH_MAX + 16], pid[32], held[32] = "";
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof path, "%s/hexpost.lock", datadir);
+	if ((f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
+		return HP_EIO;
+	}
+	if (flock(f, LOCK_EX | LOCK_NB) == -1) {
+		int e = errno;
+
+		if ((n = pread(f, held, sizeof held - 1, 0)) > 0)
+			held[n] = '\0';
+		held[strcspn(held, "\n")] = '\0';
+		close(f);
+		if (e == EWOULDBLOCK) {
+			if (held[0])
+				hp_seterr(err, HP_ESTATE, "another hexpost run "
+				    "(pid %s) is working on %s (lock %s)", held,
+				    datadir, path);
+			else
+				hp_seterr(err, HP_ESTATE, "another hexpost run "
+				    "is working on %s (lock %s)", datadir, path);
+			return HP_ESTATE;
+		}
+		hp_seterr(err, HP_EIO, "%s: %s", path, strerror(e));
+		return HP_EIO;
+	}
+	snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+	if (ftruncate(f, 0) == -1 || pwrite(f, pid, strlen(pid), 0) == -1)
+		log_warn("%s: %s", path, strerror(errno));
+	*fd = f;
+	return HP_OK;
+}
+
+struct run_mail {
+	const struct config *cfg;
+	const struct minisign_seckey *sk;	/* signs dice logs, or NULL */
+};
+
+/* Turn hook: queue the reports of a window just resolved. */
+static int
+resolved_hook(void *arg, struct store *st, int64_t cid, const struct game *g,
+    const struct store_window *w, struct hp_error *err)
+{
+	const struct run_mail *rm = arg;
+
+	return mail_queue_reports(st, rm->cfg, cid, g, w, err);
+}
+
+struct run_names {
+	char (*v)[GAME_NAME_MAX];
+	int n;
+	int cap;
+};
+
+static void
+collect_active(const struct store_campaign_info *ci, void *arg)
+{
+	struct run_names *rn = arg;
+
+	if (strcmp(ci->status, "active") != 0)
+		return;
+	if (rn->n == rn->cap) {
+		rn->cap = rn->cap ? rn->cap * 2 : 16;
+		rn->v = xrealloc(rn->v, (size_t)rn->cap * sizeof *rn->v);
+	}
+	strlcpy_(rn->v[rn->n++], ci->name, GAME_NAME_MAX);
+}
+
+/* Deadline and resolution of one campaign. */
+static void
+campaign_step(struct store *st, const struct config *cfg, const char *name,
+    const struct turn_hooks *hooks, const struct minisign_seckey *sk, long now)
+{
+	struct deadline_settings ds;
+	struct store_window w;
+	struct hp_error rerr = { 0, "" };
+	struct game g;
+	enum deadline_action da;
+	unsigned missing;
+	int64_t cid;
+	int n = 0, rc;
+
+	game_init(&g);
+	rc = store_game_load(st, name, &g, &cid, &rerr);
+	game_free(&g);
+	if (rc != HP_OK || deadline_settings_get(st, cfg, cid, &ds, &rerr) !=
+	    HP_OK) {
+		log_warn("%s: %s", name, rerr.msg);
+		return;
+	}
+	if (ds.paused) {
+		log_debug("%s: paused", name);
+		return;
+	}
+	if (deadline_check(st, cfg, name, now, &da, &rerr) != HP_OK)
+		log_warn("%s: deadline: %s", name, rerr.msg);
+	else if (da != DA_NOTHING)
+		printf("deadline of %s: %s\n", name, deadline_straction(da));
+	if (turn_pending(st, name, &w, &missing, &rerr) != HP_OK ||
+	    missing != 0)
+		return;
+	if (turn_resolve_signed(st, name, hooks, sk, &n, &rerr) != HP_OK &&
+	    n == 0) {
+		log_warn("%s: %s", name, rerr.msg);
+		return;
+	}
+	printf("resolved %d window%s of %s\n", n, n == 1 ? "" : "s", name);
+	log_info("resolved %d window%s of %s", n, n == 1 ? "" : "s", name);
+}
+
+int
+daemon_pass(struct store *st, const struct config *cfg,
+    const struct minisign_seckey *sk, struct hp_error *err)
+{
+	struct run_mail rm = { cfg, sk };
+	struct turn_hooks hooks = { resolved_hook, &rm };
+	struct intake_stats is;
+	struct outbox_stats os;
+	struct run_names rn = { NULL, 0, 0 };
+	long now;
+	int rc, i;
+
+	if ((rc = intake_run(st, cfg, &is, err)) != HP_OK)
+		return rc;
+	printf("mail in: %d accepted, %d refused, %d ignored, %d duplicate, "
+	    "%d deferred\n", is.n[INTAKE_ACCEPTED], is.n[INTAKE_REJECTED],
+	    is.n[INTAKE_IGNORED], is.n[INTAKE_DUPLICATE], is.deferred);
+	if ((rc = store_campaign_list(st, collect_active, &rn, err)) != HP_OK)
+		return rc;
+	now = deadline_now();
+	for (i = 0; i < rn.n && !stop_requested; i++)
+		campaign_step(st, cfg, rn.v[i], &hooks, sk, now);
+	log_debug("%d active campaign%s looked at", rn.n, rn.n == 1 ? "" :
+	    "s");
+	free(rn.v);
+	if (stop_requested)
+		return HP_OK;
+	if ((rc = outbox_deliver(st, cfg, (long)time(NULL), &os, err)) !=
+	    HP_OK)
+		return rc;
+	printf("mail out: %d delivered, %d to retry, %d failed\n", os.sent,
+	    os.retried, os.failed);
+	return HP_OK;
+}
+
+/* Reread the configuration and the server key after SIGHUP; the database
+ * stays the one opened. *sk is replaced only when the new key loads. */
+static void
+reload(struct config *cfg, struct minisign_seckey **sk)
+{
+	struct hp_error err = { 0, "" };
+	struct minisign_seckey *nsk = NULL;
+	struct config n;
+
+	if (config_load(&n, cfg->path, &err) != HP_OK ||
+	    serverkey_load(n.server_key, &nsk, &err) != HP_OK) {
+		log_msg(LOG_LVL_ERR, "SIGHUP: configuration not reread: %s "
+		    "(keeping the one in use)", err.msg);
+		return;
+	}
+	minisign_seckey_free(*sk);
+	*sk = nsk;
+	if (strcmp(n.database, cfg->database) != 0 ||
+	    strcmp(n.datadir, cfg->datadir) != 0)
+		log_warn("SIGHUP: database and datadir changes need a restart");
+	strlcpy_(n.database, cfg->database, sizeof n.database);
+	strlcpy_(n.datadir, cfg->datadir, sizeof n.datadir);
+	*cfg = n;
+	log_open(cfg->log_syslog, (enum log_level)cfg->log_level);
+	log_msg(LOG_LVL_WARN, "configuration %s reread (poll_interval %d, "
+	    "log_level %s)", cfg->path, cfg->poll_interval,
+	    log_strlevel(cfg->log_level));
+}
+
+int
+daemon_run(struct config *cfg, const char *db_path, bool once)
+{
+	struct hp_error err = { 0, "" };
+	struct sigaction sa;
+	struct store *st = NULL;
+	struct minisign_seckey *sk = NULL;
+	int rc, lockfd = -1, slept, ex = 0;
+
+	log_open(cfg->log_syslog, (enum log_level)cfg->log_level);
+	if (daemon_lock(cfg->datadir, &lockfd, &err) != HP_OK) {
+		fprintf(stderr, "hexpost: %s\n", err.msg);
+		log_msg(LOG_LVL_ERR, "%s", err.msg);
+		return err.code == HP_ESTATE ? HP_EX_TEMPFAIL : HP_EX_IOERR;
+	}
+	if (serverkey_load(cfg->server_key, &sk, &err) != HP_OK) {
+		fprintf(stderr, "hexpost: %s\n", err.msg);
+		log_msg(LOG_LVL_ERR, "%s", err.msg);
+		close(lockfd);
+		return HP_EX_CONFIG;
+	}
+	if ((rc = store_open(&st, db_path, false, &err)) != HP_OK ||
+	    store_schema_version(st) < 1) {
+		fprintf(stderr, "hexpost: %s: %s\n", db_path, rc != HP_OK ?
+		    err.msg : "not initialised (run 'hexpost init')");
+		close(lockfd);
+		store_close(st);
+		minisign_seckey_free(sk);
+		return HP_EX_NOINPUT;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = on_hup;
+	sigaction(SIGHUP, &sa, NULL);
+	if (!once)
+		log_info("started on %s, pid %ld, every %d s", db_path,
+		    (long)getpid(), cfg->poll_interval);
+	for (;;) {
+		if (reload_requested) {
+			reload_requested = 0;
+			reload(cfg, &sk);
+		}
+		memset(&err, 0, sizeof err);
+		rc = daemon_pass(st, cfg, sk, &err);
+		fflush(stdout);
+		if (rc != HP_OK) {
+			log_msg(LOG_LVL_ERR, "%s", err.msg);
+			if (once)
+				ex = rc == HP_EINVAL ? HP_EX_DATAERR : rc ==
+				    HP_ENOENT ? HP_EX_NOINPUT : rc == HP_EIO ?
+				    HP_EX_IOERR : rc == HP_ESTATE ?
+				    HP_EX_TEMPFAIL : HP_EX_SOFTWARE;
+		}
+		if (once || stop_requested)
+			break;
+		for (slept = 0; slept < cfg->poll_interval &&
+		    !stop_requested && !reload_requested; slept++)
+			sleep(1);
+		if (stop_requested)
+			break;
+	}
+	if (stop_requested)
+		log_info("stopped by a signal after the current step");
+	store_close(st);
+	minisign_seckey_free(sk);
+	close(lockfd);
+	return ex;
+}

@@ -1,0 +1,322 @@
+/* test_deadline: the clock of order windows on a temporary database, with
+ * the fire-and-movement ruleset, a master seed and hexpost's clock set
+ * through HEXPOST_NOW: time parsing, the clock started when a window
+ * opens, one reminder to the player who owes orders at remind_hours before
+ * the deadline (and none twice), the ai, hold and wait policies at the
+ * deadline, the "most players missed" rule, paused campaigns. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "deadline.h"
+#include "fixtures.h"
+#include "turn.h"
+
+static const unsigned char MASTER[] = "test-deadline master seed";
+#define T0 1800000000L   /* 2027-01-15 08:00 UTC */
+#define HOUR 3600L
+
+static void
+set_now(long t)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%ld", t);
+	setenv("HEXPOST_NOW", buf, 1);
+}
+
+/* A campaign opened at T0 whose Blue is played by bea (the moderator if
+ * asked) and Red by rob. */
+static int64_t
+campaign(struct store *st, const char *name, bool moderator)
+{
+	struct hp_error err = { 0, "" };
+	struct game g;
+	int64_t cid;
+
+	set_now(T0);
+	assert_int_equal(turn_campaign_new(st, name, "fire-and-movement", NULL,
+	    "", MASTER, sizeof MASTER - 1, &err), HP_OK);
+	game_init(&g);
+	assert_int_equal(store_game_load(st, name, &g, &cid, &err), HP_OK);
+	game_free(&g);
+	assert_int_equal(store_player_add(st, cid, 0, "bea", "bea@example.org",
+	    NULL, NULL, moderator, &err), HP_OK);
+	assert_int_equal(store_player_add(st, cid, 1, "rob", "rob@example.org",
+	    NULL, NULL, false, &err), HP_OK);
+	return cid;
+}
+
+static void
+config(struct config *cfg, int hours, int remind, const char *missing)
+{
+	config_defaults(cfg, "/nonexistent");
+	cfg->deadline_hours = hours;
+	cfg->remind_hours = remind;
+	strlcpy_(cfg->missing, missing, sizeof cfg->missing);
+}
+
+static enum deadline_action
+check(struct store *st, const struct config *cfg, const char *name, long now)
+{
+	struct hp_error err = { 0, "" };
+	enum deadline_action a;
+
+	set_now(now);
+	if (deadline_check(st, cfg, name, now, &a, &err) != HP_OK)
+		fail_msg("deadline_check: %s", err.msg);
+	return a;
+}
+
+static long
+count(const char *path, const char *sql)
+{
+	return fx_db_long(path, sql);
+}
+
+static void
+test_time(void **state)
+{
+	char buf[64];
+	long t;
+
+	(void)state;
+	assert_int_equal(deadline_parse_time("2027-01-15T08:00Z", &t), HP_OK);
+	assert_int_equal(t, T0);
+	assert_int_equal(deadline_parse_time("2027-01-15T08:00:30Z", &t),
+	    HP_OK);
+	assert_int_equal(t, T0 + 30);
+	assert_int_equal(deadline_parse_time("1800000000", &t), HP_OK);
+	assert_int_equal(t, T0);
+	assert_int_equal(deadline_parse_time("2027-01-15T08:00", &t),
+	    HP_EINVAL);
+	assert_int_equal(deadline_parse_time("2027-01-15 08:00Z", &t),
+	    HP_EINVAL);
+	assert_int_equal(deadline_parse_time("12x", &t), HP_EINVAL);
+	assert_int_equal(deadline_parse_time("", &t), HP_EINVAL);
+	deadline_format(T0, buf, sizeof buf);
+	assert_string_equal(buf, "2027-01-15 08:00 UTC");
+	setenv("HEXPOST_NOW", "2027-01-15T08:00Z", 1);
+	assert_int_equal(deadline_now(), T0);
+	unsetenv("HEXPOST_NOW");
+	assert_true(deadline_now() > T0 - 10 * 365 * 24 * HOUR);
+}
+
+static void
+test_most_missed(void **state)
+{
+	(void)state;
+	assert_false(deadline_most_missed(0x1, 0x1));  /* one player */
+	assert_false(deadline_most_missed(0x3, 0x1));  /* half */
+	assert_true(deadline_most_missed(0x3, 0x3));
+	assert_true(deadline_most_missed(0x7, 0x6));
+	assert_false(deadline_most_missed(0x7, 0x4));
+	assert_false(deadline_most_missed(0xf, 0x3));
+	assert_true(deadline_most_missed(0xf, 0xb));
+	assert_false(deadline_most_missed(0x3, 0x4));  /* not a human side */
+}
+
+/* The window opened at T0 has its clock; the deadline is T0 + 48 h; the
+ * reminder goes 12 h before, once, to Blue's player only. */
+static void
+test_reminder(void **state)
+{
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct config cfg;
+
+	(void)state;
+	campaign(st, "hill", false);
+	config(&cfg, 48, 12, "ai");
+	assert_int_equal(count(path, "SELECT opened FROM window_clock"), T0);
+	assert_int_equal(check(st, &cfg, "hill", T0 + 35 * HOUR), DA_NOTHING);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 0);
+	assert_int_equal(check(st, &cfg, "hill", T0 + 36 * HOUR),
+	    DA_REMINDED);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox WHERE kind "
+	    "= 'reminder' AND rcpt = 'bea@example.org' AND envelope_from = "
+	    "'hexpost@localhost'"), 1);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
+	assert_int_equal(count(path, "SELECT reminded FROM window_clock"), 1);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox WHERE "
+	    "instr(data, 'due by 2027-01-17 08:00 UTC') > 0"), 1);
+	/* Once only. */
+	assert_int_equal(check(st, &cfg, "hill", T0 + 40 * HOUR), DA_NOTHING);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
+	/* No orders changed hands. */
+	assert_int_equal(count(path, "SELECT count(*) FROM orders"), 0);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+/* Policy ai: at the deadline the built-in opponent's orders are stored for
+ * Blue (source deadline-ai), and the window resolves. */
+static void
+test_ai(void **state)
+{
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct hp_error err = { 0, "" };
+	struct config cfg;
+	int n = 0;
+
+	(void)state;
+	campaign(st, "hill", false);
+	config(&cfg, 24, 0, "ai");
+	assert_int_equal(check(st, &cfg, "hill", T0 + 24 * HOUR - 1),
+	    DA_NOTHING);
+	assert_int_equal(count(path, "SELECT count(*) FROM orders"), 0);
+	assert_int_equal(check(st, &cfg, "hill", T0 + 24 * HOUR), DA_FILLED);
+	assert_int_equal(count(path, "SELECT count(*) FROM orders WHERE "
+	    "side_idx = 0 AND source = 'deadline-ai' AND current = 1"), 1);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 0);
+	assert_int_equal(turn_resolve(st, "hill", &n, &err), HP_OK);
+	assert_int_equal(n, 1);
+	/* The next window (Red's) opened at the time of resolution. */
+	assert_int_equal(count(path, "SELECT opened FROM window_clock c JOIN "
+	    "windows w ON w.id = c.window_id WHERE w.state = 'open'"),
+	    T0 + 24 * HOUR);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+/* Policy hold: Blue's turn-1 file must deploy, so neither an empty file nor
+ * "hold" is taken and the opponent's deploys it; Red's window then takes
+ * "hold". */
+static void
+test_hold(void **state)
+{
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct hp_error err = { 0, "" };
+	struct config cfg;
+	int n = 0;
+
+	(void)state;
+	campaign(st, "hill", false);
+	config(&cfg, 1, 0, "hold");
+	assert_int_equal(check(st, &cfg, "hill", T0 + HOUR), DA_FILLED);
+	assert_int_equal(count(path, "SELECT count(*) FROM orders WHERE "
+	    "side_idx = 0 AND source = 'deadline-ai'"), 1);
+	set_now(T0 + 2 * HOUR);
+	assert_int_equal(turn_resolve(st, "hill", &n, &err), HP_OK);
+	assert_int_equal(check(st, &cfg, "hill", T0 + 3 * HOUR - 1),
+	    DA_NOTHING);
+	assert_int_equal(check(st, &cfg, "hill", T0 + 3 * HOUR), DA_FILLED);
+	assert_int_equal(count(path, "SELECT count(*) FROM orders WHERE "
+	    "side_idx = 1 AND source = 'deadline-hold' AND parsed = "
+	    "'hold\n'"), 1);
+	assert_int_equal(turn_resolve(st, "hill", &n, &err), HP_OK);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+/* Policy wait: the window is held and the moderator told, once; nothing
+ * is filled in; a late order file still counts. */
+static void
+test_wait(void **state)
+{
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct config cfg;
+
+	(void)state;
+	campaign(st, "hill", true);
+	config(&cfg, 2, 0, "wait");
+	assert_int_equal(check(st, &cfg, "hill", T0 + 2 * HOUR), DA_HELD);
+	assert_int_equal(count(path, "SELECT held FROM window_clock"), 1);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox WHERE kind "
+	    "= 'notice' AND rcpt = 'bea@example.org'"), 1);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox WHERE "
+	    "instr(data, 'policy is to wait for you') > 0"), 1);
+	assert_int_equal(check(st, &cfg, "hill", T0 + 5 * HOUR), DA_NOTHING);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
+	assert_int_equal(count(path, "SELECT count(*) FROM orders"), 0);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+/* A paused campaign's clock stands still; no deadline, no reminder. */
+static void
+test_paused_and_none(void **state)
+{
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct hp_error err = { 0, "" };
+	struct store_settings s;
+	struct config cfg;
+	int64_t cid;
+
+	(void)state;
+	cid = campaign(st, "hill", false);
+	config(&cfg, 0, 24, "ai");
+	assert_int_equal(check(st, &cfg, "hill", T0 + 1000 * HOUR),
+	    DA_NOTHING);
+	assert_int_equal(store_settings_get(st, cid, &s, &err), HP_OK);
+	assert_int_equal(s.deadline_hours, -1);
+	s.deadline_hours = 1;
+	s.paused = true;
+	s.paused_at = T0;
+	assert_int_equal(store_settings_put(st, cid, &s, &err), HP_OK);
+	assert_int_equal(check(st, &cfg, "hill", T0 + 1000 * HOUR),
+	    DA_NOTHING);
+	assert_int_equal(count(path, "SELECT count(*) FROM orders"), 0);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 0);
+	s.paused = false;
+	assert_int_equal(store_settings_put(st, cid, &s, &err), HP_OK);
+	/* The campaign's own deadline_hours (1) beats the configuration's. */
+	assert_int_equal(check(st, &cfg, "hill", T0 + HOUR), DA_FILLED);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+/* A deadline check that fails leaves nothing: a broken outbox table makes
+ * queueing the reminder fail, and the clock is not marked. */
+static void
+test_all_or_nothing(void **state)
+{
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct hp_error err = { 0, "" };
+	enum deadline_action a;
+	struct config cfg;
+
+	(void)state;
+	campaign(st, "hill", false);
+	config(&cfg, 10, 5, "ai");
+	fx_db_exec(path, "CREATE TRIGGER no_mail BEFORE INSERT ON outbox "
+	    "BEGIN SELECT RAISE(ABORT, 'no mail today'); END;");
+	assert_int_equal(deadline_check(st, &cfg, "hill", T0 + 6 * HOUR, &a,
+	    &err), HP_EDB);
+	assert_int_equal(a, DA_NOTHING);
+	assert_int_equal(count(path, "SELECT reminded FROM window_clock"), 0);
+	fx_db_exec(path, "DROP TRIGGER no_mail;");
+	assert_int_equal(check(st, &cfg, "hill", T0 + 6 * HOUR), DA_REMINDED);
+	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_most_missed),
+		cmocka_unit_test(test_reminder),
+		cmocka_unit_test(test_ai),
+		cmocka_unit_test(test_hold),
+		cmocka_unit_test(test_wait),
+		cmocka_unit_test(test_paused_and_none),
+		cmocka_unit_test(test_all_or_nothing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
