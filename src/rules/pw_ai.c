@@ -347,8 +347,9 @@ activation(struct ai *ai, struct sbuf *b)
 		}
 		if (exh)
 			continue;
-		/* Defenders in cover wait for the enemy. */
-		if (pw_cover(g, u->pos) && dist <= 6 && ai->side == PW_RED)
+		/* The defender holds its ground; only its fast units
+		 * not in cover go looking for the enemy. */
+		if (ai->side == PW_RED && (pw_cover(g, u->pos) || t->move < 3))
 			continue;
 		if (u->flags & PW_F_CROSSING)
 			n = plan_path(ai, i, goal, 1, path);

@@ -701,6 +701,11 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	}
 	if (!pw_alive(u))
 		return;
+	if (k < steps) {
+		events_add(r->c->ev, ALL, 0, "%s's move ends: it fell back to "
+		    "%s.", u->id, lbl(g, u->pos, a));
+		return;
+	}
 	if ((stopper = adjacent_enemy(g, u->side, u->pos, false)) >= 0) {
 		u->facing = pw_dir_towards(u->pos, g->units[stopper].pos);
 		why = "next to an enemy unit";
@@ -709,8 +714,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	follow_transport(g, i);
 	events_add(r->c->ev, (1u << u->side) | (pw_visible(g, 1 - u->side, i) ?
 	    1u << (1 - u->side) : 0), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
-	    "facing %s.", u->id, lbl(g, start, a), lbl(g, u->pos, b), k < steps
-	    ? k + 1 : steps, (k < steps ? k + 1 : steps) == 1 ? "" : "es",
+	    "facing %s.", u->id, lbl(g, start, a), lbl(g, u->pos, b), steps,
+	    steps == 1 ? "" : "es",
 	    why ? " and stops: " : "", why ? why : "",
 	    withdrawing ? " (a withdrawal)" : "", pw_dir_name(g, u->facing));
 }
