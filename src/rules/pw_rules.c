@@ -1147,7 +1147,7 @@ phase_activation(struct pw_res *r, int side, int which)
 	char phase[EVENT_PHASE_MAX], buf[256];
 	size_t len = 0;
 
-	snprintf(phase, sizeof phase, "%d. %s activates", 2 + which,
+	snprintf(phase, sizeof phase, "%d. %.30s activates", 2 + which,
 	    g->sides[side].label);
 	events_phase(r->c->ev, phase);
 	buf[0] = '\0';
