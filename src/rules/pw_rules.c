@@ -1144,7 +1144,7 @@ phase_activation(struct pw_res *r, int side, int which)
 	struct game *g = r->g;
 	const struct pw_orders *o = r->o[side];
 	int n = pw_activation_dice(g, side), total = 0, k, d, used = 0;
-	char phase[EVENT_PHASE_MAX], buf[256];
+	char phase[96], buf[256];
 	size_t len = 0;
 
 	snprintf(phase, sizeof phase, "%d. %.30s activates", 2 + which,

@@ -639,7 +639,9 @@ t_move_road_woods_ford(void **state)
 	assert_string_equal(at(&g, "b3"), "C6");
 	assert_true(U(&g, "b3")->flags & PW_F_CROSSING);
 	/* Next turn: out of the wood at 1 hex; out of the ford 1 hex; the
-	 * ford's unit may not fire. */
+	 * ford's unit moves 1 hex. */
+	dice_free(&d);
+	events_free(&ev);
 	turn(&g, "b2 move A7 A8\nb3 move B6 B5\n", NULL, dice2, 4, &d, &ev);
 	assert_string_equal(at(&g, "b2"), "A7");
 	assert_string_equal(at(&g, "b3"), "B6");
