@@ -86,6 +86,7 @@ struct ruleset {
 };
 
 extern const struct ruleset ruleset_fam;
+extern const struct ruleset ruleset_pw;
 
 const struct ruleset *ruleset_find(const char *name);
 const struct ruleset *const *ruleset_all(void);

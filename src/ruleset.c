@@ -6,6 +6,7 @@
 
 static const struct ruleset *const rulesets[] = {
 	&ruleset_fam,
+	&ruleset_pw,
 	NULL
 };
 

@@ -1,0 +1,1024 @@
+/* pw: Big Board Portable Wargame: Modern (seed 002): the unit table,
+ * geometry and terrain helpers, the order window and the order parser.
+ * The rules themselves are in pw_rules.c, the opponent in pw_ai.c and the
+ * scenario and map in pw_map.c. Every reading of the seed is in
+ * docs/rules/portable-wargame.md. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pw.h"
+
+/* Movement, range and close combat from the seed's tables; SP are
+ * hexpost's own (the seed's SP column was lost). */
+const struct pw_type pw_types[PW_NKINDS] = {
+	[PW_INF] = { "infantry", "Infantry", 'I', 4, 2, PW_W_SMALL, 3, 3, 5,
+	    PW_C_ADVANCE | PW_C_CARRY | PW_C_RIDER },
+	[PW_INF_AT] = { "infantry-at", "Infantry Anti-tank", 'A', 3, 2,
+	    PW_W_AT, 2, 3, 5, PW_C_ADVANCE | PW_C_CARRY | PW_C_RIDER },
+	[PW_ENG] = { "engineers", "Engineers", 'E', 4, 2, PW_W_SMALL, 3, 3, 5,
+	    PW_C_ADVANCE | PW_C_CARRY },
+	[PW_DCAV] = { "dismounted-cavalry", "Dismounted Cavalry", 'D', 3, 2,
+	    PW_W_SMALL, 3, 3, 5, PW_C_ADVANCE | PW_C_CARRY },
+	[PW_MCAV] = { "mounted-cavalry", "Mounted Cavalry", 'C', 3, 3,
+	    PW_W_NONE, 0, 2, 4, PW_C_ADVANCE },
+	[PW_MG] = { "machine-gun", "Machine Guns", 'G', 3, 2, PW_W_MG, 3, 3, 5,
+	    PW_C_CARRY },
+	[PW_MORTAR] = { "mortar", "Mortars", 'M', 2, 2, PW_W_MORTAR, 4, 3, 5,
+	    PW_C_CARRY },
+	[PW_ART_HEAVY] = { "heavy-artillery", "Heavy Artillery", 'H', 2, 2,
+	    PW_W_NONE, 12, 4, 5, PW_C_ART | PW_C_STAR | PW_C_TOW },
+	[PW_ART_MEDIUM] = { "medium-artillery", "Medium Artillery", 'R', 2, 2,
+	    PW_W_NONE, 10, 4, 5, PW_C_ART | PW_C_STAR | PW_C_TOW },
+	[PW_ART_FIELD] = { "field-artillery", "Field Artillery", 'F', 2, 2,
+	    PW_W_NONE, 8, 4, 5, PW_C_ART | PW_C_STAR | PW_C_TOW },
+	[PW_ART_MOUNTAIN] = { "mountain-artillery", "Mountain Artillery", 'N',
+	    2, 2, PW_W_NONE, 6, 4, 5, PW_C_ART | PW_C_STAR | PW_C_TOW },
+	[PW_INF_GUN] = { "infantry-gun", "Infantry Gun", 'Q', 2, 2, PW_W_NONE,
+	    4, 4, 5, PW_C_ART | PW_C_STAR | PW_C_TOW },
+	[PW_AT_GUN] = { "anti-tank-gun", "Anti-tank Gun", 'K', 2, 2,
+	    PW_W_NONE, 4, 4, 5, PW_C_ART | PW_C_TOW },
+	[PW_AA_GUN] = { "anti-aircraft-gun", "Anti-aircraft Gun", 'Y', 2, 2,
+	    PW_W_NONE, 4, 4, 5, PW_C_ART | PW_C_TOW },
+	[PW_AC] = { "armoured-car", "Armoured Cars", 'Z', 2, 4, PW_W_AC, 3, 3,
+	    5, PW_C_360 },
+	[PW_LTANK] = { "light-tank", "Light Tanks", 'L', 2, 4, PW_W_LT, 3, 3,
+	    4, PW_C_TANK | PW_C_360 | PW_C_ADVANCE | PW_C_WIRE },
+	[PW_TANK] = { "tank", "Tanks", 'T', 3, 3, PW_W_TANK, 4, 3, 4,
+	    PW_C_TANK | PW_C_360 | PW_C_ADVANCE | PW_C_WIRE },
+	[PW_AG] = { "assault-gun", "Assault Guns", 'U', 3, 3, PW_W_AG, 4, 3, 4,
+	    PW_C_WIRE },
+	[PW_SPA] = { "sp-artillery", "Self-propelled Artillery", 'S', 2, 3,
+	    PW_W_NONE, 8, 3, 5, PW_C_ART | PW_C_STAR | PW_C_SELFPROP |
+	    PW_C_WIRE },
+	[PW_HT] = { "half-track", "Half-tracks", 'V', 2, 4, PW_W_NONE, 0, 3, 5,
+	    PW_C_TRANSPORT | PW_C_MOTOR },
+	[PW_TRUCK] = { "truck", "Trucks", 'W', 1, 4, PW_W_NONE, 0, 4, 5,
+	    PW_C_TRANSPORT | PW_C_MOTOR },
+	[PW_HORSE] = { "horse-transport", "Horse-drawn Transport", 'X', 1, 2,
+	    PW_W_NONE, 0, 5, 6, PW_C_TRANSPORT },
+	[PW_SPOTTER] = { "spotter", "Artillery Spotters", 'O', 1, 2, PW_W_NONE,
+	    0, 3, 4, PW_C_EXEMPT },
+	[PW_CMD] = { "commander", "Commanders", 'P', 2, 3, PW_W_NONE, 0, 3, 3,
+	    PW_C_EXEMPT | PW_C_CARRY },
+	[PW_CYCLIST] = { "cyclists", "Cyclists", 'B', 4, 3, PW_W_SMALL, 3, 3,
+	    5, PW_C_ADVANCE | PW_C_CARRY },
+};
+
+int
+pw_kind_by_name(const char *kind)
+{
+	int k;
+
+	for (k = 0; k < PW_NKINDS; k++)
+		if (strcmp(pw_types[k].kind, kind) == 0)
+			return k;
+	return -1;
+}
+
+int
+pw_kind(const struct game_unit *u)
+{
+	return pw_kind_by_name(u->kind);
+}
+
+const struct pw_type *
+pw_type(const struct game_unit *u)
+{
+	int k = pw_kind(u);
+
+	return k < 0 ? NULL : &pw_types[k];
+}
+
+bool
+pw_is_marker(const struct game_unit *u)
+{
+	return strncmp(u->kind, "marker:", 7) == 0;
+}
+
+bool
+pw_alive(const struct game_unit *u)
+{
+	return u->placed && !pw_is_marker(u) && u->strength > 0;
+}
+
+int
+pw_add_unit(struct game *g, const char *id, int kind, int side,
+    const char *label, int facing, int quality)
+{
+	const struct pw_type *t = &pw_types[kind];
+	struct game_unit *u = game_add_unit(g, id, t->kind, t->name, side);
+	struct hex h;
+
+	if (label != NULL && hex_parse_label(&g->layout, label, &h)) {
+		u->placed = true;
+		u->pos = h;
+	}
+	u->facing = facing;
+	u->status = quality;
+	u->strength = t->sp;
+	u->x[PW_X_SP0] = t->sp;
+	return (int)(u - g->units);
+}
+
+int
+pw_add_marker(struct game *g, const char *kind, int side, struct hex h)
+{
+	struct game_unit *u;
+	char id[GAME_ID_MAX];
+	int n = game_var(g, "markers", 0) + 1;
+
+	game_set_var(g, "markers", n);
+	snprintf(id, sizeof id, "%c%d", kind[7], n);
+	u = game_add_unit(g, id, kind, kind + 7, side);
+	u->placed = true;
+	u->pos = h;
+	u->facing = -1;
+	return (int)(u - g->units);
+}
+
+int
+pw_marker_at(const struct game *g, struct hex h, const char *kind)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].placed && strcmp(g->units[i].kind, kind) == 0 &&
+		    hex_eq(g->units[i].pos, h))
+			return i;
+	return -1;
+}
+
+int
+pw_terrain(const struct game *g, struct hex h)
+{
+	static const char *names[] = { "open", "wood", "bua", "fort",
+		"trench", "river", "ford" };
+	const struct game_hex *gh = game_hex_at_c(g, h);
+	size_t i, n;
+
+	if (gh == NULL)
+		return -1;
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		n = strlen(names[i]);
+		if (strncmp(gh->terrain, names[i], n) == 0 &&
+		    (gh->terrain[n] == '\0' || gh->terrain[n] == '+'))
+			return (int)i;
+	}
+	return PW_T_OPEN;
+}
+
+bool
+pw_road(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh = game_hex_at_c(g, h);
+
+	return gh != NULL && strstr(gh->terrain, "+road") != NULL;
+}
+
+int
+pw_elev(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh = game_hex_at_c(g, h);
+
+	return gh == NULL ? 0 : gh->elevation;
+}
+
+bool
+pw_area(const struct game *g, struct hex h)
+{
+	int t = pw_terrain(g, h);
+
+	return t == PW_T_WOOD || t == PW_T_BUA || t == PW_T_FORT;
+}
+
+bool
+pw_cover(const struct game *g, struct hex h)
+{
+	return pw_area(g, h) || pw_terrain(g, h) == PW_T_TRENCH;
+}
+
+/* Does hex m, between a and b, block the view? */
+static bool
+blocks(const struct game *g, struct hex m, struct hex a, struct hex b,
+    bool units_block)
+{
+	int t = pw_terrain(g, m), em = pw_elev(g, m), ea = pw_elev(g, a),
+	    eb = pw_elev(g, b), i;
+
+	if (t == PW_T_WOOD || t == PW_T_BUA)
+		return true;
+	if (em > (ea < eb ? ea : eb) && em >= (ea > eb ? ea : eb))
+		return true;
+	if (units_block)
+		for (i = 0; i < g->nunits; i++)
+			if (pw_alive(&g->units[i]) &&
+			    hex_eq(g->units[i].pos, m))
+				return true;
+	return false;
+}
+
+bool
+pw_los(const struct game *g, struct hex a, struct hex b, bool units_block)
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+	int n = hex_line(a, b, st, HEX_LINE_MAX), i;
+
+	if (n < 0)
+		return false;
+	for (i = 1; i < n - 1; i++) {
+		if (!blocks(g, st[i].h, a, b, units_block))
+			continue;
+		/* Along an edge: blocked only if both sides block. */
+		if (st[i].tie && !blocks(g, st[i].alt, a, b, units_block))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+bool
+pw_sees(const struct game *g, struct hex a, struct hex b)
+{
+	if (hex_eq(a, b) || hex_adjacent(a, b))
+		return true;
+	return !pw_cover(g, b) && pw_los(g, a, b, false);
+}
+
+static void
+cart(struct hex v, double *x, double *y)
+{
+	*x = 1.5 * v.q;
+	*y = sqrt(3.0) * (v.r + v.q / 2.0);
+}
+
+bool
+pw_in_arc(int facing, struct hex from, struct hex to)
+{
+	struct hex v = hex_sub(to, from);
+	double vx, vy, dx, dy, c;
+
+	if ((v.q == 0 && v.r == 0) || facing < 0 || facing > 5)
+		return false;
+	cart(v, &vx, &vy);
+	cart(hex_directions[facing], &dx, &dy);
+	c = (vx * dx + vy * dy) / (sqrt(vx * vx + vy * vy) *
+	    sqrt(dx * dx + dy * dy));
+	return c >= 0.5 - 1e-9;
+}
+
+int
+pw_dir_towards(struct hex a, struct hex b)
+{
+	struct hex v = hex_sub(b, a);
+	double vx, vy, dx, dy, best = -1e9, c;
+	int d, bd = 0;
+
+	cart(v, &vx, &vy);
+	for (d = 0; d < 6; d++) {
+		cart(hex_directions[d], &dx, &dy);
+		c = vx * dx + vy * dy;
+		if (c > best + 1e-9) {
+			best = c;
+			bd = d;
+		}
+	}
+	return bd;
+}
+
+struct hex
+pw_in_front(struct hex target, struct hex firer)
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+	int n = hex_line(target, firer, st, HEX_LINE_MAX);
+
+	if (n < 2)
+		return hex_neighbour(target, pw_dir_towards(target, firer));
+	return st[1].h;
+}
+
+struct hex
+pw_behind(struct hex target, struct hex firer)
+{
+	struct hex f = pw_in_front(target, firer);
+
+	return hex_add(target, hex_sub(target, f));
+}
+
+static const char *const flat_dirs[6] = { "se", "ne", "n", "nw", "sw", "s" };
+static const char *const pointy_dirs[6] = { "e", "ne", "nw", "w", "sw",
+	"se" };
+
+int
+pw_dir_parse(const struct game *g, const char *s)
+{
+	const char *const *names = g->layout.orient == HEX_FLAT ? flat_dirs :
+	    pointy_dirs;
+	int d;
+
+	for (d = 0; d < 6; d++)
+		if (strcmp(s, names[d]) == 0)
+			return d;
+	return -1;
+}
+
+const char *
+pw_dir_name(const struct game *g, int dir)
+{
+	if (dir < 0 || dir > 5)
+		return "-";
+	return g->layout.orient == HEX_FLAT ? flat_dirs[dir] :
+	    pointy_dirs[dir];
+}
+
+int
+pw_activation_dice(const struct game *g, int side)
+{
+	int i, others = 0, cmd = 0;
+
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+
+		if (u->side != side || !pw_alive(u))
+			continue;
+		if (pw_kind(u) == PW_CMD)
+			cmd = 1;
+		else
+			others++;
+	}
+	return cmd + (others + 4) / 5;
+}
+
+int
+pw_initial_sp(const struct game *g, int side)
+{
+	int i, n = 0;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].side == side && !pw_is_marker(&g->units[i]))
+			n += g->units[i].x[PW_X_SP0];
+	return n;
+}
+
+int
+pw_current_sp(const struct game *g, int side)
+{
+	int i, n = 0;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].side == side && pw_alive(&g->units[i]))
+			n += g->units[i].strength;
+	return n;
+}
+
+int
+pw_exhaustion_point(const struct game *g, int side)
+{
+	return (pw_initial_sp(g, side) + 2) / 3;
+}
+
+bool
+pw_exhausted(const struct game *g, int side)
+{
+	char key[16];
+
+	snprintf(key, sizeof key, "exh.%d", side);
+	return game_var(g, key, 0) != 0;
+}
+
+bool
+pw_visible(const struct game *g, int side, int i)
+{
+	const struct game_unit *u = &g->units[i];
+	int j;
+
+	if (side < 0 || u->side == side)
+		return true;
+	if (strcmp(u->kind, PW_MINES) == 0)
+		return (u->x[0] & (1 << side)) != 0;
+	if (pw_is_marker(u))
+		return true;
+	if (u->flags & PW_F_FIRED)
+		return true;
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+
+		if (o->side == side && pw_alive(o) &&
+		    pw_sees(g, o->pos, u->pos))
+			return true;
+	}
+	return false;
+}
+
+/* Is there an enemy of side adjacent to h? */
+static bool
+enemy_adjacent(const struct game *g, int side, struct hex h)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
+		    hex_adjacent(g->units[i].pos, h))
+			return true;
+	return false;
+}
+
+static int
+nearest_enemy(const struct game *g, int side, struct hex h)
+{
+	int i, best = 1000, d;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
+		    (d = hex_distance(g->units[i].pos, h)) < best)
+			best = d;
+	return best;
+}
+
+bool
+pw_retreat_hex(const struct game *g, int i, struct hex *out)
+{
+	const struct game_unit *u = &g->units[i];
+	int d, j, score, best = -1;
+
+	for (d = 0; d < 6; d++) {
+		struct hex n = hex_neighbour(u->pos, d);
+		int t = pw_terrain(g, n);
+		bool empty = true;
+
+		if (t < 0 || t == PW_T_RIVER)
+			continue;
+		for (j = 0; j < g->nunits && empty; j++) {
+			const struct game_unit *o = &g->units[j];
+
+			if (o->placed && hex_eq(o->pos, n) &&
+			    (pw_alive(o) || strcmp(o->kind, PW_MINES) == 0 ||
+			    strcmp(o->kind, PW_WIRE) == 0))
+				empty = false;
+		}
+		if (!empty || enemy_adjacent(g, u->side, n))
+			continue;
+		score = (pw_cover(g, n) ? 100 : 0) +
+		    nearest_enemy(g, u->side, n);
+		if (score > best) {
+			best = score;
+			*out = n;
+		}
+	}
+	return best >= 0;
+}
+
+void
+pw_orders_init(struct pw_orders *o, int side)
+{
+	memset(o, 0, sizeof *o);
+	o->side = side;
+	o->retreat = PW_RETREAT_ALWAYS;
+	memset(o->unit_retreat, -1, sizeof o->unit_retreat);
+}
+
+/* --- windows -------------------------------------------------------------- */
+
+/* One simultaneous window per turn: both sides send artillery targets, a
+ * prioritised activation list and their retreat choices. */
+static bool
+pw_next_window(const struct game *g, struct window_spec *w)
+{
+	if (g->status == GAME_FINISHED)
+		return false;
+	memset(w, 0, sizeof *w);
+	w->turn = g->turn;
+	w->number = 1;
+	w->kind = WINDOW_ORDERS;
+	strlcpy_(w->name, "orders", sizeof w->name);
+	w->sides = (1u << PW_BLUE) | (1u << PW_RED);
+	return true;
+}
+
+/* --- parsing -------------------------------------------------------------- */
+
+static int
+parse_retreat(const char *s)
+{
+	if (strcmp(s, "always") == 0)
+		return PW_RETREAT_ALWAYS;
+	if (strcmp(s, "never") == 0)
+		return PW_RETREAT_NEVER;
+	if (strcmp(s, "cover") == 0)
+		return PW_RETREAT_COVER;
+	return -1;
+}
+
+static const char *const retreat_names[] = { "always", "never", "cover" };
+
+/* A unit of side by id, alive; -1 with an error otherwise. */
+static int
+own_unit(const struct game *g, int side, const struct order_line *l,
+    const char *id, struct order_errors *errs)
+{
+	int i = game_unit_index(g, id);
+
+	if (i < 0 || pw_is_marker(&g->units[i])) {
+		orders_error(errs, l->lineno, "no unit '%s' (expected one of "
+		    "your unit ids, e.g. %s)", id, side == PW_BLUE ? "b3" :
+		    "r3");
+		return -1;
+	}
+	if (g->units[i].side != side) {
+		orders_error(errs, l->lineno, "unit %s is not yours", id);
+		return -1;
+	}
+	if (!pw_alive(&g->units[i])) {
+		orders_error(errs, l->lineno, "unit %s has been destroyed", id);
+		return -1;
+	}
+	return i;
+}
+
+static bool
+hex_word(const struct game *g, const struct order_line *l, int w,
+    struct hex *h, struct order_errors *errs)
+{
+	char a[8], b[8];
+
+	if (w >= l->nwords) {
+		orders_error(errs, l->lineno, "expected a hex after '%s'",
+		    l->words[w - 1]);
+		return false;
+	}
+	if (!hex_parse_label(&g->layout, l->words[w], h) ||
+	    !game_on_map(g, *h)) {
+		struct hex_offset o = { g->layout.cols - 1,
+			g->layout.rows - 1 };
+		struct hex_offset z = { 0, 0 };
+
+		orders_error(errs, l->lineno, "expected a hex of the map (%s to "
+		    "%s), got '%s'", hex_label(&g->layout,
+		    hex_from_offset(&g->layout, z), a, sizeof a),
+		    hex_label(&g->layout, hex_from_offset(&g->layout, o), b,
+		    sizeof b), l->words[w]);
+		return false;
+	}
+	return true;
+}
+
+static bool
+is_clause_word(const char *w)
+{
+	static const char *const v[] = { "move", "face", "fire", "cc", "load",
+		"unload", "wire", "unwire", "lay", "clear", "hold", "stay",
+		NULL };
+	int i;
+
+	for (i = 0; v[i]; i++)
+		if (strcmp(v[i], w) == 0)
+			return true;
+	return false;
+}
+
+/* Parse "UNIT clause..." into a; false on error. */
+static bool
+parse_act(const struct game *g, int side, const struct order_line *l,
+    struct pw_act *a, struct order_errors *errs)
+{
+	const struct game_unit *u;
+	const struct pw_type *t;
+	struct hex cur;
+	int w = 1, i, moves = 0, fires = 0, max;
+	char x[8], y[8];
+
+	if ((a->unit = own_unit(g, side, l, l->words[0], errs)) < 0)
+		return false;
+	u = &g->units[a->unit];
+	t = pw_type(u);
+	cur = u->pos;
+	a->line = l->lineno;
+	if (l->nwords < 2) {
+		orders_error(errs, l->lineno, "expected what %s does: move HEX.., "
+		    "face DIR, fire HEX, cc HEX, load UNIT, unload, wire, "
+		    "unwire, lay HEX, clear HEX or hold", l->words[0]);
+		return false;
+	}
+	while (w < l->nwords) {
+		struct pw_clause *c;
+		const char *v = l->words[w++];
+
+		if (a->nclause == PW_CLAUSES_MAX) {
+			orders_error(errs, l->lineno, "at most %d actions per "
+			    "unit", PW_CLAUSES_MAX);
+			return false;
+		}
+		c = &a->c[a->nclause];
+		memset(c, 0, sizeof *c);
+		if (strcmp(v, "move") == 0) {
+			c->kind = PW_CL_MOVE;
+			if (moves++) {
+				orders_error(errs, l->lineno, "a unit moves only "
+				    "once a turn");
+				return false;
+			}
+			if (u->attached >= 0) {
+				orders_error(errs, l->lineno, "%s is carried: "
+				    "unload it first (it moves with its "
+				    "transport)", u->id);
+				return false;
+			}
+			while (w < l->nwords && !is_clause_word(l->words[w])) {
+				if (c->n == PW_PATH_MAX) {
+					orders_error(errs, l->lineno, "a path "
+					    "has at most %d hexes",
+					    PW_PATH_MAX);
+					return false;
+				}
+				if (!hex_word(g, l, w, &c->h[c->n], errs))
+					return false;
+				if (!hex_adjacent(cur, c->h[c->n])) {
+					orders_error(errs, l->lineno, "%s is not "
+					    "adjacent to %s (a path goes hex by "
+					    "hex through the edges)",
+					    hex_label(&g->layout, c->h[c->n], x,
+					    sizeof x), hex_label(&g->layout,
+					    cur, y, sizeof y));
+					return false;
+				}
+				cur = c->h[c->n++];
+				w++;
+			}
+			if (c->n == 0) {
+				orders_error(errs, l->lineno, "expected the "
+				    "hexes of the path after 'move'");
+				return false;
+			}
+			max = t->move + 1;
+			if (c->n > max) {
+				orders_error(errs, l->lineno, "%s moves at most "
+				    "%d hexes (%d with the road bonus), the "
+				    "path has %d", u->id, t->move, max, c->n);
+				return false;
+			}
+		} else if (strcmp(v, "face") == 0) {
+			c->kind = PW_CL_FACE;
+			if (w >= l->nwords ||
+			    (c->arg = pw_dir_parse(g, l->words[w])) < 0) {
+				orders_error(errs, l->lineno, "expected a "
+				    "direction after 'face': %s",
+				    g->layout.orient == HEX_FLAT ?
+				    "n, ne, se, s, sw or nw" :
+				    "ne, e, se, sw, w or nw");
+				return false;
+			}
+			w++;
+		} else if (strcmp(v, "fire") == 0) {
+			c->kind = PW_CL_FIRE;
+			if (fires++) {
+				orders_error(errs, l->lineno, "a unit fires only "
+				    "once a turn");
+				return false;
+			}
+			if (t->weapon == PW_W_NONE) {
+				orders_error(errs, l->lineno, "%s (%s) has no "
+				    "weapon to fire in its activation%s", u->id,
+				    t->name, (t->cls & PW_C_ART) ? "; artillery "
+				    "fires with 'shoot' in the artillery phase" :
+				    "");
+				return false;
+			}
+			if (!hex_word(g, l, w++, &c->h[0], errs))
+				return false;
+			c->n = 1;
+		} else if (strcmp(v, "cc") == 0) {
+			c->kind = PW_CL_CC;
+			if (!hex_word(g, l, w++, &c->h[0], errs))
+				return false;
+			c->n = 1;
+			if (w < l->nwords && strcmp(l->words[w], "stay") == 0) {
+				c->arg = 1;
+				w++;
+			}
+		} else if (strcmp(v, "load") == 0) {
+			int ti;
+
+			c->kind = PW_CL_LOAD;
+			if (w >= l->nwords) {
+				orders_error(errs, l->lineno, "expected 'load "
+				    "TRANSPORT'");
+				return false;
+			}
+			if ((ti = own_unit(g, side, l, l->words[w++], errs)) <
+			    0)
+				return false;
+			c->arg = ti;
+		} else if (strcmp(v, "unload") == 0) {
+			c->kind = PW_CL_UNLOAD;
+			if (u->attached < 0) {
+				orders_error(errs, l->lineno, "%s is not "
+				    "carried or towed", u->id);
+				return false;
+			}
+		} else if (strcmp(v, "wire") == 0 || strcmp(v, "unwire") == 0) {
+			c->kind = v[0] == 'w' ? PW_CL_WIRE : PW_CL_UNWIRE;
+		} else if (strcmp(v, "lay") == 0 || strcmp(v, "clear") == 0) {
+			c->kind = v[0] == 'l' ? PW_CL_LAY : PW_CL_CLEAR;
+			if (pw_kind(u) != PW_ENG) {
+				orders_error(errs, l->lineno, "only Engineers "
+				    "lay or clear minefields");
+				return false;
+			}
+			if (!hex_word(g, l, w++, &c->h[0], errs))
+				return false;
+			c->n = 1;
+			if (!hex_adjacent(u->pos, c->h[0])) {
+				orders_error(errs, l->lineno, "the minefield hex "
+				    "must be adjacent to %s", u->id);
+				return false;
+			}
+		} else if (strcmp(v, "hold") == 0) {
+			c->kind = PW_CL_HOLD;
+		} else {
+			orders_error(errs, l->lineno, "unknown action '%s'; "
+			    "expected move, face, fire, cc, load, unload, wire, "
+			    "unwire, lay, clear or hold", v);
+			return false;
+		}
+		a->nclause++;
+	}
+	for (i = 0; i < a->nclause; i++)
+		if ((a->c[i].kind >= PW_CL_LOAD && a->c[i].kind <= PW_CL_CLEAR)
+		    && moves) {
+			orders_error(errs, l->lineno, "%s cannot move in the "
+			    "turn it loads, unloads, wires or works", u->id);
+			return false;
+		}
+	return true;
+}
+
+static int
+pw_parse(const struct game *g, const struct window_spec *w, int side,
+    const struct order_body *b, void **out, struct sbuf *canon,
+    struct order_errors *errs)
+{
+	struct pw_orders *o = xmalloc(sizeof *o);
+	size_t before = errs->n, k;
+	int seen_act[GAME_MAX_UNITS], seen_shot[GAME_MAX_UNITS], i, j, r;
+	int retreat_line = 0;
+	char a[8];
+
+	pw_orders_init(o, side);
+	memset(seen_act, 0, sizeof seen_act);
+	memset(seen_shot, 0, sizeof seen_shot);
+	if (strcmp(w->name, "standing") == 0) {
+		orders_error(errs, 0, "portable-modern takes no standing "
+		    "orders: put 'retreat always|never|cover' in each turn's "
+		    "file");
+		free(o);
+		*out = NULL;
+		return HP_EINVAL;
+	}
+	for (k = 0; k < b->n; k++) {
+		const struct order_line *l = &b->v[k];
+		const char *verb = l->words[0];
+
+		if (strcmp(verb, "shoot") == 0) {
+			struct pw_shot *s = &o->shot[o->nshot];
+			const struct pw_type *t;
+
+			if (l->nwords < 3 || l->nwords > 4 || (l->nwords == 4 &&
+			    strcmp(l->words[3], "gas") != 0)) {
+				orders_error(errs, l->lineno, "expected 'shoot "
+				    "UNIT HEX' or 'shoot UNIT HEX gas'");
+				continue;
+			}
+			if (o->nshot == PW_SHOTS_MAX) {
+				orders_error(errs, l->lineno, "too many shoot "
+				    "lines");
+				continue;
+			}
+			if ((i = own_unit(g, side, l, l->words[1], errs)) < 0)
+				continue;
+			t = pw_type(&g->units[i]);
+			if (!(t->cls & PW_C_ART)) {
+				orders_error(errs, l->lineno, "%s (%s) is not "
+				    "artillery: it fires with 'fire' in its "
+				    "activation", l->words[1], t->name);
+				continue;
+			}
+			if (seen_shot[i]) {
+				orders_error(errs, l->lineno, "%s already shoots "
+				    "on line %d (once a turn)", l->words[1],
+				    seen_shot[i]);
+				continue;
+			}
+			if (!hex_word(g, l, 2, &s->target, errs))
+				continue;
+			s->gas = l->nwords == 4;
+			if (s->gas && !game_option_flag(g, "gas")) {
+				orders_error(errs, l->lineno, "gas shells need "
+				    "the campaign option 'gas'");
+				continue;
+			}
+			if (s->gas && (g->units[i].flags & PW_F_GAS)) {
+				orders_error(errs, l->lineno, "%s has fired its "
+				    "one gas shell", l->words[1]);
+				continue;
+			}
+			s->unit = i;
+			s->line = l->lineno;
+			seen_shot[i] = l->lineno;
+			o->nshot++;
+		} else if (strcmp(verb, "retreat") == 0) {
+			if (l->nwords == 2 &&
+			    (r = parse_retreat(l->words[1])) >= 0) {
+				if (retreat_line) {
+					orders_error(errs, l->lineno, "the "
+					    "retreat choice is already given on "
+					    "line %d", retreat_line);
+					continue;
+				}
+				retreat_line = l->lineno;
+				o->retreat = r;
+			} else if (l->nwords == 3 &&
+			    (r = parse_retreat(l->words[2])) >= 0) {
+				if ((i = own_unit(g, side, l, l->words[1],
+				    errs)) < 0)
+					continue;
+				o->unit_retreat[i] = (signed char)r;
+			} else
+				orders_error(errs, l->lineno, "expected 'retreat "
+				    "always|never|cover' or 'retreat UNIT "
+				    "always|never|cover'");
+		} else {
+			struct pw_act *act = &o->act[o->nact];
+
+			if (game_unit_index(g, verb) < 0) {
+				orders_error(errs, l->lineno, "unknown order '%s';"
+				    " expected shoot, retreat or a unit id "
+				    "followed by its actions", verb);
+				continue;
+			}
+			if (o->nact == PW_ACTS_MAX) {
+				orders_error(errs, l->lineno, "too many "
+				    "activation lines");
+				continue;
+			}
+			memset(act, 0, sizeof *act);
+			if (!parse_act(g, side, l, act, errs))
+				continue;
+			if (seen_act[act->unit]) {
+				orders_error(errs, l->lineno, "%s is already on "
+				    "the activation list on line %d (a unit is "
+				    "activated once a turn)", verb,
+				    seen_act[act->unit]);
+				continue;
+			}
+			if (seen_shot[act->unit] && !(pw_type(&g->units[
+			    act->unit])->cls & PW_C_SELFPROP)) {
+				for (j = 0; j < act->nclause; j++)
+					if (act->c[j].kind == PW_CL_MOVE)
+						break;
+				if (j < act->nclause) {
+					orders_error(errs, l->lineno, "%s shoots "
+					    "on line %d: artillery that fired "
+					    "may not move", verb,
+					    seen_shot[act->unit]);
+					continue;
+				}
+			}
+			seen_act[act->unit] = l->lineno;
+			o->nact++;
+		}
+	}
+	if (errs->n > before) {
+		free(o);
+		*out = NULL;
+		return HP_EINVAL;
+	}
+	/* The canonical form. */
+	for (i = 0; i < o->nshot; i++)
+		sbuf_printf(canon, "shoot %s %s%s\n", g->units[o->shot[i].unit].id,
+		    hex_label(&g->layout, o->shot[i].target, a, sizeof a),
+		    o->shot[i].gas ? " gas" : "");
+	for (i = 0; i < o->nact; i++) {
+		const struct pw_act *act = &o->act[i];
+
+		sbuf_puts(canon, g->units[act->unit].id);
+		for (j = 0; j < act->nclause; j++) {
+			const struct pw_clause *c = &act->c[j];
+			int n;
+
+			switch (c->kind) {
+			case PW_CL_MOVE:
+				sbuf_puts(canon, " move");
+				for (n = 0; n < c->n; n++)
+					sbuf_printf(canon, " %s", hex_label(
+					    &g->layout, c->h[n], a, sizeof a));
+				break;
+			case PW_CL_FACE:
+				sbuf_printf(canon, " face %s",
+				    pw_dir_name(g, c->arg));
+				break;
+			case PW_CL_FIRE:
+			case PW_CL_CC:
+			case PW_CL_LAY:
+			case PW_CL_CLEAR:
+				sbuf_printf(canon, " %s %s%s", c->kind ==
+				    PW_CL_FIRE ? "fire" : c->kind == PW_CL_CC ?
+				    "cc" : c->kind == PW_CL_LAY ? "lay" :
+				    "clear", hex_label(&g->layout, c->h[0], a,
+				    sizeof a), c->kind == PW_CL_CC && c->arg ?
+				    " stay" : "");
+				break;
+			case PW_CL_LOAD:
+				sbuf_printf(canon, " load %s",
+				    g->units[c->arg].id);
+				break;
+			case PW_CL_UNLOAD:
+				sbuf_puts(canon, " unload");
+				break;
+			case PW_CL_WIRE:
+				sbuf_puts(canon, " wire");
+				break;
+			case PW_CL_UNWIRE:
+				sbuf_puts(canon, " unwire");
+				break;
+			case PW_CL_HOLD:
+				sbuf_puts(canon, " hold");
+				break;
+			}
+		}
+		sbuf_puts(canon, "\n");
+	}
+	sbuf_printf(canon, "retreat %s\n", retreat_names[o->retreat]);
+	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++)
+		if (o->unit_retreat[i] >= 0)
+			sbuf_printf(canon, "retreat %s %s\n", g->units[i].id,
+			    retreat_names[(int)o->unit_retreat[i]]);
+	*out = o;
+	return HP_OK;
+}
+
+static void
+pw_free_orders(void *p)
+{
+	free(p);
+}
+
+static void
+pw_order_template(const struct game *g, const struct window_spec *w,
+    int side, struct sbuf *b)
+{
+	char a[8];
+	int i;
+
+	sbuf_printf(b, "# %s, turn %d. One order per line; '#' starts a "
+	    "comment.\n", g->sides[side].label, w->turn);
+	sbuf_puts(b, "# Artillery phase (artillery fires without activation; "
+	    "guns that fire\n# may not move this turn):\n"
+	    "#   shoot UNIT HEX [gas]\n"
+	    "# Activation list, in priority order: hexpost throws your "
+	    "activation dice\n# and activates the first units the score "
+	    "allows; the rest are reported\n# as not activated. Actions run "
+	    "in the order written:\n"
+	    "#   UNIT move HEX HEX.. face DIR fire HEX cc HEX [stay]\n"
+	    "#   UNIT load TRANSPORT | unload | wire | unwire | lay HEX | "
+	    "clear HEX | hold\n"
+	    "# Hits that let a unit retreat 1 hex or lose 1 SP: your "
+	    "standing choice\n#   retreat always|never|cover   "
+	    "(cover: stay if in cover)\n#   retreat UNIT always|never|cover\n");
+	sbuf_printf(b, "# Directions: %s\n", g->layout.orient == HEX_FLAT ?
+	    "n ne se s sw nw" : "ne e se sw w nw");
+	sbuf_printf(b, "# Activation dice this turn: %d\n",
+	    pw_activation_dice(g, side));
+	sbuf_puts(b, "# Your units:\n");
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+
+		if (u->side != side || !pw_alive(u))
+			continue;
+		sbuf_printf(b, "#   %-4s %-24s %-4s facing %-2s SP %d%s\n",
+		    u->id, pw_type(u)->name, hex_label(&g->layout, u->pos, a,
+		    sizeof a), pw_dir_name(g, u->facing), u->strength,
+		    u->attached >= 0 ? " (carried)" : "");
+	}
+	sbuf_puts(b, "retreat cover\n");
+}
+
+const struct ruleset ruleset_pw = {
+	.name = "portable-modern",
+	.title = "Big Board Portable Wargame: Modern",
+	.seed = "002",
+	.options_help = "cyclists     Blue's b6 Infantry are Cyclists "
+	    "(optional rule)\ntank-riders  Tanks may carry an Infantry Unit "
+	    "(optional rule)\ngas          each Artillery Unit has one Gas "
+	    "Shell (optional rule)\nturns=N      turn limit (default 20)",
+	.setup = pw_setup,
+	.next_window = pw_next_window,
+	.parse = pw_parse,
+	.free_orders = pw_free_orders,
+	.resolve = pw_resolve,
+	.victory = pw_victory,
+	.opponent = pw_opponent,
+	.render_map = pw_render_map,
+	.status = pw_status,
+	.order_template = pw_order_template,
+};

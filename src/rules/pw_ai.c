@@ -1,0 +1,393 @@
+/* pw_ai: the built-in opponent of Big Board Portable Wargame: Modern, for
+ * either side. A simple policy that uses only what the side can see:
+ * artillery shoots the nearest target it may (the same one again for the
+ * bonus); units next to the enemy close in (if they may advance) or fire;
+ * units with a target fire without moving (+1); units in cover near the
+ * enemy hold; the rest advance along the shortest passable path, dropping
+ * off passengers and guns near the enemy. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pw.h"
+
+#define MAXH 4096
+
+struct ai {
+	const struct game *g;
+	int side;
+	bool reserved[GAME_MAX_UNITS]; /* unused; keeps the struct simple */
+	struct hex taken[GAME_MAX_UNITS];
+	int ntaken;
+};
+
+static const char *
+lbl(const struct game *g, struct hex h, char *buf)
+{
+	return hex_label(&g->layout, h, buf, 8);
+}
+
+static bool
+seen_enemy(const struct ai *ai, int j)
+{
+	const struct game_unit *o = &ai->g->units[j];
+
+	return o->side != ai->side && pw_alive(o) && o->attached < 0 &&
+	    pw_visible(ai->g, ai->side, j);
+}
+
+/* The nearest enemy unit the side can see, -1 if none. */
+static int
+nearest_seen(const struct ai *ai, struct hex h, int *dist)
+{
+	int j, best = -1, d;
+
+	*dist = 1000;
+	for (j = 0; j < ai->g->nunits; j++)
+		if (seen_enemy(ai, j) && (d = hex_distance(ai->g->units[j].pos,
+		    h)) < *dist) {
+			*dist = d;
+			best = j;
+		}
+	return best;
+}
+
+static bool
+enemy_at(const struct ai *ai, struct hex h)
+{
+	int j;
+
+	for (j = 0; j < ai->g->nunits; j++)
+		if (ai->g->units[j].side != ai->side &&
+		    pw_alive(&ai->g->units[j]) &&
+		    hex_eq(ai->g->units[j].pos, h))
+			return true;
+	return false;
+}
+
+static bool
+known_mines(const struct ai *ai, struct hex h)
+{
+	int m = pw_marker_at(ai->g, h, PW_MINES);
+
+	return m >= 0 && pw_visible(ai->g, ai->side, m);
+}
+
+static bool
+passable(const struct ai *ai, struct hex h)
+{
+	int t = pw_terrain(ai->g, h);
+
+	return t >= 0 && t != PW_T_RIVER && !known_mines(ai, h) &&
+	    !enemy_at(ai, h);
+}
+
+/* Is h free for unit i to end in (other units, plans made so far)? */
+static bool
+free_end(const struct ai *ai, int i, struct hex h)
+{
+	const struct game *g = ai->g;
+	unsigned ex = PW_C_TRANSPORT | PW_C_EXEMPT;
+	int j;
+
+	if (pw_type(&g->units[i])->cls & ex)
+		return !enemy_at(ai, h);
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+
+		if (j != i && pw_alive(o) && o->attached < 0 &&
+		    hex_eq(o->pos, h) && !(pw_type(o)->cls & ex))
+			return false;
+	}
+	for (j = 0; j < ai->ntaken; j++)
+		if (hex_eq(ai->taken[j], h))
+			return false;
+	return true;
+}
+
+/* Shortest passable path from unit i's hex towards goal (stopping next
+ * to it); writes up to max hexes into path, returns their number. */
+static int
+plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
+{
+	const struct game *g = ai->g;
+	struct hex start = g->units[i].pos, q[MAXH], best;
+	int prev[MAXH], n = 0, head = 0, k, d, bi = 0, bd, len, steps = 0;
+	struct hex chain[MAXH];
+
+	if (g->nhex > MAXH)
+		return 0;
+	q[n] = start;
+	prev[n++] = -1;
+	best = start;
+	bd = hex_distance(start, goal);
+	while (head < n) {
+		struct hex h = q[head];
+
+		if (hex_distance(h, goal) < bd) {
+			bd = hex_distance(h, goal);
+			best = h;
+			bi = head;
+		}
+		for (d = 0; d < 6; d++) {
+			struct hex nb = hex_neighbour(h, d);
+
+			if (!passable(ai, nb))
+				continue;
+			for (k = 0; k < n; k++)
+				if (hex_eq(q[k], nb))
+					break;
+			if (k < n || n >= MAXH)
+				continue;
+			q[n] = nb;
+			prev[n++] = head;
+		}
+		head++;
+	}
+	(void)best;
+	len = 0;
+	for (k = bi; k > 0 && len < MAXH; k = prev[k])
+		chain[len++] = q[k];
+	/* chain is reversed: chain[len-1] is the first step. */
+	for (k = len - 1; k >= 0 && steps < max; k--) {
+		int t;
+
+		path[steps++] = chain[k];
+		t = pw_terrain(g, chain[k]);
+		if (t == PW_T_WOOD || t == PW_T_FORD || t == PW_T_TRENCH ||
+		    hex_distance(chain[k], goal) <= 1)
+			break;
+	}
+	while (steps > 0 && !free_end(ai, i, path[steps - 1]))
+		steps--;
+	return steps;
+}
+
+static void
+goal_of(const struct ai *ai, int i, struct hex *goal, int *dist)
+{
+	const struct game *g = ai->g;
+	int e = nearest_seen(ai, g->units[i].pos, dist);
+
+	if (e >= 0) {
+		*goal = g->units[e].pos;
+		return;
+	}
+	{
+		struct hex_offset o = { ai->side == PW_BLUE ? g->layout.cols - 2 :
+			1, g->layout.rows / 2 };
+
+		*goal = hex_from_offset(&g->layout, o);
+		*dist = hex_distance(*goal, g->units[i].pos);
+	}
+}
+
+/* A target hex unit i can fire at from where it stands, or false. */
+static bool
+fire_target(const struct ai *ai, int i, struct hex *t)
+{
+	const struct game *g = ai->g;
+	int j, range, best = 1000, d;
+	char why[160];
+	bool found = false;
+
+	for (j = 0; j < g->nunits; j++) {
+		if (!seen_enemy(ai, j))
+			continue;
+		d = hex_distance(g->units[j].pos, g->units[i].pos);
+		if (d < best && pw_can_fire(g, i, g->units[j].pos, &range, why,
+		    sizeof why)) {
+			best = d;
+			*t = g->units[j].pos;
+			found = true;
+		}
+	}
+	return found;
+}
+
+static bool
+friend_near(const struct ai *ai, struct hex h)
+{
+	int j;
+
+	for (j = 0; j < ai->g->nunits; j++) {
+		const struct game_unit *o = &ai->g->units[j];
+
+		if (o->side == ai->side && pw_alive(o) &&
+		    hex_distance(o->pos, h) <= 1)
+			return true;
+	}
+	return false;
+}
+
+static void
+artillery(struct ai *ai, struct sbuf *b)
+{
+	const struct game *g = ai->g;
+	int i, j, d, best;
+	char why[160], a[8];
+
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+		struct hex t = u->pos, last = { u->x[PW_X_LASTQ],
+			u->x[PW_X_LASTR] };
+		bool found = false;
+
+		if (u->side != ai->side || !pw_alive(u) ||
+		    !(pw_type(u)->cls & PW_C_ART) || u->attached >= 0)
+			continue;
+		best = 1000;
+		for (j = 0; j < g->nunits; j++) {
+			struct hex h = g->units[j].pos;
+
+			if (!seen_enemy(ai, j) || friend_near(ai, h) ||
+			    !pw_art_can_fire(g, i, h, why, sizeof why))
+				continue;
+			d = hex_distance(h, u->pos);
+			if (u->x[PW_X_LASTT] == g->turn - 1 && hex_eq(h, last))
+				d = -1;
+			if (d < best) {
+				best = d;
+				t = h;
+				found = true;
+			}
+		}
+		if (found)
+			sbuf_printf(b, "shoot %s %s%s\n", u->id, lbl(g, t, a),
+			    game_option_flag(g, "gas") && !(u->flags & PW_F_GAS)
+			    && hex_distance(t, u->pos) >= 4 ? " gas" : "");
+	}
+}
+
+static void
+activation(struct ai *ai, struct sbuf *b)
+{
+	const struct game *g = ai->g;
+	struct sbuf pass[4];
+	bool exh = pw_exhausted(g, ai->side);
+	int i, j, k, dist, n;
+	char a[8];
+
+	for (k = 0; k < 4; k++)
+		sbuf_init(&pass[k]);
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+		const struct pw_type *t = pw_type(u);
+		struct hex goal, tgt, path[PW_PATH_MAX];
+		int adj = -1, kind = pw_kind(u);
+
+		if (u->side != ai->side || !pw_alive(u))
+			continue;
+		goal_of(ai, i, &goal, &dist);
+		/* Carried: get off near the enemy. */
+		if (u->attached >= 0) {
+			if (dist <= 5)
+				sbuf_printf(&pass[1], "%s unload\n", u->id);
+			continue;
+		}
+		for (j = 0; j < g->nunits; j++)
+			if (seen_enemy(ai, j) && hex_adjacent(g->units[j].pos,
+			    u->pos) && (adj < 0 || pw_type(&g->units[j])->cls &
+			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0)
+				adj = j;
+		if (t->cls & PW_C_ART) {
+			/* Guns that could not shoot turn to the enemy. */
+			if (!(t->cls & PW_C_SELFPROP) && dist < 1000 &&
+			    !pw_in_arc(u->facing, u->pos, goal))
+				sbuf_printf(&pass[3], "%s face %s\n", u->id,
+				    pw_dir_name(g, pw_dir_towards(u->pos,
+				    goal)));
+			continue;
+		}
+		if (adj >= 0 && !exh && (t->cls & PW_C_ADVANCE)) {
+			sbuf_printf(&pass[0], "%s cc %s\n", u->id,
+			    lbl(g, g->units[adj].pos, a));
+			continue;
+		}
+		if (fire_target(ai, i, &tgt)) {
+			sbuf_printf(&pass[0], "%s fire %s\n", u->id,
+			    lbl(g, tgt, a));
+			continue;
+		}
+		if (adj >= 0 || kind == PW_SPOTTER || kind == PW_CMD)
+			continue;
+		/* Engineers: clear a known minefield next to them; the
+		 * defender's lay one in front while the enemy is far. */
+		if (kind == PW_ENG) {
+			bool job = false;
+
+			for (j = 0; j < 6 && !job; j++) {
+				struct hex h = hex_neighbour(u->pos, j);
+				int m = pw_marker_at(g, h, PW_MINES);
+
+				if (m >= 0 && g->units[m].side != ai->side &&
+				    known_mines(ai, h)) {
+					if (u->x[PW_X_JOB] != PW_JOB_CLEAR)
+						sbuf_printf(&pass[2], "%s clear "
+						    "%s\n", u->id, lbl(g, h, a));
+					job = true;
+				}
+			}
+			if (!job && ai->side == PW_RED && dist > 5) {
+				struct hex h = hex_neighbour(u->pos,
+				    pw_dir_towards(u->pos, goal));
+
+				if (u->x[PW_X_JOB] == PW_JOB_LAY)
+					continue;
+				if (game_on_map(g, h) && pw_marker_at(g, h,
+				    PW_MINES) < 0 && pw_terrain(g, h) ==
+				    PW_T_OPEN) {
+					sbuf_printf(&pass[2], "%s lay %s\n",
+					    u->id, lbl(g, h, a));
+					continue;
+				}
+			}
+			if (job || u->x[PW_X_JOB])
+				continue;
+		}
+		if (exh)
+			continue;
+		/* The defender holds its ground; only its fast units
+		 * not in cover go looking for the enemy. */
+		if (ai->side == PW_RED && (pw_cover(g, u->pos) || t->move < 3))
+			continue;
+		if (u->flags & PW_F_CROSSING)
+			n = plan_path(ai, i, goal, 1, path);
+		else
+			n = plan_path(ai, i, goal, t->move - (t->weapon !=
+			    PW_W_NONE && dist <= t->range + t->move ? 1 : 0),
+			    path);
+		if (n == 0)
+			continue;
+		ai->taken[ai->ntaken++] = path[n - 1];
+		sbuf_printf(&pass[2], "%s move", u->id);
+		for (k = 0; k < n; k++)
+			sbuf_printf(&pass[2], " %s", lbl(g, path[k], a));
+		sbuf_printf(&pass[2], " face %s", pw_dir_name(g,
+		    pw_dir_towards(path[n - 1], goal)));
+		if (t->weapon != PW_W_NONE && hex_distance(path[n - 1], goal) <=
+		    t->range)
+			sbuf_printf(&pass[2], " fire %s", lbl(g, goal, a));
+		sbuf_puts(&pass[2], "\n");
+	}
+	for (k = 0; k < 4; k++) {
+		if (pass[k].len)
+			sbuf_add(b, pass[k].buf, pass[k].len);
+		sbuf_free(&pass[k]);
+	}
+}
+
+void
+pw_opponent(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	struct ai *ai = xcalloc(1, sizeof *ai);
+
+	(void)w;
+	ai->g = g;
+	ai->side = side;
+	artillery(ai, b);
+	activation(ai, b);
+	sbuf_puts(b, "retreat cover\n");
+	free(ai);
+}

@@ -1,0 +1,1380 @@
+/* pw_rules: the resolution of one turn of Big Board Portable Wargame:
+ * Modern (seed 002): artillery fire phase, initiative, the two sides'
+ * activations (movement, firing, close combat, transport, engineering),
+ * hits by quality and the exhaustion check. docs/rules/portable-wargame.md
+ * maps each rule of the seed to the functions below. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pw.h"
+
+#define ALL EVENT_ALL_SIDES
+
+struct pw_res {
+	struct resolve_ctx *c;
+	struct game *g;
+	const struct pw_orders *o[2];
+};
+
+static const char *
+lbl(const struct game *g, struct hex h, char *buf)
+{
+	return hex_label(&g->layout, h, buf, 8);
+}
+
+static const char *
+side_name(const struct game *g, int side)
+{
+	return g->sides[side].name;
+}
+
+static int
+roll(struct pw_res *r, int target, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Roll a d6 for the purpose fmt. */
+static int
+roll(struct pw_res *r, int target, const char *fmt, ...)
+{
+	char purpose[DICE_PURPOSE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(purpose, sizeof purpose, fmt, ap);
+	va_end(ap);
+	return dice_roll(r->c->dice, 6, target, purpose);
+}
+
+static int
+last_roll(const struct pw_res *r)
+{
+	return (int)r->c->dice->nlog;
+}
+
+/* Is a friendly commander (other than unit i) in i's hex or adjacent? */
+static bool
+commander_near(const struct game *g, int i)
+{
+	const struct game_unit *u = &g->units[i];
+	int j;
+
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+
+		if (j != i && o->side == u->side && pw_alive(o) &&
+		    pw_kind(o) == PW_CMD && (hex_eq(o->pos, u->pos) ||
+		    hex_adjacent(o->pos, u->pos)))
+			return true;
+	}
+	return false;
+}
+
+/* Is unit i crossing a ford or a trench ("turn A ... turn B")? */
+static bool
+crossing(const struct game *g, int i)
+{
+	return (g->units[i].flags & PW_F_CROSSING) != 0;
+}
+
+static void
+follow_transport(struct game *g, int i)
+{
+	int j;
+
+	for (j = 0; j < g->nunits; j++)
+		if (g->units[j].attached == i && g->units[j].placed) {
+			g->units[j].pos = g->units[i].pos;
+			g->units[j].facing = g->units[i].facing;
+		}
+}
+
+static enum pw_retreat
+retreat_choice(const struct pw_res *r, int i)
+{
+	const struct pw_orders *o = r->o[r->g->units[i].side];
+
+	if (o == NULL)
+		return PW_RETREAT_ALWAYS;
+	if (i < GAME_MAX_UNITS && o->unit_retreat[i] >= 0)
+		return (enum pw_retreat)o->unit_retreat[i];
+	return o->retreat;
+}
+
+static void destroy(struct pw_res *, int i);
+
+/* Take one SP from unit i (unless it is a Tank Unit at its last SP and the
+ * weapon cannot destroy tanks). */
+static void
+lose_sp(struct pw_res *r, int i, bool can_destroy, int rl)
+{
+	struct game_unit *u = &r->g->units[i];
+
+	if (!can_destroy && (pw_type(u)->cls & PW_C_TANK) && u->strength <= 1) {
+		events_add(r->c->ev, ALL, rl, "%s keeps its last SP: small arms "
+		    "and machine guns cannot destroy Tank Units.", u->id);
+		return;
+	}
+	u->strength--;
+	if (u->strength > 0) {
+		events_add(r->c->ev, ALL, rl, "%s loses 1 SP (%d left).", u->id,
+		    u->strength);
+		return;
+	}
+	events_add(r->c->ev, ALL, rl, "%s loses its last SP and is "
+	    "destroyed.", u->id);
+	destroy(r, i);
+}
+
+static void
+destroy(struct pw_res *r, int i)
+{
+	struct game *g = r->g;
+	struct game_unit *u = &g->units[i];
+	int j;
+
+	u->strength = 0;
+	u->placed = false;
+	u->attached = -1;
+	for (j = 0; j < g->nunits; j++) {
+		struct game_unit *p = &g->units[j];
+
+		if (p->attached != i)
+			continue;
+		p->attached = -1;
+		if (pw_kind(u) == PW_TANK || pw_kind(u) == PW_LTANK) {
+			events_add(r->c->ev, ALL, 0, "%s riding on %s is "
+			    "destroyed with it.", p->id, u->id);
+			p->strength = 0;
+			p->placed = false;
+		} else
+			events_add(r->c->ev, ALL, 0, "%s, carried by %s, is "
+			    "left in %s.", p->id, u->id,
+			    hex_label(&g->layout, p->pos, (char[8]){ 0 }, 8));
+	}
+}
+
+/* Resolve a hit on unit i: one d6 read by its quality ("RESOLVING HITS ON
+ * UNITS"), then a hit on every unit it carries or tows. moved_with: the
+ * transport retreated in this same hit, so a retreat result is met. */
+static void
+hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
+    bool moved_with)
+{
+	struct game *g = r->g;
+	struct game_unit *u = &g->units[i];
+	static const int lose_max[3] = { 2, 3, 4 };
+	static const char *const qname[3] = { "elite", "average", "poor" };
+	int carried[GAME_MAX_UNITS], nc = 0, j, d, rl;
+	bool retreated = false;
+	struct hex to;
+	char a[8], b[8];
+
+	if (!pw_alive(u))
+		return;
+	for (j = 0; j < g->nunits && nc < GAME_MAX_UNITS; j++)
+		if (g->units[j].attached == i && pw_alive(&g->units[j]))
+			carried[nc++] = j;
+	d = roll(r, 0, "hit on %s (%s) by %s", u->id, qname[u->status % 3],
+	    cause);
+	rl = last_roll(r);
+	if (d <= lose_max[u->status % 3]) {
+		events_add(r->c->ev, ALL, rl, "%s (%s) is hit by %s: rolls %d.",
+		    u->id, qname[u->status % 3], cause, d);
+		lose_sp(r, i, can_destroy, rl);
+	} else if (u->status == PW_ELITE && d >= 5) {
+		events_add(r->c->ev, ALL, rl, "%s (elite) is hit by %s: rolls "
+		    "%d, survives unharmed.", u->id, cause, d);
+	} else {
+		enum pw_retreat ch = retreat_choice(r, i);
+
+		events_add(r->c->ev, ALL, rl, "%s (%s) is hit by %s: rolls %d, "
+		    "must retreat 1 hex or lose 1 SP.", u->id,
+		    qname[u->status % 3], cause, d);
+		if (u->attached >= 0) {
+			if (moved_with)
+				events_add(r->c->ev, ALL, 0, "%s retreated with "
+				    "its transport.", u->id);
+			else {
+				events_add(r->c->ev, ALL, 0, "%s is carried and "
+				    "cannot retreat alone.", u->id);
+				lose_sp(r, i, can_destroy, 0);
+			}
+		} else if (ch == PW_RETREAT_NEVER ||
+		    (ch == PW_RETREAT_COVER && pw_cover(g, u->pos))) {
+			events_add(r->c->ev, ALL, 0, "%s stands (retreat %s).",
+			    u->id, ch == PW_RETREAT_NEVER ? "never" : "cover");
+			lose_sp(r, i, can_destroy, 0);
+		} else if (!pw_retreat_hex(g, i, &to)) {
+			events_add(r->c->ev, ALL, 0, "%s has no empty hex to "
+			    "retreat to that is not next to an enemy.", u->id);
+			lose_sp(r, i, can_destroy, 0);
+		} else {
+			events_add(r->c->ev, ALL, 0, "%s retreats %s -> %s.",
+			    u->id, lbl(g, u->pos, a), lbl(g, to, b));
+			u->pos = to;
+			u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
+			follow_transport(g, i);
+			retreated = true;
+		}
+	}
+	for (j = 0; j < nc; j++) {
+		char why[64];
+
+		if (!pw_alive(&g->units[carried[j]]))
+			continue;
+		snprintf(why, sizeof why, "the hit on its transport %s", u->id);
+		hit(r, carried[j], true, why, retreated);
+	}
+}
+
+/* Hit every unit in h (not those carried: the hit on a transport reaches
+ * them). */
+static void
+hit_hex(struct pw_res *r, struct hex h, int only_enemy_of, bool can_destroy,
+    const char *cause)
+{
+	struct game *g = r->g;
+	int list[GAME_MAX_UNITS], n = 0, i;
+
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+
+		if (pw_alive(u) && hex_eq(u->pos, h) && u->attached < 0 &&
+		    u->side != only_enemy_of)
+			list[n++] = i;
+	}
+	for (i = 0; i < n; i++) {
+		bool cd = can_destroy;
+
+		hit(r, list[i], cd, cause, false);
+	}
+}
+
+/* --- artillery phase ---------------------------------------------------- */
+
+/* Can artillery unit i fire at target now? why says why not. */
+bool
+pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
+    size_t len)
+{
+	const struct game_unit *u = &g->units[i];
+	const struct pw_type *t = pw_type(u);
+	struct hex_line_step st[HEX_LINE_MAX];
+	int d = hex_distance(u->pos, target), n;
+
+	if (!pw_alive(u)) {
+		snprintf(why, len, "it has been destroyed");
+		return false;
+	}
+	if (u->attached >= 0) {
+		snprintf(why, len, "it is limbered (towed)");
+		return false;
+	}
+	if (d < 1 || d > t->range) {
+		snprintf(why, len, "range %d, %s reaches %d", d, t->name,
+		    t->range);
+		return false;
+	}
+	if (!pw_in_arc(u->facing, u->pos, target)) {
+		snprintf(why, len, "the target is outside its 120 degree arc");
+		return false;
+	}
+	n = hex_line(u->pos, target, st, HEX_LINE_MAX);
+	if (pw_area(g, u->pos) && n > 1 && !hex_eq(st[1].h, target) &&
+	    pw_area(g, st[1].h)) {
+		snprintf(why, len, "it is not on the edge of its wood, "
+		    "built-up area or fortification");
+		return false;
+	}
+	if (!(t->cls & PW_C_STAR) && !pw_los(g, u->pos, target, true)) {
+		snprintf(why, len, "it fires only directly and the line is "
+		    "blocked");
+		return false;
+	}
+	if (pw_terrain(g, u->pos) == PW_T_FORD) {
+		snprintf(why, len, "units in rivers may not fire");
+		return false;
+	}
+	return true;
+}
+
+/* Does a friendly Artillery Spotter of side have direct line of sight to
+ * h? */
+static bool
+spotter_sees(const struct game *g, int side, struct hex h)
+{
+	int j;
+
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+
+		if (o->side == side && pw_alive(o) && pw_kind(o) == PW_SPOTTER &&
+		    pw_sees(g, o->pos, h))
+			return true;
+	}
+	return false;
+}
+
+struct landing {
+	int unit;
+	struct hex at;
+	bool on_map;
+	bool gas;
+	struct hex front;   /* gas: the direction of "in front" */
+};
+
+static void
+gas_drift(struct pw_res *r)
+{
+	struct game *g = r->g;
+	int i, d;
+	char a[8], b[8];
+
+	for (i = 0; i < g->nunits; i++) {
+		struct game_unit *m = &g->units[i];
+		struct hex to, dir;
+
+		if (!m->placed || strcmp(m->kind, PW_GAS) != 0)
+			continue;
+		if (--m->x[0] <= 0) {
+			m->placed = false;
+			events_add(r->c->ev, ALL, 0, "The gas cloud in %s "
+			    "disperses.", lbl(g, m->pos, a));
+			continue;
+		}
+		dir.q = m->x[1];
+		dir.r = m->x[2];
+		d = roll(r, 0, "gas cloud in %s drifts", lbl(g, m->pos, a));
+		if (d >= 5) {
+			events_add(r->c->ev, ALL, last_roll(r), "The gas cloud "
+			    "in %s rolls %d and stays.", lbl(g, m->pos, a), d);
+			continue;
+		}
+		to = (d == 2 || d == 4) ? hex_add(m->pos, dir) :
+		    hex_sub(m->pos, dir);
+		events_add(r->c->ev, ALL, last_roll(r), "The gas cloud in %s "
+		    "rolls %d and drifts %s to %s.", lbl(g, m->pos, a), d,
+		    (d == 2 || d == 4) ? "forward" : "back", lbl(g, to, b));
+		if (!game_on_map(g, to)) {
+			m->placed = false;
+			continue;
+		}
+		m->pos = to;
+		hit_hex(r, to, -1, true, "the gas cloud");
+	}
+}
+
+static void
+phase_artillery(struct pw_res *r)
+{
+	struct game *g = r->g;
+	struct landing land[2 * PW_SHOTS_MAX];
+	int nl = 0, s, k, d, score;
+	char a[8], b[8], why[160];
+
+	events_phase(r->c->ev, "1. Artillery fire phase");
+	gas_drift(r);
+	for (s = 0; s < 2; s++) {
+		const struct pw_orders *o = r->o[s];
+
+		for (k = 0; o != NULL && k < o->nshot; k++) {
+			const struct pw_shot *sh = &o->shot[k];
+			struct game_unit *u = &g->units[sh->unit];
+			struct landing *L = &land[nl];
+			bool direct;
+
+			if (!pw_art_can_fire(g, sh->unit, sh->target, why,
+			    sizeof why)) {
+				events_add(r->c->ev, ALL, 0, "%s cannot fire at "
+				    "%s: %s.", u->id, lbl(g, sh->target, a),
+				    why);
+				continue;
+			}
+			direct = pw_sees(g, u->pos, sh->target) &&
+			    pw_los(g, u->pos, sh->target, true);
+			score = 0;
+			if (pw_cover(g, sh->target))
+				score -= 1;
+			if (pw_sees(g, u->pos, sh->target) ||
+			    spotter_sees(g, s, sh->target))
+				score += 2;
+			if (u->x[PW_X_LASTT] == g->turn - 1 &&
+			    u->x[PW_X_LASTQ] == sh->target.q &&
+			    u->x[PW_X_LASTR] == sh->target.r)
+				score += 1;
+			if (commander_near(g, sh->unit))
+				score += 1;
+			d = roll(r, 0, "%s %s fires at %s", u->id,
+			    pw_type(u)->name, lbl(g, sh->target, a));
+			u->flags |= PW_F_FIRED | PW_F_ARTFIRED;
+			u->x[PW_X_LASTQ] = sh->target.q;
+			u->x[PW_X_LASTR] = sh->target.r;
+			u->x[PW_X_LASTT] = g->turn;
+			if (sh->gas)
+				u->flags |= PW_F_GAS;
+			L->unit = sh->unit;
+			L->gas = sh->gas;
+			L->front = hex_sub(pw_in_front(sh->target, u->pos),
+			    sh->target);
+			if (d + score >= 5)
+				L->at = sh->target;
+			else if (d + score == 2 || d + score == 4)
+				L->at = pw_in_front(sh->target, u->pos);
+			else if (d + score >= 1)
+				L->at = pw_behind(sh->target, u->pos);
+			else {
+				events_add(r->c->ev, ALL, last_roll(r), "%s fires "
+				    "%s%s at %s (%s fire): rolls %d%+d = %d, "
+				    "totally ineffective.", u->id,
+				    sh->gas ? "a gas shell " : "",
+				    pw_type(u)->name, lbl(g, sh->target, a),
+				    direct ? "direct" : "indirect", d, score,
+				    d + score);
+				continue;
+			}
+			L->on_map = game_on_map(g, L->at);
+			events_add(r->c->ev, ALL, last_roll(r), "%s fires %sat %s "
+			    "(%s fire): rolls %d%+d = %d, lands %s%s%s.", u->id,
+			    sh->gas ? "a gas shell " : "", lbl(g, sh->target, a),
+			    direct ? "direct" : "indirect", d, score, d + score,
+			    d + score >= 5 ? "on the target" : (d + score == 2 ||
+			    d + score == 4) ? "in front of it in " :
+			    "behind it in ", d + score >= 5 ? "" : lbl(g, L->at,
+			    b), L->on_map ? "" : " (off the map)");
+			nl++;
+		}
+	}
+	if (nl == 0)
+		events_add(r->c->ev, ALL, 0, "No artillery fires.");
+	/* Effects after all artillery has fired. */
+	for (k = 0; k < nl; k++) {
+		char cause[64];
+
+		if (!land[k].on_map)
+			continue;
+		snprintf(cause, sizeof cause, "%s from %s",
+		    land[k].gas ? "gas" : "artillery fire",
+		    g->units[land[k].unit].id);
+		if (land[k].gas) {
+			int m = pw_add_marker(g, PW_GAS, g->units[land[k].unit].side,
+			    land[k].at);
+
+			g->units[m].x[0] = 3;
+			g->units[m].x[1] = land[k].front.q;
+			g->units[m].x[2] = land[k].front.r;
+			events_add(r->c->ev, ALL, 0, "A gas cloud forms in %s.",
+			    lbl(g, land[k].at, a));
+		}
+		hit_hex(r, land[k].at, -1, true, cause);
+	}
+}
+
+/* --- initiative and activation ------------------------------------------- */
+
+static void
+phase_initiative(struct pw_res *r)
+{
+	struct game *g = r->g;
+	int b, d, tries;
+
+	events_phase(r->c->ev, "2. Initiative");
+	for (tries = 0; tries < 50; tries++) {
+		b = roll(r, 0, "initiative: %s", side_name(g, PW_BLUE));
+		d = roll(r, 0, "initiative: %s", side_name(g, PW_RED));
+		if (b != d) {
+			game_set_var(g, "first", b > d ? PW_BLUE : PW_RED);
+			events_add(r->c->ev, ALL, last_roll(r), "Initiative: %s "
+			    "%d, %s %d: %s moves first.", side_name(g, PW_BLUE),
+			    b, side_name(g, PW_RED), d,
+			    side_name(g, b > d ? PW_BLUE : PW_RED));
+			return;
+		}
+		events_add(r->c->ev, ALL, last_roll(r), "Initiative: both roll "
+		    "%d; roll again.", b);
+	}
+	game_set_var(g, "first", PW_BLUE);
+}
+
+/* May unit i end its move in h (stacking, enemies)? */
+static bool
+may_end_in(const struct game *g, int i, struct hex h)
+{
+	const struct game_unit *u = &g->units[i];
+	bool exempt = (pw_type(u)->cls & (PW_C_TRANSPORT | PW_C_EXEMPT)) != 0;
+	int j;
+
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+
+		if (j == i || !pw_alive(o) || !hex_eq(o->pos, h) ||
+		    o->attached >= 0)
+			continue;
+		if (o->side != u->side)
+			return false;
+		if (!exempt && !(pw_type(o)->cls & (PW_C_TRANSPORT |
+		    PW_C_EXEMPT)))
+			return false;
+	}
+	return true;
+}
+
+static bool
+enemy_in(const struct game *g, int side, struct hex h)
+{
+	int j;
+
+	for (j = 0; j < g->nunits; j++)
+		if (g->units[j].side != side && pw_alive(&g->units[j]) &&
+		    hex_eq(g->units[j].pos, h))
+			return true;
+	return false;
+}
+
+/* An enemy of unit i adjacent to h, preferring one whose front faces h;
+ * -1 if none. */
+static int
+adjacent_enemy(const struct game *g, int side, struct hex h, bool facing_only)
+{
+	int j, any = -1;
+
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+
+		if (o->side == side || !pw_alive(o) || o->attached >= 0 ||
+		    !hex_adjacent(o->pos, h))
+			continue;
+		if (pw_in_arc(o->facing, o->pos, h))
+			return j;
+		if (!facing_only && any < 0)
+			any = j;
+	}
+	return any;
+}
+
+static int
+nearest_enemy_dist(const struct game *g, int side, struct hex h)
+{
+	int j, best = 1000, d;
+
+	for (j = 0; j < g->nunits; j++)
+		if (g->units[j].side != side && pw_alive(&g->units[j]) &&
+		    (d = hex_distance(g->units[j].pos, h)) < best)
+			best = d;
+	return best;
+}
+
+/* Move unit i along path (the seed's movement rules a-h, the withdrawal
+ * rule and the special terrain rules). face: the facing asked for, -1. */
+static void
+do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
+{
+	struct game *g = r->g;
+	struct game_unit *u = &g->units[i];
+	const struct pw_type *t = pw_type(u);
+	struct hex path[PW_PATH_MAX], start = u->pos, prev;
+	int allow, n = 0, k, stopper = -1, pin, steps;
+	bool road = pw_road(g, start), wood_start = pw_terrain(g, start) ==
+	    PW_T_WOOD, withdrawing;
+	char a[8], b[8];
+	const char *why = NULL;
+
+	if (u->flags & PW_F_MOVED) {
+		events_add(r->c->ev, ALL, 0, "%s has already moved this turn.",
+		    u->id);
+		return;
+	}
+	if ((u->flags & PW_F_ARTFIRED) && !(t->cls & PW_C_SELFPROP)) {
+		events_add(r->c->ev, ALL, 0, "%s fired in the artillery phase "
+		    "and may not move.", u->id);
+		return;
+	}
+	if (u->attached >= 0) {
+		events_add(r->c->ev, ALL, 0, "%s is carried and does not move "
+		    "by itself.", u->id);
+		return;
+	}
+	for (k = 0; k < c->n; k++)
+		road = road && pw_road(g, c->h[k]);
+	allow = t->move + (road ? 1 : 0) - ((u->flags & PW_F_FIRED) ? 1 : 0);
+	if (wood_start || crossing(g, i))
+		allow = allow < 1 ? allow : 1;
+	pin = adjacent_enemy(g, u->side, start, true);
+	withdrawing = pin >= 0;
+	/* Dry run: where does the unit stop? */
+	prev = start;
+	for (k = 0; k < c->n && n < allow; k++) {
+		struct hex h = c->h[k];
+		int tt = pw_terrain(g, h), w;
+
+		if (!hex_adjacent(prev, h)) {
+			why = "the path is broken";
+			break;
+		}
+		if (tt < 0 || tt == PW_T_RIVER) {
+			why = tt < 0 ? "off the map" : "a river (cross at a ford)";
+			break;
+		}
+		if (enemy_in(g, u->side, h)) {
+			why = "an enemy unit is there";
+			break;
+		}
+		if (pw_exhausted(g, u->side) &&
+		    nearest_enemy_dist(g, u->side, h) <
+		    nearest_enemy_dist(g, u->side, start)) {
+			why = "the side is exhausted: no move towards the "
+			    "enemy";
+			break;
+		}
+		if (withdrawing) {
+			w = adjacent_enemy(g, u->side, h, true);
+			if (w >= 0 && w != pin && !hex_adjacent(g->units[w].pos,
+			    start)) {
+				why = "a withdrawal may not end next to the front "
+				    "of another enemy unit";
+				break;
+			}
+		}
+		path[n++] = h;
+		prev = h;
+		if ((stopper = adjacent_enemy(g, u->side, h, false)) >= 0) {
+			why = "next to an enemy unit";
+			break;
+		}
+		stopper = -1;
+		if (tt == PW_T_WOOD) {
+			why = "entered a wood";
+			break;
+		}
+		if (tt == PW_T_FORD || tt == PW_T_TRENCH) {
+			why = tt == PW_T_FORD ? "entered the river at a ford" :
+			    "entered a trench";
+			break;
+		}
+		if (pw_marker_at(g, h, PW_WIRE) >= 0 && !(t->cls & PW_C_WIRE)) {
+			why = "stopped by barbed wire";
+			break;
+		}
+	}
+	if (k == c->n && n == allow && n < c->n)
+		why = "its movement allowance is spent";
+	else if (n < c->n && why == NULL)
+		why = "its movement allowance is spent";
+	/* Stacking: back up to the last hex it may end in. */
+	while (n > 0 && !may_end_in(g, i, path[n - 1])) {
+		n--;
+		why = "no stacking with friendly units";
+		stopper = -1;
+	}
+	if (n == 0) {
+		events_add(r->c->ev, 1u << u->side, 0, "%s cannot move from %s (%s).",
+		    u->id, lbl(g, start, a), why ? why : "no path");
+		return;
+	}
+	u->flags |= PW_F_MOVED;
+	u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
+	if (n >= t->move + (road ? 1 : 0))
+		u->flags |= PW_F_FULLMOVE;
+	steps = n;
+	for (k = 0; k < steps; k++) {
+		int m, tt = pw_terrain(g, path[k]);
+
+		u->facing = hex_direction_to(u->pos, path[k]);
+		u->pos = path[k];
+		follow_transport(g, i);
+		if (tt == PW_T_FORD || tt == PW_T_TRENCH)
+			u->flags |= PW_F_CROSSING;
+		if ((m = pw_marker_at(g, path[k], PW_MINES)) >= 0) {
+			g->units[m].x[0] |= 1 << u->side;
+			events_add(r->c->ev, ALL, 0, "%s moves into the minefield "
+			    "in %s.", u->id, lbl(g, path[k], a));
+			hit(r, i, true, "the minefield", false);
+		}
+		if (pw_alive(u) && pw_marker_at(g, path[k], PW_GAS) >= 0) {
+			events_add(r->c->ev, ALL, 0, "%s moves into the gas cloud "
+			    "in %s.", u->id, lbl(g, path[k], a));
+			hit(r, i, true, "the gas cloud", false);
+		}
+		if (!pw_alive(u) || !hex_eq(u->pos, path[k]))
+			break;
+	}
+	if (!pw_alive(u))
+		return;
+	if (k < steps) {
+		events_add(r->c->ev, ALL, 0, "%s's move ends: it fell back to "
+		    "%s.", u->id, lbl(g, u->pos, a));
+		return;
+	}
+	if ((stopper = adjacent_enemy(g, u->side, u->pos, false)) >= 0) {
+		u->facing = pw_dir_towards(u->pos, g->units[stopper].pos);
+		why = "next to an enemy unit";
+	} else if (face >= 0)
+		u->facing = face;
+	follow_transport(g, i);
+	events_add(r->c->ev, (1u << u->side) | (pw_visible(g, 1 - u->side, i) ?
+	    1u << (1 - u->side) : 0), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
+	    "facing %s.", u->id, lbl(g, start, a), lbl(g, u->pos, b), steps,
+	    steps == 1 ? "" : "es",
+	    why ? " and stops: " : "", why ? why : "",
+	    withdrawing ? " (a withdrawal)" : "", pw_dir_name(g, u->facing));
+}
+
+/* Can unit i fire at h in its activation? why says why not. */
+bool
+pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
+    size_t len)
+{
+	const struct game_unit *u = &g->units[i];
+	const struct pw_type *t = pw_type(u);
+	struct hex_line_step st[HEX_LINE_MAX];
+	int d = hex_distance(u->pos, h), n, j;
+	bool seen = false;
+
+	*range = t->range;
+	if (t->weapon == PW_W_NONE || (t->cls & PW_C_ART)) {
+		snprintf(why, len, "%s do not fire in the activation phase",
+		    t->name);
+		return false;
+	}
+	if (u->flags & PW_F_FIRED) {
+		snprintf(why, len, "it has already fired this turn");
+		return false;
+	}
+	if (u->flags & PW_F_FULLMOVE) {
+		snprintf(why, len, "it moved its whole allowance and firing "
+		    "costs a hex of movement");
+		return false;
+	}
+	if (u->attached >= 0) {
+		snprintf(why, len, "it is carried");
+		return false;
+	}
+	if (pw_terrain(g, u->pos) == PW_T_FORD) {
+		snprintf(why, len, "units in rivers may not fire");
+		return false;
+	}
+	if (crossing(g, i) && pw_terrain(g, u->pos) == PW_T_TRENCH) {
+		snprintf(why, len, "units crossing trenches may not fire");
+		return false;
+	}
+	n = hex_line(u->pos, h, st, HEX_LINE_MAX);
+	if (pw_terrain(g, u->pos) == PW_T_WOOD && n > 1 &&
+	    pw_terrain(g, st[1].h) == PW_T_WOOD)
+		*range = 1;
+	if (d < 1 || d > *range) {
+		snprintf(why, len, "range %d, it reaches %d", d, *range);
+		return false;
+	}
+	if (!(t->cls & PW_C_360) && !pw_in_arc(u->facing, u->pos, h)) {
+		snprintf(why, len, "the target is outside its 120 degree arc");
+		return false;
+	}
+	if (pw_area(g, u->pos) && n > 1 && !hex_eq(st[1].h, h) &&
+	    pw_area(g, st[1].h)) {
+		snprintf(why, len, "it is not on the edge of its wood, "
+		    "built-up area or fortification");
+		return false;
+	}
+	if (pw_area(g, h) && n > 2 && pw_area(g, st[n - 2].h)) {
+		snprintf(why, len, "fire reaches only 1 hex into woods, "
+		    "built-up areas and fortifications");
+		return false;
+	}
+	if (t->weapon != PW_W_MORTAR) {
+		if (!pw_los(g, u->pos, h, true)) {
+			snprintf(why, len, "no direct line of sight");
+			return false;
+		}
+		return true;
+	}
+	/* Mortars: over units; the target seen by the mortar, an adjacent
+	 * friendly unit, or a spotter or commander with it or adjacent. */
+	if (pw_los(g, u->pos, h, false))
+		seen = true;
+	for (j = 0; j < g->nunits && !seen; j++) {
+		const struct game_unit *o = &g->units[j];
+
+		if (j == i || o->side != u->side || !pw_alive(o))
+			continue;
+		if ((hex_adjacent(o->pos, u->pos) || ((pw_kind(o) == PW_SPOTTER
+		    || pw_kind(o) == PW_CMD) && hex_eq(o->pos, u->pos))) &&
+		    pw_los(g, o->pos, h, false))
+			seen = true;
+	}
+	if (!seen)
+		snprintf(why, len, "nobody in reach of the mortar sees the "
+		    "target");
+	return seen;
+}
+
+static void
+do_fire(struct pw_res *r, int i, struct hex h)
+{
+	struct game *g = r->g;
+	struct game_unit *u = &g->units[i];
+	const struct pw_type *t = pw_type(u);
+	int range, dice = t->weapon == PW_W_MG ? 3 : 1, k, d, mod = 0, hits = 0;
+	bool can_destroy = t->weapon != PW_W_SMALL && t->weapon != PW_W_MG;
+	char a[8], why[160], cause[64];
+
+	if (!pw_can_fire(g, i, h, &range, why, sizeof why)) {
+		events_add(r->c->ev, ALL, 0, "%s cannot fire at %s: %s.", u->id,
+		    lbl(g, h, a), why);
+		return;
+	}
+	if (!enemy_in(g, u->side, h)) {
+		events_add(r->c->ev, ALL, 0, "%s holds its fire: no enemy in "
+		    "%s.", u->id, lbl(g, h, a));
+		return;
+	}
+	if (pw_cover(g, h))
+		mod -= 1;
+	if (!(u->flags & PW_F_MOVED))
+		mod += 1;
+	if (commander_near(g, i))
+		mod += 1;
+	u->flags |= PW_F_FIRED;
+	for (k = 0; k < dice; k++) {
+		d = roll(r, 5, "%s (%s) fires at %s", u->id, t->name,
+		    lbl(g, h, a));
+		events_add(r->c->ev, ALL, last_roll(r), "%s fires at %s: rolls "
+		    "%d%+d = %d, %s.", u->id, lbl(g, h, a), d, mod, d + mod,
+		    d + mod >= 5 ? "a hit" : "a miss");
+		if (d + mod >= 5)
+			hits++;
+	}
+	snprintf(cause, sizeof cause, "fire from %s", u->id);
+	for (k = 0; k < hits; k++)
+		hit_hex(r, h, u->side, can_destroy, cause);
+}
+
+static int
+cc_mods(const struct game *g, int i, int enemy, char *txt, size_t len)
+{
+	const struct game_unit *u = &g->units[i];
+	int m = 0, tt = pw_terrain(g, u->pos);
+	size_t n = 0;
+
+	txt[0] = '\0';
+#define NOTE(s) n += (size_t)snprintf(txt + n, n < len ? len - n : 0, "%s", s)
+	if (commander_near(g, i)) {
+		m++;
+		NOTE(" +1 commander");
+	}
+	if (pw_cover(g, u->pos) && !(tt == PW_T_TRENCH && crossing(g, i))) {
+		m++;
+		NOTE(" +1 cover");
+	}
+	if (enemy >= 0 && pw_elev(g, u->pos) < pw_elev(g, g->units[enemy].pos)) {
+		m--;
+		NOTE(" -1 uphill");
+	}
+	if (tt == PW_T_FORD) {
+		m--;
+		NOTE(" -1 river");
+	}
+	if (tt == PW_T_TRENCH && crossing(g, i)) {
+		m--;
+		NOTE(" -1 crossing a trench");
+	}
+	if (tt == PW_T_WOOD) {
+		m++;
+		NOTE(" +1 wood");
+	}
+#undef NOTE
+	return m;
+}
+
+/* Close combat of unit i against the enemy in h; true if i won and may
+ * go on. */
+static bool
+do_cc(struct pw_res *r, int i, struct hex h, bool stay)
+{
+	struct game *g = r->g;
+	struct game_unit *u = &g->units[i];
+	int j, def = -1, am, dm, ad, dd, an, dn;
+	bool front;
+	char a[8], b[8], at[96], dt[96], cause[64];
+
+	if (pw_exhausted(g, u->side)) {
+		events_add(r->c->ev, ALL, 0, "%s makes no close combat: its "
+		    "side is exhausted (no aggressive action).", u->id);
+		return false;
+	}
+	if (u->attached >= 0 || !hex_adjacent(u->pos, h)) {
+		events_add(r->c->ev, ALL, 0, "%s cannot close with %s: %s.",
+		    u->id, lbl(g, h, a), u->attached >= 0 ? "it is carried" :
+		    "not adjacent");
+		return false;
+	}
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+
+		if (o->side == u->side || !pw_alive(o) || o->attached >= 0 ||
+		    !hex_eq(o->pos, h))
+			continue;
+		if (def < 0 || ((pw_type(&g->units[def])->cls & (PW_C_EXEMPT |
+		    PW_C_TRANSPORT)) && !(pw_type(o)->cls & (PW_C_EXEMPT |
+		    PW_C_TRANSPORT))))
+			def = j;
+	}
+	if (def < 0) {
+		events_add(r->c->ev, ALL, 0, "%s finds no enemy in %s to close "
+		    "with.", u->id, lbl(g, h, a));
+		return false;
+	}
+	u->facing = hex_direction_to(u->pos, h);
+	follow_transport(g, i);
+	front = pw_in_arc(g->units[def].facing, g->units[def].pos, u->pos);
+	am = cc_mods(g, i, def, at, sizeof at);
+	dm = cc_mods(g, def, -1, dt, sizeof dt);
+	an = pw_type(u)->cc_front;
+	dn = front ? pw_type(&g->units[def])->cc_front :
+	    pw_type(&g->units[def])->cc_flank;
+	ad = roll(r, an, "close combat: %s attacks %s", u->id,
+	    g->units[def].id);
+	dd = roll(r, dn, "close combat: %s defends against %s",
+	    g->units[def].id, u->id);
+	events_add(r->c->ev, ALL, last_roll(r), "%s in %s attacks %s in %s on "
+	    "its %s: %s rolls %d%s = %d (hit below %d), %s rolls %d%s = %d "
+	    "(hit below %d).", u->id, lbl(g, u->pos, a), g->units[def].id,
+	    lbl(g, h, b), front ? "front" : "flank or rear", u->id, ad, at,
+	    ad + am, an, g->units[def].id, dd, dt, dd + dm, dn);
+	snprintf(cause, sizeof cause, "close combat with %s", g->units[def].id);
+	if (ad + am < an)
+		hit(r, i, true, cause, false);
+	snprintf(cause, sizeof cause, "close combat with %s", u->id);
+	if (dd + dm < dn)
+		hit(r, def, true, cause, false);
+	if (!pw_alive(u) || enemy_in(g, u->side, h))
+		return false;
+	events_add(r->c->ev, ALL, 0, "%s wins the close combat.", u->id);
+	if (stay || !(pw_type(u)->cls & PW_C_ADVANCE) || !may_end_in(g, i, h) ||
+	    pw_terrain(g, h) == PW_T_RIVER) {
+		if (!stay && !(pw_type(u)->cls & PW_C_ADVANCE))
+			events_add(r->c->ev, ALL, 0, "%s (%s) does not advance.",
+			    u->id, pw_type(u)->name);
+		return true;
+	}
+	events_add(r->c->ev, ALL, 0, "%s advances %s -> %s.", u->id,
+	    lbl(g, u->pos, a), lbl(g, h, b));
+	u->pos = h;
+	u->flags |= PW_F_MOVED;
+	u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
+	follow_transport(g, i);
+	return true;
+}
+
+static bool
+can_carry(const struct game *g, int tr, int p)
+{
+	unsigned tc = pw_type(&g->units[tr])->cls,
+	    pc = pw_type(&g->units[p])->cls;
+	int tk = pw_kind(&g->units[tr]);
+
+	if ((tk == PW_TANK || tk == PW_LTANK) &&
+	    game_option_flag(g, "tank-riders"))
+		return (pc & PW_C_RIDER) != 0;
+	if (tc & PW_C_MOTOR)
+		return (pc & (PW_C_CARRY | PW_C_TOW)) != 0;
+	if (tc & PW_C_TRANSPORT)
+		return (pc & PW_C_TOW) != 0;
+	return false;
+}
+
+static void
+do_load(struct pw_res *r, int i, int tr, bool unload)
+{
+	struct game *g = r->g;
+	struct game_unit *u = &g->units[i];
+	struct game_unit *t;
+	int j;
+
+	if (unload) {
+		t = &g->units[u->attached];
+		if (t->flags & PW_F_MOVED) {
+			events_add(r->c->ev, ALL, 0, "%s cannot unload: %s has "
+			    "moved this turn.", u->id, t->id);
+			return;
+		}
+		events_add(r->c->ev, ALL, 0, "%s %s from %s in %s.", u->id,
+		    (pw_type(u)->cls & PW_C_TOW) ? "is unlimbered" :
+		    "unloads", t->id, hex_label(&g->layout, t->pos,
+		    (char[8]){ 0 }, 8));
+		u->attached = -1;
+		u->pos = t->pos;
+		u->flags |= PW_F_MOVED | PW_F_BUSY;
+		t->flags |= PW_F_MOVED | PW_F_BUSY;
+		return;
+	}
+	t = &g->units[tr];
+	if (u->attached >= 0 || !pw_alive(t) || !hex_eq(t->pos, u->pos) ||
+	    !can_carry(g, tr, i) || (u->flags & PW_F_MOVED) ||
+	    (t->flags & PW_F_MOVED)) {
+		events_add(r->c->ev, ALL, 0, "%s cannot load into %s (%s).",
+		    u->id, t->id, u->attached >= 0 ? "already carried" :
+		    !pw_alive(t) ? "it is gone" : !hex_eq(t->pos, u->pos) ?
+		    "not in the same hex" : !can_carry(g, tr, i) ?
+		    "it cannot carry that unit" : "one of them has moved");
+		return;
+	}
+	for (j = 0; j < g->nunits; j++)
+		if (g->units[j].attached == tr && pw_alive(&g->units[j])) {
+			events_add(r->c->ev, ALL, 0, "%s cannot load into %s: "
+			    "it already carries %s.", u->id, t->id,
+			    g->units[j].id);
+			return;
+		}
+	u->attached = tr;
+	u->facing = t->facing;
+	u->flags |= PW_F_MOVED | PW_F_BUSY;
+	t->flags |= PW_F_MOVED | PW_F_BUSY;
+	events_add(r->c->ev, 1u << u->side, 0, "%s %s %s.", u->id,
+	    (pw_type(u)->cls & PW_C_TOW) ? "is limbered to" : "loads into",
+	    t->id);
+}
+
+static void
+set_job(struct pw_res *r, int i, int job, struct hex h)
+{
+	struct game_unit *u = &r->g->units[i];
+	static const char *const names[] = { "", "lay a minefield in",
+		"clear the minefield in", "lay barbed wire in",
+		"remove the barbed wire in" };
+	char a[8];
+
+	u->x[PW_X_JOB] = job;
+	u->x[PW_X_JOBQ] = h.q;
+	u->x[PW_X_JOBR] = h.r;
+	u->x[PW_X_JOBN] = 0;
+	u->flags |= PW_F_BUSY;
+	events_add(r->c->ev, 1u << u->side, 0, "%s begins to %s %s.", u->id,
+	    names[job], lbl(r->g, h, a));
+}
+
+static void
+run_act(struct pw_res *r, const struct pw_act *a)
+{
+	struct game *g = r->g;
+	struct game_unit *u = &g->units[a->unit];
+	int k, face = -1, j;
+	bool cc_won = false, cc_tried = false;
+
+	for (k = 0; k < a->nclause; k++)
+		if (a->c[k].kind == PW_CL_FACE)
+			face = a->c[k].arg;
+	for (k = 0; k < a->nclause && pw_alive(u); k++) {
+		const struct pw_clause *c = &a->c[k];
+
+		switch (c->kind) {
+		case PW_CL_MOVE:
+			if (u->flags & PW_F_BUSY)
+				events_add(r->c->ev, ALL, 0, "%s is busy and "
+				    "stays put.", u->id);
+			else
+				do_move(r, a->unit, c, face);
+			break;
+		case PW_CL_FACE:
+			for (j = 0; j < a->nclause; j++)
+				if (a->c[j].kind == PW_CL_MOVE)
+					break;
+			if (j < a->nclause)
+				break;
+			if (adjacent_enemy(g, u->side, u->pos, false) >= 0 &&
+			    u->attached < 0) {
+				events_add(r->c->ev, ALL, 0, "%s keeps facing "
+				    "the enemy next to it.", u->id);
+				break;
+			}
+			u->facing = c->arg;
+			follow_transport(g, a->unit);
+			events_add(r->c->ev, 1u << u->side, 0, "%s turns to "
+			    "face %s.", u->id, pw_dir_name(g, c->arg));
+			break;
+		case PW_CL_FIRE:
+			do_fire(r, a->unit, c->h[0]);
+			break;
+		case PW_CL_CC:
+			if (cc_tried && !cc_won)
+				break;
+			cc_tried = true;
+			cc_won = do_cc(r, a->unit, c->h[0], c->arg != 0);
+			break;
+		case PW_CL_LOAD:
+			do_load(r, a->unit, c->arg, false);
+			break;
+		case PW_CL_UNLOAD:
+			if (u->attached >= 0)
+				do_load(r, a->unit, -1, true);
+			break;
+		case PW_CL_WIRE:
+		case PW_CL_UNWIRE:
+			if (u->flags & PW_F_MOVED) {
+				events_add(r->c->ev, ALL, 0, "%s has moved and "
+				    "cannot work on wire.", u->id);
+				break;
+			}
+			set_job(r, a->unit, c->kind == PW_CL_WIRE ?
+			    PW_JOB_WIRE : PW_JOB_UNWIRE, u->pos);
+			break;
+		case PW_CL_LAY:
+		case PW_CL_CLEAR:
+			if (u->flags & PW_F_MOVED || !hex_adjacent(u->pos,
+			    c->h[0])) {
+				events_add(r->c->ev, ALL, 0, "%s cannot start "
+				    "work: it must stay adjacent to the "
+				    "minefield hex.", u->id);
+				break;
+			}
+			set_job(r, a->unit, c->kind == PW_CL_LAY ? PW_JOB_LAY :
+			    PW_JOB_CLEAR, c->h[0]);
+			break;
+		case PW_CL_HOLD:
+			events_add(r->c->ev, 1u << u->side, 0, "%s holds.",
+			    u->id);
+			break;
+		}
+	}
+}
+
+static void
+phase_activation(struct pw_res *r, int side, int which)
+{
+	struct game *g = r->g;
+	const struct pw_orders *o = r->o[side];
+	int n = pw_activation_dice(g, side), total = 0, k, d, used = 0;
+	char phase[96], buf[256];
+	size_t len = 0;
+
+	snprintf(phase, sizeof phase, "%d. %.30s activates", 2 + which,
+	    g->sides[side].label);
+	events_phase(r->c->ev, phase);
+	buf[0] = '\0';
+	for (k = 0; k < n; k++) {
+		d = roll(r, 0, "%s activation die %d of %d",
+		    side_name(g, side), k + 1, n);
+		total += d;
+		len += (size_t)snprintf(buf + len, len < sizeof buf ?
+		    sizeof buf - len : 0, "%s%d", k ? "+" : "", d);
+	}
+	events_add(r->c->ev, ALL, n ? last_roll(r) : 0, "%s throws %d "
+	    "activation dice: %s = %d unit%s may activate.",
+	    side_name(g, side), n, n ? buf : "none", total, total == 1 ? "" :
+	    "s");
+	for (k = 0; o != NULL && k < o->nact; k++) {
+		const struct pw_act *a = &o->act[k];
+		struct game_unit *u = &g->units[a->unit];
+
+		if (!pw_alive(u)) {
+			events_add(r->c->ev, 1u << side, 0, "%s (line %d) is "
+			    "gone: no activation used.", u->id, a->line);
+			continue;
+		}
+		if (used >= total) {
+			events_add(r->c->ev, 1u << side, 0, "%s (line %d) is not "
+			    "activated: the dice allow %d.", u->id, a->line,
+			    total);
+			continue;
+		}
+		used++;
+		u->flags |= PW_F_ACTIVE;
+		run_act(r, a);
+	}
+	if (o == NULL || o->nact == 0)
+		events_add(r->c->ev, ALL, 0, "%s activates no unit.",
+		    side_name(g, side));
+}
+
+/* --- end of turn ---------------------------------------------------------- */
+
+static void
+work(struct pw_res *r)
+{
+	struct game *g = r->g;
+	int i, m;
+	char a[8];
+
+	for (i = 0; i < g->nunits; i++) {
+		struct game_unit *u = &g->units[i];
+		struct hex h = { u->x[PW_X_JOBQ], u->x[PW_X_JOBR] };
+		int job = u->x[PW_X_JOB];
+
+		if (pw_is_marker(u)) {
+			continue;
+		}
+		/* Crossings: "turn A" then "turn B". */
+		if (u->flags & PW_F_CROSSING) {
+			if (u->flags & PW_F_SETTLING)
+				u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
+			else
+				u->flags |= PW_F_SETTLING;
+		}
+		if (job == PW_JOB_NONE || !pw_alive(u))
+			continue;
+		if ((u->flags & PW_F_MOVED) && !(u->flags & PW_F_BUSY)) {
+			u->x[PW_X_JOB] = PW_JOB_NONE;
+			events_add(r->c->ev, 1u << u->side, 0, "%s moved: its "
+			    "work stops.", u->id);
+			continue;
+		}
+		u->x[PW_X_JOBN]++;
+		lbl(g, h, a);
+		switch (job) {
+		case PW_JOB_WIRE:
+			if (pw_marker_at(g, h, PW_WIRE) < 0)
+				pw_add_marker(g, PW_WIRE, u->side, h);
+			u = &g->units[i];
+			u->x[PW_X_JOB] = PW_JOB_NONE;
+			events_add(r->c->ev, ALL, 0, "%s has laid barbed wire "
+			    "in %s.", u->id, a);
+			break;
+		case PW_JOB_UNWIRE:
+			if ((m = pw_marker_at(g, h, PW_WIRE)) >= 0)
+				g->units[m].placed = false;
+			u->x[PW_X_JOB] = PW_JOB_NONE;
+			events_add(r->c->ev, ALL, 0, "%s has removed the barbed "
+			    "wire in %s.", u->id, a);
+			break;
+		case PW_JOB_LAY:
+			if (u->x[PW_X_JOBN] < 3) {
+				events_add(r->c->ev, 1u << u->side, 0, "%s: "
+				    "minefield in %s, %d of 3 turns.", u->id, a,
+				    u->x[PW_X_JOBN]);
+				break;
+			}
+			if (pw_marker_at(g, h, PW_MINES) < 0) {
+				int side = u->side;
+
+				m = pw_add_marker(g, PW_MINES, side, h);
+				g->units[m].x[0] = 1 << side;
+			}
+			u = &g->units[i];
+			u->x[PW_X_JOB] = PW_JOB_NONE;
+			events_add(r->c->ev, 1u << u->side, 0, "%s has laid a "
+			    "minefield in %s.", u->id, a);
+			break;
+		case PW_JOB_CLEAR:
+			if (u->x[PW_X_JOBN] < 5) {
+				events_add(r->c->ev, 1u << u->side, 0, "%s: "
+				    "clearing %s, %d of 5 turns.", u->id, a,
+				    u->x[PW_X_JOBN]);
+				break;
+			}
+			if ((m = pw_marker_at(g, h, PW_MINES)) >= 0)
+				g->units[m].placed = false;
+			u->x[PW_X_JOB] = PW_JOB_NONE;
+			events_add(r->c->ev, ALL, 0, "%s has cleared the "
+			    "minefield in %s.", u->id, a);
+			break;
+		}
+	}
+}
+
+static void
+phase_exhaustion(struct pw_res *r)
+{
+	struct game *g = r->g;
+	int s, lost, ep, alive[2] = { 0, 0 }, i;
+	char key[16];
+
+	events_phase(r->c->ev, "5. Exhaustion check");
+	work(r);
+	for (i = 0; i < g->nunits; i++)
+		if (pw_alive(&g->units[i]) && g->units[i].side < 2)
+			alive[g->units[i].side]++;
+	for (s = 0; s < 2; s++) {
+		lost = pw_initial_sp(g, s) - pw_current_sp(g, s);
+		ep = pw_exhaustion_point(g, s);
+		snprintf(key, sizeof key, "exh.%d", s);
+		if (!game_var(g, key, 0) && lost >= ep) {
+			game_set_var(g, key, 1);
+			events_add(r->c->ev, ALL, 0, "%s has lost %d SP and "
+			    "reached its Exhaustion Point (%d): no more "
+			    "aggressive action.", side_name(g, s), lost, ep);
+		} else
+			events_add(r->c->ev, ALL, 0, "%s: %d SP lost, Exhaustion "
+			    "Point %d%s.", side_name(g, s), lost, ep,
+			    game_var(g, key, 0) ? " (exhausted)" : "");
+	}
+	if (pw_exhausted(g, 0) && pw_exhausted(g, 1))
+		game_set_var(g, "over", 1);
+	else if (alive[0] == 0 || alive[1] == 0)
+		game_set_var(g, "over", 2);
+	else if (g->turn >= game_var(g, "turns", 20))
+		game_set_var(g, "over", 3);
+}
+
+static void
+start_turn(struct game *g)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		g->units[i].flags &= ~PW_F_TURN_MASK;
+}
+
+enum resolve_rc
+pw_resolve(struct resolve_ctx *c)
+{
+	struct pw_res r;
+	int first;
+
+	r.c = c;
+	r.g = c->g;
+	r.o[0] = c->orders[0];
+	r.o[1] = c->orders[1];
+	switch (c->step) {
+	case 0:
+		start_turn(c->g);
+		phase_artillery(&r);
+		return RESOLVE_CONTINUE;
+	case 1:
+		phase_initiative(&r);
+		first = game_var(c->g, "first", PW_BLUE);
+		phase_activation(&r, first, 1);
+		return RESOLVE_CONTINUE;
+	case 2:
+		first = game_var(c->g, "first", PW_BLUE);
+		phase_activation(&r, 1 - first, 2);
+		return RESOLVE_CONTINUE;
+	default:
+		phase_exhaustion(&r);
+		if (!game_var(c->g, "over", 0))
+			c->g->turn++;
+		return RESOLVE_DONE;
+	}
+}
+
+void
+pw_victory(struct game *g, struct events *ev)
+{
+	int over = game_var(g, "over", 0), s;
+	double frac[2];
+	const char *why;
+
+	if (g->status == GAME_FINISHED || !over)
+		return;
+	for (s = 0; s < 2; s++) {
+		int init = pw_initial_sp(g, s);
+
+		frac[s] = init ? (double)(init - pw_current_sp(g, s)) / init : 0;
+	}
+	why = over == 1 ? "both sides reached their Exhaustion Point" :
+	    over == 2 ? "a side has no units left" : "the turn limit was "
+	    "reached";
+	g->status = GAME_FINISHED;
+	if (frac[0] + 1e-9 < frac[1])
+		snprintf(g->result, sizeof g->result, "%s wins: %s; it lost "
+		    "%.0f%% of its SP against %.0f%%", g->sides[0].name, why,
+		    frac[0] * 100, frac[1] * 100);
+	else if (frac[1] + 1e-9 < frac[0])
+		snprintf(g->result, sizeof g->result, "%s wins: %s; it lost "
+		    "%.0f%% of its SP against %.0f%%", g->sides[1].name, why,
+		    frac[1] * 100, frac[0] * 100);
+	else
+		snprintf(g->result, sizeof g->result, "Draw: %s; both lost "
+		    "%.0f%% of their SP", why, frac[0] * 100);
+	events_phase(ev, "Result");
+	events_add(ev, ALL, 0, "%s.", g->result);
+}

@@ -1,0 +1,1342 @@
+/* Unit tests for Big Board Portable Wargame: Modern (seed 002,
+ * src/rules/pw*.c): every rule resolved with scripted dice on the empty
+ * test board, asserting on the resulting state and on the dice log; the
+ * seed's tricky cases; order parse errors; fog of war; the built-in
+ * opponent playing whole battles. Geometry: the board is flat-topped, so
+ * a column (E2, E3, E4 ...) is a straight line running "s". */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixtures.h"
+#include "pw.h"
+#include "render.h"
+#include "sim.h"
+#include "turn.h"
+
+#define N 2
+#define NE 1
+#define SE 0
+#define S 5
+#define SW 4
+#define NW 3
+#define BLUE PW_BLUE
+#define RED PW_RED
+
+/* --- helpers ------------------------------------------------------------ */
+
+static void
+empty_game(struct game *g, const char *options)
+{
+	struct hp_error err = { 0, "" };
+
+	game_init(g);
+	g->rules = ruleset_find("portable-modern");
+	assert_non_null(g->rules);
+	strlcpy_(g->name, "test", sizeof g->name);
+	strlcpy_(g->options, options ? options : "", sizeof g->options);
+	assert_int_equal(g->rules->setup(g, "empty", &err), HP_OK);
+}
+
+static int
+add(struct game *g, const char *id, int kind, const char *at, int facing,
+    int quality)
+{
+	return pw_add_unit(g, id, kind, id[0] == 'b' ? BLUE : RED, at, facing,
+	    quality);
+}
+
+static struct game_unit *
+U(struct game *g, const char *id)
+{
+	struct game_unit *u = game_unit(g, id);
+
+	assert_non_null(u);
+	return u;
+}
+
+static const char *
+at(const struct game *g, const char *id)
+{
+	static char buf[4][8];
+	static int k;
+	const struct game_unit *u = &g->units[game_unit_index(g, id)];
+
+	k = (k + 1) % 4;
+	return hex_label(&g->layout, u->pos, buf[k], 8);
+}
+
+static void
+set_terrain(struct game *g, const char *label, const char *t, int elev)
+{
+	struct game_hex *gh = game_hex_at(g, fx_hex(g, label));
+
+	assert_non_null(gh);
+	strlcpy_(gh->terrain, t, sizeof gh->terrain);
+	gh->elevation = elev;
+}
+
+static void
+dump(const struct dice *d, const struct events *ev)
+{
+	size_t i;
+
+	for (i = 0; i < d->nlog; i++)
+		fprintf(stderr, "  roll %zu: %d (%s)\n", i + 1, d->log[i].result,
+		    d->log[i].purpose);
+	for (i = 0; i < ev->n; i++)
+		fprintf(stderr, "  [%s] %s\n", ev->v[i].phase, ev->v[i].text);
+}
+
+/* Resolve the turn's window with the bodies (NULL: none) and exactly the n
+ * scripted dice. */
+static void
+turn(struct game *g, const char *blue, const char *red, const int *script,
+    size_t n, struct dice *d, struct events *ev)
+{
+	struct hp_error err = { 0, "" };
+	struct window_spec w;
+	char *raw[GAME_MAX_SIDES] = { 0 };
+	int rc;
+
+	assert_true(g->rules->next_window(g, &w));
+	if (blue)
+		raw[BLUE] = fx_orders(g, "orders", "blue", blue);
+	if (red)
+		raw[RED] = fx_orders(g, "orders", "red", red);
+	dice_init_scripted(d, script, n);
+	events_init(ev);
+	rc = turn_resolve_window(g, &w, (const char *const *)raw, d, ev, &err);
+	if (rc != HP_OK || d->nlog != n || d->script_exhausted) {
+		fprintf(stderr, "turn: rc %d (%s), %zu rolls, wanted %zu\n", rc,
+		    err.msg, d->nlog, n);
+		dump(d, ev);
+	}
+	free(raw[BLUE]);
+	free(raw[RED]);
+	assert_int_equal(rc, HP_OK);
+	assert_false(d->script_exhausted);
+	assert_int_equal(d->nlog, n);
+}
+
+static void
+has(const struct dice *d, const struct events *ev, const char *s)
+{
+	if (!fx_event_has(ev, s)) {
+		fprintf(stderr, "no event with '%s'\n", s);
+		dump(d, ev);
+	}
+	assert_true(fx_event_has(ev, s));
+}
+
+static void
+done(struct game *g, struct dice *d, struct events *ev)
+{
+	dice_free(d);
+	events_free(ev);
+	game_free(g);
+}
+
+/* Parse body for side; returns the number of errors (errs kept). */
+static int
+parse(const struct game *g, int side, const char *body,
+    struct order_errors *errs, struct pw_orders **out)
+{
+	struct order_header h;
+	struct order_body b;
+	struct window_spec w;
+	struct sbuf canon;
+	char *raw = fx_orders(g, "orders", side == BLUE ? "blue" : "red", body);
+	void *o = NULL;
+
+	orders_errors_init(errs);
+	sbuf_init(&canon);
+	assert_int_equal(orders_parse_file(raw, strlen(raw), &h, &b, errs),
+	    HP_OK);
+	g->rules->next_window(g, &w);
+	g->rules->parse(g, &w, side, &b, &o, &canon, errs);
+	if (out)
+		*out = o;
+	else
+		free(o);
+	orders_body_free(&b);
+	sbuf_free(&canon);
+	free(raw);
+	return (int)errs->n;
+}
+
+/* --- the unit table --------------------------------------------------------- */
+
+static void
+t_table(void **state)
+{
+	(void)state;
+	/* Movement column of the seed. */
+	assert_int_equal(pw_types[PW_INF].move, 2);
+	assert_int_equal(pw_types[PW_MCAV].move, 3);
+	assert_int_equal(pw_types[PW_AC].move, 4);
+	assert_int_equal(pw_types[PW_TANK].move, 3);
+	assert_int_equal(pw_types[PW_TRUCK].move, 4);
+	assert_int_equal(pw_types[PW_HORSE].move, 2);
+	assert_int_equal(pw_types[PW_CMD].move, 3);
+	/* Ranges: firing and artillery tables. */
+	assert_int_equal(pw_types[PW_INF].range, 3);
+	assert_int_equal(pw_types[PW_INF_AT].range, 2);
+	assert_int_equal(pw_types[PW_MORTAR].range, 4);
+	assert_int_equal(pw_types[PW_TANK].range, 4);
+	assert_int_equal(pw_types[PW_ART_HEAVY].range, 12);
+	assert_int_equal(pw_types[PW_ART_MEDIUM].range, 10);
+	assert_int_equal(pw_types[PW_ART_FIELD].range, 8);
+	assert_int_equal(pw_types[PW_ART_MOUNTAIN].range, 6);
+	assert_int_equal(pw_types[PW_AT_GUN].range, 4);
+	assert_true(pw_types[PW_INF_GUN].cls & PW_C_STAR);
+	assert_false(pw_types[PW_AT_GUN].cls & PW_C_STAR);
+	assert_false(pw_types[PW_AA_GUN].cls & PW_C_STAR);
+	/* Close combat columns. */
+	assert_int_equal(pw_types[PW_MCAV].cc_front, 2);
+	assert_int_equal(pw_types[PW_MCAV].cc_flank, 4);
+	assert_int_equal(pw_types[PW_HORSE].cc_front, 5);
+	assert_int_equal(pw_types[PW_HORSE].cc_flank, 6);
+	assert_int_equal(pw_types[PW_CMD].cc_flank, 3);
+	assert_int_equal(pw_types[PW_ART_FIELD].cc_front, 4);
+}
+
+static void
+t_geometry(void **state)
+{
+	struct game g;
+
+	(void)state;
+	empty_game(&g, NULL);
+	/* The 120 degree arc: the faced edge and the two beside it. */
+	assert_true(pw_in_arc(S, fx_hex(&g, "E2"), fx_hex(&g, "E5")));
+	assert_true(pw_in_arc(S, fx_hex(&g, "E4"), hex_neighbour(fx_hex(&g,
+	    "E4"), SE)));
+	assert_true(pw_in_arc(S, fx_hex(&g, "E4"), hex_neighbour(fx_hex(&g,
+	    "E4"), SW)));
+	assert_false(pw_in_arc(S, fx_hex(&g, "E4"), hex_neighbour(fx_hex(&g,
+	    "E4"), NE)));
+	assert_false(pw_in_arc(S, fx_hex(&g, "E4"), fx_hex(&g, "E2")));
+	/* In front of / behind a target, from the firer. */
+	assert_true(hex_eq(pw_in_front(fx_hex(&g, "E5"), fx_hex(&g, "E1")),
+	    fx_hex(&g, "E4")));
+	assert_true(hex_eq(pw_behind(fx_hex(&g, "E5"), fx_hex(&g, "E1")),
+	    fx_hex(&g, "E6")));
+	/* Woods block the line, open ground does not; cover hides. */
+	assert_true(pw_los(&g, fx_hex(&g, "E1"), fx_hex(&g, "E5"), false));
+	set_terrain(&g, "E3", "wood", 0);
+	assert_false(pw_los(&g, fx_hex(&g, "E1"), fx_hex(&g, "E5"), false));
+	set_terrain(&g, "E3", "open", 0);
+	set_terrain(&g, "E5", "bua", 0);
+	assert_true(pw_los(&g, fx_hex(&g, "E1"), fx_hex(&g, "E5"), false));
+	assert_false(pw_sees(&g, fx_hex(&g, "E1"), fx_hex(&g, "E5")));
+	/* A hill between two low hexes blocks. */
+	set_terrain(&g, "E3", "open", 1);
+	assert_false(pw_los(&g, fx_hex(&g, "E1"), fx_hex(&g, "E4"), false));
+	game_free(&g);
+}
+
+/* --- activation ------------------------------------------------------------- */
+
+static void
+t_activation_dice(void **state)
+{
+	struct game g;
+	char id[8];
+	int i;
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_CMD, "A1", S, PW_AVERAGE);
+	for (i = 0; i < 6; i++) {
+		snprintf(id, sizeof id, "b%d", i + 2);
+		add(&g, id, PW_INF, NULL, S, PW_AVERAGE);
+		g.units[g.nunits - 1].placed = true;
+		g.units[g.nunits - 1].pos = fx_hex(&g, "B2");
+	}
+	/* One for the commander, one per five others rounded up. */
+	assert_int_equal(pw_activation_dice(&g, BLUE), 1 + 2);
+	U(&g, "b7")->strength = 0;
+	U(&g, "b7")->placed = false;
+	/* Down to five others: one die fewer. */
+	assert_int_equal(pw_activation_dice(&g, BLUE), 1 + 1);
+	U(&g, "b1")->placed = false;
+	assert_int_equal(pw_activation_dice(&g, BLUE), 1);
+	assert_int_equal(pw_activation_dice(&g, RED), 0);
+	game_free(&g);
+}
+
+static void
+t_activation_list(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* initiative blue 6 red 1; blue's one die: 2; red's die. */
+	const int dice[] = { 6, 1, 2, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "A2", SE, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "A4", SE, PW_AVERAGE);
+	add(&g, "b3", PW_INF, "A6", SE, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	turn(&g, "b3 move A7\nb1 move A1\nb2 move A5\n", NULL, dice, 4, &d,
+	    &ev);
+	has(&d, &ev, "blue moves first");
+	has(&d, &ev, "1 activation dice: 2 = 2 units");
+	assert_string_equal(at(&g, "b3"), "A7");
+	assert_string_equal(at(&g, "b1"), "A1");
+	assert_string_equal(at(&g, "b2"), "A4");
+	has(&d, &ev, "b2 (line 7) is not activated");
+	assert_int_equal(g.turn, 2);
+	done(&g, &d, &ev);
+}
+
+static void
+t_initiative_tie(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 4, 4, 2, 5, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "A2", SE, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J2", SW, PW_AVERAGE);
+	turn(&g, NULL, NULL, dice, 6, &d, &ev);
+	has(&d, &ev, "roll again");
+	assert_int_equal(game_var(&g, "first", -1), RED);
+	assert_non_null(strstr(d.log[4].purpose, "red activation"));
+	done(&g, &d, &ev);
+}
+
+/* --- artillery ------------------------------------------------------------ */
+
+static void
+t_artillery_behind(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Shot: 1 +2 (the gun sees the target) = 3: behind. Hit on r2: 1.
+	 * Initiative, blue 1 die, red 1 die. */
+	const int dice[] = { 1, 1, 6, 5, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "E6", N, PW_AVERAGE);
+	turn(&g, "shoot b1 E5\n", NULL, dice, 6, &d, &ev);
+	has(&d, &ev, "rolls 1+2 = 3, lands behind it in E6");
+	assert_int_equal(U(&g, "r1")->strength, 4);
+	assert_int_equal(U(&g, "r2")->strength, 3);
+	assert_true(U(&g, "b1")->flags & PW_F_ARTFIRED);
+	assert_int_equal(U(&g, "b1")->x[PW_X_LASTT], 1);
+	done(&g, &d, &ev);
+}
+
+static void
+t_artillery_front_modifiers(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Target in a wood: -1 and no line of sight bonus; same target as
+	 * last turn +1; commander adjacent +1. 3 + 1 = 4: in front (E4). */
+	const int dice[] = { 3, 2, 6, 5, 1, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_ART_MEDIUM, "E1", S, PW_AVERAGE);
+	add(&g, "b2", PW_CMD, "E2", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E6", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "E5", N, PW_AVERAGE);
+	set_terrain(&g, "E6", "wood", 0);
+	U(&g, "b1")->x[PW_X_LASTQ] = fx_hex(&g, "E6").q;
+	U(&g, "b1")->x[PW_X_LASTR] = fx_hex(&g, "E6").r;
+	g.turn = 2;
+	U(&g, "b1")->x[PW_X_LASTT] = 1;
+	turn(&g, "shoot b1 E6\n", NULL, dice, 7, &d, &ev);
+	has(&d, &ev, "(indirect fire): rolls 3+1 = 4, lands in front of it in "
+	    "E5");
+	has(&d, &ev, "r2 (average) is hit by artillery fire from b1: rolls 2");
+	assert_int_equal(U(&g, "r2")->strength, 3);
+	assert_int_equal(U(&g, "r1")->strength, 4);
+	done(&g, &d, &ev);
+}
+
+static void
+t_artillery_rules(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* No shot is possible: no artillery roll. */
+	const int dice[] = { 6, 5, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_ART_FIELD, "E1", N, PW_AVERAGE);   /* faces away */
+	add(&g, "b2", PW_AT_GUN, "G1", S, PW_AVERAGE);      /* direct only */
+	add(&g, "b3", PW_ART_MOUNTAIN, "A1", S, PW_AVERAGE);
+	add(&g, "b4", PW_INF, "G3", S, PW_AVERAGE);         /* in the way */
+	add(&g, "b5", PW_ART_FIELD, "C2", S, PW_AVERAGE);   /* deep in a wood */
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "G5", N, PW_AVERAGE);
+	set_terrain(&g, "C2", "wood", 0);
+	set_terrain(&g, "C3", "wood", 0);
+	turn(&g, "shoot b1 E5\nshoot b2 G5\nshoot b3 J8\nshoot b5 C6\n", NULL,
+	    dice, 4, &d, &ev);
+	has(&d, &ev, "b1 cannot fire at E5: the target is outside its 120 "
+	    "degree arc");
+	has(&d, &ev, "b2 cannot fire at G5: it fires only directly and the "
+	    "line is blocked");
+	has(&d, &ev, "b3 cannot fire at J8: range");
+	has(&d, &ev, "b5 cannot fire at C6: it is not on the edge");
+	done(&g, &d, &ev);
+}
+
+static void
+t_artillery_simultaneous(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Both guns fire before any effect: blue 6, red 6, then the hits. */
+	const int dice[] = { 6, 6, 1, 1, 6, 5 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
+	add(&g, "r1", PW_ART_FIELD, "E7", N, PW_AVERAGE);
+	U(&g, "b1")->strength = 1;
+	U(&g, "r1")->strength = 1;
+	turn(&g, "shoot b1 E7\n", "shoot r1 E1\n", dice, 6, &d, &ev);
+	assert_non_null(strstr(d.log[1].purpose, "r1"));
+	assert_non_null(strstr(d.log[2].purpose, "hit on r1"));
+	assert_false(pw_alive(U(&g, "b1")));
+	assert_false(pw_alive(U(&g, "r1")));
+	/* Both sides lost everything: the battle is over. */
+	assert_int_equal(g.status, GAME_FINISHED);
+	done(&g, &d, &ev);
+}
+
+/* --- firing --------------------------------------------------------------- */
+
+static void
+t_fire_mg_tank(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Initiative; blue 1 die; MG three dice 5,6,1 (+1 not moved); two
+	 * hits on the tank at its last SP: 1, 1 (cannot destroy); red die. */
+	const int dice[] = { 6, 5, 1, 4, 5, 0 + 1, 1, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_MG, "E2", S, PW_AVERAGE);
+	add(&g, "r1", PW_TANK, "E4", N, PW_AVERAGE);
+	U(&g, "r1")->strength = 1;
+	turn(&g, "b1 fire E4\n", NULL, dice, 9, &d, &ev);
+	assert_int_equal(d.log[3].target, 5);
+	has(&d, &ev, "rolls 4+1 = 5, a hit");
+	has(&d, &ev, "cannot destroy Tank Units");
+	assert_true(pw_alive(U(&g, "r1")));
+	assert_int_equal(U(&g, "r1")->strength, 1);
+	done(&g, &d, &ev);
+}
+
+static void
+t_fire_modifiers_and_at(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* AT infantry moves (no +1), commander adjacent +1, target in BUA -1:
+	 * rolls 5 = 5 hit; the tank (1 SP) is destroyed by an AT weapon. */
+	const int dice[] = { 6, 5, 6, 1, 5, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF_AT, "E2", S, PW_AVERAGE);
+	add(&g, "b2", PW_CMD, "D2", S, PW_AVERAGE);
+	add(&g, "r1", PW_TANK, "E5", N, PW_AVERAGE);
+	set_terrain(&g, "E5", "bua", 0);
+	U(&g, "r1")->strength = 1;
+	turn(&g, "b1 move E3 fire E5\n", NULL, dice, 6, &d, &ev);
+	has(&d, &ev, "b1 fires at E5: rolls 5+0 = 5, a hit");
+	assert_false(pw_alive(U(&g, "r1")));
+	done(&g, &d, &ev);
+}
+
+static void
+t_fire_restrictions(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Only the tank (360 degrees) and the mortar (over units, seen by
+	 * its neighbour) roll. */
+	const int dice[] = { 6, 5, 6, 1, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "E2", N, PW_AVERAGE);   /* faces away */
+	add(&g, "b2", PW_TANK, "G2", N, PW_AVERAGE);  /* 360 */
+	add(&g, "b3", PW_MORTAR, "C1", S, PW_AVERAGE);
+	add(&g, "b4", PW_INF, "C2", S, PW_AVERAGE);   /* between, observes */
+	add(&g, "b5", PW_INF, "A2", S, PW_AVERAGE);   /* wood blocks */
+	add(&g, "r1", PW_INF, "E4", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "G4", N, PW_AVERAGE);
+	add(&g, "r3", PW_INF, "C4", N, PW_AVERAGE);
+	add(&g, "r4", PW_INF, "A5", N, PW_AVERAGE);
+	set_terrain(&g, "A3", "wood", 0);
+	turn(&g, "b1 fire E4\nb2 fire G4\nb3 fire C4\nb5 fire A5\n", NULL,
+	    dice, 6, &d, &ev);
+	has(&d, &ev, "b1 cannot fire at E4: the target is outside its 120");
+	has(&d, &ev, "b2 fires at G4");
+	has(&d, &ev, "b3 fires at C4");
+	has(&d, &ev, "b5 cannot fire at A5: no direct line of sight");
+	done(&g, &d, &ev);
+}
+
+static void
+t_fire_woods(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "E2", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "G2", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "G4", N, PW_AVERAGE);
+	/* b1 deep in a wood: range 1 within it. r1 two hexes into a wood. */
+	set_terrain(&g, "E2", "wood", 0);
+	set_terrain(&g, "E3", "wood", 0);
+	set_terrain(&g, "G3", "wood", 0);
+	set_terrain(&g, "G4", "wood", 0);
+	turn(&g, "b1 fire E5\nb2 fire G4\n", NULL, dice, 4, &d, &ev);
+	has(&d, &ev, "b1 cannot fire at E5: range 3, it reaches 1");
+	has(&d, &ev, "b2 cannot fire at G4: fire reaches only 1 hex into");
+	done(&g, &d, &ev);
+}
+
+/* --- movement ------------------------------------------------------------- */
+
+static void
+t_move_adjacent_stop(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_AC, "E1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "F4", N, PW_AVERAGE);
+	/* E4 touches F4 (F is shoved half a hex down): the car stops
+	 * there. */
+	turn(&g, "b1 move E2 E3 E4 E5 face s\n", NULL, dice, 4, &d, &ev);
+	assert_string_equal(at(&g, "b1"), "E4");
+	has(&d, &ev, "stops: next to an enemy unit");
+	/* Turned to face the enemy, not the ordered facing. */
+	assert_int_equal(U(&g, "b1")->facing, pw_dir_towards(fx_hex(&g, "E4"),
+	    fx_hex(&g, "F4")));
+	assert_int_equal(U(&g, "b1")->facing, hex_direction_to(fx_hex(&g,
+	    "E4"), fx_hex(&g, "F4")));
+	done(&g, &d, &ev);
+}
+
+static void
+t_move_stacking_and_enemy(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice5[] = { 6, 5, 6, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "A2", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "A4", S, PW_AVERAGE);
+	add(&g, "b3", PW_CMD, "C2", S, PW_AVERAGE);
+	add(&g, "b4", PW_INF, "C4", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	/* b1 may not end on b2: it stops in A3. The commander may. */
+	turn(&g, "b1 move A3 A4\nb3 move C3 C4\n", NULL, dice5, 5, &d, &ev);
+	assert_string_equal(at(&g, "b1"), "A3");
+	has(&d, &ev, "no stacking with friendly units");
+	assert_string_equal(at(&g, "b3"), "C4");
+	done(&g, &d, &ev);
+}
+
+static void
+t_move_firing_costs_a_hex(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Fire (miss 1), then move: only 1 of 2 hexes. A second unit moves
+	 * its whole allowance and may not fire after. */
+	const int dice[] = { 6, 5, 6, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "E2", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "A1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	turn(&g, "b1 fire E5 move D1 C1\nb2 move A2 A3 fire A6\n", NULL, dice, 5,
+	    &d, &ev);
+	assert_string_equal(at(&g, "b1"), "D1");
+	assert_string_equal(at(&g, "b2"), "A3");
+	has(&d, &ev, "b2 cannot fire at A6: it moved its whole allowance");
+	done(&g, &d, &ev);
+}
+
+static void
+t_move_road_woods_ford(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+	const int dice2[] = { 6, 5, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "A1", SE, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "A5", S, PW_AVERAGE);
+	add(&g, "b3", PW_INF, "C5", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	set_terrain(&g, "A1", "open+road", 0);
+	set_terrain(&g, "B1", "open+road", 0);
+	set_terrain(&g, "C1", "open+road", 0);
+	set_terrain(&g, "D1", "open+road", 0);
+	set_terrain(&g, "A6", "wood", 0);
+	set_terrain(&g, "C6", "ford", 0);
+	set_terrain(&g, "C7", "river", 0);
+	turn(&g, "b1 move B1 C1 D1\nb2 move A6 A7\nb3 move C6 C7\n", NULL,
+	    dice, 4, &d, &ev);
+	/* All along the road: +1 hex. */
+	assert_string_equal(at(&g, "b1"), "D1");
+	/* Entering a wood stops; entering a ford stops. */
+	assert_string_equal(at(&g, "b2"), "A6");
+	assert_string_equal(at(&g, "b3"), "C6");
+	assert_true(U(&g, "b3")->flags & PW_F_CROSSING);
+	/* Next turn: out of the wood at 1 hex; out of the ford 1 hex; the
+	 * ford's unit moves 1 hex. */
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, "b2 move A7 A8\nb3 move B6 B5\n", NULL, dice2, 4, &d, &ev);
+	assert_string_equal(at(&g, "b2"), "A7");
+	assert_string_equal(at(&g, "b3"), "B6");
+	assert_false(U(&g, "b3")->flags & PW_F_CROSSING);
+	done(&g, &d, &ev);
+}
+
+static void
+t_withdrawal(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	/* b1 in E4 is faced by r1 in E5 (facing n). It withdraws north;
+	 * b2 tries to withdraw into a hex next to r2's front. */
+	add(&g, "b1", PW_INF, "E4", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "H4", S, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "H5", N, PW_AVERAGE);
+	add(&g, "r3", PW_INF, "I2", SW, PW_AVERAGE);
+	turn(&g, "b1 move E3 E2\nb2 move H3 H2\n", NULL, dice, 4, &d, &ev);
+	assert_string_equal(at(&g, "b1"), "E2");
+	has(&d, &ev, "(a withdrawal)");
+	assert_string_equal(at(&g, "b2"), "H3");
+	has(&d, &ev, "a withdrawal may not end next to the front of another");
+	done(&g, &d, &ev);
+}
+
+/* --- close combat ------------------------------------------------------------- */
+
+static void
+t_cc_flank_advance_fight_on(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* b1 attacks r1 from its rear: b1 rolls 3 (front: hit below 3), r1
+	 * rolls 4 (flank: hit below 5) -> hit roll 5 (average: retreat).
+	 * b1 advances into E5 and fights r2 in E6 on its front: 6 and 1,
+	 * r2's hit roll 1: loses an SP. */
+	const int dice[] = { 6, 5, 6, 3, 4, 5, 6, 1, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "E4", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", S, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "E7", N, PW_AVERAGE);
+	U(&g, "r2")->pos = fx_hex(&g, "E6");
+	turn(&g, "b1 cc E5 cc E6\n", "retreat always\n", dice, 10, &d, &ev);
+	has(&d, &ev, "on its flank or rear");
+	has(&d, &ev, "b1 wins the close combat");
+	assert_string_equal(at(&g, "b1"), "E5");
+	assert_int_equal(U(&g, "r1")->strength, 4);
+	assert_false(hex_eq(U(&g, "r1")->pos, fx_hex(&g, "E5")));
+	assert_int_equal(U(&g, "r2")->strength, 3);
+	assert_int_equal(d.log[6].target, 3); /* r2 on its front */
+	done(&g, &d, &ev);
+}
+
+static void
+t_cc_modifiers(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* b1 in a ford attacks uphill (-1 -1); r1 in a wood (+1 cover +1
+	 * wood) with r2 (commander) adjacent (+1). */
+	const int dice[] = { 6, 5, 6, 4, 1, 3, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "E4", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_CMD, "E6", N, PW_AVERAGE);
+	set_terrain(&g, "E4", "ford", 0);
+	set_terrain(&g, "E5", "wood", 1);
+	turn(&g, "b1 cc E5\n", "retreat never\n", dice, 8, &d, &ev);
+	has(&d, &ev, "b1 rolls 4 -1 uphill -1 river = 2 (hit below 3)");
+	has(&d, &ev, "r1 rolls 1 +1 commander +1 cover +1 wood = 4");
+	/* b1 hit (roll 3: retreat, but "never": loses 1 SP). */
+	assert_int_equal(U(&g, "b1")->strength, 3);
+	done(&g, &d, &ev);
+}
+
+/* --- hits ------------------------------------------------------------------ */
+
+static void
+t_hits_by_quality(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Artillery on target (6+2), three units in the hex would break
+	 * stacking, so three shots at three hexes: elite 4 (retreat or
+	 * lose), elite 5 (unharmed), poor 4 (loses). */
+	const int dice[] = { 6, 6, 6, 4, 5, 4, 6, 5, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_ART_HEAVY, "C1", S, PW_AVERAGE);
+	add(&g, "b2", PW_ART_HEAVY, "E1", S, PW_AVERAGE);
+	add(&g, "b3", PW_ART_HEAVY, "G1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "C6", N, PW_ELITE);
+	add(&g, "r2", PW_INF, "E6", N, PW_ELITE);
+	add(&g, "r3", PW_INF, "G6", N, PW_POOR);
+	turn(&g, "shoot b1 C6\nshoot b2 E6\nshoot b3 G6\n", "retreat never\n",
+	    dice, 10, &d, &ev);
+	has(&d, &ev, "r1 (elite) is hit by artillery fire from b1: rolls 4, "
+	    "must retreat");
+	assert_int_equal(U(&g, "r1")->strength, 3);
+	has(&d, &ev, "r2 (elite) is hit by artillery fire from b2: rolls 5, "
+	    "survives unharmed");
+	assert_int_equal(U(&g, "r2")->strength, 4);
+	assert_int_equal(U(&g, "r3")->strength, 3);
+	done(&g, &d, &ev);
+}
+
+static void
+t_retreat_blocked(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	struct hex h;
+	/* r1 in E4 is hit (average 5: retreat or lose). Every empty hex
+	 * next to it is next to an enemy: it loses 1 SP. r2 in H4 with
+	 * room retreats, away from the enemy; with "cover" in a wood r3
+	 * stays and loses. */
+	const int dice[] = { 6, 6, 6, 5, 5, 5, 6, 5, 1, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_ART_HEAVY, "E1", S, PW_AVERAGE);
+	add(&g, "b2", PW_ART_HEAVY, "H1", S, PW_AVERAGE);
+	add(&g, "b3", PW_ART_HEAVY, "B1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E4", N, PW_AVERAGE);
+	add(&g, "b4", PW_INF, "D3", S, PW_AVERAGE);
+	add(&g, "b5", PW_INF, "F5", S, PW_AVERAGE);
+	add(&g, "b6", PW_INF, "E6", S, PW_AVERAGE);
+	add(&g, "b7", PW_INF, "G3", S, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "H4", N, PW_AVERAGE);
+	add(&g, "r3", PW_INF, "B5", N, PW_AVERAGE);
+	set_terrain(&g, "B5", "wood", 0);
+	assert_false(pw_retreat_hex(&g, game_unit_index(&g, "r1"), &h));
+	turn(&g, "shoot b1 E4\nshoot b2 H4\nshoot b3 B5\n", "retreat cover\n",
+	    dice, 11, &d, &ev);
+	has(&d, &ev, "r1 has no empty hex to retreat to");
+	assert_int_equal(U(&g, "r1")->strength, 3);
+	assert_string_equal(at(&g, "r1"), "E4");
+	assert_int_equal(U(&g, "r2")->strength, 4);
+	assert_false(hex_eq(U(&g, "r2")->pos, fx_hex(&g, "H4")));
+	has(&d, &ev, "r3 stands (retreat cover)");
+	assert_int_equal(U(&g, "r3")->strength, 3);
+	done(&g, &d, &ev);
+}
+
+/* --- transport ------------------------------------------------------------ */
+
+static void
+t_transport_hit_with_passengers(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Artillery lands on a half-track carrying infantry: the half-track
+	 * rolls 5 (retreats), its passenger rolls 6 (retreat: it went with
+	 * the half-track); then a truck (1 SP) towing a gun: truck 1
+	 * (destroyed), the gun 2 (loses 1 SP) and is left in the hex. */
+	const int dice[] = { 6, 6, 5, 6, 1, 2, 6, 5, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "r1", PW_ART_HEAVY, "E8", N, PW_AVERAGE);
+	add(&g, "r2", PW_ART_HEAVY, "H8", N, PW_AVERAGE);
+	add(&g, "b1", PW_HT, "E3", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "E3", S, PW_AVERAGE);
+	add(&g, "b3", PW_TRUCK, "H3", S, PW_AVERAGE);
+	add(&g, "b4", PW_AT_GUN, "H3", S, PW_AVERAGE);
+	U(&g, "b2")->attached = game_unit_index(&g, "b1");
+	U(&g, "b4")->attached = game_unit_index(&g, "b3");
+	turn(&g, "retreat always\n", "shoot r1 E3\nshoot r2 H3\n", dice, 10, &d,
+	    &ev);
+	has(&d, &ev, "b2 (average) is hit by the hit on its transport b1");
+	has(&d, &ev, "b2 retreated with its transport");
+	assert_true(hex_eq(U(&g, "b2")->pos, U(&g, "b1")->pos));
+	assert_false(hex_eq(U(&g, "b1")->pos, fx_hex(&g, "E3")));
+	assert_int_equal(U(&g, "b2")->strength, 4);
+	assert_false(pw_alive(U(&g, "b3")));
+	assert_int_equal(U(&g, "b4")->attached, -1);
+	assert_int_equal(U(&g, "b4")->strength, 1);
+	assert_string_equal(at(&g, "b4"), "H3");
+	done(&g, &d, &ev);
+}
+
+static void
+t_transport_load_unload(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+	const int dice2[] = { 6, 5, 6, 1 };
+	const int dice3[] = { 6, 5, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_TRUCK, "A2", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "A2", S, PW_AVERAGE);
+	add(&g, "b3", PW_HORSE, "C2", S, PW_AVERAGE);
+	add(&g, "b4", PW_INF, "C2", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	/* Turn 1: load (the truck may not move that turn); horses carry no
+	 * infantry. */
+	turn(&g, "b2 load b1\nb1 move A3\nb4 load b3\n", NULL, dice, 4, &d,
+	    &ev);
+	assert_int_equal(U(&g, "b2")->attached, game_unit_index(&g, "b1"));
+	assert_string_equal(at(&g, "b1"), "A2");
+	has(&d, &ev, "it cannot carry that unit");
+	done(&g, &d, &ev);
+	/* (done freed the game: rebuild for turns 2 and 3.) */
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_TRUCK, "A2", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "A2", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	U(&g, "b2")->attached = 0;
+	/* Turn 2: the truck moves 4 and its passenger with it. */
+	turn(&g, "b1 move A3 A4 A5 A6\n", NULL, dice2, 4, &d, &ev);
+	assert_string_equal(at(&g, "b2"), "A6");
+	dice_free(&d);
+	events_free(&ev);
+	/* Turn 3: unload. */
+	turn(&g, "b2 unload\n", NULL, dice3, 4, &d, &ev);
+	assert_int_equal(U(&g, "b2")->attached, -1);
+	assert_string_equal(at(&g, "b2"), "A6");
+	done(&g, &d, &ev);
+}
+
+static void
+t_tank_riders(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Rifle fire at a tank carrying infantry: the hit reaches the rider
+	 * too; later a gun destroys the tank and the rider with it. */
+	const int dice[] = { 1, 6, 6, 4, 1, 1, 1 };
+
+	(void)state;
+	empty_game(&g, "tank-riders");
+	add(&g, "b1", PW_TANK, "E3", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "E3", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "J8", N, PW_AVERAGE);
+	U(&g, "b2")->attached = 0;
+	U(&g, "b1")->strength = 1;
+	/* Red first (6 vs 1): red 1 die 6; r1 fires 4+1: hit. The tank: 1
+	 * (small arms cannot destroy it); the rider 1: loses 1 SP. Blue's
+	 * die. */
+	turn(&g, NULL, "r1 fire E3\n", dice, 7, &d, &ev);
+	assert_true(pw_alive(U(&g, "b1")));
+	assert_int_equal(U(&g, "b2")->strength, 3);
+	has(&d, &ev, "hit by the hit on its transport b1");
+	done(&g, &d, &ev);
+
+	empty_game(&g, "tank-riders");
+	add(&g, "b1", PW_TANK, "E3", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "E3", S, PW_AVERAGE);
+	add(&g, "r1", PW_ART_FIELD, "E8", N, PW_AVERAGE);
+	U(&g, "b2")->attached = 0;
+	U(&g, "b1")->strength = 1;
+	{
+		const int d2[] = { 6, 1, 6, 5, 1 };
+
+		turn(&g, NULL, "shoot r1 E3\n", d2, 5, &d, &ev);
+	}
+	assert_false(pw_alive(U(&g, "b1")));
+	assert_false(pw_alive(U(&g, "b2")));
+	has(&d, &ev, "b2 riding on b1 is destroyed with it");
+	done(&g, &d, &ev);
+}
+
+/* --- special terrain ------------------------------------------------------ */
+
+static void
+t_minefield_and_wire(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* b1 moves through a minefield without stopping and is hit (1:
+	 * loses an SP); b2 stops at wire; b3 (tank) drives through it. */
+	const int dice[] = { 6, 5, 6, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_AC, "A1", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "C1", S, PW_AVERAGE);
+	add(&g, "b3", PW_TANK, "E1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	pw_add_marker(&g, PW_MINES, RED, fx_hex(&g, "A2"));
+	g.units[g.nunits - 1].x[0] = 1 << RED;
+	pw_add_marker(&g, PW_WIRE, RED, fx_hex(&g, "C2"));
+	pw_add_marker(&g, PW_WIRE, RED, fx_hex(&g, "E2"));
+	assert_false(pw_visible(&g, BLUE, pw_marker_at(&g, fx_hex(&g, "A2"),
+	    PW_MINES)));
+	turn(&g, "b1 move A2 A3 A4\nb2 move C2 C3\nb3 move E2 E3\n", NULL, dice,
+	    5, &d, &ev);
+	assert_string_equal(at(&g, "b1"), "A4");
+	assert_int_equal(U(&g, "b1")->strength, 1);
+	assert_true(pw_visible(&g, BLUE, pw_marker_at(&g, fx_hex(&g, "A2"),
+	    PW_MINES)));
+	assert_string_equal(at(&g, "b2"), "C2");
+	has(&d, &ev, "stopped by barbed wire");
+	assert_string_equal(at(&g, "b3"), "E3");
+	done(&g, &d, &ev);
+}
+
+static void
+t_engineers_and_wire_work(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+	int t, m;
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_ENG, "E4", S, PW_AVERAGE);
+	add(&g, "b2", PW_ENG, "A4", S, PW_AVERAGE);
+	add(&g, "b3", PW_INF, "H4", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	pw_add_marker(&g, PW_MINES, RED, fx_hex(&g, "A5"));
+	/* Turn 1: lay in E5, clear A5, wire H4. */
+	turn(&g, "b1 lay E5\nb2 clear A5\nb3 wire\n", NULL, dice, 4, &d, &ev);
+	assert_true(pw_marker_at(&g, fx_hex(&g, "H4"), PW_WIRE) >= 0);
+	for (t = 2; t <= 5; t++) {
+		dice_free(&d);
+		events_free(&ev);
+		turn(&g, NULL, NULL, dice, 4, &d, &ev);
+		m = pw_marker_at(&g, fx_hex(&g, "E5"), PW_MINES);
+		/* Three turns to lay. */
+		assert_true(t >= 3 ? m >= 0 : m < 0);
+		m = pw_marker_at(&g, fx_hex(&g, "A5"), PW_MINES);
+		/* Five turns to clear. */
+		assert_true(t >= 5 ? m < 0 : m >= 0);
+	}
+	/* The mines are Blue's: Red does not know of them. */
+	assert_false(pw_visible(&g, RED, pw_marker_at(&g, fx_hex(&g, "E5"),
+	    PW_MINES)));
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, "b3 unwire\n", NULL, dice, 4, &d, &ev);
+	assert_true(pw_marker_at(&g, fx_hex(&g, "H4"), PW_WIRE) < 0);
+	done(&g, &d, &ev);
+}
+
+static void
+t_trench(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "E3", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	set_terrain(&g, "E4", "trench", 0);
+	turn(&g, "b1 move E4 E5\n", NULL, dice, 4, &d, &ev);
+	assert_string_equal(at(&g, "b1"), "E4");
+	has(&d, &ev, "entered a trench");
+	dice_free(&d);
+	events_free(&ev);
+	/* Crossing: may not fire. */
+	turn(&g, "b1 fire J8\n", NULL, dice, 4, &d, &ev);
+	has(&d, &ev, "units crossing trenches may not fire");
+	done(&g, &d, &ev);
+}
+
+static void
+t_gas(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* A gas shell on target (6+2): r1 hit (1). Next turn the cloud
+	 * rolls 2: it drifts in front (towards the gun), into E4: r2 hit. */
+	const int dice[] = { 6, 1, 6, 5, 1, 1 };
+	const int dice2[] = { 2, 1, 6, 5, 1, 1 };
+	int m;
+
+	(void)state;
+	empty_game(&g, "gas");
+	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "E4", N, PW_AVERAGE);
+	U(&g, "r2")->pos = fx_hex(&g, "G4");
+	turn(&g, "shoot b1 E5 gas\n", NULL, dice, 6, &d, &ev);
+	m = pw_marker_at(&g, fx_hex(&g, "E5"), PW_GAS);
+	assert_true(m >= 0);
+	assert_true(U(&g, "b1")->flags & PW_F_GAS);
+	assert_int_equal(U(&g, "r1")->strength, 3);
+	U(&g, "r2")->pos = fx_hex(&g, "E4");
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, NULL, NULL, dice2, 6, &d, &ev);
+	has(&d, &ev, "drifts forward to E4");
+	assert_int_equal(U(&g, "r2")->strength, 3);
+	done(&g, &d, &ev);
+}
+
+static void
+t_cyclists(void **state)
+{
+	struct game g;
+
+	(void)state;
+	empty_game(&g, "cyclists");
+	assert_int_equal(pw_types[PW_CYCLIST].move, pw_types[PW_MCAV].move);
+	assert_int_equal(pw_types[PW_CYCLIST].weapon, PW_W_SMALL);
+	assert_int_equal(pw_types[PW_CYCLIST].cc_front,
+	    pw_types[PW_INF].cc_front);
+	game_free(&g);
+	{
+		struct hp_error err = { 0, "" };
+
+		game_init(&g);
+		g.rules = ruleset_find("portable-modern");
+		strlcpy_(g.options, "cyclists", sizeof g.options);
+		assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
+		assert_string_equal(U(&g, "b6")->kind, "cyclists");
+		game_free(&g);
+	}
+}
+
+/* --- exhaustion ------------------------------------------------------------ */
+
+static void
+t_exhaustion(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+	const int dice2[] = { 6, 5, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "E3", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "A1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "J8", N, PW_AVERAGE);
+	/* 8 SP each: exhaustion point 3. */
+	assert_int_equal(pw_exhaustion_point(&g, BLUE), 3);
+	U(&g, "b2")->strength = 1;
+	turn(&g, NULL, NULL, dice, 4, &d, &ev);
+	assert_true(pw_exhausted(&g, BLUE));
+	assert_false(pw_exhausted(&g, RED));
+	assert_int_equal(g.status, GAME_ACTIVE);
+	dice_free(&d);
+	events_free(&ev);
+	/* Exhausted: no close combat, no move towards the enemy. */
+	turn(&g, "b1 cc E4\nb2 move A2\n", NULL, dice2, 4, &d, &ev);
+	has(&d, &ev, "b1 makes no close combat: its side is exhausted");
+	has(&d, &ev, "no move towards the enemy");
+	assert_string_equal(at(&g, "b2"), "A1");
+	dice_free(&d);
+	events_free(&ev);
+	/* Both exhausted: the battle ends. */
+	U(&g, "r2")->strength = 1;
+	turn(&g, NULL, NULL, dice2, 4, &d, &ev);
+	assert_true(pw_exhausted(&g, RED));
+	assert_int_equal(g.status, GAME_FINISHED);
+	assert_non_null(strstr(g.result, "both sides reached their Exhaustion"));
+	done(&g, &d, &ev);
+}
+
+/* --- orders ------------------------------------------------------------------ */
+
+static void
+t_parse_errors(void **state)
+{
+	struct order_errors e;
+	struct game g;
+	struct hp_error err = { 0, "" };
+	int n;
+
+	(void)state;
+	game_init(&g);
+	g.rules = ruleset_find("portable-modern");
+	strlcpy_(g.name, "test", sizeof g.name);
+	assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
+	/* Body lines start at file line 5. */
+	n = parse(&g, BLUE, "shoot b3 E5\nb3 move D6 D7 D8 D9\n"
+	    "b99 hold\nr3 hold\nb3 fire Z99\nb10 move B7\nb12 teleport\n"
+	    "shoot b10 G3 gas\nretreat sometimes\nb4 move D8\nb4 fire E8\n"
+	    "frobnicate\n", &e, NULL);
+	if (n != 11) {
+		char *txt = orders_errors_text(&e);
+
+		fprintf(stderr, "%s", txt);
+		free(txt);
+	}
+	assert_int_equal(n, 11);
+	assert_true(fx_has_error(&e, 5, "is not artillery"));
+	assert_true(fx_has_error(&e, 6, "moves at most 2 hexes"));
+	assert_true(fx_has_error(&e, 7, "unknown order 'b99'"));
+	assert_true(fx_has_error(&e, 8, "is not yours"));
+	assert_true(fx_has_error(&e, 9, "expected a hex of the map (A1 to M12)"));
+	assert_true(fx_has_error(&e, 10, "is not adjacent"));
+	assert_true(fx_has_error(&e, 11, "unknown action 'teleport'"));
+	assert_true(fx_has_error(&e, 12, "campaign option 'gas'"));
+	assert_true(fx_has_error(&e, 13, "expected 'retreat always|never|cover'"));
+	assert_true(fx_has_error(&e, 15, "already on the activation list on "
+	    "line 14"));
+	assert_true(fx_has_error(&e, 16, "unknown order 'frobnicate'"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&g, BLUE, "shoot b10 F6\nb10 move B5\n", &e,
+	    NULL), 1);
+	assert_true(fx_has_error(&e, 6, "artillery that fired may not move"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&g, BLUE, "b6 move B7\nb2 fire E3\nb3 lay E4\n"
+	    "b3 face up\n", &e, NULL), 4);
+	assert_true(fx_has_error(&e, 5, "is carried"));
+	assert_true(fx_has_error(&e, 6, "has no weapon"));
+	assert_true(fx_has_error(&e, 7, "only Engineers"));
+	assert_true(fx_has_error(&e, 8, "expected a direction"));
+	orders_errors_free(&e);
+	/* A good file, and its canonical form is stable. */
+	assert_int_equal(parse(&g, BLUE, "shoot b10 J6\nb3 move E6 face se fire "
+	    "G6\nb6 unload\nretreat cover\nretreat b3 never\n", &e, NULL), 0);
+	orders_errors_free(&e);
+	game_free(&g);
+}
+
+/* --- map, fog, opponent, whole battles ------------------------------------- */
+
+static void
+t_map_and_fog(void **state)
+{
+	struct game g;
+	struct hp_error err = { 0, "" };
+	struct sbuf b, r, m;
+	const char *p, *line;
+	int width = 0;
+
+	(void)state;
+	game_init(&g);
+	g.rules = ruleset_find("portable-modern");
+	assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
+	sbuf_init(&b);
+	sbuf_init(&r);
+	sbuf_init(&m);
+	g.rules->render_map(&g, BLUE, &b);
+	g.rules->render_map(&g, RED, &r);
+	g.rules->render_map(&g, -1, &m);
+	for (line = p = m.buf; *p; p++)
+		if (*p == '\n') {
+			if (p - line > width)
+				width = (int)(p - line);
+			line = p + 1;
+		}
+	assert_true(width <= 100);
+	/* Every kind of terrain appears, hexside features on the edges. */
+	assert_non_null(strstr(m.buf, "~~~~~"));
+	assert_non_null(strstr(m.buf, "====="));
+	assert_non_null(strstr(m.buf, "xxxxx"));
+	/* Red's hidden minefield: the moderator and Red see it, Blue not. */
+	assert_non_null(strstr(m.buf, "mines"));
+	assert_non_null(strstr(r.buf, "mines"));
+	assert_null(strstr(b.buf, "mines"));
+	/* r5 in the village J3 is hidden from Blue (cover, far away). */
+	assert_non_null(strstr(m.buf, "  r5 "));
+	assert_null(strstr(b.buf, "  r5 "));
+	assert_non_null(strstr(b.buf, "  b5 "));
+	sbuf_free(&b);
+	sbuf_free(&r);
+	sbuf_free(&m);
+	game_free(&g);
+}
+
+static void
+t_opponent_orders_parse(void **state)
+{
+	struct game g;
+	struct hp_error err = { 0, "" };
+	struct window_spec w;
+	struct order_errors e;
+	struct sbuf b;
+	int s;
+
+	(void)state;
+	game_init(&g);
+	g.rules = ruleset_find("portable-modern");
+	strlcpy_(g.name, "test", sizeof g.name);
+	assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
+	assert_true(g.rules->next_window(&g, &w));
+	assert_int_equal(w.sides, 3u);
+	for (s = 0; s < 2; s++) {
+		sbuf_init(&b);
+		g.rules->opponent(&g, &w, s, &b);
+		assert_non_null(strstr(b.buf, "retreat cover"));
+		if (parse(&g, s, b.buf, &e, NULL) != 0)
+			fprintf(stderr, "%s", orders_errors_text(&e));
+		assert_int_equal(e.n, 0);
+		orders_errors_free(&e);
+		sbuf_free(&b);
+	}
+	/* Blue's guns shoot in turn 1. */
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "shoot "));
+	sbuf_free(&b);
+	game_free(&g);
+}
+
+static void
+t_whole_battle(void **state)
+{
+	const struct ruleset *rs = ruleset_find("portable-modern");
+	const unsigned char master[] = "pw-battle";
+	struct hp_error err = { 0, "" };
+	struct sim_result res;
+	struct game g, g2;
+	long w = 0, r = 0, w2 = 0, r2 = 0;
+	int out, out2;
+
+	(void)state;
+	game_init(&g);
+	assert_int_equal(sim_game(rs, "", 0, master, sizeof master - 1, &g,
+	    &out, &w, &r, &err), HP_OK);
+	assert_int_equal(g.status, GAME_FINISHED);
+	assert_true(w >= 2 && r > 100);
+	/* The same seed plays the same battle. */
+	game_init(&g2);
+	assert_int_equal(sim_game(rs, "", 0, master, sizeof master - 1, &g2,
+	    &out2, &w2, &r2, &err), HP_OK);
+	assert_int_equal(out, out2);
+	assert_int_equal(w, w2);
+	assert_int_equal(r, r2);
+	assert_string_equal(g.result, g2.result);
+	game_free(&g);
+	game_free(&g2);
+	/* With every optional rule, battles end too. */
+	assert_int_equal(sim_run(rs, "cyclists,tank-riders,gas", 4, master,
+	    sizeof master - 1, &res, &err), HP_OK);
+	assert_int_equal(res.games, 4);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_table),
+		cmocka_unit_test(t_geometry),
+		cmocka_unit_test(t_activation_dice),
+		cmocka_unit_test(t_activation_list),
+		cmocka_unit_test(t_initiative_tie),
+		cmocka_unit_test(t_artillery_behind),
+		cmocka_unit_test(t_artillery_front_modifiers),
+		cmocka_unit_test(t_artillery_rules),
+		cmocka_unit_test(t_artillery_simultaneous),
+		cmocka_unit_test(t_fire_mg_tank),
+		cmocka_unit_test(t_fire_modifiers_and_at),
+		cmocka_unit_test(t_fire_restrictions),
+		cmocka_unit_test(t_fire_woods),
+		cmocka_unit_test(t_move_adjacent_stop),
+		cmocka_unit_test(t_move_stacking_and_enemy),
+		cmocka_unit_test(t_move_firing_costs_a_hex),
+		cmocka_unit_test(t_move_road_woods_ford),
+		cmocka_unit_test(t_withdrawal),
+		cmocka_unit_test(t_cc_flank_advance_fight_on),
+		cmocka_unit_test(t_cc_modifiers),
+		cmocka_unit_test(t_hits_by_quality),
+		cmocka_unit_test(t_retreat_blocked),
+		cmocka_unit_test(t_transport_hit_with_passengers),
+		cmocka_unit_test(t_transport_load_unload),
+		cmocka_unit_test(t_tank_riders),
+		cmocka_unit_test(t_minefield_and_wire),
+		cmocka_unit_test(t_engineers_and_wire_work),
+		cmocka_unit_test(t_trench),
+		cmocka_unit_test(t_gas),
+		cmocka_unit_test(t_cyclists),
+		cmocka_unit_test(t_exhaustion),
+		cmocka_unit_test(t_parse_errors),
+		cmocka_unit_test(t_map_and_fog),
+		cmocka_unit_test(t_opponent_orders_parse),
+		cmocka_unit_test(t_whole_battle),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
