@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "embedded.h"
+#include "fetch_imap.h"
 #include "intake.h"
 #include "mail.h"
 #include "maildir.h"
@@ -837,13 +838,26 @@ run_once(struct store *st, struct hp_error *err)
 	struct intake_stats is;
 	struct outbox_stats os;
 	struct run_names rn = { NULL, 0, 0 };
-	int rc, i, resolved = 0;
+	struct fetch_imap_stats fs = { 0, 0, 0, 0 }, ms = { 0, 0, 0, 0 };
+	struct hp_error ierr = { 0, "" };
+	int rc, i, resolved = 0, irc = HP_OK;
 
+	/* A mail server that fails is retried next run; the rest goes on,
+	 * and the run ends with its error (EX_TEMPFAIL). */
+	if (cfg.nimap > 0)
+		irc = fetch_imap_run(st, &cfg, &fs, &ierr);
 	if ((rc = intake_run(st, &cfg, &is, err)) != HP_OK)
 		return rc;
 	printf("mail in: %d accepted, %d refused, %d ignored, %d duplicate, "
 	    "%d deferred\n", is.n[INTAKE_ACCEPTED], is.n[INTAKE_REJECTED],
 	    is.n[INTAKE_IGNORED], is.n[INTAKE_DUPLICATE], is.deferred);
+	if (cfg.nimap > 0) {
+		rc = fetch_imap_mark(st, &cfg, &ms, irc == HP_OK ? &ierr : err);
+		irc = irc == HP_OK ? rc : irc;
+		printf("imap: %d fetched, %d marked, %d of %d mailbox%s "
+		    "failed\n", fs.fetched, fs.marked + ms.marked, fs.failed,
+		    cfg.nimap, cfg.nimap == 1 ? "" : "es");
+	}
 	if ((rc = store_campaign_list(st, collect_active, &rn, err)) != HP_OK)
 		return rc;
 	for (i = 0; i < rn.n && !stop_requested; i++) {
@@ -870,7 +884,9 @@ run_once(struct store *st, struct hp_error *err)
 		return rc;
 	printf("mail out: %d delivered, %d to retry, %d failed\n", os.sent,
 	    os.retried, os.failed);
-	return HP_OK;
+	if (irc != HP_OK)
+		*err = ierr;
+	return irc;
 }
 
 static int
