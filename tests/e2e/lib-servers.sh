@@ -18,7 +18,9 @@
 #                            required); waits for "220"; $SMTP_PID
 #   smtp_stop | smtp_pause | smtp_resume
 #   srv_stop_all             for the EXIT trap: every server, by PID
+#   srv_folder USER NAME     a folder NAME beside USER's INBOX
 #   srv_put USER FILE        deliver FILE straight into USER's INBOX
+#   srv_put_folder USER NAME FILE   ... into the folder NAME
 #   srv_count USER           messages in USER's INBOX (new/ + cur/)
 #   srv_files USER           their paths
 #
@@ -420,9 +422,25 @@ srv_stop_all() {
 	SRV_PIDS=()
 }
 
-# srv_put USER FILE: as an MDA would (tmp/, fsync by cp, rename into new/).
+# srv_folder USER NAME: a Maildir++ folder (Maildir/.NAME).
+srv_folder() {
+	mkdir -p "$SRV_DIR/mail/$1/Maildir/.$2/"{tmp,new,cur}
+	chown -R "$SRV_UID:$SRV_GID" "$SRV_DIR/mail/$1/Maildir/.$2"
+}
+
+# srv_put USER FILE: as an MDA would (tmp/, then a rename into new/).
 srv_put() {
-	local md=$SRV_DIR/mail/$1/Maildir name
+	srv_put_md "$SRV_DIR/mail/$1/Maildir" "$2"
+}
+
+srv_put_folder() {
+	srv_put_md "$SRV_DIR/mail/$1/Maildir/.$2" "$3"
+}
+
+srv_put_md() {
+	local md=$1 name
+	shift
+	set -- "" "$@"
 	SRV_SEQ=$((${SRV_SEQ:-0} + 1))
 	name=$(date +%s).M${SRV_SEQ}P$$.put
 	cp "$2" "$md/tmp/$name" || srv_die "srv_put $2"
