@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Build the benchmarks and run them all: bench/run.sh [GAMES [MESSAGES]]
+# (bench_imap.sh needs dovecot-imapd, from scripts/deps.sh)
 # (defaults 2000 and 1000). BUILD_DIR picks the build directory (default
 # build/); TMPDIR where bench_ingest makes its data directory.
 set -euo pipefail
@@ -13,3 +14,6 @@ echo "== bench_resolve ${1:-2000}"
 echo
 echo "== bench_ingest ${2:-1000}"
 "$dir/bench_ingest" "${2:-1000}"
+echo
+echo "== bench_imap.sh ${2:-1000} (Dovecot on 127.0.0.1)"
+BUILD_DIR=$dir bash "$top/bench/bench_imap.sh" "${2:-1000}"
