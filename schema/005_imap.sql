@@ -19,4 +19,4 @@ CREATE TABLE imap_spool (
 	uid INTEGER NOT NULL,
 	fetched_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),
 	PRIMARY KEY (mailbox_id, uidvalidity, uid)
-) WITHOUT ROWID;
+);
