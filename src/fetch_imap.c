@@ -47,7 +47,8 @@ frame(const unsigned char *buf, size_t len, size_t max, size_t *end)
 	size_t pos = 0;
 
 	for (;;) {
-		const unsigned char *nl = memchr(buf + pos, '\n', len - pos);
+		const unsigned char *nl = pos < len ? memchr(buf + pos, '\n',
+		    len - pos) : NULL;
 		size_t e, i, n = 0;
 
 		if (nl == NULL)

@@ -1125,7 +1125,9 @@ main(int argc, char **argv)
 			sub = 2;
 		}
 		optind = 0;
-		return cmds[i].fn(argc - sub + 1, argv + sub - 1);
+		sub = cmds[i].fn(argc - sub + 1, argv + sub - 1);
+		config_free(&cfg);
+		return sub;
 	}
 	fprintf(stderr, "hexpost: unknown command '%s'\n", argv[0]);
 	usage();
