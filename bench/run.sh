@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the benchmarks and run them all: bench/run.sh [GAMES [MESSAGES
-# [TURNS]]] (defaults 2000, 1000 and 1000). BUILD_DIR picks the build directory (default
+# [TURNS]]] (defaults 2000, 1000 and 1000; bench_imap.sh needs dovecot-imapd,
+# from scripts/deps.sh). BUILD_DIR picks the build directory (default
 # build/); TMPDIR where bench_ingest makes its data directory.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,3 +17,6 @@ echo "== bench_ingest ${2:-1000}"
 echo
 echo "== bench_audit ${3:-1000}"
 "$dir/bench_audit" "${3:-1000}"
+echo
+echo "== bench_imap.sh ${2:-1000} (Dovecot on 127.0.0.1)"
+BUILD_DIR=$dir bash "$top/bench/bench_imap.sh" "${2:-1000}"

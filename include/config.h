@@ -8,6 +8,19 @@
 #include "hexpost.h"
 
 #define CONFIG_PATH_MAX 1024
+#define CONFIG_MAX_IMAP 8      /* imap = lines */
+
+/* TLS on imap:// and smtp:// (imaps:// and smtps:// are always TLS). */
+enum config_tls { CONFIG_TLS_REQUIRED, CONFIG_TLS_OFF };
+/* What is done on the server to a message taken in. */
+enum config_imap_after { CONFIG_AFTER_SEEN, CONFIG_AFTER_KEYWORD,
+	CONFIG_AFTER_MOVE };
+
+/* Passwords, in sodium_malloc'ed memory (config_free wipes them). */
+struct config_secrets {
+	char imap_password[256];
+	char smtp_password[256];
+};
 
 struct config {
 	char path[CONFIG_PATH_MAX];       /* the file read */
@@ -29,12 +42,30 @@ struct config {
 	int deadline_hours;               /* 0: no deadline */
 	int remind_hours;                 /* reminder this long before */
 	char missing[8];                  /* ai, hold or wait */
+	/* Mail servers (outbox may also be smtp://HOST[:PORT] or smtps://). */
+	char imap[CONFIG_MAX_IMAP][CONFIG_PATH_MAX]; /* imap[s]://HOST[:PORT]/BOX */
+	int nimap;
+	char imap_user[256];
+	int imap_starttls;                /* enum config_tls */
+	int imap_after;                   /* enum config_imap_after */
+	char imap_after_arg[256];         /* the keyword or the folder */
+	int imap_batch;                   /* messages a FETCH */
+	char smtp_user[256];
+	int smtp_starttls;                /* enum config_tls */
+	char tls_ca_file[CONFIG_PATH_MAX]; /* "": the system's CAs */
+	int mail_timeout;                 /* seconds without progress */
+	struct config_secrets *secrets;   /* NULL: no password given */
 };
 
 /* Defaults for a data directory: everything inside dir. */
 void config_defaults(struct config *, const char *datadir);
-/* Read path over the defaults (datadir defaults to path's directory). */
+/* Read path over the defaults (datadir defaults to path's directory).
+ * A file holding a password must be mode 0600 (no group or other bits);
+ * $HEXPOST_IMAP_PASSWORD and $HEXPOST_SMTP_PASSWORD override the file's.
+ * The caller releases the result with config_free. */
 int config_load(struct config *, const char *path, struct hp_error *);
+/* Wipe and free the passwords of a loaded configuration. */
+void config_free(struct config *);
 /* Write a documented configuration file for c. */
 int config_write(const struct config *, const char *path, struct hp_error *);
 

@@ -277,4 +277,46 @@ int store_players_of(struct store *, int64_t cid, struct store_player *out,
 /* Retire a player (replaced): inactive, and renamed so the name is free. */
 int store_player_retire(struct store *, int64_t player, struct hp_error *);
 
+/* imap: the state of mail fetched over IMAP (src/fetch_imap.c). */
+
+/* The mailbox row for url, made if new: its id, UIDVALIDITY (0 if never
+ * selected) and the last UID fetched. */
+int store_imap_mailbox(struct store *, const char *url, int64_t *id,
+    uint32_t *uidvalidity, uint32_t *last_uid, struct hp_error *);
+/* A new UIDVALIDITY: last UID 0, records of the old one dropped. */
+int store_imap_reset(struct store *, int64_t id, uint32_t uidvalidity,
+    struct hp_error *);
+/* In one transaction: record uids[0, n) as spooled and, if last_uid is
+ * above the stored one, move it there. */
+int store_imap_spooled(struct store *, int64_t id, uint32_t uidvalidity,
+    const uint32_t *uids, size_t n, uint32_t last_uid, struct hp_error *);
+/* Call fn for each spooled message of mailbox id, in UID order. */
+int store_imap_pending(struct store *, int64_t id,
+    void (*fn)(uint32_t uidvalidity, uint32_t uid, void *), void *arg,
+    struct hp_error *);
+/* Is any message of mailbox id spooled and not yet marked? */
+int store_imap_any_pending(struct store *, int64_t id, bool *any,
+    struct hp_error *);
+/* In one transaction: forget uids[0, n) (marked on the server). */
+int store_imap_forget(struct store *, int64_t id, uint32_t uidvalidity,
+    const uint32_t *uids, size_t n, struct hp_error *);
+
+/* Undelivered outgoing mail, for the moderator. */
+struct store_outbox_row {
+	int64_t id;
+	char message_id[256];
+	char kind[16];
+	char rcpt[256];
+	char state[16];
+	int attempts;
+	long next_attempt;
+	char last_error[512];
+	char created_at[32];
+};
+/* Call fn for each message not delivered: queued after a failed attempt,
+ * or failed for good (all queued ones too if all). */
+int store_outbox_list(struct store *, bool all,
+    void (*fn)(const struct store_outbox_row *, void *), void *arg,
+    struct hp_error *);
+
 #endif

@@ -1,17 +1,21 @@
 /* transport: how outgoing mail leaves. A transport is a struct of function
- * pointers, one implementation per file (transport_maildir.c; SMTP later),
- * chosen by the prefix of the configured outbox ("maildir:DIR"). */
+ * pointers, one implementation per file (transport_maildir.c,
+ * transport_smtp.c), chosen by the prefix of the configured outbox
+ * ("maildir:DIR", "smtp://HOST[:PORT]", "smtps://HOST[:PORT]"). */
 #ifndef TRANSPORT_H
 #define TRANSPORT_H
 
+#include "config.h"
 #include "hexpost.h"
 #include "store.h"
 
 struct transport_ops {
 	const char *prefix;   /* "maildir:" */
-	/* Start a batch for spec (the text after the prefix); *ctx is the
-	 * transport's, released by close. */
-	int (*open)(const char *spec, void **ctx, struct hp_error *);
+	/* Start a batch for spec (the text after the prefix) with the
+	 * settings of cfg (credentials, TLS); *ctx is the transport's,
+	 * released by close. */
+	int (*open)(const struct config *cfg, const char *spec, void **ctx,
+	    struct hp_error *);
 	/* Deliver one message: HP_OK delivered (or found already delivered
 	 * under its Message-ID), HP_ESTATE a temporary failure worth a retry,
 	 * anything else permanent. */
@@ -20,6 +24,8 @@ struct transport_ops {
 };
 
 extern const struct transport_ops transport_maildir;
+extern const struct transport_ops transport_smtp;   /* smtp:// */
+extern const struct transport_ops transport_smtps;  /* smtps:// */
 
 /* The transport for an outbox spec, or NULL. */
 const struct transport_ops *transport_find(const char *spec);

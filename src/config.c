@@ -1,9 +1,11 @@
 /* config: the configuration file (see include/config.h). */
 #include <ctype.h>
 #include <libgen.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "config.h"
 #include "log.h"
@@ -26,6 +28,91 @@ config_defaults(struct config *c, const char *datadir)
 	c->log_level = LOG_LVL_WARN;
 	c->remind_hours = 24;
 	strlcpy_(c->missing, "ai", sizeof c->missing);
+	c->imap_starttls = CONFIG_TLS_REQUIRED;
+	c->smtp_starttls = CONFIG_TLS_REQUIRED;
+	c->imap_after = CONFIG_AFTER_SEEN;
+	c->imap_batch = 100;
+	c->mail_timeout = 60;
+}
+
+void
+config_free(struct config *c)
+{
+	if (c->secrets != NULL)
+		sodium_free(c->secrets);
+	c->secrets = NULL;
+}
+
+/* The secrets block of c, allocated on first use. */
+static struct config_secrets *
+secrets(struct config *c)
+{
+	if (c->secrets == NULL) {
+		if ((c->secrets = sodium_malloc(sizeof *c->secrets)) == NULL)
+			fatal("sodium_malloc");
+		sodium_memzero(c->secrets, sizeof *c->secrets);
+	}
+	return c->secrets;
+}
+
+/* Check a mail server URL given for key: one of the schemes, a host, no
+ * password in it, nothing but printable ASCII. */
+static bool
+mail_url_ok(const char *v, const char *s1, const char *s2, bool need_path,
+    char *why, size_t whylen)
+{
+	const char *host, *at, *slash;
+	size_t i;
+
+	for (i = 0; v[i] != '\0'; i++)
+		if ((unsigned char)v[i] <= ' ' || (unsigned char)v[i] >= 0x7f) {
+			snprintf(why, whylen, "spaces and control characters "
+			    "must be %%-encoded");
+			return false;
+		}
+	if (strncmp(v, s1, strlen(s1)) == 0)
+		host = v + strlen(s1);
+	else if (strncmp(v, s2, strlen(s2)) == 0)
+		host = v + strlen(s2);
+	else {
+		snprintf(why, whylen, "expected %sHOST[:PORT]%s or %s...", s1,
+		    need_path ? "/MAILBOX" : "", s2);
+		return false;
+	}
+	slash = strchr(host, '/');
+	at = strchr(host, '@');
+	if (at != NULL && (slash == NULL || at < slash)) {
+		if (memchr(host, ':', (size_t)(at - host)) != NULL) {
+			snprintf(why, whylen, "no password in the URL: use the "
+			    "*_password key or the environment");
+			return false;
+		}
+		host = at + 1;
+	}
+	if (*host == '\0' || *host == '/' || *host == ':') {
+		snprintf(why, whylen, "no host");
+		return false;
+	}
+	if (!need_path && slash != NULL && slash[1] != '\0') {
+		snprintf(why, whylen, "no path expected");
+		return false;
+	}
+	return true;
+}
+
+/* An IMAP atom (a keyword): letters, digits and a few safe signs. */
+static bool
+imap_atom_ok(const char *v)
+{
+	size_t i;
+
+	if (*v == '\0' || strlen(v) > 64)
+		return false;
+	for (i = 0; v[i] != '\0'; i++)
+		if (!isalnum((unsigned char)v[i]) && strchr("$_-.", v[i]) ==
+		    NULL)
+			return false;
+	return true;
 }
 
 /* The daemon's and the deadlines' keys; false if k is none of them. */
@@ -99,9 +186,10 @@ int
 config_load(struct config *c, const char *path, struct hp_error *err)
 {
 	char *text, *line, *next, *copy, dir[CONFIG_PATH_MAX], why[128];
+	size_t textlen;
 	int lineno = 0, rc = HP_OK;
 
-	if ((text = util_read_file(path, NULL, err)) == NULL)
+	if ((text = util_read_file(path, &textlen, err)) == NULL)
 		return HP_EIO;
 	copy = xstrdup(path);
 	strlcpy_(dir, dirname(copy), sizeof dir);
@@ -147,14 +235,138 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 				rc = HP_EINVAL;
 				break;
 			}
-			config_defaults(c, v);
+			{
+				struct config_secrets *sec = c->secrets;
+				char imap[CONFIG_MAX_IMAP][CONFIG_PATH_MAX];
+				int nimap = c->nimap;
+
+				memcpy(imap, c->imap, sizeof imap);
+				config_defaults(c, v);
+				c->secrets = sec;
+				memcpy(c->imap, imap, sizeof imap);
+				c->nimap = nimap;
+			}
 			strlcpy_(c->path, keep, sizeof c->path);
 		} else if (strcmp(k, "database") == 0)
 			set_path(c, c->database, sizeof c->database, v);
 		else if (strcmp(k, "mailbox") == 0)
 			set_path(c, c->mailbox, sizeof c->mailbox, v);
-		else if (strcmp(k, "outbox") == 0)
+		else if (strcmp(k, "outbox") == 0 && (strncmp(v, "smtp://", 7) ==
+		    0 || strncmp(v, "smtps://", 8) == 0)) {
+			if (!mail_url_ok(v, "smtp://", "smtps://", false, why,
+			    sizeof why)) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: outbox: %s",
+				    path, lineno, why);
+				rc = HP_EINVAL;
+				break;
+			}
+			strlcpy_(c->outbox, v, sizeof c->outbox);
+		} else if (strcmp(k, "outbox") == 0)
 			set_path(c, c->outbox, sizeof c->outbox, v);
+		else if (strcmp(k, "imap") == 0) {
+			if (!mail_url_ok(v, "imap://", "imaps://", true, why,
+			    sizeof why)) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: imap: %s", path,
+				    lineno, why);
+				rc = HP_EINVAL;
+				break;
+			}
+			if (c->nimap == CONFIG_MAX_IMAP ||
+			    strlen(v) >= CONFIG_PATH_MAX) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: at most %d imap "
+				    "mailboxes", path, lineno, CONFIG_MAX_IMAP);
+				rc = HP_EINVAL;
+				break;
+			}
+			strlcpy_(c->imap[c->nimap++], v, CONFIG_PATH_MAX);
+		} else if (strcmp(k, "imap_user") == 0)
+			strlcpy_(c->imap_user, v, sizeof c->imap_user);
+		else if (strcmp(k, "smtp_user") == 0)
+			strlcpy_(c->smtp_user, v, sizeof c->smtp_user);
+		else if (strcmp(k, "imap_password") == 0 ||
+		    strcmp(k, "smtp_password") == 0) {
+			struct stat sb;
+
+			if (stat(path, &sb) == -1 || (sb.st_mode & 077) != 0) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: %s in a file "
+				    "others can read (mode %03o): chmod 600 %s, or "
+				    "set HEXPOST_%s_PASSWORD instead", path, lineno,
+				    k, (unsigned)(sb.st_mode & 0777), path,
+				    k[0] == 'i' ? "IMAP" : "SMTP");
+				rc = HP_EINVAL;
+				break;
+			}
+			if (strlen(v) >= sizeof c->secrets->imap_password) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: %s too long", path,
+				    lineno, k);
+				rc = HP_EINVAL;
+				break;
+			}
+			strlcpy_(k[0] == 'i' ? secrets(c)->imap_password :
+			    secrets(c)->smtp_password, v,
+			    sizeof c->secrets->imap_password);
+		} else if (strcmp(k, "imap_starttls") == 0 ||
+		    strcmp(k, "smtp_starttls") == 0) {
+			int t;
+
+			if (strcmp(v, "required") == 0)
+				t = CONFIG_TLS_REQUIRED;
+			else if (strcmp(v, "off") == 0)
+				t = CONFIG_TLS_OFF;
+			else {
+				hp_seterr(err, HP_EINVAL, "%s:%d: %s must be "
+				    "'required' or 'off'", path, lineno, k);
+				rc = HP_EINVAL;
+				break;
+			}
+			if (k[0] == 'i')
+				c->imap_starttls = t;
+			else
+				c->smtp_starttls = t;
+		} else if (strcmp(k, "imap_after") == 0) {
+			const char *arg = strchr(v, ' ');
+
+			while (arg != NULL && *arg == ' ')
+				arg++;
+			if (strcmp(v, "seen") == 0) {
+				c->imap_after = CONFIG_AFTER_SEEN;
+				c->imap_after_arg[0] = '\0';
+			} else if (strncmp(v, "keyword ", 8) == 0 && arg != NULL &&
+			    imap_atom_ok(arg) && arg[0] != '\\') {
+				c->imap_after = CONFIG_AFTER_KEYWORD;
+				strlcpy_(c->imap_after_arg, arg,
+				    sizeof c->imap_after_arg);
+			} else if (strncmp(v, "move ", 5) == 0 && arg != NULL &&
+			    *arg != '\0' && strlen(arg) < sizeof c->imap_after_arg &&
+			    strpbrk(arg, "\"\\") == NULL) {
+				c->imap_after = CONFIG_AFTER_MOVE;
+				strlcpy_(c->imap_after_arg, arg,
+				    sizeof c->imap_after_arg);
+			} else {
+				hp_seterr(err, HP_EINVAL, "%s:%d: imap_after must "
+				    "be 'seen', 'keyword NAME' or 'move FOLDER'",
+				    path, lineno);
+				rc = HP_EINVAL;
+				break;
+			}
+		} else if (strcmp(k, "tls_ca_file") == 0)
+			set_path(c, c->tls_ca_file, sizeof c->tls_ca_file, v);
+		else if (strcmp(k, "imap_batch") == 0 ||
+		    strcmp(k, "mail_timeout") == 0) {
+			char *ep;
+			long n = strtol(v, &ep, 10);
+
+			if (*v == '\0' || *ep != '\0' || n < 1 || n > 10000) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: %s must be a "
+				    "number from 1 to 10000", path, lineno, k);
+				rc = HP_EINVAL;
+				break;
+			}
+			if (k[0] == 'i')
+				c->imap_batch = (int)n;
+			else
+				c->mail_timeout = (int)n;
+		}
 		else if (strcmp(k, "server_key") == 0)
 			set_path(c, c->server_key, sizeof c->server_key, v);
 		else if (strcmp(k, "server_pub") == 0)
@@ -189,7 +401,19 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 			rc = HP_EINVAL;
 		}
 	}
+	sodium_memzero(text, textlen);
 	free(text);
+	if (rc == HP_OK) {
+		const char *e;
+
+		if ((e = getenv("HEXPOST_IMAP_PASSWORD")) != NULL && *e != '\0')
+			strlcpy_(secrets(c)->imap_password, e,
+			    sizeof c->secrets->imap_password);
+		if ((e = getenv("HEXPOST_SMTP_PASSWORD")) != NULL && *e != '\0')
+			strlcpy_(secrets(c)->smtp_password, e,
+			    sizeof c->secrets->smtp_password);
+	} else
+		config_free(c);
 	return rc;
 }
 

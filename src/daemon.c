@@ -11,6 +11,7 @@
 
 #include "daemon.h"
 #include "deadline.h"
+#include "fetch_imap.h"
 #include "intake.h"
 #include "log.h"
 #include "mail.h"
@@ -160,14 +161,27 @@ daemon_pass(struct store *st, const struct config *cfg,
 	struct intake_stats is;
 	struct outbox_stats os;
 	struct run_names rn = { NULL, 0, 0 };
+	struct fetch_imap_stats fs = { 0, 0, 0, 0 }, ms = { 0, 0, 0, 0 };
+	struct hp_error ierr = { 0, "" };
 	long now;
-	int rc, i;
+	int rc, i, irc = HP_OK;
 
+	/* A mail server that fails is retried next pass; the rest goes on,
+	 * and the pass ends with its error (run --once: EX_TEMPFAIL). */
+	if (cfg->nimap > 0)
+		irc = fetch_imap_run(st, cfg, &fs, &ierr);
 	if ((rc = intake_run(st, cfg, &is, err)) != HP_OK)
 		return rc;
 	printf("mail in: %d accepted, %d refused, %d ignored, %d duplicate, "
 	    "%d deferred\n", is.n[INTAKE_ACCEPTED], is.n[INTAKE_REJECTED],
 	    is.n[INTAKE_IGNORED], is.n[INTAKE_DUPLICATE], is.deferred);
+	if (cfg->nimap > 0) {
+		rc = fetch_imap_mark(st, cfg, &ms, irc == HP_OK ? &ierr : err);
+		irc = irc == HP_OK ? rc : irc;
+		printf("imap: %d fetched, %d marked, %d of %d mailbox%s "
+		    "failed\n", fs.fetched, fs.marked + ms.marked, fs.failed,
+		    cfg->nimap, cfg->nimap == 1 ? "" : "es");
+	}
 	if ((rc = store_campaign_list(st, collect_active, &rn, err)) != HP_OK)
 		return rc;
 	now = deadline_now();
@@ -183,7 +197,9 @@ daemon_pass(struct store *st, const struct config *cfg,
 		return rc;
 	printf("mail out: %d delivered, %d to retry, %d failed\n", os.sent,
 	    os.retried, os.failed);
-	return HP_OK;
+	if (irc != HP_OK)
+		*err = ierr;
+	return irc;
 }
 
 /* Reread the configuration and the server key after SIGHUP; the database
@@ -195,14 +211,17 @@ reload(struct config *cfg, struct minisign_seckey **sk)
 	struct minisign_seckey *nsk = NULL;
 	struct config n;
 
+	memset(&n, 0, sizeof n);
 	if (config_load(&n, cfg->path, &err) != HP_OK ||
 	    serverkey_load(n.server_key, &nsk, &err) != HP_OK) {
 		log_msg(LOG_LVL_ERR, "SIGHUP: configuration not reread: %s "
 		    "(keeping the one in use)", err.msg);
+		config_free(&n);
 		return;
 	}
 	minisign_seckey_free(*sk);
 	*sk = nsk;
+	config_free(cfg);
 	if (strcmp(n.database, cfg->database) != 0 ||
 	    strcmp(n.datadir, cfg->datadir) != 0)
 		log_warn("SIGHUP: database and datadir changes need a restart");

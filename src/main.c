@@ -14,6 +14,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "embedded.h"
+#include "fetch_imap.h"
 #include "intake.h"
 #include "mail.h"
 #include "maildir.h"
@@ -727,6 +728,43 @@ cmd_rules_list(int argc, char **argv)
 	return 0;
 }
 
+static void
+print_outbox_row(const struct store_outbox_row *r, void *arg)
+{
+	int *n = arg;
+
+	if ((*n)++ == 0)
+		printf("%-7s %-8s %-28s %3s  %s\n", "state", "kind", "to",
+		    "try", "last error / Message-ID");
+	printf("%-7s %-8s %-28s %3d  %s\n%48s<%s>\n", r->state, r->kind,
+	    r->rcpt, r->attempts, r->last_error[0] ? r->last_error : "-",
+	    "", r->message_id);
+}
+
+/* Mail that could not be delivered: failed for good (a 5xx answer, or
+ * retry_max attempts), or waiting for another try. */
+static int
+cmd_outbox(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	struct store *st;
+	int rc, ex, n = 0, counts[3];
+
+	if ((rc = no_options(argc, argv, "outbox", 0)) >= 0)
+		return rc;
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	if ((rc = store_outbox_list(st, false, print_outbox_row, &n, &err)) ==
+	    HP_OK)
+		rc = store_outbox_counts(st, counts, &err);
+	store_close(st);
+	if (rc != HP_OK)
+		return fail(&err);
+	printf("%d sent, %d queued, %d failed\n", counts[1], counts[0],
+	    counts[2]);
+	return 0;
+}
+
 static int
 cmd_simulate(int argc, char **argv)
 {
@@ -1009,6 +1047,10 @@ static const struct cmd cmds[] = {
 	    "check every signature, commitment, die, the hash chain and a full "
 	    "replay; exits 65 at the first discrepancy, naming it",
 	    cmd_audit },
+	{ "outbox", "outbox", "outgoing mail not delivered: failed for good "
+	    "(refused by the mail server with a 5xx reply, or out of retries) "
+	    "or waiting to be tried again, with the server's last answer",
+	    cmd_outbox },
 	{ "simulate", "simulate --ruleset R [--games N] [--seed S] "
 	    "[--options O]", "the built-in opponent plays itself; prints the "
 	    "results with 95% confidence intervals and games per second",
@@ -1116,7 +1158,9 @@ main(int argc, char **argv)
 			sub = 2;
 		}
 		optind = 0;
-		return cmds[i].fn(argc - sub + 1, argv + sub - 1);
+		sub = cmds[i].fn(argc - sub + 1, argv + sub - 1);
+		config_free(&cfg);
+		return sub;
 	}
 	fprintf(stderr, "hexpost: unknown command '%s'\n", argv[0]);
 	usage();

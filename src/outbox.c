@@ -26,7 +26,7 @@ deliver_batch(struct store *st, const struct config *cfg,
 	/* A destination that cannot be opened fails every message of the
 	 * batch, each counting an attempt (so backing off, then giving up),
 	 * like a failed send. */
-	orc = t->open(cfg->outbox + strlen(t->prefix), &ctx, &oerr);
+	orc = t->open(cfg, cfg->outbox + strlen(t->prefix), &ctx, &oerr);
 	rc = HP_OK;
 	for (i = 0; i < *n; i++) {
 		struct hp_error serr = oerr;
@@ -73,7 +73,8 @@ outbox_deliver(struct store *st, const struct config *cfg, long now,
 	memset(stats, 0, sizeof *stats);
 	if ((t = transport_find(cfg->outbox)) == NULL) {
 		hp_seterr(err, HP_EINVAL, "outbox '%s': unknown transport "
-		    "(expected maildir:DIR)", cfg->outbox);
+		    "(expected maildir:DIR, smtp://HOST[:PORT] or "
+		    "smtps://HOST[:PORT])", cfg->outbox);
 		return HP_EINVAL;
 	}
 	/* Every message handled leaves the due set (sent, failed or retried

@@ -202,20 +202,6 @@ store_schema_version(struct store *st)
 	return v;
 }
 
-/* The highest migration number embedded. */
-static int
-migration_max(void)
-{
-	size_t i;
-	int n, max = 0;
-
-	for (i = 0; i < embedded_nfiles; i++)
-		if (sscanf(embedded_files[i].name, "schema/%d_", &n) == 1 &&
-		    n > max)
-			max = n;
-	return max;
-}
-
 int
 store_migrate(struct store *st, struct hp_error *err)
 {
@@ -234,13 +220,8 @@ store_migrate(struct store *st, struct hp_error *err)
 			if (strncmp(embedded_files[i].name, prefix,
 			    strlen(prefix)) == 0)
 				f = &embedded_files[i];
-		if (f == NULL) {
-			/* Migrations are numbered by subsystem and may arrive
-			 * out of order while branches merge: skip a gap. */
-			if (n < migration_max())
-				continue;
+		if (f == NULL)
 			break;
-		}
 		if (store_begin(st, err) != HP_OK)
 			return HP_EDB;
 		snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", n);
@@ -1856,4 +1837,194 @@ store_player_retire(struct store *st, int64_t player, struct hp_error *err)
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, player);
 	return exec_done(st, s, err, "retire player");
+}
+
+/* imap: mail fetched over IMAP, and the outbox listing (see store.h). */
+
+int
+store_imap_mailbox(struct store *st, const char *url, int64_t *id,
+    uint32_t *uidvalidity, uint32_t *last_uid, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "INSERT INTO imap_mailboxes (url) VALUES (?1) "
+	    "ON CONFLICT (url) DO NOTHING", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, url);
+	if (exec_done(st, s, err, "imap mailbox") != HP_OK)
+		return HP_EDB;
+	if ((s = prep(st, "SELECT id, uidvalidity, last_uid FROM "
+	    "imap_mailboxes WHERE url = ?1", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, url);
+	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		*id = sqlite3_column_int64(s, 0);
+		*uidvalidity = (uint32_t)sqlite3_column_int64(s, 1);
+		*last_uid = (uint32_t)sqlite3_column_int64(s, 2);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_ROW)
+		return dberr(st, err, "imap mailbox");
+	return HP_OK;
+}
+
+int
+store_imap_reset(struct store *st, int64_t id, uint32_t uidvalidity,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if (store_begin(st, err) != HP_OK)
+		return HP_EDB;
+	if ((s = prep(st, "UPDATE imap_mailboxes SET uidvalidity = ?2, "
+	    "last_uid = 0 WHERE id = ?1", err)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, uidvalidity);
+	if (exec_done(st, s, err, "imap reset") != HP_OK)
+		goto fail;
+	if ((s = prep(st, "DELETE FROM imap_spool WHERE mailbox_id = ?1 AND "
+	    "uidvalidity <> ?2", err)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, uidvalidity);
+	if (exec_done(st, s, err, "imap reset") != HP_OK)
+		goto fail;
+	return store_commit(st, err);
+fail:
+	store_rollback(st);
+	return HP_EDB;
+}
+
+int
+store_imap_spooled(struct store *st, int64_t id, uint32_t uidvalidity,
+    const uint32_t *uids, size_t n, uint32_t last_uid, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+
+	if (store_begin(st, err) != HP_OK)
+		return HP_EDB;
+	for (i = 0; i < n; i++) {
+		if ((s = prep(st, "INSERT INTO imap_spool (mailbox_id, "
+		    "uidvalidity, uid) VALUES (?1, ?2, ?3) ON CONFLICT DO "
+		    "NOTHING", err)) == NULL)
+			goto fail;
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int64(s, 2, uidvalidity);
+		sqlite3_bind_int64(s, 3, uids[i]);
+		if (exec_done(st, s, err, "imap spooled") != HP_OK)
+			goto fail;
+	}
+	if ((s = prep(st, "UPDATE imap_mailboxes SET last_uid = max(last_uid, "
+	    "?3) WHERE id = ?1 AND uidvalidity = ?2", err)) == NULL)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, uidvalidity);
+	sqlite3_bind_int64(s, 3, last_uid);
+	if (exec_done(st, s, err, "imap last uid") != HP_OK)
+		goto fail;
+	return store_commit(st, err);
+fail:
+	store_rollback(st);
+	return HP_EDB;
+}
+
+int
+store_imap_pending(struct store *st, int64_t id,
+    void (*fn)(uint32_t, uint32_t, void *), void *arg, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT uidvalidity, uid FROM imap_spool WHERE "
+	    "mailbox_id = ?1 ORDER BY uidvalidity, uid", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, id);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		fn((uint32_t)sqlite3_column_int64(s, 0),
+		    (uint32_t)sqlite3_column_int64(s, 1), arg);
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "imap pending");
+	return HP_OK;
+}
+
+int
+store_imap_any_pending(struct store *st, int64_t id, bool *any,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT 1 FROM imap_spool WHERE mailbox_id = ?1 "
+	    "LIMIT 1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, id);
+	step = sqlite3_step(s);
+	*any = step == SQLITE_ROW;
+	stmt_done(st, s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return dberr(st, err, "imap pending");
+	return HP_OK;
+}
+
+int
+store_imap_forget(struct store *st, int64_t id, uint32_t uidvalidity,
+    const uint32_t *uids, size_t n, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+
+	if (store_begin(st, err) != HP_OK)
+		return HP_EDB;
+	for (i = 0; i < n; i++) {
+		if ((s = prep(st, "DELETE FROM imap_spool WHERE mailbox_id = ?1 "
+		    "AND uidvalidity = ?2 AND uid = ?3", err)) == NULL)
+			goto fail;
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_int64(s, 2, uidvalidity);
+		sqlite3_bind_int64(s, 3, uids[i]);
+		if (exec_done(st, s, err, "imap forget") != HP_OK)
+			goto fail;
+	}
+	return store_commit(st, err);
+fail:
+	store_rollback(st);
+	return HP_EDB;
+}
+
+int
+store_outbox_list(struct store *st, bool all,
+    void (*fn)(const struct store_outbox_row *, void *), void *arg,
+    struct hp_error *err)
+{
+	struct store_outbox_row r;
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT id, message_id, kind, rcpt, state, attempts, "
+	    "next_attempt, last_error, created_at FROM outbox WHERE state = "
+	    "'failed' OR (state = 'queued' AND (?1 OR attempts > 0)) ORDER BY "
+	    "id", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int(s, 1, all);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		memset(&r, 0, sizeof r);
+		r.id = sqlite3_column_int64(s, 0);
+		strlcpy_(r.message_id, col_text(s, 1), sizeof r.message_id);
+		strlcpy_(r.kind, col_text(s, 2), sizeof r.kind);
+		strlcpy_(r.rcpt, col_text(s, 3), sizeof r.rcpt);
+		strlcpy_(r.state, col_text(s, 4), sizeof r.state);
+		r.attempts = sqlite3_column_int(s, 5);
+		r.next_attempt = (long)sqlite3_column_int64(s, 6);
+		strlcpy_(r.last_error, col_text(s, 7), sizeof r.last_error);
+		strlcpy_(r.created_at, col_text(s, 8), sizeof r.created_at);
+		fn(&r, arg);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "outbox list");
+	return HP_OK;
 }

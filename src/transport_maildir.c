@@ -11,10 +11,12 @@
 #include "transport.h"
 
 static int
-tm_open(const char *spec, void **ctx, struct hp_error *err)
+tm_open(const struct config *cfg, const char *spec, void **ctx,
+    struct hp_error *err)
 {
 	int rc;
 
+	(void)cfg;
 	/* Not there, or not a directory: perhaps fixed by the next try. */
 	if ((rc = maildir_create(spec, err)) != HP_OK)
 		return rc == HP_EIO ? HP_ESTATE : rc;
@@ -71,7 +73,7 @@ const struct transport_ops *
 transport_find(const char *spec)
 {
 	static const struct transport_ops *const all[] = {
-		&transport_maildir, NULL
+		&transport_maildir, &transport_smtp, &transport_smtps, NULL
 	};
 	int i;
 
