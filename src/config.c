@@ -453,7 +453,17 @@ config_write(const struct config *c, const char *path, struct hp_error *err)
 	    "# that sent nothing gets: ai, hold or wait (for the moderator).\n"
 	    "deadline_hours = %d\n"
 	    "remind_hours = %d\n"
-	    "missing = %s\n",
+	    "missing = %s\n"
+	    "# A real mail server (man hexpost.conf): IMAP mailboxes fetched into\n"
+	    "# the mailbox Maildir, and SMTP submission for the outbox. Passwords\n"
+	    "# only with this file mode 0600, or in HEXPOST_IMAP_PASSWORD and\n"
+	    "# HEXPOST_SMTP_PASSWORD.\n"
+	    "#imap = imaps://mail.club.example/INBOX\n"
+	    "#imap_user = hexpost@club.example\n"
+	    "#imap_password = secret\n"
+	    "#outbox = smtp://mail.club.example:587\n"
+	    "#smtp_user = hexpost@club.example\n"
+	    "#smtp_password = secret\n",
 	    c->datadir, c->database, c->mailbox, c->outbox, c->from, c->domain,
 	    c->server_key, c->server_pub, c->poll_interval, c->retry_base,
 	    c->retry_max, c->log_syslog ? "syslog" : "stderr",
