@@ -86,5 +86,10 @@ for turn in $(seq 1 40); do
 done
 say "Final state"
 "$hp" campaign list
+say "The moderator audits the game: signatures, commitments, every die, the chain, a replay"
+"$hp" audit hill
+"$hp" audit export hill "$work/hill-audit" >/dev/null
+say "Anyone checks a window's dice log with the stock minisign tool"
+minisign -V -p "$data/server.pub" -m "$work/hill-audit/windows/0001/dice-log.txt"
 echo
 echo "Data directory: $data (inbox and outbox are Maildirs)"
