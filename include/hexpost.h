@@ -37,6 +37,9 @@ struct hp_error {
 	char msg[HP_ERRLEN];
 };
 
+/* The sysexits(3) code for an hp_err result (0 for HP_OK). */
+int hp_exit_code(int);
+
 void hp_seterr(struct hp_error *, int, const char *, ...)
     __attribute__((format(printf, 3, 4)));
 

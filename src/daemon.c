@@ -284,10 +284,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		if (rc != HP_OK) {
 			log_msg(LOG_LVL_ERR, "%s", err.msg);
 			if (once)
-				ex = rc == HP_EINVAL ? HP_EX_DATAERR : rc ==
-				    HP_ENOENT ? HP_EX_NOINPUT : rc == HP_EIO ?
-				    HP_EX_IOERR : rc == HP_ESTATE ?
-				    HP_EX_TEMPFAIL : HP_EX_SOFTWARE;
+				ex = hp_exit_code(rc);
 		}
 		if (once || stop_requested)
 			break;

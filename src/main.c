@@ -37,29 +37,10 @@ static struct config cfg;
 static bool have_cfg;
 
 static int
-exit_code(int rc)
-{
-	switch (rc) {
-	case HP_OK:
-		return 0;
-	case HP_EINVAL:
-		return HP_EX_DATAERR;
-	case HP_ENOENT:
-		return HP_EX_NOINPUT;
-	case HP_ESTATE:
-		return HP_EX_TEMPFAIL;
-	case HP_EIO:
-		return HP_EX_IOERR;
-	default:
-		return HP_EX_SOFTWARE;
-	}
-}
-
-static int
 fail(const struct hp_error *err)
 {
 	fprintf(stderr, "hexpost: %s\n", err->msg);
-	return exit_code(err->code);
+	return hp_exit_code(err->code);
 }
 
 /* Open the database; it must exist and be initialised unless create. */
@@ -463,7 +444,7 @@ cmd_orders_submit(int argc, char **argv)
 	turn_submit_free(&res);
 	store_close(st);
 	free(text);
-	return exit_code(rc);
+	return hp_exit_code(rc);
 }
 
 /* Load a campaign with its open window; side named by --side, or -1. */

@@ -663,23 +663,6 @@ out:
 	return rc;
 }
 
-static int
-cli_exit(int rc)
-{
-	switch (rc) {
-	case HP_EINVAL:
-		return HP_EX_DATAERR;
-	case HP_ENOENT:
-		return HP_EX_NOINPUT;
-	case HP_ESTATE:
-		return HP_EX_TEMPFAIL;
-	case HP_EIO:
-		return HP_EX_IOERR;
-	default:
-		return HP_EX_SOFTWARE;
-	}
-}
-
 /* The base64 line of a minisign public key file. */
 static int
 key_line(const char *path, char *out, size_t len, struct hp_error *err)
@@ -783,5 +766,5 @@ out:
 		fprintf(stderr, "hexpost: %s\n", err.msg);
 	sbuf_free(&reply);
 	store_close(st);
-	return rc == HP_OK ? 0 : cli_exit(rc);
+	return hp_exit_code(rc);
 }

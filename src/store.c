@@ -1127,6 +1127,23 @@ store_report_get(struct store *st, int64_t wid, int side,
 	return body;
 }
 
+/* Fill p from a row of id, campaign id, campaign name, side, name, email,
+ * public key, key id and moderator flag. */
+static void
+player_from_row(sqlite3_stmt *s, struct store_player *p)
+{
+	memset(p, 0, sizeof *p);
+	p->id = sqlite3_column_int64(s, 0);
+	p->campaign_id = sqlite3_column_int64(s, 1);
+	strlcpy_(p->campaign, col_text(s, 2), sizeof p->campaign);
+	p->side = sqlite3_column_int(s, 3);
+	strlcpy_(p->name, col_text(s, 4), sizeof p->name);
+	strlcpy_(p->email, col_text(s, 5), sizeof p->email);
+	strlcpy_(p->pubkey, col_text(s, 6), sizeof p->pubkey);
+	strlcpy_(p->key_id, col_text(s, 7), sizeof p->key_id);
+	p->moderator = sqlite3_column_int(s, 8) != 0;
+}
+
 int
 store_players_by_key(struct store *st, const char *key_id,
     struct store_player *out, int max, struct hp_error *err)
@@ -1141,20 +1158,8 @@ store_players_by_key(struct store *st, const char *key_id,
 		return HP_EDB;
 	bind_text(s, 1, key_id);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n < max) {
-			struct store_player *p = &out[n];
-
-			memset(p, 0, sizeof *p);
-			p->id = sqlite3_column_int64(s, 0);
-			p->campaign_id = sqlite3_column_int64(s, 1);
-			strlcpy_(p->campaign, col_text(s, 2), sizeof p->campaign);
-			p->side = sqlite3_column_int(s, 3);
-			strlcpy_(p->name, col_text(s, 4), sizeof p->name);
-			strlcpy_(p->email, col_text(s, 5), sizeof p->email);
-			strlcpy_(p->pubkey, col_text(s, 6), sizeof p->pubkey);
-			strlcpy_(p->key_id, col_text(s, 7), sizeof p->key_id);
-			p->moderator = sqlite3_column_int(s, 8) != 0;
-		}
+		if (n < max)
+			player_from_row(s, &out[n]);
 		n++;
 	}
 	stmt_done(st, s);
@@ -1804,20 +1809,8 @@ store_players_of(struct store *st, int64_t cid, struct store_player *out,
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, cid);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		if (n < max) {
-			struct store_player *p = &out[n];
-
-			memset(p, 0, sizeof *p);
-			p->id = sqlite3_column_int64(s, 0);
-			p->campaign_id = sqlite3_column_int64(s, 1);
-			strlcpy_(p->campaign, col_text(s, 2), sizeof p->campaign);
-			p->side = sqlite3_column_int(s, 3);
-			strlcpy_(p->name, col_text(s, 4), sizeof p->name);
-			strlcpy_(p->email, col_text(s, 5), sizeof p->email);
-			strlcpy_(p->pubkey, col_text(s, 6), sizeof p->pubkey);
-			strlcpy_(p->key_id, col_text(s, 7), sizeof p->key_id);
-			p->moderator = sqlite3_column_int(s, 8) != 0;
-		}
+		if (n < max)
+			player_from_row(s, &out[n]);
 		n++;
 	}
 	stmt_done(st, s);

@@ -11,6 +11,25 @@
 
 #include "hexpost.h"
 
+int
+hp_exit_code(int rc)
+{
+	switch (rc) {
+	case HP_OK:
+		return 0;
+	case HP_EINVAL:
+		return HP_EX_DATAERR;
+	case HP_ENOENT:
+		return HP_EX_NOINPUT;
+	case HP_ESTATE:
+		return HP_EX_TEMPFAIL;
+	case HP_EIO:
+		return HP_EX_IOERR;
+	default:
+		return HP_EX_SOFTWARE;
+	}
+}
+
 void
 hp_seterr(struct hp_error *e, int code, const char *fmt, ...)
 {
