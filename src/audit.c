@@ -1261,13 +1261,19 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			    id);
 			o->player_side = -1;
 			at = players != NULL ? strstr(players, pl) : NULL;
+			if (at == NULL && players != NULL) {
+				/* A bundle from before names were listed. */
+				pl[strlen(pl) - 1] = '\n';
+				at = strstr(players, pl);
+				pl[strlen(pl) - 1] = ' ';
+			}
 			if (at != NULL && (at == players || at[-1] == '\n') &&
 			    o->sigpub != NULL) {
 				const char *e;
 
 				o->playerpub = xstrdup(o->sigpub);
 				o->player_side = k;
-				at += strlen(pl);
+				at += strlen(pl) - (at[strlen(pl) - 1] == '\n');
 				e = strchr(at, '\n');
 				o->playername = xstrdup(at);
 				if (e != NULL)
