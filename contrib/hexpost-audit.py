@@ -238,6 +238,11 @@ def parse_log(text):
     return log
 
 
+# Where an order file may come from (docs/AUDIT.md, "Dice log").
+SOURCES = ("mail", "cli", "opponent", "standing", "deadline-ai",
+           "deadline-hold")
+
+
 def kv(path):
     out = {}
     with open(path, encoding="utf-8") as f:
@@ -263,7 +268,9 @@ def audit(bundle, server_pub_path=None):
     if os.path.exists(pfile):
         for line in read(pfile).split("\n"):
             if line.startswith("player: "):
-                side, kid = line[8:].split(" ")
+                # "player: SIDE KEYID NAME": every key that signed, a
+                # replaced player's too (key history).
+                side, kid = line[8:].split(" ", 2)[:2]
                 players.add((side, kid))
     nw = int(camp["windows"])
     wins = [kv(os.path.join(bundle, "windows", "%04d" % (i + 1),
@@ -302,11 +309,25 @@ def audit(bundle, server_pub_path=None):
                       % where)
         hashes = []
         for side, source, h in log["orders"]:
+            if source not in SOURCES:
+                raise Bad("%s: %s's order file has source '%s', which is "
+                          "none of %s" % (where, side, source,
+                                          ", ".join(SOURCES)))
             path = os.path.join(wdir, "orders", side + ".txt")
             data = read(path, "rb")
             if b2(data, 32) != h:
                 raise Bad("%s: %s's order file does not hash to the hash in "
                           "the dice log" % (where, side))
+            if source == "deadline-hold":
+                # The hold policy's fixed file: the header alone, or the
+                # header and "hold" (which one the ruleset takes, only a
+                # replay by hexpost can tell).
+                head = ("campaign: %s\nturn: %s\nwindow: %s\nside: %s\n"
+                        % (name, w["turn"], w["name"], side)).encode()
+                if data not in (head, head + b"hold\n"):
+                    raise Bad("%s: %s's order file is marked as written by "
+                              "the hold policy at the deadline, but it is "
+                              "not the hold file" % (where, side))
             sig = path + ".minisig"
             if os.path.exists(sig):
                 sigtext = read(sig)

@@ -12,9 +12,12 @@
 #ifndef AUDIT_H
 #define AUDIT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "hexpost.h"
+#include "game.h"
+#include "ruleset.h"
 #include "store.h"
 
 struct audit_opts {
@@ -29,6 +32,10 @@ struct audit_stats {
 	int signed_orders;        /* player signatures verified */
 	int unsigned_orders;      /* files entered on the command line */
 	int opponent_orders;      /* built-in opponent's files regenerated */
+	int deadline_orders;      /* files a deadline policy wrote, checked */
+	int replaced_signed;      /* of signed_orders: by since-replaced
+	                           * players (key history) */
+	bool moderator_end;       /* the game was ended by the moderator */
 	long rolls;               /* dice re-derived */
 	int reports;              /* reports re-rendered and compared */
 	int events;               /* windows whose stored events were compared */
@@ -51,6 +58,15 @@ int audit_bundle(const char *dir, const struct audit_opts *,
  * as server.pub, else the key recorded with the logs. */
 int audit_export(struct store *, const char *name, const char *dir,
     const char *server_pub, struct hp_error *);
+
+/* The order file the "hold" deadline policy writes for side in window w
+ * (source deadline-hold): the order header with an empty body if the
+ * ruleset accepts that, else with the one line "hold". NULL if the ruleset
+ * takes neither. Caller frees. deadline.c writes it, the audit checks it. */
+char *audit_hold_orders(const struct game *, const struct window_spec *w,
+    int side);
+/* The result a moderator's "end ARG" gives the game (ARG may be ""). */
+void audit_end_result(const char *arg, char *buf, size_t len);
 
 /* Print the summary of a successful audit of what. */
 void audit_print(FILE *, const char *what, const struct audit_stats *);

@@ -319,4 +319,18 @@ int store_outbox_list(struct store *, bool all,
     void (*fn)(const struct store_outbox_row *, void *), void *arg,
     struct hp_error *);
 
+/* integration: what the audit needs from moderation and key history. */
+
+/* The player recorded with the signature of order file hash (0: none, or
+ * no signature). */
+int store_ordersig_player(struct store *, const unsigned char *hash,
+    int64_t *player, struct hp_error *);
+/* How many commands of campaign cid were verb (exactly, or verb followed
+ * by a space and an argument); the argument of the latest into arg. */
+int store_command_count(struct store *, int64_t cid, const char *verb,
+    int *count, char *arg, size_t arglen, struct hp_error *);
+/* Is player pid active (not replaced)? */
+int store_player_active(struct store *, int64_t pid, bool *active,
+    struct hp_error *);
+
 #endif

@@ -15,6 +15,7 @@
 #include "audit.h"
 #include "dicelog.h"
 #include "minisign.h"
+#include "orders.h"
 #include "report.h"
 #include "turn.h"
 
@@ -28,7 +29,11 @@ struct aorder {
 	unsigned char hash[32];  /* as stored */
 	char *sig;               /* .minisig text, NULL if none */
 	char *sigpub;            /* key to verify sig with */
-	char *playerpub;         /* the player's key; NULL: unknown */
+	char *playerpub;         /* the signing player's key; NULL: unknown */
+	char *playername;        /* that player's name (bundle: players.txt) */
+	int player_side;         /* that player's side; -1: unknown */
+	bool player_retired;     /* replaced since (database only) */
+	bool player_mismatch;    /* orders and signature name two players */
 	bool current;
 };
 
@@ -56,6 +61,8 @@ struct acamp {
 	struct awin *w;
 	int nw;
 	char *server_pub;        /* trusted server key text, or NULL */
+	int nends;               /* moderator's "end" commands on record */
+	char end_arg[128];       /* the argument of the last one */
 };
 
 static void
@@ -71,6 +78,7 @@ acamp_free(struct acamp *c)
 			free(aw->o[j].sig);
 			free(aw->o[j].sigpub);
 			free(aw->o[j].playerpub);
+			free(aw->o[j].playername);
 		}
 		free(aw->o);
 		free(aw->log);
@@ -182,6 +190,22 @@ verify_sig(const char *pubtext, const char *sigtext, const char *text,
 	    strlen(text), err);
 }
 
+#define SOURCES "mail, cli, opponent, standing, deadline-ai, deadline-hold"
+
+/* Is source one an order file may come from (docs/AUDIT.md)? */
+static bool
+known_source(const char *source)
+{
+	static const char *const known[] = { "mail", "cli", "opponent",
+		"standing", "deadline-ai", "deadline-hold" };
+	size_t i;
+
+	for (i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(source, known[i]) == 0)
+			return true;
+	return false;
+}
+
 /* An order file: its hash, and its player's signature if it has one. */
 static int
 check_order(const struct acamp *c, const struct awin *aw,
@@ -201,12 +225,17 @@ check_order(const struct acamp *c, const struct awin *aw,
 		    "hash to the hash recorded when it was accepted: the file "
 		    "was changed", wh, side, o->source, o->current ? "" :
 		    ", superseded");
+	if (!known_source(o->source))
+		return discrepancy(err, "%s: %s's order file has source '%s', "
+		    "which is none of %s", wh, side, o->source, SOURCES);
 	if (o->sig == NULL) {
 		if (strcmp(o->source, "mail") == 0)
 			return discrepancy(err, "%s: %s's order file came by "
 			    "mail but no signature is recorded for it", wh,
 			    side);
-		if (strcmp(o->source, "opponent") != 0 && o->current)
+		/* opponent and deadline-* files are checked by the replay. */
+		if (o->current && (strcmp(o->source, "cli") == 0 ||
+		    strcmp(o->source, "standing") == 0))
 			s->unsigned_orders++;
 		return HP_OK;
 	}
@@ -217,11 +246,30 @@ check_order(const struct acamp *c, const struct awin *aw,
 		return discrepancy(err, "%s: the signature of %s's order file "
 		    "does not verify with the player's key: %s", wh, side,
 		    verr.msg);
-	if (o->playerpub != NULL && !same_key(o->playerpub, o->sigpub))
+	/* Key history: the key must be the one registered for the player
+	 * who sent the file, that player must play the file's side; a
+	 * player replaced since keeps the key (docs/AUDIT.md, "Keys"). */
+	if (o->player_mismatch)
+		return discrepancy(err, "%s: %s's order file is recorded as sent "
+		    "by one player and signed by another", wh, side);
+	if (o->playerpub == NULL)
+		return discrepancy(err, "%s: %s's order file is signed, but no "
+		    "player is on record for its signature", wh, side);
+	if (!same_key(o->playerpub, o->sigpub))
 		return discrepancy(err, "%s: %s's order file is signed by a key "
-		    "that is not the key registered for that player", wh, side);
-	if (o->current)
+		    "that is not the key registered for that player%s", wh,
+		    side, o->playerpub[0] == '\0' ? " (no player of that side "
+		    "has that key)" : "");
+	if (o->player_side != o->side)
+		return discrepancy(err, "%s: %s's order file is signed by %s, "
+		    "who plays %s", wh, side, o->playername ? o->playername :
+		    "a player", o->player_side >= 0 && o->player_side <
+		    c->nsides ? c->sides[o->player_side] : "no side");
+	if (o->current) {
 		s->signed_orders++;
+		if (o->player_retired)
+			s->replaced_signed++;
+	}
 	return HP_OK;
 }
 
@@ -411,17 +459,33 @@ replay_window(const struct acamp *c, int i, struct game *g,
 		if (!o->current)
 			continue;
 		raw[o->side] = o->raw;
-		if (strcmp(o->source, "opponent") != 0)
-			continue;
-		t = turn_opponent_orders(g, &aw->w.spec, o->side);
-		rc = strcmp(t, o->raw);
-		free(t);
-		if (rc != 0)
-			return discrepancy(err, "%s: %s's order file is marked as "
-			    "the built-in opponent's, but the opponent writes "
-			    "different orders in the replayed state", wh,
-			    g->sides[o->side].name);
-		s->opponent_orders++;
+		if (strcmp(o->source, "opponent") == 0 ||
+		    strcmp(o->source, "deadline-ai") == 0) {
+			t = turn_opponent_orders(g, &aw->w.spec, o->side);
+			rc = strcmp(t, o->raw);
+			free(t);
+			if (rc != 0)
+				return discrepancy(err, "%s: %s's order file is "
+				    "marked as the built-in opponent's (%s), but "
+				    "the opponent writes different orders in the "
+				    "replayed state", wh, g->sides[o->side].name,
+				    o->source);
+			if (o->source[0] == 'o')
+				s->opponent_orders++;
+			else
+				s->deadline_orders++;
+		} else if (strcmp(o->source, "deadline-hold") == 0) {
+			t = audit_hold_orders(g, &aw->w.spec, o->side);
+			rc = t == NULL ? 1 : strcmp(t, o->raw);
+			free(t);
+			if (rc != 0)
+				return discrepancy(err, "%s: %s's order file is "
+				    "marked as written by the hold policy at the "
+				    "deadline (deadline-hold), but it is not the "
+				    "hold file that policy writes", wh,
+				    g->sides[o->side].name);
+			s->deadline_orders++;
+		}
 	}
 	s->orders += l->norders;
 	events_init(&ev);
@@ -550,6 +614,27 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		if (opts != NULL && opts->progress != NULL)
 			fprintf(opts->progress, "ok %s\n", wh);
 	}
+	if (c->nends > 0) {
+		/* A moderator's end is on record: it came while the last
+		 * window was open (an ended game resolves nothing more), and
+		 * changed nothing but the status and the result. */
+		if (c->nends > 1) {
+			rc = discrepancy(err, "%d 'end' commands are on record "
+			    "for %s; a game ends once", c->nends, c->name);
+			goto out;
+		}
+		if (g.status == GAME_FINISHED ||
+		    c->w[c->nw - 1].w.state == WSTATE_RESOLVED) {
+			rc = discrepancy(err, "the moderator's 'end' of %s is on "
+			    "record, but in the replay the game %s", c->name,
+			    g.status == GAME_FINISHED ? "had already ended" :
+			    "has no open window for it to end in");
+			goto out;
+		}
+		g.status = GAME_FINISHED;
+		audit_end_result(c->end_arg, g.result, sizeof g.result);
+		s->moderator_end = true;
+	}
 	if (c->w[c->nw - 1].w.state == WSTATE_RESOLVED &&
 	    g.status != GAME_FINISHED) {
 		rc = discrepancy(err, "the replay says the game goes on after "
@@ -557,6 +642,13 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		goto out;
 	}
 	state_dump(&g, &dump);
+	if (c->state != NULL && g.status != GAME_FINISHED &&
+	    strncmp(c->state, "status: finished\n", 17) == 0) {
+		rc = discrepancy(err, "the stored state of %s says the game has "
+		    "ended, but the replay's goes on and no moderator's 'end' "
+		    "is on record", c->name);
+		goto out;
+	}
 	if (c->state != NULL && strcmp(dump.buf, c->state) != 0) {
 		rc = discrepancy(err, "the stored state of %s differs from the "
 		    "replay's at line %d", c->name, first_diff(dump.buf,
@@ -608,7 +700,8 @@ load_db(struct store *st, const char *name, struct acamp *c,
 	struct store_order_row *rows = NULL;
 	struct game g;
 	struct sbuf dump;
-	int64_t cid;
+	int64_t cid, pid;
+	bool active;
 	int rc, i, k, n = 0, nrows = 0;
 
 	game_init(&g);
@@ -626,6 +719,9 @@ load_db(struct store *st, const char *name, struct acamp *c,
 	}
 	state_dump(&g, &dump);
 	c->state = sbuf_steal(&dump);
+	if ((rc = store_command_count(st, cid, "end", &c->nends, c->end_arg,
+	    sizeof c->end_arg, err)) != HP_OK)
+		goto out;
 	if ((rc = store_windows_all(st, cid, &ws, &n, err)) != HP_OK)
 		goto out;
 	c->w = xcalloc((size_t)(n > 0 ? n : 1), sizeof *c->w);
@@ -657,16 +753,33 @@ load_db(struct store *st, const char *name, struct acamp *c,
 			rows[k].raw = NULL;
 			memcpy(o->hash, rows[k].hash, 32);
 			o->current = rows[k].current;
+			o->player_side = -1;
 			rc = store_ordersig_get(st, o->hash, &o->sig, &o->sigpub,
 			    &e2);
 			if (rc != HP_OK && rc != HP_ENOENT) {
 				*err = e2;
 				goto out;
 			}
-			if (o->sig != NULL && rows[k].player > 0 &&
-			    store_player_get(st, rows[k].player, &pside, pname,
-			    sizeof pname, pub, sizeof pub, &e2) == HP_OK)
+			if (o->sig == NULL)
+				continue;
+			/* The signer as recorded with the signature; standing
+			 * orders copied into a window name no sender. */
+			if ((rc = store_ordersig_player(st, o->hash, &pid,
+			    err)) != HP_OK)
+				goto out;
+			if (pid == 0)
+				pid = rows[k].player;
+			else if (rows[k].player > 0 && rows[k].player != pid)
+				o->player_mismatch = true;
+			if (pid > 0 && store_player_get(st, pid, &pside, pname,
+			    sizeof pname, pub, sizeof pub, &e2) == HP_OK &&
+			    store_player_active(st, pid, &active, &e2) ==
+			    HP_OK) {
 				o->playerpub = xstrdup(pub);
+				o->playername = xstrdup(pname);
+				o->player_side = pside;
+				o->player_retired = !active;
+			}
 		}
 		store_order_rows_free(rows, nrows);
 		rows = NULL;
@@ -861,6 +974,9 @@ audit_export(struct store *st, const char *name, const char *dir,
 	for (i = 0; i < c.nsides; i++)
 		sbuf_printf(&b, "side: %d %s %s\n", i, c.sides[i], c.labels[i]);
 	sbuf_printf(&b, "windows: %d\n", c.nw);
+	/* The moderator's end (at most one; the audit refuses more). */
+	if (c.nends > 0)
+		sbuf_printf(&b, "end: %s\n", c.end_arg);
 	if ((rc = put_file(dir, "campaign.txt", b.buf, err)) != HP_OK)
 		goto out;
 	for (i = 0; i < c.nw; i++) {
@@ -920,11 +1036,15 @@ audit_export(struct store *st, const char *name, const char *dir,
 			    (rc = util_write_file_atomic(sub2, o->sigpub,
 			    strlen(o->sigpub), 0644, err)) != HP_OK)
 				goto out;
-			snprintf(fname, sizeof fname, "player: %s %s\n",
-			    c.sides[o->side], id);
+			/* Every key that signed, with its side and player:
+			 * a replaced player's key stays listed. */
+			snprintf(fname, sizeof fname, "player: %s %s ",
+			    c.sides[o->player_side >= 0 && o->player_side <
+			    c.nsides ? o->player_side : o->side], id);
 			if (players.buf == NULL || strstr(players.buf, fname) ==
 			    NULL)
-				sbuf_puts(&players, fname);
+				sbuf_printf(&players, "%s%s\n", fname,
+				    o->playername ? o->playername : "?");
 		}
 		pjoin(path, sub, "reports");
 		if ((rc = mkdir_p(path, err)) != HP_OK)
@@ -999,7 +1119,7 @@ static int
 load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 {
 	char *camp = NULL, *wtxt = NULL, *players = NULL;
-	char sub[4096], buf[256], fname[128];
+	char sub[4096], buf[256], fname[128], *line;
 	const char *p;
 	int i, k, nw, rc = HP_EINVAL;
 
@@ -1027,6 +1147,15 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			goto out;
 		}
 		c->nsides++;
+	}
+	/* "end: ARG": the moderator ended the game (docs/AUDIT.md). */
+	for (line = strstr(camp, "\nend:"); line != NULL;
+	    line = strstr(line + 1, "\nend:"))
+		c->nends++;
+	if (c->nends > 0 && !kv(camp, "end", c->end_arg, sizeof c->end_arg)) {
+		hp_seterr(err, HP_EINVAL, "%s/campaign.txt: bad 'end:' line",
+		    dir);
+		goto out;
 	}
 	c->state = get_file(dir, "state.txt", true, err);
 	if (c->state == NULL)
@@ -1086,7 +1215,8 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			struct aorder *o;
 			struct dicelog l;
 			struct minisign_sig sig;
-			char *raw, id[17], line[128];
+			char *raw, id[17], pl[128];
+			const char *at;
 			int j;
 
 			snprintf(fname, sizeof fname, "orders/%s.txt",
@@ -1125,12 +1255,31 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			minisign_keyid_hex(sig.keyid, id);
 			snprintf(fname, sizeof fname, "keys/%s.pub", id);
 			o->sigpub = get_file(dir, fname, false, err);
-			snprintf(line, sizeof line, "player: %s %s\n",
-			    c->sides[k], id);
-			/* A key not listed for the side is nobody's there. */
-			o->playerpub = xstrdup(players != NULL &&
-			    strstr(players, line) != NULL && o->sigpub ?
-			    o->sigpub : "");
+			/* "player: SIDE KEYID NAME": a key not listed for the
+			 * side is nobody's there. */
+			snprintf(pl, sizeof pl, "player: %s %s ", c->sides[k],
+			    id);
+			o->player_side = -1;
+			at = players != NULL ? strstr(players, pl) : NULL;
+			if (at == NULL && players != NULL) {
+				/* A bundle from before names were listed. */
+				pl[strlen(pl) - 1] = '\n';
+				at = strstr(players, pl);
+				pl[strlen(pl) - 1] = ' ';
+			}
+			if (at != NULL && (at == players || at[-1] == '\n') &&
+			    o->sigpub != NULL) {
+				const char *e;
+
+				o->playerpub = xstrdup(o->sigpub);
+				o->player_side = k;
+				at += strlen(pl) - (at[strlen(pl) - 1] == '\n');
+				e = strchr(at, '\n');
+				o->playername = xstrdup(at);
+				if (e != NULL)
+					o->playername[e - at] = '\0';
+			} else
+				o->playerpub = xstrdup("");
 		}
 		for (k = 0; k <= c->nsides; k++) {
 			snprintf(fname, sizeof fname, "reports/%s.txt", k == 0 ?
@@ -1187,6 +1336,48 @@ audit_bundle(const char *dir, const struct audit_opts *opts,
 	return rc;
 }
 
+char *
+audit_hold_orders(const struct game *g, const struct window_spec *w, int side)
+{
+	int attempt;
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		struct order_header h;
+		struct order_body body = { NULL, 0 };
+		struct order_errors errs;
+		struct sbuf text, canon;
+		void *parsed = NULL;
+		bool ok = false;
+
+		sbuf_init(&text);
+		sbuf_init(&canon);
+		orders_errors_init(&errs);
+		turn_order_header(g, w, side, &text);
+		sbuf_puts(&text, attempt == 0 ? "" : "hold\n");
+		if (orders_parse_file(text.buf, text.len, &h, &body, &errs) ==
+		    HP_OK) {
+			ok = g->rules->parse(g, w, side, &body, &parsed, &canon,
+			    &errs) == HP_OK && errs.n == 0;
+			if (parsed != NULL)
+				g->rules->free_orders(parsed);
+			orders_body_free(&body);
+		}
+		orders_errors_free(&errs);
+		sbuf_free(&canon);
+		if (ok)
+			return sbuf_steal(&text);
+		sbuf_free(&text);
+	}
+	return NULL;
+}
+
+void
+audit_end_result(const char *arg, char *buf, size_t len)
+{
+	snprintf(buf, len, "ended by the moderator%s%.80s", arg[0] ? ": " : "",
+	    arg);
+}
+
 void
 audit_print(FILE *f, const char *what, const struct audit_stats *s)
 {
@@ -1202,4 +1393,15 @@ audit_print(FILE *f, const char *what, const struct audit_stats *s)
 	    s->log_signatures, s->server_key_id[0] ? s->server_key_id : "-",
 	    s->key_source, s->orders, s->signed_orders, s->opponent_orders,
 	    s->unsigned_orders);
+	if (s->deadline_orders > 0)
+		fprintf(f, "  %d order files written at a deadline (ai: "
+		    "regenerated, hold: the fixed hold file) checked\n",
+		    s->deadline_orders);
+	if (s->replaced_signed > 0)
+		fprintf(f, "  %d of the signed files are by players replaced "
+		    "since, checked against the key they had then\n",
+		    s->replaced_signed);
+	if (s->moderator_end)
+		fprintf(f, "  ended by the moderator's 'end' on record; the "
+		    "replay applied it after the last resolved window\n");
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "audit.h"
 #include "deadline.h"
 #include "mail.h"
 #include "tmpl.h"
@@ -272,46 +273,42 @@ deadline_status(struct store *st, const struct config *cfg, int64_t cid,
 	return HP_OK;
 }
 
-/* Try each candidate order file for side in turn until the window takes
- * one. */
+/* Fill side's orders by policy: the fixed hold file (source
+ * deadline-hold), or the built-in opponent's (deadline-ai), which is also
+ * what "hold" does where the ruleset takes no hold file (a deployment).
+ * The audit checks or regenerates both (docs/AUDIT.md, "Dice log"). */
 static int
 fill_side(struct store *st, const struct game *g, const struct store_window *w,
     int side, enum deadline_policy policy, struct sbuf *what,
     struct hp_error *err)
 {
 	struct turn_submit res;
-	struct sbuf text;
-	int attempt, rc = HP_EINVAL;
 	const char *source = "deadline-hold";
+	char *text = NULL;
+	int rc;
 
-	for (attempt = policy == DEADLINE_AI ? 2 : 0; attempt < 3 &&
-	    rc == HP_EINVAL; attempt++) {
-		sbuf_init(&text);
-		if (attempt < 2) {
-			turn_order_header(g, &w->spec, side, &text);
-			sbuf_puts(&text, attempt == 0 ? "" : "hold\n");
-		} else {
-			char *t = turn_opponent_orders(g, &w->spec, side);
-
-			sbuf_puts(&text, t);
-			free(t);
-			source = "deadline-ai";
-		}
-		turn_submit_init(&res);
-		rc = turn_submit_tx(st, g->name, text.buf, text.len, side, 0,
-		    source, &res, err);
-		turn_submit_free(&res);
-		sbuf_free(&text);
+	if (policy != DEADLINE_AI)
+		text = audit_hold_orders(g, &w->spec, side);
+	if (text == NULL) {
+		text = turn_opponent_orders(g, &w->spec, side);
+		source = "deadline-ai";
 	}
+	turn_submit_init(&res);
+	rc = turn_submit_tx(st, g->name, text, strlen(text), side, 0, source,
+	    &res, err);
+	turn_submit_free(&res);
+	free(text);
 	if (rc == HP_OK && what != NULL)
 		sbuf_printf(what, "%s sent no orders: %s.\n", g->sides[side].name,
-		    strcmp(source, "deadline-ai") == 0 ? "the built-in opponent "
-		    "played it" : "it holds");
-	else if (rc == HP_EINVAL)
+		    source[9] == 'a' ? "the built-in opponent played it" :
+		    "it holds");
+	else if (rc == HP_EINVAL) {
 		hp_seterr(err, HP_EINTERNAL, "no order file for %s is accepted "
 		    "in turn %d window '%s'", g->sides[side].name, w->spec.turn,
 		    w->spec.name);
-	return rc == HP_EINVAL ? HP_EINTERNAL : rc;
+		rc = HP_EINTERNAL;
+	}
+	return rc;
 }
 
 int

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "deadline.h"
 #include "mail.h"
 #include "minisign.h"
@@ -531,9 +532,10 @@ do_end(struct exec *x)
 		    "characters");
 		return HP_EINVAL;
 	}
+	/* The audit applies this end, as recorded in the commands table,
+	 * after replaying the resolved windows (docs/AUDIT.md). */
 	x->g.status = GAME_FINISHED;
-	snprintf(x->g.result, sizeof x->g.result, "ended by the moderator%s%.80s",
-	    x->cmd->arg[0] ? ": " : "", x->cmd->arg);
+	audit_end_result(x->cmd->arg, x->g.result, sizeof x->g.result);
 	if ((rc = store_game_save(x->st, x->cid, &x->g, x->err)) != HP_OK)
 		return rc;
 	sbuf_printf(x->reply, "Campaign %s has ended: %s.\n", x->g.name,

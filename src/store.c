@@ -2021,3 +2021,80 @@ store_outbox_list(struct store *st, bool all,
 		return dberr(st, err, "outbox list");
 	return HP_OK;
 }
+
+/* integration: what the audit needs from moderation and key history. */
+
+int
+store_ordersig_player(struct store *st, const unsigned char *hash,
+    int64_t *player, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*player = 0;
+	if ((s = prep(st, "SELECT coalesce(player_id, 0) FROM order_signatures "
+	    "WHERE hash = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		*player = sqlite3_column_int64(s, 0);
+	stmt_done(st, s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return dberr(st, err, "order signature's player");
+	return HP_OK;
+}
+
+int
+store_command_count(struct store *st, int64_t cid, const char *verb,
+    int *count, char *arg, size_t arglen, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t n = strlen(verb);
+	int step;
+
+	*count = 0;
+	if (arglen > 0)
+		arg[0] = '\0';
+	if ((s = prep(st, "SELECT command FROM commands WHERE campaign_id = ?1 "
+	    "AND (command = ?2 OR substr(command, 1, ?3) = ?2 || ' ') ORDER BY "
+	    "id", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	bind_text(s, 2, verb);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)n + 1);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *c = col_text(s, 0);
+
+		(*count)++;
+		if (arglen > 0)
+			strlcpy_(arg, c[n] == ' ' ? c + n + 1 : "", arglen);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "commands of campaign");
+	return HP_OK;
+}
+
+int
+store_player_active(struct store *st, int64_t pid, bool *active,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*active = false;
+	if ((s = prep(st, "SELECT active FROM players WHERE id = ?1", err)) ==
+	    NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, pid);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW)
+		*active = sqlite3_column_int(s, 0) != 0;
+	stmt_done(st, s);
+	if (step == SQLITE_DONE) {
+		hp_seterr(err, HP_ENOENT, "no player %lld", (long long)pid);
+		return HP_ENOENT;
+	}
+	return step == SQLITE_ROW ? HP_OK : dberr(st, err, "player active");
+}

@@ -1,7 +1,13 @@
 /* test_audit: audits of whole campaigns resolved through the library with
  * a server key: a clean campaign passes from the database and from its
  * exported bundle; an unsigned log, a changed die, a broken chain, a
- * changed opponent file and a bundle without its server key are caught. */
+ * changed opponent file and a bundle without its server key are caught.
+ * Integration with the daemon's features: order files a deadline policy
+ * wrote (deadline-ai regenerated, deadline-hold the fixed hold file, and a
+ * forged one of each caught), a moderator's 'end' applied after the replay
+ * (and its record checked), and the key history of a side whose player was
+ * replaced by 'replace' (the old player's signed files still verify with
+ * the key that player had; a changed history is caught). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,8 +19,10 @@
 #include <string.h>
 
 #include "audit.h"
+#include "deadline.h"
 #include "fixtures.h"
 #include "minisign.h"
+#include "moderator.h"
 #include "turn.h"
 
 static char dir[512];
@@ -142,6 +150,395 @@ test_wrong_key(void **state)
 	done(st);
 }
 
+/* Campaign 'hill' with blue played by a person without a key (CLI) and
+ * red by the built-in opponent, and a server key in *sk. */
+static struct store *
+human_campaign(struct minisign_seckey **sk)
+{
+	struct hp_error err = { 0, "" };
+	struct store *st;
+
+	fx_mkdtemp(dir, sizeof dir, "audit");
+	snprintf(db, sizeof db, "%s/db", dir);
+	snprintf(sk_path, sizeof sk_path, "%s/server.key", dir);
+	snprintf(pk_path, sizeof pk_path, "%s/server.pub", dir);
+	st = fx_store_new(db);
+	assert_int_equal(turn_campaign_new(st, "hill", "fire-and-movement",
+	    NULL, NULL, NULL, 0, &err), HP_OK);
+	assert_int_equal(store_player_add(st, 1, 0, "Ann", "ann@example.org",
+	    NULL, NULL, false, &err), HP_OK);
+	assert_int_equal(minisign_keygen(sk_path, pk_path, NULL, &err), HP_OK);
+	assert_int_equal(minisign_seckey_load(sk_path, sk, &err), HP_OK);
+	return st;
+}
+
+/* The open window of hill and the game; the sides it still waits for. */
+static unsigned
+pending(struct store *st, struct game *g, struct store_window *w)
+{
+	struct hp_error err = { 0, "" };
+	unsigned missing;
+	int64_t cid;
+
+	game_init(g);
+	assert_int_equal(store_game_load(st, "hill", g, &cid, &err), HP_OK);
+	assert_int_equal(turn_pending(st, "hill", w, &missing, &err), HP_OK);
+	return missing;
+}
+
+/* Fill the open window's missing sides by policy p, as at a deadline, and
+ * resolve it with the server key. */
+static void
+fill_and_resolve(struct store *st, enum deadline_policy p,
+    struct minisign_seckey *sk)
+{
+	struct hp_error err = { 0, "" };
+	struct store_window w;
+	struct game g;
+	unsigned missing = pending(st, &g, &w);
+	int n = 0;
+
+	assert_true(missing != 0);
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	assert_int_equal(deadline_fill(st, &g, &w, missing, p, NULL, &err),
+	    HP_OK);
+	assert_int_equal(store_commit(st, &err), HP_OK);
+	game_free(&g);
+	assert_int_equal(turn_resolve_signed(st, "hill", NULL, sk, &n, &err),
+	    HP_OK);
+	assert_true(n >= 1);
+}
+
+/* Submit text for blue with source, and resolve. */
+static void
+submit_and_resolve(struct store *st, const char *text, const char *source,
+    struct minisign_seckey *sk)
+{
+	struct hp_error err = { 0, "" };
+	struct turn_submit res;
+	int n = 0;
+
+	turn_submit_init(&res);
+	if (turn_submit(st, "hill", text, strlen(text), 0, 0, source, &res,
+	    &err) != HP_OK)
+		fail_msg("submit: %s %s", err.msg, res.errs.n ?
+		    res.errs.v[0].msg : "");
+	turn_submit_free(&res);
+	assert_int_equal(turn_resolve_signed(st, "hill", NULL, sk, &n, &err),
+	    HP_OK);
+	assert_true(n >= 1);
+}
+
+static void
+test_deadline_files(void **state)
+{
+	struct minisign_seckey *sk = NULL;
+	struct store *st = human_campaign(&sk);
+	struct audit_opts o = { pk_path, NULL };
+	struct audit_stats s, sb;
+	struct hp_error err = { 0, "" };
+	struct store_window w;
+	struct game g;
+	char bdir[700], *hold, *stored;
+
+	(void)state;
+	/* Turn 1 deploys: hold is no order there, so ai plays it. */
+	fill_and_resolve(st, DEADLINE_HOLD, sk);
+	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM orders WHERE "
+	    "source = 'deadline-ai'"), 1);
+	assert_true(pending(st, &g, &w) == 1);
+	hold = audit_hold_orders(&g, &w.spec, 0);
+	assert_non_null(hold);
+	game_free(&g);
+	fill_and_resolve(st, DEADLINE_HOLD, sk);
+	stored = fx_db_rows(db, "SELECT raw FROM orders WHERE source = "
+	    "'deadline-hold'");
+	stored[strlen(stored) - 1] = '\0';	/* fx_db_rows ends each row */
+	assert_string_equal(stored, hold);
+	free(stored);
+	free(hold);
+	fill_and_resolve(st, DEADLINE_AI, sk);
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	assert_int_equal(s.deadline_orders, 3);
+	assert_int_equal(s.unsigned_orders, 0);
+	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
+	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(sb.deadline_orders, 3);
+	minisign_seckey_free(sk);
+	done(st);
+}
+
+/* A file marked deadline-ai that the opponent would not write, and one
+ * marked deadline-hold that is not the hold file, are caught (the log is
+ * signed and consistent: only the replay can tell). */
+static void
+test_deadline_forged(void **state)
+{
+	struct minisign_seckey *sk = NULL;
+	struct store *st = human_campaign(&sk);
+	struct store_window w;
+	struct game g;
+	struct sbuf b;
+	char *opp;
+
+	(void)state;
+	assert_true(pending(st, &g, &w) == 1);
+	opp = turn_opponent_orders(&g, &w.spec, 0);
+	sbuf_init(&b);
+	turn_order_header(&g, &w.spec, 0, &b);
+	sbuf_puts(&b, "deploy 1 A0\ndeploy 2 B0\ndeploy 3 C0\n");
+	if (strcmp(b.buf, opp) == 0) {
+		sbuf_free(&b);
+		turn_order_header(&g, &w.spec, 0, &b);
+		sbuf_puts(&b, "deploy 1 C0\ndeploy 2 B0\ndeploy 3 A0\n");
+	}
+	assert_string_not_equal(b.buf, opp);
+	free(opp);
+	game_free(&g);
+	submit_and_resolve(st, b.buf, "deadline-ai", sk);
+	sbuf_free(&b);
+	audit_fails(st, pk_path, "marked as the built-in opponent's "
+	    "(deadline-ai), but the opponent writes different orders");
+	minisign_seckey_free(sk);
+	done(st);
+
+	st = human_campaign(&sk);
+	fill_and_resolve(st, DEADLINE_AI, sk);
+	assert_true(pending(st, &g, &w) == 1);
+	opp = turn_opponent_orders(&g, &w.spec, 0);
+	game_free(&g);
+	submit_and_resolve(st, opp, "deadline-hold", sk);
+	free(opp);
+	audit_fails(st, pk_path, "not the hold file that policy writes");
+	minisign_seckey_free(sk);
+	done(st);
+}
+
+/* Carry out a moderator command from the command line. */
+static int
+moderate(struct store *st, struct mod_command *cmd, struct hp_error *err)
+{
+	struct sbuf reply;
+	int rc;
+
+	sbuf_init(&reply);
+	strlcpy_(cmd->campaign, "hill", sizeof cmd->campaign);
+	assert_int_equal(store_begin(st, err), HP_OK);
+	if ((rc = moderator_exec(st, NULL, cmd, NULL, 1800000000L, &reply,
+	    err)) == HP_OK)
+		assert_int_equal(store_commit(st, err), HP_OK);
+	else
+		store_rollback(st);
+	sbuf_free(&reply);
+	return rc;
+}
+
+static void
+test_moderator_end(void **state)
+{
+	struct minisign_seckey *sk = NULL;
+	struct store *st = human_campaign(&sk);
+	struct audit_opts o = { pk_path, NULL };
+	struct audit_stats s, sb;
+	struct hp_error err = { 0, "" };
+	struct mod_command cmd;
+	char bdir[700], *camp;
+
+	(void)state;
+	fill_and_resolve(st, DEADLINE_AI, sk);
+	memset(&cmd, 0, sizeof cmd);
+	strlcpy_(cmd.verb, "pause", sizeof cmd.verb);
+	assert_int_equal(moderate(st, &cmd, &err), HP_OK);
+	strlcpy_(cmd.verb, "resume", sizeof cmd.verb);
+	assert_int_equal(moderate(st, &cmd, &err), HP_OK);
+	strlcpy_(cmd.verb, "extend", sizeof cmd.verb);
+	strlcpy_(cmd.arg, "5", sizeof cmd.arg);
+	assert_int_equal(moderate(st, &cmd, &err), HP_OK);
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	assert_false(s.moderator_end);
+	strlcpy_(cmd.verb, "end", sizeof cmd.verb);
+	strlcpy_(cmd.arg, "agreed draw", sizeof cmd.arg);
+	assert_int_equal(moderate(st, &cmd, &err), HP_OK);
+	/* A second end is refused, and not recorded. */
+	assert_int_equal(moderate(st, &cmd, &err), HP_ESTATE);
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	assert_true(s.moderator_end);
+	assert_int_equal(s.windows, fx_db_long(db, "SELECT count(*) FROM "
+	    "windows WHERE state = 'resolved'"));
+	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM windows WHERE "
+	    "state = 'open'"), 1);
+	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
+	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_true(sb.moderator_end);
+	snprintf(bdir, sizeof bdir, "%s/bundle/campaign.txt", dir);
+	camp = util_read_file(bdir, NULL, &err);
+	assert_non_null(strstr(camp, "\nend: agreed draw\n"));
+	free(camp);
+	fx_db_exec(db, "UPDATE commands SET command = 'end' WHERE command "
+	    "LIKE 'end %'");
+	audit_fails(st, pk_path, "the stored state of hill differs");
+	fx_db_exec(db, "DELETE FROM commands WHERE command = 'end'");
+	audit_fails(st, pk_path, "no moderator's 'end' is on record");
+	minisign_seckey_free(sk);
+	done(st);
+}
+
+/* A player key pair in dir: NAME.key, NAME.pub; the .pub text in pub
+ * (caller frees), its base64 line in line, its key id in id. */
+static struct minisign_seckey *
+player_key(const char *name, char **pub, char *line, size_t linelen,
+    char *id)
+{
+	struct hp_error err = { 0, "" };
+	struct minisign_seckey *k = NULL;
+	struct minisign_pubkey pk;
+	char s[700], p[700], *nl;
+
+	snprintf(s, sizeof s, "%s/%s.key", dir, name);
+	snprintf(p, sizeof p, "%s/%s.pub", dir, name);
+	assert_int_equal(minisign_keygen(s, p, NULL, &err), HP_OK);
+	assert_int_equal(minisign_seckey_load(s, &k, &err), HP_OK);
+	*pub = util_read_file(p, NULL, &err);
+	assert_non_null(*pub);
+	assert_int_equal(minisign_pubkey_parse(*pub, strlen(*pub), &pk, &err),
+	    HP_OK);
+	minisign_keyid_hex(pk.keyid, id);
+	nl = strchr(*pub, '\n');
+	strlcpy_(line, nl + 1, linelen);
+	line[strcspn(line, "\n")] = '\0';
+	return k;
+}
+
+/* Every side the open window waits for sends the opponent's orders,
+ * signed with key[side] by player pid[side], as intake takes mail. */
+static void
+signed_window(struct store *st, struct minisign_seckey *key[2],
+    const char *pub[2], const char *id[2], const int64_t pid[2],
+    struct minisign_seckey *server)
+{
+	struct hp_error err = { 0, "" };
+	struct store_window w;
+	struct turn_submit res;
+	struct game g;
+	unsigned char h[32];
+	unsigned missing = pending(st, &g, &w);
+	char *text, *sig;
+	int side, n = 0;
+
+	assert_true(missing != 0);
+	for (side = 0; side < 2; side++) {
+		if (!(missing & (1u << side)))
+			continue;
+		text = turn_opponent_orders(&g, &w.spec, side);
+		assert_int_equal(minisign_sign_text(key[side],
+		    (const unsigned char *)text, strlen(text), "test", &sig,
+		    &err), HP_OK);
+		assert_int_equal(store_begin(st, &err), HP_OK);
+		turn_submit_init(&res);
+		assert_int_equal(turn_submit_tx(st, "hill", text, strlen(text),
+		    side, pid[side], "mail", &res, &err), HP_OK);
+		turn_submit_free(&res);
+		turn_order_hash(text, h);
+		assert_int_equal(store_ordersig_put(st, h, sig, strlen(sig),
+		    pub[side], id[side], pid[side], &err), HP_OK);
+		assert_int_equal(store_commit(st, &err), HP_OK);
+		free(sig);
+		free(text);
+	}
+	game_free(&g);
+	assert_int_equal(turn_resolve_signed(st, "hill", NULL, server, &n,
+	    &err), HP_OK);
+}
+
+static void
+test_key_history(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct minisign_seckey *server = NULL, *key[2], *dee;
+	struct audit_opts o = { pk_path, NULL };
+	struct audit_stats s, sb;
+	struct mod_command cmd;
+	struct store *st;
+	char *pub[2], *deepub, line[3][128], id[3][17], bdir[700], *players;
+	const char *cpub[2], *cid[2];
+	int64_t pid[2];
+	int i;
+
+	(void)state;
+	fx_mkdtemp(dir, sizeof dir, "audit");
+	snprintf(db, sizeof db, "%s/db", dir);
+	snprintf(sk_path, sizeof sk_path, "%s/server.key", dir);
+	snprintf(pk_path, sizeof pk_path, "%s/server.pub", dir);
+	st = fx_store_new(db);
+	assert_int_equal(turn_campaign_new(st, "hill", "fire-and-movement",
+	    NULL, NULL, NULL, 0, &err), HP_OK);
+	assert_int_equal(minisign_keygen(sk_path, pk_path, NULL, &err), HP_OK);
+	assert_int_equal(minisign_seckey_load(sk_path, &server, &err), HP_OK);
+	key[0] = player_key("ann", &pub[0], line[0], sizeof line[0], id[0]);
+	key[1] = player_key("bob", &pub[1], line[1], sizeof line[1], id[1]);
+	dee = player_key("dee", &deepub, line[2], sizeof line[2], id[2]);
+	assert_int_equal(store_player_add(st, 1, 0, "Ann", "ann@example.org",
+	    pub[0], id[0], false, &err), HP_OK);
+	assert_int_equal(store_player_add(st, 1, 1, "Bob", "bob@example.org",
+	    pub[1], id[1], false, &err), HP_OK);
+	pid[0] = 1;
+	pid[1] = 2;
+	for (i = 0; i < 2; i++) {
+		cpub[i] = pub[i];
+		cid[i] = id[i];
+	}
+	/* Turn 1: Ann deploys, then Bob; Bob is replaced by Dee. */
+	signed_window(st, key, cpub, cid, pid, server);
+	signed_window(st, key, cpub, cid, pid, server);
+	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM orders WHERE "
+	    "player_id = 2 AND current = 1"), 1);
+	memset(&cmd, 0, sizeof cmd);
+	strlcpy_(cmd.verb, "replace", sizeof cmd.verb);
+	strlcpy_(cmd.arg, "red", sizeof cmd.arg);
+	strlcpy_(cmd.email, "dee@example.org", sizeof cmd.email);
+	strlcpy_(cmd.name, "Dee", sizeof cmd.name);
+	strlcpy_(cmd.key, line[2], sizeof cmd.key);
+	assert_int_equal(moderate(st, &cmd, &err), HP_OK);
+	pid[1] = fx_db_long(db, "SELECT id FROM players WHERE name = 'Dee'");
+	key[1] = dee;
+	cpub[1] = (const char *)fx_db_rows(db, "SELECT pubkey FROM players "
+	    "WHERE name = 'Dee'");
+	((char *)cpub[1])[strlen(cpub[1]) - 1] = '\0';
+	cid[1] = id[2];
+	for (i = 0; i < 3; i++)
+		signed_window(st, key, cpub, cid, pid, server);
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	assert_int_equal(s.replaced_signed, 1);
+	assert_true(s.signed_orders >= 4);
+	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
+	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(sb.signed_orders, s.signed_orders);
+	snprintf(bdir, sizeof bdir, "%s/bundle/players.txt", dir);
+	players = util_read_file(bdir, NULL, &err);
+	assert_non_null(players);
+	snprintf(line[0], sizeof line[0], "player: red %s Bob (replaced, 2)\n",
+	    id[1]);
+	assert_non_null(strstr(players, line[0]));
+	snprintf(line[0], sizeof line[0], "player: red %s Dee\n", id[2]);
+	assert_non_null(strstr(players, line[0]));
+	free(players);
+	/* The history rewritten: Bob's row now holds Dee's key. */
+	fx_db_exec(db, "UPDATE players SET pubkey = (SELECT pubkey FROM "
+	    "players WHERE name = 'Dee') WHERE id = 2");
+	audit_fails(st, pk_path, "not the key registered for that player");
+	free((char *)cpub[1]);
+	for (i = 0; i < 2; i++)
+		free(pub[i]);
+	free(deepub);
+	minisign_seckey_free(key[0]);
+	minisign_seckey_free(dee);
+	minisign_seckey_free(server);
+	done(st);
+}
+
 int
 main(void)
 {
@@ -150,6 +547,10 @@ main(void)
 		cmocka_unit_test(test_unsigned),
 		cmocka_unit_test(test_tampered),
 		cmocka_unit_test(test_wrong_key),
+		cmocka_unit_test(test_deadline_files),
+		cmocka_unit_test(test_deadline_forged),
+		cmocka_unit_test(test_moderator_end),
+		cmocka_unit_test(test_key_history),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,346 @@
+#!/bin/bash
+# audit_club: the dice audit over a club's life on one data directory, with
+# hexpost's clock set by HEXPOST_NOW (test only) and every signature made by
+# the real minisign CLI:
+#   ford  fire-and-movement, Blue Ann and Red Bob by signed mail; Bob is
+#         replaced mid-campaign by Dee with a new key (`moderate replace`);
+#         pause, resume and extend; one of Ann's windows is filled at its
+#         deadline by the ai policy (source deadline-ai); played to the end.
+#   mill  fire-and-movement, Blue Ann, Red the built-in opponent; policy
+#         hold: a missed window holds (deadline-hold); ended by the
+#         moderator (`moderate end`).
+#   pwc   portable-modern, Blue Cy by signed mail, Red the built-in
+#         opponent; played to the end.
+#   rot   the daemon (`hexpost run`) resolves a window, gets a new server
+#         key by SIGHUP, resolves the next with it.
+# For ford, mill and pwc: `hexpost audit` passes and says what it checked;
+# the exported bundle passes `hexpost audit --bundle`, the Python verifier
+# and the stock `minisign -V` for every dice log; tampered copies (a replaced
+# player's key, the key history in a bundle, a deadline file, the end's
+# record, a die) fail with a clear message. The welcome mail of a
+# replacement player carries the server key and the open window's
+# commitment.
+# Usage: bash audit_club.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
+set -u
+
+HEXPOST=${1:?usage: audit_club.sh /path/to/hexpost}
+SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$SRC/tests/e2e/signed_mail.bash"
+PYAUDIT=$SRC/contrib/hexpost-audit.py
+T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-audit-club.XXXXXX") || exit 1
+DPID=
+cleanup() {
+	[ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null
+	[ -n "${KEEP:-}" ] || rm -rf "$T"
+}
+trap cleanup EXIT
+unset HEXPOST_TEMPLATES HEXPOST_DB HEXPOST_CONFIG HEXPOST_NOW
+
+STEP=
+fail() {
+	echo "audit_club: FAIL${STEP:+ [$STEP]}: $*" >&2
+	exit 1
+}
+for tool in minisign sqlite3 python3 perl; do
+	command -v "$tool" >/dev/null || fail "$tool is not installed"
+done
+
+D=$T/data
+CONF=$D/hexpost.conf
+DB=$D/hexpost.db
+NOW=1800000000    # 2027-01-15 08:00 UTC
+N=0
+hp() { HEXPOST_NOW=$NOW "$HEXPOST" --config "$CONF" "$@"; }
+q() { sqlite3 "$DB" "$1"; }
+
+# run HOURS: advance the clock by HOURS and run --once; output in $T/out.
+run() {
+	NOW=$((NOW + $1 * 3600))
+	hp run --once >"$T/out" 2>"$T/err" || fail "run --once: $(cat "$T/err")"
+}
+
+# send CAMPAIGN SIDE KEY FROM: the built-in opponent's suggestion for SIDE,
+# signed with KEY, mailed into the inbox.
+send() {
+	N=$((N + 1))
+	hp orders suggest "$1" --side "$2" >"$T/o$N.txt" || fail "suggest $1 $2"
+	signed_mail "$T/$3.key" "$T/o$N.txt" "$4" "ac.$N@players.example" \
+		"orders $N" "$T/m$N.eml" || fail "signing"
+	deliver "$D/inbox" "$T/m$N.eml" "m$N" || fail "deliver"
+}
+
+# waiting CAMPAIGN: the side the open window waits for ("" if finished).
+waiting() {
+	hp campaign show "$1" >"$T/show" || fail "campaign show $1"
+	grep -q "status   finished" "$T/show" && return 0
+	sed -n 's/.*waiting for: \([a-z]*\).*/\1/p' "$T/show"
+}
+
+# play CAMPAIGN BLUE RED: send whatever the open window waits for (BLUE and
+# RED are "KEY EMAIL" or "-" for the built-in opponent) until the end.
+play() {
+	local i side who
+	for i in $(seq 1 80); do
+		side=$(waiting "$1")
+		[ -n "$side" ] || return 0
+		if [ "$side" = blue ]; then who=$2; else who=$3; fi
+		[ "$who" != - ] || fail "$1 waits for the built-in opponent"
+		send "$1" "$side" ${who% *} "${who#* }"
+		run 1
+		grep -q "^mail in: 1 accepted" "$T/out" ||
+			fail "$1: orders of $side not accepted: $(cat "$T/out")"
+	done
+	fail "$1 did not end in 80 windows"
+}
+
+# audit_ok CAMPAIGN PHRASE...: the audit passes, saying each PHRASE; the
+# bundle passes hexpost, the Python verifier and minisign -V.
+audit_ok() {
+	local c=$1 w
+	shift
+	hp audit "$c" >"$T/out" 2>"$T/err" || fail "audit $c: $(cat "$T/err")"
+	grep -q "^audit of $c: OK" "$T/out" || fail "audit $c: $(cat "$T/out")"
+	for p in "$@"; do
+		grep -qF -- "$p" "$T/out" || fail "audit $c lacks '$p': $(cat "$T/out")"
+	done
+	rm -rf "$T/b-$c"
+	hp audit export "$c" "$T/b-$c" >/dev/null 2>"$T/err" ||
+		fail "export $c: $(cat "$T/err")"
+	"$HEXPOST" audit --bundle "$T/b-$c" >"$T/out" 2>"$T/err" ||
+		fail "audit --bundle $c: $(cat "$T/err")"
+	python3 "$PYAUDIT" "$T/b-$c" >"$T/out" 2>"$T/err" ||
+		fail "hexpost-audit.py $c: $(cat "$T/err")"
+	grep -q "^hexpost-audit: OK" "$T/out" || fail "$(cat "$T/out")"
+	for w in "$T/b-$c"/windows/*/; do
+		[ -f "$w/dice-log.txt" ] || continue
+		minisign -V -p "$D/server.pub" -m "$w/dice-log.txt" >"$T/out" 2>&1 ||
+			fail "minisign -V $c $w: $(cat "$T/out")"
+	done
+}
+
+# tamper CAMPAIGN PHRASE SQL: on a copy of the database, SQL makes the
+# audit fail (exit 65) with PHRASE in its message.
+tamper() {
+	rm -f "$T/t.db"
+	sqlite3 "$DB" ".backup '$T/t.db'" || fail "backup"
+	sqlite3 "$T/t.db" "$3" || fail "sql: $3"
+	"$HEXPOST" --db "$T/t.db" audit "$1" --pubkey "$D/server.pub" \
+		>"$T/out" 2>"$T/err"
+	local rc=$?
+	[ $rc -eq 65 ] || fail "tampered $1: audit exited $rc, want 65: $(cat "$T/out" "$T/err")"
+	grep -qF "audit FAILED" "$T/err" && grep -qF -- "$2" "$T/err" ||
+		fail "tampered $1: expected '$2' in: $(cat "$T/err")"
+}
+
+# btamper CAMPAIGN PHRASE PYPHRASE CMD: on a copy of the bundle, CMD (run
+# in it) makes `hexpost audit --bundle` fail with PHRASE and, unless
+# PYPHRASE is "-", the Python verifier with PYPHRASE.
+btamper() {
+	rm -rf "$T/b2"
+	cp -r "$T/b-$1" "$T/b2"
+	(cd "$T/b2" && eval "$4") || fail "tamper command: $4"
+	"$HEXPOST" audit --bundle "$T/b2" >"$T/out" 2>"$T/err"
+	[ $? -eq 65 ] && grep -qF -- "$2" "$T/err" ||
+		fail "tampered bundle of $1: $(cat "$T/out" "$T/err")"
+	[ "$3" = - ] && return 0
+	python3 "$PYAUDIT" "$T/b2" >"$T/out" 2>"$T/err"
+	[ $? -eq 1 ] && grep -qF -- "$3" "$T/err" ||
+		fail "tampered bundle of $1, Python: $(cat "$T/out" "$T/err")"
+}
+
+STEP=setup
+"$HEXPOST" init --datadir "$D" >/dev/null || fail "init"
+sed -i -e 's/^deadline_hours = .*/deadline_hours = 24/' \
+	-e 's/^remind_hours = .*/remind_hours = 0/' \
+	-e 's/^missing = .*/missing = ai/' "$CONF"
+for k in ann bob dee cy; do
+	new_key "$k" "$T" || fail "minisign -G $k"
+done
+
+STEP=ford
+hp campaign new ford --ruleset fire-and-movement --seed club-ford >/dev/null ||
+	fail "campaign new ford"
+hp player add ford blue --email ann@example.org --name Ann --key "$T/ann.pub" >/dev/null &&
+	hp player add ford red --email bob@example.org --name Bob --key "$T/bob.pub" >/dev/null ||
+	fail "player add"
+# Bob signs at least one file that enters a dice key before he goes.
+for i in 1 2 3; do
+	side=$(waiting ford)
+	if [ "$side" = blue ]; then send ford blue ann "Ann <ann@example.org>"
+	else send ford red bob "Bob <bob@example.org>"; fi
+	run 1
+	grep -q "^mail in: 1 accepted" "$T/out" || fail "$(cat "$T/out")"
+	[ "$side" = red ] && break
+done
+[ "$(q "SELECT count(*) FROM orders o JOIN players p ON p.id = o.player_id WHERE p.name = 'Bob' AND o.current = 1")" -ge 1 ] ||
+	fail "Bob has no file in a dice key"
+
+STEP=replace
+hp moderate ford replace red --email dee@example.org --name Dee --key "$T/dee.pub" >"$T/out" ||
+	fail "replace: $(cat "$T/out")"
+grep -qF "Bob (bob@example.org) no longer plays red." "$T/out" || fail "$(cat "$T/out")"
+C=$(q "SELECT lower(hex(w.commitment)) FROM windows w JOIN campaigns c ON c.id = w.campaign_id WHERE c.name = 'ford' AND w.state = 'open'")
+[ ${#C} -eq 64 ] || fail "no open window's commitment"
+q "SELECT data FROM outbox WHERE kind = 'welcome' AND rcpt = 'dee@example.org'" |
+	perl -MMIME::QuotedPrint -0777 -ne 'my ($h, $b) = split /\n\n/, $_, 2;
+	$b = decode_qp($b) if $h =~ /quoted-printable/i; print $b' >"$T/welcome"
+grep -qF "$C" "$T/welcome" || fail "Dee's welcome lacks the open window's commitment"
+grep -qF "$(sed -n 2p "$D/server.pub")" "$T/welcome" || fail "Dee's welcome lacks the server key"
+# Bob's key no longer plays ford.
+[ "$(waiting ford)" = red ] || send ford blue ann "Ann <ann@example.org>"
+[ "$(waiting ford)" = red ] || run 1
+[ "$(waiting ford)" = red ] || fail "ford does not wait for red"
+send ford red bob "Bob <bob@example.org>"
+run 1
+grep -q "^mail in: 0 accepted, 1 refused" "$T/out" || fail "Bob's file after his replacement: $(cat "$T/out")"
+
+STEP=pause-extend
+hp moderate ford pause >/dev/null && hp moderate ford resume >/dev/null &&
+	hp moderate ford extend 2 >/dev/null || fail "pause, resume, extend"
+send ford red dee "Dee <dee@example.org>"
+run 1
+grep -q "^mail in: 1 accepted" "$T/out" || fail "Dee's orders: $(cat "$T/out")"
+
+STEP=deadline-ai
+side=$(waiting ford)
+[ "$side" = blue ] || send ford red dee "Dee <dee@example.org>"
+[ "$side" = blue ] || run 1
+[ "$(waiting ford)" = blue ] || fail "ford does not wait for blue"
+run 30
+grep -qx "deadline of ford: filled" "$T/out" || fail "ford's deadline: $(cat "$T/out")"
+[ "$(q "SELECT count(*) FROM orders WHERE source = 'deadline-ai'")" = 1 ] ||
+	fail "no deadline-ai file"
+q "SELECT text FROM dice_logs" | grep -q "^order: blue deadline-ai " ||
+	fail "the dice log does not say deadline-ai"
+play ford "ann Ann <ann@example.org>" "dee Dee <dee@example.org>"
+audit_ok ford "order files written at a deadline" \
+	"by players replaced since, checked against the key they had then"
+
+STEP="ford tampered"
+tamper ford "not the key registered for that player" \
+	"UPDATE players SET pubkey = (SELECT pubkey FROM players WHERE name = 'Dee') WHERE name LIKE 'Bob (replaced%'"
+tamper ford "order file is signed by Dee, who plays blue" \
+	"UPDATE players SET pubkey = (SELECT pubkey FROM players WHERE name LIKE 'Bob (replaced%') WHERE name = 'Dee';
+	 UPDATE order_signatures SET player_id = (SELECT id FROM players WHERE name = 'Dee') WHERE player_id = (SELECT id FROM players WHERE name LIKE 'Bob (replaced%');
+	 UPDATE orders SET player_id = NULL WHERE player_id = (SELECT id FROM players WHERE name LIKE 'Bob (replaced%');
+	 UPDATE players SET side_idx = 0 WHERE name = 'Dee'"
+tamper ford "does not hash to the hash recorded" \
+	"UPDATE orders SET raw = raw || ' ' WHERE source = 'deadline-ai'"
+tamper ford "which is none of mail, cli" \
+	"UPDATE orders SET source = 'deadline-x' WHERE source = 'deadline-ai'"
+BOBID=$(q "SELECT key_id FROM players WHERE name LIKE 'Bob (replaced%'")
+grep -q "^player: red $BOBID Bob (replaced" "$T/b-ford/players.txt" ||
+	fail "the bundle's players.txt lacks Bob's key: $(cat "$T/b-ford/players.txt")"
+btamper ford "not the key registered for that player" "which is no player's of that side" \
+	"sed -i '/ $BOBID /d' players.txt"
+
+STEP=mill
+hp campaign new mill --ruleset fire-and-movement --seed club-mill >/dev/null ||
+	fail "campaign new mill"
+hp player add mill blue --email ann@example.org --name Ann --key "$T/ann.pub" >/dev/null ||
+	fail "player add mill"
+hp moderate mill set missing hold >/dev/null || fail "set missing hold"
+send mill blue ann "Ann <ann@example.org>"
+run 1
+grep -q "^resolved .* of mill" "$T/out" || fail "mill: $(cat "$T/out")"
+[ "$(waiting mill)" = blue ] || fail "mill does not wait for blue"
+run 30
+grep -qx "deadline of mill: filled" "$T/out" || fail "mill's deadline: $(cat "$T/out")"
+[ "$(q "SELECT count(*) FROM orders WHERE source = 'deadline-hold'")" = 1 ] ||
+	fail "no deadline-hold file: $(q "SELECT source FROM orders")"
+send mill blue ann "Ann <ann@example.org>"
+run 1
+hp moderate mill pause >/dev/null && hp moderate mill resume >/dev/null &&
+	hp moderate mill extend 3 >/dev/null || fail "pause, resume, extend"
+hp moderate mill end agreed draw >/dev/null || fail "end"
+[ "$(q "SELECT status || ': ' || result FROM campaigns WHERE name = 'mill'")" = \
+    "finished: ended by the moderator: agreed draw" ] || fail "mill not ended"
+audit_ok mill "order files written at a deadline" \
+	"ended by the moderator's 'end' on record"
+grep -qx "end: agreed draw" "$T/b-mill/campaign.txt" || fail "no end: in the bundle"
+
+STEP="mill tampered"
+tamper mill "no moderator's 'end' is on record" \
+	"DELETE FROM commands WHERE command LIKE 'end%'"
+tamper mill "2 'end' commands are on record" \
+	"INSERT INTO commands (campaign_id, command, at) SELECT campaign_id, command, at + 1 FROM commands WHERE command LIKE 'end%'"
+tamper mill "the stored state of mill differs" \
+	"UPDATE commands SET command = 'end a win for red' WHERE command LIKE 'end%'"
+W=$(q "SELECT window_id FROM orders WHERE source = 'deadline-hold'")
+tamper mill "does not hash to the hash recorded" \
+	"UPDATE orders SET raw = raw || 'hold' || char(10) WHERE window_id = $W AND source = 'deadline-hold'"
+btamper mill "no moderator's 'end' is on record" - "sed -i '/^end: /d' campaign.txt"
+WD=$(printf '%04d' "$(q "SELECT count(*) FROM windows WHERE id <= $W AND campaign_id = (SELECT campaign_id FROM windows WHERE id = $W)")")
+btamper mill "does not hash" "does not hash" \
+	"printf 'fire 1 B2\n' >>windows/$WD/orders/blue.txt"
+
+STEP=pwc
+hp campaign new pwc --ruleset portable-modern --seed club-pwc >/dev/null ||
+	fail "campaign new pwc"
+hp player add pwc blue --email cy@example.org --name Cy --key "$T/cy.pub" >/dev/null ||
+	fail "player add pwc"
+play pwc "cy Cy <cy@example.org>" -
+audit_ok pwc "signed by their players"
+grep -Eq "[1-9][0-9]* windows resolved" <(hp audit pwc) || fail "pwc: no window"
+
+STEP="pwc tampered"
+W=$(q "SELECT l.window_id FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'pwc' AND l.text LIKE '%roll: 2 %' ORDER BY l.window_id LIMIT 1")
+[ -n "$W" ] || fail "no pwc window with two rolls"
+tamper pwc "the stored dice table" \
+	"UPDATE dice SET result = result % sides + 1 WHERE window_id = $W AND seq = 1"
+tamper pwc "the stored state of pwc differs" \
+	"UPDATE units SET strength = strength + 1 WHERE idx = 0 AND campaign_id = (SELECT id FROM campaigns WHERE name = 'pwc')"
+WD=$(printf '%04d' "$(q "SELECT count(*) FROM windows WHERE id <= $W AND campaign_id = (SELECT campaign_id FROM windows WHERE id = $W)")")
+btamper pwc "does not match its server signature" "does not match its server signature" \
+	"perl -0pi -e 's/^(roll: 1 (\\d+) -?\\d+ )(\\d+)/\$1.(\$3 % \$2 + 1)/me' windows/$WD/dice-log.txt"
+cp -r "$T/b-pwc" "$T/b3"
+perl -0pi -e 's/^(roll: 1 (\d+) -?\d+ )(\d+)/$1.($3 % $2 + 1)/me' "$T/b3/windows/$WD/dice-log.txt"
+minisign -V -p "$D/server.pub" -m "$T/b3/windows/$WD/dice-log.txt" >/dev/null 2>&1 &&
+	fail "minisign -V passed a tampered dice log"
+
+STEP=daemon
+# rot: the daemon signs with the key the configuration names, and a SIGHUP
+# with a new configuration signs the next window with the new key.
+hp campaign new rot --ruleset fire-and-movement --seed club-rot >/dev/null &&
+	hp player add rot blue --email ann@example.org --name Ann --key "$T/ann.pub" >/dev/null ||
+	fail "campaign rot"
+sed -i 's/^poll_interval = .*/poll_interval = 1/' "$CONF"
+send rot blue ann "Ann <ann@example.org>"
+HEXPOST_NOW=$NOW "$HEXPOST" --config "$CONF" run >"$T/dout" 2>"$T/derr" &
+DPID=$!
+nlogs() { q "SELECT count(*) FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot'"; }
+for i in $(seq 1 100); do [ "$(nlogs)" -ge 1 ] && break; sleep 0.1; done
+[ "$(nlogs)" -ge 1 ] || fail "the daemon resolved nothing: $(cat "$T/derr")"
+minisign -G -W -p "$D/server2.pub" -s "$D/server2.key" >/dev/null 2>&1 || fail "minisign -G"
+sed -i -e 's/^server_key = .*/server_key = server2.key/' \
+	-e 's/^server_pub = .*/server_pub = server2.pub/' "$CONF"
+kill -HUP "$DPID"
+for i in $(seq 1 100); do grep -q "reread" "$T/derr" && break; sleep 0.1; done
+grep -q "configuration .* reread" "$T/derr" || fail "no reload: $(cat "$T/derr")"
+L1=$(nlogs)
+[ "$(waiting rot)" = blue ] || fail "rot does not wait for blue"
+send rot blue ann "Ann <ann@example.org>"
+for i in $(seq 1 100); do [ "$(nlogs)" -gt "$L1" ] && break; sleep 0.1; done
+[ "$(nlogs)" -gt "$L1" ] || fail "the daemon did not resolve after SIGHUP: $(cat "$T/derr")"
+kill -TERM "$DPID"
+wait "$DPID"
+DPID=
+q "SELECT l.window_id, l.text FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot' ORDER BY l.window_id" >/dev/null
+FIRST=$(q "SELECT min(l.window_id) FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot'")
+LAST=$(q "SELECT max(l.window_id) FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot'")
+for w in "$FIRST:server" "$LAST:server2"; do
+	id=${w%%:*} key=${w#*:}
+	rm -f "$T/l.txt" "$T/l.txt.minisig"
+	q "SELECT writefile('$T/l.txt', text), writefile('$T/l.txt.minisig', signature) FROM dice_logs WHERE window_id = $id" >/dev/null
+	minisign -V -p "$D/$key.pub" -m "$T/l.txt" >/dev/null 2>&1 ||
+		fail "window $id's dice log is not signed by $key"
+done
+[ "$(q "SELECT count(*) FROM dice_logs WHERE signature IS NULL")" = 0 ] ||
+	fail "an unsigned dice log"
+# One audit trusts one server key: the change of key shows as the first
+# window signed by the other key.
+"$HEXPOST" --config "$CONF" audit rot --pubkey "$D/server.pub" >"$T/out" 2>"$T/err"
+[ $? -eq 65 ] && grep -q "does not match its server signature" "$T/err" ||
+	fail "audit of rot with the old key: $(cat "$T/out" "$T/err")"
+
+echo "audit_club: ok"
