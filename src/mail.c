@@ -167,6 +167,20 @@ mail_queue_reports(struct store *st, const struct config *cfg, int64_t cid,
 	return r.rc;
 }
 
+/* The row id of the campaign's active player called name, or 0. */
+static int64_t
+player_id(struct store *st, int64_t cid, const char *name)
+{
+	struct store_player p[64];
+	int i, n;
+
+	n = store_players_of(st, cid, p, 64, NULL);
+	for (i = 0; i < n && i < 64; i++)
+		if (strcmp(p[i].name, name) == 0)
+			return p[i].id;
+	return 0;
+}
+
 int
 mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
     const struct game *g, int side, const char *player, const char *email,
@@ -208,7 +222,10 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 	tmpl_ctx_free(c);
 	if (body == NULL)
 		return HP_EINTERNAL;
-	snprintf(raw, sizeof raw, "welcome.%s.%s", g->name, player);
+	/* A replacement may take a retired player's name: the player's row
+	 * id tells the two welcomes apart. */
+	snprintf(raw, sizeof raw, "welcome.%s.%s.%lld", g->name, player,
+	    (long long)player_id(st, cid, player));
 	make_id(msgid, sizeof msgid, raw, cfg->domain);
 	snprintf(subj, sizeof subj, "[hexpost] %s: welcome, you play %s",
 	    g->name, g->sides[side].name);

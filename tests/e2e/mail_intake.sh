@@ -299,7 +299,7 @@ RED_ID=$(sqlite3 "$DB" "SELECT p.id FROM players p JOIN campaigns c ON
 	c.id = p.campaign_id WHERE c.name = 'hill' AND p.name = 'Rex'")
 run_once "0 accepted, 0 refused, 0 ignored, 0 duplicate, 0 deferred"
 outbox_added 5
-grep -q '^hexpost\.welcome\.hill\.Bea@' "$T/outbox.added" ||
+grep -q '^hexpost\.welcome\.hill\.Bea\.[0-9]*@' "$T/outbox.added" ||
 	fail "no welcome for Bea"
 
 # Order files for turn 1, window 'blue'.

@@ -302,6 +302,13 @@ test_replace_end(void **state)
 	    "AND email = 'bob@example.org'"), 1);
 	assert_int_equal(q(f, "SELECT count(*) FROM outbox WHERE kind = "
 	    "'welcome' AND rcpt = 'cy@example.org'"), 1);
+	/* Cy hands red to a new Cy: a second welcome, its own Message-ID. */
+	ok(f, "campaign: hill\ncommand: replace red\nnonce: r1b\nemail: "
+	    "cy2@example.org\nname: Cy\nkey: " NEWKEY "\n", &f->mod, T0,
+	    "now plays red");
+	assert_int_equal(q(f, "SELECT count(DISTINCT message_id) FROM outbox "
+	    "WHERE kind = 'welcome' AND rcpt IN ('cy@example.org', "
+	    "'cy2@example.org')"), 2);
 	ok(f, "campaign: hill\ncommand: end a draw agreed\nnonce: r2\n",
 	    &f->mod, T0, "has ended: ended by the moderator: a draw agreed");
 	assert_int_equal(q(f, "SELECT count(*) FROM campaigns WHERE status = "
