@@ -17,6 +17,7 @@
 #include "fixtures.h"
 #include "pw.h"
 #include "render.h"
+#include "report.h"
 #include "sim.h"
 #include "turn.h"
 
@@ -421,8 +422,13 @@ t_artillery_simultaneous(void **state)
 	U(&g, "b1")->strength = 1;
 	U(&g, "r1")->strength = 1;
 	turn(&g, "shoot b1 E7\n", "shoot r1 E1\n", dice, 6, &d, &ev);
-	assert_non_null(strstr(d.log[1].purpose, "r1"));
-	assert_non_null(strstr(d.log[2].purpose, "hit on r1"));
+	/* Purposes say whose roll and what for, never which unit. */
+	assert_string_equal(d.log[0].purpose, "blue artillery: where the shot "
+	    "lands");
+	assert_string_equal(d.log[1].purpose, "red artillery: where the shot "
+	    "lands");
+	assert_string_equal(d.log[2].purpose, "hit: the result for a unit "
+	    "hit");
 	assert_false(pw_alive(U(&g, "b1")));
 	assert_false(pw_alive(U(&g, "r1")));
 	/* Both sides lost everything: the battle is over. */
@@ -1229,6 +1235,83 @@ t_map_and_fog(void **state)
 	game_free(&g);
 }
 
+/* side's report of the turn just resolved (caller frees). */
+static char *
+report_of(const struct game *g, const struct dice *d,
+    const struct events *ev, int side)
+{
+	struct store_window w;
+	struct hp_error err = { 0, "" };
+	char *t;
+
+	memset(&w, 0, sizeof w);
+	w.spec.turn = 1;
+	strlcpy_(w.spec.name, "orders", sizeof w.spec.name);
+	t = report_render_text(g, &w, NULL, ev, d, side, &err);
+	if (t == NULL)
+		fprintf(stderr, "report: %s\n", err.msg);
+	assert_non_null(t);
+	return t;
+}
+
+/* Fog of war in the reports: Blue's shell lands on r1, hidden in a wood,
+ * and r2, hidden in another, cannot fire. Blue's report (events, rolls
+ * and map) names neither unit and does not list the hit roll; Red's says
+ * all; no roll's purpose (the public dice log) names a unit or a hex. */
+static void
+t_fog_reports(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Landing 6-1 = 5 on E5, r1's hit roll 1, initiative 6 1, one
+	 * activation die each. */
+	const int dice[] = { 6, 1, 6, 1, 1, 3 };
+	char *blue, *red, *mod;
+	size_t k;
+
+	(void)state;
+	empty_game(&g, NULL);
+	set_terrain(&g, "E5", "wood", 0);
+	set_terrain(&g, "H6", "wood", 0);
+	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "A8", N, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_MG, "H6", N, PW_AVERAGE);
+	assert_false(pw_visible(&g, BLUE, game_unit_index(&g, "r1")));
+	assert_false(pw_visible(&g, BLUE, game_unit_index(&g, "r2")));
+	turn(&g, "shoot b1 E5\n", "r2 fire H1\n", dice, 6, &d, &ev);
+	assert_int_equal(U(&g, "r1")->strength, 3);
+	blue = report_of(&g, &d, &ev, BLUE);
+	red = report_of(&g, &d, &ev, RED);
+	mod = report_of(&g, &d, &ev, -1);
+	/* Blue sees its own shot land, nothing of r1 or r2. */
+	assert_non_null(strstr(blue, "b1 fires at E5"));
+	assert_null(strstr(blue, "r1"));
+	assert_null(strstr(blue, "r2"));
+	assert_null(strstr(blue, "cannot fire"));
+	assert_null(strstr(blue, "is hit"));
+	assert_null(strstr(blue, "#2 d6"));
+	assert_non_null(strstr(blue, "#1 d6 blue artillery"));
+	/* Red and the moderator see everything. */
+	assert_non_null(strstr(red, "r1 (average) is hit by artillery fire "
+	    "from b1: rolls 1."));
+	assert_non_null(strstr(red, "r2 cannot fire at H1"));
+	assert_non_null(strstr(red, "#2 d6 hit: the result for a unit hit"));
+	assert_non_null(strstr(mod, "r1 loses 1 SP"));
+	assert_non_null(strstr(mod, "r2 cannot fire"));
+	/* The dice log is public: no unit and no hex in any purpose. */
+	for (k = 0; k < d.nlog; k++) {
+		assert_null(strstr(d.log[k].purpose, "r1"));
+		assert_null(strstr(d.log[k].purpose, "b1"));
+		assert_null(strstr(d.log[k].purpose, "E5"));
+	}
+	free(blue);
+	free(red);
+	free(mod);
+	done(&g, &d, &ev);
+}
+
 static void
 t_opponent_orders_parse(void **state)
 {
@@ -1334,6 +1417,7 @@ main(void)
 		cmocka_unit_test(t_exhaustion),
 		cmocka_unit_test(t_parse_errors),
 		cmocka_unit_test(t_map_and_fog),
+		cmocka_unit_test(t_fog_reports),
 		cmocka_unit_test(t_opponent_orders_parse),
 		cmocka_unit_test(t_whole_battle),
 	};
