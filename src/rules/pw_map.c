@@ -359,10 +359,16 @@ pw_render_map(const struct game *g, int side, struct sbuf *b)
 			snprintf(notes + strlen(notes), sizeof notes -
 			    strlen(notes), "%sworking (%d)", notes[0] ? ", " :
 			    "", u->x[PW_X_JOBN]);
-		sbuf_printf(b, "  %-4s %-24s %-4s %-3s %-2d %-8s %s\n", u->id,
-		    pw_type(u)->name, hex_label(&g->layout, u->pos, a,
-		    sizeof a), pw_dir_name(g, u->facing), u->strength,
-		    qn[u->status % 3], notes);
+		if (notes[0] != '\0')
+			sbuf_printf(b, "  %-4s %-24s %-4s %-3s %-2d %-8s %s\n",
+			    u->id, pw_type(u)->name, hex_label(&g->layout,
+			    u->pos, a, sizeof a), pw_dir_name(g, u->facing),
+			    u->strength, qn[u->status % 3], notes);
+		else
+			sbuf_printf(b, "  %-4s %-24s %-4s %-3s %-2d %s\n", u->id,
+			    pw_type(u)->name, hex_label(&g->layout, u->pos, a,
+			    sizeof a), pw_dir_name(g, u->facing), u->strength,
+			    qn[u->status % 3]);
 	}
 }
 

@@ -1198,7 +1198,7 @@ t_map_and_fog(void **state)
 	struct hp_error err = { 0, "" };
 	struct sbuf b, r, m;
 	const char *p, *line;
-	int width = 0;
+	int width, k;
 
 	(void)state;
 	game_init(&g);
@@ -1210,13 +1210,21 @@ t_map_and_fog(void **state)
 	g.rules->render_map(&g, BLUE, &b);
 	g.rules->render_map(&g, RED, &r);
 	g.rules->render_map(&g, -1, &m);
-	for (line = p = m.buf; *p; p++)
-		if (*p == '\n') {
-			if (p - line > width)
-				width = (int)(p - line);
-			line = p + 1;
-		}
-	assert_true(width <= 100);
+	/* Every side's map (roster included) fits in 100 columns and no
+	 * line ends in a space. */
+	for (k = 0; k < 3; k++) {
+		const char *buf = k == 0 ? b.buf : k == 1 ? r.buf : m.buf;
+
+		width = 0;
+		for (line = p = buf; *p; p++)
+			if (*p == '\n') {
+				if (p - line > width)
+					width = (int)(p - line);
+				assert_false(p > line && p[-1] == ' ');
+				line = p + 1;
+			}
+		assert_true(width <= 100);
+	}
 	/* Every kind of terrain appears, hexside features on the edges. */
 	assert_non_null(strstr(m.buf, "~~~~~"));
 	assert_non_null(strstr(m.buf, "====="));
