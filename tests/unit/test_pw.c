@@ -1355,6 +1355,66 @@ t_opponent_orders_parse(void **state)
 	game_free(&g);
 }
 
+/* The built-in opponent's policy: Red counterattacks a weak unit it can
+ * reach (out of its arc, so it cannot just fire); Blue's spotter moves up
+ * only while it sees no enemy, its commander follows the main body, and its
+ * gun prefers a target in the open to a nearer one in cover. */
+static void
+t_opponent_policy(void **state)
+{
+	struct game g;
+	struct window_spec w;
+	struct sbuf b;
+	char why[160];
+
+	(void)state;
+	empty_game(&g, NULL);
+	set_terrain(&g, "H4", "wood", 0);
+	set_terrain(&g, "E3", "bua", 0);
+	add(&g, "r1", PW_INF, "H4", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "E3", SW, PW_AVERAGE);
+	add(&g, "r3", PW_INF, "F5", N, PW_AVERAGE);
+	add(&g, "b1", PW_INF, "H6", N, PW_AVERAGE);
+	U(&g, "b1")->strength = 1;
+	add(&g, "b2", PW_INF, "B7", NE, PW_AVERAGE);
+	add(&g, "b3", PW_INF, "C8", NE, PW_AVERAGE);
+	add(&g, "b4", PW_MG, "B8", NE, PW_AVERAGE);
+	add(&g, "b5", PW_CMD, "A1", SE, PW_AVERAGE);
+	add(&g, "b6", PW_SPOTTER, "A2", SE, PW_AVERAGE);
+	add(&g, "b7", PW_ART_FIELD, "A5", SE, PW_AVERAGE);
+	/* r2 fired: Blue sees it in the village, in cover. */
+	U(&g, "r2")->flags |= PW_F_FIRED;
+	assert_true(pw_visible(&g, BLUE, game_unit_index(&g, "r2")));
+	assert_true(pw_art_can_fire(&g, game_unit_index(&g, "b7"),
+	    fx_hex(&g, "E3"), why, sizeof why));
+	assert_true(pw_art_can_fire(&g, game_unit_index(&g, "b7"),
+	    fx_hex(&g, "F5"), why, sizeof why));
+	assert_true(g.rules->next_window(&g, &w));
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, RED, &b);
+	assert_non_null(strstr(b.buf, "r1 move H5 cc H6\n"));
+	sbuf_free(&b);
+	/* Not a tank, not a stronger unit. */
+	U(&g, "b1")->strength = 4;
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, RED, &b);
+	assert_null(strstr(b.buf, "r1 move"));
+	sbuf_free(&b);
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "shoot b7 F5\n"));
+	assert_null(strstr(b.buf, "b6 move "));
+	assert_non_null(strstr(b.buf, "b5 move B1 B2 B3 "));
+	sbuf_free(&b);
+	/* r3 in a wood too: the spotter sees nobody and moves up. */
+	set_terrain(&g, "F5", "wood", 0);
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "b6 move "));
+	sbuf_free(&b);
+	game_free(&g);
+}
+
 static void
 t_whole_battle(void **state)
 {
@@ -1427,6 +1487,7 @@ main(void)
 		cmocka_unit_test(t_map_and_fog),
 		cmocka_unit_test(t_fog_reports),
 		cmocka_unit_test(t_opponent_orders_parse),
+		cmocka_unit_test(t_opponent_policy),
 		cmocka_unit_test(t_whole_battle),
 	};
 
