@@ -460,10 +460,10 @@ phase_artillery(struct pw_res *r)
 				L->at = pw_behind(sh->target, u->pos);
 			else {
 				events_add(r->c->ev, ALL, last_roll(r), "%s fires "
-				    "%s%s at %s (%s fire): rolls %d%+d = %d, "
+				    "%sat %s (%s fire): rolls %d%+d = %d, "
 				    "totally ineffective.", u->id,
 				    sh->gas ? "a gas shell " : "",
-				    pw_type(u)->name, lbl(g, sh->target, a),
+				    lbl(g, sh->target, a),
 				    direct ? "direct" : "indirect", d, score,
 				    d + score);
 				continue;

@@ -1043,6 +1043,8 @@ t_gas(void **state)
 	 * rolls 2: it drifts in front (towards the gun), into E4: r2 hit. */
 	const int dice[] = { 6, 1, 6, 5, 1, 1 };
 	const int dice2[] = { 2, 1, 6, 5, 1, 1 };
+	const int dice3[] = { 5, 6, 5, 1, 1 };
+	const int dice4[] = { 6, 5, 1, 1 };
 	int m;
 
 	(void)state;
@@ -1062,6 +1064,18 @@ t_gas(void **state)
 	turn(&g, NULL, NULL, dice2, 6, &d, &ev);
 	has(&d, &ev, "drifts forward to E4");
 	assert_int_equal(U(&g, "r2")->strength, 3);
+	dice_free(&d);
+	events_free(&ev);
+	/* Turn 3: it rolls 5 and stays; turn 4: after 3 turns it disperses
+	 * (no roll). */
+	turn(&g, NULL, NULL, dice3, 5, &d, &ev);
+	has(&d, &ev, "rolls 5 and stays");
+	assert_true(pw_marker_at(&g, fx_hex(&g, "E4"), PW_GAS) >= 0);
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, NULL, NULL, dice4, 4, &d, &ev);
+	has(&d, &ev, "The gas cloud in E4 disperses");
+	assert_true(pw_marker_at(&g, fx_hex(&g, "E4"), PW_GAS) < 0);
 	done(&g, &d, &ev);
 }
 
@@ -1187,6 +1201,119 @@ t_parse_errors(void **state)
 	    "G6\nb6 unload\nretreat cover\nretreat b3 never\n", &e, NULL), 0);
 	orders_errors_free(&e);
 	game_free(&g);
+}
+
+/* The landing roll's other results and modifiers: "Less than 1 ...
+ * totally ineffective" (1 -1 for the wood); a spotter's line of sight
+ * gives +2 when the gun has none (indirect fire); a gun that sees its
+ * target fires directly; self-propelled artillery may move after firing. */
+static void
+t_artillery_ineffective_spotter_spa(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Landings b1 1, b2 3, b4 6; hits on r2 and r3 1, 1; initiative 6 1;
+	 * blue's die 6; red's die 1. */
+	const int dice[] = { 1, 3, 6, 1, 1, 6, 1, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
+	add(&g, "b2", PW_ART_FIELD, "A1", S, PW_AVERAGE);
+	add(&g, "b3", PW_SPOTTER, "C7", S, PW_AVERAGE);
+	add(&g, "b4", PW_SPA, "H1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E6", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "A7", N, PW_AVERAGE);
+	add(&g, "r3", PW_INF, "H5", N, PW_AVERAGE);
+	set_terrain(&g, "E6", "wood", 0);
+	set_terrain(&g, "A4", "wood", 0);
+	assert_false(pw_los(&g, fx_hex(&g, "A1"), fx_hex(&g, "A7"), false));
+	turn(&g, "shoot b1 E6\nshoot b2 A7\nshoot b4 H5\nb4 move I1\n", NULL,
+	    dice, 9, &d, &ev);
+	has(&d, &ev, "b1 fires at E6 (indirect fire): rolls 1-1 = 0, totally "
+	    "ineffective");
+	has(&d, &ev, "b2 fires at A7 (indirect fire): rolls 3+2 = 5, lands on "
+	    "the target");
+	has(&d, &ev, "b4 fires at H5 (direct fire): rolls 6+2 = 8, lands on "
+	    "the target");
+	assert_int_equal(U(&g, "r1")->strength, 4);
+	assert_int_equal(U(&g, "r2")->strength, 3);
+	assert_int_equal(U(&g, "r3")->strength, 3);
+	assert_string_equal(at(&g, "b4"), "I1");
+	done(&g, &d, &ev);
+}
+
+/* Towing: a truck and horse-drawn transport each limber a gun (one turn,
+ * same hex); a limbered gun cannot shoot and moves with its transport;
+ * unlimbering takes a turn. */
+static void
+t_transport_tow(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_TRUCK, "A2", S, PW_AVERAGE);
+	add(&g, "b2", PW_AT_GUN, "A2", S, PW_AVERAGE);
+	add(&g, "b3", PW_HORSE, "C2", S, PW_AVERAGE);
+	add(&g, "b4", PW_ART_FIELD, "C2", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	turn(&g, "b2 load b1\nb4 load b3\n", NULL, dice, 4, &d, &ev);
+	has(&d, &ev, "b2 is limbered to b1");
+	has(&d, &ev, "b4 is limbered to b3");
+	assert_int_equal(U(&g, "b4")->attached, game_unit_index(&g, "b3"));
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, "shoot b4 C6\nb3 move C3 C4\n", NULL, dice, 4, &d, &ev);
+	has(&d, &ev, "b4 cannot fire at C6: it is limbered (towed)");
+	assert_string_equal(at(&g, "b4"), "C4");
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, "b4 unload\n", NULL, dice, 4, &d, &ev);
+	has(&d, &ev, "b4 is unlimbered from b3 in C4");
+	assert_int_equal(U(&g, "b4")->attached, -1);
+	done(&g, &d, &ev);
+}
+
+/* "Units in rivers may not fire"; a Machine Gun that wins a close combat
+ * does not advance (only Infantry, Engineers, Cavalry and Tanks do);
+ * transports and spotters may end their move on a friendly unit. */
+static void
+t_ford_no_advance_stacking_exempt(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Initiative 6 5; blue's two dice 6 6; close combat: b2 6, r2 1;
+	 * r2's hit 1; red's die 1. */
+	const int dice[] = { 6, 5, 6, 6, 6, 1, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	set_terrain(&g, "E4", "ford", 0);
+	add(&g, "b1", PW_INF, "E4", N, PW_AVERAGE);
+	add(&g, "b2", PW_MG, "A2", S, PW_AVERAGE);
+	add(&g, "b3", PW_TRUCK, "G2", S, PW_AVERAGE);
+	add(&g, "b4", PW_INF, "G3", S, PW_AVERAGE);
+	add(&g, "b5", PW_SPOTTER, "I2", S, PW_AVERAGE);
+	add(&g, "b6", PW_INF, "I3", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E2", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "A3", N, PW_AVERAGE);
+	U(&g, "r2")->strength = 1;
+	turn(&g, "b1 fire E2\nb2 cc A3\nb3 move G3\nb5 move I3\n", NULL, dice,
+	    8, &d, &ev);
+	has(&d, &ev, "b1 cannot fire at E2: units in rivers may not fire");
+	has(&d, &ev, "b2 wins the close combat");
+	has(&d, &ev, "b2 (Machine Guns) does not advance");
+	assert_false(pw_alive(U(&g, "r2")));
+	assert_string_equal(at(&g, "b2"), "A2");
+	assert_string_equal(at(&g, "b3"), "G3");
+	assert_string_equal(at(&g, "b5"), "I3");
+	done(&g, &d, &ev);
 }
 
 /* --- map, fog, opponent, whole battles ------------------------------------- */
@@ -1484,6 +1611,9 @@ main(void)
 		cmocka_unit_test(t_cyclists),
 		cmocka_unit_test(t_exhaustion),
 		cmocka_unit_test(t_parse_errors),
+		cmocka_unit_test(t_artillery_ineffective_spotter_spa),
+		cmocka_unit_test(t_transport_tow),
+		cmocka_unit_test(t_ford_no_advance_stacking_exempt),
 		cmocka_unit_test(t_map_and_fog),
 		cmocka_unit_test(t_fog_reports),
 		cmocka_unit_test(t_opponent_orders_parse),
