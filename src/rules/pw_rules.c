@@ -1345,7 +1345,10 @@ phase_exhaustion(struct pw_res *r)
 			    "reached its Exhaustion Point (%d): no more "
 			    "aggressive action.", side_name(g, s), lost, ep);
 		} else
-			events_add(r->c->ev, ALL, 0, "%s: %d SP lost, Exhaustion "
+			/* The count includes hits the enemy did not see: its
+			 * own side only. */
+			events_add(r->c->ev, 1u << s, 0, "%s: %d SP lost, "
+			    "Exhaustion "
 			    "Point %d%s.", side_name(g, s), lost, ep,
 			    game_var(g, key, 0) ? " (exhausted)" : "");
 	}

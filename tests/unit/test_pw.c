@@ -1427,6 +1427,14 @@ t_fog_reports(void **state)
 	assert_null(strstr(blue, "cannot fire"));
 	assert_null(strstr(blue, "is hit"));
 	assert_null(strstr(blue, "#2 d6"));
+	/* Nor Red's SP lost (the hit it did not see) or its dice. */
+	assert_null(strstr(blue, "red: 1 SP lost"));
+	assert_null(strstr(blue, "red    SP"));
+	assert_non_null(strstr(blue, "red    Exhaustion Point  3 (not "
+	    "reached)"));
+	assert_non_null(strstr(blue, "blue   SP  6 of  6"));
+	assert_non_null(strstr(red, "red: 1 SP lost"));
+	assert_non_null(strstr(red, "red    SP  6 of  7"));
 	assert_non_null(strstr(blue, "#1 d6 blue artillery"));
 	/* Red and the moderator see everything. */
 	assert_non_null(strstr(red, "r1 (average) is hit by artillery fire "
