@@ -56,15 +56,15 @@ nearest_seen(const struct ai *ai, struct hex h, int *dist)
 	return best;
 }
 
+/* Is there an enemy unit the side sees in h? (Hidden ones are unknown to
+ * the opponent too: a path into one stops where the rules stop it.) */
 static bool
 enemy_at(const struct ai *ai, struct hex h)
 {
 	int j;
 
 	for (j = 0; j < ai->g->nunits; j++)
-		if (ai->g->units[j].side != ai->side &&
-		    pw_alive(&ai->g->units[j]) &&
-		    hex_eq(ai->g->units[j].pos, h))
+		if (seen_enemy(ai, j) && hex_eq(ai->g->units[j].pos, h))
 			return true;
 	return false;
 }
