@@ -40,6 +40,7 @@ static int nstates;
 static const char *const option_sets[] = { "", "cyclists,tank-riders,gas",
 	"gas,turns=6" };
 
+/* A fresh river-crossing battle with options into g (caller frees). */
 static void
 new_game(struct game *g, const char *options)
 {
@@ -56,6 +57,7 @@ new_game(struct game *g, const char *options)
 	}
 }
 
+/* Keep a copy of g as a position (owned by states[]). */
 static void
 snapshot(const struct game *g)
 {
@@ -77,6 +79,7 @@ file_of(const struct game *g, const struct window_spec *w, int side,
 	return sbuf_steal(&b);
 }
 
+/* The built-in opponent's order file for side (caller frees). */
 static char *
 opponent_file(const struct game *g, const struct window_spec *w, int side)
 {
@@ -134,6 +137,7 @@ play(const char *options, int index)
 	game_free(&g);
 }
 
+/* The positions: fresh battles, then self-played ones. */
 static void
 init(void)
 {

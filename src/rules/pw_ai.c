@@ -20,7 +20,7 @@
 struct ai {
 	const struct game *g;
 	int side;
-	bool reserved[GAME_MAX_UNITS]; /* unused; keeps the struct simple */
+	bool seen[GAME_MAX_UNITS];     /* enemy units the side sees */
 	struct hex taken[GAME_MAX_UNITS];
 	int ntaken;
 };
@@ -31,13 +31,11 @@ lbl(const struct game *g, struct hex h, char *buf)
 	return hex_label(&g->layout, h, buf, 8);
 }
 
+/* Does the side see enemy unit j (alive, not carried)? */
 static bool
 seen_enemy(const struct ai *ai, int j)
 {
-	const struct game_unit *o = &ai->g->units[j];
-
-	return o->side != ai->side && pw_alive(o) && o->attached < 0 &&
-	    pw_visible(ai->g, ai->side, j);
+	return j < GAME_MAX_UNITS && ai->seen[j];
 }
 
 /* The nearest enemy unit the side can see, -1 if none. */
@@ -551,10 +549,18 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	struct ai *ai = xcalloc(1, sizeof *ai);
+	int i;
 
 	(void)w;
 	ai->g = g;
 	ai->side = side;
+	/* Who the side sees, once: the plans ask again and again. */
+	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
+		const struct game_unit *o = &g->units[i];
+
+		ai->seen[i] = o->side != side && pw_alive(o) &&
+		    o->attached < 0 && pw_visible(g, side, i);
+	}
 	artillery(ai, b);
 	activation(ai, b);
 	sbuf_puts(b, "retreat cover\n");
