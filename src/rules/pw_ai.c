@@ -1,10 +1,14 @@
 /* pw_ai: the built-in opponent of Big Board Portable Wargame: Modern, for
  * either side. A simple policy that uses only what the side can see:
- * artillery shoots the nearest target it may (the same one again for the
- * bonus); units next to the enemy close in (if they may advance) or fire;
- * units with a target fire without moving (+1); units in cover near the
- * enemy hold; the rest advance along the shortest passable path, dropping
- * off passengers and guns near the enemy. */
+ * artillery shoots the target with the best landing modifiers (seen by the
+ * gun or a spotter, the same as last turn, not in cover), then the
+ * nearest; units next to the enemy close in (if they may advance) or fire;
+ * units with a target fire without moving (+1); the defender holds units
+ * in cover and slow units but counterattacks enemy units that crossed the
+ * river or are down to their last SP; the rest advance along the shortest
+ * passable path, dropping off passengers and guns near the enemy;
+ * spotters move up until they see the enemy, keeping their distance, and
+ * commanders follow the main body of their units. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +20,7 @@
 struct ai {
 	const struct game *g;
 	int side;
-	bool reserved[GAME_MAX_UNITS]; /* unused; keeps the struct simple */
+	bool seen[GAME_MAX_UNITS];     /* enemy units the side sees */
 	struct hex taken[GAME_MAX_UNITS];
 	int ntaken;
 };
@@ -27,13 +31,11 @@ lbl(const struct game *g, struct hex h, char *buf)
 	return hex_label(&g->layout, h, buf, 8);
 }
 
+/* Does the side see enemy unit j (alive, not carried)? */
 static bool
 seen_enemy(const struct ai *ai, int j)
 {
-	const struct game_unit *o = &ai->g->units[j];
-
-	return o->side != ai->side && pw_alive(o) && o->attached < 0 &&
-	    pw_visible(ai->g, ai->side, j);
+	return j < GAME_MAX_UNITS && ai->seen[j];
 }
 
 /* The nearest enemy unit the side can see, -1 if none. */
@@ -52,15 +54,15 @@ nearest_seen(const struct ai *ai, struct hex h, int *dist)
 	return best;
 }
 
+/* Is there an enemy unit the side sees in h? (Hidden ones are unknown to
+ * the opponent too: a path into one stops where the rules stop it.) */
 static bool
 enemy_at(const struct ai *ai, struct hex h)
 {
 	int j;
 
 	for (j = 0; j < ai->g->nunits; j++)
-		if (ai->g->units[j].side != ai->side &&
-		    pw_alive(&ai->g->units[j]) &&
-		    hex_eq(ai->g->units[j].pos, h))
+		if (seen_enemy(ai, j) && hex_eq(ai->g->units[j].pos, h))
 			return true;
 	return false;
 }
@@ -220,6 +222,43 @@ friend_near(const struct ai *ai, struct hex h)
 	return false;
 }
 
+/* Has enemy unit j crossed the river towards the defender (Red, the east
+ * side of the board): is there a river or ford hex west of it in its row?
+ * Blue's units are never "across". */
+static bool
+across(const struct ai *ai, int j)
+{
+	const struct game *g = ai->g;
+	struct hex_offset o = hex_to_offset(&g->layout, g->units[j].pos), w;
+	int t;
+
+	if (g->units[j].side != PW_BLUE)
+		return false;
+	for (w.row = o.row, w.col = 0; w.col < o.col; w.col++) {
+		t = pw_terrain(g, hex_from_offset(&g->layout, w));
+		if (t == PW_T_RIVER || t == PW_T_FORD)
+			return true;
+	}
+	return false;
+}
+
+/* Does a spotter of the side (or gun i itself) see h directly? */
+static bool
+observed(const struct ai *ai, int i, struct hex h)
+{
+	const struct game *g = ai->g;
+	int j;
+
+	if (pw_sees(g, g->units[i].pos, h))
+		return true;
+	for (j = 0; j < g->nunits; j++)
+		if (g->units[j].side == ai->side && pw_alive(&g->units[j]) &&
+		    pw_kind(&g->units[j]) == PW_SPOTTER &&
+		    pw_sees(g, g->units[j].pos, h))
+			return true;
+	return false;
+}
+
 static void
 artillery(struct ai *ai, struct sbuf *b)
 {
@@ -243,9 +282,12 @@ artillery(struct ai *ai, struct sbuf *b)
 			if (!seen_enemy(ai, j) || friend_near(ai, h) ||
 			    !pw_art_can_fire(g, i, h, why, sizeof why))
 				continue;
-			d = hex_distance(h, u->pos);
-			if (u->x[PW_X_LASTT] == g->turn - 1 && hex_eq(h, last))
-				d = -1;
+			/* The landing modifiers first (+2 observed, +1 the
+			 * same target, -1 cover), then the distance. */
+			d = hex_distance(h, u->pos) + 100 * (
+			    (observed(ai, i, h) ? 0 : 2) +
+			    (u->x[PW_X_LASTT] == g->turn - 1 &&
+			    hex_eq(h, last) ? 0 : 1) + (pw_cover(g, h) ? 1 : 0));
 			if (d < best) {
 				best = d;
 				t = h;
@@ -257,6 +299,92 @@ artillery(struct ai *ai, struct sbuf *b)
 			    game_option_flag(g, "gas") && !(u->flags & PW_F_GAS)
 			    && hex_distance(t, u->pos) >= 4 ? " gas" : "");
 	}
+}
+
+/* The defender's counterattack for unit i (which may advance): the
+ * nearest seen enemy across the river or down to its last SP, not a Tank
+ * Unit and not stronger than i, that i can reach and close with this
+ * turn; -1 if none. */
+static int
+counter_target(const struct ai *ai, int i)
+{
+	const struct game *g = ai->g;
+	const struct game_unit *u = &g->units[i];
+	int j, d, best = -1, bd = 1000;
+
+	for (j = 0; j < g->nunits; j++) {
+		/* Only fights it should win: not tanks, not stronger
+		 * units. */
+		if (!seen_enemy(ai, j) || (!across(ai, j) &&
+		    g->units[j].strength > 1) || (pw_type(&g->units[j])->cls &
+		    PW_C_TANK) || g->units[j].strength > u->strength)
+			continue;
+		d = hex_distance(g->units[j].pos, u->pos);
+		if (d <= pw_type(u)->move + 1 && d < bd) {
+			bd = d;
+			best = j;
+		}
+	}
+	return best;
+}
+
+/* Cut path (n hexes) back to the last hex at least keep hexes from every
+ * enemy unit the side sees; the new length. */
+static int
+keep_distance(const struct ai *ai, struct hex *path, int n, int keep)
+{
+	int d;
+
+	while (n > 0) {
+		nearest_seen(ai, path[n - 1], &d);
+		if (d >= keep)
+			break;
+		n--;
+	}
+	return n;
+}
+
+/* Does the side see an enemy unit from h? */
+static bool
+sees_enemy_from(const struct ai *ai, struct hex h)
+{
+	int j;
+
+	for (j = 0; j < ai->g->nunits; j++)
+		if (seen_enemy(ai, j) && pw_sees(ai->g, h, ai->g->units[j].pos))
+			return true;
+	return false;
+}
+
+/* Where commander i should be: next to the own combat unit with the most
+ * own units within 2 hexes (the main body), nearest first; false if it has
+ * no such unit. */
+static bool
+main_body(const struct ai *ai, int i, struct hex *at)
+{
+	const struct game *g = ai->g;
+	unsigned skip = PW_C_EXEMPT | PW_C_TRANSPORT | PW_C_ART;
+	int j, k, n, best = -1, bd = 1000, d;
+
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+
+		if (o->side != ai->side || !pw_alive(o) || o->attached >= 0 ||
+		    (pw_type(o)->cls & skip))
+			continue;
+		for (n = 0, k = 0; k < g->nunits; k++)
+			if (g->units[k].side == ai->side &&
+			    pw_alive(&g->units[k]) && k != i &&
+			    hex_distance(g->units[k].pos, o->pos) <= 2)
+				n++;
+		d = hex_distance(o->pos, g->units[i].pos);
+		if (n > best || (n == best && d < bd)) {
+			best = n;
+			bd = d;
+			*at = o->pos;
+		}
+	}
+	return best >= 0;
 }
 
 static void
@@ -309,7 +437,31 @@ activation(struct ai *ai, struct sbuf *b)
 			    lbl(g, tgt, a));
 			continue;
 		}
-		if (adj >= 0 || kind == PW_SPOTTER || kind == PW_CMD)
+		if (adj >= 0)
+			continue;
+		if ((kind == PW_SPOTTER || kind == PW_CMD) && !exh) {
+			struct hex to = goal;
+
+			/* Spotters move up until they see the enemy, three
+			 * hexes off; commanders follow the main body, never
+			 * next to the enemy. */
+			if (kind == PW_SPOTTER && sees_enemy_from(ai, u->pos))
+				continue;
+			if (kind == PW_CMD && (!main_body(ai, i, &to) ||
+			    hex_distance(to, u->pos) <= 1))
+				continue;
+			n = keep_distance(ai, path, plan_path(ai, i, to,
+			    t->move, path), kind == PW_SPOTTER ? 3 : 2);
+			if (n == 0)
+				continue;
+			sbuf_printf(&pass[2], "%s move", u->id);
+			for (k = 0; k < n; k++)
+				sbuf_printf(&pass[2], " %s", lbl(g, path[k], a));
+			sbuf_printf(&pass[2], " face %s\n", pw_dir_name(g,
+			    pw_dir_towards(path[n - 1], goal)));
+			continue;
+		}
+		if (kind == PW_SPOTTER || kind == PW_CMD)
 			continue;
 		/* Engineers: clear a known minefield next to them; the
 		 * defender's lay one in front while the enemy is far. */
@@ -347,8 +499,23 @@ activation(struct ai *ai, struct sbuf *b)
 		}
 		if (exh)
 			continue;
-		/* The defender holds its ground; only its fast units
-		 * not in cover go looking for the enemy. */
+		/* The defender counterattacks enemy units that crossed the
+		 * river or are weak, when it can reach them this turn. */
+		if (ai->side == PW_RED && (t->cls & PW_C_ADVANCE) &&
+		    !(u->flags & PW_F_CROSSING) &&
+		    (j = counter_target(ai, i)) >= 0 &&
+		    (n = plan_path(ai, i, g->units[j].pos, t->move, path)) > 0 &&
+		    hex_adjacent(path[n - 1], g->units[j].pos)) {
+			ai->taken[ai->ntaken++] = path[n - 1];
+			sbuf_printf(&pass[0], "%s move", u->id);
+			for (k = 0; k < n; k++)
+				sbuf_printf(&pass[0], " %s", lbl(g, path[k], a));
+			sbuf_printf(&pass[0], " cc %s\n", lbl(g,
+			    g->units[j].pos, a));
+			continue;
+		}
+		/* Otherwise the defender holds its ground; only its fast
+		 * units not in cover go looking for the enemy. */
 		if (ai->side == PW_RED && (pw_cover(g, u->pos) || t->move < 3))
 			continue;
 		if (u->flags & PW_F_CROSSING)
@@ -382,10 +549,18 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	struct ai *ai = xcalloc(1, sizeof *ai);
+	int i;
 
 	(void)w;
 	ai->g = g;
 	ai->side = side;
+	/* Who the side sees, once: the plans ask again and again. */
+	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
+		const struct game_unit *o = &g->units[i];
+
+		ai->seen[i] = o->side != side && pw_alive(o) &&
+		    o->attached < 0 && pw_visible(g, side, i);
+	}
 	artillery(ai, b);
 	activation(ai, b);
 	sbuf_puts(b, "retreat cover\n");

@@ -359,10 +359,16 @@ pw_render_map(const struct game *g, int side, struct sbuf *b)
 			snprintf(notes + strlen(notes), sizeof notes -
 			    strlen(notes), "%sworking (%d)", notes[0] ? ", " :
 			    "", u->x[PW_X_JOBN]);
-		sbuf_printf(b, "  %-4s %-24s %-4s %-3s %-2d %-8s %s\n", u->id,
-		    pw_type(u)->name, hex_label(&g->layout, u->pos, a,
-		    sizeof a), pw_dir_name(g, u->facing), u->strength,
-		    qn[u->status % 3], notes);
+		if (notes[0] != '\0')
+			sbuf_printf(b, "  %-4s %-24s %-4s %-3s %-2d %-8s %s\n",
+			    u->id, pw_type(u)->name, hex_label(&g->layout,
+			    u->pos, a, sizeof a), pw_dir_name(g, u->facing),
+			    u->strength, qn[u->status % 3], notes);
+		else
+			sbuf_printf(b, "  %-4s %-24s %-4s %-3s %-2d %s\n", u->id,
+			    pw_type(u)->name, hex_label(&g->layout, u->pos, a,
+			    sizeof a), pw_dir_name(g, u->facing), u->strength,
+			    qn[u->status % 3]);
 	}
 }
 
@@ -371,11 +377,19 @@ pw_status(const struct game *g, int side, struct sbuf *b)
 {
 	int s;
 
-	(void)side;
 	sbuf_printf(b, "Turn %d of %d.\n", g->turn, game_var(g, "turns", 20));
 	for (s = 0; s < 2; s++) {
 		int init = pw_initial_sp(g, s), cur = pw_current_sp(g, s);
 
+		/* The enemy's losses and dice would tell of hits and units
+		 * the side cannot see: only whether it is exhausted. */
+		if (side >= 0 && side != s && g->status != GAME_FINISHED) {
+			sbuf_printf(b, "  %-6s Exhaustion Point %2d%s\n",
+			    g->sides[s].name, pw_exhaustion_point(g, s),
+			    pw_exhausted(g, s) ? " (EXHAUSTED)" :
+			    " (not reached)");
+			continue;
+		}
 		sbuf_printf(b, "  %-6s SP %2d of %2d; lost %2d, Exhaustion Point "
 		    "%2d%s; activation dice %d\n", g->sides[s].name, cur, init,
 		    init - cur, pw_exhaustion_point(g, s), pw_exhausted(g, s) ?

@@ -53,6 +53,27 @@ last_roll(const struct pw_res *r)
 	return (int)r->c->dice->nlog;
 }
 
+/* The sides that may see an event about unit i now: its owner, and the
+ * enemy if it can see the unit (fog of war: docs/rules/portable-wargame.md,
+ * "What each side learns"). */
+static unsigned
+seen_by(const struct game *g, int i)
+{
+	const struct game_unit *u = &g->units[i];
+
+	if (u->side < 0 || u->side > 1)
+		return ALL;
+	return (1u << u->side) | (pw_visible(g, 1 - u->side, i) ?
+	    1u << (1 - u->side) : 0);
+}
+
+/* Only the owner of unit i. */
+static unsigned
+own(const struct game *g, int i)
+{
+	return 1u << g->units[i].side;
+}
+
 /* Is a friendly commander (other than unit i) in i's hex or adjacent? */
 static bool
 commander_near(const struct game *g, int i)
@@ -107,22 +128,22 @@ static void destroy(struct pw_res *, int i);
 /* Take one SP from unit i (unless it is a Tank Unit at its last SP and the
  * weapon cannot destroy tanks). */
 static void
-lose_sp(struct pw_res *r, int i, bool can_destroy, int rl)
+lose_sp(struct pw_res *r, int i, bool can_destroy, int rl, unsigned vis)
 {
 	struct game_unit *u = &r->g->units[i];
 
 	if (!can_destroy && (pw_type(u)->cls & PW_C_TANK) && u->strength <= 1) {
-		events_add(r->c->ev, ALL, rl, "%s keeps its last SP: small arms "
+		events_add(r->c->ev, vis, rl, "%s keeps its last SP: small arms "
 		    "and machine guns cannot destroy Tank Units.", u->id);
 		return;
 	}
 	u->strength--;
 	if (u->strength > 0) {
-		events_add(r->c->ev, ALL, rl, "%s loses 1 SP (%d left).", u->id,
+		events_add(r->c->ev, vis, rl, "%s loses 1 SP (%d left).", u->id,
 		    u->strength);
 		return;
 	}
-	events_add(r->c->ev, ALL, rl, "%s loses its last SP and is "
+	events_add(r->c->ev, vis, rl, "%s loses its last SP and is "
 	    "destroyed.", u->id);
 	destroy(r, i);
 }
@@ -132,24 +153,27 @@ destroy(struct pw_res *r, int i)
 {
 	struct game *g = r->g;
 	struct game_unit *u = &g->units[i];
+	unsigned vis[GAME_MAX_UNITS];
 	int j;
 
+	for (j = 0; j < g->nunits && j < GAME_MAX_UNITS; j++)
+		vis[j] = g->units[j].attached == i ? seen_by(g, j) : 0;
 	u->strength = 0;
 	u->placed = false;
 	u->attached = -1;
-	for (j = 0; j < g->nunits; j++) {
+	for (j = 0; j < g->nunits && j < GAME_MAX_UNITS; j++) {
 		struct game_unit *p = &g->units[j];
 
 		if (p->attached != i)
 			continue;
 		p->attached = -1;
 		if (pw_kind(u) == PW_TANK || pw_kind(u) == PW_LTANK) {
-			events_add(r->c->ev, ALL, 0, "%s riding on %s is "
+			events_add(r->c->ev, vis[j], 0, "%s riding on %s is "
 			    "destroyed with it.", p->id, u->id);
 			p->strength = 0;
 			p->placed = false;
 		} else
-			events_add(r->c->ev, ALL, 0, "%s, carried by %s, is "
+			events_add(r->c->ev, vis[j], 0, "%s, carried by %s, is "
 			    "left in %s.", p->id, u->id,
 			    hex_label(&g->layout, p->pos, (char[8]){ 0 }, 8));
 	}
@@ -168,6 +192,7 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 	static const char *const qname[3] = { "elite", "average", "poor" };
 	int carried[GAME_MAX_UNITS], nc = 0, j, d, rl;
 	bool retreated = false;
+	unsigned vis;
 	struct hex to;
 	char a[8], b[8];
 
@@ -176,46 +201,55 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 	for (j = 0; j < g->nunits && nc < GAME_MAX_UNITS; j++)
 		if (g->units[j].attached == i && pw_alive(&g->units[j]))
 			carried[nc++] = j;
-	d = roll(r, 0, "hit on %s (%s) by %s", u->id, qname[u->status % 3],
-	    cause);
+	vis = seen_by(g, i);
+	d = roll(r, 0, "hit: the result for a unit hit");
 	rl = last_roll(r);
 	if (d <= lose_max[u->status % 3]) {
-		events_add(r->c->ev, ALL, rl, "%s (%s) is hit by %s: rolls %d.",
+		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d.",
 		    u->id, qname[u->status % 3], cause, d);
-		lose_sp(r, i, can_destroy, rl);
+		lose_sp(r, i, can_destroy, rl, vis);
 	} else if (u->status == PW_ELITE && d >= 5) {
-		events_add(r->c->ev, ALL, rl, "%s (elite) is hit by %s: rolls "
+		events_add(r->c->ev, vis, rl, "%s (elite) is hit by %s: rolls "
 		    "%d, survives unharmed.", u->id, cause, d);
 	} else {
 		enum pw_retreat ch = retreat_choice(r, i);
 
-		events_add(r->c->ev, ALL, rl, "%s (%s) is hit by %s: rolls %d, "
+		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d, "
 		    "must retreat 1 hex or lose 1 SP.", u->id,
 		    qname[u->status % 3], cause, d);
 		if (u->attached >= 0) {
 			if (moved_with)
-				events_add(r->c->ev, ALL, 0, "%s retreated with "
+				events_add(r->c->ev, vis, 0, "%s retreated with "
 				    "its transport.", u->id);
 			else {
-				events_add(r->c->ev, ALL, 0, "%s is carried and "
+				events_add(r->c->ev, vis, 0, "%s is carried and "
 				    "cannot retreat alone.", u->id);
-				lose_sp(r, i, can_destroy, 0);
+				lose_sp(r, i, can_destroy, 0, vis);
 			}
 		} else if (ch == PW_RETREAT_NEVER ||
 		    (ch == PW_RETREAT_COVER && pw_cover(g, u->pos))) {
-			events_add(r->c->ev, ALL, 0, "%s stands (retreat %s).",
+			events_add(r->c->ev, vis, 0, "%s stands (retreat %s).",
 			    u->id, ch == PW_RETREAT_NEVER ? "never" : "cover");
-			lose_sp(r, i, can_destroy, 0);
+			lose_sp(r, i, can_destroy, 0, vis);
 		} else if (!pw_retreat_hex(g, i, &to)) {
-			events_add(r->c->ev, ALL, 0, "%s has no empty hex to "
+			events_add(r->c->ev, vis, 0, "%s has no empty hex to "
 			    "retreat to that is not next to an enemy.", u->id);
-			lose_sp(r, i, can_destroy, 0);
+			lose_sp(r, i, can_destroy, 0, vis);
 		} else {
-			events_add(r->c->ev, ALL, 0, "%s retreats %s -> %s.",
-			    u->id, lbl(g, u->pos, a), lbl(g, to, b));
+			struct hex from = u->pos;
+			unsigned after;
+
 			u->pos = to;
 			u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
 			follow_transport(g, i);
+			/* The enemy sees where it went only if it can see
+			 * it there. */
+			after = seen_by(g, i);
+			events_add(r->c->ev, after, 0, "%s retreats %s -> %s.",
+			    u->id, lbl(g, from, a), lbl(g, to, b));
+			if (vis & ~after)
+				events_add(r->c->ev, vis & ~after, 0, "%s "
+				    "falls back out of sight.", u->id);
 			retreated = true;
 		}
 	}
@@ -346,7 +380,7 @@ gas_drift(struct pw_res *r)
 		}
 		dir.q = m->x[1];
 		dir.r = m->x[2];
-		d = roll(r, 0, "gas cloud in %s drifts", lbl(g, m->pos, a));
+		d = roll(r, 0, "gas cloud drift");
 		if (d >= 5) {
 			events_add(r->c->ev, ALL, last_roll(r), "The gas cloud "
 			    "in %s rolls %d and stays.", lbl(g, m->pos, a), d);
@@ -387,9 +421,9 @@ phase_artillery(struct pw_res *r)
 
 			if (!pw_art_can_fire(g, sh->unit, sh->target, why,
 			    sizeof why)) {
-				events_add(r->c->ev, ALL, 0, "%s cannot fire at "
-				    "%s: %s.", u->id, lbl(g, sh->target, a),
-				    why);
+				events_add(r->c->ev, own(g, sh->unit), 0, "%s "
+				    "cannot fire at %s: %s.", u->id,
+				    lbl(g, sh->target, a), why);
 				continue;
 			}
 			direct = pw_sees(g, u->pos, sh->target) &&
@@ -406,8 +440,8 @@ phase_artillery(struct pw_res *r)
 				score += 1;
 			if (commander_near(g, sh->unit))
 				score += 1;
-			d = roll(r, 0, "%s %s fires at %s", u->id,
-			    pw_type(u)->name, lbl(g, sh->target, a));
+			d = roll(r, 0, "%s artillery: where the shot lands",
+			    side_name(g, s));
 			u->flags |= PW_F_FIRED | PW_F_ARTFIRED;
 			u->x[PW_X_LASTQ] = sh->target.q;
 			u->x[PW_X_LASTR] = sh->target.r;
@@ -426,10 +460,10 @@ phase_artillery(struct pw_res *r)
 				L->at = pw_behind(sh->target, u->pos);
 			else {
 				events_add(r->c->ev, ALL, last_roll(r), "%s fires "
-				    "%s%s at %s (%s fire): rolls %d%+d = %d, "
+				    "%sat %s (%s fire): rolls %d%+d = %d, "
 				    "totally ineffective.", u->id,
 				    sh->gas ? "a gas shell " : "",
-				    pw_type(u)->name, lbl(g, sh->target, a),
+				    lbl(g, sh->target, a),
 				    direct ? "direct" : "indirect", d, score,
 				    d + score);
 				continue;
@@ -581,17 +615,18 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	const char *why = NULL;
 
 	if (u->flags & PW_F_MOVED) {
-		events_add(r->c->ev, ALL, 0, "%s has already moved this turn.",
+		events_add(r->c->ev, own(g, i), 0, "%s has already moved this "
+		    "turn.",
 		    u->id);
 		return;
 	}
 	if ((u->flags & PW_F_ARTFIRED) && !(t->cls & PW_C_SELFPROP)) {
-		events_add(r->c->ev, ALL, 0, "%s fired in the artillery phase "
+		events_add(r->c->ev, own(g, i), 0, "%s fired in the artillery phase "
 		    "and may not move.", u->id);
 		return;
 	}
 	if (u->attached >= 0) {
-		events_add(r->c->ev, ALL, 0, "%s is carried and does not move "
+		events_add(r->c->ev, own(g, i), 0, "%s is carried and does not move "
 		    "by itself.", u->id);
 		return;
 	}
@@ -687,13 +722,13 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 			u->flags |= PW_F_CROSSING;
 		if ((m = pw_marker_at(g, path[k], PW_MINES)) >= 0) {
 			g->units[m].x[0] |= 1 << u->side;
-			events_add(r->c->ev, ALL, 0, "%s moves into the minefield "
-			    "in %s.", u->id, lbl(g, path[k], a));
+			events_add(r->c->ev, seen_by(g, i), 0, "%s moves into "
+			    "the minefield in %s.", u->id, lbl(g, path[k], a));
 			hit(r, i, true, "the minefield", false);
 		}
 		if (pw_alive(u) && pw_marker_at(g, path[k], PW_GAS) >= 0) {
-			events_add(r->c->ev, ALL, 0, "%s moves into the gas cloud "
-			    "in %s.", u->id, lbl(g, path[k], a));
+			events_add(r->c->ev, seen_by(g, i), 0, "%s moves into "
+			    "the gas cloud in %s.", u->id, lbl(g, path[k], a));
 			hit(r, i, true, "the gas cloud", false);
 		}
 		if (!pw_alive(u) || !hex_eq(u->pos, path[k]))
@@ -702,7 +737,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	if (!pw_alive(u))
 		return;
 	if (k < steps) {
-		events_add(r->c->ev, ALL, 0, "%s's move ends: it fell back to "
+		events_add(r->c->ev, seen_by(g, i), 0, "%s's move ends: it fell "
+		    "back to "
 		    "%s.", u->id, lbl(g, u->pos, a));
 		return;
 	}
@@ -712,8 +748,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	} else if (face >= 0)
 		u->facing = face;
 	follow_transport(g, i);
-	events_add(r->c->ev, (1u << u->side) | (pw_visible(g, 1 - u->side, i) ?
-	    1u << (1 - u->side) : 0), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
+	events_add(r->c->ev, seen_by(g, i), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
 	    "facing %s.", u->id, lbl(g, start, a), lbl(g, u->pos, b), steps,
 	    steps == 1 ? "" : "es",
 	    why ? " and stops: " : "", why ? why : "",
@@ -819,15 +854,12 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	char a[8], why[160], cause[64];
 
 	if (!pw_can_fire(g, i, h, &range, why, sizeof why)) {
-		events_add(r->c->ev, ALL, 0, "%s cannot fire at %s: %s.", u->id,
-		    lbl(g, h, a), why);
+		events_add(r->c->ev, own(g, i), 0, "%s cannot fire at %s: %s.",
+		    u->id, lbl(g, h, a), why);
 		return;
 	}
-	if (!enemy_in(g, u->side, h)) {
-		events_add(r->c->ev, ALL, 0, "%s holds its fire: no enemy in "
-		    "%s.", u->id, lbl(g, h, a));
-		return;
-	}
+	/* A hex with no enemy in it is fired at all the same: "holding fire"
+	 * would tell the player whether a hidden unit is there. */
 	if (pw_cover(g, h))
 		mod -= 1;
 	if (!(u->flags & PW_F_MOVED))
@@ -836,8 +868,8 @@ do_fire(struct pw_res *r, int i, struct hex h)
 		mod += 1;
 	u->flags |= PW_F_FIRED;
 	for (k = 0; k < dice; k++) {
-		d = roll(r, 5, "%s (%s) fires at %s", u->id, t->name,
-		    lbl(g, h, a));
+		d = roll(r, 5, "%s fire, die %d of %d", side_name(g, u->side),
+		    k + 1, dice);
 		events_add(r->c->ev, ALL, last_roll(r), "%s fires at %s: rolls "
 		    "%d%+d = %d, %s.", u->id, lbl(g, h, a), d, mod, d + mod,
 		    d + mod >= 5 ? "a hit" : "a miss");
@@ -898,12 +930,12 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	char a[8], b[8], at[96], dt[96], cause[64];
 
 	if (pw_exhausted(g, u->side)) {
-		events_add(r->c->ev, ALL, 0, "%s makes no close combat: its "
+		events_add(r->c->ev, own(g, i), 0, "%s makes no close combat: its "
 		    "side is exhausted (no aggressive action).", u->id);
 		return false;
 	}
 	if (u->attached >= 0 || !hex_adjacent(u->pos, h)) {
-		events_add(r->c->ev, ALL, 0, "%s cannot close with %s: %s.",
+		events_add(r->c->ev, own(g, i), 0, "%s cannot close with %s: %s.",
 		    u->id, lbl(g, h, a), u->attached >= 0 ? "it is carried" :
 		    "not adjacent");
 		return false;
@@ -920,7 +952,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 			def = j;
 	}
 	if (def < 0) {
-		events_add(r->c->ev, ALL, 0, "%s finds no enemy in %s to close "
+		events_add(r->c->ev, own(g, i), 0, "%s finds no enemy in %s to close "
 		    "with.", u->id, lbl(g, h, a));
 		return false;
 	}
@@ -932,10 +964,10 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	an = pw_type(u)->cc_front;
 	dn = front ? pw_type(&g->units[def])->cc_front :
 	    pw_type(&g->units[def])->cc_flank;
-	ad = roll(r, an, "close combat: %s attacks %s", u->id,
-	    g->units[def].id);
-	dd = roll(r, dn, "close combat: %s defends against %s",
-	    g->units[def].id, u->id);
+	ad = roll(r, an, "close combat: the %s attacker",
+	    side_name(g, u->side));
+	dd = roll(r, dn, "close combat: the %s defender",
+	    side_name(g, g->units[def].side));
 	events_add(r->c->ev, ALL, last_roll(r), "%s in %s attacks %s in %s on "
 	    "its %s: %s rolls %d%s = %d (hit below %d), %s rolls %d%s = %d "
 	    "(hit below %d).", u->id, lbl(g, u->pos, a), g->units[def].id,
@@ -957,12 +989,13 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 			    u->id, pw_type(u)->name);
 		return true;
 	}
-	events_add(r->c->ev, ALL, 0, "%s advances %s -> %s.", u->id,
-	    lbl(g, u->pos, a), lbl(g, h, b));
+	lbl(g, u->pos, a);
 	u->pos = h;
 	u->flags |= PW_F_MOVED;
 	u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
 	follow_transport(g, i);
+	events_add(r->c->ev, seen_by(g, i), 0, "%s advances %s -> %s.", u->id,
+	    a, lbl(g, h, b));
 	return true;
 }
 
@@ -994,25 +1027,25 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	if (unload) {
 		t = &g->units[u->attached];
 		if (t->flags & PW_F_MOVED) {
-			events_add(r->c->ev, ALL, 0, "%s cannot unload: %s has "
+			events_add(r->c->ev, own(g, i), 0, "%s cannot unload: %s has "
 			    "moved this turn.", u->id, t->id);
 			return;
 		}
-		events_add(r->c->ev, ALL, 0, "%s %s from %s in %s.", u->id,
-		    (pw_type(u)->cls & PW_C_TOW) ? "is unlimbered" :
-		    "unloads", t->id, hex_label(&g->layout, t->pos,
-		    (char[8]){ 0 }, 8));
 		u->attached = -1;
 		u->pos = t->pos;
 		u->flags |= PW_F_MOVED | PW_F_BUSY;
 		t->flags |= PW_F_MOVED | PW_F_BUSY;
+		events_add(r->c->ev, seen_by(g, i), 0, "%s %s from %s in %s.",
+		    u->id, (pw_type(u)->cls & PW_C_TOW) ? "is unlimbered" :
+		    "unloads", t->id, hex_label(&g->layout, t->pos,
+		    (char[8]){ 0 }, 8));
 		return;
 	}
 	t = &g->units[tr];
 	if (u->attached >= 0 || !pw_alive(t) || !hex_eq(t->pos, u->pos) ||
 	    !can_carry(g, tr, i) || (u->flags & PW_F_MOVED) ||
 	    (t->flags & PW_F_MOVED)) {
-		events_add(r->c->ev, ALL, 0, "%s cannot load into %s (%s).",
+		events_add(r->c->ev, own(g, i), 0, "%s cannot load into %s (%s).",
 		    u->id, t->id, u->attached >= 0 ? "already carried" :
 		    !pw_alive(t) ? "it is gone" : !hex_eq(t->pos, u->pos) ?
 		    "not in the same hex" : !can_carry(g, tr, i) ?
@@ -1021,7 +1054,7 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	}
 	for (j = 0; j < g->nunits; j++)
 		if (g->units[j].attached == tr && pw_alive(&g->units[j])) {
-			events_add(r->c->ev, ALL, 0, "%s cannot load into %s: "
+			events_add(r->c->ev, own(g, i), 0, "%s cannot load into %s: "
 			    "it already carries %s.", u->id, t->id,
 			    g->units[j].id);
 			return;
@@ -1070,7 +1103,8 @@ run_act(struct pw_res *r, const struct pw_act *a)
 		switch (c->kind) {
 		case PW_CL_MOVE:
 			if (u->flags & PW_F_BUSY)
-				events_add(r->c->ev, ALL, 0, "%s is busy and "
+				events_add(r->c->ev, own(g, a->unit), 0, "%s is "
+				    "busy and "
 				    "stays put.", u->id);
 			else
 				do_move(r, a->unit, c, face);
@@ -1083,7 +1117,8 @@ run_act(struct pw_res *r, const struct pw_act *a)
 				break;
 			if (adjacent_enemy(g, u->side, u->pos, false) >= 0 &&
 			    u->attached < 0) {
-				events_add(r->c->ev, ALL, 0, "%s keeps facing "
+				events_add(r->c->ev, own(g, a->unit), 0, "%s keeps "
+				    "facing "
 				    "the enemy next to it.", u->id);
 				break;
 			}
@@ -1111,7 +1146,8 @@ run_act(struct pw_res *r, const struct pw_act *a)
 		case PW_CL_WIRE:
 		case PW_CL_UNWIRE:
 			if (u->flags & PW_F_MOVED) {
-				events_add(r->c->ev, ALL, 0, "%s has moved and "
+				events_add(r->c->ev, own(g, a->unit), 0, "%s has "
+				    "moved and "
 				    "cannot work on wire.", u->id);
 				break;
 			}
@@ -1122,7 +1158,8 @@ run_act(struct pw_res *r, const struct pw_act *a)
 		case PW_CL_CLEAR:
 			if (u->flags & PW_F_MOVED || !hex_adjacent(u->pos,
 			    c->h[0])) {
-				events_add(r->c->ev, ALL, 0, "%s cannot start "
+				events_add(r->c->ev, own(g, a->unit), 0, "%s cannot "
+				    "start "
 				    "work: it must stay adjacent to the "
 				    "minefield hex.", u->id);
 				break;
@@ -1188,6 +1225,21 @@ phase_activation(struct pw_res *r, int side, int which)
 
 /* --- end of turn ---------------------------------------------------------- */
 
+/* Work of unit i finished in hex label: "UNIT what HEX." for the sides
+ * that see the unit, "anon HEX." (the work shows, not who did it) for the
+ * other. */
+static void
+work_done(struct pw_res *r, int i, const char *what, const char *anon,
+    const char *label)
+{
+	unsigned vis = seen_by(r->g, i);
+
+	events_add(r->c->ev, vis, 0, "%s %s %s.", r->g->units[i].id, what,
+	    label);
+	if (vis != 3u)
+		events_add(r->c->ev, 3u & ~vis, 0, "%s %s.", anon, label);
+}
+
 static void
 work(struct pw_res *r)
 {
@@ -1226,15 +1278,15 @@ work(struct pw_res *r)
 				pw_add_marker(g, PW_WIRE, u->side, h);
 			u = &g->units[i];
 			u->x[PW_X_JOB] = PW_JOB_NONE;
-			events_add(r->c->ev, ALL, 0, "%s has laid barbed wire "
-			    "in %s.", u->id, a);
+			work_done(r, i, "has laid barbed wire in", "Barbed "
+			    "wire has been laid in", a);
 			break;
 		case PW_JOB_UNWIRE:
 			if ((m = pw_marker_at(g, h, PW_WIRE)) >= 0)
 				g->units[m].placed = false;
 			u->x[PW_X_JOB] = PW_JOB_NONE;
-			events_add(r->c->ev, ALL, 0, "%s has removed the barbed "
-			    "wire in %s.", u->id, a);
+			work_done(r, i, "has removed the barbed wire in",
+			    "The barbed wire has been removed from", a);
 			break;
 		case PW_JOB_LAY:
 			if (u->x[PW_X_JOBN] < 3) {
@@ -1264,8 +1316,8 @@ work(struct pw_res *r)
 			if ((m = pw_marker_at(g, h, PW_MINES)) >= 0)
 				g->units[m].placed = false;
 			u->x[PW_X_JOB] = PW_JOB_NONE;
-			events_add(r->c->ev, ALL, 0, "%s has cleared the "
-			    "minefield in %s.", u->id, a);
+			work_done(r, i, "has cleared the minefield in",
+			    "The minefield has been cleared in", a);
 			break;
 		}
 	}
@@ -1293,7 +1345,10 @@ phase_exhaustion(struct pw_res *r)
 			    "reached its Exhaustion Point (%d): no more "
 			    "aggressive action.", side_name(g, s), lost, ep);
 		} else
-			events_add(r->c->ev, ALL, 0, "%s: %d SP lost, Exhaustion "
+			/* The count includes hits the enemy did not see: its
+			 * own side only. */
+			events_add(r->c->ev, 1u << s, 0, "%s: %d SP lost, "
+			    "Exhaustion "
 			    "Point %d%s.", side_name(g, s), lost, ep,
 			    game_var(g, key, 0) ? " (exhausted)" : "");
 	}

@@ -67,6 +67,10 @@ grep -q "^RESULT: " "$T/game.txt" || fail "the last report has no RESULT"
 # The maps (and their rosters) fit in 100 columns.
 awk '/^=== Blue.s map ===$/ { m = 1 } m && length($0) > 100 { print; bad = 1 }
     END { exit bad }' "$T/game.txt" >&2 || fail "a map line is wider than 100"
+# No line of any report or map ends in a space.
+if grep -n ' $' "$T/game.txt" >&2; then
+	fail "lines end in spaces"
+fi
 
 if [ "${HEXPOST_UPDATE_GOLDEN:-}" = 1 ]; then
 	mkdir -p "$(dirname "$GOLDEN")"

@@ -17,6 +17,7 @@
 #include "fixtures.h"
 #include "pw.h"
 #include "render.h"
+#include "report.h"
 #include "sim.h"
 #include "turn.h"
 
@@ -421,8 +422,13 @@ t_artillery_simultaneous(void **state)
 	U(&g, "b1")->strength = 1;
 	U(&g, "r1")->strength = 1;
 	turn(&g, "shoot b1 E7\n", "shoot r1 E1\n", dice, 6, &d, &ev);
-	assert_non_null(strstr(d.log[1].purpose, "r1"));
-	assert_non_null(strstr(d.log[2].purpose, "hit on r1"));
+	/* Purposes say whose roll and what for, never which unit. */
+	assert_string_equal(d.log[0].purpose, "blue artillery: where the shot "
+	    "lands");
+	assert_string_equal(d.log[1].purpose, "red artillery: where the shot "
+	    "lands");
+	assert_string_equal(d.log[2].purpose, "hit: the result for a unit "
+	    "hit");
 	assert_false(pw_alive(U(&g, "b1")));
 	assert_false(pw_alive(U(&g, "r1")));
 	/* Both sides lost everything: the battle is over. */
@@ -1037,6 +1043,8 @@ t_gas(void **state)
 	 * rolls 2: it drifts in front (towards the gun), into E4: r2 hit. */
 	const int dice[] = { 6, 1, 6, 5, 1, 1 };
 	const int dice2[] = { 2, 1, 6, 5, 1, 1 };
+	const int dice3[] = { 5, 6, 5, 1, 1 };
+	const int dice4[] = { 6, 5, 1, 1 };
 	int m;
 
 	(void)state;
@@ -1056,6 +1064,18 @@ t_gas(void **state)
 	turn(&g, NULL, NULL, dice2, 6, &d, &ev);
 	has(&d, &ev, "drifts forward to E4");
 	assert_int_equal(U(&g, "r2")->strength, 3);
+	dice_free(&d);
+	events_free(&ev);
+	/* Turn 3: it rolls 5 and stays; turn 4: after 3 turns it disperses
+	 * (no roll). */
+	turn(&g, NULL, NULL, dice3, 5, &d, &ev);
+	has(&d, &ev, "rolls 5 and stays");
+	assert_true(pw_marker_at(&g, fx_hex(&g, "E4"), PW_GAS) >= 0);
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, NULL, NULL, dice4, 4, &d, &ev);
+	has(&d, &ev, "The gas cloud in E4 disperses");
+	assert_true(pw_marker_at(&g, fx_hex(&g, "E4"), PW_GAS) < 0);
 	done(&g, &d, &ev);
 }
 
@@ -1183,6 +1203,119 @@ t_parse_errors(void **state)
 	game_free(&g);
 }
 
+/* The landing roll's other results and modifiers: "Less than 1 ...
+ * totally ineffective" (1 -1 for the wood); a spotter's line of sight
+ * gives +2 when the gun has none (indirect fire); a gun that sees its
+ * target fires directly; self-propelled artillery may move after firing. */
+static void
+t_artillery_ineffective_spotter_spa(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Landings b1 1, b2 3, b4 6; hits on r2 and r3 1, 1; initiative 6 1;
+	 * blue's die 6; red's die 1. */
+	const int dice[] = { 1, 3, 6, 1, 1, 6, 1, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
+	add(&g, "b2", PW_ART_FIELD, "A1", S, PW_AVERAGE);
+	add(&g, "b3", PW_SPOTTER, "C7", S, PW_AVERAGE);
+	add(&g, "b4", PW_SPA, "H1", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E6", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "A7", N, PW_AVERAGE);
+	add(&g, "r3", PW_INF, "H5", N, PW_AVERAGE);
+	set_terrain(&g, "E6", "wood", 0);
+	set_terrain(&g, "A4", "wood", 0);
+	assert_false(pw_los(&g, fx_hex(&g, "A1"), fx_hex(&g, "A7"), false));
+	turn(&g, "shoot b1 E6\nshoot b2 A7\nshoot b4 H5\nb4 move I1\n", NULL,
+	    dice, 9, &d, &ev);
+	has(&d, &ev, "b1 fires at E6 (indirect fire): rolls 1-1 = 0, totally "
+	    "ineffective");
+	has(&d, &ev, "b2 fires at A7 (indirect fire): rolls 3+2 = 5, lands on "
+	    "the target");
+	has(&d, &ev, "b4 fires at H5 (direct fire): rolls 6+2 = 8, lands on "
+	    "the target");
+	assert_int_equal(U(&g, "r1")->strength, 4);
+	assert_int_equal(U(&g, "r2")->strength, 3);
+	assert_int_equal(U(&g, "r3")->strength, 3);
+	assert_string_equal(at(&g, "b4"), "I1");
+	done(&g, &d, &ev);
+}
+
+/* Towing: a truck and horse-drawn transport each limber a gun (one turn,
+ * same hex); a limbered gun cannot shoot and moves with its transport;
+ * unlimbering takes a turn. */
+static void
+t_transport_tow(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 5, 6, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_TRUCK, "A2", S, PW_AVERAGE);
+	add(&g, "b2", PW_AT_GUN, "A2", S, PW_AVERAGE);
+	add(&g, "b3", PW_HORSE, "C2", S, PW_AVERAGE);
+	add(&g, "b4", PW_ART_FIELD, "C2", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	turn(&g, "b2 load b1\nb4 load b3\n", NULL, dice, 4, &d, &ev);
+	has(&d, &ev, "b2 is limbered to b1");
+	has(&d, &ev, "b4 is limbered to b3");
+	assert_int_equal(U(&g, "b4")->attached, game_unit_index(&g, "b3"));
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, "shoot b4 C6\nb3 move C3 C4\n", NULL, dice, 4, &d, &ev);
+	has(&d, &ev, "b4 cannot fire at C6: it is limbered (towed)");
+	assert_string_equal(at(&g, "b4"), "C4");
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, "b4 unload\n", NULL, dice, 4, &d, &ev);
+	has(&d, &ev, "b4 is unlimbered from b3 in C4");
+	assert_int_equal(U(&g, "b4")->attached, -1);
+	done(&g, &d, &ev);
+}
+
+/* "Units in rivers may not fire"; a Machine Gun that wins a close combat
+ * does not advance (only Infantry, Engineers, Cavalry and Tanks do);
+ * transports and spotters may end their move on a friendly unit. */
+static void
+t_ford_no_advance_stacking_exempt(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Initiative 6 5; blue's two dice 6 6; close combat: b2 6, r2 1;
+	 * r2's hit 1; red's die 1. */
+	const int dice[] = { 6, 5, 6, 6, 6, 1, 1, 1 };
+
+	(void)state;
+	empty_game(&g, NULL);
+	set_terrain(&g, "E4", "ford", 0);
+	add(&g, "b1", PW_INF, "E4", N, PW_AVERAGE);
+	add(&g, "b2", PW_MG, "A2", S, PW_AVERAGE);
+	add(&g, "b3", PW_TRUCK, "G2", S, PW_AVERAGE);
+	add(&g, "b4", PW_INF, "G3", S, PW_AVERAGE);
+	add(&g, "b5", PW_SPOTTER, "I2", S, PW_AVERAGE);
+	add(&g, "b6", PW_INF, "I3", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E2", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "A3", N, PW_AVERAGE);
+	U(&g, "r2")->strength = 1;
+	turn(&g, "b1 fire E2\nb2 cc A3\nb3 move G3\nb5 move I3\n", NULL, dice,
+	    8, &d, &ev);
+	has(&d, &ev, "b1 cannot fire at E2: units in rivers may not fire");
+	has(&d, &ev, "b2 wins the close combat");
+	has(&d, &ev, "b2 (Machine Guns) does not advance");
+	assert_false(pw_alive(U(&g, "r2")));
+	assert_string_equal(at(&g, "b2"), "A2");
+	assert_string_equal(at(&g, "b3"), "G3");
+	assert_string_equal(at(&g, "b5"), "I3");
+	done(&g, &d, &ev);
+}
+
 /* --- map, fog, opponent, whole battles ------------------------------------- */
 
 static void
@@ -1192,7 +1325,7 @@ t_map_and_fog(void **state)
 	struct hp_error err = { 0, "" };
 	struct sbuf b, r, m;
 	const char *p, *line;
-	int width = 0;
+	int width, k;
 
 	(void)state;
 	game_init(&g);
@@ -1204,13 +1337,21 @@ t_map_and_fog(void **state)
 	g.rules->render_map(&g, BLUE, &b);
 	g.rules->render_map(&g, RED, &r);
 	g.rules->render_map(&g, -1, &m);
-	for (line = p = m.buf; *p; p++)
-		if (*p == '\n') {
-			if (p - line > width)
-				width = (int)(p - line);
-			line = p + 1;
-		}
-	assert_true(width <= 100);
+	/* Every side's map (roster included) fits in 100 columns and no
+	 * line ends in a space. */
+	for (k = 0; k < 3; k++) {
+		const char *buf = k == 0 ? b.buf : k == 1 ? r.buf : m.buf;
+
+		width = 0;
+		for (line = p = buf; *p; p++)
+			if (*p == '\n') {
+				if (p - line > width)
+					width = (int)(p - line);
+				assert_false(p > line && p[-1] == ' ');
+				line = p + 1;
+			}
+		assert_true(width <= 100);
+	}
 	/* Every kind of terrain appears, hexside features on the edges. */
 	assert_non_null(strstr(m.buf, "~~~~~"));
 	assert_non_null(strstr(m.buf, "====="));
@@ -1227,6 +1368,91 @@ t_map_and_fog(void **state)
 	sbuf_free(&r);
 	sbuf_free(&m);
 	game_free(&g);
+}
+
+/* side's report of the turn just resolved (caller frees). */
+static char *
+report_of(const struct game *g, const struct dice *d,
+    const struct events *ev, int side)
+{
+	struct store_window w;
+	struct hp_error err = { 0, "" };
+	char *t;
+
+	memset(&w, 0, sizeof w);
+	w.spec.turn = 1;
+	strlcpy_(w.spec.name, "orders", sizeof w.spec.name);
+	t = report_render_text(g, &w, NULL, ev, d, side, &err);
+	if (t == NULL)
+		fprintf(stderr, "report: %s\n", err.msg);
+	assert_non_null(t);
+	return t;
+}
+
+/* Fog of war in the reports: Blue's shell lands on r1, hidden in a wood,
+ * and r2, hidden in another, cannot fire. Blue's report (events, rolls
+ * and map) names neither unit and does not list the hit roll; Red's says
+ * all; no roll's purpose (the public dice log) names a unit or a hex. */
+static void
+t_fog_reports(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Landing 6-1 = 5 on E5, r1's hit roll 1, initiative 6 1, one
+	 * activation die each. */
+	const int dice[] = { 6, 1, 6, 1, 1, 3 };
+	char *blue, *red, *mod;
+	size_t k;
+
+	(void)state;
+	empty_game(&g, NULL);
+	set_terrain(&g, "E5", "wood", 0);
+	set_terrain(&g, "H6", "wood", 0);
+	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "A8", N, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_MG, "H6", N, PW_AVERAGE);
+	assert_false(pw_visible(&g, BLUE, game_unit_index(&g, "r1")));
+	assert_false(pw_visible(&g, BLUE, game_unit_index(&g, "r2")));
+	turn(&g, "shoot b1 E5\n", "r2 fire H1\n", dice, 6, &d, &ev);
+	assert_int_equal(U(&g, "r1")->strength, 3);
+	blue = report_of(&g, &d, &ev, BLUE);
+	red = report_of(&g, &d, &ev, RED);
+	mod = report_of(&g, &d, &ev, -1);
+	/* Blue sees its own shot land, nothing of r1 or r2. */
+	assert_non_null(strstr(blue, "b1 fires at E5"));
+	assert_null(strstr(blue, "r1"));
+	assert_null(strstr(blue, "r2"));
+	assert_null(strstr(blue, "cannot fire"));
+	assert_null(strstr(blue, "is hit"));
+	assert_null(strstr(blue, "#2 d6"));
+	/* Nor Red's SP lost (the hit it did not see) or its dice. */
+	assert_null(strstr(blue, "red: 1 SP lost"));
+	assert_null(strstr(blue, "red    SP"));
+	assert_non_null(strstr(blue, "red    Exhaustion Point  3 (not "
+	    "reached)"));
+	assert_non_null(strstr(blue, "blue   SP  6 of  6"));
+	assert_non_null(strstr(red, "red: 1 SP lost"));
+	assert_non_null(strstr(red, "red    SP  6 of  7"));
+	assert_non_null(strstr(blue, "#1 d6 blue artillery"));
+	/* Red and the moderator see everything. */
+	assert_non_null(strstr(red, "r1 (average) is hit by artillery fire "
+	    "from b1: rolls 1."));
+	assert_non_null(strstr(red, "r2 cannot fire at H1"));
+	assert_non_null(strstr(red, "#2 d6 hit: the result for a unit hit"));
+	assert_non_null(strstr(mod, "r1 loses 1 SP"));
+	assert_non_null(strstr(mod, "r2 cannot fire"));
+	/* The dice log is public: no unit and no hex in any purpose. */
+	for (k = 0; k < d.nlog; k++) {
+		assert_null(strstr(d.log[k].purpose, "r1"));
+		assert_null(strstr(d.log[k].purpose, "b1"));
+		assert_null(strstr(d.log[k].purpose, "E5"));
+	}
+	free(blue);
+	free(red);
+	free(mod);
+	done(&g, &d, &ev);
 }
 
 static void
@@ -1260,6 +1486,66 @@ t_opponent_orders_parse(void **state)
 	sbuf_init(&b);
 	g.rules->opponent(&g, &w, BLUE, &b);
 	assert_non_null(strstr(b.buf, "shoot "));
+	sbuf_free(&b);
+	game_free(&g);
+}
+
+/* The built-in opponent's policy: Red counterattacks a weak unit it can
+ * reach (out of its arc, so it cannot just fire); Blue's spotter moves up
+ * only while it sees no enemy, its commander follows the main body, and its
+ * gun prefers a target in the open to a nearer one in cover. */
+static void
+t_opponent_policy(void **state)
+{
+	struct game g;
+	struct window_spec w;
+	struct sbuf b;
+	char why[160];
+
+	(void)state;
+	empty_game(&g, NULL);
+	set_terrain(&g, "H4", "wood", 0);
+	set_terrain(&g, "E3", "bua", 0);
+	add(&g, "r1", PW_INF, "H4", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "E3", SW, PW_AVERAGE);
+	add(&g, "r3", PW_INF, "F5", N, PW_AVERAGE);
+	add(&g, "b1", PW_INF, "H6", N, PW_AVERAGE);
+	U(&g, "b1")->strength = 1;
+	add(&g, "b2", PW_INF, "B7", NE, PW_AVERAGE);
+	add(&g, "b3", PW_INF, "C8", NE, PW_AVERAGE);
+	add(&g, "b4", PW_MG, "B8", NE, PW_AVERAGE);
+	add(&g, "b5", PW_CMD, "A1", SE, PW_AVERAGE);
+	add(&g, "b6", PW_SPOTTER, "A2", SE, PW_AVERAGE);
+	add(&g, "b7", PW_ART_FIELD, "A5", SE, PW_AVERAGE);
+	/* r2 fired: Blue sees it in the village, in cover. */
+	U(&g, "r2")->flags |= PW_F_FIRED;
+	assert_true(pw_visible(&g, BLUE, game_unit_index(&g, "r2")));
+	assert_true(pw_art_can_fire(&g, game_unit_index(&g, "b7"),
+	    fx_hex(&g, "E3"), why, sizeof why));
+	assert_true(pw_art_can_fire(&g, game_unit_index(&g, "b7"),
+	    fx_hex(&g, "F5"), why, sizeof why));
+	assert_true(g.rules->next_window(&g, &w));
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, RED, &b);
+	assert_non_null(strstr(b.buf, "r1 move H5 cc H6\n"));
+	sbuf_free(&b);
+	/* Not a tank, not a stronger unit. */
+	U(&g, "b1")->strength = 4;
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, RED, &b);
+	assert_null(strstr(b.buf, "r1 move"));
+	sbuf_free(&b);
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "shoot b7 F5\n"));
+	assert_null(strstr(b.buf, "b6 move "));
+	assert_non_null(strstr(b.buf, "b5 move B1 B2 B3 "));
+	sbuf_free(&b);
+	/* r3 in a wood too: the spotter sees nobody and moves up. */
+	set_terrain(&g, "F5", "wood", 0);
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "b6 move "));
 	sbuf_free(&b);
 	game_free(&g);
 }
@@ -1333,8 +1619,13 @@ main(void)
 		cmocka_unit_test(t_cyclists),
 		cmocka_unit_test(t_exhaustion),
 		cmocka_unit_test(t_parse_errors),
+		cmocka_unit_test(t_artillery_ineffective_spotter_spa),
+		cmocka_unit_test(t_transport_tow),
+		cmocka_unit_test(t_ford_no_advance_stacking_exempt),
 		cmocka_unit_test(t_map_and_fog),
+		cmocka_unit_test(t_fog_reports),
 		cmocka_unit_test(t_opponent_orders_parse),
+		cmocka_unit_test(t_opponent_policy),
 		cmocka_unit_test(t_whole_battle),
 	};
 
