@@ -472,8 +472,10 @@ test_key_history(void **state)
 	snprintf(sk_path, sizeof sk_path, "%s/server.key", dir);
 	snprintf(pk_path, sizeof pk_path, "%s/server.pub", dir);
 	st = fx_store_new(db);
+	/* A master seed: which windows Red must answer depends on the dice. */
 	assert_int_equal(turn_campaign_new(st, "hill", "fire-and-movement",
-	    NULL, NULL, NULL, 0, &err), HP_OK);
+	    NULL, NULL, (const unsigned char *)"key-history", 11, &err),
+	    HP_OK);
 	assert_int_equal(minisign_keygen(sk_path, pk_path, NULL, &err), HP_OK);
 	assert_int_equal(minisign_seckey_load(sk_path, &server, &err), HP_OK);
 	key[0] = player_key("ann", &pub[0], line[0], sizeof line[0], id[0]);
@@ -489,9 +491,11 @@ test_key_history(void **state)
 		cpub[i] = pub[i];
 		cid[i] = id[i];
 	}
-	/* Turn 1: Ann deploys, then Bob; Bob is replaced by Dee. */
-	signed_window(st, key, cpub, cid, pid, server);
-	signed_window(st, key, cpub, cid, pid, server);
+	/* Ann and Bob play until Bob has signed a file; then Dee replaces
+	 * him. */
+	for (i = 0; i < 8 && fx_db_long(db, "SELECT count(*) FROM orders "
+	    "WHERE player_id = 2") == 0; i++)
+		signed_window(st, key, cpub, cid, pid, server);
 	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM orders WHERE "
 	    "player_id = 2 AND current = 1"), 1);
 	memset(&cmd, 0, sizeof cmd);
@@ -509,6 +513,8 @@ test_key_history(void **state)
 	cid[1] = id[2];
 	for (i = 0; i < 3; i++)
 		signed_window(st, key, cpub, cid, pid, server);
+	assert_true(fx_db_long(db, "SELECT count(*) FROM orders WHERE "
+	    "player_id = (SELECT id FROM players WHERE name = 'Dee')") >= 1);
 	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
 	assert_int_equal(s.replaced_signed, 1);
 	assert_true(s.signed_orders >= 4);
