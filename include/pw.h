@@ -90,6 +90,9 @@ enum pw_job { PW_JOB_NONE, PW_JOB_LAY, PW_JOB_CLEAR, PW_JOB_WIRE,
 #define PW_MINES "marker:mines"
 #define PW_WIRE "marker:wire"
 #define PW_GAS "marker:gas"
+/* An objective of the scenario (docs, "The scenario and victory"): its
+ * side is the side that holds it. */
+#define PW_OBJECTIVE "marker:objective"
 
 enum pw_terrain { PW_T_OPEN, PW_T_WOOD, PW_T_BUA, PW_T_FORT, PW_T_TRENCH,
 	PW_T_RIVER, PW_T_FORD };
@@ -191,6 +194,13 @@ int pw_current_sp(const struct game *, int side);
 /* Exhaustion Point: a third of the initial SP, rounded up. */
 int pw_exhaustion_point(const struct game *, int side);
 bool pw_exhausted(const struct game *, int side);
+/* The scenario's objectives: how many there are, and how many side
+ * holds; the number the attacker (Blue) must hold when the battle ends
+ * (game var "obj.need"). */
+int pw_objectives(const struct game *, int side);
+int pw_objectives_total(const struct game *);
+/* Is there an objective in h? */
+bool pw_objective_at(const struct game *, struct hex);
 /* Does side know of (see) unit i (fog of war, docs)? */
 bool pw_visible(const struct game *, int side, int i);
 /* The hex unit i would retreat to, or false if it cannot. */

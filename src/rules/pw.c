@@ -387,6 +387,36 @@ pw_exhausted(const struct game *g, int side)
 	return game_var(g, key, 0) != 0;
 }
 
+int
+pw_objectives(const struct game *g, int side)
+{
+	int i, n = 0;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].placed && g->units[i].side == side &&
+		    strcmp(g->units[i].kind, PW_OBJECTIVE) == 0)
+			n++;
+	return n;
+}
+
+int
+pw_objectives_total(const struct game *g)
+{
+	int i, n = 0;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].placed && strcmp(g->units[i].kind,
+		    PW_OBJECTIVE) == 0)
+			n++;
+	return n;
+}
+
+bool
+pw_objective_at(const struct game *g, struct hex h)
+{
+	return pw_marker_at(g, h, PW_OBJECTIVE) >= 0;
+}
+
 bool
 pw_visible(const struct game *g, int side, int i)
 {

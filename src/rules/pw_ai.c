@@ -184,6 +184,24 @@ goal_of(const struct ai *ai, int i, struct hex *goal, int *dist)
 	}
 }
 
+/* The nearest objective the side does not hold, from h; false if it holds
+ * them all (or the scenario has none). */
+static bool
+objective_goal(const struct ai *ai, struct hex h, struct hex *goal)
+{
+	const struct game *g = ai->g;
+	int j, d, bd = 1000;
+
+	for (j = 0; j < g->nunits; j++)
+		if (g->units[j].placed && g->units[j].side != ai->side &&
+		    strcmp(g->units[j].kind, PW_OBJECTIVE) == 0 &&
+		    (d = hex_distance(g->units[j].pos, h)) < bd) {
+			bd = d;
+			*goal = g->units[j].pos;
+		}
+	return bd < 1000;
+}
+
 /* A target hex unit i can fire at from where it stands, or false. */
 static bool
 fire_target(const struct ai *ai, int i, struct hex *t)
@@ -430,6 +448,30 @@ activation(struct ai *ai, struct sbuf *b)
 		if (adj >= 0 && !exh && (t->cls & PW_C_ADVANCE)) {
 			sbuf_printf(&pass[0], "%s cc %s\n", u->id,
 			    lbl(g, g->units[adj].pos, a));
+			continue;
+		}
+		/* The attacker's assault units make for the objectives it
+		 * does not hold, firing on the way. */
+		if (ai->side == PW_BLUE && !exh && adj < 0 &&
+		    (t->cls & PW_C_ADVANCE) && !(u->flags & PW_F_CROSSING) &&
+		    objective_goal(ai, u->pos, &tgt) &&
+		    (n = plan_path(ai, i, tgt, t->move - (t->weapon != PW_W_NONE ?
+		    1 : 0), path)) > 0) {
+			struct hex end = path[n - 1], ft;
+			int e;
+
+			ai->taken[ai->ntaken++] = end;
+			sbuf_printf(&pass[2], "%s move", u->id);
+			for (k = 0; k < n; k++)
+				sbuf_printf(&pass[2], " %s", lbl(g, path[k], a));
+			e = nearest_seen(ai, end, &dist);
+			if (e >= 0)
+				ft = g->units[e].pos;
+			sbuf_printf(&pass[2], " face %s", pw_dir_name(g,
+			    pw_dir_towards(end, e >= 0 ? ft : tgt)));
+			if (e >= 0 && t->weapon != PW_W_NONE && dist <= t->range)
+				sbuf_printf(&pass[2], " fire %s", lbl(g, ft, a));
+			sbuf_puts(&pass[2], "\n");
 			continue;
 		}
 		if (fire_target(ai, i, &tgt)) {

@@ -77,7 +77,7 @@ static const struct pw_placement rc_units[] = {
 	{ "b19", PW_INF_AT, PW_BLUE, "D11", "ne", PW_POOR, NULL },
 	{ "b20", PW_ART_HEAVY, PW_BLUE, "A3", "se", PW_AVERAGE, NULL },
 	{ "r1", PW_CMD, PW_RED, "K4", "sw", PW_AVERAGE, NULL },
-	{ "r2", PW_SPOTTER, PW_RED, "J2", "sw", PW_AVERAGE, NULL },
+	{ "r2", PW_SPOTTER, PW_RED, "K2", "sw", PW_AVERAGE, NULL },
 	{ "r3", PW_INF, PW_RED, "I5", "nw", PW_AVERAGE, NULL },
 	{ "r4", PW_INF, PW_RED, "I7", "sw", PW_AVERAGE, NULL },
 	{ "r5", PW_INF, PW_RED, "J3", "sw", PW_AVERAGE, NULL },
@@ -99,6 +99,10 @@ static const struct pw_placement rc_units[] = {
 /* Barbed wire and minefields of the defender (Red). */
 static const char *const rc_wire[] = { "H5", "H7", NULL };
 static const char *const rc_mines[] = { "H6", "G3", NULL };
+/* The objectives (held by Red at the start) and how many Blue must hold
+ * when the battle ends (docs, "The scenario and victory"). */
+static const char *const rc_objectives[] = { "J2", "J3", "K3", NULL };
+#define RC_OBJ_NEED 1
 
 static bool
 option_ok(const char *opt, struct hp_error *err)
@@ -198,6 +202,10 @@ river_crossing(struct game *g)
 			i = pw_add_marker(g, PW_MINES, PW_RED, h);
 			g->units[i].x[0] = 1 << PW_RED;
 		}
+	for (k = 0; rc_objectives[k]; k++)
+		if (hex_parse_label(&g->layout, rc_objectives[k], &h))
+			pw_add_marker(g, PW_OBJECTIVE, PW_RED, h);
+	game_set_var(g, "obj.need", RC_OBJ_NEED);
 }
 
 int
@@ -296,6 +304,9 @@ r_cell(void *arg, struct hex h, struct render_cell *cell)
 		snprintf(units, sizeof units, "mines");
 	else if (marker_seen(pr, h, PW_WIRE))
 		snprintf(units, sizeof units, "wire");
+	else if ((i = pw_marker_at(g, h, PW_OBJECTIVE)) >= 0)
+		snprintf(units, sizeof units, "obj:%c",
+		    g->units[i].side == PW_BLUE ? 'B' : 'R');
 	snprintf(cell->line[1], sizeof cell->line[1], "%.5s", units);
 }
 
@@ -338,7 +349,8 @@ pw_render_map(const struct game *g, int side, struct sbuf *b)
 	sbuf_puts(b, "\nTerrain: W wood, B built-up area, F fortification, T "
 	    "trench, ~ river, = ford,\n^ hill, : road. Hex edges: ~ river, = "
 	    "ford, x barbed wire, * minefield, % gas.\nUnits: id:SP (id+N: "
-	    "N more units in the hex). Directions: ");
+	    "N more units in the hex; obj:B, obj:R an objective held by Blue, Red).\n"
+	    "Directions: ");
 	sbuf_puts(b, g->layout.orient == HEX_FLAT ? "n ne se s sw nw.\n\n" :
 	    "ne e se sw w nw.\n\n");
 	sbuf_printf(b, "  %-4s %-24s %-4s %-3s %-2s %-8s %s\n", "id", "type",
@@ -395,6 +407,24 @@ pw_status(const struct game *g, int side, struct sbuf *b)
 		    init - cur, pw_exhaustion_point(g, s), pw_exhausted(g, s) ?
 		    " (EXHAUSTED)" : "", pw_activation_dice(g, s));
 	}
-	sbuf_puts(b, "  The battle ends when both sides are exhausted; the side "
-	    "that lost the\n  smaller share of its SP wins.\n");
+	if (pw_objectives_total(g) > 0) {
+		char a[8];
+		int need = game_var(g, "obj.need", 1);
+
+		sbuf_puts(b, "  Objectives:");
+		for (s = 0; s < g->nunits; s++)
+			if (g->units[s].placed && strcmp(g->units[s].kind,
+			    PW_OBJECTIVE) == 0)
+				sbuf_printf(b, " %s (%s)", hex_label(&g->layout,
+				    g->units[s].pos, a, sizeof a),
+				    g->sides[g->units[s].side].name);
+		sbuf_printf(b, ".\n  The battle ends when both sides are "
+		    "exhausted or at the turn limit; %s\n  wins if it then "
+		    "holds at least %d of the %d objectives, else %s wins.\n",
+		    g->sides[PW_BLUE].name, need, pw_objectives_total(g),
+		    g->sides[PW_RED].name);
+	} else
+		sbuf_puts(b, "  The battle ends when both sides are exhausted; "
+		    "the side that lost the\n  smaller share of its SP "
+		    "wins.\n");
 }

@@ -1323,6 +1323,36 @@ work(struct pw_res *r)
 	}
 }
 
+/* End of turn: an objective with units of one side only in its hex
+ * passes to that side (and stays with it until the enemy is there alone);
+ * who holds an objective is public. */
+static void
+hold_objectives(struct pw_res *r)
+{
+	struct game *g = r->g;
+	int i, j, in;
+	char a[8];
+
+	for (i = 0; i < g->nunits; i++) {
+		struct game_unit *o = &g->units[i];
+
+		if (!o->placed || strcmp(o->kind, PW_OBJECTIVE) != 0)
+			continue;
+		for (in = 0, j = 0; j < g->nunits; j++)
+			if (pw_alive(&g->units[j]) && hex_eq(g->units[j].pos,
+			    o->pos))
+				in |= 1 << g->units[j].side;
+		if ((in == 1 << PW_BLUE || in == 1 << PW_RED) &&
+		    !(in & 1 << o->side)) {
+			o->side = in == 1 << PW_BLUE ? PW_BLUE : PW_RED;
+			events_add(r->c->ev, ALL, 0, "%s takes the objective "
+			    "%s (%d of %d held).", side_name(g, o->side),
+			    hex_label(&g->layout, o->pos, a, sizeof a),
+			    pw_objectives(g, o->side), pw_objectives_total(g));
+		}
+	}
+}
+
 static void
 phase_exhaustion(struct pw_res *r)
 {
@@ -1332,6 +1362,7 @@ phase_exhaustion(struct pw_res *r)
 
 	events_phase(r->c->ev, "5. Exhaustion check");
 	work(r);
+	hold_objectives(r);
 	for (i = 0; i < g->nunits; i++)
 		if (pw_alive(&g->units[i]) && g->units[i].side < 2)
 			alive[g->units[i].side]++;
@@ -1404,9 +1435,11 @@ pw_resolve(struct resolve_ctx *c)
 void
 pw_victory(struct game *g, struct events *ev)
 {
-	int over = game_var(g, "over", 0), s;
+	int over = game_var(g, "over", 0), s, win = -1;
+	int nobj = pw_objectives_total(g), need = game_var(g, "obj.need", 1);
 	double frac[2];
 	const char *why;
+	char held[96] = "";
 
 	if (g->status == GAME_FINISHED || !over)
 		return;
@@ -1419,7 +1452,25 @@ pw_victory(struct game *g, struct events *ev)
 	    over == 2 ? "a side has no units left" : "the turn limit was "
 	    "reached";
 	g->status = GAME_FINISHED;
-	if (frac[0] + 1e-9 < frac[1])
+	if (nobj > 0) {
+		/* The scenario's victory: Blue must hold need objectives
+		 * when the battle ends, else Red wins; a side with no units
+		 * left loses. */
+		if (over == 2 && pw_current_sp(g, PW_BLUE) == 0)
+			win = PW_RED;
+		else if (over == 2 && pw_current_sp(g, PW_RED) == 0)
+			win = PW_BLUE;
+		else
+			win = pw_objectives(g, PW_BLUE) >= need ? PW_BLUE :
+			    PW_RED;
+		snprintf(held, sizeof held, "; %s holds %d of %d "
+		    "objectives (needs %d)", side_name(g, PW_BLUE),
+		    pw_objectives(g, PW_BLUE), nobj, need);
+		snprintf(g->result, sizeof g->result, "%s wins: %s%s; SP lost "
+		    "%s %.0f%%, %s %.0f%%", g->sides[win].name, why, held,
+		    g->sides[0].name, frac[0] * 100, g->sides[1].name,
+		    frac[1] * 100);
+	} else if (frac[0] + 1e-9 < frac[1])
 		snprintf(g->result, sizeof g->result, "%s wins: %s; it lost "
 		    "%.0f%% of its SP against %.0f%%", g->sides[0].name, why,
 		    frac[0] * 100, frac[1] * 100);

@@ -1501,6 +1501,7 @@ t_opponent_policy(void **state)
 	struct window_spec w;
 	struct sbuf b;
 	char why[160];
+	int k;
 
 	(void)state;
 	empty_game(&g, NULL);
@@ -1548,6 +1549,36 @@ t_opponent_policy(void **state)
 	assert_non_null(strstr(b.buf, "b6 move "));
 	sbuf_free(&b);
 	game_free(&g);
+
+	/* Objectives: Blue's infantry that would fire at r1 in the open
+	 * without moving makes instead for the objective Red holds, firing
+	 * at r1 after its step; once Blue holds it, it fires again. */
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_INF, "E6", N, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E3", S, PW_AVERAGE);
+	assert_true(g.rules->next_window(&g, &w));
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "b1 fire E3\n"));
+	sbuf_free(&b);
+	k = pw_add_marker(&g, PW_OBJECTIVE, RED, fx_hex(&g, "H4"));
+	game_set_var(&g, "obj.need", 1);
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "b1 move F5 face n fire E3\n"));
+	assert_null(strstr(b.buf, "b1 fire"));
+	sbuf_free(&b);
+	/* Red's infantry keeps its ground: the policy is Blue's. */
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, RED, &b);
+	assert_null(strstr(b.buf, "r1 move"));
+	sbuf_free(&b);
+	g.units[k].side = BLUE;
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "b1 fire E3\n"));
+	sbuf_free(&b);
+	game_free(&g);
 }
 
 static void
@@ -1581,6 +1612,129 @@ t_whole_battle(void **state)
 	assert_int_equal(sim_run(rs, "cyclists,tank-riders,gas", 4, master,
 	    sizeof master - 1, &res, &err), HP_OK);
 	assert_int_equal(res.games, 4);
+}
+
+/* The scenario's victory (objectives): an objective passes to a side
+ * whose units are alone in its hex at the end of a turn and stays with it
+ * when they leave; when the battle ends Blue wins if it holds obj.need of
+ * them, whatever the SP lost, else Red wins. Blue takes E5 and holds it at
+ * the turn limit: Blue wins although it lost the larger share of SP. */
+static void
+t_objective_blue_holds(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Initiative 6 1 (Blue first), one activation die each. */
+	const int dice[] = { 6, 1, 6, 6 };
+	int o;
+
+	(void)state;
+	empty_game(&g, NULL);
+	game_set_var(&g, "turns", 2);
+	game_set_var(&g, "obj.need", 1);
+	o = pw_add_marker(&g, PW_OBJECTIVE, RED, fx_hex(&g, "E5"));
+	add(&g, "b1", PW_INF, "E3", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	U(&g, "b1")->strength = 2;
+	assert_int_equal(pw_objectives_total(&g), 1);
+	assert_int_equal(pw_objectives(&g, RED), 1);
+	turn(&g, "b1 move E4 E5\n", NULL, dice, 4, &d, &ev);
+	has(&d, &ev, "blue takes the objective E5 (1 of 1 held)");
+	assert_int_equal(g.units[o].side, BLUE);
+	assert_int_equal(pw_objectives(&g, BLUE), 1);
+	assert_int_equal(g.status, GAME_ACTIVE);
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, NULL, NULL, dice, 4, &d, &ev);
+	assert_int_equal(g.status, GAME_FINISHED);
+	assert_non_null(strstr(g.result, "blue wins: the turn limit was "
+	    "reached; blue holds 1 of 1 objectives (needs 1)"));
+	has(&d, &ev, "blue wins");
+	done(&g, &d, &ev);
+}
+
+/* Blue takes E5, leaves it (it stays Blue's while empty), Red walks in
+ * and holds it at the turn limit: Red wins although it lost a larger
+ * share of its SP (1 of 8 against none). */
+static void
+t_objective_red_retakes(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	const int dice[] = { 6, 1, 6, 6 };
+	int o;
+
+	(void)state;
+	empty_game(&g, NULL);
+	game_set_var(&g, "turns", 4);
+	game_set_var(&g, "obj.need", 1);
+	o = pw_add_marker(&g, PW_OBJECTIVE, RED, fx_hex(&g, "E5"));
+	add(&g, "b1", PW_INF, "E3", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E8", N, PW_AVERAGE);
+	add(&g, "r2", PW_INF, "J1", S, PW_AVERAGE);
+	U(&g, "r1")->strength = 3;
+	turn(&g, "b1 move E4 E5\n", NULL, dice, 4, &d, &ev);
+	assert_int_equal(g.units[o].side, BLUE);
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, "b1 move E4 E3\n", NULL, dice, 4, &d, &ev);
+	assert_string_equal(at(&g, "b1"), "E3");
+	assert_int_equal(g.units[o].side, BLUE);
+	assert_false(fx_event_has(&ev, "takes the objective"));
+	dice_free(&d);
+	events_free(&ev);
+	turn(&g, NULL, "r1 move E7 E6\n", dice, 4, &d, &ev);
+	dice_free(&d);
+	events_free(&ev);
+	assert_int_equal(g.status, GAME_ACTIVE);
+	assert_int_equal(g.units[o].side, BLUE);
+	turn(&g, NULL, "r1 move E5\n", dice, 4, &d, &ev);
+	has(&d, &ev, "red takes the objective E5 (1 of 1 held)");
+	assert_int_equal(g.units[o].side, RED);
+	assert_int_equal(g.status, GAME_FINISHED);
+	assert_non_null(strstr(g.result, "red wins: the turn limit was "
+	    "reached; blue holds 0 of 1 objectives (needs 1)"));
+	done(&g, &d, &ev);
+}
+
+/* The shipped scenario's objectives: the three village hexes, Red's at
+ * the start, one of them needed by Blue, Red's spotter outside them; the
+ * status and the map show them. */
+static void
+t_objective_scenario(void **state)
+{
+	struct game g;
+	struct hp_error err = { 0, "" };
+	struct sbuf b;
+
+	(void)state;
+	game_init(&g);
+	g.rules = ruleset_find("portable-modern");
+	strlcpy_(g.name, "test", sizeof g.name);
+	assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
+	assert_int_equal(pw_objectives_total(&g), 3);
+	assert_int_equal(pw_objectives(&g, RED), 3);
+	assert_int_equal(game_var(&g, "obj.need", 0), 1);
+	assert_true(pw_objective_at(&g, fx_hex(&g, "J2")));
+	assert_true(pw_objective_at(&g, fx_hex(&g, "J3")));
+	assert_true(pw_objective_at(&g, fx_hex(&g, "K3")));
+	assert_false(pw_objective_at(&g, fx_hex(&g, "K2")));
+	assert_string_equal(at(&g, "r2"), "K2");
+	assert_string_equal(at(&g, "r5"), "J3");
+	sbuf_init(&b);
+	g.rules->status(&g, BLUE, &b);
+	assert_non_null(strstr(b.buf, "Objectives: J2 (red) J3 (red) K3 "
+	    "(red)."));
+	assert_non_null(strstr(b.buf, "holds at least 1 of the 3 "
+	    "objectives, else red wins."));
+	sbuf_free(&b);
+	sbuf_init(&b);
+	g.rules->render_map(&g, BLUE, &b);
+	assert_non_null(strstr(b.buf, "obj:R"));
+	sbuf_free(&b);
+	game_free(&g);
 }
 
 int
@@ -1627,6 +1781,9 @@ main(void)
 		cmocka_unit_test(t_opponent_orders_parse),
 		cmocka_unit_test(t_opponent_policy),
 		cmocka_unit_test(t_whole_battle),
+		cmocka_unit_test(t_objective_blue_holds),
+		cmocka_unit_test(t_objective_red_retakes),
+		cmocka_unit_test(t_objective_scenario),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
