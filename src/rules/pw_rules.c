@@ -1439,7 +1439,6 @@ pw_victory(struct game *g, struct events *ev)
 	int nobj = pw_objectives_total(g), need = game_var(g, "obj.need", 1);
 	double frac[2];
 	const char *why;
-	char held[96] = "";
 
 	if (g->status == GAME_FINISHED || !over)
 		return;
@@ -1453,6 +1452,8 @@ pw_victory(struct game *g, struct events *ev)
 	    "reached";
 	g->status = GAME_FINISHED;
 	if (nobj > 0) {
+		struct sbuf t;
+
 		/* The scenario's victory: Blue must hold need objectives
 		 * when the battle ends, else Red wins; a side with no units
 		 * left loses. */
@@ -1463,13 +1464,14 @@ pw_victory(struct game *g, struct events *ev)
 		else
 			win = pw_objectives(g, PW_BLUE) >= need ? PW_BLUE :
 			    PW_RED;
-		snprintf(held, sizeof held, "; %s holds %d of %d "
-		    "objectives (needs %d)", side_name(g, PW_BLUE),
-		    pw_objectives(g, PW_BLUE), nobj, need);
-		snprintf(g->result, sizeof g->result, "%s wins: %s%s; SP lost "
-		    "%s %.0f%%, %s %.0f%%", g->sides[win].name, why, held,
-		    g->sides[0].name, frac[0] * 100, g->sides[1].name,
-		    frac[1] * 100);
+		sbuf_init(&t);
+		sbuf_printf(&t, "%s wins: %s; %s holds %d of %d objectives "
+		    "(needs %d); SP lost %s %.0f%%, %s %.0f%%",
+		    g->sides[win].name, why, side_name(g, PW_BLUE),
+		    pw_objectives(g, PW_BLUE), nobj, need, g->sides[0].name,
+		    frac[0] * 100, g->sides[1].name, frac[1] * 100);
+		strlcpy_(g->result, t.buf, sizeof g->result);
+		sbuf_free(&t);
 	} else if (frac[0] + 1e-9 < frac[1])
 		snprintf(g->result, sizeof g->result, "%s wins: %s; it lost "
 		    "%.0f%% of its SP against %.0f%%", g->sides[0].name, why,
