@@ -163,8 +163,10 @@ human_campaign(struct minisign_seckey **sk)
 	snprintf(sk_path, sizeof sk_path, "%s/server.key", dir);
 	snprintf(pk_path, sizeof pk_path, "%s/server.pub", dir);
 	st = fx_store_new(db);
+	/* A master seed: what the opponent writes depends on the dice. */
 	assert_int_equal(turn_campaign_new(st, "hill", "fire-and-movement",
-	    NULL, NULL, NULL, 0, &err), HP_OK);
+	    NULL, NULL, (const unsigned char *)"audit-human", 11, &err),
+	    HP_OK);
 	assert_int_equal(store_player_add(st, 1, 0, "Ann", "ann@example.org",
 	    NULL, NULL, false, &err), HP_OK);
 	assert_int_equal(minisign_keygen(sk_path, pk_path, NULL, &err), HP_OK);
