@@ -808,6 +808,75 @@ test_key_rotation(void **state)
 	done(st);
 }
 
+/* A rotation interrupted after its transaction is finished by the next
+ * 'key rotate'; new key files never recorded (stopped before the
+ * transaction) are removed and a fresh rotation made. */
+static void
+test_key_rotation_resume(void **state)
+{
+	struct minisign_seckey *sk = NULL;
+	struct serverkey_rotation r, r2;
+	struct hp_error err = { 0, "" };
+	struct store *st = human_campaign(&sk);
+	struct config cfg;
+	char nk[700], np[700], bk[700], bp[700], *a, *b;
+
+	(void)state;
+	config_defaults(&cfg, dir);
+	snprintf(nk, sizeof nk, "%s.new", sk_path);
+	snprintf(np, sizeof np, "%s.new", pk_path);
+	snprintf(bk, sizeof bk, "%s.1", sk_path);
+	snprintf(bp, sizeof bp, "%s.1", pk_path);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800000000L, &r, &err),
+	    HP_OK);
+	/* Back to the moment after COMMIT, before the files moved. */
+	assert_int_equal(rename(sk_path, nk), 0);
+	assert_int_equal(rename(bk, sk_path), 0);
+	assert_int_equal(rename(pk_path, np), 0);
+	assert_int_equal(rename(bp, pk_path), 0);
+	a = util_read_file(pk_path, NULL, &err);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800000000L, &r2, &err),
+	    HP_OK);
+	assert_true(r2.resumed);
+	assert_int_equal(r2.seq, 1);
+	assert_string_equal(r2.new_id, r.new_id);
+	assert_int_equal(access(nk, F_OK), -1);
+	b = util_read_file(bp, NULL, &err);
+	assert_string_equal(a, b);	/* the old key kept */
+	free(a);
+	free(b);
+	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM key_rotations"),
+	    1);
+	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM outbox WHERE "
+	    "kind = 'notice'"), 1);
+	/* Half done: the key moved, the public key not yet. */
+	assert_int_equal(rename(pk_path, np), 0);
+	assert_int_equal(rename(bp, pk_path), 0);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800000000L, &r2, &err),
+	    HP_OK);
+	assert_true(r2.resumed);
+	a = util_read_file(bp, NULL, &err);
+	assert_non_null(a);
+	free(a);
+	/* Never recorded: removed, and rotation 2 made. */
+	assert_int_equal(minisign_keygen(nk, np, NULL, &err), HP_OK);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800003600L, &r2, &err),
+	    HP_OK);
+	assert_false(r2.resumed);
+	assert_int_equal(r2.seq, 2);
+	assert_string_equal(r2.old_id, r.new_id);
+	assert_int_equal(access(nk, F_OK), -1);
+	/* A backup in the way is never overwritten. */
+	snprintf(bk, sizeof bk, "%s.3", sk_path);
+	assert_int_equal(util_write_file_atomic(bk, "x", 1, 0600, &err), HP_OK);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800007200L, &r2, &err),
+	    HP_ESTATE);
+	assert_non_null(strstr(err.msg, "not overwriting a key"));
+	assert_int_equal(access(nk, F_OK), -1);
+	minisign_seckey_free(sk);
+	done(st);
+}
+
 int
 main(void)
 {
@@ -821,6 +890,7 @@ main(void)
 		cmocka_unit_test(test_moderator_end),
 		cmocka_unit_test(test_key_history),
 		cmocka_unit_test(test_key_rotation),
+		cmocka_unit_test(test_key_rotation_resume),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
