@@ -1393,9 +1393,12 @@ load_bundle_rotations(const char *dir, struct acamp *c, struct hp_error *err)
 	int *nums = NULL, n = 0, cap = 0, i;
 
 	pjoin(path, dir, "rotations");
-	if ((d = opendir(path)) == NULL)
-		return errno == ENOENT ? HP_OK : (hp_seterr(err, HP_EIO, "%s: %s",
-		    path, strerror(errno)), HP_EIO);
+	if ((d = opendir(path)) == NULL) {
+		if (errno == ENOENT)
+			return HP_OK;
+		hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
+		return HP_EIO;
+	}
 	while ((de = readdir(d)) != NULL) {
 		int num, len = 0;
 
