@@ -346,6 +346,7 @@ same_events(const char *wh, const struct events *a, const struct events *b,
 	return HP_OK;
 }
 
+/* Same key id and key? */
 static bool
 same_pk(const struct minisign_pubkey *a, const struct minisign_pubkey *b)
 {
@@ -1374,6 +1375,7 @@ kv(const char *text, const char *key, char *buf, size_t len)
 	return false;
 }
 
+/* qsort order of ints. */
 static int
 cmp_int(const void *a, const void *b)
 {

@@ -59,6 +59,7 @@ key_line(const struct minisign_pubkey *k, char *buf, size_t len)
 	    sodium_base64_VARIANT_ORIGINAL);
 }
 
+/* t as "YYYY-MM-DDTHH:MM:SSZ" (UTC) into buf. */
 static void
 time_text(long t, char *buf, size_t len)
 {
