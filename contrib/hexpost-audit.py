@@ -4,8 +4,12 @@ alone, written from docs/AUDIT.md (not from hexpost's C sources).
 
     python3 hexpost-audit.py [--pubkey server.pub] BUNDLE-DIRECTORY
 
-For every window: the server's minisign signature of the dice log (pure
-Python Ed25519, RFC 8032), the hash chain, the revealed seed against the
+The server keys: the trusted one (--pubkey, else the bundle's server.pub)
+and those the key rotation statements (rotations/) link to it, each
+statement signed by its old key and countersigned by its new one. For every
+window: the server's minisign signature of the dice log (pure Python
+Ed25519, RFC 8032) by one of those keys, in the order of the chain, the
+hash chain, the revealed seed against the
 commitment, each order file against its hash and its player's signature,
 the dice key, and every roll re-derived from the stream. It does not replay
 the game's rules (`hexpost audit --bundle DIR` does). Exit 0 when all is
@@ -14,6 +18,7 @@ well, 1 naming the first discrepancy, 2 on usage or unreadable input.
 import base64
 import hashlib
 import os
+import re
 import sys
 
 # --- Ed25519 verification (RFC 8032, section 6) -----------------------------
@@ -112,7 +117,23 @@ def keyid_hex(keyid):
 
 def minisign_verify(pubtext, sigtext, data):
     """Verify like `minisign -V`; returns the trusted comment."""
-    keyid, pk = parse_pubkey(pubtext)
+    return minisign_verify_key(parse_pubkey(pubtext), sigtext, data)
+
+
+def sig_keyid(sigtext):
+    """The key id a .minisig says it was made with."""
+    lines = sigtext.split("\n")
+    if len(lines) < 2:
+        raise Bad("not a minisign signature")
+    sig = base64.b64decode(lines[1], validate=True)
+    if len(sig) != 74:
+        raise Bad("not a minisign signature")
+    return sig[2:10]
+
+
+def minisign_verify_key(key, sigtext, data):
+    """minisign_verify with a (keyid, public key) pair."""
+    keyid, pk = key
     lines = sigtext.split("\n")
     if len(lines) < 4 or not lines[0].startswith("untrusted comment: ") \
             or not lines[2].startswith("trusted comment: "):
@@ -238,6 +259,119 @@ def parse_log(text):
     return log
 
 
+# --- key rotation (docs/AUDIT.md, "Key rotation") ---------------------------
+
+ROTATION_MAGIC = "hexpost key rotation v1"
+
+
+def key_line(key):
+    return base64.b64encode(b"Ed" + key[0] + key[1]).decode()
+
+
+def parse_statement(text):
+    """A rotation statement, strictly: it must be its canonical text."""
+    lines = text.split("\n")
+    names = ("sequence", "old-key-id", "old-key", "new-key-id", "new-key",
+             "time")
+    if (len(lines) != 9 or lines[0] != ROTATION_MAGIC or lines[7] != "end"
+            or lines[8] != ""):
+        raise Bad("not a canonical '%s' statement" % ROTATION_MAGIC)
+    f = {}
+    for name, line in zip(names, lines[1:7]):
+        if not line.startswith(name + ": "):
+            raise Bad("the rotation statement has no '%s:' line where "
+                      "expected" % name)
+        f[name] = line[len(name) + 2:]
+    st = {"seq": int(f["sequence"]), "time": f["time"]}
+    for which in ("old", "new"):
+        b = base64.b64decode(f[which + "-key"], validate=True)
+        if len(b) != 42 or b[:2] != b"Ed":
+            raise Bad("the rotation statement's %s-key is not a minisign "
+                      "public key" % which)
+        st[which] = (b[2:10], b[10:])
+        if f[which + "-key-id"] != keyid_hex(b[2:10]):
+            raise Bad("the rotation statement's %s-key-id is not the id of "
+                      "its %s-key" % (which, which))
+    canon = "%s\nsequence: %d\nold-key-id: %s\nold-key: %s\nnew-key-id: " \
+        "%s\nnew-key: %s\ntime: %s\nend\n" % (
+            ROTATION_MAGIC, st["seq"], keyid_hex(st["old"][0]),
+            key_line(st["old"]), keyid_hex(st["new"][0]), key_line(st["new"]),
+            st["time"])
+    if canon != text or not re.fullmatch(
+            r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", st["time"]):
+        raise Bad("the rotation statement is not in its canonical form")
+    return st
+
+
+def rotation_comment(st, by_new):
+    return "hexpost key rotation %d: %s -> %s, signed by the %s key" % (
+        st["seq"], keyid_hex(st["old"][0]), keyid_hex(st["new"][0]),
+        "new" if by_new else "old")
+
+
+def key_chain(bundle, trusted):
+    """Check every statement in rotations/ and return the keys the audit
+    accepts, in chain order, and the number of statements followed: the
+    whole chain if the trusted key is in it, else the trusted key alone."""
+    rdir = os.path.join(bundle, "rotations")
+    nums = sorted(int(n[:-4]) for n in (os.listdir(rdir)
+                                        if os.path.isdir(rdir) else [])
+                  if re.fullmatch(r"\d{4,}\.txt", n)
+                  and n == "%04d.txt" % int(n[:-4]) and int(n[:-4]) >= 1)
+    chain = []
+    for i, num in enumerate(nums):
+        if num != i + 1:
+            raise Bad("key rotation statement %d is missing: the record "
+                      "goes on with statement %d" % (i + 1, num))
+        base = os.path.join(rdir, "%04d.txt" % num)
+        text = read(base)
+        try:
+            st = parse_statement(text)
+        except (ValueError, Bad) as e:
+            raise Bad("key rotation statement %d: %s" % (num, e))
+        if st["seq"] != num:
+            raise Bad("key rotation statement %d says it is statement %d"
+                      % (num, st["seq"]))
+        if st["old"][0] == st["new"][0]:
+            raise Bad("key rotation statement %d hands a key over to "
+                      "itself" % num)
+        for by_new, suffix in ((False, ".minisig"), (True, ".new.minisig")):
+            who = "new" if by_new else "old"
+            key = st[who]
+            if not os.path.exists(base + suffix):
+                raise Bad("key rotation statement %d has no signature by "
+                          "its %s key" % (num, who))
+            try:
+                tc = minisign_verify_key(key, read(base + suffix),
+                                         text.encode())
+            except Bad as e:
+                raise Bad("key rotation statement %d: rotation statement %d "
+                          "is not %s %s: %s" % (
+                              num, num, "countersigned by the new key"
+                              if by_new else "signed by the old key",
+                              keyid_hex(key[0]), e))
+            if tc != rotation_comment(st, by_new):
+                raise Bad("key rotation statement %d: the trusted comment "
+                          "of the signature by the %s key is wrong"
+                          % (num, who))
+        if i == 0:
+            chain.append(st["old"])
+        elif st["old"] != chain[i]:
+            raise Bad("key rotation statement %d hands over from key %s, "
+                      "but statement %d handed over to key %s: a statement "
+                      "is missing or was changed" % (
+                          num, keyid_hex(st["old"][0]), i,
+                          keyid_hex(chain[i][0])))
+        if any(k[0] == st["new"][0] for k in chain):
+            raise Bad("key rotation statement %d hands over to key %s, "
+                      "which the chain had before"
+                      % (num, keyid_hex(st["new"][0])))
+        chain.append(st["new"])
+    if trusted in chain:
+        return chain, len(nums)
+    return [trusted], 0
+
+
 # Where an order file may come from (docs/AUDIT.md, "Dice log").
 SOURCES = ("mail", "cli", "opponent", "standing", "deadline-ai",
            "deadline-hold")
@@ -262,7 +396,10 @@ def read(path, mode="r"):
 def audit(bundle, server_pub_path=None):
     camp = kv(os.path.join(bundle, "campaign.txt"))
     name = camp["campaign"]
-    server_pub = read(server_pub_path or os.path.join(bundle, "server.pub"))
+    trusted = parse_pubkey(read(server_pub_path or
+                               os.path.join(bundle, "server.pub")))
+    chain, followed = key_chain(bundle, trusted)
+    top = -1
     players = set()
     pfile = os.path.join(bundle, "players.txt")
     if os.path.exists(pfile):
@@ -276,7 +413,7 @@ def audit(bundle, server_pub_path=None):
     wins = [kv(os.path.join(bundle, "windows", "%04d" % (i + 1),
                             "window.txt")) for i in range(nw)]
     prev = bytes(32)
-    stats = {"windows": 0, "rolls": 0, "signed": 0}
+    stats = {"windows": 0, "rolls": 0, "signed": 0, "rotations": followed}
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
         if w["state"] != "resolved":
@@ -288,10 +425,25 @@ def audit(bundle, server_pub_path=None):
         logb = read(os.path.join(wdir, "dice-log.txt"), "rb")
         sigtext = read(os.path.join(wdir, "dice-log.txt.minisig"))
         try:
-            minisign_verify(server_pub, sigtext, logb)
-        except Bad as e:
+            kid = sig_keyid(sigtext)
+            idx = [k[0] for k in chain].index(kid) \
+                if kid in [k[0] for k in chain] else -1
+            if idx < 0:
+                raise Bad("it is signed by server key %s, which is not the "
+                          "trusted key %s and which no key rotation "
+                          "statement links to it"
+                          % (keyid_hex(kid), keyid_hex(trusted[0])))
+            minisign_verify_key(chain[idx], sigtext, logb)
+        except (Bad, ValueError) as e:
             raise Bad("%s: the dice log does not match its server "
                       "signature: %s" % (where, e))
+        if idx < top:
+            raise Bad("%s: the dice log is signed by server key %s, which "
+                      "key rotation statement %d had replaced: an earlier "
+                      "window's log is signed by the later key %s"
+                      % (where, keyid_hex(chain[idx][0]), idx + 1,
+                         keyid_hex(chain[top][0])))
+        top = idx
         log = parse_log(logb.decode("utf-8"))
         if (log["campaign"], log["turn"], log["window"],
                 log["window_name"]) != (name, int(w["turn"]),
@@ -392,7 +544,8 @@ def main(argv):
               file=sys.stderr)
         return 2
     print("hexpost-audit: OK: %d windows, %d dice re-derived, %d player "
-          "signatures verified" % (s["windows"], s["rolls"], s["signed"]))
+          "signatures verified, %d key rotation statements followed"
+          % (s["windows"], s["rolls"], s["signed"], s["rotations"]))
     return 0
 
 

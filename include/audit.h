@@ -22,7 +22,9 @@
 
 struct audit_opts {
 	const char *server_pub;   /* server public key file to trust, or NULL:
-	                           * the key recorded with each log */
+	                           * the key recorded with the first log (a
+	                           * bundle: its server.pub); the rotation
+	                           * statements link it to the others */
 	FILE *progress;           /* one line per window checked, or NULL */
 };
 
@@ -40,6 +42,10 @@ struct audit_stats {
 	int reports;              /* reports re-rendered and compared */
 	int events;               /* windows whose stored events were compared */
 	int log_signatures;       /* dice logs whose signature verified */
+	int rotations;            /* key rotation statements verified */
+	int rotations_followed;   /* of those, the chain the trusted key is
+	                           * in (all of them, or none) */
+	int server_keys;          /* server keys that signed the logs */
 	char server_key_id[17];
 	char key_source[64];      /* where the trusted server key came from */
 };

@@ -37,4 +37,11 @@ int mail_queue_message(struct store *, const struct config *, int64_t cid,
     const char *kind, const char *rcpt, const char *id_seed,
     const char *subject, const char *body, struct hp_error *);
 
+/* Queue the notice of key rotation r to every active player of every
+ * campaign not finished (templates/keyrotation.txt): the new public key,
+ * the rotation statement and both its signatures. *count gets how many
+ * were queued. In the caller's transaction. */
+int mail_queue_key_rotation(struct store *, const struct config *,
+    const struct store_rotation *r, int *count, struct hp_error *);
+
 #endif

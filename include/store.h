@@ -333,4 +333,33 @@ int store_command_count(struct store *, int64_t cid, const char *verb,
 int store_player_active(struct store *, int64_t pid, bool *active,
     struct hp_error *);
 
+/* key rotation */
+
+/* One rotation statement of the server key (schema/006_keys.sql). */
+struct store_rotation {
+	int seq;                   /* 1, 2, ...: the statement's sequence */
+	char *statement;           /* owned: the canonical text */
+	char *signature;           /* owned: .minisig by the old key */
+	char *countersignature;    /* owned: .minisig by the new key */
+	char old_key_id[17];
+	char new_key_id[17];
+	char *old_pubkey;          /* owned: public key file texts */
+	char *new_pubkey;
+	long created_at;
+};
+/* Record a rotation statement (in the caller's transaction). A sequence
+ * number or new key already recorded: HP_EDB. */
+int store_rotation_add(struct store *, const struct store_rotation *,
+    struct hp_error *);
+/* Every rotation statement, by sequence; *out is the caller's, released
+ * with store_rotations_free (NULL when *n is 0). */
+int store_rotations_all(struct store *, struct store_rotation **out, int *n,
+    struct hp_error *);
+void store_rotations_free(struct store_rotation *, int n);
+/* The active players of every campaign that has not finished, by campaign
+ * and side (id, campaign_id, campaign, side, name, email filled); *out is
+ * the caller's to free (NULL when *n is 0). */
+int store_rotation_recipients(struct store *, struct store_player **out,
+    int *n, struct hp_error *);
+
 #endif

@@ -17,6 +17,7 @@
 #include "minisign.h"
 #include "orders.h"
 #include "report.h"
+#include "serverkey.h"
 #include "turn.h"
 
 #define BUNDLE_MAGIC "hexpost audit bundle v1"
@@ -49,6 +50,23 @@ struct awin {
 	char *reports[GAME_MAX_SIDES + 1];  /* [side + 1] */
 };
 
+/* One rotation statement of the server key, as recorded. */
+struct arot {
+	int num;                 /* its number in the record (seq, file) */
+	char *text, *sig, *csig; /* statement, by the old key, by the new */
+	char *oldpub, *newpub;   /* key file texts (database; for export) */
+};
+
+/* The server keys an audit accepts: the trusted one and those the rotation
+ * statements link to it, in the order of the chain (docs/AUDIT.md, "Key
+ * rotation"). */
+struct keychain {
+	struct minisign_pubkey *k;
+	int n;
+	int trusted;             /* index of the trusted key */
+	int top;                 /* highest index that signed a log; -1 */
+};
+
 struct acamp {
 	char name[GAME_NAME_MAX];
 	char ruleset[GAME_NAME_MAX];
@@ -61,6 +79,8 @@ struct acamp {
 	struct awin *w;
 	int nw;
 	char *server_pub;        /* trusted server key text, or NULL */
+	struct arot *rot;        /* the server's rotation statements */
+	int nrot;
 	int nends;               /* moderator's "end" commands on record */
 	char end_arg[128];       /* the argument of the last one */
 };
@@ -90,6 +110,14 @@ acamp_free(struct acamp *c)
 			free(aw->reports[j]);
 		sodium_memzero(&aw->w, sizeof aw->w);
 	}
+	for (i = 0; i < c->nrot; i++) {
+		free(c->rot[i].text);
+		free(c->rot[i].sig);
+		free(c->rot[i].csig);
+		free(c->rot[i].oldpub);
+		free(c->rot[i].newpub);
+	}
+	free(c->rot);
 	free(c->w);
 	free(c->state);
 	free(c->server_pub);
@@ -318,9 +346,149 @@ same_events(const char *wh, const struct events *a, const struct events *b,
 	return HP_OK;
 }
 
+/* Same key id and key? */
+static bool
+same_pk(const struct minisign_pubkey *a, const struct minisign_pubkey *b)
+{
+	return memcmp(a->keyid, b->keyid, MINISIGN_KEYID_LEN) == 0 &&
+	    memcmp(a->pk, b->pk, 32) == 0;
+}
+
+/* Check every rotation statement of c and build the keys the audit accepts
+ * from the trusted key c->server_pub: the whole chain of statements if the
+ * trusted key is in it, else the trusted key alone. */
+static int
+keychain_build(const struct acamp *c, struct keychain *kc,
+    struct audit_stats *s, struct hp_error *err)
+{
+	struct minisign_pubkey t, *chain;
+	struct serverkey_statement stm;
+	struct hp_error verr = { 0, "" };
+	char a[17], b[17];
+	int i, j;
+
+	memset(kc, 0, sizeof *kc);
+	kc->top = -1;
+	chain = xcalloc((size_t)c->nrot + 1, sizeof *chain);
+	for (i = 0; i < c->nrot; i++) {
+		const struct arot *r = &c->rot[i];
+
+		if (r->num != i + 1) {
+			free(chain);
+			return discrepancy(err, "key rotation statement %d is "
+			    "missing: the record goes on with statement %d", i + 1,
+			    r->num);
+		}
+		if (serverkey_statement_check(r->text, r->sig, r->csig, &stm,
+		    &verr) != HP_OK) {
+			free(chain);
+			return discrepancy(err, "key rotation statement %d: %s",
+			    r->num, verr.msg);
+		}
+		if (stm.seq != r->num) {
+			free(chain);
+			return discrepancy(err, "key rotation statement %d says it "
+			    "is statement %d", r->num, stm.seq);
+		}
+		if (i == 0)
+			chain[0] = stm.old_key;
+		else if (!same_pk(&stm.old_key, &chain[i])) {
+			minisign_keyid_hex(stm.old_key.keyid, a);
+			minisign_keyid_hex(chain[i].keyid, b);
+			free(chain);
+			return discrepancy(err, "key rotation statement %d hands "
+			    "over from key %s, but statement %d handed over to key "
+			    "%s: a statement is missing or was changed", r->num, a,
+			    i, b);
+		}
+		for (j = 0; j <= i; j++)
+			if (memcmp(chain[j].keyid, stm.new_key.keyid,
+			    MINISIGN_KEYID_LEN) == 0) {
+				minisign_keyid_hex(stm.new_key.keyid, a);
+				free(chain);
+				return discrepancy(err, "key rotation statement %d "
+				    "hands over to key %s, which the chain had "
+				    "before", r->num, a);
+			}
+		chain[i + 1] = stm.new_key;
+	}
+	s->rotations = c->nrot;
+	if (c->server_pub == NULL) {
+		free(chain);
+		return HP_OK;
+	}
+	if (minisign_pubkey_parse(c->server_pub, strlen(c->server_pub), &t,
+	    err) != HP_OK) {
+		free(chain);
+		return HP_EINVAL;
+	}
+	t.comment[0] = '\0';
+	for (i = 0; i <= c->nrot && c->nrot > 0; i++)
+		if (same_pk(&t, &chain[i]))
+			break;
+	if (c->nrot > 0 && i <= c->nrot) {
+		kc->k = chain;
+		kc->n = c->nrot + 1;
+		kc->trusted = i;
+		s->rotations_followed = c->nrot;
+	} else {
+		chain[0] = t;
+		kc->k = chain;
+		kc->n = 1;
+	}
+	return HP_OK;
+}
+
+/* Which accepted key signed a dice log: verify it, and check that the
+ * campaign's logs follow the chain (a key once replaced signs no later
+ * window). */
+static int
+keychain_verify(struct keychain *kc, const char *wh, const char *log,
+    const char *sigtext, struct minisign_sig *sig, struct audit_stats *s,
+    struct hp_error *err)
+{
+	struct hp_error verr = { 0, "" };
+	char id[17], tid[17], top[17];
+	int i;
+
+	if (kc->n == 0)
+		return discrepancy(err, "%s: no server public key to check the "
+		    "dice log's signature with", wh);
+	if (minisign_sig_parse(sigtext, strlen(sigtext), sig, &verr) != HP_OK)
+		return discrepancy(err, "%s: the dice log does not match its "
+		    "server signature: %s", wh, verr.msg);
+	for (i = 0; i < kc->n; i++)
+		if (memcmp(kc->k[i].keyid, sig->keyid, MINISIGN_KEYID_LEN) == 0)
+			break;
+	if (i == kc->n) {
+		minisign_keyid_hex(sig->keyid, id);
+		minisign_keyid_hex(kc->k[kc->trusted].keyid, tid);
+		return discrepancy(err, "%s: the dice log does not match its "
+		    "server signature: it is signed by server key %s, which is "
+		    "not the trusted key %s and which no key rotation statement "
+		    "links to it", wh, id, tid);
+	}
+	if (minisign_verify(&kc->k[i], sig, (const unsigned char *)log,
+	    strlen(log), &verr) != HP_OK)
+		return discrepancy(err, "%s: the dice log does not match its "
+		    "server signature: %s", wh, verr.msg);
+	if (i < kc->top) {
+		minisign_keyid_hex(kc->k[i].keyid, id);
+		minisign_keyid_hex(kc->k[kc->top].keyid, top);
+		return discrepancy(err, "%s: the dice log is signed by server "
+		    "key %s, which key rotation statement %d had replaced: an "
+		    "earlier window's log is signed by the later key %s", wh, id,
+		    i + 1, top);
+	}
+	if (i != kc->top)
+		s->server_keys++;
+	kc->top = i;
+	return HP_OK;
+}
+
 /* The windows, logs and signatures of window i, before the replay. */
 static int
-check_window_records(const struct acamp *c, int i, const char *server_pub,
+check_window_records(const struct acamp *c, int i, struct keychain *kc,
     unsigned char *prev, struct dicelog *l, struct audit_stats *s,
     struct hp_error *err)
 {
@@ -328,7 +496,6 @@ check_window_records(const struct acamp *c, int i, const char *server_pub,
 	struct minisign_sig sig;
 	struct hp_error verr = { 0, "" };
 	char wh[128], tc[256];
-	const char *pub;
 	int k, n, rc;
 
 	where(aw, wh, sizeof wh);
@@ -341,13 +508,9 @@ check_window_records(const struct acamp *c, int i, const char *server_pub,
 	if (aw->logsig == NULL)
 		return discrepancy(err, "%s: the dice log is not signed (the "
 		    "window was resolved without a server key)", wh);
-	pub = server_pub != NULL ? server_pub : aw->logpub;
-	if (pub == NULL)
-		return discrepancy(err, "%s: no server public key to check the "
-		    "dice log's signature with", wh);
-	if (verify_sig(pub, aw->logsig, aw->log, &sig, &verr) != HP_OK)
-		return discrepancy(err, "%s: the dice log does not match its "
-		    "server signature: %s", wh, verr.msg);
+	if ((rc = keychain_verify(kc, wh, aw->log, aw->logsig, &sig, s,
+	    err)) != HP_OK)
+		return rc;
 	s->log_signatures++;
 	if (dicelog_parse(aw->log, l, &verr) != HP_OK)
 		return discrepancy(err, "%s: %s", wh, verr.msg);
@@ -558,14 +721,18 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 {
 	struct hp_error rerr = { 0, "" };
 	unsigned char prev[32];
+	struct keychain kc;
 	struct game g;
 	struct sbuf dump;
 	char wh[128];
 	int i, rc;
 
 	memset(prev, 0, sizeof prev);
+	memset(&kc, 0, sizeof kc);
 	game_init(&g);
 	sbuf_init(&dump);
+	if ((rc = keychain_build(c, &kc, s, err)) != HP_OK)
+		goto out;
 	if ((g.rules = ruleset_find(c->ruleset)) == NULL) {
 		rc = discrepancy(err, "campaign %s uses ruleset %s, which this "
 		    "hexpost does not have", c->name, c->ruleset);
@@ -601,8 +768,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 			break;
 		}
 		dicelog_init(&l);
-		rc = check_window_records(c, i, c->server_pub, prev, &l, s,
-		    err);
+		rc = check_window_records(c, i, &kc, prev, &l, s, err);
 		if (rc == HP_OK)
 			rc = replay_window(c, i, &g, &l, s, err);
 		if (rc == HP_OK)
@@ -657,18 +823,19 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	}
 	rc = HP_OK;
 out:
+	free(kc.k);
 	sbuf_free(&dump);
 	game_free(&g);
 	return rc;
 }
 
-/* Fill in the trusted key (opts->server_pub, or note the recorded one). */
+/* Fill in the trusted key: opts->server_pub, else the key recorded with
+ * the first signed log. */
 static int
 load_server_pub(struct acamp *c, const struct audit_opts *opts,
     struct audit_stats *s, struct hp_error *err)
 {
 	struct minisign_pubkey pk;
-	const char *text;
 	int i;
 
 	if (opts != NULL && opts->server_pub != NULL) {
@@ -676,17 +843,43 @@ load_server_pub(struct acamp *c, const struct audit_opts *opts,
 		    err)) == NULL)
 			return err->code;
 		strlcpy_(s->key_source, "the key given", sizeof s->key_source);
-	} else
-		strlcpy_(s->key_source, "the key recorded with each log",
+	} else {
+		for (i = 0; c->server_pub == NULL && i < c->nw; i++)
+			if (c->w[i].logpub != NULL)
+				c->server_pub = xstrdup(c->w[i].logpub);
+		strlcpy_(s->key_source, "the key recorded with the first log",
 		    sizeof s->key_source);
-	text = c->server_pub;
-	for (i = 0; text == NULL && i < c->nw; i++)
-		text = c->w[i].logpub;
-	if (text != NULL && minisign_pubkey_parse(text, strlen(text), &pk,
-	    err) != HP_OK)
+	}
+	if (c->server_pub != NULL && minisign_pubkey_parse(c->server_pub,
+	    strlen(c->server_pub), &pk, err) != HP_OK)
 		return HP_EINVAL;
-	if (text != NULL)
+	if (c->server_pub != NULL)
 		minisign_keyid_hex(pk.keyid, s->server_key_id);
+	return HP_OK;
+}
+
+/* The server's rotation statements from the database into c. */
+static int
+load_db_rotations(struct store *st, struct acamp *c, struct hp_error *err)
+{
+	struct store_rotation *r = NULL;
+	int i, n = 0, rc;
+
+	if ((rc = store_rotations_all(st, &r, &n, err)) != HP_OK)
+		return rc;
+	c->rot = xcalloc((size_t)(n > 0 ? n : 1), sizeof *c->rot);
+	for (i = 0; i < n; i++) {
+		struct arot *a = &c->rot[c->nrot++];
+
+		a->num = r[i].seq;
+		a->text = r[i].statement;
+		a->sig = r[i].signature;
+		a->csig = r[i].countersignature;
+		a->oldpub = r[i].old_pubkey;
+		a->newpub = r[i].new_pubkey;
+		memset(&r[i], 0, sizeof r[i]);
+	}
+	store_rotations_free(r, n);
 	return HP_OK;
 }
 
@@ -722,7 +915,8 @@ load_db(struct store *st, const char *name, struct acamp *c,
 	if ((rc = store_command_count(st, cid, "end", &c->nends, c->end_arg,
 	    sizeof c->end_arg, err)) != HP_OK)
 		goto out;
-	if ((rc = store_windows_all(st, cid, &ws, &n, err)) != HP_OK)
+	if ((rc = load_db_rotations(st, c, err)) != HP_OK ||
+	    (rc = store_windows_all(st, cid, &ws, &n, err)) != HP_OK)
 		goto out;
 	c->w = xcalloc((size_t)(n > 0 ? n : 1), sizeof *c->w);
 	for (i = 0; i < n; i++) {
@@ -886,6 +1080,62 @@ window_dir(const char *dir, int i, char *buf, size_t len)
 	pjoin(buf, dir, n);
 }
 
+/* Write public key file text into DIR/server-keys/ID.pub, once per key. */
+static int
+put_server_key(const char *dir, const char *text, struct hp_error *err)
+{
+	struct minisign_pubkey pk;
+	char id[17], name[64], path[4096];
+
+	if (text == NULL || minisign_pubkey_parse(text, strlen(text), &pk,
+	    NULL) != HP_OK)
+		return HP_OK;
+	minisign_keyid_hex(pk.keyid, id);
+	snprintf(name, sizeof name, "server-keys/%s.pub", id);
+	pjoin(path, dir, name);
+	if (access(path, F_OK) == 0)
+		return HP_OK;
+	return util_write_file_atomic(path, text, strlen(text), 0644, err);
+}
+
+/* The rotation statements (rotations/NNNN.txt, with NNNN.txt.minisig by
+ * the old key and NNNN.txt.new.minisig by the new) and every server key:
+ * the chain's and each key that signed a log (server-keys/ID.pub). */
+static int
+export_server_keys(const char *dir, const struct acamp *c, const char *pub,
+    struct hp_error *err)
+{
+	char path[4096], name[64];
+	int i, rc;
+
+	pjoin(path, dir, "server-keys");
+	if ((rc = mkdir_p(path, err)) != HP_OK)
+		return rc;
+	pjoin(path, dir, "rotations");
+	if ((rc = mkdir_p(path, err)) != HP_OK ||
+	    (rc = put_server_key(dir, pub, err)) != HP_OK)
+		return rc;
+	for (i = 0; i < c->nrot; i++) {
+		const struct arot *r = &c->rot[i];
+
+		snprintf(name, sizeof name, "%04d.txt", r->num);
+		if ((rc = put_file(path, name, r->text, err)) != HP_OK)
+			return rc;
+		snprintf(name, sizeof name, "%04d.txt.minisig", r->num);
+		if ((rc = put_file(path, name, r->sig, err)) != HP_OK)
+			return rc;
+		snprintf(name, sizeof name, "%04d.txt.new.minisig", r->num);
+		if ((rc = put_file(path, name, r->csig, err)) != HP_OK ||
+		    (rc = put_server_key(dir, r->oldpub, err)) != HP_OK ||
+		    (rc = put_server_key(dir, r->newpub, err)) != HP_OK)
+			return rc;
+	}
+	for (i = 0; i < c->nw; i++)
+		if ((rc = put_server_key(dir, c->w[i].logpub, err)) != HP_OK)
+			return rc;
+	return HP_OK;
+}
+
 static const char bundle_readme[] =
     "hexpost audit bundle\n"
     "====================\n\n"
@@ -893,6 +1143,11 @@ static const char bundle_readme[] =
     "database (docs/AUDIT.md in hexpost's sources specifies every byte):\n\n"
     "  campaign.txt        ruleset, scenario, options, sides, windows\n"
     "  server.pub          the server's minisign public key\n"
+    "  rotations/NNNN.txt  the server key's rotation statements, signed by\n"
+    "                      the old key (NNNN.txt.minisig) and the new\n"
+    "                      (NNNN.txt.new.minisig)\n"
+    "  server-keys/ID.pub  every server key (the audit trusts only\n"
+    "                      server.pub and the keys the statements link to it)\n"
     "  players.txt         the players' key ids; keys/ID.pub their keys\n"
     "  state.txt           the campaign's state when exported\n"
     "  windows/NNNN/       one directory per window, in order:\n"
@@ -904,6 +1159,9 @@ static const char bundle_readme[] =
     "    reports/VIEW.txt  the reports as sent (moderator and each side)\n\n"
     "Check one window's dice log with the stock minisign tool:\n"
     "  minisign -V -p server.pub -m windows/0001/dice-log.txt\n"
+    "(after a key rotation, with server-keys/ID.pub of the key that signed)\n"
+    "and a rotation statement with the old key:\n"
+    "  minisign -V -p server-keys/OLDID.pub -m rotations/0001.txt\n"
     "Check everything, replay included:\n"
     "  hexpost audit --bundle THIS-DIRECTORY\n"
     "Check signatures, chain, seeds and dice with Python alone:\n"
@@ -1061,7 +1319,10 @@ audit_export(struct store *st, const char *name, const char *dir,
 				goto out;
 		}
 	}
-	rc = put_file(dir, "players.txt", players.buf ? players.buf : "", err);
+	if ((rc = put_file(dir, "players.txt", players.buf ? players.buf : "",
+	    err)) != HP_OK)
+		goto out;
+	rc = export_server_keys(dir, &c, pub, err);
 out:
 	free(pub);
 	sbuf_free(&b);
@@ -1112,6 +1373,69 @@ kv(const char *text, const char *key, char *buf, size_t len)
 			p++;
 	}
 	return false;
+}
+
+/* qsort order of ints. */
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The rotation statements of a bundle (rotations/NNNN.txt and their
+ * signatures; none if the directory is missing), in number order. */
+static int
+load_bundle_rotations(const char *dir, struct acamp *c, struct hp_error *err)
+{
+	char path[4096], name[64];
+	struct dirent *de;
+	DIR *d;
+	int *nums = NULL, n = 0, cap = 0, i;
+
+	pjoin(path, dir, "rotations");
+	if ((d = opendir(path)) == NULL) {
+		if (errno == ENOENT)
+			return HP_OK;
+		hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
+		return HP_EIO;
+	}
+	while ((de = readdir(d)) != NULL) {
+		int num, len = 0;
+
+		if (sscanf(de->d_name, "%d.txt%n", &num, &len) != 1 ||
+		    de->d_name[len] != '\0' || num < 1 || num > 999999)
+			continue;
+		snprintf(name, sizeof name, "%04d.txt", num);
+		if (strcmp(name, de->d_name) != 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			nums = xrealloc(nums, (size_t)cap * sizeof *nums);
+		}
+		nums[n++] = num;
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(nums, (size_t)n, sizeof *nums, cmp_int);
+	c->rot = xcalloc((size_t)(n > 0 ? n : 1), sizeof *c->rot);
+	for (i = 0; i < n; i++) {
+		struct arot *r = &c->rot[c->nrot++];
+
+		r->num = nums[i];
+		snprintf(name, sizeof name, "%04d.txt", nums[i]);
+		if ((r->text = get_file(path, name, true, err)) == NULL) {
+			free(nums);
+			return HP_EINVAL;
+		}
+		snprintf(name, sizeof name, "%04d.txt.minisig", nums[i]);
+		r->sig = get_file(path, name, false, err);
+		snprintf(name, sizeof name, "%04d.txt.new.minisig", nums[i]);
+		r->csig = get_file(path, name, false, err);
+	}
+	free(nums);
+	return HP_OK;
 }
 
 /* Load a bundle into c. */
@@ -1292,7 +1616,7 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 		hp_seterr(err, HP_EINVAL, "%s/server.pub is missing", dir);
 		goto out;
 	}
-	rc = HP_OK;
+	rc = load_bundle_rotations(dir, c, err);
 out:
 	free(camp);
 	free(wtxt);
@@ -1393,6 +1717,15 @@ audit_print(FILE *f, const char *what, const struct audit_stats *s)
 	    s->log_signatures, s->server_key_id[0] ? s->server_key_id : "-",
 	    s->key_source, s->orders, s->signed_orders, s->opponent_orders,
 	    s->unsigned_orders);
+	if (s->rotations_followed > 0)
+		fprintf(f, "  %d key rotation statements verified (each signed by "
+		    "the old key, countersigned by the new): the dice logs are "
+		    "signed by %d server key%s, each linked to the trusted one\n",
+		    s->rotations_followed, s->server_keys, s->server_keys == 1 ?
+		    "" : "s");
+	else if (s->rotations > 0)
+		fprintf(f, "  %d key rotation statements verified; the trusted key "
+		    "is in none of them, and signed every log\n", s->rotations);
 	if (s->deadline_orders > 0)
 		fprintf(f, "  %d order files written at a deadline (ai: "
 		    "regenerated, hold: the fixed hold file) checked\n",

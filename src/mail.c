@@ -247,3 +247,50 @@ mail_queue_message(struct store *st, const struct config *cfg, int64_t cid,
 	return queue(st, cfg, cid, kind, rcpt, cfg->from, "auto-generated",
 	    subject, msgid, NULL, body, err);
 }
+
+int
+mail_queue_key_rotation(struct store *st, const struct config *cfg,
+    const struct store_rotation *r, int *count, struct hp_error *err)
+{
+	struct store_player *p = NULL;
+	char seed[128], subj[300], when[32], *body;
+	time_t t = (time_t)r->created_at;
+	struct tm tm;
+	int i, n = 0, rc;
+
+	*count = 0;
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", &tm);
+	if ((rc = store_rotation_recipients(st, &p, &n, err)) != HP_OK)
+		return rc;
+	for (i = 0; i < n && rc == HP_OK; i++) {
+		struct tmpl_ctx *c = tmpl_ctx_new();
+
+		tmpl_set(c, "campaign", p[i].campaign);
+		tmpl_set_int(c, "seq", r->seq);
+		tmpl_set(c, "when", when);
+		tmpl_set(c, "old_id", r->old_key_id);
+		tmpl_set(c, "new_id", r->new_key_id);
+		tmpl_set(c, "new_pub", r->new_pubkey);
+		tmpl_set(c, "statement", r->statement);
+		tmpl_set(c, "signature", r->signature);
+		tmpl_set(c, "countersignature", r->countersignature);
+		body = mail_render("keyrotation.txt", c, err);
+		tmpl_ctx_free(c);
+		if (body == NULL) {
+			rc = HP_EINTERNAL;
+			break;
+		}
+		snprintf(seed, sizeof seed, "%d.%s.%lld", r->seq, p[i].campaign,
+		    (long long)p[i].id);
+		snprintf(subj, sizeof subj, "[hexpost] %s: the server's signing "
+		    "key has changed", p[i].campaign);
+		rc = mail_queue_message(st, cfg, p[i].campaign_id, "notice",
+		    p[i].email, seed, subj, body, err);
+		free(body);
+		if (rc == HP_OK)
+			(*count)++;
+	}
+	free(p);
+	return rc;
+}

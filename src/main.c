@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "deadline.h"
 #include "config.h"
 #include "daemon.h"
 #include "embedded.h"
@@ -886,6 +887,41 @@ cmd_key_generate(int argc, char **argv)
 }
 
 static int
+cmd_key_rotate(int argc, char **argv)
+{
+	struct hp_error err = { 0, "" };
+	struct serverkey_rotation r;
+	struct store *st;
+	int rc, ex;
+
+	if ((rc = no_options(argc, argv, "key rotate", 0)) >= 0)
+		return rc;
+	if (!have_cfg) {
+		fprintf(stderr, "hexpost: key rotate needs a configuration "
+		    "(--config FILE): it names server_key and server_pub\n");
+		return HP_EX_CONFIG;
+	}
+	if ((st = open_db(false, &ex)) == NULL)
+		return ex;
+	rc = serverkey_rotate(st, &cfg, deadline_now(), &r, &err);
+	store_close(st);
+	if (rc != HP_OK)
+		return fail(&err);
+	printf("key rotation %d: server key %s replaced by %s\n"
+	    "  old key kept as %s and %s\n", r.seq, r.old_id, r.new_id,
+	    r.backup_key, r.backup_pub);
+	if (r.resumed)
+		printf("  (an interrupted rotation, recorded before, now "
+		    "finished)\n");
+	else
+		printf("  statement signed by the old key and countersigned by "
+		    "the new, recorded; %d notice%s queued\n", r.notices,
+		    r.notices == 1 ? "" : "s");
+	printf("  a running daemon signs with the new key after SIGHUP\n");
+	return 0;
+}
+
+static int
 cmd_audit(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1021,6 +1057,11 @@ static const struct cmd cmds[] = {
 	{ "key generate", "key generate", "write the server's minisign key "
 	    "pair (server_key, mode 0600, and server_pub of the configuration)",
 	    cmd_key_generate },
+	{ "key rotate", "key rotate", "replace the server key, keeping the old "
+	    "pair as server_key.N and server_pub.N, with a rotation statement "
+	    "signed by the old key (and countersigned by the new) that audits "
+	    "follow; notices go to every player",
+	    cmd_key_rotate },
 	{ "audit export", "audit export NAME DIR [--pubkey FILE]", "write a "
 	    "self-contained audit bundle of campaign NAME into DIR",
 	    cmd_audit_export },

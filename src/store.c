@@ -2098,3 +2098,123 @@ store_player_active(struct store *st, int64_t pid, bool *active,
 	}
 	return step == SQLITE_ROW ? HP_OK : dberr(st, err, "player active");
 }
+
+/* key rotation */
+
+int
+store_rotation_add(struct store *st, const struct store_rotation *r,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "INSERT INTO key_rotations (seq, statement, "
+	    "signature, countersignature, old_key_id, new_key_id, old_pubkey, "
+	    "new_pubkey, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+	    "?9)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int(s, 1, r->seq);
+	bind_text(s, 2, r->statement);
+	bind_text(s, 3, r->signature);
+	bind_text(s, 4, r->countersignature);
+	bind_text(s, 5, r->old_key_id);
+	bind_text(s, 6, r->new_key_id);
+	bind_text(s, 7, r->old_pubkey);
+	bind_text(s, 8, r->new_pubkey);
+	sqlite3_bind_int64(s, 9, r->created_at);
+	return exec_done(st, s, err, "record key rotation");
+}
+
+void
+store_rotations_free(struct store_rotation *r, int n)
+{
+	int i;
+
+	for (i = 0; r != NULL && i < n; i++) {
+		free(r[i].statement);
+		free(r[i].signature);
+		free(r[i].countersignature);
+		free(r[i].old_pubkey);
+		free(r[i].new_pubkey);
+	}
+	free(r);
+}
+
+int
+store_rotations_all(struct store *st, struct store_rotation **out, int *n,
+    struct hp_error *err)
+{
+	struct store_rotation *v = NULL, *r;
+	sqlite3_stmt *s;
+	int step, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = prep(st, "SELECT seq, statement, signature, countersignature, "
+	    "old_key_id, new_key_id, old_pubkey, new_pubkey, created_at FROM "
+	    "key_rotations ORDER BY seq", err)) == NULL)
+		return HP_EDB;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 4;
+			v = xrealloc(v, (size_t)cap * sizeof *v);
+		}
+		r = &v[(*n)++];
+		memset(r, 0, sizeof *r);
+		r->seq = sqlite3_column_int(s, 0);
+		r->statement = xstrdup(col_text(s, 1));
+		r->signature = xstrdup(col_text(s, 2));
+		r->countersignature = xstrdup(col_text(s, 3));
+		strlcpy_(r->old_key_id, col_text(s, 4), sizeof r->old_key_id);
+		strlcpy_(r->new_key_id, col_text(s, 5), sizeof r->new_key_id);
+		r->old_pubkey = xstrdup(col_text(s, 6));
+		r->new_pubkey = xstrdup(col_text(s, 7));
+		r->created_at = (long)sqlite3_column_int64(s, 8);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE) {
+		store_rotations_free(v, *n);
+		*n = 0;
+		return dberr(st, err, "key rotations");
+	}
+	*out = v;
+	return HP_OK;
+}
+
+int
+store_rotation_recipients(struct store *st, struct store_player **out,
+    int *n, struct hp_error *err)
+{
+	struct store_player *v = NULL, *p;
+	sqlite3_stmt *s;
+	int step, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = prep(st, "SELECT p.id, c.id, c.name, p.side_idx, p.name, "
+	    "p.email FROM players p JOIN campaigns c ON c.id = p.campaign_id "
+	    "WHERE p.active = 1 AND c.status != 'finished' ORDER BY c.name, "
+	    "p.side_idx, p.name", err)) == NULL)
+		return HP_EDB;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			v = xrealloc(v, (size_t)cap * sizeof *v);
+		}
+		p = &v[(*n)++];
+		memset(p, 0, sizeof *p);
+		p->id = sqlite3_column_int64(s, 0);
+		p->campaign_id = sqlite3_column_int64(s, 1);
+		strlcpy_(p->campaign, col_text(s, 2), sizeof p->campaign);
+		p->side = sqlite3_column_int(s, 3);
+		strlcpy_(p->name, col_text(s, 4), sizeof p->name);
+		strlcpy_(p->email, col_text(s, 5), sizeof p->email);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE) {
+		free(v);
+		*n = 0;
+		return dberr(st, err, "players to tell of a key rotation");
+	}
+	*out = v;
+	return HP_OK;
+}

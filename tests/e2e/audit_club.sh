@@ -11,8 +11,14 @@
 #         moderator (`moderate end`).
 #   pwc   portable-modern, Blue Cy by signed mail, Red the built-in
 #         opponent; played to the end.
-#   rot   the daemon (`hexpost run`) resolves a window, gets a new server
-#         key by SIGHUP, resolves the next with it.
+#   rot   the daemon (`hexpost run`) resolves a window; `hexpost key
+#         rotate` makes a new server key with a rotation statement (checked
+#         with the stock `minisign -V` and the old key; a notice tells Ann);
+#         after SIGHUP the daemon resolves the next window with the new key,
+#         and the campaign audits clean trusting the original key or the new
+#         one (hexpost, bundle, Python verifier). Then a key swapped by hand
+#         (no statement): the audit fails whichever key it trusts, and
+#         `key rotate` refuses to start from it.
 # For ford, mill and pwc: `hexpost audit` passes and says what it checked;
 # the exported bundle passes `hexpost audit --bundle`, the Python verifier
 # and the stock `minisign -V` for every dice log; tampered copies (a replaced
@@ -299,8 +305,10 @@ minisign -V -p "$D/server.pub" -m "$T/b3/windows/$WD/dice-log.txt" >/dev/null 2>
 	fail "minisign -V passed a tampered dice log"
 
 STEP=daemon
-# rot: the daemon signs with the key the configuration names, and a SIGHUP
-# with a new configuration signs the next window with the new key.
+# rot: the daemon signs with the key the configuration names; `hexpost key
+# rotate` makes a new one, and after a SIGHUP the daemon signs the next
+# window with it. An auditor who kept only the original key follows the
+# rotation statement; a key swapped by hand, without a statement, fails.
 hp campaign new rot --ruleset fire-and-movement --seed club-rot >/dev/null &&
 	hp player add rot blue --email ann@example.org --name Ann --key "$T/ann.pub" >/dev/null ||
 	fail "campaign rot"
@@ -309,38 +317,140 @@ send rot blue ann "Ann <ann@example.org>"
 HEXPOST_NOW=$NOW "$HEXPOST" --config "$CONF" run >"$T/dout" 2>"$T/derr" &
 DPID=$!
 nlogs() { q "SELECT count(*) FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot'"; }
-for i in $(seq 1 100); do [ "$(nlogs)" -ge 1 ] && break; sleep 0.1; done
-[ "$(nlogs)" -ge 1 ] || fail "the daemon resolved nothing: $(cat "$T/derr")"
-minisign -G -W -p "$D/server2.pub" -s "$D/server2.key" >/dev/null 2>&1 || fail "minisign -G"
-sed -i -e 's/^server_key = .*/server_key = server2.key/' \
-	-e 's/^server_pub = .*/server_pub = server2.pub/' "$CONF"
-kill -HUP "$DPID"
-for i in $(seq 1 100); do grep -q "reread" "$T/derr" && break; sleep 0.1; done
-grep -q "configuration .* reread" "$T/derr" || fail "no reload: $(cat "$T/derr")"
+# resolved_after N: wait until rot has more than N dice logs.
+resolved_after() {
+	local i
+	for i in $(seq 1 100); do [ "$(nlogs)" -gt "$1" ] && return 0; sleep 0.1; done
+	fail "the daemon did not resolve: $(cat "$T/derr")"
+}
+# sighup: the daemon rereads its configuration and key.
+sighup() {
+	local n i
+	n=$(grep -c "reread" "$T/derr")
+	kill -HUP "$DPID"
+	for i in $(seq 1 100); do
+		[ "$(grep -c "reread" "$T/derr")" -gt "$n" ] && return 0
+		sleep 0.1
+	done
+	fail "no reload: $(cat "$T/derr")"
+}
+# log_file WINDOW-ID: that window's dice log and signature in $T/l.txt.
+log_file() {
+	rm -f "$T/l.txt" "$T/l.txt.minisig"
+	q "SELECT writefile('$T/l.txt', text), writefile('$T/l.txt.minisig', signature) FROM dice_logs WHERE window_id = $1" >/dev/null
+}
+resolved_after 0
+cp "$D/server.pub" "$T/original.pub"
+OLDID=$(python3 -c 'import base64, sys
+b = base64.b64decode(open(sys.argv[1]).read().split("\n")[1])
+print(b[2:10][::-1].hex().upper())' "$D/server.pub")
+[ ${#OLDID} -eq 16 ] || fail "old key id: '$OLDID'"
+
+STEP="key rotate"
+hp key rotate >"$T/out" 2>"$T/err" || fail "key rotate: $(cat "$T/err")"
+grep -q "^key rotation 1: server key $OLDID replaced by [0-9A-F]\{16\}$" "$T/out" ||
+	fail "key rotate says: $(cat "$T/out")"
+grep -qF "1 notice queued" "$T/out" || fail "key rotate notices: $(cat "$T/out")"
+cmp -s "$D/server.pub.1" "$T/original.pub" || fail "server.pub.1 is not the old key"
+[ "$(stat -c %a "$D/server.key.1")" = 600 ] || fail "server.key.1 is not mode 600"
+[ "$(stat -c %a "$D/server.key")" = 600 ] || fail "the new server.key is not mode 600"
+cmp -s "$D/server.pub" "$T/original.pub" && fail "server.pub did not change"
+[ ! -e "$D/server.key.new" ] && [ ! -e "$D/server.pub.new" ] || fail "new key files left over"
+rm -f "$T/rot.txt" "$T/rot.txt.minisig" "$T/rot.new.minisig"
+q "SELECT writefile('$T/rot.txt', statement), writefile('$T/rot.txt.minisig', signature), writefile('$T/rot.new.minisig', countersignature) FROM key_rotations WHERE seq = 1" >/dev/null
+head -1 "$T/rot.txt" | grep -qx "hexpost key rotation v1" || fail "statement: $(cat "$T/rot.txt")"
+minisign -V -p "$T/original.pub" -m "$T/rot.txt" >"$T/out" 2>&1 ||
+	fail "minisign -V of the statement with the old key: $(cat "$T/out")"
+minisign -V -p "$D/server.pub" -x "$T/rot.new.minisig" -m "$T/rot.txt" >"$T/out" 2>&1 ||
+	fail "minisign -V of the countersignature with the new key: $(cat "$T/out")"
+minisign -V -p "$D/server.pub" -m "$T/rot.txt" >/dev/null 2>&1 &&
+	fail "the statement verifies with the new key as its main signature"
+# Ann, the one active player (ford and pwc have ended, mill was ended), is
+# told, with the new key and the statement.
+[ "$(q "SELECT count(*) FROM outbox WHERE kind = 'notice' AND message_id LIKE '%notice.1.%'")" = 1 ] ||
+	fail "notices: $(q "SELECT rcpt, message_id FROM outbox WHERE kind = 'notice'")"
+q "SELECT CAST(data AS TEXT) FROM outbox WHERE message_id LIKE '%notice.1.rot.%'" >"$T/notice"
+grep -q "^To: ann@example.org" "$T/notice" || fail "the notice is not to Ann"
+grep -qF "$(sed -n 2p "$D/server.pub")" "$T/notice" || fail "the notice lacks the new key"
+grep -qF "$(sed -n 3p "$T/rot.txt")" "$T/notice" || fail "the notice lacks the statement"
+
+STEP="daemon after rotate"
+hp audit rot --pubkey "$T/original.pub" >/dev/null 2>"$T/err" ||
+	fail "audit before the daemon reloads: $(cat "$T/err")"
+sighup
 L1=$(nlogs)
 [ "$(waiting rot)" = blue ] || fail "rot does not wait for blue"
 send rot blue ann "Ann <ann@example.org>"
-for i in $(seq 1 100); do [ "$(nlogs)" -gt "$L1" ] && break; sleep 0.1; done
-[ "$(nlogs)" -gt "$L1" ] || fail "the daemon did not resolve after SIGHUP: $(cat "$T/derr")"
+resolved_after "$L1"
+FIRST=$(q "SELECT min(l.window_id) FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot'")
+LAST=$(q "SELECT max(l.window_id) FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot'")
+log_file "$FIRST"
+minisign -V -p "$T/original.pub" -m "$T/l.txt" >/dev/null 2>&1 ||
+	fail "the first window's dice log is not signed by the original key"
+log_file "$LAST"
+minisign -V -p "$D/server.pub" -m "$T/l.txt" >/dev/null 2>&1 ||
+	fail "the window after SIGHUP is not signed by the new key"
+[ "$(q "SELECT count(*) FROM dice_logs WHERE signature IS NULL")" = 0 ] ||
+	fail "an unsigned dice log"
+
+STEP="audit across the rotation"
+# The original key alone, the new key (the configuration's), the bundle.
+hp audit rot --pubkey "$T/original.pub" >"$T/out" 2>"$T/err" ||
+	fail "audit of rot with the original key: $(cat "$T/out" "$T/err")"
+grep -q "1 key rotation statements verified .*signed by 2 server keys" "$T/out" ||
+	fail "audit of rot: $(cat "$T/out")"
+hp audit rot >"$T/out" 2>"$T/err" ||
+	fail "audit of rot with the new key: $(cat "$T/out" "$T/err")"
+rm -rf "$T/b-rot"
+hp audit export rot "$T/b-rot" >/dev/null 2>"$T/err" || fail "export rot: $(cat "$T/err")"
+cmp -s "$T/b-rot/server.pub" "$D/server.pub" || fail "the bundle's server.pub is not the new key"
+for trust in "" "--pubkey $T/original.pub"; do
+	"$HEXPOST" audit --bundle "$T/b-rot" $trust >"$T/out" 2>"$T/err" ||
+		fail "audit --bundle rot $trust: $(cat "$T/err")"
+	python3 "$PYAUDIT" $trust "$T/b-rot" >"$T/out" 2>"$T/err" ||
+		fail "hexpost-audit.py rot $trust: $(cat "$T/err")"
+	grep -q "^hexpost-audit: OK: .*, 1 key rotation statements followed" "$T/out" ||
+		fail "$(cat "$T/out")"
+done
+minisign -V -p "$T/b-rot/server-keys/$OLDID.pub" -m "$T/b-rot/rotations/0001.txt" >/dev/null 2>&1 ||
+	fail "minisign -V of the bundle's statement"
+btamper rot "key rotation statement 1 is missing" "key rotation statement 1 is missing" \
+	"mv rotations/0001.txt rotations/0002.txt"
+btamper rot "which no key rotation statement links to it" "which no key rotation statement links to it" \
+	"rm rotations/0001.txt*"
+btamper rot "rotation statement 1 is not signed by the old key" "rotation statement 1 is not signed by the old key" \
+	"cp rotations/0001.txt.new.minisig rotations/0001.txt.minisig"
+
+STEP="key swapped by hand"
+# A key put in place without `hexpost key rotate`: no statement names it,
+# so no audit follows it, and rotate refuses to start from it.
+minisign -G -W -p "$D/server2.pub" -s "$D/server2.key" >/dev/null 2>&1 || fail "minisign -G"
+sed -i -e 's/^server_key = .*/server_key = server2.key/' \
+	-e 's/^server_pub = .*/server_pub = server2.pub/' "$CONF"
+sighup
+L1=$(nlogs)
+[ "$(waiting rot)" = blue ] || fail "rot does not wait for blue"
+send rot blue ann "Ann <ann@example.org>"
+resolved_after "$L1"
 kill -TERM "$DPID"
 wait "$DPID"
 DPID=
-q "SELECT l.window_id, l.text FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot' ORDER BY l.window_id" >/dev/null
-FIRST=$(q "SELECT min(l.window_id) FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot'")
 LAST=$(q "SELECT max(l.window_id) FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'rot'")
-for w in "$FIRST:server" "$LAST:server2"; do
-	id=${w%%:*} key=${w#*:}
-	rm -f "$T/l.txt" "$T/l.txt.minisig"
-	q "SELECT writefile('$T/l.txt', text), writefile('$T/l.txt.minisig', signature) FROM dice_logs WHERE window_id = $id" >/dev/null
-	minisign -V -p "$D/$key.pub" -m "$T/l.txt" >/dev/null 2>&1 ||
-		fail "window $id's dice log is not signed by $key"
+log_file "$LAST"
+minisign -V -p "$D/server2.pub" -m "$T/l.txt" >/dev/null 2>&1 ||
+	fail "the window after the swap is not signed by server2"
+for trust in "$T/original.pub" "$D/server.pub" "$D/server2.pub"; do
+	"$HEXPOST" --config "$CONF" audit rot --pubkey "$trust" >"$T/out" 2>"$T/err"
+	[ $? -eq 65 ] && grep -q "does not match its server signature: it is signed by server key" "$T/err" ||
+		fail "audit of rot trusting $trust: $(cat "$T/out" "$T/err")"
 done
-[ "$(q "SELECT count(*) FROM dice_logs WHERE signature IS NULL")" = 0 ] ||
-	fail "an unsigned dice log"
-# One audit trusts one server key: the change of key shows as the first
-# window signed by the other key.
-"$HEXPOST" --config "$CONF" audit rot --pubkey "$D/server.pub" >"$T/out" 2>"$T/err"
-[ $? -eq 65 ] && grep -q "does not match its server signature" "$T/err" ||
-	fail "audit of rot with the old key: $(cat "$T/out" "$T/err")"
+grep -q "which is not the trusted key" "$T/err" || fail "$(cat "$T/err")"
+rm -rf "$T/b-rot"
+hp audit export rot "$T/b-rot" --pubkey "$T/original.pub" >/dev/null 2>&1 || fail "export rot"
+python3 "$PYAUDIT" "$T/b-rot" >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] && grep -q "which no key rotation statement links to it" "$T/err" ||
+	fail "hexpost-audit.py after the swap: $(cat "$T/out" "$T/err")"
+hp key rotate >"$T/out" 2>"$T/err" && fail "key rotate from a key swapped by hand"
+grep -qF "changed without 'hexpost key rotate'" "$T/err" || fail "key rotate: $(cat "$T/err")"
 
 echo "audit_club: ok"

@@ -18,11 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "audit.h"
+#include "config.h"
 #include "deadline.h"
+#include "dicelog.h"
 #include "fixtures.h"
 #include "minisign.h"
 #include "moderator.h"
+#include "serverkey.h"
 #include "turn.h"
 
 static char dir[512];
@@ -163,8 +169,10 @@ human_campaign(struct minisign_seckey **sk)
 	snprintf(sk_path, sizeof sk_path, "%s/server.key", dir);
 	snprintf(pk_path, sizeof pk_path, "%s/server.pub", dir);
 	st = fx_store_new(db);
+	/* A master seed: what the opponent writes depends on the dice. */
 	assert_int_equal(turn_campaign_new(st, "hill", "fire-and-movement",
-	    NULL, NULL, NULL, 0, &err), HP_OK);
+	    NULL, NULL, (const unsigned char *)"audit-human", 11, &err),
+	    HP_OK);
 	assert_int_equal(store_player_add(st, 1, 0, "Ann", "ann@example.org",
 	    NULL, NULL, false, &err), HP_OK);
 	assert_int_equal(minisign_keygen(sk_path, pk_path, NULL, &err), HP_OK);
@@ -545,6 +553,330 @@ test_key_history(void **state)
 	done(st);
 }
 
+
+/* The last dice log of hill re-signed with key k, as the server would
+ * (same trusted comment). */
+static void
+resign_last_log(struct minisign_seckey *k)
+{
+	struct hp_error err = { 0, "" };
+	struct dicelog l;
+	struct sbuf sql;
+	char tc[256], *text, *sig, *p;
+
+	text = fx_db_rows(db, "SELECT text FROM dice_logs WHERE window_id = "
+	    "(SELECT max(window_id) FROM dice_logs)");
+	text[strlen(text) - 1] = '\0';	/* fx_db_rows ends each row */
+	dicelog_init(&l);
+	assert_int_equal(dicelog_parse(text, &l, &err), HP_OK);
+	dicelog_trusted_comment(&l, tc, sizeof tc);
+	dicelog_free(&l);
+	assert_int_equal(minisign_sign_text(k, (const unsigned char *)text,
+	    strlen(text), tc, &sig, &err), HP_OK);
+	sbuf_init(&sql);
+	sbuf_puts(&sql, "UPDATE dice_logs SET signature = '");
+	for (p = sig; *p != '\0'; p++) {
+		if (*p == '\'')
+			sbuf_add(&sql, "'", 1);
+		sbuf_add(&sql, p, 1);
+	}
+	sbuf_puts(&sql, "' WHERE window_id = (SELECT max(window_id) FROM "
+	    "dice_logs)");
+	fx_db_exec(db, sql.buf);
+	sbuf_free(&sql);
+	free(sig);
+	free(text);
+}
+
+/* Run SQL on hill's database, expect the audit trusting pub to fail with
+ * msg, and put the database back. */
+static void
+rot_tamper(struct store *st, const char *pub, const char *sql,
+    const char *msg)
+{
+	fx_db_exec(db, "DROP TABLE IF EXISTS bak_rot; DROP TABLE IF EXISTS "
+	    "bak_log; CREATE TABLE bak_rot AS SELECT * FROM key_rotations; "
+	    "CREATE TABLE bak_log AS SELECT * FROM dice_logs");
+	fx_db_exec(db, sql);
+	audit_fails(st, pub, msg);
+	fx_db_exec(db, "DELETE FROM key_rotations; INSERT INTO key_rotations "
+	    "SELECT * FROM bak_rot; DELETE FROM dice_logs; INSERT INTO "
+	    "dice_logs SELECT * FROM bak_log");
+}
+
+/* A bundle copy with cmd run in it fails the audit trusting pub (NULL:
+ * the bundle's server.pub) with msg. */
+static void
+bundle_fails(const char *bdir, const char *cmd, const char *pub,
+    const char *msg)
+{
+	struct audit_opts o = { pub, NULL };
+	struct audit_stats s;
+	struct hp_error err = { 0, "" };
+	char copy[800], sh[8192];
+
+	snprintf(copy, sizeof copy, "%s/bcopy", dir);
+	snprintf(sh, sizeof sh, "rm -rf '%s' && cp -r '%s' '%s' && cd '%s' && "
+	    "%s", copy, bdir, copy, copy, cmd);
+	assert_int_equal(system(sh), 0);
+	assert_int_equal(audit_bundle(copy, &o, &s, &err), HP_EINVAL);
+	if (strstr(err.msg, msg) == NULL)
+		fail_msg("bundle: '%s' not in '%s'", msg, err.msg);
+}
+
+/* A campaign resolved across two rotations of the server key (A -> B ->
+ * C) audits clean from the database and from its bundle, trusting the
+ * original key, the current one or the one between; a forged statement,
+ * a log signed by an unrelated key or by a key already replaced, and a
+ * dropped statement are caught. */
+static void
+test_key_rotation(void **state)
+{
+	struct minisign_seckey *sk = NULL, *orig = NULL, *z = NULL;
+	struct serverkey_rotation r;
+	struct serverkey_statement stm;
+	struct audit_opts o = { NULL, NULL };
+	struct audit_stats s, sb;
+	struct hp_error err = { 0, "" };
+	struct store *st = human_campaign(&sk);
+	struct config cfg;
+	struct stat sb1;
+	struct sbuf text, sql;
+	char origpub[700], midpub[700], bdir[700], zk[700], zp[700], path[800];
+	char tc[256], *t, *zsig, *zpub;
+	int i;
+
+	(void)state;
+	config_defaults(&cfg, dir);
+	assert_string_equal(cfg.server_key, sk_path);
+	snprintf(origpub, sizeof origpub, "%s/original.pub", dir);
+	t = util_read_file(pk_path, NULL, &err);
+	assert_non_null(t);
+	assert_int_equal(util_write_file_atomic(origpub, t, strlen(t), 0644,
+	    &err), HP_OK);
+	free(t);
+	orig = sk;
+	fill_and_resolve(st, DEADLINE_AI, sk);
+	fill_and_resolve(st, DEADLINE_AI, sk);
+
+	/* A -> B: the old pair kept (the secret key mode 0600), a notice to
+	 * Ann with the new key and the signed statement. */
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800000000L, &r, &err),
+	    HP_OK);
+	assert_int_equal(r.seq, 1);
+	assert_false(r.resumed);
+	assert_int_equal(r.notices, 1);
+	assert_int_equal(stat(r.backup_key, &sb1), 0);
+	assert_int_equal(sb1.st_mode & 0777, 0600);
+	snprintf(path, sizeof path, "%s/server.pub.1", dir);
+	assert_string_equal(r.backup_pub, path);
+	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM outbox WHERE "
+	    "kind = 'notice' AND rcpt = 'ann@example.org' AND instr(CAST(data "
+	    "AS TEXT), 'hexpost key rotation v1') > 0 AND instr(CAST(data AS "
+	    "TEXT), 'rotation.txt.new.minisig') > 0"), 1);
+	t = fx_db_rows(db, "SELECT statement FROM key_rotations WHERE seq = 1");
+	assert_non_null(strstr(t, "old-key-id: "));
+	assert_non_null(strstr(t, "time: 2027-01-15T08:00:00Z\nend\n"));
+	free(t);
+	/* The daemon would now load the new key (SIGHUP). */
+	assert_int_equal(serverkey_load(sk_path, &sk, &err), HP_OK);
+	fill_and_resolve(st, DEADLINE_AI, sk);
+	fill_and_resolve(st, DEADLINE_AI, sk);
+	minisign_seckey_free(sk);
+	snprintf(midpub, sizeof midpub, "%s/server.pub.2", dir);
+
+	/* B -> C, and one more window. */
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800003600L, &r, &err),
+	    HP_OK);
+	assert_int_equal(r.seq, 2);
+	assert_int_equal(serverkey_load(sk_path, &sk, &err), HP_OK);
+	fill_and_resolve(st, DEADLINE_AI, sk);
+	assert_int_equal(fx_db_long(db, "SELECT count(DISTINCT pubkey) FROM "
+	    "dice_logs"), 3);
+
+	/* Trusting the original key, the current one, the one between. */
+	o.server_pub = origpub;
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	assert_int_equal(s.rotations_followed, 2);
+	assert_int_equal(s.server_keys, 3);
+	assert_int_equal(s.log_signatures, s.windows);
+	o.server_pub = pk_path;
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	assert_int_equal(s.server_keys, 3);
+	o.server_pub = midpub;
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
+	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(sb.rotations_followed, 2);
+	assert_int_equal(sb.windows, s.windows);
+	o.server_pub = origpub;
+	assert_int_equal(audit_bundle(bdir, &o, &sb, &err), HP_OK);
+	for (i = 1; i <= 2; i++) {
+		snprintf(path, sizeof path, "%s/rotations/%04d.txt.new.minisig",
+		    bdir, i);
+		assert_int_equal(access(path, F_OK), 0);
+	}
+	snprintf(path, sizeof path, "test $(ls '%s/server-keys' | wc -l) = 3",
+	    bdir);
+	assert_int_equal(system(path), 0);
+
+	/* An unrelated key Z. */
+	snprintf(zk, sizeof zk, "%s/z.key", dir);
+	snprintf(zp, sizeof zp, "%s/z.pub", dir);
+	assert_int_equal(minisign_keygen(zk, zp, NULL, &err), HP_OK);
+	assert_int_equal(minisign_seckey_load(zk, &z, &err), HP_OK);
+	zpub = util_read_file(zp, NULL, &err);
+	assert_non_null(zpub);
+
+	/* A log signed by Z, no statement: caught whichever key is trusted. */
+	fx_db_exec(db, "CREATE TABLE bak_log0 AS SELECT * FROM dice_logs");
+	resign_last_log(z);
+	audit_fails(st, origpub, "which is not the trusted key");
+	audit_fails(st, pk_path, "which no key rotation statement links to it");
+	/* A forged statement C -> Z signed by Z only (as old and new key). */
+	memset(&stm, 0, sizeof stm);
+	stm.seq = 3;
+	t = util_read_file(pk_path, NULL, &err);
+	assert_int_equal(minisign_pubkey_parse(t, strlen(t), &stm.old_key,
+	    &err), HP_OK);
+	free(t);
+	stm.old_key.comment[0] = '\0';
+	minisign_seckey_pubkey(z, &stm.new_key);
+	stm.time = 1800007200L;
+	sbuf_init(&text);
+	serverkey_statement_format(&stm, &text);
+	serverkey_statement_comment(&stm, false, tc, sizeof tc);
+	assert_int_equal(minisign_sign_text(z, (const unsigned char *)text.buf,
+	    text.len, tc, &zsig, &err), HP_OK);
+	sbuf_init(&sql);
+	sbuf_printf(&sql, "INSERT INTO key_rotations VALUES (3, '%s', '%s', "
+	    "'%s', 'x', 'y', 'x', 'y', 0)", text.buf, zsig, zsig);
+	rot_tamper(st, origpub, sql.buf, "key rotation statement 3: rotation "
+	    "statement 3 is not signed by the old key");
+	sbuf_free(&sql);
+	sbuf_free(&text);
+	free(zsig);
+	fx_db_exec(db, "DELETE FROM dice_logs; INSERT INTO dice_logs SELECT * "
+	    "FROM bak_log0");
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+
+	/* Statement 2 signed by its new key in place of its old: forged. */
+	rot_tamper(st, origpub, "UPDATE key_rotations SET signature = "
+	    "countersignature WHERE seq = 2", "key rotation statement 2: "
+	    "rotation statement 2 is not signed by the old key");
+	/* Dropped statements. */
+	rot_tamper(st, origpub, "DELETE FROM key_rotations WHERE seq = 1",
+	    "key rotation statement 1 is missing");
+	rot_tamper(st, origpub, "DELETE FROM key_rotations WHERE seq = 2",
+	    "which no key rotation statement links to it");
+	rot_tamper(st, pk_path, "DELETE FROM key_rotations WHERE seq = 1",
+	    "key rotation statement 1 is missing");
+	/* The replaced key A signs a window after B did. */
+	fx_db_exec(db, "CREATE TABLE bak_log1 AS SELECT * FROM dice_logs");
+	resign_last_log(orig);
+	audit_fails(st, origpub, "which key rotation statement 1 had replaced");
+	fx_db_exec(db, "DELETE FROM dice_logs; INSERT INTO dice_logs SELECT * "
+	    "FROM bak_log1");
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+
+	/* The same in the bundle. */
+	bundle_fails(bdir, "rm rotations/0001.txt*", origpub,
+	    "key rotation statement 1 is missing");
+	bundle_fails(bdir, "rm rotations/0002.txt*", origpub,
+	    "which no key rotation statement links to it");
+	bundle_fails(bdir, "cp rotations/0001.txt.new.minisig "
+	    "rotations/0001.txt.minisig", NULL, "key rotation statement 1: "
+	    "rotation statement 1 is not signed by the old key");
+	bundle_fails(bdir, "sed -i 's/^time: 2027/time: 2028/' "
+	    "rotations/0002.txt", NULL, "rotation statement 2 is not signed "
+	    "by the old key");
+	snprintf(path, sizeof path, "cp '%s' server.pub", zp);
+	bundle_fails(bdir, path, NULL, "which is not the trusted key");
+
+	/* A rotation refuses to start from a key changed by hand. */
+	minisign_seckey_free(sk);
+	assert_int_equal(rename(zk, sk_path), 0);
+	assert_int_equal(rename(zp, pk_path), 0);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800010800L, &r, &err),
+	    HP_ESTATE);
+	assert_non_null(strstr(err.msg, "changed without 'hexpost key "
+	    "rotate'"));
+	free(zpub);
+	minisign_seckey_free(z);
+	minisign_seckey_free(orig);
+	done(st);
+}
+
+/* A rotation interrupted after its transaction is finished by the next
+ * 'key rotate'; new key files never recorded (stopped before the
+ * transaction) are removed and a fresh rotation made. */
+static void
+test_key_rotation_resume(void **state)
+{
+	struct minisign_seckey *sk = NULL;
+	struct serverkey_rotation r, r2;
+	struct hp_error err = { 0, "" };
+	struct store *st = human_campaign(&sk);
+	struct config cfg;
+	char nk[700], np[700], bk[700], bp[700], *a, *b;
+
+	(void)state;
+	config_defaults(&cfg, dir);
+	snprintf(nk, sizeof nk, "%s.new", sk_path);
+	snprintf(np, sizeof np, "%s.new", pk_path);
+	snprintf(bk, sizeof bk, "%s.1", sk_path);
+	snprintf(bp, sizeof bp, "%s.1", pk_path);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800000000L, &r, &err),
+	    HP_OK);
+	/* Back to the moment after COMMIT, before the files moved. */
+	assert_int_equal(rename(sk_path, nk), 0);
+	assert_int_equal(rename(bk, sk_path), 0);
+	assert_int_equal(rename(pk_path, np), 0);
+	assert_int_equal(rename(bp, pk_path), 0);
+	a = util_read_file(pk_path, NULL, &err);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800000000L, &r2, &err),
+	    HP_OK);
+	assert_true(r2.resumed);
+	assert_int_equal(r2.seq, 1);
+	assert_string_equal(r2.new_id, r.new_id);
+	assert_int_equal(access(nk, F_OK), -1);
+	b = util_read_file(bp, NULL, &err);
+	assert_string_equal(a, b);	/* the old key kept */
+	free(a);
+	free(b);
+	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM key_rotations"),
+	    1);
+	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM outbox WHERE "
+	    "kind = 'notice'"), 1);
+	/* Half done: the key moved, the public key not yet. */
+	assert_int_equal(rename(pk_path, np), 0);
+	assert_int_equal(rename(bp, pk_path), 0);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800000000L, &r2, &err),
+	    HP_OK);
+	assert_true(r2.resumed);
+	a = util_read_file(bp, NULL, &err);
+	assert_non_null(a);
+	free(a);
+	/* Never recorded: removed, and rotation 2 made. */
+	assert_int_equal(minisign_keygen(nk, np, NULL, &err), HP_OK);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800003600L, &r2, &err),
+	    HP_OK);
+	assert_false(r2.resumed);
+	assert_int_equal(r2.seq, 2);
+	assert_string_equal(r2.old_id, r.new_id);
+	assert_int_equal(access(nk, F_OK), -1);
+	/* A backup in the way is never overwritten. */
+	snprintf(bk, sizeof bk, "%s.3", sk_path);
+	assert_int_equal(util_write_file_atomic(bk, "x", 1, 0600, &err), HP_OK);
+	assert_int_equal(serverkey_rotate(st, &cfg, 1800007200L, &r2, &err),
+	    HP_ESTATE);
+	assert_non_null(strstr(err.msg, "not overwriting a key"));
+	assert_int_equal(access(nk, F_OK), -1);
+	minisign_seckey_free(sk);
+	done(st);
+}
+
 int
 main(void)
 {
@@ -557,6 +889,8 @@ main(void)
 		cmocka_unit_test(test_deadline_forged),
 		cmocka_unit_test(test_moderator_end),
 		cmocka_unit_test(test_key_history),
+		cmocka_unit_test(test_key_rotation),
+		cmocka_unit_test(test_key_rotation_resume),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
