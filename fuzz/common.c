@@ -81,8 +81,8 @@ fuzz_resolve(struct game *g, const struct window_spec *w,
 }
 
 /* One window of self-play, the dice seeded from master. */
-void
-fuzz_self_play_window(struct game *g, const struct window_spec *w,
+static void
+self_play_window(struct game *g, const struct window_spec *w,
     const unsigned char *master, size_t masterlen, const char *who)
 {
 	unsigned char seed[DICE_SEEDLEN], key[DICE_KEYLEN];
@@ -96,6 +96,30 @@ fuzz_self_play_window(struct game *g, const struct window_spec *w,
 	    seed);
 	dice_derive_key(seed, g->name, w->turn, w->number, NULL, 0, key);
 	fuzz_resolve(g, w, raw, key, who, "self-play");
+}
+
+/* Self-play of one game, handing positions to keep. */
+void
+fuzz_self_play(const struct ruleset *rules, const char *options,
+    const unsigned char *master, size_t masterlen, int max, bool keep_end,
+    void (*keep)(const struct game *), const char *who)
+{
+	struct window_spec w;
+	struct game g;
+	int guard;
+
+	fuzz_new_game(&g, rules, options, who);
+	for (guard = 0; guard < max && rules->next_window(&g, &w); guard++) {
+		if (guard > 0)
+			keep(&g);
+		self_play_window(&g, &w, master, masterlen, who);
+		if (g.status == GAME_FINISHED) {
+			if (keep_end)
+				keep(&g);
+			break;
+		}
+	}
+	game_free(&g);
 }
 
 /* Parse body as side's orders: the normalised text (caller frees) or

@@ -30,10 +30,13 @@ char *fuzz_opponent_file(const struct game *g, const struct window_spec *w,
 void fuzz_resolve(struct game *g, const struct window_spec *w,
     char *raw[GAME_MAX_SIDES], const unsigned char key[DICE_KEYLEN],
     const char *who, const char *what);
-/* Resolve window w of g with the built-in opponent's orders for each side
- * it opens for, the dice seeded from master as a demo campaign's are. */
-void fuzz_self_play_window(struct game *g, const struct window_spec *w,
-    const unsigned char *master, size_t masterlen, const char *who);
+/* Self-play of a game of rules with options by the built-in opponent, the
+ * dice seeded from master as a demo campaign's are, for at most max
+ * windows: keep is called with the position each window but the first
+ * opens on and, if keep_end, with the finished game. */
+void fuzz_self_play(const struct ruleset *rules, const char *options,
+    const unsigned char *master, size_t masterlen, int max, bool keep_end,
+    void (*keep)(const struct game *), const char *who);
 /* Parse body as side's orders for window w against g: the normalised text
  * (caller frees) if accepted, NULL if rejected; accepted orders come with
  * no errors, rejected ones with errors and no orders. */

@@ -89,24 +89,12 @@ static void
 play(const char *options, int index)
 {
 	unsigned char master[32];
-	struct window_spec w;
-	struct game g;
-	int guard;
 
 	memset(master, 0, sizeof master);
 	master[0] = (unsigned char)index;
 	master[1] = (unsigned char)(options[0] != '\0');
-	fuzz_new_game(&g, rules, options, WHO);
-	for (guard = 0; guard < 200 && rules->next_window(&g, &w); guard++) {
-		if (guard > 0)
-			snapshot(&g);
-		fuzz_self_play_window(&g, &w, master, sizeof master, WHO);
-		if (g.status == GAME_FINISHED) {
-			snapshot(&g);
-			break;
-		}
-	}
-	game_free(&g);
+	fuzz_self_play(rules, options, master, sizeof master, 200, true,
+	    snapshot, WHO);
 }
 
 static unsigned

@@ -55,21 +55,11 @@ static void
 play(const char *options, int index)
 {
 	unsigned char master[32];
-	struct window_spec w;
-	struct game g;
-	int guard;
 
 	memset(master, 0, sizeof master);
 	master[0] = (unsigned char)index;
-	fuzz_new_game(&g, rules, options, WHO);
-	for (guard = 0; guard < 60 && rules->next_window(&g, &w); guard++) {
-		if (guard > 0)
-			snapshot(&g);
-		fuzz_self_play_window(&g, &w, master, sizeof master, WHO);
-		if (g.status == GAME_FINISHED)
-			break;
-	}
-	game_free(&g);
+	fuzz_self_play(rules, options, master, sizeof master, 60, false,
+	    snapshot, WHO);
 }
 
 /* The positions: fresh battles, then self-played ones. */
