@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "fam.h"
 #include "orders.h"
 #include "ruleset.h"
@@ -33,6 +34,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 #define MAX_STATES 256
+#define WHO "fuzz_orders"
 #define STATE_UNITS 8
 #define FRESH_STATES 2 /* states[0]: no options, states[1]: red-standing */
 
@@ -82,80 +84,17 @@ restore(int i)
 	    sizeof *work.units * (size_t)work.nunits);
 }
 
-static void
-new_game(struct game *g, const char *options)
-{
-	struct hp_error err;
-
-	game_init(g);
-	strlcpy_(g->name, "fuzz", sizeof g->name);
-	strlcpy_(g->options, options, sizeof g->options);
-	g->rules = rules;
-	memset(&err, 0, sizeof err);
-	if (rules->setup(g, NULL, &err) != HP_OK) {
-		fprintf(stderr, "fuzz_orders: setup: %s\n", err.msg);
-		abort();
-	}
-}
-
-/* The order file of side for window w: header and the opponent's orders. */
-static char *
-opponent_file(const struct game *g, const struct window_spec *w, int side)
-{
-	struct sbuf b;
-
-	sbuf_init(&b);
-	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
-	    g->name, w->turn, w->name, g->sides[side].name);
-	rules->opponent(g, w, side, &b);
-	return sbuf_steal(&b);
-}
-
 /* Self-play of one game, keeping every position a window opens on. */
 static void
 play(const char *options, int index)
 {
-	unsigned char master[32], seed[DICE_SEEDLEN], key[DICE_KEYLEN];
-	struct window_spec w;
-	struct game g;
-	int guard, s;
+	unsigned char master[32];
 
 	memset(master, 0, sizeof master);
 	master[0] = (unsigned char)index;
 	master[1] = (unsigned char)(options[0] != '\0');
-	new_game(&g, options);
-	for (guard = 0; guard < 200 && rules->next_window(&g, &w); guard++) {
-		char *raw[GAME_MAX_SIDES] = { 0 };
-		struct hp_error err;
-		struct events ev;
-		struct dice d;
-
-		if (guard > 0)
-			snapshot(&g);
-		for (s = 0; s < g.nsides; s++)
-			if (w.sides & (1u << s))
-				raw[s] = opponent_file(&g, &w, s);
-		dice_seed_from_master(master, sizeof master, g.name, w.turn,
-		    w.number, seed);
-		dice_derive_key(seed, g.name, w.turn, w.number, NULL, 0, key);
-		dice_init_stream(&d, key);
-		events_init(&ev);
-		memset(&err, 0, sizeof err);
-		if (turn_resolve_window(&g, &w, (const char *const *)raw, &d,
-		    &ev, &err) != HP_OK) {
-			fprintf(stderr, "fuzz_orders: self-play: %s\n", err.msg);
-			abort();
-		}
-		dice_free(&d);
-		events_free(&ev);
-		for (s = 0; s < GAME_MAX_SIDES; s++)
-			free(raw[s]);
-		if (g.status == GAME_FINISHED) {
-			snapshot(&g);
-			break;
-		}
-	}
-	game_free(&g);
+	fuzz_self_play(rules, options, master, sizeof master, 200, true,
+	    snapshot, WHO);
 }
 
 static unsigned
@@ -175,7 +114,7 @@ random_position(const char *options, unsigned *x)
 	struct hex open[GAME_MAX_HEXES];
 	int nopen = 0, i, pcs, stage, victory;
 
-	new_game(&g, options);
+	fuzz_new_game(&g, rules, options, WHO);
 	for (i = 0; i < g.nhex; i++)
 		if (strcmp(g.hexes[i].terrain, "hill") != 0)
 			open[nopen++] = g.hexes[i].h;
@@ -213,7 +152,7 @@ init(void)
 	if ((rules = ruleset_find("fire-and-movement")) == NULL)
 		abort();
 	for (i = 0; i < 2; i++) {
-		new_game(&g, opts[i]);
+		fuzz_new_game(&g, rules, opts[i], WHO);
 		snapshot(&g);
 		game_free(&g);
 	}
@@ -221,7 +160,7 @@ init(void)
 		play(opts[i % 2], i);
 	while (nstates < MAX_STATES)
 		random_position(opts[nstates % 2], &x);
-	new_game(&work, "");
+	fuzz_new_game(&work, rules, "", WHO);
 }
 
 /* The file a resolution reads: a header and the body's lines. */
@@ -240,69 +179,6 @@ order_file(const struct game *g, const struct window_spec *w, int side,
 	return sbuf_steal(&b);
 }
 
-/* Parse body as side's orders for window w against the working game;
- * returns the normalised text (caller frees) or NULL if rejected. */
-static char *
-parse(const struct window_spec *w, int side, const struct order_body *body)
-{
-	struct order_errors errs;
-	struct sbuf canon;
-	void *out = NULL;
-	int rc;
-
-	orders_errors_init(&errs);
-	sbuf_init(&canon);
-	rc = rules->parse(&work, w, side, body, &out, &canon, &errs);
-	if (rc == HP_OK) {
-		if (out == NULL || errs.n != 0)
-			abort();
-		rules->free_orders(out);
-	} else {
-		if (rc != HP_EINVAL || errs.n == 0 || out != NULL)
-			abort();
-		free(orders_errors_text(&errs));
-		sbuf_free(&canon);
-	}
-	orders_errors_free(&errs);
-	if (rc != HP_OK)
-		return NULL;
-	if (canon.buf == NULL)
-		sbuf_puts(&canon, "");
-	return sbuf_steal(&canon);
-}
-
-/* The normalised text must parse again, to itself. */
-static void
-check_canon(const struct window_spec *w, int side, const char *canon)
-{
-	struct order_header h;
-	struct order_body body;
-	struct order_errors errs;
-	struct sbuf b;
-	char *again;
-
-	sbuf_init(&b);
-	sbuf_printf(&b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n%s",
-	    work.name, w->turn, w->name, work.sides[side].name, canon);
-	orders_errors_init(&errs);
-	if (orders_parse_file(b.buf, b.len, &h, &body, &errs) != HP_OK) {
-		fprintf(stderr, "fuzz_orders: normalised orders do not "
-		    "parse:\n%s", b.buf);
-		abort();
-	}
-	again = parse(w, side, &body);
-	if (again == NULL || strcmp(again, canon) != 0) {
-		fprintf(stderr, "fuzz_orders: normalised orders change "
-		    "(window %s, side %d):\n%s---\n%s", w->name, side, canon,
-		    again ? again : "(rejected)\n");
-		abort();
-	}
-	free(again);
-	orders_body_free(&body);
-	orders_errors_free(&errs);
-	sbuf_free(&b);
-}
-
 /* Resolve the working game's open window with body as side's orders for
  * window w, if the position would use them. */
 static void
@@ -312,12 +188,9 @@ check_resolve(const struct window_spec *w, int side,
 	unsigned char key[DICE_KEYLEN];
 	char *raw[GAME_MAX_SIDES] = { 0 };
 	struct window_spec cur;
-	struct hp_error err;
-	struct events ev;
-	struct dice d;
 	struct sbuf b;
 	bool standing = strcmp(w->name, "standing") == 0;
-	int s, rc;
+	int s;
 
 	if (work.status == GAME_FINISHED || !rules->next_window(&work, &cur))
 		return;
@@ -329,18 +202,9 @@ check_resolve(const struct window_spec *w, int side,
 		if (s == side)
 			raw[s] = order_file(&work, w, side, body);
 		else if (cur.sides & (1u << s))
-			raw[s] = opponent_file(&work, &cur, s);
+			raw[s] = fuzz_opponent_file(&work, &cur, s);
 	crypto_generichash(key, sizeof key, data, size, NULL, 0);
-	dice_init_stream(&d, key);
-	events_init(&ev);
-	memset(&err, 0, sizeof err);
-	rc = turn_resolve_window(&work, &cur, (const char *const *)raw, &d,
-	    &ev, &err);
-	if (rc != HP_OK) {
-		fprintf(stderr, "fuzz_orders: resolution failed: %s\n",
-		    err.msg);
-		abort();
-	}
+	fuzz_resolve(&work, &cur, raw, key, WHO, "resolution failed");
 	sbuf_init(&b);
 	for (s = -1; s < work.nsides; s++) {
 		rules->render_map(&work, s, &b);
@@ -350,10 +214,6 @@ check_resolve(const struct window_spec *w, int side,
 		for (s = 0; s < work.nsides; s++)
 			free(turn_order_template(&work, &cur, s));
 	sbuf_free(&b);
-	dice_free(&d);
-	events_free(&ev);
-	for (s = 0; s < GAME_MAX_SIDES; s++)
-		free(raw[s]);
 }
 
 static void
@@ -378,9 +238,9 @@ try_state(int index, const struct order_body *body, const uint8_t *data,
 				w.number = (int)k + 1;
 				w.sides = 1u << k;
 			}
-			if ((canon = parse(&w, side, body)) == NULL)
+			if ((canon = fuzz_parse(&work, &w, side, body)) == NULL)
 				continue;
-			check_canon(&w, side, canon);
+			fuzz_check_canon(&work, &w, side, canon, WHO);
 			free(canon);
 			check_resolve(&w, side, body, data, size);
 		}
@@ -392,25 +252,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct order_header h;
 	struct order_body body;
 	struct order_errors errs;
-	int rc;
 
 	if (rules == NULL)
 		init();
-	if (size < 1)
+	if (size < 1 || !fuzz_parse_file(data + 1, size - 1, &h, &body, &errs))
 		return 0;
-	orders_errors_init(&errs);
-	rc = orders_parse_file((const char *)data + 1, size - 1, &h, &body,
-	    &errs);
-	if (rc != HP_OK) {
-		if (rc != HP_EINVAL || errs.n == 0 || body.v != NULL ||
-		    body.n != 0)
-			abort();
-		free(orders_errors_text(&errs));
-		orders_errors_free(&errs);
-		return 0;
-	}
-	if (errs.n != 0 || (h.have & 15) != 15)
-		abort();
 	try_state(0, &body, data, size);
 	try_state(1, &body, data, size);
 	try_state(FRESH_STATES + data[0] % (nstates - FRESH_STATES), &body,

@@ -8,22 +8,16 @@
 # Usage: bash daemon.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 
-HEXPOST=${1:?usage: daemon.sh /path/to/hexpost}
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/e2e/signed_mail.bash"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-daemon.XXXXXX") || exit 1
+. "$SRC/tests/e2e/lib-e2e.sh"
+e2e_start daemon "${1:?usage: daemon.sh /path/to/hexpost}"
 DPID=
-cleanup() {
-	[ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-unset HEXPOST_TEMPLATES HEXPOST_DB HEXPOST_CONFIG HEXPOST_NOW
+e2e_at_exit '[ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null'
 
-fail() {
-	echo "daemon: FAIL: $*" >&2
+# fail_hook: the daemon's stderr with every failure.
+fail_hook() {
 	[ -f "$T/err" ] && sed 's/^/  stderr: /' "$T/err" >&2
-	exit 1
 }
 D=$T/data
 CONF=$D/hexpost.conf

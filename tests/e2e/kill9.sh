@@ -15,29 +15,17 @@
 # Usage: bash kill9.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 
-HEXPOST=${1:?usage: kill9.sh /path/to/hexpost}
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/e2e/signed_mail.bash"
-T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-kill9.XXXXXX") || exit 1
+. "$SRC/tests/e2e/lib-e2e.sh"
+e2e_start kill9 "${1:?usage: kill9.sh /path/to/hexpost}" minisign sqlite3 \
+	base64
 DPID=
-cleanup() {
-	[ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null
-	rm -rf "$T"
-}
-trap cleanup EXIT
-unset HEXPOST_TEMPLATES HEXPOST_DB HEXPOST_CONFIG HEXPOST_NOW
+e2e_at_exit '[ -n "$DPID" ] && kill -9 "$DPID" 2>/dev/null'
 SEED=${KILL9_SEED:-4242}
 MAXKILLS=${KILL9_KILLS:-30}
 GAMES="g1 g2 g3"
 NOISE=6            # strangers' mails with each order file
-
-fail() {
-	echo "kill9: FAIL: $*" >&2
-	exit 1
-}
-for tool in minisign sqlite3 base64; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
 
 new_key blue "$T" || fail "minisign -G"
 new_key stranger "$T" || fail "minisign -G"

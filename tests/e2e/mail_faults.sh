@@ -18,25 +18,16 @@
 # Usage: bash mail_faults.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 
-HEXPOST=${1:?usage: mail_faults.sh /path/to/hexpost}
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 PLAYER=$SRC/contrib/hexpost-player
-T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-faults.XXXXXX") || exit 1
+. "$SRC/tests/e2e/lib-e2e.sh"
 . "$SRC/tests/e2e/lib-servers.sh"
-HP_PID=
-trap '[ -n "$HP_PID" ] && kill "$HP_PID" 2>/dev/null; srv_stop_all; rm -rf "$T"' EXIT
-unset HEXPOST_TEMPLATES HEXPOST_DB HEXPOST_CONFIG HEXPOST_IMAP_PASSWORD \
-	HEXPOST_SMTP_PASSWORD
-
 STEP=
-fail() {
-	echo "mail_faults: FAIL${STEP:+ [$STEP]}: $*" >&2
-	exit 1
-}
-
-for tool in minisign sqlite3 curl; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
+e2e_start mail_faults "${1:?usage: mail_faults.sh /path/to/hexpost}" \
+	minisign sqlite3 curl
+HP_PID=
+e2e_at_exit '[ -n "$HP_PID" ] && kill "$HP_PID" 2>/dev/null'
+e2e_at_exit srv_stop_all
 
 srv_init "$T/srv"
 srv_user hexpost@localhost hp-pw
@@ -45,12 +36,7 @@ srv_user red@example.org red-pw
 dovecot_start
 smtp_start
 
-D=$T/data
-CONF=$D/hexpost.conf
-DB=$D/hexpost.db
-W=$T/work
-mkdir -p "$W"
-"$HEXPOST" init --datadir "$D" >/dev/null 2>"$T/err" || fail "init: $(cat "$T/err")"
+e2e_datadir
 cat >>"$CONF" <<EOF
 from = hexpost@localhost
 imap = imap://127.0.0.1:$IMAP_PORT/INBOX
@@ -95,10 +81,7 @@ delivered() {
 	grep -c "id=<$1" "$T/srv/smtp.log"
 }
 
-for who in blue red; do
-	minisign -G -W -p "$T/$who.pub" -s "$T/$who.key" >/dev/null 2>&1 ||
-		fail "minisign -G $who"
-done
+e2e_keys blue red
 hp campaign new hill --ruleset fire-and-movement --seed faults || fail "campaign"
 hp player add hill blue --email blue@example.org --key "$T/blue.pub" || fail "blue"
 hp player add hill red --email red@example.org --key "$T/red.pub" || fail "red"

@@ -13,43 +13,23 @@
 # Usage: bash mail_intake.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 
-HEXPOST=${1:?usage: mail_intake.sh /path/to/hexpost}
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 CORPUS=$SRC/tests/data/corpus
 PLAYER=$SRC/contrib/hexpost-player
-T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-intake.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-unset HEXPOST_TEMPLATES HEXPOST_DB HEXPOST_CONFIG
-
-fail() {
-	echo "mail_intake: FAIL${CASE:+ [$CASE]}: $*" >&2
-	exit 1
-}
-
-for tool in minisign sqlite3 perl base64; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-
-D=$T/data
-CONF=$D/hexpost.conf
-DB=$D/hexpost.db
-INBOX=$D/inbox
-OUTBOX=$D/outbox
-W=$T/work
-mkdir -p "$W"
+. "$SRC/tests/e2e/lib-e2e.sh"
+e2e_start mail_intake "${1:?usage: mail_intake.sh /path/to/hexpost}" \
+	minisign sqlite3 perl base64
 
 hp() {
 	"$HEXPOST" --config "$CONF" "$@"
 }
 
-"$HEXPOST" init --datadir "$D" >"$T/out" 2>"$T/err" ||
-	fail "init --datadir: $(cat "$T/err")"
+e2e_datadir
+INBOX=$D/inbox
+OUTBOX=$D/outbox
 
 # Keys, made by the real minisign CLI (-W: no password).
-for who in blue red stranger; do
-	minisign -G -W -p "$T/$who.pub" -s "$T/$who.key" >/dev/null 2>&1 ||
-		fail "minisign -G $who"
-done
+e2e_keys blue red stranger
 # The key id as hexpost writes it: 16 hex digits (minisign drops leading
 # zeros in its comment).
 keyid() {
@@ -66,7 +46,7 @@ STRANGER_KEY=$(keyid stranger)
 # --- helpers ---------------------------------------------------------------
 
 SEQ=100
-CASE=
+STEP=
 MAILNAME=
 
 # Every table but the records of mail in and out, as text (blobs quoted):
@@ -83,7 +63,7 @@ snapshot() {
 
 # begin NAME: start a case; remembers the state to compare against.
 begin() {
-	CASE=$1
+	STEP=$1
 	SEQ=$((SEQ + 1))
 	snapshot >"$T/snap.before"
 	grep -q "^== units$" "$T/snap.before" && grep -q "^== orders$" \
@@ -97,7 +77,7 @@ begin() {
 # deliver FILE: into inbox/new/ as a Maildir delivery would (tmp/, then a
 # rename), named so that messages are taken in the order delivered.
 deliver() {
-	MAILNAME="$SEQ.$CASE.$((${#DELIVERED[@]} + 1)).e2e"
+	MAILNAME="$SEQ.$STEP.$((${#DELIVERED[@]} + 1)).e2e"
 	cp "$1" "$INBOX/tmp/$MAILNAME" || fail "deliver $1"
 	mv "$INBOX/tmp/$MAILNAME" "$INBOX/new/$MAILNAME" || fail "deliver $1"
 	DELIVERED+=("$MAILNAME")
@@ -151,14 +131,6 @@ outbox_added() {
 	[ "$n" -eq "$1" ] || fail "$n new outbox messages, want $1: $(cat "$T/outbox.added")"
 	n=$(sqlite3 "$DB" "SELECT count(*) FROM outbox WHERE id > $OUT_MAX")
 	[ "$n" -eq "$1" ] || fail "$n new outbox rows, want $1"
-}
-
-# The message's body, quoted-printable decoded, after its header block.
-decoded() {
-	perl -MMIME::QuotedPrint -0777 -ne '
-		my ($h, $b) = split /\n\n/, $_, 2;
-		$b = decode_qp($b) if $h =~ /^Content-Transfer-Encoding:\s*quoted-printable/mi;
-		print "$h\n\n$b";' "$1"
 }
 
 # reply KIND RCPT PHRASE...: among the new outbox files there is exactly one
@@ -221,7 +193,7 @@ mail() {
 	local f i=0
 	local -a names=(ORDERS SIG MORE MORESIG) args=()
 	[ -f "$tpl" ] || fail "no corpus template $tpl"
-	MSGID=${MAIL_MSGID:-$CASE.$SEQ@players.example}
+	MSGID=${MAIL_MSGID:-$STEP.$SEQ@players.example}
 	args=(-e "s|@FROM@|$from|" -e "s|@SUBJECT@|$subject|"
 		-e "s|@MSGID@|$MSGID|")
 	shift 4
@@ -770,7 +742,7 @@ recorded accepted
 
 # --- over the whole run -------------------------------------------------------
 
-CASE=final
+STEP=final
 # Every answer to a player's mail went out with an empty envelope sender
 # and Auto-Submitted: auto-replied; everything else with hexpost's own.
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM outbox WHERE kind IN ('ack',

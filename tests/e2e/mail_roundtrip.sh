@@ -19,23 +19,13 @@
 # Usage: bash mail_roundtrip.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 
-HEXPOST=${1:?usage: mail_roundtrip.sh /path/to/hexpost}
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 PLAYER=$SRC/contrib/hexpost-player
-T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-roundtrip.XXXXXX") || exit 1
+. "$SRC/tests/e2e/lib-e2e.sh"
 . "$SRC/tests/e2e/lib-servers.sh"
-trap 'srv_stop_all; rm -rf "$T"' EXIT
-unset HEXPOST_TEMPLATES HEXPOST_DB HEXPOST_CONFIG HEXPOST_IMAP_PASSWORD \
-	HEXPOST_SMTP_PASSWORD
-
-fail() {
-	echo "mail_roundtrip: FAIL: $*" >&2
-	exit 1
-}
-
-for tool in minisign sqlite3 perl curl openssl; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
+e2e_start mail_roundtrip "${1:?usage: mail_roundtrip.sh /path/to/hexpost}" \
+	minisign sqlite3 perl curl openssl
+e2e_at_exit srv_stop_all
 
 HP_PW=hexpost-pw-$RANDOM$RANDOM
 SMTP_PW=smtp-pw-$RANDOM$RANDOM
@@ -50,12 +40,7 @@ srv_tls
 dovecot_start tls
 smtp_start tls
 
-D=$T/data
-CONF=$D/hexpost.conf
-DB=$D/hexpost.db
-W=$T/work
-mkdir -p "$W"
-"$HEXPOST" init --datadir "$D" >/dev/null 2>"$T/err" || fail "init: $(cat "$T/err")"
+e2e_datadir
 cat >>"$CONF" <<EOF
 from = hexpost@localhost
 imap = imap://127.0.0.1:$IMAP_PORT/INBOX
@@ -89,10 +74,7 @@ hp campaign list
 grep -q "chmod 600" "$T/err" || fail "no hint to chmod 600: $(cat "$T/err")"
 chmod 600 "$CONF"
 
-for who in blue red; do
-	minisign -G -W -p "$T/$who.pub" -s "$T/$who.key" >/dev/null 2>&1 ||
-		fail "minisign -G $who"
-done
+e2e_keys blue red
 hp campaign new hill --ruleset fire-and-movement --seed roundtrip ||
 	fail "campaign new: $(cat "$T/err")"
 hp player add hill blue --email blue@example.org --name Bea --key "$T/blue.pub" ||

@@ -14,41 +14,17 @@
 # Usage: bash pw_mail.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 
-HEXPOST=${1:?usage: pw_mail.sh /path/to/hexpost}
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-pwmail.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
-unset HEXPOST_TEMPLATES HEXPOST_DB HEXPOST_CONFIG
 # shellcheck source=signed_mail.bash
 . "$SRC/tests/e2e/signed_mail.bash"
-
-fail() {
-	echo "pw_mail: FAIL${TURN:+ (turn $TURN)}: $*" >&2
-	exit 1
-}
-
-for tool in minisign sqlite3 perl base64; do
-	command -v "$tool" >/dev/null || fail "$tool is not installed"
-done
-
-D=$T/data
-CONF=$D/hexpost.conf
-DB=$D/hexpost.db
-W=$T/work
+. "$SRC/tests/e2e/lib-e2e.sh"
+e2e_start pw_mail "${1:?usage: pw_mail.sh /path/to/hexpost}" minisign \
+	sqlite3 perl base64
 NAME=crossing
 TURN=
-mkdir -p "$W"
 
 hp() {
 	"$HEXPOST" --config "$CONF" "$@"
-}
-
-# decoded FILE: a message with its body quoted-printable decoded.
-decoded() {
-	perl -MMIME::QuotedPrint -0777 -ne '
-		my ($h, $b) = split /\n\n/, $_, 2;
-		$b = decode_qp($b) if $h =~ /^Content-Transfer-Encoding:\s*quoted-printable/mi;
-		print "$h\n\n$b";' "$1"
 }
 
 # run_once: 'hexpost run --once'; the outbox files it added are listed in
@@ -82,8 +58,7 @@ added() {
 		fail "the $1 has the wrong Auto-Submitted header"
 }
 
-"$HEXPOST" init --datadir "$D" >"$W/out" 2>"$W/err" ||
-	fail "init --datadir: $(cat "$W/err")"
+e2e_datadir
 new_key blue "$T" || fail "minisign -G"
 hp campaign new "$NAME" --ruleset portable-modern --seed pw-mail \
 	>/dev/null || fail "campaign new"
@@ -131,6 +106,7 @@ cmp -s "$W/units.before" "$W/units.after" || fail "a refusal changed the units"
 result=
 hidden=0
 for TURN in $(seq 1 30); do
+	STEP="turn $TURN"
 	hp orders suggest "$NAME" --side blue >"$W/orders.txt" ||
 		fail "orders suggest"
 	send "$W/orders.txt"

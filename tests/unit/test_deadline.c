@@ -53,32 +53,73 @@ campaign(struct store *st, const char *name, bool moderator)
 	return cid;
 }
 
+/* A test's database (a temporary file) with the campaign "hill" opened at
+ * T0, and the configuration its deadline checks use. */
+struct hill {
+	const char *path;
+	struct store *st;
+	struct config cfg;
+	int64_t cid;
+};
+
+/* Open h: the campaign (Blue's player the moderator if asked) and a
+ * configuration with hours to the deadline, remind hours before it and the
+ * missing policy. Close with hill_close. */
 static void
-config(struct config *cfg, int hours, int remind, const char *missing)
+hill_open(struct hill *h, bool moderator, int hours, int remind,
+    const char *missing)
 {
-	config_defaults(cfg, "/nonexistent");
-	cfg->deadline_hours = hours;
-	cfg->remind_hours = remind;
-	strlcpy_(cfg->missing, missing, sizeof cfg->missing);
+	h->path = fx_tmp_db();
+	h->st = fx_store_new(h->path);
+	h->cid = campaign(h->st, "hill", moderator);
+	config_defaults(&h->cfg, "/nonexistent");
+	h->cfg.deadline_hours = hours;
+	h->cfg.remind_hours = remind;
+	strlcpy_(h->cfg.missing, missing, sizeof h->cfg.missing);
 }
 
+/* Close h's store and remove its database. */
+static void
+hill_close(struct hill *h)
+{
+	store_close(h->st);
+	fx_tmp_clean();
+}
+
+/* The deadline check of hill at now (the clock set to now too). */
 static enum deadline_action
-check(struct store *st, const struct config *cfg, const char *name, long now)
+check(struct hill *h, long now)
 {
 	struct hp_error err = { 0, "" };
 	enum deadline_action a;
 
 	set_now(now);
-	if (deadline_check(st, cfg, name, now, &a, &err) != HP_OK)
+	if (deadline_check(h->st, &h->cfg, "hill", now, &a, &err) != HP_OK)
 		fail_msg("deadline_check: %s", err.msg);
 	return a;
 }
 
+/* The integer the query returns on h's database (-1 if no row). */
 static long
-count(const char *path, const char *sql)
+count(const struct hill *h, const char *sql)
 {
-	return fx_db_long(path, sql);
+	return fx_db_long(h->path, sql);
 }
+
+/* Resolve hill's open windows, asserting success; how many resolved. */
+static int
+resolve(struct hill *h)
+{
+	struct hp_error err = { 0, "" };
+	int n = 0;
+
+	assert_int_equal(turn_resolve(h->st, "hill", &n, &err), HP_OK);
+	return n;
+}
+
+/* For count(): every message queued, every order stored. */
+#define OUTBOX "SELECT count(*) FROM outbox"
+#define ORDERS "SELECT count(*) FROM orders"
 
 static void
 test_time(void **state)
@@ -127,32 +168,27 @@ test_most_missed(void **state)
 static void
 test_reminder(void **state)
 {
-	const char *path = fx_tmp_db();
-	struct store *st = fx_store_new(path);
-	struct config cfg;
+	struct hill h;
 
 	(void)state;
-	campaign(st, "hill", false);
-	config(&cfg, 48, 12, "ai");
-	assert_int_equal(count(path, "SELECT opened FROM window_clock"), T0);
-	assert_int_equal(check(st, &cfg, "hill", T0 + 35 * HOUR), DA_NOTHING);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 0);
-	assert_int_equal(check(st, &cfg, "hill", T0 + 36 * HOUR),
-	    DA_REMINDED);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox WHERE kind "
+	hill_open(&h, false, 48, 12, "ai");
+	assert_int_equal(count(&h, "SELECT opened FROM window_clock"), T0);
+	assert_int_equal(check(&h, T0 + 35 * HOUR), DA_NOTHING);
+	assert_int_equal(count(&h, OUTBOX), 0);
+	assert_int_equal(check(&h, T0 + 36 * HOUR), DA_REMINDED);
+	assert_int_equal(count(&h, "SELECT count(*) FROM outbox WHERE kind "
 	    "= 'reminder' AND rcpt = 'bea@example.org' AND envelope_from = "
 	    "'hexpost@localhost'"), 1);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
-	assert_int_equal(count(path, "SELECT reminded FROM window_clock"), 1);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox WHERE "
+	assert_int_equal(count(&h, OUTBOX), 1);
+	assert_int_equal(count(&h, "SELECT reminded FROM window_clock"), 1);
+	assert_int_equal(count(&h, "SELECT count(*) FROM outbox WHERE "
 	    "instr(data, 'due by 2027-01-17 08:00 UTC') > 0"), 1);
 	/* Once only. */
-	assert_int_equal(check(st, &cfg, "hill", T0 + 40 * HOUR), DA_NOTHING);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
+	assert_int_equal(check(&h, T0 + 40 * HOUR), DA_NOTHING);
+	assert_int_equal(count(&h, OUTBOX), 1);
 	/* No orders changed hands. */
-	assert_int_equal(count(path, "SELECT count(*) FROM orders"), 0);
-	store_close(st);
-	fx_tmp_clean();
+	assert_int_equal(count(&h, ORDERS), 0);
+	hill_close(&h);
 }
 
 /* Policy ai: at the deadline the built-in opponent's orders are stored for
@@ -160,30 +196,22 @@ test_reminder(void **state)
 static void
 test_ai(void **state)
 {
-	const char *path = fx_tmp_db();
-	struct store *st = fx_store_new(path);
-	struct hp_error err = { 0, "" };
-	struct config cfg;
-	int n = 0;
+	struct hill h;
 
 	(void)state;
-	campaign(st, "hill", false);
-	config(&cfg, 24, 0, "ai");
-	assert_int_equal(check(st, &cfg, "hill", T0 + 24 * HOUR - 1),
-	    DA_NOTHING);
-	assert_int_equal(count(path, "SELECT count(*) FROM orders"), 0);
-	assert_int_equal(check(st, &cfg, "hill", T0 + 24 * HOUR), DA_FILLED);
-	assert_int_equal(count(path, "SELECT count(*) FROM orders WHERE "
+	hill_open(&h, false, 24, 0, "ai");
+	assert_int_equal(check(&h, T0 + 24 * HOUR - 1), DA_NOTHING);
+	assert_int_equal(count(&h, ORDERS), 0);
+	assert_int_equal(check(&h, T0 + 24 * HOUR), DA_FILLED);
+	assert_int_equal(count(&h, "SELECT count(*) FROM orders WHERE "
 	    "side_idx = 0 AND source = 'deadline-ai' AND current = 1"), 1);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 0);
-	assert_int_equal(turn_resolve(st, "hill", &n, &err), HP_OK);
-	assert_int_equal(n, 1);
+	assert_int_equal(count(&h, OUTBOX), 0);
+	assert_int_equal(resolve(&h), 1);
 	/* The next window (Red's) opened at the time of resolution. */
-	assert_int_equal(count(path, "SELECT opened FROM window_clock c JOIN "
+	assert_int_equal(count(&h, "SELECT opened FROM window_clock c JOIN "
 	    "windows w ON w.id = c.window_id WHERE w.state = 'open'"),
 	    T0 + 24 * HOUR);
-	store_close(st);
-	fx_tmp_clean();
+	hill_close(&h);
 }
 
 /* Policy hold: Blue's turn-1 file must deploy, so neither an empty file nor
@@ -192,29 +220,22 @@ test_ai(void **state)
 static void
 test_hold(void **state)
 {
-	const char *path = fx_tmp_db();
-	struct store *st = fx_store_new(path);
-	struct hp_error err = { 0, "" };
-	struct config cfg;
-	int n = 0;
+	struct hill h;
 
 	(void)state;
-	campaign(st, "hill", false);
-	config(&cfg, 1, 0, "hold");
-	assert_int_equal(check(st, &cfg, "hill", T0 + HOUR), DA_FILLED);
-	assert_int_equal(count(path, "SELECT count(*) FROM orders WHERE "
+	hill_open(&h, false, 1, 0, "hold");
+	assert_int_equal(check(&h, T0 + HOUR), DA_FILLED);
+	assert_int_equal(count(&h, "SELECT count(*) FROM orders WHERE "
 	    "side_idx = 0 AND source = 'deadline-ai'"), 1);
 	set_now(T0 + 2 * HOUR);
-	assert_int_equal(turn_resolve(st, "hill", &n, &err), HP_OK);
-	assert_int_equal(check(st, &cfg, "hill", T0 + 3 * HOUR - 1),
-	    DA_NOTHING);
-	assert_int_equal(check(st, &cfg, "hill", T0 + 3 * HOUR), DA_FILLED);
-	assert_int_equal(count(path, "SELECT count(*) FROM orders WHERE "
+	resolve(&h);
+	assert_int_equal(check(&h, T0 + 3 * HOUR - 1), DA_NOTHING);
+	assert_int_equal(check(&h, T0 + 3 * HOUR), DA_FILLED);
+	assert_int_equal(count(&h, "SELECT count(*) FROM orders WHERE "
 	    "side_idx = 1 AND source = 'deadline-hold' AND parsed = "
 	    "'hold\n'"), 1);
-	assert_int_equal(turn_resolve(st, "hill", &n, &err), HP_OK);
-	store_close(st);
-	fx_tmp_clean();
+	resolve(&h);
+	hill_close(&h);
 }
 
 /* Policy wait: the window is held and the moderator told, once; nothing
@@ -222,59 +243,48 @@ test_hold(void **state)
 static void
 test_wait(void **state)
 {
-	const char *path = fx_tmp_db();
-	struct store *st = fx_store_new(path);
-	struct config cfg;
+	struct hill h;
 
 	(void)state;
-	campaign(st, "hill", true);
-	config(&cfg, 2, 0, "wait");
-	assert_int_equal(check(st, &cfg, "hill", T0 + 2 * HOUR), DA_HELD);
-	assert_int_equal(count(path, "SELECT held FROM window_clock"), 1);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox WHERE kind "
+	hill_open(&h, true, 2, 0, "wait");
+	assert_int_equal(check(&h, T0 + 2 * HOUR), DA_HELD);
+	assert_int_equal(count(&h, "SELECT held FROM window_clock"), 1);
+	assert_int_equal(count(&h, "SELECT count(*) FROM outbox WHERE kind "
 	    "= 'notice' AND rcpt = 'bea@example.org'"), 1);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox WHERE "
+	assert_int_equal(count(&h, OUTBOX), 1);
+	assert_int_equal(count(&h, "SELECT count(*) FROM outbox WHERE "
 	    "instr(data, 'policy is to wait for you') > 0"), 1);
-	assert_int_equal(check(st, &cfg, "hill", T0 + 5 * HOUR), DA_NOTHING);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
-	assert_int_equal(count(path, "SELECT count(*) FROM orders"), 0);
-	store_close(st);
-	fx_tmp_clean();
+	assert_int_equal(check(&h, T0 + 5 * HOUR), DA_NOTHING);
+	assert_int_equal(count(&h, OUTBOX), 1);
+	assert_int_equal(count(&h, ORDERS), 0);
+	hill_close(&h);
 }
 
 /* A paused campaign's clock stands still; no deadline, no reminder. */
 static void
 test_paused_and_none(void **state)
 {
-	const char *path = fx_tmp_db();
-	struct store *st = fx_store_new(path);
 	struct hp_error err = { 0, "" };
 	struct store_settings s;
-	struct config cfg;
-	int64_t cid;
+	struct hill h;
 
 	(void)state;
-	cid = campaign(st, "hill", false);
-	config(&cfg, 0, 24, "ai");
-	assert_int_equal(check(st, &cfg, "hill", T0 + 1000 * HOUR),
-	    DA_NOTHING);
-	assert_int_equal(store_settings_get(st, cid, &s, &err), HP_OK);
+	hill_open(&h, false, 0, 24, "ai");
+	assert_int_equal(check(&h, T0 + 1000 * HOUR), DA_NOTHING);
+	assert_int_equal(store_settings_get(h.st, h.cid, &s, &err), HP_OK);
 	assert_int_equal(s.deadline_hours, -1);
 	s.deadline_hours = 1;
 	s.paused = true;
 	s.paused_at = T0;
-	assert_int_equal(store_settings_put(st, cid, &s, &err), HP_OK);
-	assert_int_equal(check(st, &cfg, "hill", T0 + 1000 * HOUR),
-	    DA_NOTHING);
-	assert_int_equal(count(path, "SELECT count(*) FROM orders"), 0);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 0);
+	assert_int_equal(store_settings_put(h.st, h.cid, &s, &err), HP_OK);
+	assert_int_equal(check(&h, T0 + 1000 * HOUR), DA_NOTHING);
+	assert_int_equal(count(&h, ORDERS), 0);
+	assert_int_equal(count(&h, OUTBOX), 0);
 	s.paused = false;
-	assert_int_equal(store_settings_put(st, cid, &s, &err), HP_OK);
+	assert_int_equal(store_settings_put(h.st, h.cid, &s, &err), HP_OK);
 	/* The campaign's own deadline_hours (1) beats the configuration's. */
-	assert_int_equal(check(st, &cfg, "hill", T0 + HOUR), DA_FILLED);
-	store_close(st);
-	fx_tmp_clean();
+	assert_int_equal(check(&h, T0 + HOUR), DA_FILLED);
+	hill_close(&h);
 }
 
 /* A deadline check that fails leaves nothing: a broken outbox table makes
@@ -282,26 +292,22 @@ test_paused_and_none(void **state)
 static void
 test_all_or_nothing(void **state)
 {
-	const char *path = fx_tmp_db();
-	struct store *st = fx_store_new(path);
 	struct hp_error err = { 0, "" };
 	enum deadline_action a;
-	struct config cfg;
+	struct hill h;
 
 	(void)state;
-	campaign(st, "hill", false);
-	config(&cfg, 10, 5, "ai");
-	fx_db_exec(path, "CREATE TRIGGER no_mail BEFORE INSERT ON outbox "
+	hill_open(&h, false, 10, 5, "ai");
+	fx_db_exec(h.path, "CREATE TRIGGER no_mail BEFORE INSERT ON outbox "
 	    "BEGIN SELECT RAISE(ABORT, 'no mail today'); END;");
-	assert_int_equal(deadline_check(st, &cfg, "hill", T0 + 6 * HOUR, &a,
-	    &err), HP_EDB);
+	assert_int_equal(deadline_check(h.st, &h.cfg, "hill", T0 + 6 * HOUR,
+	    &a, &err), HP_EDB);
 	assert_int_equal(a, DA_NOTHING);
-	assert_int_equal(count(path, "SELECT reminded FROM window_clock"), 0);
-	fx_db_exec(path, "DROP TRIGGER no_mail;");
-	assert_int_equal(check(st, &cfg, "hill", T0 + 6 * HOUR), DA_REMINDED);
-	assert_int_equal(count(path, "SELECT count(*) FROM outbox"), 1);
-	store_close(st);
-	fx_tmp_clean();
+	assert_int_equal(count(&h, "SELECT reminded FROM window_clock"), 0);
+	fx_db_exec(h.path, "DROP TRIGGER no_mail;");
+	assert_int_equal(check(&h, T0 + 6 * HOUR), DA_REMINDED);
+	assert_int_equal(count(&h, OUTBOX), 1);
+	hill_close(&h);
 }
 
 int

@@ -32,8 +32,10 @@
 
 /* --- helpers ------------------------------------------------------------ */
 
+/* Set up a fresh game of the ruleset: scenario NULL is the default battle,
+ * options NULL none. */
 static void
-empty_game(struct game *g, const char *options)
+new_game(struct game *g, const char *options, const char *scenario)
 {
 	struct hp_error err = { 0, "" };
 
@@ -42,7 +44,14 @@ empty_game(struct game *g, const char *options)
 	assert_non_null(g->rules);
 	strlcpy_(g->name, "test", sizeof g->name);
 	strlcpy_(g->options, options ? options : "", sizeof g->options);
-	assert_int_equal(g->rules->setup(g, "empty", &err), HP_OK);
+	assert_int_equal(g->rules->setup(g, scenario, &err), HP_OK);
+}
+
+/* Set up the empty test board (options NULL: none). */
+static void
+empty_game(struct game *g, const char *options)
+{
+	new_game(g, options, "empty");
 }
 
 static int
@@ -172,6 +181,122 @@ parse(const struct game *g, int side, const char *body,
 	return (int)errs->n;
 }
 
+/* --- the test board: a game and the dice and events of its last turn ---- */
+
+struct board {
+	struct game g;
+	struct dice d;
+	struct events ev;
+	bool played;            /* d and ev hold a turn's, to be freed */
+};
+
+/* Copy the next item of the comma-separated *list into buf and step past
+ * it; false at the end of the list. */
+static bool
+next_item(const char **list, char *buf, size_t len)
+{
+	size_t n;
+
+	while (**list == ',' || **list == ' ')
+		(*list)++;
+	if (**list == '\0')
+		return false;
+	n = strcspn(*list, ",");
+	assert_true(n < len);
+	memcpy(buf, *list, n);
+	buf[n] = '\0';
+	*list += n;
+	return true;
+}
+
+/* Set terrain from a list of "HEX TERRAIN [ELEVATION]" (NULL: none). */
+static void
+board_terrain(struct game *g, const char *list)
+{
+	char item[64], hex[8], t[32];
+	int elev;
+
+	while (list != NULL && next_item(&list, item, sizeof item)) {
+		elev = 0;
+		assert_true(sscanf(item, "%7s %31s %d", hex, t, &elev) >= 2);
+		set_terrain(g, hex, t, elev);
+	}
+}
+
+/* Place units from a list of "ID KIND HEX FACING [QUALITY]" (NULL: none):
+ * the side from the id ("b..." Blue, else Red), KIND as in pw_types, FACING
+ * a direction name, QUALITY elite, average (the default) or poor. */
+static void
+board_units(struct game *g, const char *list)
+{
+	static const char *const quality[] = { "elite", "average", "poor" };
+	char item[80], id[8], kind[32], hex[8], dir[4], q[16];
+	int k, f, qi;
+
+	while (list != NULL && next_item(&list, item, sizeof item)) {
+		strlcpy_(q, "average", sizeof q);
+		assert_true(sscanf(item, "%7s %31s %7s %3s %15s", id, kind, hex,
+		    dir, q) >= 4);
+		k = pw_kind_by_name(kind);
+		f = pw_dir_parse(g, dir);
+		for (qi = 0; qi < 3 && strcmp(q, quality[qi]) != 0; qi++)
+			;
+		if (k < 0 || f < 0 || qi == 3)
+			fprintf(stderr, "bad unit '%s'\n", item);
+		assert_true(k >= 0 && f >= 0 && qi < 3);
+		add(g, id, k, hex, f, qi);
+		assert_true(U(g, id)->placed);
+	}
+}
+
+/* Build the empty test board with options, terrain and units (each NULL:
+ * none; lists as board_terrain and board_units take them). */
+static void
+board(struct board *b, const char *options, const char *terrain,
+    const char *units)
+{
+	empty_game(&b->g, options);
+	board_terrain(&b->g, terrain);
+	board_units(&b->g, units);
+	b->played = false;
+}
+
+/* Resolve the board's next turn as turn() does, after dropping the dice and
+ * events of the last one. */
+static void
+board_turn(struct board *b, const char *blue, const char *red,
+    const int *script, size_t n)
+{
+	if (b->played) {
+		dice_free(&b->d);
+		events_free(&b->ev);
+	}
+	b->played = true;
+	turn(&b->g, blue, red, script, n, &b->d, &b->ev);
+}
+
+/* board_turn with exactly the scripted dice listed after the bodies. */
+#define PLAY(b, blue, red, ...) board_turn((b), (blue), (red), \
+	(const int[]){ __VA_ARGS__ }, \
+	sizeof (const int[]){ __VA_ARGS__ } / sizeof (int))
+
+/* Assert that an event of the board's last turn contains s. */
+static void
+board_has(const struct board *b, const char *s)
+{
+	has(&b->d, &b->ev, s);
+}
+
+/* Free the board's game and its last turn's dice and events. */
+static void
+board_free(struct board *b)
+{
+	if (b->played)
+		done(&b->g, &b->d, &b->ev);
+	else
+		game_free(&b->g);
+}
+
 /* --- the unit table --------------------------------------------------------- */
 
 static void
@@ -276,47 +401,35 @@ t_activation_dice(void **state)
 static void
 t_activation_list(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* initiative blue 6 red 1; blue's one die: 2; red's die. */
-	const int dice[] = { 6, 1, 2, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "A2", SE, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "A4", SE, PW_AVERAGE);
-	add(&g, "b3", PW_INF, "A6", SE, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
-	turn(&g, "b3 move A7\nb1 move A1\nb2 move A5\n", NULL, dice, 4, &d,
-	    &ev);
-	has(&d, &ev, "blue moves first");
-	has(&d, &ev, "1 activation dice: 2 = 2 units");
-	assert_string_equal(at(&g, "b3"), "A7");
-	assert_string_equal(at(&g, "b1"), "A1");
-	assert_string_equal(at(&g, "b2"), "A4");
-	has(&d, &ev, "b2 (line 7) is not activated");
-	assert_int_equal(g.turn, 2);
-	done(&g, &d, &ev);
+	board(&b, NULL, NULL, "b1 infantry A2 se, b2 infantry A4 se, "
+	    "b3 infantry A6 se, r1 infantry J8 n");
+	/* initiative blue 6 red 1; blue's one die: 2; red's die. */
+	PLAY(&b, "b3 move A7\nb1 move A1\nb2 move A5\n", NULL, 6, 1, 2, 1);
+	board_has(&b, "blue moves first");
+	board_has(&b, "1 activation dice: 2 = 2 units");
+	assert_string_equal(at(&b.g, "b3"), "A7");
+	assert_string_equal(at(&b.g, "b1"), "A1");
+	assert_string_equal(at(&b.g, "b2"), "A4");
+	board_has(&b, "b2 (line 7) is not activated");
+	assert_int_equal(b.g.turn, 2);
+	board_free(&b);
 }
 
 static void
 t_initiative_tie(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 4, 4, 2, 5, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "A2", SE, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J2", SW, PW_AVERAGE);
-	turn(&g, NULL, NULL, dice, 6, &d, &ev);
-	has(&d, &ev, "roll again");
-	assert_int_equal(game_var(&g, "first", -1), RED);
-	assert_non_null(strstr(d.log[4].purpose, "red activation"));
-	done(&g, &d, &ev);
+	board(&b, NULL, NULL, "b1 infantry A2 se, r1 infantry J2 sw");
+	PLAY(&b, NULL, NULL, 4, 4, 2, 5, 1, 1);
+	board_has(&b, "roll again");
+	assert_int_equal(game_var(&b.g, "first", -1), RED);
+	assert_non_null(strstr(b.d.log[4].purpose, "red activation"));
+	board_free(&b);
 }
 
 /* --- artillery ------------------------------------------------------------ */
@@ -324,116 +437,95 @@ t_initiative_tie(void **state)
 static void
 t_artillery_behind(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Shot: 1 +2 (the gun sees the target) = 3: behind. Hit on r2: 1.
-	 * Initiative, blue 1 die, red 1 die. */
-	const int dice[] = { 1, 1, 6, 5, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "E6", N, PW_AVERAGE);
-	turn(&g, "shoot b1 E5\n", NULL, dice, 6, &d, &ev);
-	has(&d, &ev, "rolls 1+2 = 3, lands behind it in E6");
-	assert_int_equal(U(&g, "r1")->strength, 4);
-	assert_int_equal(U(&g, "r2")->strength, 3);
-	assert_true(U(&g, "b1")->flags & PW_F_ARTFIRED);
-	assert_int_equal(U(&g, "b1")->x[PW_X_LASTT], 1);
-	done(&g, &d, &ev);
+	board(&b, NULL, NULL, "b1 field-artillery E1 s, r1 infantry E5 n, "
+	    "r2 infantry E6 n");
+	/* Shot: 1 +2 (the gun sees the target) = 3: behind. Hit on r2: 1.
+	 * Initiative, blue 1 die, red 1 die. */
+	PLAY(&b, "shoot b1 E5\n", NULL, 1, 1, 6, 5, 1, 1);
+	board_has(&b, "rolls 1+2 = 3, lands behind it in E6");
+	assert_int_equal(U(&b.g, "r1")->strength, 4);
+	assert_int_equal(U(&b.g, "r2")->strength, 3);
+	assert_true(U(&b.g, "b1")->flags & PW_F_ARTFIRED);
+	assert_int_equal(U(&b.g, "b1")->x[PW_X_LASTT], 1);
+	board_free(&b);
 }
 
 static void
 t_artillery_front_modifiers(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Target in a wood: -1 and no line of sight bonus; same target as
-	 * last turn +1; commander adjacent +1. 3 + 1 = 4: in front (E4). */
-	const int dice[] = { 3, 2, 6, 5, 1, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_ART_MEDIUM, "E1", S, PW_AVERAGE);
-	add(&g, "b2", PW_CMD, "E2", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E6", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "E5", N, PW_AVERAGE);
-	set_terrain(&g, "E6", "wood", 0);
-	U(&g, "b1")->x[PW_X_LASTQ] = fx_hex(&g, "E6").q;
-	U(&g, "b1")->x[PW_X_LASTR] = fx_hex(&g, "E6").r;
-	g.turn = 2;
-	U(&g, "b1")->x[PW_X_LASTT] = 1;
-	turn(&g, "shoot b1 E6\n", NULL, dice, 7, &d, &ev);
-	has(&d, &ev, "(indirect fire): rolls 3+1 = 4, lands in front of it in "
-	    "E5");
-	has(&d, &ev, "r2 (average) is hit by artillery fire from b1: rolls 2");
-	assert_int_equal(U(&g, "r2")->strength, 3);
-	assert_int_equal(U(&g, "r1")->strength, 4);
-	done(&g, &d, &ev);
+	board(&b, NULL, "E6 wood", "b1 medium-artillery E1 s, "
+	    "b2 commander E2 s, r1 infantry E6 n, r2 infantry E5 n");
+	U(&b.g, "b1")->x[PW_X_LASTQ] = fx_hex(&b.g, "E6").q;
+	U(&b.g, "b1")->x[PW_X_LASTR] = fx_hex(&b.g, "E6").r;
+	b.g.turn = 2;
+	U(&b.g, "b1")->x[PW_X_LASTT] = 1;
+	/* Target in a wood: -1 and no line of sight bonus; same target as
+	 * last turn +1; commander adjacent +1. 3 + 1 = 4: in front (E4). */
+	PLAY(&b, "shoot b1 E6\n", NULL, 3, 2, 6, 5, 1, 1, 1);
+	board_has(&b, "(indirect fire): rolls 3+1 = 4, lands in front of it "
+	    "in E5");
+	board_has(&b, "r2 (average) is hit by artillery fire from b1: rolls "
+	    "2");
+	assert_int_equal(U(&b.g, "r2")->strength, 3);
+	assert_int_equal(U(&b.g, "r1")->strength, 4);
+	board_free(&b);
 }
 
 static void
 t_artillery_rules(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* No shot is possible: no artillery roll. */
-	const int dice[] = { 6, 5, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_ART_FIELD, "E1", N, PW_AVERAGE);   /* faces away */
-	add(&g, "b2", PW_AT_GUN, "G1", S, PW_AVERAGE);      /* direct only */
-	add(&g, "b3", PW_ART_MOUNTAIN, "A1", S, PW_AVERAGE);
-	add(&g, "b4", PW_INF, "G3", S, PW_AVERAGE);         /* in the way */
-	add(&g, "b5", PW_ART_FIELD, "C2", S, PW_AVERAGE);   /* deep in a wood */
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "G5", N, PW_AVERAGE);
-	set_terrain(&g, "C2", "wood", 0);
-	set_terrain(&g, "C3", "wood", 0);
-	turn(&g, "shoot b1 E5\nshoot b2 G5\nshoot b3 J8\nshoot b5 C6\n", NULL,
-	    dice, 4, &d, &ev);
-	has(&d, &ev, "b1 cannot fire at E5: the target is outside its 120 "
+	board(&b, NULL, "C2 wood, C3 wood",
+	    "b1 field-artillery E1 n, "     /* faces away */
+	    "b2 anti-tank-gun G1 s, "       /* direct only */
+	    "b3 mountain-artillery A1 s, "
+	    "b4 infantry G3 s, "            /* in the way */
+	    "b5 field-artillery C2 s, "     /* deep in a wood */
+	    "r1 infantry E5 n, r2 infantry G5 n");
+	/* No shot is possible: no artillery roll. */
+	PLAY(&b, "shoot b1 E5\nshoot b2 G5\nshoot b3 J8\nshoot b5 C6\n", NULL,
+	    6, 5, 1, 1);
+	board_has(&b, "b1 cannot fire at E5: the target is outside its 120 "
 	    "degree arc");
-	has(&d, &ev, "b2 cannot fire at G5: it fires only directly and the "
+	board_has(&b, "b2 cannot fire at G5: it fires only directly and the "
 	    "line is blocked");
-	has(&d, &ev, "b3 cannot fire at J8: range");
-	has(&d, &ev, "b5 cannot fire at C6: it is not on the edge");
-	done(&g, &d, &ev);
+	board_has(&b, "b3 cannot fire at J8: range");
+	board_has(&b, "b5 cannot fire at C6: it is not on the edge");
+	board_free(&b);
 }
 
 static void
 t_artillery_simultaneous(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Both guns fire before any effect: blue 6, red 6, then the hits. */
-	const int dice[] = { 6, 6, 1, 1, 6, 5 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
-	add(&g, "r1", PW_ART_FIELD, "E7", N, PW_AVERAGE);
-	U(&g, "b1")->strength = 1;
-	U(&g, "r1")->strength = 1;
-	turn(&g, "shoot b1 E7\n", "shoot r1 E1\n", dice, 6, &d, &ev);
+	board(&b, NULL, NULL, "b1 field-artillery E1 s, "
+	    "r1 field-artillery E7 n");
+	U(&b.g, "b1")->strength = 1;
+	U(&b.g, "r1")->strength = 1;
+	/* Both guns fire before any effect: blue 6, red 6, then the hits. */
+	PLAY(&b, "shoot b1 E7\n", "shoot r1 E1\n", 6, 6, 1, 1, 6, 5);
 	/* Purposes say whose roll and what for, never which unit. */
-	assert_string_equal(d.log[0].purpose, "blue artillery: where the shot "
-	    "lands");
-	assert_string_equal(d.log[1].purpose, "red artillery: where the shot "
-	    "lands");
-	assert_string_equal(d.log[2].purpose, "hit: the result for a unit "
+	assert_string_equal(b.d.log[0].purpose, "blue artillery: where the "
+	    "shot lands");
+	assert_string_equal(b.d.log[1].purpose, "red artillery: where the "
+	    "shot lands");
+	assert_string_equal(b.d.log[2].purpose, "hit: the result for a unit "
 	    "hit");
-	assert_false(pw_alive(U(&g, "b1")));
-	assert_false(pw_alive(U(&g, "r1")));
+	assert_false(pw_alive(U(&b.g, "b1")));
+	assert_false(pw_alive(U(&b.g, "r1")));
 	/* Both sides lost everything: the battle is over. */
-	assert_int_equal(g.status, GAME_FINISHED);
-	done(&g, &d, &ev);
+	assert_int_equal(b.g.status, GAME_FINISHED);
+	board_free(&b);
 }
 
 /* --- firing --------------------------------------------------------------- */
@@ -441,104 +533,78 @@ t_artillery_simultaneous(void **state)
 static void
 t_fire_mg_tank(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Initiative; blue 1 die; MG three dice 5,6,1 (+1 not moved); two
-	 * hits on the tank at its last SP: 1, 1 (cannot destroy); red die. */
-	const int dice[] = { 6, 5, 1, 4, 5, 0 + 1, 1, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_MG, "E2", S, PW_AVERAGE);
-	add(&g, "r1", PW_TANK, "E4", N, PW_AVERAGE);
-	U(&g, "r1")->strength = 1;
-	turn(&g, "b1 fire E4\n", NULL, dice, 9, &d, &ev);
-	assert_int_equal(d.log[3].target, 5);
-	has(&d, &ev, "rolls 4+1 = 5, a hit");
-	has(&d, &ev, "cannot destroy Tank Units");
-	assert_true(pw_alive(U(&g, "r1")));
-	assert_int_equal(U(&g, "r1")->strength, 1);
-	done(&g, &d, &ev);
+	board(&b, NULL, NULL, "b1 machine-gun E2 s, r1 tank E4 n");
+	U(&b.g, "r1")->strength = 1;
+	/* Initiative; blue 1 die; MG three dice 5,6,1 (+1 not moved); two
+	 * hits on the tank at its last SP: 1, 1 (cannot destroy); red die. */
+	PLAY(&b, "b1 fire E4\n", NULL, 6, 5, 1, 4, 5, 0 + 1, 1, 1, 1);
+	assert_int_equal(b.d.log[3].target, 5);
+	board_has(&b, "rolls 4+1 = 5, a hit");
+	board_has(&b, "cannot destroy Tank Units");
+	assert_true(pw_alive(U(&b.g, "r1")));
+	assert_int_equal(U(&b.g, "r1")->strength, 1);
+	board_free(&b);
 }
 
 static void
 t_fire_modifiers_and_at(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* AT infantry moves (no +1), commander adjacent +1, target in BUA -1:
-	 * rolls 5 = 5 hit; the tank (1 SP) is destroyed by an AT weapon. */
-	const int dice[] = { 6, 5, 6, 1, 5, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF_AT, "E2", S, PW_AVERAGE);
-	add(&g, "b2", PW_CMD, "D2", S, PW_AVERAGE);
-	add(&g, "r1", PW_TANK, "E5", N, PW_AVERAGE);
-	set_terrain(&g, "E5", "bua", 0);
-	U(&g, "r1")->strength = 1;
-	turn(&g, "b1 move E3 fire E5\n", NULL, dice, 6, &d, &ev);
-	has(&d, &ev, "b1 fires at E5: rolls 5+0 = 5, a hit");
-	assert_false(pw_alive(U(&g, "r1")));
-	done(&g, &d, &ev);
+	board(&b, NULL, "E5 bua", "b1 infantry-at E2 s, b2 commander D2 s, "
+	    "r1 tank E5 n");
+	U(&b.g, "r1")->strength = 1;
+	/* AT infantry moves (no +1), commander adjacent +1, target in BUA -1:
+	 * rolls 5 = 5 hit; the tank (1 SP) is destroyed by an AT weapon. */
+	PLAY(&b, "b1 move E3 fire E5\n", NULL, 6, 5, 6, 1, 5, 1);
+	board_has(&b, "b1 fires at E5: rolls 5+0 = 5, a hit");
+	assert_false(pw_alive(U(&b.g, "r1")));
+	board_free(&b);
 }
 
 static void
 t_fire_restrictions(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Only the tank (360 degrees) and the mortar (over units, seen by
-	 * its neighbour) roll. */
-	const int dice[] = { 6, 5, 6, 1, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "E2", N, PW_AVERAGE);   /* faces away */
-	add(&g, "b2", PW_TANK, "G2", N, PW_AVERAGE);  /* 360 */
-	add(&g, "b3", PW_MORTAR, "C1", S, PW_AVERAGE);
-	add(&g, "b4", PW_INF, "C2", S, PW_AVERAGE);   /* between, observes */
-	add(&g, "b5", PW_INF, "A2", S, PW_AVERAGE);   /* wood blocks */
-	add(&g, "r1", PW_INF, "E4", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "G4", N, PW_AVERAGE);
-	add(&g, "r3", PW_INF, "C4", N, PW_AVERAGE);
-	add(&g, "r4", PW_INF, "A5", N, PW_AVERAGE);
-	set_terrain(&g, "A3", "wood", 0);
-	turn(&g, "b1 fire E4\nb2 fire G4\nb3 fire C4\nb5 fire A5\n", NULL,
-	    dice, 6, &d, &ev);
-	has(&d, &ev, "b1 cannot fire at E4: the target is outside its 120");
-	has(&d, &ev, "b2 fires at G4");
-	has(&d, &ev, "b3 fires at C4");
-	has(&d, &ev, "b5 cannot fire at A5: no direct line of sight");
-	done(&g, &d, &ev);
+	board(&b, NULL, "A3 wood",
+	    "b1 infantry E2 n, "            /* faces away */
+	    "b2 tank G2 n, "                /* 360 */
+	    "b3 mortar C1 s, "
+	    "b4 infantry C2 s, "            /* between, observes */
+	    "b5 infantry A2 s, "            /* wood blocks */
+	    "r1 infantry E4 n, r2 infantry G4 n, r3 infantry C4 n, "
+	    "r4 infantry A5 n");
+	/* Only the tank (360 degrees) and the mortar (over units, seen by
+	 * its neighbour) roll. */
+	PLAY(&b, "b1 fire E4\nb2 fire G4\nb3 fire C4\nb5 fire A5\n", NULL, 6, 5,
+	    6, 1, 1, 1);
+	board_has(&b, "b1 cannot fire at E4: the target is outside its 120");
+	board_has(&b, "b2 fires at G4");
+	board_has(&b, "b3 fires at C4");
+	board_has(&b, "b5 cannot fire at A5: no direct line of sight");
+	board_free(&b);
 }
 
 static void
 t_fire_woods(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 6, 5, 6, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "E2", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "G2", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "G4", N, PW_AVERAGE);
 	/* b1 deep in a wood: range 1 within it. r1 two hexes into a wood. */
-	set_terrain(&g, "E2", "wood", 0);
-	set_terrain(&g, "E3", "wood", 0);
-	set_terrain(&g, "G3", "wood", 0);
-	set_terrain(&g, "G4", "wood", 0);
-	turn(&g, "b1 fire E5\nb2 fire G4\n", NULL, dice, 4, &d, &ev);
-	has(&d, &ev, "b1 cannot fire at E5: range 3, it reaches 1");
-	has(&d, &ev, "b2 cannot fire at G4: fire reaches only 1 hex into");
-	done(&g, &d, &ev);
+	board(&b, NULL, "E2 wood, E3 wood, G3 wood, G4 wood",
+	    "b1 infantry E2 s, b2 infantry G2 s, r1 infantry E5 n, "
+	    "r2 infantry G4 n");
+	PLAY(&b, "b1 fire E5\nb2 fire G4\n", NULL, 6, 5, 6, 1);
+	board_has(&b, "b1 cannot fire at E5: range 3, it reaches 1");
+	board_has(&b, "b2 cannot fire at G4: fire reaches only 1 hex into");
+	board_free(&b);
 }
 
 /* --- movement ------------------------------------------------------------- */
@@ -546,138 +612,100 @@ t_fire_woods(void **state)
 static void
 t_move_adjacent_stop(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 6, 5, 6, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_AC, "E1", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "F4", N, PW_AVERAGE);
+	board(&b, NULL, NULL, "b1 armoured-car E1 s, r1 infantry F4 n");
 	/* E4 touches F4 (F is shoved half a hex down): the car stops
 	 * there. */
-	turn(&g, "b1 move E2 E3 E4 E5 face s\n", NULL, dice, 4, &d, &ev);
-	assert_string_equal(at(&g, "b1"), "E4");
-	has(&d, &ev, "stops: next to an enemy unit");
+	PLAY(&b, "b1 move E2 E3 E4 E5 face s\n", NULL, 6, 5, 6, 1);
+	assert_string_equal(at(&b.g, "b1"), "E4");
+	board_has(&b, "stops: next to an enemy unit");
 	/* Turned to face the enemy, not the ordered facing. */
-	assert_int_equal(U(&g, "b1")->facing, pw_dir_towards(fx_hex(&g, "E4"),
-	    fx_hex(&g, "F4")));
-	assert_int_equal(U(&g, "b1")->facing, hex_direction_to(fx_hex(&g,
-	    "E4"), fx_hex(&g, "F4")));
-	done(&g, &d, &ev);
+	assert_int_equal(U(&b.g, "b1")->facing, pw_dir_towards(fx_hex(&b.g,
+	    "E4"), fx_hex(&b.g, "F4")));
+	assert_int_equal(U(&b.g, "b1")->facing, hex_direction_to(fx_hex(&b.g,
+	    "E4"), fx_hex(&b.g, "F4")));
+	board_free(&b);
 }
 
 static void
 t_move_stacking_and_enemy(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice5[] = { 6, 5, 6, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "A2", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "A4", S, PW_AVERAGE);
-	add(&g, "b3", PW_CMD, "C2", S, PW_AVERAGE);
-	add(&g, "b4", PW_INF, "C4", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	board(&b, NULL, NULL, "b1 infantry A2 s, b2 infantry A4 s, "
+	    "b3 commander C2 s, b4 infantry C4 s, r1 infantry J8 n");
 	/* b1 may not end on b2: it stops in A3. The commander may. */
-	turn(&g, "b1 move A3 A4\nb3 move C3 C4\n", NULL, dice5, 5, &d, &ev);
-	assert_string_equal(at(&g, "b1"), "A3");
-	has(&d, &ev, "no stacking with friendly units");
-	assert_string_equal(at(&g, "b3"), "C4");
-	done(&g, &d, &ev);
+	PLAY(&b, "b1 move A3 A4\nb3 move C3 C4\n", NULL, 6, 5, 6, 1, 1);
+	assert_string_equal(at(&b.g, "b1"), "A3");
+	board_has(&b, "no stacking with friendly units");
+	assert_string_equal(at(&b.g, "b3"), "C4");
+	board_free(&b);
 }
 
 static void
 t_move_firing_costs_a_hex(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Fire (miss 1), then move: only 1 of 2 hexes. A second unit moves
-	 * its whole allowance and may not fire after. */
-	const int dice[] = { 6, 5, 6, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "E2", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "A1", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	turn(&g, "b1 fire E5 move D1 C1\nb2 move A2 A3 fire A6\n", NULL, dice, 5,
-	    &d, &ev);
-	assert_string_equal(at(&g, "b1"), "D1");
-	assert_string_equal(at(&g, "b2"), "A3");
-	has(&d, &ev, "b2 cannot fire at A6: it moved its whole allowance");
-	done(&g, &d, &ev);
+	board(&b, NULL, NULL, "b1 infantry E2 s, b2 infantry A1 s, "
+	    "r1 infantry E5 n");
+	/* Fire (miss 1), then move: only 1 of 2 hexes. A second unit moves
+	 * its whole allowance and may not fire after. */
+	PLAY(&b, "b1 fire E5 move D1 C1\nb2 move A2 A3 fire A6\n", NULL, 6, 5,
+	    6, 1, 1);
+	assert_string_equal(at(&b.g, "b1"), "D1");
+	assert_string_equal(at(&b.g, "b2"), "A3");
+	board_has(&b, "b2 cannot fire at A6: it moved its whole allowance");
+	board_free(&b);
 }
 
 static void
 t_move_road_woods_ford(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 6, 5, 6, 1 };
-	const int dice2[] = { 6, 5, 6, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "A1", SE, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "A5", S, PW_AVERAGE);
-	add(&g, "b3", PW_INF, "C5", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
-	set_terrain(&g, "A1", "open+road", 0);
-	set_terrain(&g, "B1", "open+road", 0);
-	set_terrain(&g, "C1", "open+road", 0);
-	set_terrain(&g, "D1", "open+road", 0);
-	set_terrain(&g, "A6", "wood", 0);
-	set_terrain(&g, "C6", "ford", 0);
-	set_terrain(&g, "C7", "river", 0);
-	turn(&g, "b1 move B1 C1 D1\nb2 move A6 A7\nb3 move C6 C7\n", NULL,
-	    dice, 4, &d, &ev);
+	board(&b, NULL, "A1 open+road, B1 open+road, C1 open+road, "
+	    "D1 open+road, A6 wood, C6 ford, C7 river",
+	    "b1 infantry A1 se, b2 infantry A5 s, b3 infantry C5 s, "
+	    "r1 infantry J8 n");
+	PLAY(&b, "b1 move B1 C1 D1\nb2 move A6 A7\nb3 move C6 C7\n", NULL, 6, 5,
+	    6, 1);
 	/* All along the road: +1 hex. */
-	assert_string_equal(at(&g, "b1"), "D1");
+	assert_string_equal(at(&b.g, "b1"), "D1");
 	/* Entering a wood stops; entering a ford stops. */
-	assert_string_equal(at(&g, "b2"), "A6");
-	assert_string_equal(at(&g, "b3"), "C6");
-	assert_true(U(&g, "b3")->flags & PW_F_CROSSING);
+	assert_string_equal(at(&b.g, "b2"), "A6");
+	assert_string_equal(at(&b.g, "b3"), "C6");
+	assert_true(U(&b.g, "b3")->flags & PW_F_CROSSING);
 	/* Next turn: out of the wood at 1 hex; out of the ford 1 hex; the
 	 * ford's unit moves 1 hex. */
-	dice_free(&d);
-	events_free(&ev);
-	turn(&g, "b2 move A7 A8\nb3 move B6 B5\n", NULL, dice2, 4, &d, &ev);
-	assert_string_equal(at(&g, "b2"), "A7");
-	assert_string_equal(at(&g, "b3"), "B6");
-	assert_false(U(&g, "b3")->flags & PW_F_CROSSING);
-	done(&g, &d, &ev);
+	PLAY(&b, "b2 move A7 A8\nb3 move B6 B5\n", NULL, 6, 5, 6, 1);
+	assert_string_equal(at(&b.g, "b2"), "A7");
+	assert_string_equal(at(&b.g, "b3"), "B6");
+	assert_false(U(&b.g, "b3")->flags & PW_F_CROSSING);
+	board_free(&b);
 }
 
 static void
 t_withdrawal(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 6, 5, 6, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
 	/* b1 in E4 is faced by r1 in E5 (facing n). It withdraws north;
 	 * b2 tries to withdraw into a hex next to r2's front. */
-	add(&g, "b1", PW_INF, "E4", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "H4", S, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "H5", N, PW_AVERAGE);
-	add(&g, "r3", PW_INF, "I2", SW, PW_AVERAGE);
-	turn(&g, "b1 move E3 E2\nb2 move H3 H2\n", NULL, dice, 4, &d, &ev);
-	assert_string_equal(at(&g, "b1"), "E2");
-	has(&d, &ev, "(a withdrawal)");
-	assert_string_equal(at(&g, "b2"), "H3");
-	has(&d, &ev, "a withdrawal may not end next to the front of another");
-	done(&g, &d, &ev);
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 infantry E5 n, "
+	    "b2 infantry H4 s, r2 infantry H5 n, r3 infantry I2 sw");
+	PLAY(&b, "b1 move E3 E2\nb2 move H3 H2\n", NULL, 6, 5, 6, 1);
+	assert_string_equal(at(&b.g, "b1"), "E2");
+	board_has(&b, "(a withdrawal)");
+	assert_string_equal(at(&b.g, "b2"), "H3");
+	board_has(&b, "a withdrawal may not end next to the front of another");
+	board_free(&b);
 }
 
 /* --- close combat ------------------------------------------------------------- */
@@ -685,55 +713,44 @@ t_withdrawal(void **state)
 static void
 t_cc_flank_advance_fight_on(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
+	struct board b;
+
+	(void)state;
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 infantry E5 s, "
+	    "r2 infantry E7 n");
+	U(&b.g, "r2")->pos = fx_hex(&b.g, "E6");
 	/* b1 attacks r1 from its rear: b1 rolls 3 (front: hit below 3), r1
 	 * rolls 4 (flank: hit below 5) -> hit roll 5 (average: retreat).
 	 * b1 advances into E5 and fights r2 in E6 on its front: 6 and 1,
 	 * r2's hit roll 1: loses an SP. */
-	const int dice[] = { 6, 5, 6, 3, 4, 5, 6, 1, 1, 1 };
-
-	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "E4", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", S, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "E7", N, PW_AVERAGE);
-	U(&g, "r2")->pos = fx_hex(&g, "E6");
-	turn(&g, "b1 cc E5 cc E6\n", "retreat always\n", dice, 10, &d, &ev);
-	has(&d, &ev, "on its flank or rear");
-	has(&d, &ev, "b1 wins the close combat");
-	assert_string_equal(at(&g, "b1"), "E5");
-	assert_int_equal(U(&g, "r1")->strength, 4);
-	assert_false(hex_eq(U(&g, "r1")->pos, fx_hex(&g, "E5")));
-	assert_int_equal(U(&g, "r2")->strength, 3);
-	assert_int_equal(d.log[6].target, 3); /* r2 on its front */
-	done(&g, &d, &ev);
+	PLAY(&b, "b1 cc E5 cc E6\n", "retreat always\n", 6, 5, 6, 3, 4, 5, 6,
+	    1, 1, 1);
+	board_has(&b, "on its flank or rear");
+	board_has(&b, "b1 wins the close combat");
+	assert_string_equal(at(&b.g, "b1"), "E5");
+	assert_int_equal(U(&b.g, "r1")->strength, 4);
+	assert_false(hex_eq(U(&b.g, "r1")->pos, fx_hex(&b.g, "E5")));
+	assert_int_equal(U(&b.g, "r2")->strength, 3);
+	assert_int_equal(b.d.log[6].target, 3); /* r2 on its front */
+	board_free(&b);
 }
 
 static void
 t_cc_modifiers(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* b1 in a ford attacks uphill (-1 -1); r1 in a wood (+1 cover +1
-	 * wood) with r2 (commander) adjacent (+1). */
-	const int dice[] = { 6, 5, 6, 4, 1, 3, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "E4", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	add(&g, "r2", PW_CMD, "E6", N, PW_AVERAGE);
-	set_terrain(&g, "E4", "ford", 0);
-	set_terrain(&g, "E5", "wood", 1);
-	turn(&g, "b1 cc E5\n", "retreat never\n", dice, 8, &d, &ev);
-	has(&d, &ev, "b1 rolls 4 -1 uphill -1 river = 2 (hit below 3)");
-	has(&d, &ev, "r1 rolls 1 +1 commander +1 cover +1 wood = 4");
+	board(&b, NULL, "E4 ford, E5 wood 1", "b1 infantry E4 s, "
+	    "r1 infantry E5 n, r2 commander E6 n");
+	/* b1 in a ford attacks uphill (-1 -1); r1 in a wood (+1 cover +1
+	 * wood) with r2 (commander) adjacent (+1). */
+	PLAY(&b, "b1 cc E5\n", "retreat never\n", 6, 5, 6, 4, 1, 3, 1, 1);
+	board_has(&b, "b1 rolls 4 -1 uphill -1 river = 2 (hit below 3)");
+	board_has(&b, "r1 rolls 1 +1 commander +1 cover +1 wood = 4");
 	/* b1 hit (roll 3: retreat, but "never": loses 1 SP). */
-	assert_int_equal(U(&g, "b1")->strength, 3);
-	done(&g, &d, &ev);
+	assert_int_equal(U(&b.g, "b1")->strength, 3);
+	board_free(&b);
 }
 
 /* --- hits ------------------------------------------------------------------ */
@@ -741,71 +758,55 @@ t_cc_modifiers(void **state)
 static void
 t_hits_by_quality(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
+	struct board b;
+
+	(void)state;
+	board(&b, NULL, NULL, "b1 heavy-artillery C1 s, "
+	    "b2 heavy-artillery E1 s, b3 heavy-artillery G1 s, "
+	    "r1 infantry C6 n elite, r2 infantry E6 n elite, "
+	    "r3 infantry G6 n poor");
 	/* Artillery on target (6+2), three units in the hex would break
 	 * stacking, so three shots at three hexes: elite 4 (retreat or
 	 * lose), elite 5 (unharmed), poor 4 (loses). */
-	const int dice[] = { 6, 6, 6, 4, 5, 4, 6, 5, 1, 1 };
-
-	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_ART_HEAVY, "C1", S, PW_AVERAGE);
-	add(&g, "b2", PW_ART_HEAVY, "E1", S, PW_AVERAGE);
-	add(&g, "b3", PW_ART_HEAVY, "G1", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "C6", N, PW_ELITE);
-	add(&g, "r2", PW_INF, "E6", N, PW_ELITE);
-	add(&g, "r3", PW_INF, "G6", N, PW_POOR);
-	turn(&g, "shoot b1 C6\nshoot b2 E6\nshoot b3 G6\n", "retreat never\n",
-	    dice, 10, &d, &ev);
-	has(&d, &ev, "r1 (elite) is hit by artillery fire from b1: rolls 4, "
+	PLAY(&b, "shoot b1 C6\nshoot b2 E6\nshoot b3 G6\n", "retreat never\n",
+	    6, 6, 6, 4, 5, 4, 6, 5, 1, 1);
+	board_has(&b, "r1 (elite) is hit by artillery fire from b1: rolls 4, "
 	    "must retreat");
-	assert_int_equal(U(&g, "r1")->strength, 3);
-	has(&d, &ev, "r2 (elite) is hit by artillery fire from b2: rolls 5, "
+	assert_int_equal(U(&b.g, "r1")->strength, 3);
+	board_has(&b, "r2 (elite) is hit by artillery fire from b2: rolls 5, "
 	    "survives unharmed");
-	assert_int_equal(U(&g, "r2")->strength, 4);
-	assert_int_equal(U(&g, "r3")->strength, 3);
-	done(&g, &d, &ev);
+	assert_int_equal(U(&b.g, "r2")->strength, 4);
+	assert_int_equal(U(&b.g, "r3")->strength, 3);
+	board_free(&b);
 }
 
 static void
 t_retreat_blocked(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
+	struct board b;
 	struct hex h;
+
+	(void)state;
+	board(&b, NULL, "B5 wood", "b1 heavy-artillery E1 s, "
+	    "b2 heavy-artillery H1 s, b3 heavy-artillery B1 s, "
+	    "r1 infantry E4 n, b4 infantry D3 s, b5 infantry F5 s, "
+	    "b6 infantry E6 s, b7 infantry G3 s, r2 infantry H4 n, "
+	    "r3 infantry B5 n");
+	assert_false(pw_retreat_hex(&b.g, game_unit_index(&b.g, "r1"), &h));
 	/* r1 in E4 is hit (average 5: retreat or lose). Every empty hex
 	 * next to it is next to an enemy: it loses 1 SP. r2 in H4 with
 	 * room retreats, away from the enemy; with "cover" in a wood r3
 	 * stays and loses. */
-	const int dice[] = { 6, 6, 6, 5, 5, 5, 6, 5, 1, 1, 1 };
-
-	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_ART_HEAVY, "E1", S, PW_AVERAGE);
-	add(&g, "b2", PW_ART_HEAVY, "H1", S, PW_AVERAGE);
-	add(&g, "b3", PW_ART_HEAVY, "B1", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E4", N, PW_AVERAGE);
-	add(&g, "b4", PW_INF, "D3", S, PW_AVERAGE);
-	add(&g, "b5", PW_INF, "F5", S, PW_AVERAGE);
-	add(&g, "b6", PW_INF, "E6", S, PW_AVERAGE);
-	add(&g, "b7", PW_INF, "G3", S, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "H4", N, PW_AVERAGE);
-	add(&g, "r3", PW_INF, "B5", N, PW_AVERAGE);
-	set_terrain(&g, "B5", "wood", 0);
-	assert_false(pw_retreat_hex(&g, game_unit_index(&g, "r1"), &h));
-	turn(&g, "shoot b1 E4\nshoot b2 H4\nshoot b3 B5\n", "retreat cover\n",
-	    dice, 11, &d, &ev);
-	has(&d, &ev, "r1 has no empty hex to retreat to");
-	assert_int_equal(U(&g, "r1")->strength, 3);
-	assert_string_equal(at(&g, "r1"), "E4");
-	assert_int_equal(U(&g, "r2")->strength, 4);
-	assert_false(hex_eq(U(&g, "r2")->pos, fx_hex(&g, "H4")));
-	has(&d, &ev, "r3 stands (retreat cover)");
-	assert_int_equal(U(&g, "r3")->strength, 3);
-	done(&g, &d, &ev);
+	PLAY(&b, "shoot b1 E4\nshoot b2 H4\nshoot b3 B5\n", "retreat cover\n",
+	    6, 6, 6, 5, 5, 5, 6, 5, 1, 1, 1);
+	board_has(&b, "r1 has no empty hex to retreat to");
+	assert_int_equal(U(&b.g, "r1")->strength, 3);
+	assert_string_equal(at(&b.g, "r1"), "E4");
+	assert_int_equal(U(&b.g, "r2")->strength, 4);
+	assert_false(hex_eq(U(&b.g, "r2")->pos, fx_hex(&b.g, "H4")));
+	board_has(&b, "r3 stands (retreat cover)");
+	assert_int_equal(U(&b.g, "r3")->strength, 3);
+	board_free(&b);
 }
 
 /* --- transport ------------------------------------------------------------ */
@@ -813,124 +814,91 @@ t_retreat_blocked(void **state)
 static void
 t_transport_hit_with_passengers(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
+	struct board b;
+
+	(void)state;
+	board(&b, NULL, NULL, "r1 heavy-artillery E8 n, "
+	    "r2 heavy-artillery H8 n, b1 half-track E3 s, b2 infantry E3 s, "
+	    "b3 truck H3 s, b4 anti-tank-gun H3 s");
+	U(&b.g, "b2")->attached = game_unit_index(&b.g, "b1");
+	U(&b.g, "b4")->attached = game_unit_index(&b.g, "b3");
 	/* Artillery lands on a half-track carrying infantry: the half-track
 	 * rolls 5 (retreats), its passenger rolls 6 (retreat: it went with
 	 * the half-track); then a truck (1 SP) towing a gun: truck 1
 	 * (destroyed), the gun 2 (loses 1 SP) and is left in the hex. */
-	const int dice[] = { 6, 6, 5, 6, 1, 2, 6, 5, 1, 1 };
-
-	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "r1", PW_ART_HEAVY, "E8", N, PW_AVERAGE);
-	add(&g, "r2", PW_ART_HEAVY, "H8", N, PW_AVERAGE);
-	add(&g, "b1", PW_HT, "E3", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "E3", S, PW_AVERAGE);
-	add(&g, "b3", PW_TRUCK, "H3", S, PW_AVERAGE);
-	add(&g, "b4", PW_AT_GUN, "H3", S, PW_AVERAGE);
-	U(&g, "b2")->attached = game_unit_index(&g, "b1");
-	U(&g, "b4")->attached = game_unit_index(&g, "b3");
-	turn(&g, "retreat always\n", "shoot r1 E3\nshoot r2 H3\n", dice, 10, &d,
-	    &ev);
-	has(&d, &ev, "b2 (average) is hit by the hit on its transport b1");
-	has(&d, &ev, "b2 retreated with its transport");
-	assert_true(hex_eq(U(&g, "b2")->pos, U(&g, "b1")->pos));
-	assert_false(hex_eq(U(&g, "b1")->pos, fx_hex(&g, "E3")));
-	assert_int_equal(U(&g, "b2")->strength, 4);
-	assert_false(pw_alive(U(&g, "b3")));
-	assert_int_equal(U(&g, "b4")->attached, -1);
-	assert_int_equal(U(&g, "b4")->strength, 1);
-	assert_string_equal(at(&g, "b4"), "H3");
-	done(&g, &d, &ev);
+	PLAY(&b, "retreat always\n", "shoot r1 E3\nshoot r2 H3\n", 6, 6, 5, 6,
+	    1, 2, 6, 5, 1, 1);
+	board_has(&b, "b2 (average) is hit by the hit on its transport b1");
+	board_has(&b, "b2 retreated with its transport");
+	assert_true(hex_eq(U(&b.g, "b2")->pos, U(&b.g, "b1")->pos));
+	assert_false(hex_eq(U(&b.g, "b1")->pos, fx_hex(&b.g, "E3")));
+	assert_int_equal(U(&b.g, "b2")->strength, 4);
+	assert_false(pw_alive(U(&b.g, "b3")));
+	assert_int_equal(U(&b.g, "b4")->attached, -1);
+	assert_int_equal(U(&b.g, "b4")->strength, 1);
+	assert_string_equal(at(&b.g, "b4"), "H3");
+	board_free(&b);
 }
 
 static void
 t_transport_load_unload(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 6, 5, 6, 1 };
-	const int dice2[] = { 6, 5, 6, 1 };
-	const int dice3[] = { 6, 5, 6, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_TRUCK, "A2", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "A2", S, PW_AVERAGE);
-	add(&g, "b3", PW_HORSE, "C2", S, PW_AVERAGE);
-	add(&g, "b4", PW_INF, "C2", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
+	board(&b, NULL, NULL, "b1 truck A2 s, b2 infantry A2 s, "
+	    "b3 horse-transport C2 s, b4 infantry C2 s, r1 infantry J8 n");
 	/* Turn 1: load (the truck may not move that turn); horses carry no
 	 * infantry. */
-	turn(&g, "b2 load b1\nb1 move A3\nb4 load b3\n", NULL, dice, 4, &d,
-	    &ev);
-	assert_int_equal(U(&g, "b2")->attached, game_unit_index(&g, "b1"));
-	assert_string_equal(at(&g, "b1"), "A2");
-	has(&d, &ev, "it cannot carry that unit");
-	done(&g, &d, &ev);
-	/* (done freed the game: rebuild for turns 2 and 3.) */
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_TRUCK, "A2", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "A2", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
-	U(&g, "b2")->attached = 0;
+	PLAY(&b, "b2 load b1\nb1 move A3\nb4 load b3\n", NULL, 6, 5, 6, 1);
+	assert_int_equal(U(&b.g, "b2")->attached, game_unit_index(&b.g, "b1"));
+	assert_string_equal(at(&b.g, "b1"), "A2");
+	board_has(&b, "it cannot carry that unit");
+	board_free(&b);
+	/* A fresh board for turns 2 and 3, b2 already aboard b1. */
+	board(&b, NULL, NULL, "b1 truck A2 s, b2 infantry A2 s, "
+	    "r1 infantry J8 n");
+	U(&b.g, "b2")->attached = 0;
 	/* Turn 2: the truck moves 4 and its passenger with it. */
-	turn(&g, "b1 move A3 A4 A5 A6\n", NULL, dice2, 4, &d, &ev);
-	assert_string_equal(at(&g, "b2"), "A6");
-	dice_free(&d);
-	events_free(&ev);
+	PLAY(&b, "b1 move A3 A4 A5 A6\n", NULL, 6, 5, 6, 1);
+	assert_string_equal(at(&b.g, "b2"), "A6");
 	/* Turn 3: unload. */
-	turn(&g, "b2 unload\n", NULL, dice3, 4, &d, &ev);
-	assert_int_equal(U(&g, "b2")->attached, -1);
-	assert_string_equal(at(&g, "b2"), "A6");
-	done(&g, &d, &ev);
+	PLAY(&b, "b2 unload\n", NULL, 6, 5, 6, 1);
+	assert_int_equal(U(&b.g, "b2")->attached, -1);
+	assert_string_equal(at(&b.g, "b2"), "A6");
+	board_free(&b);
 }
 
 static void
 t_tank_riders(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Rifle fire at a tank carrying infantry: the hit reaches the rider
-	 * too; later a gun destroys the tank and the rider with it. */
-	const int dice[] = { 1, 6, 6, 4, 1, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, "tank-riders");
-	add(&g, "b1", PW_TANK, "E3", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "E3", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "J8", N, PW_AVERAGE);
-	U(&g, "b2")->attached = 0;
-	U(&g, "b1")->strength = 1;
+	/* Rifle fire at a tank carrying infantry: the hit reaches the rider
+	 * too; later a gun destroys the tank and the rider with it. */
+	board(&b, "tank-riders", NULL, "b1 tank E3 s, b2 infantry E3 s, "
+	    "r1 infantry E5 n, r2 infantry J8 n");
+	U(&b.g, "b2")->attached = 0;
+	U(&b.g, "b1")->strength = 1;
 	/* Red first (6 vs 1): red 1 die 6; r1 fires 4+1: hit. The tank: 1
 	 * (small arms cannot destroy it); the rider 1: loses 1 SP. Blue's
 	 * die. */
-	turn(&g, NULL, "r1 fire E3\n", dice, 7, &d, &ev);
-	assert_true(pw_alive(U(&g, "b1")));
-	assert_int_equal(U(&g, "b2")->strength, 3);
-	has(&d, &ev, "hit by the hit on its transport b1");
-	done(&g, &d, &ev);
+	PLAY(&b, NULL, "r1 fire E3\n", 1, 6, 6, 4, 1, 1, 1);
+	assert_true(pw_alive(U(&b.g, "b1")));
+	assert_int_equal(U(&b.g, "b2")->strength, 3);
+	board_has(&b, "hit by the hit on its transport b1");
+	board_free(&b);
 
-	empty_game(&g, "tank-riders");
-	add(&g, "b1", PW_TANK, "E3", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "E3", S, PW_AVERAGE);
-	add(&g, "r1", PW_ART_FIELD, "E8", N, PW_AVERAGE);
-	U(&g, "b2")->attached = 0;
-	U(&g, "b1")->strength = 1;
-	{
-		const int d2[] = { 6, 1, 6, 5, 1 };
-
-		turn(&g, NULL, "shoot r1 E3\n", d2, 5, &d, &ev);
-	}
-	assert_false(pw_alive(U(&g, "b1")));
-	assert_false(pw_alive(U(&g, "b2")));
-	has(&d, &ev, "b2 riding on b1 is destroyed with it");
-	done(&g, &d, &ev);
+	board(&b, "tank-riders", NULL, "b1 tank E3 s, b2 infantry E3 s, "
+	    "r1 field-artillery E8 n");
+	U(&b.g, "b2")->attached = 0;
+	U(&b.g, "b1")->strength = 1;
+	PLAY(&b, NULL, "shoot r1 E3\n", 6, 1, 6, 5, 1);
+	assert_false(pw_alive(U(&b.g, "b1")));
+	assert_false(pw_alive(U(&b.g, "b2")));
+	board_has(&b, "b2 riding on b1 is destroyed with it");
+	board_free(&b);
 }
 
 /* --- special terrain ------------------------------------------------------ */
@@ -938,145 +906,107 @@ t_tank_riders(void **state)
 static void
 t_minefield_and_wire(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* b1 moves through a minefield without stopping and is hit (1:
-	 * loses an SP); b2 stops at wire; b3 (tank) drives through it. */
-	const int dice[] = { 6, 5, 6, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_AC, "A1", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "C1", S, PW_AVERAGE);
-	add(&g, "b3", PW_TANK, "E1", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
-	pw_add_marker(&g, PW_MINES, RED, fx_hex(&g, "A2"));
-	g.units[g.nunits - 1].x[0] = 1 << RED;
-	pw_add_marker(&g, PW_WIRE, RED, fx_hex(&g, "C2"));
-	pw_add_marker(&g, PW_WIRE, RED, fx_hex(&g, "E2"));
-	assert_false(pw_visible(&g, BLUE, pw_marker_at(&g, fx_hex(&g, "A2"),
-	    PW_MINES)));
-	turn(&g, "b1 move A2 A3 A4\nb2 move C2 C3\nb3 move E2 E3\n", NULL, dice,
-	    5, &d, &ev);
-	assert_string_equal(at(&g, "b1"), "A4");
-	assert_int_equal(U(&g, "b1")->strength, 1);
-	assert_true(pw_visible(&g, BLUE, pw_marker_at(&g, fx_hex(&g, "A2"),
-	    PW_MINES)));
-	assert_string_equal(at(&g, "b2"), "C2");
-	has(&d, &ev, "stopped by barbed wire");
-	assert_string_equal(at(&g, "b3"), "E3");
-	done(&g, &d, &ev);
+	board(&b, NULL, NULL, "b1 armoured-car A1 s, b2 infantry C1 s, "
+	    "b3 tank E1 s, r1 infantry J8 n");
+	pw_add_marker(&b.g, PW_MINES, RED, fx_hex(&b.g, "A2"));
+	b.g.units[b.g.nunits - 1].x[0] = 1 << RED;
+	pw_add_marker(&b.g, PW_WIRE, RED, fx_hex(&b.g, "C2"));
+	pw_add_marker(&b.g, PW_WIRE, RED, fx_hex(&b.g, "E2"));
+	assert_false(pw_visible(&b.g, BLUE, pw_marker_at(&b.g, fx_hex(&b.g,
+	    "A2"), PW_MINES)));
+	/* b1 moves through a minefield without stopping and is hit (1:
+	 * loses an SP); b2 stops at wire; b3 (tank) drives through it. */
+	PLAY(&b, "b1 move A2 A3 A4\nb2 move C2 C3\nb3 move E2 E3\n", NULL, 6, 5,
+	    6, 1, 1);
+	assert_string_equal(at(&b.g, "b1"), "A4");
+	assert_int_equal(U(&b.g, "b1")->strength, 1);
+	assert_true(pw_visible(&b.g, BLUE, pw_marker_at(&b.g, fx_hex(&b.g,
+	    "A2"), PW_MINES)));
+	assert_string_equal(at(&b.g, "b2"), "C2");
+	board_has(&b, "stopped by barbed wire");
+	assert_string_equal(at(&b.g, "b3"), "E3");
+	board_free(&b);
 }
 
 static void
 t_engineers_and_wire_work(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 6, 5, 6, 1 };
+	struct board b;
 	int t, m;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_ENG, "E4", S, PW_AVERAGE);
-	add(&g, "b2", PW_ENG, "A4", S, PW_AVERAGE);
-	add(&g, "b3", PW_INF, "H4", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
-	pw_add_marker(&g, PW_MINES, RED, fx_hex(&g, "A5"));
+	board(&b, NULL, NULL, "b1 engineers E4 s, b2 engineers A4 s, "
+	    "b3 infantry H4 s, r1 infantry J8 n");
+	pw_add_marker(&b.g, PW_MINES, RED, fx_hex(&b.g, "A5"));
 	/* Turn 1: lay in E5, clear A5, wire H4. */
-	turn(&g, "b1 lay E5\nb2 clear A5\nb3 wire\n", NULL, dice, 4, &d, &ev);
-	assert_true(pw_marker_at(&g, fx_hex(&g, "H4"), PW_WIRE) >= 0);
+	PLAY(&b, "b1 lay E5\nb2 clear A5\nb3 wire\n", NULL, 6, 5, 6, 1);
+	assert_true(pw_marker_at(&b.g, fx_hex(&b.g, "H4"), PW_WIRE) >= 0);
 	for (t = 2; t <= 5; t++) {
-		dice_free(&d);
-		events_free(&ev);
-		turn(&g, NULL, NULL, dice, 4, &d, &ev);
-		m = pw_marker_at(&g, fx_hex(&g, "E5"), PW_MINES);
+		PLAY(&b, NULL, NULL, 6, 5, 6, 1);
+		m = pw_marker_at(&b.g, fx_hex(&b.g, "E5"), PW_MINES);
 		/* Three turns to lay. */
 		assert_true(t >= 3 ? m >= 0 : m < 0);
-		m = pw_marker_at(&g, fx_hex(&g, "A5"), PW_MINES);
+		m = pw_marker_at(&b.g, fx_hex(&b.g, "A5"), PW_MINES);
 		/* Five turns to clear. */
 		assert_true(t >= 5 ? m < 0 : m >= 0);
 	}
 	/* The mines are Blue's: Red does not know of them. */
-	assert_false(pw_visible(&g, RED, pw_marker_at(&g, fx_hex(&g, "E5"),
-	    PW_MINES)));
-	dice_free(&d);
-	events_free(&ev);
-	turn(&g, "b3 unwire\n", NULL, dice, 4, &d, &ev);
-	assert_true(pw_marker_at(&g, fx_hex(&g, "H4"), PW_WIRE) < 0);
-	done(&g, &d, &ev);
+	assert_false(pw_visible(&b.g, RED, pw_marker_at(&b.g, fx_hex(&b.g,
+	    "E5"), PW_MINES)));
+	PLAY(&b, "b3 unwire\n", NULL, 6, 5, 6, 1);
+	assert_true(pw_marker_at(&b.g, fx_hex(&b.g, "H4"), PW_WIRE) < 0);
+	board_free(&b);
 }
 
 static void
 t_trench(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 6, 5, 6, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "E3", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
-	set_terrain(&g, "E4", "trench", 0);
-	turn(&g, "b1 move E4 E5\n", NULL, dice, 4, &d, &ev);
-	assert_string_equal(at(&g, "b1"), "E4");
-	has(&d, &ev, "entered a trench");
-	dice_free(&d);
-	events_free(&ev);
+	board(&b, NULL, "E4 trench", "b1 infantry E3 s, r1 infantry J8 n");
+	PLAY(&b, "b1 move E4 E5\n", NULL, 6, 5, 6, 1);
+	assert_string_equal(at(&b.g, "b1"), "E4");
+	board_has(&b, "entered a trench");
 	/* Crossing: may not fire. */
-	turn(&g, "b1 fire J8\n", NULL, dice, 4, &d, &ev);
-	has(&d, &ev, "units crossing trenches may not fire");
-	done(&g, &d, &ev);
+	PLAY(&b, "b1 fire J8\n", NULL, 6, 5, 6, 1);
+	board_has(&b, "units crossing trenches may not fire");
+	board_free(&b);
 }
 
 static void
 t_gas(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* A gas shell on target (6+2): r1 hit (1). Next turn the cloud
-	 * rolls 2: it drifts in front (towards the gun), into E4: r2 hit. */
-	const int dice[] = { 6, 1, 6, 5, 1, 1 };
-	const int dice2[] = { 2, 1, 6, 5, 1, 1 };
-	const int dice3[] = { 5, 6, 5, 1, 1 };
-	const int dice4[] = { 6, 5, 1, 1 };
+	struct board b;
 	int m;
 
 	(void)state;
-	empty_game(&g, "gas");
-	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "E4", N, PW_AVERAGE);
-	U(&g, "r2")->pos = fx_hex(&g, "G4");
-	turn(&g, "shoot b1 E5 gas\n", NULL, dice, 6, &d, &ev);
-	m = pw_marker_at(&g, fx_hex(&g, "E5"), PW_GAS);
+	board(&b, "gas", NULL, "b1 field-artillery E1 s, r1 infantry E5 n, "
+	    "r2 infantry E4 n");
+	U(&b.g, "r2")->pos = fx_hex(&b.g, "G4");
+	/* A gas shell on target (6+2): r1 hit (1). Next turn the cloud
+	 * rolls 2: it drifts in front (towards the gun), into E4: r2 hit. */
+	PLAY(&b, "shoot b1 E5 gas\n", NULL, 6, 1, 6, 5, 1, 1);
+	m = pw_marker_at(&b.g, fx_hex(&b.g, "E5"), PW_GAS);
 	assert_true(m >= 0);
-	assert_true(U(&g, "b1")->flags & PW_F_GAS);
-	assert_int_equal(U(&g, "r1")->strength, 3);
-	U(&g, "r2")->pos = fx_hex(&g, "E4");
-	dice_free(&d);
-	events_free(&ev);
-	turn(&g, NULL, NULL, dice2, 6, &d, &ev);
-	has(&d, &ev, "drifts forward to E4");
-	assert_int_equal(U(&g, "r2")->strength, 3);
-	dice_free(&d);
-	events_free(&ev);
+	assert_true(U(&b.g, "b1")->flags & PW_F_GAS);
+	assert_int_equal(U(&b.g, "r1")->strength, 3);
+	U(&b.g, "r2")->pos = fx_hex(&b.g, "E4");
+	PLAY(&b, NULL, NULL, 2, 1, 6, 5, 1, 1);
+	board_has(&b, "drifts forward to E4");
+	assert_int_equal(U(&b.g, "r2")->strength, 3);
 	/* Turn 3: it rolls 5 and stays; turn 4: after 3 turns it disperses
 	 * (no roll). */
-	turn(&g, NULL, NULL, dice3, 5, &d, &ev);
-	has(&d, &ev, "rolls 5 and stays");
-	assert_true(pw_marker_at(&g, fx_hex(&g, "E4"), PW_GAS) >= 0);
-	dice_free(&d);
-	events_free(&ev);
-	turn(&g, NULL, NULL, dice4, 4, &d, &ev);
-	has(&d, &ev, "The gas cloud in E4 disperses");
-	assert_true(pw_marker_at(&g, fx_hex(&g, "E4"), PW_GAS) < 0);
-	done(&g, &d, &ev);
+	PLAY(&b, NULL, NULL, 5, 6, 5, 1, 1);
+	board_has(&b, "rolls 5 and stays");
+	assert_true(pw_marker_at(&b.g, fx_hex(&b.g, "E4"), PW_GAS) >= 0);
+	PLAY(&b, NULL, NULL, 6, 5, 1, 1);
+	board_has(&b, "The gas cloud in E4 disperses");
+	assert_true(pw_marker_at(&b.g, fx_hex(&b.g, "E4"), PW_GAS) < 0);
+	board_free(&b);
 }
 
 static void
@@ -1091,16 +1021,9 @@ t_cyclists(void **state)
 	assert_int_equal(pw_types[PW_CYCLIST].cc_front,
 	    pw_types[PW_INF].cc_front);
 	game_free(&g);
-	{
-		struct hp_error err = { 0, "" };
-
-		game_init(&g);
-		g.rules = ruleset_find("portable-modern");
-		strlcpy_(g.options, "cyclists", sizeof g.options);
-		assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
-		assert_string_equal(U(&g, "b6")->kind, "cyclists");
-		game_free(&g);
-	}
+	new_game(&g, "cyclists", NULL);
+	assert_string_equal(U(&g, "b6")->kind, "cyclists");
+	game_free(&g);
 }
 
 /* --- exhaustion ------------------------------------------------------------ */
@@ -1108,41 +1031,31 @@ t_cyclists(void **state)
 static void
 t_exhaustion(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 6, 5, 6, 1 };
-	const int dice2[] = { 6, 5, 6, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_INF, "E3", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "A1", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "J8", N, PW_AVERAGE);
+	board(&b, NULL, NULL, "b1 infantry E3 s, b2 infantry A1 s, "
+	    "r1 infantry E5 n, r2 infantry J8 n");
 	/* 8 SP each: exhaustion point 3. */
-	assert_int_equal(pw_exhaustion_point(&g, BLUE), 3);
-	U(&g, "b2")->strength = 1;
-	turn(&g, NULL, NULL, dice, 4, &d, &ev);
-	assert_true(pw_exhausted(&g, BLUE));
-	assert_false(pw_exhausted(&g, RED));
-	assert_int_equal(g.status, GAME_ACTIVE);
-	dice_free(&d);
-	events_free(&ev);
+	assert_int_equal(pw_exhaustion_point(&b.g, BLUE), 3);
+	U(&b.g, "b2")->strength = 1;
+	PLAY(&b, NULL, NULL, 6, 5, 6, 1);
+	assert_true(pw_exhausted(&b.g, BLUE));
+	assert_false(pw_exhausted(&b.g, RED));
+	assert_int_equal(b.g.status, GAME_ACTIVE);
 	/* Exhausted: no close combat, no move towards the enemy. */
-	turn(&g, "b1 cc E4\nb2 move A2\n", NULL, dice2, 4, &d, &ev);
-	has(&d, &ev, "b1 makes no close combat: its side is exhausted");
-	has(&d, &ev, "no move towards the enemy");
-	assert_string_equal(at(&g, "b2"), "A1");
-	dice_free(&d);
-	events_free(&ev);
+	PLAY(&b, "b1 cc E4\nb2 move A2\n", NULL, 6, 5, 6, 1);
+	board_has(&b, "b1 makes no close combat: its side is exhausted");
+	board_has(&b, "no move towards the enemy");
+	assert_string_equal(at(&b.g, "b2"), "A1");
 	/* Both exhausted: the battle ends. */
-	U(&g, "r2")->strength = 1;
-	turn(&g, NULL, NULL, dice2, 4, &d, &ev);
-	assert_true(pw_exhausted(&g, RED));
-	assert_int_equal(g.status, GAME_FINISHED);
-	assert_non_null(strstr(g.result, "both sides reached their Exhaustion"));
-	done(&g, &d, &ev);
+	U(&b.g, "r2")->strength = 1;
+	PLAY(&b, NULL, NULL, 6, 5, 6, 1);
+	assert_true(pw_exhausted(&b.g, RED));
+	assert_int_equal(b.g.status, GAME_FINISHED);
+	assert_non_null(strstr(b.g.result, "both sides reached their "
+	    "Exhaustion"));
+	board_free(&b);
 }
 
 /* --- orders ------------------------------------------------------------------ */
@@ -1152,14 +1065,10 @@ t_parse_errors(void **state)
 {
 	struct order_errors e;
 	struct game g;
-	struct hp_error err = { 0, "" };
 	int n;
 
 	(void)state;
-	game_init(&g);
-	g.rules = ruleset_find("portable-modern");
-	strlcpy_(g.name, "test", sizeof g.name);
-	assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
+	new_game(&g, NULL, NULL);
 	/* Body lines start at file line 5. */
 	n = parse(&g, BLUE, "shoot b3 E5\nb3 move D6 D7 D8 D9\n"
 	    "b99 hold\nr3 hold\nb3 fire Z99\nb10 move B7\nb12 teleport\n"
@@ -1210,38 +1119,29 @@ t_parse_errors(void **state)
 static void
 t_artillery_ineffective_spotter_spa(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Landings b1 1, b2 3, b4 6; hits on r2 and r3 1, 1; initiative 6 1;
-	 * blue's die 6; red's die 1. */
-	const int dice[] = { 1, 3, 6, 1, 1, 6, 1, 6, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
-	add(&g, "b2", PW_ART_FIELD, "A1", S, PW_AVERAGE);
-	add(&g, "b3", PW_SPOTTER, "C7", S, PW_AVERAGE);
-	add(&g, "b4", PW_SPA, "H1", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E6", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "A7", N, PW_AVERAGE);
-	add(&g, "r3", PW_INF, "H5", N, PW_AVERAGE);
-	set_terrain(&g, "E6", "wood", 0);
-	set_terrain(&g, "A4", "wood", 0);
-	assert_false(pw_los(&g, fx_hex(&g, "A1"), fx_hex(&g, "A7"), false));
-	turn(&g, "shoot b1 E6\nshoot b2 A7\nshoot b4 H5\nb4 move I1\n", NULL,
-	    dice, 9, &d, &ev);
-	has(&d, &ev, "b1 fires at E6 (indirect fire): rolls 1-1 = 0, totally "
+	board(&b, NULL, "E6 wood, A4 wood", "b1 field-artillery E1 s, "
+	    "b2 field-artillery A1 s, b3 spotter C7 s, b4 sp-artillery H1 s, "
+	    "r1 infantry E6 n, r2 infantry A7 n, r3 infantry H5 n");
+	assert_false(pw_los(&b.g, fx_hex(&b.g, "A1"), fx_hex(&b.g, "A7"),
+	    false));
+	/* Landings b1 1, b2 3, b4 6; hits on r2 and r3 1, 1; initiative 6 1;
+	 * blue's die 6; red's die 1. */
+	PLAY(&b, "shoot b1 E6\nshoot b2 A7\nshoot b4 H5\nb4 move I1\n", NULL,
+	    1, 3, 6, 1, 1, 6, 1, 6, 1);
+	board_has(&b, "b1 fires at E6 (indirect fire): rolls 1-1 = 0, totally "
 	    "ineffective");
-	has(&d, &ev, "b2 fires at A7 (indirect fire): rolls 3+2 = 5, lands on "
+	board_has(&b, "b2 fires at A7 (indirect fire): rolls 3+2 = 5, lands "
+	    "on the target");
+	board_has(&b, "b4 fires at H5 (direct fire): rolls 6+2 = 8, lands on "
 	    "the target");
-	has(&d, &ev, "b4 fires at H5 (direct fire): rolls 6+2 = 8, lands on "
-	    "the target");
-	assert_int_equal(U(&g, "r1")->strength, 4);
-	assert_int_equal(U(&g, "r2")->strength, 3);
-	assert_int_equal(U(&g, "r3")->strength, 3);
-	assert_string_equal(at(&g, "b4"), "I1");
-	done(&g, &d, &ev);
+	assert_int_equal(U(&b.g, "r1")->strength, 4);
+	assert_int_equal(U(&b.g, "r2")->strength, 3);
+	assert_int_equal(U(&b.g, "r3")->strength, 3);
+	assert_string_equal(at(&b.g, "b4"), "I1");
+	board_free(&b);
 }
 
 /* Towing: a truck and horse-drawn transport each limber a gun (one turn,
@@ -1250,33 +1150,23 @@ t_artillery_ineffective_spotter_spa(void **state)
 static void
 t_transport_tow(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	const int dice[] = { 6, 5, 6, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	add(&g, "b1", PW_TRUCK, "A2", S, PW_AVERAGE);
-	add(&g, "b2", PW_AT_GUN, "A2", S, PW_AVERAGE);
-	add(&g, "b3", PW_HORSE, "C2", S, PW_AVERAGE);
-	add(&g, "b4", PW_ART_FIELD, "C2", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "J8", N, PW_AVERAGE);
-	turn(&g, "b2 load b1\nb4 load b3\n", NULL, dice, 4, &d, &ev);
-	has(&d, &ev, "b2 is limbered to b1");
-	has(&d, &ev, "b4 is limbered to b3");
-	assert_int_equal(U(&g, "b4")->attached, game_unit_index(&g, "b3"));
-	dice_free(&d);
-	events_free(&ev);
-	turn(&g, "shoot b4 C6\nb3 move C3 C4\n", NULL, dice, 4, &d, &ev);
-	has(&d, &ev, "b4 cannot fire at C6: it is limbered (towed)");
-	assert_string_equal(at(&g, "b4"), "C4");
-	dice_free(&d);
-	events_free(&ev);
-	turn(&g, "b4 unload\n", NULL, dice, 4, &d, &ev);
-	has(&d, &ev, "b4 is unlimbered from b3 in C4");
-	assert_int_equal(U(&g, "b4")->attached, -1);
-	done(&g, &d, &ev);
+	board(&b, NULL, NULL, "b1 truck A2 s, b2 anti-tank-gun A2 s, "
+	    "b3 horse-transport C2 s, b4 field-artillery C2 s, "
+	    "r1 infantry J8 n");
+	PLAY(&b, "b2 load b1\nb4 load b3\n", NULL, 6, 5, 6, 1);
+	board_has(&b, "b2 is limbered to b1");
+	board_has(&b, "b4 is limbered to b3");
+	assert_int_equal(U(&b.g, "b4")->attached, game_unit_index(&b.g, "b3"));
+	PLAY(&b, "shoot b4 C6\nb3 move C3 C4\n", NULL, 6, 5, 6, 1);
+	board_has(&b, "b4 cannot fire at C6: it is limbered (towed)");
+	assert_string_equal(at(&b.g, "b4"), "C4");
+	PLAY(&b, "b4 unload\n", NULL, 6, 5, 6, 1);
+	board_has(&b, "b4 is unlimbered from b3 in C4");
+	assert_int_equal(U(&b.g, "b4")->attached, -1);
+	board_free(&b);
 }
 
 /* "Units in rivers may not fire"; a Machine Gun that wins a close combat
@@ -1285,35 +1175,25 @@ t_transport_tow(void **state)
 static void
 t_ford_no_advance_stacking_exempt(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Initiative 6 5; blue's two dice 6 6; close combat: b2 6, r2 1;
-	 * r2's hit 1; red's die 1. */
-	const int dice[] = { 6, 5, 6, 6, 6, 1, 1, 1 };
+	struct board b;
 
 	(void)state;
-	empty_game(&g, NULL);
-	set_terrain(&g, "E4", "ford", 0);
-	add(&g, "b1", PW_INF, "E4", N, PW_AVERAGE);
-	add(&g, "b2", PW_MG, "A2", S, PW_AVERAGE);
-	add(&g, "b3", PW_TRUCK, "G2", S, PW_AVERAGE);
-	add(&g, "b4", PW_INF, "G3", S, PW_AVERAGE);
-	add(&g, "b5", PW_SPOTTER, "I2", S, PW_AVERAGE);
-	add(&g, "b6", PW_INF, "I3", S, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E2", N, PW_AVERAGE);
-	add(&g, "r2", PW_INF, "A3", N, PW_AVERAGE);
-	U(&g, "r2")->strength = 1;
-	turn(&g, "b1 fire E2\nb2 cc A3\nb3 move G3\nb5 move I3\n", NULL, dice,
-	    8, &d, &ev);
-	has(&d, &ev, "b1 cannot fire at E2: units in rivers may not fire");
-	has(&d, &ev, "b2 wins the close combat");
-	has(&d, &ev, "b2 (Machine Guns) does not advance");
-	assert_false(pw_alive(U(&g, "r2")));
-	assert_string_equal(at(&g, "b2"), "A2");
-	assert_string_equal(at(&g, "b3"), "G3");
-	assert_string_equal(at(&g, "b5"), "I3");
-	done(&g, &d, &ev);
+	board(&b, NULL, "E4 ford", "b1 infantry E4 n, b2 machine-gun A2 s, "
+	    "b3 truck G2 s, b4 infantry G3 s, b5 spotter I2 s, "
+	    "b6 infantry I3 s, r1 infantry E2 n, r2 infantry A3 n");
+	U(&b.g, "r2")->strength = 1;
+	/* Initiative 6 5; blue's two dice 6 6; close combat: b2 6, r2 1;
+	 * r2's hit 1; red's die 1. */
+	PLAY(&b, "b1 fire E2\nb2 cc A3\nb3 move G3\nb5 move I3\n", NULL, 6,
+	    5, 6, 6, 6, 1, 1, 1);
+	board_has(&b, "b1 cannot fire at E2: units in rivers may not fire");
+	board_has(&b, "b2 wins the close combat");
+	board_has(&b, "b2 (Machine Guns) does not advance");
+	assert_false(pw_alive(U(&b.g, "r2")));
+	assert_string_equal(at(&b.g, "b2"), "A2");
+	assert_string_equal(at(&b.g, "b3"), "G3");
+	assert_string_equal(at(&b.g, "b5"), "I3");
+	board_free(&b);
 }
 
 /* --- map, fog, opponent, whole battles ------------------------------------- */
@@ -1322,15 +1202,12 @@ static void
 t_map_and_fog(void **state)
 {
 	struct game g;
-	struct hp_error err = { 0, "" };
 	struct sbuf b, r, m;
 	const char *p, *line;
 	int width, k;
 
 	(void)state;
-	game_init(&g);
-	g.rules = ruleset_find("portable-modern");
-	assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
+	new_game(&g, NULL, NULL);
 	sbuf_init(&b);
 	sbuf_init(&r);
 	sbuf_init(&m);
@@ -1396,30 +1273,22 @@ report_of(const struct game *g, const struct dice *d,
 static void
 t_fog_reports(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	/* Landing 6-1 = 5 on E5, r1's hit roll 1, initiative 6 1, one
-	 * activation die each. */
-	const int dice[] = { 6, 1, 6, 1, 1, 3 };
+	struct board b;
 	char *blue, *red, *mod;
 	size_t k;
 
 	(void)state;
-	empty_game(&g, NULL);
-	set_terrain(&g, "E5", "wood", 0);
-	set_terrain(&g, "H6", "wood", 0);
-	add(&g, "b1", PW_ART_FIELD, "E1", S, PW_AVERAGE);
-	add(&g, "b2", PW_INF, "A8", N, PW_AVERAGE);
-	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
-	add(&g, "r2", PW_MG, "H6", N, PW_AVERAGE);
-	assert_false(pw_visible(&g, BLUE, game_unit_index(&g, "r1")));
-	assert_false(pw_visible(&g, BLUE, game_unit_index(&g, "r2")));
-	turn(&g, "shoot b1 E5\n", "r2 fire H1\n", dice, 6, &d, &ev);
-	assert_int_equal(U(&g, "r1")->strength, 3);
-	blue = report_of(&g, &d, &ev, BLUE);
-	red = report_of(&g, &d, &ev, RED);
-	mod = report_of(&g, &d, &ev, -1);
+	board(&b, NULL, "E5 wood, H6 wood", "b1 field-artillery E1 s, "
+	    "b2 infantry A8 n, r1 infantry E5 n, r2 machine-gun H6 n");
+	assert_false(pw_visible(&b.g, BLUE, game_unit_index(&b.g, "r1")));
+	assert_false(pw_visible(&b.g, BLUE, game_unit_index(&b.g, "r2")));
+	/* Landing 6-1 = 5 on E5, r1's hit roll 1, initiative 6 1, one
+	 * activation die each. */
+	PLAY(&b, "shoot b1 E5\n", "r2 fire H1\n", 6, 1, 6, 1, 1, 3);
+	assert_int_equal(U(&b.g, "r1")->strength, 3);
+	blue = report_of(&b.g, &b.d, &b.ev, BLUE);
+	red = report_of(&b.g, &b.d, &b.ev, RED);
+	mod = report_of(&b.g, &b.d, &b.ev, -1);
 	/* Blue sees its own shot land, nothing of r1 or r2. */
 	assert_non_null(strstr(blue, "b1 fires at E5"));
 	assert_null(strstr(blue, "r1"));
@@ -1444,32 +1313,28 @@ t_fog_reports(void **state)
 	assert_non_null(strstr(mod, "r1 loses 1 SP"));
 	assert_non_null(strstr(mod, "r2 cannot fire"));
 	/* The dice log is public: no unit and no hex in any purpose. */
-	for (k = 0; k < d.nlog; k++) {
-		assert_null(strstr(d.log[k].purpose, "r1"));
-		assert_null(strstr(d.log[k].purpose, "b1"));
-		assert_null(strstr(d.log[k].purpose, "E5"));
+	for (k = 0; k < b.d.nlog; k++) {
+		assert_null(strstr(b.d.log[k].purpose, "r1"));
+		assert_null(strstr(b.d.log[k].purpose, "b1"));
+		assert_null(strstr(b.d.log[k].purpose, "E5"));
 	}
 	free(blue);
 	free(red);
 	free(mod);
-	done(&g, &d, &ev);
+	board_free(&b);
 }
 
 static void
 t_opponent_orders_parse(void **state)
 {
 	struct game g;
-	struct hp_error err = { 0, "" };
 	struct window_spec w;
 	struct order_errors e;
 	struct sbuf b;
 	int s;
 
 	(void)state;
-	game_init(&g);
-	g.rules = ruleset_find("portable-modern");
-	strlcpy_(g.name, "test", sizeof g.name);
-	assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
+	new_game(&g, NULL, NULL);
 	assert_true(g.rules->next_window(&g, &w));
 	assert_int_equal(w.sides, 3u);
 	for (s = 0; s < 2; s++) {
