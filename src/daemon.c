@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -234,6 +235,36 @@ reload(struct config *cfg, struct minisign_seckey **sk)
 	    log_strlevel(cfg->log_level));
 }
 
+/* Reload the server key when the file at cfg->server_key is no longer the
+ * one loaded (as after 'hexpost key rotate'), so windows resolved after a
+ * rotation are signed with the new key without waiting for a SIGHUP. *was
+ * is the identity of the file loaded; on failure the old key stays. */
+static void
+key_watch(const struct config *cfg, struct stat *was,
+    struct minisign_seckey **sk)
+{
+	struct hp_error err = { 0, "" };
+	struct minisign_seckey *nsk = NULL;
+	struct stat now;
+
+	if (stat(cfg->server_key, &now) == -1 ||
+	    (now.st_dev == was->st_dev && now.st_ino == was->st_ino &&
+	    now.st_mtim.tv_sec == was->st_mtim.tv_sec &&
+	    now.st_mtim.tv_nsec == was->st_mtim.tv_nsec))
+		return;
+	if (serverkey_load(cfg->server_key, &nsk, &err) != HP_OK) {
+		log_msg(LOG_LVL_ERR, "server key %s changed but does not load: "
+		    "%s (signing with the old one)", cfg->server_key, err.msg);
+		*was = now;
+		return;
+	}
+	minisign_seckey_free(*sk);
+	*sk = nsk;
+	*was = now;
+	log_msg(LOG_LVL_WARN, "server key %s changed: reloaded",
+	    cfg->server_key);
+}
+
 int
 daemon_run(struct config *cfg, const char *db_path, bool once)
 {
@@ -241,6 +272,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 	struct sigaction sa;
 	struct store *st = NULL;
 	struct minisign_seckey *sk = NULL;
+	struct stat keyst;
 	int rc, lockfd = -1, slept, ex = 0;
 
 	log_open(cfg->log_syslog, (enum log_level)cfg->log_level);
@@ -249,6 +281,8 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		log_msg(LOG_LVL_ERR, "%s", err.msg);
 		return err.code == HP_ESTATE ? HP_EX_TEMPFAIL : HP_EX_IOERR;
 	}
+	if (stat(cfg->server_key, &keyst) == -1)
+		memset(&keyst, 0, sizeof keyst);
 	if (serverkey_load(cfg->server_key, &sk, &err) != HP_OK) {
 		fprintf(stderr, "hexpost: %s\n", err.msg);
 		log_msg(LOG_LVL_ERR, "%s", err.msg);
@@ -277,7 +311,10 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		if (reload_requested) {
 			reload_requested = 0;
 			reload(cfg, &sk);
-		}
+			if (stat(cfg->server_key, &keyst) == -1)
+				memset(&keyst, 0, sizeof keyst);
+		} else
+			key_watch(cfg, &keyst, &sk);
 		memset(&err, 0, sizeof err);
 		rc = daemon_pass(st, cfg, sk, &err);
 		fflush(stdout);
