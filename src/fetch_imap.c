@@ -603,7 +603,7 @@ sess_cmd(struct imap_sess *s, untagged_fn fn, void *arg,
 	struct hp_error ferr = { 0, "" };
 	struct imap_resp r;
 	struct sbuf cmd;
-	char tag[16], verb[32];
+	char tag[16], verb[32], *line;
 	va_list ap;
 	int rc, frc = HP_OK;
 	long n;
@@ -613,17 +613,24 @@ sess_cmd(struct imap_sess *s, untagged_fn fn, void *arg,
 	snprintf(tag, sizeof tag, "h%u", ++s->tagn);
 	sbuf_init(&cmd);
 	sbuf_printf(&cmd, "%s ", tag);
+	/* Whole, however long: a UID set cut short would skip messages. */
 	va_start(ap, fmt);
-	{
-		char line[4096];
-
-		vsnprintf(line, sizeof line, fmt, ap);
-		sbuf_puts(&cmd, line);
-		sscanf(line, "%31s", verb);
-		if (strcasecmp(verb, "UID") == 0)
-			sscanf(line, "%*s %31s", verb);
-	}
+	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	if (n < 0) {
+		sbuf_free(&cmd);
+		return broken(s, err, "cannot format a command");
+	}
+	line = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(line, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sbuf_puts(&cmd, line);
+	verb[0] = '\0';
+	sscanf(line, "%31s", verb);
+	if (strcasecmp(verb, "UID") == 0)
+		sscanf(line, "%*s %31s", verb);
+	free(line);
 	sbuf_puts(&cmd, "\r\n");
 	rc = sess_send(s, cmd.buf, cmd.len, err);
 	sbuf_free(&cmd);
