@@ -1,4 +1,6 @@
 /* deadline: the clock of order windows (see include/deadline.h). */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "turn.h"
 
 #define DEADLINE_MAX_PLAYERS 64
+#define DEADLINE_TIME_MAX 253402300799L   /* 9999-12-31T23:59:59Z */
 
 static const char *policy_names[] = { "ai", "hold", "wait" };
 
@@ -60,8 +63,10 @@ deadline_parse_time(const char *s, long *out)
 	time_t t;
 
 	if (*s >= '0' && *s <= '9' && strchr(s, '-') == NULL) {
+		errno = 0;
 		v = strtol(s, &end, 10);
-		if (*end != '\0' || v < 0)
+		if (*end != '\0' || errno == ERANGE || v < 0 ||
+		    v > DEADLINE_TIME_MAX)
 			return HP_EINVAL;
 		*out = v;
 		return HP_OK;
@@ -73,7 +78,7 @@ deadline_parse_time(const char *s, long *out)
 		return HP_EINVAL;
 	if (strcmp(end, "Z") != 0)
 		return HP_EINVAL;
-	if ((t = timegm(&tm)) == (time_t)-1)
+	if ((t = timegm(&tm)) == (time_t)-1 || t < 0 || t > DEADLINE_TIME_MAX)
 		return HP_EINVAL;
 	*out = (long)t;
 	return HP_OK;
@@ -96,8 +101,9 @@ deadline_format(long t, char *buf, size_t len)
 	time_t tt = (time_t)t;
 	struct tm tm;
 
-	gmtime_r(&tt, &tm);
-	strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm);
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%d %H:%M UTC", &tm) == 0)
+		snprintf(buf, len, "%ld s", t);
 }
 
 int
@@ -140,11 +146,20 @@ deadline_window_opened(struct store *st, int64_t wid, struct hp_error *err)
 long
 deadline_of(const struct deadline_settings *ds, const struct store_clock *c)
 {
+	long dl;
+
 	if (c->fixed > 0)
-		return c->fixed + c->extended;
-	if (ds->deadline_hours > 0)
-		return c->opened + 3600L * ds->deadline_hours + c->extended;
-	return 0;
+		dl = c->fixed;
+	else if (ds->deadline_hours > 0) {
+		if (__builtin_mul_overflow(3600L, (long)ds->deadline_hours,
+		    &dl) || __builtin_add_overflow(dl, c->opened, &dl))
+			return LONG_MAX;
+	} else
+		return 0;
+	/* Far enough is never: an overflow must not wrap into the past. */
+	if (__builtin_add_overflow(dl, c->extended, &dl))
+		return c->extended > 0 ? LONG_MAX : 1;
+	return dl > 0 ? dl : 1;
 }
 
 enum deadline_state

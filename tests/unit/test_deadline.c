@@ -4,6 +4,7 @@
  * opens, one reminder to the player who owes orders at remind_hours before
  * the deadline (and none twice), the ai, hold and wait policies at the
  * deadline, the "most players missed" rule, paused campaigns. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,6 +121,36 @@ resolve(struct hill *h)
 /* For count(): every message queued, every order stored. */
 #define OUTBOX "SELECT count(*) FROM outbox"
 #define ORDERS "SELECT count(*) FROM orders"
+
+/* Times past year 9999 are refused, and a deadline far in the future never
+ * wraps into the past (which would fill every side at once). */
+static void
+test_time_overflow(void **state)
+{
+	struct deadline_settings ds;
+	struct store_clock c;
+	long t = 0;
+
+	(void)state;
+	assert_int_equal(deadline_parse_time("99999999999999999999", &t),
+	    HP_EINVAL);
+	assert_int_equal(deadline_parse_time("9223372036854775000", &t),
+	    HP_EINVAL);
+	assert_int_equal(deadline_parse_time("253402300799", &t), HP_OK);
+	memset(&ds, 0, sizeof ds);
+	memset(&c, 0, sizeof c);
+	c.have = true;
+	c.opened = T0;
+	c.fixed = LONG_MAX - 10;
+	c.extended = 3600L * 10000;
+	assert_true(deadline_of(&ds, &c) > T0);
+	assert_int_equal(deadline_state_at(&ds, &c, T0), DL_RUNNING);
+	c.fixed = 0;
+	c.opened = LONG_MAX - 100;
+	ds.deadline_hours = 10000;
+	c.extended = 0;
+	assert_int_equal(deadline_state_at(&ds, &c, T0), DL_RUNNING);
+}
 
 static void
 test_time(void **state)
@@ -315,6 +346,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_time_overflow),
 		cmocka_unit_test(test_most_missed),
 		cmocka_unit_test(test_reminder),
 		cmocka_unit_test(test_ai),
