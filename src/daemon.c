@@ -23,6 +23,7 @@
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t reload_requested;
 
+/* SIGTERM, SIGINT: stop after the step in hand. */
 static void
 on_stop(int sig)
 {
@@ -30,6 +31,7 @@ on_stop(int sig)
 	stop_requested = 1;
 }
 
+/* SIGHUP: reread the configuration before the next pass. */
 static void
 on_hup(int sig)
 {
@@ -97,6 +99,7 @@ struct run_names {
 	int cap;
 };
 
+/* store_campaign_list callback: note each active campaign's name. */
 static void
 collect_active(const struct store_campaign_info *ci, void *arg)
 {
@@ -300,10 +303,15 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sa.sa_handler = on_hup;
-	sigaction(SIGHUP, &sa, NULL);
+	if (sigaction(SIGTERM, &sa, NULL) == -1 ||
+	    sigaction(SIGINT, &sa, NULL) == -1 ||
+	    (sa.sa_handler = on_hup, sigaction(SIGHUP, &sa, NULL)) == -1) {
+		fprintf(stderr, "hexpost: sigaction: %s\n", strerror(errno));
+		store_close(st);
+		minisign_seckey_free(sk);
+		close(lockfd);
+		return HP_EX_IOERR;
+	}
 	if (!once)
 		log_info("started on %s, pid %ld, every %d s", db_path,
 		    (long)getpid(), cfg->poll_interval);

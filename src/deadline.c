@@ -389,6 +389,7 @@ remind(struct store *st, const struct config *cfg, int64_t cid,
 	return rc;
 }
 
+/* Number of bits set in v. */
 static int
 popcount(unsigned v)
 {

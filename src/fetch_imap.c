@@ -84,12 +84,14 @@ frame(const unsigned char *buf, size_t len, size_t max, size_t *end)
 	}
 }
 
+/* Is the cursor at the end of the line (or of the buffer)? */
 static bool
 at_end(const struct cur *c)
 {
 	return c->p >= c->end || *c->p == '\r' || *c->p == '\n';
 }
 
+/* Consume ch if it is next; true if it was. */
 static bool
 eat(struct cur *c, char ch)
 {
@@ -118,6 +120,7 @@ atom(struct cur *c, char *out, size_t outlen)
 	return n;
 }
 
+/* A decimal number of up to 19 digits into *v; false if none or longer. */
 static bool
 number(struct cur *c, uint64_t *v)
 {
@@ -526,6 +529,7 @@ wait_fd(struct imap_sess *s, short events, struct hp_error *err)
 	return HP_OK;
 }
 
+/* Send all of data on the session's connection, waiting as needed. */
 static int
 sess_send(struct imap_sess *s, const char *data, size_t len,
     struct hp_error *err)
@@ -748,6 +752,7 @@ sess_close(struct imap_sess *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* SELECT the mailbox name; a refusal breaks the session. */
 static int
 sess_select(struct imap_sess *s, const char *name, struct hp_error *err)
 {
@@ -780,6 +785,7 @@ struct spool {
 	size_t ncur;
 };
 
+/* qsort order of spool names. */
 static int
 cmp_name(const void *a, const void *b)
 {
@@ -788,6 +794,7 @@ cmp_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* Free the names sp owns. */
 static void
 spool_free(struct spool *sp)
 {
@@ -842,6 +849,7 @@ spool_load(struct spool *sp, const struct config *cfg, struct hp_error *err)
 	return HP_OK;
 }
 
+/* The spool file name (Maildir hint) of a fetched message, into out. */
 static void
 spool_hint(char *out, size_t len, int64_t mbox, uint32_t uidvalidity,
     uint32_t uid)
@@ -887,6 +895,7 @@ struct uidlist {
 	size_t n, cap;
 };
 
+/* Append uid to l (grown as needed; the caller frees l->v). */
 static void
 uid_add(struct uidlist *l, uint32_t uid)
 {
@@ -923,6 +932,7 @@ struct pending {
 	uint32_t uidvalidity;
 };
 
+/* store_imap_pending callback: keep the UIDs of the current UIDVALIDITY. */
 static void
 collect_pending(uint32_t uidvalidity, uint32_t uid, void *arg)
 {
@@ -1030,6 +1040,7 @@ struct listing {
 	uint32_t after;       /* only UIDs above this */
 };
 
+/* Untagged FETCH of the listing: keep each new UID (ascending) and size. */
 static int
 on_list(struct imap_sess *s, const struct imap_resp *r, void *arg,
     struct hp_error *err)
@@ -1056,6 +1067,7 @@ struct batch {
 	struct uidlist got;
 };
 
+/* Untagged FETCH of a batch: write the message into the spool. */
 static int
 on_body(struct imap_sess *s, const struct imap_resp *r, void *arg,
     struct hp_error *err)

@@ -249,12 +249,14 @@ open_window(struct exec *x, struct store_window *w, struct store_clock *c,
 	return HP_OK;
 }
 
+/* Write the campaign settings s. */
 static int
 save_settings(struct exec *x, const struct store_settings *s)
 {
 	return store_settings_put(x->st, x->cid, s, x->err);
 }
 
+/* pause, or resume (the open window's deadline moved by the pause). */
 static int
 do_pause(struct exec *x, bool pause)
 {
@@ -330,6 +332,7 @@ do_deadline(struct exec *x, bool extend)
 	return notify_all(x, "new deadline", x->reply->buf);
 }
 
+/* set KEY VALUE: a campaign setting. */
 static int
 do_set(struct exec *x)
 {
@@ -363,6 +366,7 @@ bad:
 	return HP_EINVAL;
 }
 
+/* proceed ai|hold: fill the missing sides of a held window. */
 static int
 do_proceed(struct exec *x)
 {
@@ -395,6 +399,7 @@ do_proceed(struct exec *x)
 	return HP_OK;
 }
 
+/* replace: a new player (and key) for a side; the old one retired. */
 static int
 do_replace(struct exec *x)
 {
@@ -470,6 +475,7 @@ last_report(struct exec *x, int view, struct store_window *w)
 	return store_report_get(x->st, w->id, view, x->err);
 }
 
+/* resend: queue a side's last report again. */
 static int
 do_resend(struct exec *x)
 {
@@ -517,6 +523,7 @@ do_resend(struct exec *x)
 	return rc;
 }
 
+/* end: finish the campaign with a result. */
 static int
 do_end(struct exec *x)
 {
@@ -569,6 +576,7 @@ do_request(struct exec *x, bool report)
 	return HP_OK;
 }
 
+/* Run the parsed command x->cmd. */
 static int
 dispatch(struct exec *x)
 {

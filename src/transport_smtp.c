@@ -47,6 +47,7 @@ struct smtp_ctx {
 	int sent;
 };
 
+/* libcurl upload callback: the next piece of the message in hand. */
 static size_t
 read_cb(char *buf, size_t size, size_t nitems, void *arg)
 {
@@ -107,6 +108,7 @@ smtp_open_url(const struct config *cfg, const char *scheme, const char *spec,
 	return HP_OK;
 }
 
+/* transport open for smtp:// (STARTTLS); *ctx owned by ts_close. */
 static int
 ts_open(const struct config *cfg, const char *spec, void **ctx,
     struct hp_error *err)
@@ -114,6 +116,7 @@ ts_open(const struct config *cfg, const char *spec, void **ctx,
 	return smtp_open_url(cfg, "smtp://", spec, ctx, err);
 }
 
+/* transport open for smtps:// (TLS); *ctx owned by ts_close. */
 static int
 tss_open(const struct config *cfg, const char *spec, void **ctx,
     struct hp_error *err)
@@ -145,6 +148,7 @@ auth_code(long code)
 	return code == 530 || code == 534 || code == 535 || code == 538;
 }
 
+/* Send one message; HP_EINVAL a permanent refusal, HP_ESTATE retry. */
 static int
 ts_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
 {
@@ -201,6 +205,7 @@ ts_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
 	return HP_ESTATE;
 }
 
+/* Log the batch, close the connection and free ctx. */
 static void
 ts_close(void *ctx)
 {
