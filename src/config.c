@@ -182,6 +182,22 @@ set_path(const struct config *c, char *dst, size_t len, const char *val)
 	strlcpy_(dst, tmp, len);
 }
 
+/* Whether line sets imap_password or smtp_password. */
+static bool
+config_secret_line(const char *line)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*line))
+		line++;
+	if (strncmp(line, "imap_password", 13) != 0 &&
+	    strncmp(line, "smtp_password", 13) != 0)
+		return false;
+	for (n = 13; line[n] == ' ' || line[n] == '\t'; n++)
+		;
+	return line[n] == '=';
+}
+
 int
 config_load(struct config *c, const char *path, struct hp_error *err)
 {
@@ -202,7 +218,10 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 		lineno++;
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
-		if ((end = strchr(line, '#')) != NULL)
+		/* A password is taken whole, '#' and all; elsewhere '#'
+		 * starts a comment. */
+		if ((end = strchr(line, '#')) != NULL &&
+		    !config_secret_line(line))
 			*end = '\0';
 		k = line;
 		while (isspace((unsigned char)*k))
@@ -287,7 +306,9 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 		    strcmp(k, "smtp_password") == 0) {
 			struct stat sb;
 
-			if (stat(path, &sb) == -1 || (sb.st_mode & 077) != 0) {
+			if (stat(path, &sb) == -1)
+				memset(&sb, 0, sizeof sb);
+			if (sb.st_ino == 0 || (sb.st_mode & 077) != 0) {
 				hp_seterr(err, HP_EINVAL, "%s:%d: %s in a file "
 				    "others can read (mode %03o): chmod 600 %s, or "
 				    "set HEXPOST_%s_PASSWORD instead", path, lineno,

@@ -30,24 +30,38 @@ mail_render(const char *name, const struct tmpl_ctx *c, struct hp_error *err)
 	return sbuf_steal(&out);
 }
 
-/* A Message-ID local part from pieces: only safe characters survive. */
+/* A Message-ID from seed raw: only safe characters survive, and a seed
+ * that had to change gets a hash of itself so ids stay distinct. */
 static void
 make_id(char *buf, size_t len, const char *raw, const char *domain)
 {
-	char tmp[200];
+	unsigned char h[crypto_generichash_BYTES_MIN];
+	char tmp[200], hex[9];
 	size_t i, j = 0;
+	bool changed = false;
 
-	for (i = 0; raw[i] != '\0' && j + 1 < sizeof tmp; i++) {
+	for (i = 0; raw[i] != '\0' && j + 1 < sizeof tmp - 9; i++) {
 		char ch = raw[i];
 
 		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		    (ch >= '0' && ch <= '9') || ch == '.' || ch == '-')
+		    (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' ||
+		    ch == '_')
 			tmp[j++] = ch;
-		else
+		else {
 			tmp[j++] = '_';
+			changed = true;
+		}
 	}
 	tmp[j] = '\0';
-	snprintf(buf, len, "hexpost.%s@%s", tmp, domain);
+	/* A seed folded or cut short could meet another's ("a b", "a_b"):
+	 * a hash of the whole seed keeps them apart. */
+	if (changed || raw[i] != '\0') {
+		crypto_generichash(h, sizeof h, (const unsigned char *)raw,
+		    strlen(raw), NULL, 0);
+		sodium_bin2hex(hex, sizeof hex, h, 4);
+		snprintf(buf, len, "hexpost.%s.%s@%s", tmp, hex, domain);
+	} else
+		snprintf(buf, len, "hexpost.%s@%s", tmp, domain);
 }
 
 /* Build and queue one message. */

@@ -187,6 +187,15 @@ test_config_passwords(void **state)
 	assert_string_equal(c.secrets->imap_password, "from-env");
 	config_free(&c);
 	unsetenv("HEXPOST_IMAP_PASSWORD");
+	/* A '#' in a password is part of it; elsewhere it starts a comment. */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "smtp_password = pa#ss word#1\nimap_user = u # who\n");
+	fclose(f);
+	assert_int_equal(config_load(&c, path, &err), HP_OK);
+	assert_string_equal(c.secrets->smtp_password, "pa#ss word#1");
+	assert_string_equal(c.imap_user, "u");
+	config_free(&c);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, "imap = imaps://u:pw@mail.example/INBOX\n");

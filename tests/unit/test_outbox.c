@@ -22,6 +22,7 @@
 
 #include "fixtures.h"
 #include "hexpost.h"
+#include "mail.h"
 #include "maildir.h"
 #include "outbox.h"
 #include "store.h"
@@ -397,6 +398,28 @@ test_stats(void **state)
 	assert_int_equal(nfiles(o, "new"), 2);
 }
 
+/* Message-IDs: a seed of safe characters is kept as it is; seeds that must
+ * be folded ("a b") never meet one that needs no folding ("a_b"). */
+static void
+test_message_ids(void **state)
+{
+	struct ox *o = *state;
+	struct hp_error err = { 0, "" };
+	static const char *seeds[] = { "a b", "a_b", "a/b", "plain.1" };
+	size_t i;
+
+	strlcpy_(o->cfg.domain, "club.example", sizeof o->cfg.domain);
+	for (i = 0; i < 4; i++)
+		assert_int_equal(mail_queue_message(o->st, &o->cfg, 0, "notice",
+		    "p@example.org", seeds[i], "s", "body\n", &err), HP_OK);
+	assert_int_equal(fx_db_long(o->db, "SELECT count(DISTINCT message_id) "
+	    "FROM outbox WHERE kind = 'notice'"), 4);
+	assert_int_equal(fx_db_long(o->db, "SELECT count(*) FROM outbox WHERE "
+	    "message_id = 'hexpost.notice.plain.1@club.example'"), 1);
+	assert_int_equal(fx_db_long(o->db, "SELECT count(*) FROM outbox WHERE "
+	    "message_id = 'hexpost.notice.a_b@club.example'"), 1);
+}
+
 int
 main(void)
 {
@@ -412,6 +435,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_send_failure_then_recovery,
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_message_ids, setup,
+		    teardown),
 	};
 
 	log_set_level(LOG_LVL_ERR);
