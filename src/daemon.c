@@ -147,11 +147,11 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	if (turn_pending(st, name, &w, &missing, &rerr) != HP_OK ||
 	    missing != 0)
 		return;
-	if (turn_resolve_signed(st, name, hooks, sk, &n, &rerr) != HP_OK &&
-	    n == 0) {
+	rc = turn_resolve_signed(st, name, hooks, sk, &n, &rerr);
+	if (rc != HP_OK)
 		log_warn("%s: %s", name, rerr.msg);
+	if (n == 0)
 		return;
-	}
 	printf("resolved %d window%s of %s\n", n, n == 1 ? "" : "s", name);
 	log_info("resolved %d window%s of %s", n, n == 1 ? "" : "s", name);
 }
