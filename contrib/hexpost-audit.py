@@ -256,7 +256,73 @@ def parse_log(text):
                              unescape(purpose)))
     if next(it, None) != "end" or next(it, None) is not None:
         raise Bad("the dice log does not end with 'end' after %d rolls" % n)
+    if format_log(log) != text:
+        raise Bad("the dice log is not in canonical form (numbers, spacing "
+                  "or hex digits differ from docs/AUDIT.md)")
+    if min([log["turn"], log["window"]] + [min(r[:4]) for r in log["rolls"]]
+           + [0]) < 0:
+        raise Bad("the dice log has a negative number")
     return log
+
+
+def escape(purpose):
+    return "".join("\\x%02x" % b if b < 0x20 or b == 0x7f or b == 0x5c
+                   else chr(b) for b in purpose.encode()) \
+        .encode("latin-1").decode("utf-8")
+
+
+def format_log(log):
+    """The canonical text of a parsed dice log."""
+    out = ["hexpost dice log v1", "campaign: " + log["campaign"],
+           "turn: %d" % log["turn"],
+           "window: %d %s" % (log["window"], log["window_name"]),
+           "previous: " + log["previous"].hex(),
+           "commitment: " + log["commitment"].hex(),
+           "seed: " + log["seed"].hex()]
+    out += ["order: %s %s %s" % (side, src, h.hex())
+            for side, src, h in log["orders"]]
+    out += ["key: " + log["key"].hex(),
+            "opponent: " + (" ".join(log["opponent"]) or "-"),
+            "next-commitment: " + (log["next"].hex() if log["next"]
+                                   else "none"),
+            "rolls: %d" % len(log["rolls"])]
+    out += ["roll: %d %d %d %d %s" % (q, s, t, r, escape(pp))
+            for q, s, t, r, pp in log["rolls"]]
+    return "\n".join(out) + "\nend\n"
+
+
+def log_comment(log):
+    """The trusted comment of the server's signature of a dice log."""
+    return "hexpost dice log: campaign %s, turn %d window %d '%s', %d rolls" \
+        % (log["campaign"], log["turn"], log["window"], log["window_name"],
+           len(log["rolls"]))
+
+
+def order_header(data):
+    """campaign, turn, window and side of an order file's header, read as
+    hexpost reads it (docs/AUDIT.md, "Order file headers")."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    h = {}
+    for line in data.decode("utf-8").split("\n"):
+        line = line.split("#", 1)[0].strip(" \t\n\v\f\r")
+        if not line:
+            continue
+        m = re.fullmatch(r"([A-Za-z-]+):[ \t]*(.*)", line, re.S)
+        if m is None:
+            break
+        key = m.group(1).lower()
+        if key not in ("campaign", "turn", "window", "side", "nonce"):
+            raise Bad("unknown header '%s:'" % m.group(1))
+        if key in h and (key != "nonce" or h[key]):
+            raise Bad("header '%s:' given twice" % key)
+        h[key] = m.group(2)
+    for key in ("campaign", "turn", "window", "side"):
+        if not h.get(key):
+            raise Bad("missing header '%s:'" % key)
+    if not re.fullmatch(r"-?[0-9]+", h["turn"]):
+        raise Bad("bad 'turn:' header")
+    return h["campaign"], int(h["turn"]), h["window"], h["side"]
 
 
 # --- key rotation (docs/AUDIT.md, "Key rotation") ---------------------------
@@ -409,11 +475,19 @@ def audit(bundle, server_pub_path=None):
                 # replaced player's too (key history).
                 side, kid = line[8:].split(" ", 2)[:2]
                 players.add((side, kid))
+    camp_sides = {}
+    for line in read(os.path.join(bundle, "campaign.txt")).split("\n"):
+        if line.startswith("side: "):
+            idx, sd = line[6:].split(" ")[:2]
+            camp_sides[int(idx)] = sd
+    if sorted(camp_sides) != list(range(len(camp_sides))):
+        raise Bad("campaign.txt: the side lines are not 0, 1, ...")
     nw = int(camp["windows"])
     wins = [kv(os.path.join(bundle, "windows", "%04d" % (i + 1),
                             "window.txt")) for i in range(nw)]
     prev = bytes(32)
-    stats = {"windows": 0, "rolls": 0, "signed": 0, "rotations": followed}
+    stats = {"windows": 0, "rolls": 0, "signed": 0, "unsigned": 0,
+             "rotations": followed}
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
         if w["state"] != "resolved":
@@ -433,7 +507,7 @@ def audit(bundle, server_pub_path=None):
                           "trusted key %s and which no key rotation "
                           "statement links to it"
                           % (keyid_hex(kid), keyid_hex(trusted[0])))
-            minisign_verify_key(chain[idx], sigtext, logb)
+            tc = minisign_verify_key(chain[idx], sigtext, logb)
         except (Bad, ValueError) as e:
             raise Bad("%s: the dice log does not match its server "
                       "signature: %s" % (where, e))
@@ -449,6 +523,9 @@ def audit(bundle, server_pub_path=None):
                 log["window_name"]) != (name, int(w["turn"]),
                                         int(w["number"]), w["name"]):
             raise Bad("%s: the dice log is for another window" % where)
+        if tc != log_comment(log):
+            raise Bad("%s: the dice log signature's trusted comment is '%s', "
+                      "expected '%s'" % (where, tc, log_comment(log)))
         if log["previous"] != prev:
             raise Bad("%s: the hash chain is broken" % where)
         if log["commitment"] != bytes.fromhex(w["commitment"]):
@@ -459,8 +536,37 @@ def audit(bundle, server_pub_path=None):
         if commit(log["seed"]) != log["commitment"]:
             raise Bad("%s: the revealed seed does not match the commitment"
                       % where)
+        sides = [camp_sides[k] for k in sorted(camp_sides)]
+        mask = int(w["sides"])
+        named = {sd for k, sd in enumerate(sides) if mask >> k & 1}
+        opp = log["opponent"]
+        if (any(o not in sides for o in opp) or len(set(opp)) != len(opp)
+                or opp != sorted(opp, key=sides.index)):
+            raise Bad("%s: the dice log's opponent line is not a list of "
+                      "sides in side order" % where)
+        listed = [o[0] for o in log["orders"]]
+        if (any(sd not in sides for sd in listed)
+                or listed != sorted(set(listed), key=sides.index)):
+            raise Bad("%s: the dice log's order lines are not sides in side "
+                      "order" % where)
+        for sd in sorted(named - set(listed), key=sides.index):
+            raise Bad("%s: the window names %s, but the dice log has no "
+                      "order file of %s" % (where, sd, sd))
         hashes = []
         for side, source, h in log["orders"]:
+            if (source == "standing") == (side in named):
+                raise Bad("%s: %s's order file has source '%s', but the "
+                          "window %s that side" % (where, side, source,
+                                                   "names" if side in named
+                                                   else "does not name"))
+            if source == "opponent" and side not in opp:
+                raise Bad("%s: %s's order file has source 'opponent', but "
+                          "the dice log's opponent line does not list %s"
+                          % (where, side, side))
+            if source.startswith("deadline-") and side in opp:
+                raise Bad("%s: %s's order file has source '%s', but the "
+                          "opponent line lists %s" % (where, side, source,
+                                                      side))
             if source not in SOURCES:
                 raise Bad("%s: %s's order file has source '%s', which is "
                           "none of %s" % (where, side, source,
@@ -470,6 +576,27 @@ def audit(bundle, server_pub_path=None):
             if b2(data, 32) != h:
                 raise Bad("%s: %s's order file does not hash to the hash in "
                           "the dice log" % (where, side))
+            try:
+                hc, ht, hw, hs = order_header(data)
+            except (Bad, UnicodeDecodeError) as e:
+                raise Bad("%s: %s's order file (%s) has no valid order file "
+                          "header: %s" % (where, side, source, e))
+            if hc != name or hs.lower() != side.lower():
+                raise Bad("%s: %s's order file (%s) is for campaign '%s' side"
+                          " '%s', not this campaign and side"
+                          % (where, side, source, hc, hs))
+            if source == "standing":
+                if hw.lower() != "standing":
+                    raise Bad("%s: %s's order file is marked as standing "
+                              "orders, but its header is for turn %d window "
+                              "'%s', not 'window: standing'"
+                              % (where, side, ht, hw))
+            elif (hw.lower() == "standing" or ht != int(w["turn"])
+                  or hw.lower() != w["name"].lower()):
+                raise Bad("%s: %s's order file (%s) is for turn %d window "
+                          "'%s', not this window: a file sent for another "
+                          "window was used in this one"
+                          % (where, side, source, ht, hw))
             if source == "deadline-hold":
                 # The hold policy's fixed file: the header alone, or the
                 # header and "hold" (which one the ruleset takes, only a
@@ -500,6 +627,8 @@ def audit(bundle, server_pub_path=None):
             elif source == "mail":
                 raise Bad("%s: %s's order file came by mail but has no "
                           "signature" % (where, side))
+            elif source in ("cli", "standing"):
+                stats["unsigned"] += 1
             hashes.append(h)
         key = derive_key(log["seed"], name, log["turn"], log["window"],
                          hashes)
@@ -546,6 +675,10 @@ def main(argv):
     print("hexpost-audit: OK: %d windows, %d dice re-derived, %d player "
           "signatures verified, %d key rotation statements followed"
           % (s["windows"], s["rolls"], s["signed"], s["rotations"]))
+    if s["unsigned"]:
+        print("hexpost-audit: %d order files in dice keys are unsigned "
+              "(cli or standing: entered by the moderator, not signed by a "
+              "player)" % s["unsigned"])
     return 0
 
 

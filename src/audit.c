@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -234,6 +235,47 @@ known_source(const char *source)
 	return false;
 }
 
+/* Does an order file's header name the campaign, the side and the window
+ * it is used in (standing orders: the window "standing", any turn)? A file
+ * signed for another window must not be passed off as this one's
+ * (docs/AUDIT.md, "Order file headers"). */
+static int
+check_file_header(const struct acamp *c, const struct awin *aw,
+    const struct aorder *o, const char *wh, const char *side,
+    struct hp_error *err)
+{
+	struct order_header h;
+	struct order_body body;
+	struct order_errors errs;
+	bool standing = strcmp(o->source, "standing") == 0;
+	bool hstanding;
+	int rc;
+
+	orders_errors_init(&errs);
+	rc = orders_parse_file(o->raw, strlen(o->raw), &h, &body, &errs);
+	orders_errors_free(&errs);
+	if (rc != HP_OK)
+		return discrepancy(err, "%s: %s's order file (%s) has no valid "
+		    "order file header", wh, side, o->source);
+	orders_body_free(&body);
+	if (strcmp(h.campaign, c->name) != 0 || strcasecmp(h.side, side) != 0)
+		return discrepancy(err, "%s: %s's order file (%s) is for "
+		    "campaign '%s' side '%s', not this campaign and side", wh,
+		    side, o->source, h.campaign, h.side);
+	hstanding = strcasecmp(h.window, "standing") == 0;
+	if (standing && !hstanding)
+		return discrepancy(err, "%s: %s's order file is marked as "
+		    "standing orders, but its header is for turn %d window "
+		    "'%s', not 'window: standing'", wh, side, h.turn, h.window);
+	if (!standing && (hstanding || h.turn != aw->w.spec.turn ||
+	    strcasecmp(h.window, aw->w.spec.name) != 0))
+		return discrepancy(err, "%s: %s's order file (%s) is for turn %d "
+		    "window '%s', not this window: a file sent for another "
+		    "window was used in this one", wh, side, o->source, h.turn,
+		    h.window);
+	return HP_OK;
+}
+
 /* An order file: its hash, and its player's signature if it has one. */
 static int
 check_order(const struct acamp *c, const struct awin *aw,
@@ -245,6 +287,7 @@ check_order(const struct acamp *c, const struct awin *aw,
 	char wh[128];
 	const char *side = o->side >= 0 && o->side < c->nsides ?
 	    c->sides[o->side] : "?";
+	int rc;
 
 	where(aw, wh, sizeof wh);
 	turn_order_hash(o->raw, h);
@@ -256,6 +299,8 @@ check_order(const struct acamp *c, const struct awin *aw,
 	if (!known_source(o->source))
 		return discrepancy(err, "%s: %s's order file has source '%s', "
 		    "which is none of %s", wh, side, o->source, SOURCES);
+	if ((rc = check_file_header(c, aw, o, wh, side, err)) != HP_OK)
+		return rc;
 	if (o->sig == NULL) {
 		if (strcmp(o->source, "mail") == 0)
 			return discrepancy(err, "%s: %s's order file came by "
@@ -486,6 +531,64 @@ keychain_verify(struct keychain *kc, const char *wh, const char *log,
 	return HP_OK;
 }
 
+/* The opponent line names known sides, each once, in side order; each
+ * order line's source fits the sides the window names and the opponent
+ * line; every side the window names has a file (docs/AUDIT.md, "Dice
+ * log"). */
+static int
+check_sources(const struct acamp *c, const struct awin *aw,
+    const struct dicelog *l, const char *wh, struct hp_error *err)
+{
+	unsigned opp = 0, have = 0, bit;
+	int k, j, last = -1;
+
+	for (k = 0; k < l->nopponent; k++) {
+		for (j = 0; j < c->nsides; j++)
+			if (strcmp(l->opponent[k], c->sides[j]) == 0)
+				break;
+		if (j == c->nsides || j <= last)
+			return discrepancy(err, "%s: the dice log's opponent line "
+			    "names '%s', which is not a side after the ones "
+			    "before it", wh, l->opponent[k]);
+		last = j;
+		opp |= 1u << j;
+	}
+	for (k = 0; k < l->norders; k++) {
+		const char *src = l->orders[k].source;
+		bool on, named;
+
+		for (j = 0; j < c->nsides; j++)
+			if (strcmp(l->orders[k].side, c->sides[j]) == 0)
+				break;
+		if (j == c->nsides)
+			return discrepancy(err, "%s: the dice log has orders of "
+			    "'%s', which is not a side", wh, l->orders[k].side);
+		bit = 1u << j;
+		have |= bit;
+		on = (opp & bit) != 0;
+		named = (aw->w.spec.sides & bit) != 0;
+		if (strcmp(src, "standing") == 0 ? named : !named)
+			return discrepancy(err, "%s: %s's order file has source "
+			    "'%s', but the window %s that side", wh, c->sides[j],
+			    src, named ? "names" : "does not name");
+		if (strcmp(src, "opponent") == 0 && !on)
+			return discrepancy(err, "%s: %s's order file has source "
+			    "'opponent', but the dice log's opponent line does "
+			    "not list %s", wh, c->sides[j], c->sides[j]);
+		if (strncmp(src, "deadline-", 9) == 0 && on)
+			return discrepancy(err, "%s: %s's order file has source "
+			    "'%s', but the opponent line lists %s as played by "
+			    "the built-in opponent, which never misses a deadline",
+			    wh, c->sides[j], src, c->sides[j]);
+	}
+	for (j = 0; j < c->nsides; j++)
+		if ((aw->w.spec.sides & (1u << j)) && !(have & (1u << j)))
+			return discrepancy(err, "%s: the window names %s, but the "
+			    "dice log has no order file of %s", wh, c->sides[j],
+			    c->sides[j]);
+	return HP_OK;
+}
+
 /* The windows, logs and signatures of window i, before the replay. */
 static int
 check_window_records(const struct acamp *c, int i, struct keychain *kc,
@@ -550,6 +653,8 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	} else if (l->have_next)
 		return discrepancy(err, "%s: the dice log names a next window "
 		    "that does not exist", wh);
+	if ((rc = check_sources(c, aw, l, wh, err)) != HP_OK)
+		return rc;
 	/* The log's order lines are the current files, in side order. */
 	n = 0;
 	for (k = 0; k < aw->no; k++) {

@@ -12,7 +12,9 @@
 #    with a clear message: one die (in the dice table, and in the log
 #    re-signed with the server key by the minisign CLI), one order byte,
 #    one seed, a dropped log entry, two entries reordered, swapped
-#    signatures (dice logs, order files), an event, a report, the state;
+#    signatures (dice logs, order files), an event, a report, the state,
+#    a player's signed file of an earlier window passed off as a later
+#    window's (also with the logs re-signed by the server key);
 #  - `hexpost key generate` writes a 0600 key and refuses to overwrite it;
 #    a key file others can read is refused.
 # Usage: bash audit.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
@@ -241,6 +243,55 @@ btamper "seed" "seed" \
 	"sed -i 's/^seed: ./seed: f/;s/^seed: ff/seed: 00/' windows/$WD/window.txt"
 btamper "window dropped" "next window's commitment differs" \
 	"rm -r windows/0002; n=\$(ls windows | wc -l); i=1; for d in windows/*; do mv \$d windows/tmp\$i; i=\$((i+1)); done; i=1; while [ \$i -le \$n ]; do mv windows/tmp\$i windows/\$(printf %04d \$i); i=\$((i+1)); done; sed -i \"s/^windows: .*/windows: \$n/\" campaign.txt"
+
+# An order file a player signed for an earlier window, passed off as the
+# same side's file of a later one: copied with its genuine signature, and
+# then also by a server holding its key, which re-records the hash in the
+# later log, re-derives the dice key and the rolls, and re-signs that log
+# and every later one (so hashes, chain and signatures all hold). Only the
+# file's header gives it away.
+OLDW= NEWW= SIDE=
+for side in blue red; do
+	set -- $(cd "$B/windows" && ls -d */orders/$side.txt.minisig 2>/dev/null |
+		cut -d/ -f1 | tail -2)
+	[ $# -eq 2 ] && { OLDW=$1 NEWW=$2 SIDE=$side; break; }
+done
+[ -n "$SIDE" ] || fail "no side with signed files in two windows"
+btamper "earlier signed order file copied" "order file" \
+	"cp windows/$OLDW/orders/$SIDE.txt windows/$OLDW/orders/$SIDE.txt.minisig windows/$NEWW/orders/"
+btamper "earlier signed order file, log re-signed" \
+	"not this window: a file sent for another window was used in this one" \
+	"cp windows/$OLDW/orders/$SIDE.txt windows/$OLDW/orders/$SIDE.txt.minisig windows/$NEWW/orders/ &&
+	 python3 - '$PYAUDIT' '$NEWW' '$SIDE' '$D/server.key' <<'PY'
+import importlib.util, os, subprocess, sys
+spec = importlib.util.spec_from_file_location('a', sys.argv[1])
+a = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(a)
+first, side, key = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+prev = None
+for n in sorted(int(d) for d in os.listdir('windows')):
+    path = 'windows/%04d/dice-log.txt' % n
+    if n < first or not os.path.exists(path):
+        continue
+    log = a.parse_log(a.read(path))
+    if n == first:
+        data = a.read('windows/%04d/orders/%s.txt' % (n, side), 'rb')
+        log['orders'] = [(sd, src, a.b2(data, 32) if sd == side else h)
+                         for sd, src, h in log['orders']]
+        log['key'] = a.derive_key(log['seed'], log['campaign'], log['turn'],
+                                  log['window'], [o[2] for o in log['orders']])
+        d = a.Dice(log['key'])
+        log['rolls'] = [(q, s, t, d.roll(s), pp)
+                        for q, s, t, r, pp in log['rolls']]
+    else:
+        log['previous'] = prev
+    text = a.format_log(log)
+    with open(path, 'w') as f:
+        f.write(text)
+    subprocess.run(['minisign', '-S', '-s', key, '-m', path, '-t',
+                    a.log_comment(log)], check=True, stdout=subprocess.DEVNULL)
+    prev = a.b2(text.encode(), 32)
+PY"
 
 # --- the server key -----------------------------------------------------------
 

@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "audit.h"
 #include "config.h"
 #include "deadline.h"
@@ -877,6 +879,64 @@ test_key_rotation_resume(void **state)
 	done(st);
 }
 
+/* A server that passes off blue's file of an earlier window as blue's file
+ * of a later one (hash re-recorded, so only the header gives it away) is
+ * caught by the header check. */
+static void
+test_replayed_order_file(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct minisign_seckey *sk = NULL;
+	struct store *st = human_campaign(&sk);
+	struct store_window w;
+	struct game g;
+	unsigned char h[32];
+	char *first = NULL, hex[65], *rawhex, *sql;
+	int64_t later = 0;
+	int i, n;
+
+	(void)state;
+	for (i = 0; i < 40 && later == 0; i++) {
+		unsigned missing = pending(st, &g, &w);
+
+		if (missing & 1u) {
+			char *text = turn_opponent_orders(&g, &w.spec, 0);
+
+			if (first == NULL)
+				first = xstrdup(text);
+			else
+				later = w.id;
+			game_free(&g);
+			submit_and_resolve(st, text, "cli", sk);
+			free(text);
+			continue;
+		}
+		game_free(&g);
+		n = 0;
+		assert_int_equal(turn_resolve_signed(st, "hill", NULL, sk, &n,
+		    &err), HP_OK);
+	}
+	assert_non_null(first);
+	assert_true(later != 0);
+	turn_order_hash(first, h);
+	sodium_bin2hex(hex, sizeof hex, h, 32);
+	rawhex = xmalloc(2 * strlen(first) + 1);
+	sodium_bin2hex(rawhex, 2 * strlen(first) + 1,
+	    (const unsigned char *)first, strlen(first));
+	sql = xmalloc(strlen(rawhex) + 256);
+	sprintf(sql, "UPDATE orders SET raw = CAST(X'%s' AS TEXT), hash = "
+	    "X'%s' WHERE window_id = %lld AND side_idx = 0 AND current = 1",
+	    rawhex, hex, (long long)later);
+	fx_db_exec(db, sql);
+	free(sql);
+	free(rawhex);
+	audit_fails(st, pk_path, "not this window: a file sent for another "
+	    "window was used in this one");
+	free(first);
+	minisign_seckey_free(sk);
+	done(st);
+}
+
 int
 main(void)
 {
@@ -891,6 +951,7 @@ main(void)
 		cmocka_unit_test(test_key_history),
 		cmocka_unit_test(test_key_rotation),
 		cmocka_unit_test(test_key_rotation_resume),
+		cmocka_unit_test(test_replayed_order_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
