@@ -53,6 +53,8 @@ void dice_init_stream(struct dice *, const unsigned char *key);
  * the end returns 1 and sets script_exhausted (tests assert on it). */
 void dice_init_scripted(struct dice *, const int *script, size_t n);
 void dice_free(struct dice *);
+/* A new zeroed entry at the end of the roll log (for loaders); owned by d. */
+struct dice_roll *dice_log_entry(struct dice *);
 
 /* Roll one die with sides faces (2..65536), log it, return 1..sides.
  * Unbiased: rejection sampling over the byte stream (docs/AUDIT.md). */

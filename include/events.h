@@ -29,6 +29,8 @@ struct events {
 void events_init(struct events *);
 void events_free(struct events *);
 void events_phase(struct events *, const char *phase);
+/* A new zeroed event at the end of ev (for loaders); owned by ev. */
+struct event *events_append(struct events *);
 /* Append an event visible to the sides in mask. */
 void events_add(struct events *, unsigned visible, int roll, const char *fmt,
     ...) __attribute__((format(printf, 4, 5)));

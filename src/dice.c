@@ -301,9 +301,8 @@ dice_copy_purpose(char *dst, const char *src)
 		dst[i - 1] = '\0';
 }
 
-static void
-dice_log_append(struct dice *d, int sides, int target, int result,
-    const char *purpose)
+struct dice_roll *
+dice_log_entry(struct dice *d)
 {
 	struct dice_roll *r;
 	size_t ncap;
@@ -319,6 +318,15 @@ dice_log_append(struct dice *d, int sides, int target, int result,
 	}
 	r = &d->log[d->nlog++];
 	memset(r, 0, sizeof *r);
+	return r;
+}
+
+static void
+dice_log_append(struct dice *d, int sides, int target, int result,
+    const char *purpose)
+{
+	struct dice_roll *r = dice_log_entry(d);
+
 	r->seq = (int)d->nlog;
 	dice_copy_purpose(r->purpose, purpose);
 	r->sides = sides;

@@ -26,11 +26,10 @@ events_phase(struct events *ev, const char *phase)
 	strlcpy_(ev->phase, phase, sizeof ev->phase);
 }
 
-void
-events_add(struct events *ev, unsigned visible, int roll, const char *fmt, ...)
+struct event *
+events_append(struct events *ev)
 {
 	struct event *e;
-	va_list ap;
 
 	if (ev->n == ev->cap) {
 		ev->cap = ev->cap ? ev->cap * 2 : 32;
@@ -38,6 +37,15 @@ events_add(struct events *ev, unsigned visible, int roll, const char *fmt, ...)
 	}
 	e = &ev->v[ev->n++];
 	memset(e, 0, sizeof *e);
+	return e;
+}
+
+void
+events_add(struct events *ev, unsigned visible, int roll, const char *fmt, ...)
+{
+	struct event *e = events_append(ev);
+	va_list ap;
+
 	e->seq = (int)ev->n;
 	e->step = ev->step;
 	strlcpy_(e->phase, ev->phase, sizeof e->phase);

@@ -1068,14 +1068,8 @@ store_dice_load(struct store *st, int64_t wid, struct dice *d,
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, wid);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		struct dice_roll *r;
+		struct dice_roll *r = dice_log_entry(d);
 
-		if (d->nlog == d->caplog) {
-			d->caplog = d->caplog ? d->caplog * 2 : 32;
-			d->log = xrealloc(d->log, d->caplog * sizeof *d->log);
-		}
-		r = &d->log[d->nlog++];
-		memset(r, 0, sizeof *r);
 		r->seq = sqlite3_column_int(s, 0);
 		strlcpy_(r->purpose, col_text(s, 1), sizeof r->purpose);
 		r->sides = sqlite3_column_int(s, 2);
@@ -1548,14 +1542,8 @@ store_events_load(struct store *st, int64_t wid, struct events *ev,
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, wid);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		struct event *e;
+		struct event *e = events_append(ev);
 
-		if (ev->n == ev->cap) {
-			ev->cap = ev->cap ? ev->cap * 2 : 32;
-			ev->v = xrealloc(ev->v, ev->cap * sizeof *ev->v);
-		}
-		e = &ev->v[ev->n++];
-		memset(e, 0, sizeof *e);
 		e->seq = sqlite3_column_int(s, 0);
 		e->step = sqlite3_column_int(s, 1);
 		strlcpy_(e->phase, col_text(s, 2), sizeof e->phase);
