@@ -240,7 +240,7 @@ btamper "order byte" "order file" \
 btamper "log signatures swapped" "does not match its server signature" \
 	"cp windows/$WD2/dice-log.txt.minisig windows/$WD/dice-log.txt.minisig"
 btamper "seed" "seed" \
-	"sed -i 's/^seed: ./seed: f/;s/^seed: ff/seed: 00/' windows/$WD/window.txt"
+	"sed -i 's/^seed: 0/seed: X/;s/^seed: [1-9a-f]/seed: 0/;s/^seed: X/seed: 1/' windows/$WD/window.txt"
 btamper "window dropped" "next window's commitment differs" \
 	"rm -r windows/0002; n=\$(ls windows | wc -l); i=1; for d in windows/*; do mv \$d windows/tmp\$i; i=\$((i+1)); done; i=1; while [ \$i -le \$n ]; do mv windows/tmp\$i windows/\$(printf %04d \$i); i=\$((i+1)); done; sed -i \"s/^windows: .*/windows: \$n/\" campaign.txt"
 
