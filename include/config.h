@@ -55,6 +55,9 @@ struct config {
 	char tls_ca_file[CONFIG_PATH_MAX]; /* "": the system's CAs */
 	int mail_timeout;                 /* seconds without progress */
 	struct config_secrets *secrets;   /* NULL: no password given */
+	/* Refusals to addresses of no registered player: none (default), or
+	 * one short answer per address per day ("stranger_replies"). */
+	bool stranger_daily;
 };
 
 /* Defaults for a data directory: everything inside dir. */

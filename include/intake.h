@@ -22,6 +22,9 @@ enum intake_outcome {
 struct intake_stats {
 	int n[4];          /* by outcome */
 	int deferred;      /* left for the next run after an internal error */
+	/* Refused, but from an address of no registered player: logged, not
+	 * answered (backscatter; stranger_replies in hexpost.conf(5)). */
+	int unanswered;
 };
 
 const char *intake_stroutcome(enum intake_outcome);

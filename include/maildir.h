@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hexpost.h"
 
@@ -43,6 +44,12 @@ void maildir_list_free(struct maildir_entry *, size_t);
  * The result is NUL-terminated (not counted in *len); caller frees. */
 unsigned char *maildir_read(const struct maildir_entry *, size_t max,
     size_t *len, struct hp_error *);
+
+/* Open a message to read it in pieces (an oversized one, to be refused
+ * without holding it whole): *fd, read-only, the caller closes it; *size
+ * its size when opened. A non-regular file is HP_EINVAL. */
+int maildir_open(const struct maildir_entry *, int *fd, uint64_t *size,
+    struct hp_error *);
 
 /* Mark processed: rename new/NAME to cur/NAME:2,<flags+flagchar> (or add
  * the flag to a cur/ name; flags stay sorted and unique), then fsync cur/.

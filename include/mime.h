@@ -37,6 +37,8 @@ struct mime_part {
 	unsigned char *data;    /* decoded body, NUL-terminated for convenience */
 	size_t len;
 	bool attachment;
+	bool base64;            /* sent base64-encoded: its bytes are exact; any
+	                         * other encoding leaves line ends to transport */
 };
 
 struct mime_msg {
@@ -52,6 +54,9 @@ struct mime_msg {
 	bool automatic;
 	char auto_reason[64];   /* e.g. "Auto-Submitted: auto-replied" */
 	bool html_only;         /* text/html but no text/plain, no attachment */
+	/* Several From addresses, or two differing From headers: there is no
+	 * one sender to answer (kept when the message is refused). */
+	bool from_ambiguous;
 	struct mime_part *parts; /* every leaf part, in order */
 	size_t nparts;
 	unsigned char hash[32]; /* BLAKE2b-256 of the raw message bytes */
@@ -71,6 +76,11 @@ void mime_init(void);
 int mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
     struct hp_error *err);
 void mime_msg_free(struct mime_msg *);
+/* For a message refused unread (too large): set m->automatic and
+ * auto_reason from the first len bytes of it alone (its header block, as
+ * far as it goes). m must be zeroed; it owns nothing afterwards. */
+void mime_head_automatic(const unsigned char *head, size_t len,
+    struct mime_msg *m);
 /* The part whose filename is name (case-insensitive), or NULL. Filenames
  * are unique within a message (mime_parse refuses duplicates). */
 const struct mime_part *mime_find(const struct mime_msg *, const char *name);

@@ -362,4 +362,30 @@ void store_rotations_free(struct store_rotation *, int n);
 int store_rotation_recipients(struct store *, struct store_player **out,
     int *n, struct hp_error *);
 
+/* mail intake (issue 12) */
+
+/* Has a message with this content hash, or this Message-ID (non-NULL) and
+ * this body hash, been taken in? A message recorded without a body hash
+ * (before migration 7) matches on its Message-ID alone. */
+int store_message_seen_content(struct store *, const unsigned char *hash,
+    const char *message_id, const unsigned char *content_hash, bool *seen,
+    struct hp_error *);
+/* Record the body hash of the message recorded under hash. */
+int store_message_set_content(struct store *, const unsigned char *hash,
+    const unsigned char *content_hash, struct hp_error *);
+/* Is email the address of an active player of any campaign (case of the
+ * letters aside)? */
+int store_email_registered(struct store *, const char *email, bool *yes,
+    struct hp_error *);
+/* Call fn with the text and hash of every order file campaign cid took in
+ * (every window, superseded ones too; not the built-in opponent's). */
+int store_orders_each(struct store *, int64_t cid,
+    void (*fn)(const char *raw, size_t len, const unsigned char *hash,
+    void *arg), void *arg, struct hp_error *);
+/* May the stranger at address get a short answer now (none in the last
+ * period seconds)? If so it is recorded as answered at now; if not, the
+ * suppressed count grows. */
+int store_stranger_answer(struct store *, const char *address, long now,
+    long period, bool *may, struct hp_error *);
+
 #endif

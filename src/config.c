@@ -388,7 +388,16 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 			else
 				c->mail_timeout = (int)n;
 		}
-		else if (strcmp(k, "server_key") == 0)
+		else if (strcmp(k, "stranger_replies") == 0) {
+			if (strcmp(v, "none") == 0 || strcmp(v, "daily") == 0)
+				c->stranger_daily = v[0] == 'd';
+			else {
+				hp_seterr(err, HP_EINVAL, "%s:%d: stranger_replies "
+				    "must be 'none' or 'daily'", path, lineno);
+				rc = HP_EINVAL;
+				break;
+			}
+		} else if (strcmp(k, "server_key") == 0)
 			set_path(c, c->server_key, sizeof c->server_key, v);
 		else if (strcmp(k, "server_pub") == 0)
 			set_path(c, c->server_pub, sizeof c->server_pub, v);

@@ -177,8 +177,12 @@ daemon_pass(struct store *st, const struct config *cfg,
 	if ((rc = intake_run(st, cfg, &is, err)) != HP_OK)
 		return rc;
 	printf("mail in: %d accepted, %d refused, %d ignored, %d duplicate, "
-	    "%d deferred\n", is.n[INTAKE_ACCEPTED], is.n[INTAKE_REJECTED],
+	    "%d deferred", is.n[INTAKE_ACCEPTED], is.n[INTAKE_REJECTED],
 	    is.n[INTAKE_IGNORED], is.n[INTAKE_DUPLICATE], is.deferred);
+	/* Refusals to strangers, logged and not mailed (issue 12). */
+	if (is.unanswered > 0)
+		printf(", %d unanswered", is.unanswered);
+	printf("\n");
 	if (cfg->nimap > 0) {
 		rc = fetch_imap_mark(st, cfg, &ms, irc == HP_OK ? &ierr : err);
 		irc = irc == HP_OK ? rc : irc;

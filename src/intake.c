@@ -1,10 +1,13 @@
 /* intake: signed orders by mail (see include/intake.h). */
 #include <ctype.h>
+#include <errno.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "deadline.h"
 #include "intake.h"
@@ -39,12 +42,21 @@ struct msgctx {
 	char message_id[256];
 	char subject[256];
 	bool automatic;
+	bool unanswered;         /* a refusal to a stranger not mailed */
 	const struct prepared *pre;
 };
 
 #define INTAKE_MAX_VERIFY 4
 #define INTAKE_AHEAD 256   /* messages prepared ahead of the transaction */
+/* Bytes of prepared messages held at once (at least one is always
+ * prepared, however large: at most MIME_MAX_MESSAGE and its parts). */
+#define INTAKE_AHEAD_BYTES (32 * 1024 * 1024)
+/* What is read of a message too large to take in: its beginning, for
+ * the headers that say whether it is automatic mail. */
+#define INTAKE_HEAD (64 * 1024)
 #define INTAKE_WORKERS 2
+#define INTAKE_VARIANTS 9  /* line-ending variants of a text part */
+#define INTAKE_DAY 86400
 
 /* What can be worked out of a message without the database, on a worker
  * thread: the message read and parsed, and its signature checked against
@@ -52,15 +64,20 @@ struct msgctx {
 struct prepared {
 	unsigned char *raw;       /* NULL: could not be read now */
 	size_t len;
-	unsigned char hash[32];   /* BLAKE2b-256 of raw */
+	unsigned char hash[32];   /* BLAKE2b-256 of the whole message */
+	unsigned char content[32]; /* of its body, CRLF read as LF */
+	uint64_t total;           /* its size: more than len when too large */
 	bool parsed;
 	struct mime_msg mm;       /* owned when parsed */
 	struct hp_error perr;
+	size_t cost;              /* bytes held, for the pipeline's cap */
 	int nver;
 	struct {
 		char *pubkey;
 		int rc;
 		char msg[HP_ERRLEN];
+		unsigned char *bytes; /* what verified (rc HP_OK), owned */
+		size_t blen;
 	} ver[INTAKE_MAX_VERIFY];
 };
 
@@ -149,7 +166,42 @@ answer(struct msgctx *m, int64_t cid, const char *kind, const char *rcpt,
 	return HP_OK;
 }
 
-/* Queue a refusal to rcpt and record the message as rejected. */
+/* Should a refusal of no player's (player 0) go to rcpt? Only to an
+ * address some player registered: mail from strangers is mostly spam with
+ * forged senders, and answering it is backscatter. A stranger gets one
+ * short answer a day with stranger_replies = daily (*stranger set), else
+ * nothing; the refusal is logged and counted instead. */
+static int
+refusal_wanted(struct msgctx *m, const char *rcpt, int64_t player,
+    const char *reason, bool *wanted, bool *stranger, struct hp_error *err)
+{
+	bool reg = false, may = false;
+	int rc;
+
+	*wanted = rcpt != NULL && *rcpt != '\0';
+	*stranger = false;
+	if (!*wanted || player > 0)
+		return HP_OK;
+	if ((rc = store_email_registered(m->st, rcpt, &reg, err)) != HP_OK)
+		return rc;
+	if (reg)
+		return HP_OK;
+	if (m->cfg->stranger_daily && (rc = store_stranger_answer(m->st, rcpt,
+	    deadline_now(), INTAKE_DAY, &may, err)) != HP_OK)
+		return rc;
+	if (may) {
+		*stranger = true;
+		return HP_OK;
+	}
+	log_info("message %.12s from %s, no registered player's address: "
+	    "not answered: %s", m->hashhex, rcpt, reason);
+	m->unanswered = true;
+	*wanted = false;
+	return HP_OK;
+}
+
+/* Queue a refusal to rcpt (see refusal_wanted) and record the message as
+ * rejected. */
 static int
 refuse(struct msgctx *m, const char *rcpt, int64_t cid, int64_t player,
     const char *reason, const char *errors, const char *help,
@@ -157,14 +209,21 @@ refuse(struct msgctx *m, const char *rcpt, int64_t cid, int64_t player,
 {
 	struct tmpl_ctx *c;
 	char *body;
+	bool wanted, stranger;
 	int rc;
 
-	if (rcpt != NULL && *rcpt != '\0') {
+	if ((rc = refusal_wanted(m, rcpt, player, reason, &wanted, &stranger,
+	    err)) != HP_OK)
+		return rc;
+	if (wanted) {
 		c = tmpl_ctx_new();
 		tmpl_set(c, "subject", m->subject);
 		tmpl_set(c, "reason", reason);
-		tmpl_set(c, "errors", errors ? errors : "");
-		tmpl_set(c, "help", help ? help : "");
+		/* A stranger's answer is short: the reason alone. */
+		tmpl_set(c, "errors", errors && !stranger ? errors : "");
+		tmpl_set(c, "help", help && !stranger ? help : "");
+		if (stranger)
+			tmpl_set(c, "stranger", "yes");
 		body = mail_render("refusal.txt", c, err);
 		tmpl_ctx_free(c);
 		if (body == NULL)
@@ -177,6 +236,239 @@ refuse(struct msgctx *m, const char *rcpt, int64_t cid, int64_t player,
 	return store_message_record(m->st, m->hash, m->message_id[0] ?
 	    m->message_id : NULL, m->mailbox, "rejected", reason, cid, player,
 	    err);
+}
+
+/* The signature of a message and the file it signs. */
+struct signed_pair {
+	const struct mime_part *sig;   /* NAME.minisig, or NAME.sig */
+	const struct mime_part *file;  /* NAME, or NAME.EXT for NAME.minisig */
+	char name[256];                /* the file's name */
+};
+
+/* Does name end with suffix (case-insensitive)? */
+static bool
+ends_with(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+
+	return n > k && strcasecmp(name + n - k, suffix) == 0;
+}
+
+/* Find the one signature of mm and the file it signs into sp. The
+ * signature may be named FILE.minisig (minisign's name), FILE.sig, or
+ * STEM.minisig beside STEM.EXT. Returns 0 if found, else 1 (no
+ * signature), 2 (several) or 3 (a signature without its file) with
+ * reason, and *help whether the "attach your file" advice applies. */
+static int
+signed_pair_find(const struct mime_msg *mm, struct signed_pair *sp,
+    char *reason, size_t rlen, bool *help)
+{
+	const struct mime_part *sigs[4], *cand = NULL;
+	size_t nsig, i, n;
+	int ncand = 0;
+
+	memset(sp, 0, sizeof *sp);
+	*help = true;
+	nsig = mime_find_suffix(mm, ".minisig", sigs, 4);
+	if (nsig < 4)
+		nsig += mime_find_suffix(mm, ".sig", sigs + nsig, 4 - nsig);
+	if (nsig == 0) {
+		snprintf(reason, rlen, "%s", mm->nparts > 0 &&
+		    mime_find(mm, "orders.txt") != NULL ? "The order file is "
+		    "not signed: there is no orders.txt.minisig attached." :
+		    "No signed order file is attached.");
+		return 1;
+	}
+	if (nsig > 1) {
+		*help = false;
+		snprintf(reason, rlen, "The message holds more than one "
+		    "signature; send one order file per mail.");
+		return 2;
+	}
+	sp->sig = sigs[0];
+	strlcpy_(sp->name, sigs[0]->filename, sizeof sp->name);
+	n = strlen(sp->name);
+	sp->name[n - (ends_with(sp->name, ".minisig") ? 8 : 4)] = '\0';
+	if ((sp->file = mime_find(mm, sp->name)) != NULL)
+		return 0;
+	/* orders.minisig beside orders.txt; or else the one other file. */
+	n = strlen(sp->name);
+	for (i = 0; i < mm->nparts; i++) {
+		const char *f = mm->parts[i].filename;
+
+		if (f == NULL || &mm->parts[i] == sp->sig)
+			continue;
+		if (strncasecmp(f, sp->name, n) == 0 && f[n] == '.' &&
+		    strchr(f + n + 1, '.') == NULL) {
+			sp->file = &mm->parts[i];
+			strlcpy_(sp->name, f, sizeof sp->name);
+			return 0;
+		}
+		cand = &mm->parts[i];
+		ncand++;
+	}
+	if (ncand == 1)
+		snprintf(reason, rlen, "The signature %s came without the file "
+		    "it signs, %s. If it signs %s, name the signature "
+		    "%s.minisig (minisign -S -m %s names it so).",
+		    sigs[0]->filename, sp->name, cand->filename,
+		    cand->filename, cand->filename);
+	else
+		snprintf(reason, rlen, "The signature %s came without the file "
+		    "it signs, %s.", sigs[0]->filename, sp->name);
+	sp->sig = NULL;
+	return 3;
+}
+
+/* A copy of len bytes of data with CRLF turned LF (crlf false) or every
+ * line end CRLF (crlf true); *outlen its length. Caller frees. */
+static unsigned char *
+line_ends(const unsigned char *data, size_t len, bool crlf, size_t *outlen)
+{
+	unsigned char *out = xmalloc(2 * len + 3);
+	size_t i, o = 0;
+
+	for (i = 0; i < len; i++) {
+		if (data[i] == '\r' && i + 1 < len && data[i + 1] == '\n')
+			continue;   /* the LF below writes the line end */
+		if (data[i] == '\n' && crlf)
+			out[o++] = '\r';
+		out[o++] = data[i];
+	}
+	*outlen = o;
+	return out;
+}
+
+/* Verify part f with key pk and signature sig. A part sent base64 is
+ * checked as decoded: its bytes are exact. Any other transfer encoding
+ * (7bit, 8bit, quoted-printable) leaves line ends to the mail system:
+ * IMAP hands out CRLF, a Maildir holds what the server wrote, Outlook
+ * writes CRLF in quoted-printable, and a file without a final newline gets
+ * one from some clients. So the part as decoded, with LF line ends, and
+ * with CRLF, each also without and with a final line end, is tried: the
+ * signature decides which are the bytes the player signed. On success
+ * *out is a copy of those bytes (caller frees). rc and verr are those of
+ * the part as decoded when none verifies. */
+static int
+verify_part(const struct minisign_pubkey *pk, const struct minisign_sig *sig,
+    const struct mime_part *f, unsigned char **out, size_t *outlen,
+    struct hp_error *verr)
+{
+	unsigned char *v[INTAKE_VARIANTS];
+	size_t vl[INTAKE_VARIANTS], nv = 0, b, j, k;
+	struct hp_error e;
+	int rc, first = HP_EINVAL;
+
+	*out = NULL;
+	*outlen = 0;
+	v[nv] = xmalloc(f->len + 3);
+	memcpy(v[nv], f->data, f->len);
+	vl[nv++] = f->len;
+	if (!f->base64) {
+		v[nv] = line_ends(f->data, f->len, false, &vl[nv]);
+		nv++;
+		v[nv] = line_ends(f->data, f->len, true, &vl[nv]);
+		nv++;
+		for (b = 0; b < 3; b++) {
+			size_t l = vl[b];
+			bool crlf = b == 2 || (b == 0 && l >= 2 &&
+			    v[0][l - 2] == '\r');
+
+			v[nv] = xmalloc(l + 3);
+			memcpy(v[nv], v[b], l);
+			if (l > 0 && v[b][l - 1] == '\n')
+				vl[nv] = l - (l >= 2 && v[b][l - 2] == '\r' ?
+				    2 : 1);
+			else {
+				if (crlf)
+					v[nv][l++] = '\r';
+				v[nv][l++] = '\n';
+				vl[nv] = l;
+			}
+			nv++;
+		}
+	}
+	for (j = 0; j < nv; j++) {
+		for (k = 0; k < j; k++)
+			if (vl[k] == vl[j] && memcmp(v[k], v[j], vl[j]) == 0)
+				break;
+		if (k < j)
+			continue;   /* tried already */
+		memset(&e, 0, sizeof e);
+		rc = minisign_verify(pk, sig, v[j], vl[j], &e);
+		if (j == 0) {
+			first = rc;
+			*verr = e;
+		}
+		if (rc == HP_OK) {
+			*out = v[j];
+			*outlen = vl[j];
+			v[j] = NULL;
+			first = HP_OK;
+			break;
+		}
+	}
+	for (j = 0; j < nv; j++)
+		free(v[j]);
+	return first;
+}
+
+/* Replays: is an order file (its hash, its nonce) one campaign took in
+ * before? */
+struct replay {
+	const unsigned char *hash;
+	const char *nonce;        /* "" if none */
+	bool same_file, same_nonce;
+};
+
+/* store_orders_each callback: compare one earlier order file. */
+static void
+replay_one(const char *raw, size_t len, const unsigned char *hash, void *arg)
+{
+	struct replay *r = arg;
+	struct order_header h;
+	struct order_body body;
+	struct order_errors oerrs;
+
+	if (memcmp(hash, r->hash, 32) == 0)
+		r->same_file = true;
+	if (r->nonce[0] == '\0' || r->same_nonce)
+		return;
+	orders_errors_init(&oerrs);
+	memset(&h, 0, sizeof h);
+	if (orders_parse_file(raw, len, &h, &body, &oerrs) == HP_OK)
+		orders_body_free(&body);
+	orders_errors_free(&oerrs);
+	if ((h.have & ORDERS_H_NONCE) && strcmp(h.nonce, r->nonce) == 0)
+		r->same_nonce = true;
+}
+
+/* The nonce of order file data into nonce ("" if none). */
+static void
+order_nonce(const unsigned char *data, size_t len, char *nonce, size_t nlen)
+{
+	struct order_header h;
+	struct order_body body;
+	struct order_errors oerrs;
+
+	nonce[0] = '\0';
+	orders_errors_init(&oerrs);
+	memset(&h, 0, sizeof h);
+	if (orders_parse_file((const char *)data, len, &h, &body, &oerrs) ==
+	    HP_OK)
+		orders_body_free(&body);
+	orders_errors_free(&oerrs);
+	if (h.have & ORDERS_H_NONCE)
+		strlcpy_(nonce, h.nonce, nlen);
+}
+
+/* The address part of hexpost's own "Name <addr>" or "addr" from into
+ * out. */
+static void
+own_address(const char *from, char *out, size_t outlen)
+{
+	strlcpy_(out, from, outlen);
+	addr_spec(out);
 }
 
 static const char *help_attach = "Attach your order file as orders.txt and "
@@ -224,7 +516,8 @@ static int
 take_orders(struct msgctx *m, const struct mime_msg *mm,
     enum intake_outcome *out, struct hp_error *err)
 {
-	const struct mime_part *sigs[4], *file;
+	const struct mime_part *file;
+	struct signed_pair sp;
 	struct store_player players[INTAKE_MAX_PLAYERS], *p = NULL;
 	struct minisign_sig sig;
 	struct minisign_pubkey pk;
@@ -234,9 +527,12 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	struct turn_submit res;
 	struct hp_error verr = { 0, "" };
 	struct mod_command cmd;
-	bool command;
-	char keyhex[17], name[256], reason[1200];
-	size_t nsig;
+	struct store_settings ss;
+	struct replay rp;
+	unsigned char *fdata = NULL, fh[32];
+	size_t flen = 0;
+	bool command, help;
+	char keyhex[17], name[256], reason[1200], nonce[80];
 	int np, i, rc;
 
 	*out = INTAKE_REJECTED;
@@ -244,28 +540,15 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		return refuse(m, m->from, 0, 0, "The message has only an HTML "
 		    "part; hexpost reads plain-text order files.", NULL,
 		    help_attach, err);
-	nsig = mime_find_suffix(mm, ".minisig", sigs, 4);
-	if (nsig == 0)
-		return refuse(m, m->from, 0, 0, mm->nparts > 0 &&
-		    mime_find(mm, "orders.txt") != NULL ? "The order file is not "
-		    "signed: there is no orders.txt.minisig attached." :
-		    "No signed order file is attached.", NULL, help_attach,
-		    err);
-	if (nsig > 1)
-		return refuse(m, m->from, 0, 0, "The message holds more than "
-		    "one signed file; send one order file per mail.", NULL,
-		    NULL, err);
-	strlcpy_(name, sigs[0]->filename, sizeof name);
-	name[strlen(name) - strlen(".minisig")] = '\0';
-	if ((file = mime_find(mm, name)) == NULL) {
-		snprintf(reason, sizeof reason, "The signature %s came without "
-		    "the file it signs, %s.", sigs[0]->filename, name);
-		return refuse(m, m->from, 0, 0, reason, NULL, help_attach, err);
-	}
-	if (minisign_sig_parse((const char *)sigs[0]->data, sigs[0]->len, &sig,
+	if (signed_pair_find(mm, &sp, reason, sizeof reason, &help) != 0)
+		return refuse(m, m->from, 0, 0, reason, NULL, help ?
+		    help_attach : NULL, err);
+	file = sp.file;
+	strlcpy_(name, sp.name, sizeof name);
+	if (minisign_sig_parse((const char *)sp.sig->data, sp.sig->len, &sig,
 	    &verr) != HP_OK) {
 		snprintf(reason, sizeof reason, "%s is not a minisign "
-		    "signature: %s", sigs[0]->filename, verr.msg);
+		    "signature: %s", sp.sig->filename, verr.msg);
 		return refuse(m, m->from, 0, 0, reason, NULL, NULL, err);
 	}
 	minisign_keyid_hex(sig.keyid, keyhex);
@@ -304,35 +587,70 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		/* Checked ahead, on a worker thread, with this very key. */
 		rc = m->pre->ver[i].rc;
 		hp_seterr(&verr, rc, "%s", m->pre->ver[i].msg);
+		if (rc == HP_OK) {
+			flen = m->pre->ver[i].blen;
+			fdata = xmalloc(flen + 1);
+			memcpy(fdata, m->pre->ver[i].bytes, flen);
+		}
 	} else if (minisign_pubkey_parse(p->pubkey, strlen(p->pubkey), &pk,
 	    &verr) != HP_OK) {
 		hp_seterr(err, HP_EINTERNAL, "stored key of %s: %s", p->name,
 		    verr.msg);
 		return HP_EINTERNAL;
 	} else
-		rc = minisign_verify(&pk, &sig, file->data, file->len, &verr);
+		rc = verify_part(&pk, &sig, file, &fdata, &flen, &verr);
 	if (rc != HP_OK) {
 		snprintf(reason, sizeof reason, "The signature of %s does not "
 		    "verify with your key %s: %s", name, keyhex, verr.msg);
 		return refuse(m, p->email, p->campaign_id, p->id, reason, NULL,
 		    NULL, err);
 	}
-	if (command)
-		return take_command(m, p, name, file, out, err);
+	/* From here on the bytes the player signed, exactly. */
+	fdata[flen] = '\0';
+	if (command) {
+		struct mime_part signed_file = *file;
+
+		signed_file.data = fdata;
+		signed_file.len = flen;
+		rc = take_command(m, p, name, &signed_file, out, err);
+		free(fdata);
+		return rc;
+	}
+	/* A signed file taken in before (its bytes, or its nonce) is a
+	 * replay: anyone holding a copy of the mail could send it again. */
+	crypto_generichash(fh, sizeof fh, fdata, flen, NULL, 0);
+	order_nonce(fdata, flen, nonce, sizeof nonce);
+	memset(&rp, 0, sizeof rp);
+	rp.hash = fh;
+	rp.nonce = nonce;
+	if ((rc = store_orders_each(m->st, p->campaign_id, replay_one, &rp,
+	    err)) != HP_OK) {
+		free(fdata);
+		return rc;
+	}
+	if (rp.same_file || rp.same_nonce) {
+		snprintf(reason, sizeof reason, "This order file %s was taken "
+		    "in before (%s), so it is not taken again: a mail can be "
+		    "sent again by anyone holding a copy of it, and hexpost "
+		    "takes each signed order file once.\nIf you meant to send "
+		    "these orders again, write a new nonce: line (any text you "
+		    "have not used) and sign the file again.", name,
+		    rp.same_file ? "the very same file" : "a file with the same "
+		    "nonce");
+		free(fdata);
+		return refuse(m, p->email, p->campaign_id, p->id, reason, NULL,
+		    NULL, err);
+	}
 	turn_submit_init(&res);
 	/* The signer's campaign, never the one the file names: a key gives
 	 * orders only where it plays. */
-	rc = turn_submit_tx(m->st, p->campaign, (const char *)file->data,
-	    file->len, p->side, p->id, "mail", &res, err);
-	if (rc == HP_OK) {
-		/* The audit checks each order file against its signature. */
-		unsigned char fh[32];
-
-		crypto_generichash(fh, sizeof fh, file->data, file->len, NULL,
-		    0);
-		rc = store_ordersig_put(m->st, fh, (const char *)sigs[0]->data,
-		    sigs[0]->len, p->pubkey, p->key_id, p->id, err);
-	}
+	rc = turn_submit_tx(m->st, p->campaign, (const char *)fdata, flen,
+	    p->side, p->id, "mail", &res, err);
+	/* The audit checks each order file against its signature. */
+	if (rc == HP_OK)
+		rc = store_ordersig_put(m->st, fh, (const char *)sp.sig->data,
+		    sp.sig->len, p->pubkey, p->key_id, p->id, err);
+	free(fdata);
 	if (rc == HP_EINVAL) {
 		char *etext = orders_errors_text(&res.errs);
 
@@ -354,6 +672,10 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		tmpl_set(c, "side", res.side_name);
 		if (res.replaced)
 			tmpl_set(c, "replaced", "yes");
+		/* While paused nothing is resolved, all orders in or not. */
+		if (store_settings_get(m->st, p->campaign_id, &ss, NULL) ==
+		    HP_OK && ss.paused)
+			tmpl_set(c, "paused", "yes");
 		/* For standing orders too: they are not the open window's, so
 		 * the ack never says every order is in because of them. */
 		tmpl_set(c, "waiting", res.waiting);
@@ -381,9 +703,10 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
  * written unless it returns HP_OK; after an error the caller rolls back. */
 static int
 message_tx(struct store *st, const struct config *cfg, const char *mailbox,
-    const struct prepared *pre, enum intake_outcome *out,
+    const struct prepared *pre, enum intake_outcome *out, bool *unanswered,
     struct hp_error *err)
 {
+	char own[256];
 	const unsigned char *raw = pre->raw;
 	size_t len = pre->len, i;
 	struct msgctx m;
@@ -432,30 +755,86 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 		    raw_header(raw, len, "List-Id", v, sizeof v) ||
 		    strncasecmp(m.from, "mailer-daemon@", 14) == 0;
 	}
-	if ((rc = store_message_seen(st, m.hash, m.message_id[0] ?
-	    m.message_id : NULL, &seen, err)) != HP_OK)
+	/* Several senders: no one to answer (the signer's player still is). */
+	if (pre->mm.from_ambiguous)
+		m.from[0] = '\0';
+	/* A duplicate is the same content: the same bytes, or the same
+	 * Message-ID with the same body. Another body under an old
+	 * Message-ID is a message of its own. */
+	if ((rc = store_message_seen_content(st, m.hash, m.message_id[0] ?
+	    m.message_id : NULL, pre->content, &seen, err)) != HP_OK)
 		goto done;
 	if (seen) {
 		*out = INTAKE_DUPLICATE;
 		goto done;
 	}
+	own_address(cfg->from, own, sizeof own);
 	if (m.automatic) {
 		*out = INTAKE_IGNORED;
 		rc = store_message_record(st, m.hash, m.message_id[0] ?
 		    m.message_id : NULL, mailbox, "ignored",
 		    pre->mm.auto_reason[0] ? pre->mm.auto_reason :
 		    "automatic mail", 0, 0, err);
+	} else if (own[0] != '\0' && ((pre->mm.from != NULL &&
+	    strcasecmp(pre->mm.from, own) == 0) || strcasecmp(m.from, own) ==
+	    0)) {
+		/* hexpost's own mail come back: nothing to answer. */
+		*out = INTAKE_IGNORED;
+		rc = store_message_record(st, m.hash, m.message_id[0] ?
+		    m.message_id : NULL, mailbox, "ignored", "mail from "
+		    "hexpost's own address", 0, 0, err);
 	} else if (!parsed) {
 		char reason[700];
 
 		*out = INTAKE_REJECTED;
 		snprintf(reason, sizeof reason, "The message could not be read: "
 		    "%s", pre->perr.msg);
-		rc = refuse(&m, m.from, 0, 0, reason, NULL, help_attach, err);
+		/* The attachment advice helps only with the message's
+		 * structure, not with its size or its headers. */
+		rc = refuse(&m, m.from, 0, 0, reason, NULL,
+		    strstr(pre->perr.msg, "MIME") != NULL ||
+		    strstr(pre->perr.msg, "attachment") != NULL ? help_attach :
+		    NULL, err);
 	} else
 		rc = take_orders(&m, &pre->mm, out, err);
+	if (rc == HP_OK)
+		rc = store_message_set_content(st, m.hash, pre->content, err);
+	*unanswered = m.unanswered;
 done:
 	return rc;
+}
+
+/* The body hash of raw (what follows the header block, every CRLF read
+ * as LF) into out: the same message through another relay (another
+ * Received: line) or fetched by IMAP (CRLF) has the same one. */
+static void
+content_hash(const unsigned char *raw, size_t len, unsigned char out[32])
+{
+	crypto_generichash_state h;
+	size_t i = 0, start, k;
+
+	/* The header block ends at the first empty line. */
+	while (i < len) {
+		size_t e = i;
+
+		while (e < len && raw[e] != '\n')
+			e++;
+		if (e == i || (e == i + 1 && raw[i] == '\r')) {
+			i = e + 1;
+			break;
+		}
+		i = e + 1;
+	}
+	if (i > len)
+		i = len;
+	crypto_generichash_init(&h, NULL, 0, 32);
+	for (start = i, k = i; k < len; k++)
+		if (raw[k] == '\r' && k + 1 < len && raw[k + 1] == '\n') {
+			crypto_generichash_update(&h, raw + start, k - start);
+			start = k + 1;
+		}
+	crypto_generichash_update(&h, raw + start, len - start);
+	crypto_generichash_final(&h, out, 32);
 }
 
 /* Work out pre for raw (taking ownership of raw) without the database:
@@ -466,26 +845,29 @@ static void
 prepare(struct prepared *pre, unsigned char *raw, size_t len,
     const struct keyring *kr)
 {
-	const struct mime_part *sigs[2], *file;
+	struct signed_pair sp;
 	struct minisign_sig sig;
 	struct minisign_pubkey pk;
 	struct hp_error verr;
-	char keyhex[17], name[256];
-	size_t i;
+	char keyhex[17], reason[600];
+	bool help;
+	size_t i, k;
 
 	memset(pre, 0, sizeof *pre);
 	pre->raw = raw;
 	pre->len = len;
+	pre->total = len;
+	pre->cost = len;
 	crypto_generichash(pre->hash, sizeof pre->hash, raw, len, NULL, 0);
+	content_hash(raw, len, pre->content);
 	pre->parsed = mime_parse(raw, len, &pre->mm, &pre->perr) == HP_OK;
+	if (pre->parsed)
+		for (k = 0; k < pre->mm.nparts; k++)
+			pre->cost += pre->mm.parts[k].len;
 	if (!pre->parsed || kr == NULL || pre->mm.automatic ||
 	    pre->mm.html_only ||
-	    mime_find_suffix(&pre->mm, ".minisig", sigs, 2) != 1)
-		return;
-	strlcpy_(name, sigs[0]->filename, sizeof name);
-	name[strlen(name) - strlen(".minisig")] = '\0';
-	if ((file = mime_find(&pre->mm, name)) == NULL ||
-	    minisign_sig_parse((const char *)sigs[0]->data, sigs[0]->len, &sig,
+	    signed_pair_find(&pre->mm, &sp, reason, sizeof reason, &help) != 0 ||
+	    minisign_sig_parse((const char *)sp.sig->data, sp.sig->len, &sig,
 	    &verr) != HP_OK)
 		return;
 	minisign_keyid_hex(sig.keyid, keyhex);
@@ -495,14 +877,61 @@ prepare(struct prepared *pre, unsigned char *raw, size_t len,
 		    strlen(kr->v[i].pubkey), &pk, &verr) != HP_OK)
 			continue;
 		memset(&verr, 0, sizeof verr);
-		pre->ver[pre->nver].rc = minisign_verify(&pk, &sig, file->data,
-		    file->len, &verr);
+		pre->ver[pre->nver].rc = verify_part(&pk, &sig, sp.file,
+		    &pre->ver[pre->nver].bytes, &pre->ver[pre->nver].blen,
+		    &verr);
+		pre->cost += pre->ver[pre->nver].blen;
 		strlcpy_(pre->ver[pre->nver].msg, verr.msg,
 		    sizeof pre->ver[0].msg);
 		pre->ver[pre->nver++].pubkey = xstrdup(kr->v[i].pubkey);
 	}
 }
 
+/* Work out pre for a message too large to take in (total bytes, open as
+ * fd, its first len bytes in head, whose ownership pre takes): hash the
+ * rest as a stream, never holding it, and read the automatic-mail
+ * headers from the head alone. *merr is set if it cannot be read. */
+static int
+prepare_large(struct prepared *pre, int fd, unsigned char *head, size_t len,
+    uint64_t total, struct hp_error *merr, const char *path)
+{
+	crypto_generichash_state h;
+	unsigned char buf[65536];
+	uint64_t mb = 1024 * 1024, tenths;
+	ssize_t r;
+
+	memset(pre, 0, sizeof *pre);
+	crypto_generichash_init(&h, NULL, 0, sizeof pre->hash);
+	crypto_generichash_update(&h, head, len);
+	for (;;) {
+		r = read(fd, buf, sizeof buf);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1) {
+			hp_seterr(merr, HP_EIO, "%s: %s", path, strerror(errno));
+			free(head);
+			return HP_EIO;
+		}
+		if (r == 0)
+			break;
+		crypto_generichash_update(&h, buf, (size_t)r);
+	}
+	crypto_generichash_final(&h, pre->hash, sizeof pre->hash);
+	/* Nothing short of the whole says what its body is. */
+	memcpy(pre->content, pre->hash, sizeof pre->content);
+	pre->raw = head;
+	pre->len = len;
+	pre->total = total;
+	pre->cost = len;
+	mime_head_automatic(head, len, &pre->mm);
+	tenths = (total / mb) * 10 + ((total % mb) * 10 + mb - 1) / mb;
+	hp_seterr(&pre->perr, HP_EINVAL, "the message is %llu.%llu MB; the "
+	    "limit is %d MB", (unsigned long long)(tenths / 10),
+	    (unsigned long long)(tenths % 10), MIME_MAX_MESSAGE / (1024 * 1024));
+	return HP_OK;
+}
+
+/* Free what pre owns and clear it. */
 static void
 prepared_free(struct prepared *pre)
 {
@@ -510,8 +939,10 @@ prepared_free(struct prepared *pre)
 
 	if (pre->parsed)
 		mime_msg_free(&pre->mm);
-	for (i = 0; i < pre->nver; i++)
+	for (i = 0; i < pre->nver; i++) {
 		free(pre->ver[i].pubkey);
+		free(pre->ver[i].bytes);
+	}
 	free(pre->raw);
 	memset(pre, 0, sizeof *pre);
 }
@@ -523,6 +954,7 @@ intake_message(struct store *st, const struct config *cfg,
 {
 	struct prepared pre;
 	unsigned char *copy = xmalloc(len + 1);
+	bool unanswered = false;
 	int rc;
 
 	memcpy(copy, raw, len);
@@ -530,7 +962,8 @@ intake_message(struct store *st, const struct config *cfg,
 	prepare(&pre, copy, len, NULL);
 	if ((rc = store_begin(st, err)) != HP_OK)
 		goto out;
-	if ((rc = message_tx(st, cfg, mailbox, &pre, out, err)) != HP_OK) {
+	if ((rc = message_tx(st, cfg, mailbox, &pre, out, &unanswered,
+	    err)) != HP_OK) {
 		store_rollback(st);
 		goto out;
 	}
@@ -540,21 +973,48 @@ out:
 	return rc;
 }
 
-/* Read message e; NULL (logged) if it cannot be read now. */
-static unsigned char *
-read_message(const struct maildir_entry *e, size_t *len)
+/* Read message e and prepare it into pre (see prepare); pre->raw is
+ * NULL (logged) if it cannot be read now. A message over the size limit
+ * is known by its size alone: only its head is read, to be refused. */
+static void
+load_message(const struct maildir_entry *e, struct prepared *pre,
+    const struct keyring *kr)
 {
 	struct hp_error merr = { 0, "" };
 	unsigned char *raw;
+	uint64_t size = 0;
+	size_t len = 0;
+	ssize_t r;
+	int fd;
 
-	raw = maildir_read(e, MIME_MAX_MESSAGE + 1, len, &merr);
-	if (raw == NULL && merr.code == HP_EINVAL) {
-		/* Too large for the limit: read it whole, to be refused. */
-		raw = maildir_read(e, (size_t)-1, len, &merr);
+	memset(pre, 0, sizeof *pre);
+	if (maildir_open(e, &fd, &size, &merr) != HP_OK)
+		goto fail;
+	if (size > MIME_MAX_MESSAGE) {
+		raw = xmalloc(INTAKE_HEAD + 1);
+		while (len < INTAKE_HEAD) {
+			r = read(fd, raw + len, INTAKE_HEAD - len);
+			if (r == -1 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			len += (size_t)r;
+		}
+		raw[len] = '\0';
+		r = prepare_large(pre, fd, raw, len, size, &merr, e->path);
+		close(fd);
+		if (r != HP_OK)
+			goto fail;
+		return;
 	}
-	if (raw == NULL)
-		log_warn("%s: %s", e->path, merr.msg);
-	return raw;
+	close(fd);
+	if ((raw = maildir_read(e, MIME_MAX_MESSAGE, &len, &merr)) == NULL)
+		goto fail;   /* it grew past the limit: next run */
+	prepare(pre, raw, len, kr);
+	return;
+fail:
+	/* maildir's messages name the file already. */
+	log_warn("%s", merr.msg);
 }
 
 /* Messages are prepared by worker threads, in order and at most
@@ -569,6 +1029,7 @@ struct pipeline {
 	size_t n;
 	size_t next;               /* next message to prepare */
 	size_t taken;              /* messages the main thread is done with */
+	size_t held;               /* bytes of prepared messages not taken */
 	bool stop;
 	const struct keyring *kr;
 };
@@ -577,13 +1038,15 @@ static void *
 pipeline_worker(void *arg)
 {
 	struct pipeline *pl = arg;
-	unsigned char *raw;
-	size_t i, len = 0;
+	size_t i;
 
 	for (;;) {
 		pthread_mutex_lock(&pl->mu);
+		/* At most INTAKE_AHEAD messages and INTAKE_AHEAD_BYTES
+		 * ahead, but always the one the main thread waits for. */
 		while (!pl->stop && pl->next < pl->n &&
-		    pl->next >= pl->taken + INTAKE_AHEAD)
+		    (pl->next >= pl->taken + INTAKE_AHEAD ||
+		    (pl->held >= INTAKE_AHEAD_BYTES && pl->next > pl->taken)))
 			pthread_cond_wait(&pl->room, &pl->mu);
 		if (pl->stop || pl->next >= pl->n) {
 			pthread_mutex_unlock(&pl->mu);
@@ -591,9 +1054,9 @@ pipeline_worker(void *arg)
 		}
 		i = pl->next++;
 		pthread_mutex_unlock(&pl->mu);
-		if ((raw = read_message(&pl->ents[i], &len)) != NULL)
-			prepare(&pl->pre[i], raw, len, pl->kr);
+		load_message(&pl->ents[i], &pl->pre[i], pl->kr);
 		pthread_mutex_lock(&pl->mu);
+		pl->held += pl->pre[i].cost;
 		pl->done[i] = true;
 		pthread_cond_broadcast(&pl->ready);
 		pthread_mutex_unlock(&pl->mu);
@@ -611,16 +1074,17 @@ pipeline_get(struct pipeline *pl, size_t i)
 	return &pl->pre[i];
 }
 
-/* The main thread is done with messages before upto: free them. */
+/* The main thread is done with message i (and every one before it): free
+ * it, making room for the workers. */
 static void
-pipeline_release(struct pipeline *pl, size_t from, size_t upto)
+pipeline_done(struct pipeline *pl, size_t i)
 {
-	size_t i;
+	size_t cost = pl->pre[i].cost;
 
-	for (i = from; i < upto; i++)
-		prepared_free(&pl->pre[i]);
+	prepared_free(&pl->pre[i]);
 	pthread_mutex_lock(&pl->mu);
-	pl->taken = upto;
+	pl->held -= cost;
+	pl->taken = i + 1;
 	pthread_cond_broadcast(&pl->room);
 	pthread_mutex_unlock(&pl->mu);
 }
@@ -635,6 +1099,7 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 {
 	enum intake_outcome *o = xcalloc(k, sizeof *o);
 	bool *ok = xcalloc(k, sizeof *ok);
+	bool *unans = xcalloc(k, sizeof *unans);
 	struct maildir_entry *ents = pl->ents + first;
 	struct hp_error merr;
 	size_t i;
@@ -645,16 +1110,20 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 	for (i = 0; i < k; i++) {
 		struct prepared *pre = pipeline_get(pl, first + i);
 
-		if (pre->raw == NULL)
+		if (pre->raw == NULL) {
+			pipeline_done(pl, first + i);
 			continue;
+		}
 		memset(&merr, 0, sizeof merr);
 		if ((rc = store_savepoint(st, &merr)) == HP_OK) {
-			rc = message_tx(st, cfg, dir, pre, &o[i], &merr);
+			rc = message_tx(st, cfg, dir, pre, &o[i], &unans[i],
+			    &merr);
 			if (rc == HP_OK)
 				rc = store_release(st, &merr);
 			else
 				store_rollback_savepoint(st);
 		}
+		pipeline_done(pl, first + i);
 		if (rc == HP_OK) {
 			ok[i] = true;
 			continue;
@@ -677,6 +1146,8 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 			continue;
 		}
 		stats->n[o[i]]++;
+		if (unans[i])
+			stats->unanswered++;
 		log_info("%s: %s", ents[i].name, intake_stroutcome(o[i]));
 		memset(&merr, 0, sizeof merr);
 		if (maildir_mark_sync(dir, &ents[i], 'S', false, &merr) !=
@@ -689,6 +1160,7 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 out:
 	free(o);
 	free(ok);
+	free(unans);
 	return rc;
 }
 
@@ -760,7 +1232,6 @@ intake_run(struct store *st, const struct config *cfg,
 		if ((rc = intake_batch(st, cfg, dir, &pl, i, k, stats, err)) !=
 		    HP_OK)
 			stats->deferred += (int)(pl.n - i);
-		pipeline_release(&pl, i, i + k);
 	}
 	pthread_mutex_lock(&pl.mu);
 	pl.stop = true;

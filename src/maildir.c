@@ -299,8 +299,12 @@ scan(const char *dir, const char *sub, char flagchar,
 			    strerror(errno));
 			goto out;
 		}
-		if (r == 0)
+		if (r == 0) {
+			log_info("%s/%s: skipped: not a regular file (a "
+			    "symbolic link, FIFO or directory)", path,
+			    de->d_name);
 			continue;
+		}
 		parse_name(de->d_name, &fs);
 		if (in_new)
 			memset(&fs, 0, sizeof fs);
@@ -362,6 +366,37 @@ maildir_list_free(struct maildir_entry *v, size_t n)
 		free(v[i].path);
 	}
 	free(v);
+}
+
+int
+maildir_open(const struct maildir_entry *e, int *fdp, uint64_t *size,
+    struct hp_error *err)
+{
+	struct stat st;
+	int fd;
+
+	*fdp = -1;
+	/* As maildir_read: no symbolic link, never hang on a FIFO. */
+	while ((fd = open(e->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1 && errno == EINTR)
+		;
+	if (fd == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", e->path, strerror(errno));
+		return HP_EIO;
+	}
+	if (fstat(fd, &st) == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", e->path, strerror(errno));
+		close(fd);
+		return HP_EIO;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < 0) {
+		hp_seterr(err, HP_EINVAL, "%s: not a regular file", e->path);
+		close(fd);
+		return HP_EINVAL;
+	}
+	*fdp = fd;
+	*size = (uint64_t)st.st_size;
+	return HP_OK;
 }
 
 unsigned char *

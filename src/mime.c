@@ -34,6 +34,8 @@
 struct pctx {
 	int warn;
 	char item[48];
+	bool msgid_conflict;   /* two Message-ID headers that differ */
+	bool from_conflict;    /* two From headers that differ */
 };
 
 /* State of the walk over the MIME tree. */
@@ -102,6 +104,16 @@ parse_warning(gint64 offset, GMimeParserWarning code, const gchar *item,
 	default:
 		break;
 	}
+	/* Two differing Message-IDs make the id unusable, not the message:
+	 * read_headers then leaves it out. */
+	if (code == GMIME_CRIT_CONFLICTING_HEADER && item != NULL &&
+	    g_ascii_strcasecmp(item, "Message-ID") == 0) {
+		c->msgid_conflict = true;
+		return;
+	}
+	if (code == GMIME_CRIT_CONFLICTING_HEADER && item != NULL &&
+	    g_ascii_strcasecmp(item, "From") == 0)
+		c->from_conflict = true;
 	if (c->warn != 0)
 		return;
 	c->warn = (int)code;
@@ -386,6 +398,8 @@ one_mailbox(GMimeObject *o, InternetAddressList *l, const char *name,
 	if (internet_address_list_length(l) > 1) {
 		hp_seterr(err, HP_EINVAL, "the %s header holds more than one "
 		    "address", name);
+		if (strcmp(name, "From") == 0)
+			*out = xstrdup("");   /* the caller's sign of it */
 		return HP_EINVAL;
 	}
 	a = internet_address_list_get_address(l, 0);
@@ -404,27 +418,27 @@ one_mailbox(GMimeObject *o, InternetAddressList *l, const char *name,
 	return HP_OK;
 }
 
-/* Fill message_id, from, reply_to and subject of m from msg. */
+/* Fill message_id, from, reply_to and subject of m from msg. A
+ * Message-ID that cannot serve as a key (a quoted local part with a space,
+ * two differing ones: msgid_conflict) is left out, never refused: the
+ * content hash still recognises the message. */
 static int
-read_headers(GMimeMessage *msg, struct mime_msg *m, struct hp_error *err)
+read_headers(GMimeMessage *msg, bool msgid_conflict, struct mime_msg *m,
+    struct hp_error *err)
 {
 	GMimeObject *o = (GMimeObject *)msg;
 	const char *v;
 	char *p;
 	int rc;
 
-	if (header_nonblank(o, "Message-ID")) {
-		v = g_mime_message_get_message_id(msg);
-		if (v == NULL || !msgid_ok(v)) {
-			hp_seterr(err, HP_EINVAL,
-			    "malformed message: bad Message-ID header");
-			return HP_EINVAL;
-		}
+	if (!msgid_conflict && header_nonblank(o, "Message-ID") &&
+	    (v = g_mime_message_get_message_id(msg)) != NULL && msgid_ok(v))
 		m->message_id = xstrdup(v);
-	}
 	if ((rc = one_mailbox(o, g_mime_message_get_from(msg), "From",
-	    &m->from, err)) != HP_OK)
+	    &m->from, err)) != HP_OK) {
+		m->from_ambiguous = m->from != NULL;
 		return rc;
+	}
 	if ((rc = one_mailbox(o, g_mime_message_get_reply_to(msg), "Reply-To",
 	    &m->reply_to, err)) != HP_OK)
 		return rc;
@@ -653,6 +667,7 @@ part_data(GMimePart *o, const char *what, struct mime_part *p,
 	}
 	take_bytes(p, mem);
 	g_object_unref(mem);
+	p->base64 = enc == GMIME_CONTENT_ENCODING_BASE64;
 	return HP_OK;
 unreadable:
 	hp_seterr(err, HP_EINVAL, "malformed MIME: cannot decode %s", what);
@@ -994,6 +1009,7 @@ parse_unlocked(const unsigned char *raw, size_t len, struct mime_msg *m,
 	msg = parse_raw(raw, len, &c);
 	if (msg != NULL)
 		detect_automatic(msg, m);
+	m->from_ambiguous = c.from_conflict;
 	if ((nul = memchr(raw, '\0', len)) != NULL) {
 		hp_seterr(err, HP_EINVAL, "malformed message: a NUL byte at "
 		    "offset %zu", (size_t)(nul - raw));
@@ -1019,7 +1035,7 @@ parse_unlocked(const unsigned char *raw, size_t len, struct mime_msg *m,
 		    "malformed message: no header fields");
 		goto out;
 	}
-	if ((rc = read_headers(msg, m, err)) != HP_OK)
+	if ((rc = read_headers(msg, c.msgid_conflict, m, err)) != HP_OK)
 		goto out;
 	w.m = m;
 	w.cap = 0;
@@ -1053,6 +1069,16 @@ mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
 	rc = parse_unlocked(raw, len, m, err);
 	pthread_mutex_unlock(&gmime_lock);
 	return rc;
+}
+
+void
+mime_head_automatic(const unsigned char *head, size_t len,
+    struct mime_msg *m)
+{
+	mime_init();
+	pthread_mutex_lock(&gmime_lock);
+	header_automatic(head, len, m);
+	pthread_mutex_unlock(&gmime_lock);
 }
 
 /* Free everything m owns and clear it; safe on a refused or freed m. */

@@ -2206,3 +2206,123 @@ store_rotation_recipients(struct store *st, struct store_player **out,
 	*out = v;
 	return HP_OK;
 }
+
+int
+store_message_seen_content(struct store *st, const unsigned char *hash,
+    const char *message_id, const unsigned char *content_hash, bool *seen,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT 1 FROM messages WHERE hash = ?1 OR "
+	    "(?2 IS NOT NULL AND message_id = ?2 AND (content_hash IS NULL OR "
+	    "content_hash = ?3)) LIMIT 1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
+	bind_text(s, 2, message_id);
+	sqlite3_bind_blob(s, 3, content_hash, 32, SQLITE_TRANSIENT);
+	step = sqlite3_step(s);
+	stmt_done(st, s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return dberr(st, err, "message seen");
+	*seen = step == SQLITE_ROW;
+	return HP_OK;
+}
+
+int
+store_message_set_content(struct store *st, const unsigned char *hash,
+    const unsigned char *content_hash, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "UPDATE messages SET content_hash = ?2 WHERE "
+	    "hash = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
+	sqlite3_bind_blob(s, 2, content_hash, 32, SQLITE_TRANSIENT);
+	step = sqlite3_step(s);
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "message content hash");
+	return HP_OK;
+}
+
+int
+store_email_registered(struct store *st, const char *email, bool *yes,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT 1 FROM players WHERE active = 1 AND "
+	    "email = ?1 COLLATE NOCASE LIMIT 1", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, email);
+	step = sqlite3_step(s);
+	stmt_done(st, s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return dberr(st, err, "registered address");
+	*yes = step == SQLITE_ROW;
+	return HP_OK;
+}
+
+int
+store_orders_each(struct store *st, int64_t cid,
+    void (*fn)(const char *raw, size_t len, const unsigned char *hash,
+    void *arg), void *arg, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT o.raw, o.hash FROM orders o JOIN windows w "
+	    "ON w.id = o.window_id WHERE w.campaign_id = ?1 AND o.source != "
+	    "'opponent' ORDER BY o.id", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *raw = col_text(s, 0);
+		size_t len = (size_t)sqlite3_column_bytes(s, 0);
+
+		if (sqlite3_column_bytes(s, 1) == 32)
+			fn(raw, len, sqlite3_column_blob(s, 1), arg);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "order files of a campaign");
+	return HP_OK;
+}
+
+int
+store_stranger_answer(struct store *st, const char *address, long now,
+    long period, bool *may, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*may = false;
+	if ((s = prep(st, "SELECT last_at FROM stranger_answers WHERE "
+	    "address = ?1", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, address);
+	step = sqlite3_step(s);
+	*may = step == SQLITE_DONE || (step == SQLITE_ROW &&
+	    now - (long)sqlite3_column_int64(s, 0) >= period);
+	stmt_done(st, s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return dberr(st, err, "stranger answers");
+	if ((s = prep(st, *may ? "INSERT INTO stranger_answers (address, "
+	    "last_at) VALUES (?1, ?2) ON CONFLICT (address) DO UPDATE SET "
+	    "last_at = ?2, suppressed = 0" : "UPDATE stranger_answers SET "
+	    "suppressed = suppressed + 1 WHERE address = ?1", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, address);
+	if (*may)
+		sqlite3_bind_int64(s, 2, now);
+	step = sqlite3_step(s);
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "stranger answers");
+	return HP_OK;
+}
