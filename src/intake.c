@@ -282,7 +282,7 @@ signed_pair_find(const struct mime_msg *mm, struct signed_pair *sp,
 	if (nsig > 1) {
 		*help = false;
 		snprintf(reason, rlen, "The message holds more than one "
-		    "signature; send one order file per mail.");
+		    "signed file; send one order file per mail.");
 		return 2;
 	}
 	sp->sig = sigs[0];
