@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -272,6 +273,29 @@ key_watch(const struct config *cfg, struct stat *was,
 	    cfg->server_key);
 }
 
+/* Warn when from or domain are still the defaults' localhost: players
+ * cannot answer such an address, and Message-IDs are not unique. */
+static void
+daemon_warn_localhost(const struct config *cfg)
+{
+	const char *at = strrchr(cfg->from, '@');
+	char host[256];
+	size_t n;
+
+	strlcpy_(host, at != NULL ? at + 1 : "", sizeof host);
+	n = strlen(host);
+	if (n > 0 && host[n - 1] == '>')
+		host[n - 1] = '\0';
+	if (strcasecmp(host, "localhost") == 0)
+		log_warn("from = %s: players cannot mail orders to localhost; "
+		    "set from in %s to the club's address", cfg->from,
+		    cfg->path[0] ? cfg->path : "hexpost.conf");
+	if (strcasecmp(cfg->domain, "localhost") == 0)
+		log_warn("domain = localhost: set domain in %s to the club's "
+		    "domain, so hexpost's Message-IDs are its own",
+		    cfg->path[0] ? cfg->path : "hexpost.conf");
+}
+
 int
 daemon_run(struct config *cfg, const char *db_path, bool once)
 {
@@ -283,6 +307,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 	int rc, lockfd = -1, slept, ex = 0;
 
 	log_open(cfg->log_syslog, (enum log_level)cfg->log_level);
+	daemon_warn_localhost(cfg);
 	if (daemon_lock(cfg->datadir, &lockfd, &err) != HP_OK) {
 		fprintf(stderr, "hexpost: %s\n", err.msg);
 		log_msg(LOG_LVL_ERR, "%s", err.msg);

@@ -96,6 +96,31 @@ no_options(int argc, char **argv, const char *name, int want)
 	return -1;
 }
 
+/* mkdir -p dir: create dir and its missing parents (mode 0700). */
+static int
+init_mkdirs(const char *dir, struct hp_error *err)
+{
+	char p[CONFIG_PATH_MAX];
+	size_t i, n = strlen(dir);
+
+	if (n == 0 || n >= sizeof p) {
+		hp_seterr(err, HP_EINVAL, "%s: path empty or too long", dir);
+		return HP_EINVAL;
+	}
+	memcpy(p, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0700) == -1 && errno != EEXIST) {
+			hp_seterr(err, HP_EIO, "%s: %s", p, strerror(errno));
+			return HP_EIO;
+		}
+		p[i] = dir[i];
+	}
+	return HP_OK;
+}
+
 /* Create a data directory: configuration, database, Maildirs, server key. */
 static int
 init_datadir(const char *dir, struct hp_error *err)
@@ -104,10 +129,8 @@ init_datadir(const char *dir, struct hp_error *err)
 	struct config c;
 	int rc;
 
-	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
-		hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
-		return HP_EIO;
-	}
+	if ((rc = init_mkdirs(dir, err)) != HP_OK)
+		return rc;
 	snprintf(path, sizeof path, "%s/hexpost.conf", dir);
 	if (access(path, F_OK) == 0) {
 		if ((rc = config_load(&c, path, err)) != HP_OK)

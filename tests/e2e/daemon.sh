@@ -51,6 +51,11 @@ grep -qx 'log = stderr' "$CONF" && grep -qx 'log_level = warning' "$CONF" &&
 	grep -qx 'missing = ai' "$CONF" || fail "init wrote no daemon keys"
 hp campaign new hill --ruleset fire-and-movement --seed daemon >/dev/null ||
 	fail "campaign new"
+# The sender of the refused mail below is a registered player's address
+# (strangers get no refusal, issue 12); without a configuration no welcome
+# is queued, so the only mail is the refusals.
+"$HEXPOST" --db "$D/hexpost.db" player add hill blue --email s@elsewhere.example \
+	--name S >/dev/null || fail "player add"
 setkey poll_interval 1
 setkey log_level info
 
