@@ -805,12 +805,94 @@ test_huge_mail_bounded(void **state)
 	    "the message is 300.0 MB; the limit is 2 MB"), 1);
 }
 
+/* Issue 20 item 3: the pipeline holds prepared messages up to a number of
+ * bytes, not 256 messages whatever their size: 60 mails of 1.9 MB each
+ * (114 MB in all, refused for their 1.9 MB text part) grow the peak
+ * resident size by far less than their sum. */
+static void
+test_pipeline_bytes(void **state)
+{
+	struct it *t = *state;
+	struct rusage before, after;
+	char path[900], line[80];
+	long grown_kb;
+	FILE *f;
+	int i, j;
+
+	memset(line, 'x', 76);
+	line[76] = '\n';
+	line[77] = '\0';
+	for (i = 0; i < 60; i++) {
+		snprintf(path, sizeof path, "%s/new/17000%05d.big.host",
+		    t->inbox, i);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fprintf(f, "From: Bea <blue@example.org>\nTo: hexpost@hexpost."
+		    "example\nSubject: big %d\nMessage-ID: <big.%d@example.net>"
+		    "\n\n", i, i);
+		for (j = 0; j < 1900 * 1024 / 77; j++)
+			fputs(line, f);
+		assert_int_equal(fclose(f), 0);
+	}
+	assert_int_equal(getrusage(RUSAGE_SELF, &before), 0);
+	run(t, 0, 60, 0, 0, 0);
+	assert_int_equal(getrusage(RUSAGE_SELF, &after), 0);
+	grown_kb = after.ru_maxrss - before.ru_maxrss;
+	print_message("peak resident size grew by %ld KB for 60 mails of "
+	    "1.9 MB\n", grown_kb);
+	assert_true(grown_kb < 64 * 1024);
+}
+
+/* A message hexpost may not read is logged with its path once, not twice
+ * ("PATH: PATH: Permission denied"), and left for the next run. Root
+ * reads every file, so this needs another user. */
+static void
+test_unreadable_path_once(void **state)
+{
+	struct it *t = *state;
+	struct hp_error err = { 0, "" };
+	struct intake_stats s;
+	char p[900], logp[900], *text, *first;
+	int saved, fd;
+
+	if (geteuid() == 0)
+		skip();
+	snprintf(p, sizeof p, "%s/new/1700000000.locked.host", t->inbox);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "From: a@b.example\n\nx\n", 21), 21);
+	assert_int_equal(close(fd), 0);
+	assert_int_equal(chmod(p, 0), 0);
+	snprintf(logp, sizeof logp, "%s/log", t->top);
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
+	log_set_level(LOG_LVL_WARN);
+	assert_int_equal(intake_run(t->st, &t->cfg, &s, &err), HP_OK);
+	log_set_level(LOG_LVL_ERR);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_int_equal(s.deferred, 1);
+	text = util_read_file(logp, NULL, &err);
+	assert_non_null(text);
+	first = strstr(text, p);
+	if (first == NULL || strstr(first + strlen(p), p) != NULL)
+		fail_msg("the path is not logged exactly once:\n%s", text);
+	free(text);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		/* First, while the process's peak resident size is small. */
 		cmocka_unit_test_setup_teardown(test_huge_mail_bounded, setup,
+		    teardown),
+		cmocka_unit_test_setup_teardown(test_pipeline_bytes, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_line_endings, setup,
 		    teardown),
@@ -831,6 +913,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_non_regular_logged, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_unreadable_path_once,
+		    setup, teardown),
 	};
 
 	if (sodium_init() < 0)
