@@ -1346,9 +1346,10 @@ rnd_text(uint64_t *x, char *b, size_t max, bool special)
 }
 
 static void
-rnd_mailbox(uint64_t *x, char *b)
+rnd_mailbox(uint64_t *x, char *b, size_t size)
 {
-	char name[64], addr[64];
+	char name[64], addr[64], one[160];
+	size_t n;
 
 	snprintf(addr, sizeof addr, "%c%s%c@%s.example",
 	    "aZ9"[xs(x) % 3], xs(x) % 4 ? "" : ".x+y",
@@ -1356,21 +1357,24 @@ rnd_mailbox(uint64_t *x, char *b)
 	switch (xs(x) % (clean ? 3 : 5)) {
 	case 0:
 	case 1:
-		strcpy(b, addr);
+		snprintf(one, sizeof one, "%s", addr);
 		break;
 	case 2:
 		rnd_text(x, name, 20, false);
-		sprintf(b, "%s <%s>", name, addr);
+		snprintf(one, sizeof one, "%s <%s>", name, addr);
 		break;
 	case 3:
 		rnd_text(x, name, 20, true);
-		sprintf(b, "%s <%s>", name, addr);
+		snprintf(one, sizeof one, "%s <%s>", name, addr);
 		break;
 	default:
 		rnd_text(x, name, 20, false);
-		sprintf(b, "\"%s\" <%s>", name, addr);
+		snprintf(one, sizeof one, "\"%s\" <%s>", name, addr);
 		break;
 	}
+	n = strlen(one) < size ? strlen(one) : size - 1;
+	memcpy(b, one, n);
+	b[n] = '\0';
 }
 
 static void
@@ -1495,12 +1499,12 @@ test_build_fast_random(void **state)
 	for (i = 0; i < 3000; i++) {
 		memset(&o, 0, sizeof o);
 		clean = xs(&x) % 2;
-		rnd_mailbox(&x, from);
+		rnd_mailbox(&x, from, sizeof from);
 		n = 1 + (int)(xs(&x) % 3);
 		for (to[0] = '\0', j = 0; j < n; j++) {
 			if (j > 0)
 				strcat(to, clean || xs(&x) % 8 ? ", " : ",");
-			rnd_mailbox(&x, to + strlen(to));
+			rnd_mailbox(&x, to + strlen(to), sizeof to - strlen(to));
 		}
 		rnd_text(&x, subj, xs(&x) % 4 ? 40 : 90, xs(&x) % 2);
 		rnd_id(&x, id);
