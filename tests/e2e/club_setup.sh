@@ -38,4 +38,25 @@ grep -qx 'from = hexpost@club.example' "$D/hexpost.conf" ||
 "$HEXPOST" --config "$D/hexpost.conf" run --once >"$T/out" 2>"$T/err" ||
 	fail "run --once: $(cat "$T/err")"
 grep -q "localhost" "$T/err" && fail "still warns: $(cat "$T/err")"
+
+# What the README and the man pages promise a club (issue 12): the order
+# file's size limit, the loopback setup with STARTTLS off, stranger_replies.
+STEP=docs
+grep -q "64 KB an order file" "$SRC/README.md" || fail "README: no 64 KB limit"
+grep -q "order file is at most 64 KB" "$SRC/man/hexpost.1" ||
+	fail "hexpost.1: no 64 KB limit"
+grep -qx "    imap_starttls = off .*" "$SRC/README.md" &&
+	grep -qx "    smtp_starttls = off" "$SRC/README.md" ||
+	fail "README: no loopback setup with STARTTLS off"
+grep -q "^\.It Ic stranger_replies" "$SRC/man/hexpost.conf.5" ||
+	fail "hexpost.conf.5: no stranger_replies"
+# The documented key is accepted, and a wrong value refused with its line.
+echo "stranger_replies = daily" >>"$D/hexpost.conf"
+"$HEXPOST" --config "$D/hexpost.conf" campaign list >/dev/null 2>"$T/err" ||
+	fail "stranger_replies = daily refused: $(cat "$T/err")"
+echo "stranger_replies = sometimes" >>"$D/hexpost.conf"
+"$HEXPOST" --config "$D/hexpost.conf" campaign list >/dev/null 2>"$T/err" &&
+	fail "stranger_replies = sometimes accepted"
+grep -q "hexpost.conf:[0-9]*: stranger_replies must be 'none' or 'daily'" \
+	"$T/err" || fail "no line-numbered error: $(cat "$T/err")"
 exit 0
