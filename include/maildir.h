@@ -32,7 +32,8 @@ int maildir_create(const char *dir, struct hp_error *);
 /* List messages waiting: everything in new/, plus messages in cur/ without
  * flag flagchar (e.g. 'S' seen), so that a crash after moving to cur/ but
  * before flagging loses nothing. Dot-files, tmp/ and anything that is not a
- * regular file (symbolic links included) are ignored. Sorted by name, digit
+ * regular file (symbolic links included) are ignored, the latter with a
+ * line in the log at level info (-v). Sorted by name, digit
  * runs compared as numbers, which is delivery order for the names
  * maildir_deliver makes. flagchar is a letter (A-Z, a-z). Caller frees *out
  * with maildir_list_free (*out is NULL when *n is 0). */
