@@ -2207,6 +2207,7 @@ store_rotation_recipients(struct store *st, struct store_player **out,
 	return HP_OK;
 }
 
+/* Seen before: same bytes, or same Message-ID and body (store.h). */
 int
 store_message_seen_content(struct store *st, const unsigned char *hash,
     const char *message_id, const unsigned char *content_hash, bool *seen,
@@ -2230,6 +2231,7 @@ store_message_seen_content(struct store *st, const unsigned char *hash,
 	return HP_OK;
 }
 
+/* Record a message's body hash (store.h). */
 int
 store_message_set_content(struct store *st, const unsigned char *hash,
     const unsigned char *content_hash, struct hp_error *err)
@@ -2249,6 +2251,7 @@ store_message_set_content(struct store *st, const unsigned char *hash,
 	return HP_OK;
 }
 
+/* Is email an active player's address (store.h)? */
 int
 store_email_registered(struct store *st, const char *email, bool *yes,
     struct hp_error *err)
@@ -2268,6 +2271,7 @@ store_email_registered(struct store *st, const char *email, bool *yes,
 	return HP_OK;
 }
 
+/* Every order file of a campaign to fn (store.h). */
 int
 store_orders_each(struct store *st, int64_t cid,
     void (*fn)(const char *raw, size_t len, const unsigned char *hash,
@@ -2294,6 +2298,7 @@ store_orders_each(struct store *st, int64_t cid,
 	return HP_OK;
 }
 
+/* May a stranger get a short answer now; record it (store.h). */
 int
 store_stranger_answer(struct store *st, const char *address, long now,
     long period, bool *may, struct hp_error *err)
