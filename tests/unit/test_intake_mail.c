@@ -803,6 +803,8 @@ test_huge_mail_bounded(void **state)
 	assert_true(grown_kb < 64 * 1024);
 	assert_int_equal(refusals_with(t, "blue@example.org",
 	    "the message is 300.0 MB; the limit is 2 MB"), 1);
+	/* Advice only where it applies: attaching differently is not it. */
+	assert_int_equal(refusals_with(t, NULL, "Attach your order file"), 0);
 }
 
 /* Issue 20 item 3: the pipeline holds prepared messages up to a number of
