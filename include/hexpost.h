@@ -77,7 +77,8 @@ size_t strlcpy_(char *, const char *, size_t);
 
 /* Read a whole file; caller frees. Returns NULL and sets err on failure. */
 char *util_read_file(const char *, size_t *, struct hp_error *);
-/* Durable write: temp file in the same directory, fsync, rename, fsync dir. */
+/* Durable write: a temp file with a random name in the same directory
+ * (O_EXCL, O_NOFOLLOW, mode set with fchmod), fsync, renameat, fsync dir. */
 int util_write_file_atomic(const char *, const void *, size_t, int mode,
     struct hp_error *);
 

@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <sodium.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,21 +227,52 @@ util_read_file(const char *path, size_t *lenp, struct hp_error *err)
 	return sbuf_steal(&b);
 }
 
+/* Write data to path durably and atomically: a temporary file with a
+ * random name in path's directory, created exclusively without following
+ * symlinks, its mode set on the descriptor (a planted file cannot keep its
+ * own), written, fsync'ed, renamed over path relative to the opened
+ * directory, and the directory fsync'ed. */
 int
 util_write_file_atomic(const char *path, const void *data, size_t len,
     int mode, struct hp_error *err)
 {
-	char *tmp = NULL, *dcopy = NULL;
-	const char *p = data;
-	int fd = -1, dfd = -1, rc = HP_EIO;
-	size_t off = 0;
-	struct sbuf t;
+	char *dcopy = NULL, *bcopy = NULL, tmp[NAME_MAX + 1];
+	const char *p = data, *dir, *base;
+	unsigned char rnd[12];
+	int fd = -1, dfd = -1, rc = HP_EIO, tries;
+	size_t off = 0, i;
+	bool made = false;
 
-	sbuf_init(&t);
-	sbuf_printf(&t, "%s.tmp.%ld", path, (long)getpid());
-	tmp = sbuf_steal(&t);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode)) == -1) {
-		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+	dcopy = xstrdup(path);
+	bcopy = xstrdup(path);
+	dir = dirname(dcopy);
+	base = basename(bcopy);
+	if (*base == '\0' || strcmp(base, "/") == 0 || strcmp(base, ".") == 0 ||
+	    strcmp(base, "..") == 0 || strlen(base) > NAME_MAX - 32) {
+		hp_seterr(err, HP_EINVAL, "%s: not a file name", path);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	for (tries = 0; tries < 16; tries++) {
+		randombytes_buf(rnd, sizeof rnd);
+		i = (size_t)snprintf(tmp, sizeof tmp, ".%s.tmp.", base);
+		sodium_bin2hex(tmp + i, sizeof tmp - i, rnd, sizeof rnd);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd != -1 || errno != EEXIST)
+			break;
+	}
+	if (fd == -1) {
+		hp_seterr(err, HP_EIO, "%s/%s: %s", dir, tmp, strerror(errno));
+		goto out;
+	}
+	made = true;
+	if (fchmod(fd, (mode_t)mode) == -1) {
+		hp_seterr(err, HP_EIO, "%s/%s: %s", dir, tmp, strerror(errno));
 		goto out;
 	}
 	while (off < len) {
@@ -246,33 +280,36 @@ util_write_file_atomic(const char *path, const void *data, size_t len,
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+			hp_seterr(err, HP_EIO, "%s/%s: %s", dir, tmp,
+			    strerror(errno));
 			goto out;
 		}
 		off += (size_t)w;
 	}
 	if (fsync(fd) == -1 || close(fd) == -1) {
 		fd = -1;
-		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+		hp_seterr(err, HP_EIO, "%s/%s: %s", dir, tmp, strerror(errno));
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, path) == -1) {
+	if (renameat(dfd, tmp, dfd, base) == -1) {
 		hp_seterr(err, HP_EIO, "rename %s: %s", path, strerror(errno));
 		goto out;
 	}
-	dcopy = xstrdup(path);
-	if ((dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY)) != -1)
-		(void)fsync(dfd);
+	made = false;
+	if (fsync(dfd) == -1 && errno != EINVAL) {
+		hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
 	rc = HP_OK;
 out:
 	if (fd != -1)
 		close(fd);
+	if (made)
+		(void)unlinkat(dfd, tmp, 0);
 	if (dfd != -1)
 		close(dfd);
-	if (rc != HP_OK && tmp != NULL)
-		unlink(tmp);
-	free(tmp);
 	free(dcopy);
+	free(bcopy);
 	return rc;
 }
