@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "log.h"
@@ -204,9 +205,25 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 	char *text, *line, *next, *copy, dir[CONFIG_PATH_MAX], why[128];
 	size_t textlen;
 	int lineno = 0, rc = HP_OK;
+	struct stat fsb;
 
-	if ((text = util_read_file(path, &textlen, err)) == NULL)
+	/* Opened once, no symlink followed; every check below is on what
+	 * was read (fsb is fstat of that descriptor). */
+	if ((text = util_read_file_nofollow(path, &fsb, &textlen, err)) ==
+	    NULL)
 		return HP_EIO;
+	if ((fsb.st_mode & 022) != 0 || (fsb.st_uid != geteuid() &&
+	    fsb.st_uid != 0)) {
+		hp_seterr(err, HP_EINVAL, "%s: %s (mode %03o, uid %u): "
+		    "refusing a configuration another user could change; "
+		    "chmod go-w %s and chown it to the user running hexpost",
+		    path, (fsb.st_mode & 022) ? "writable by others" :
+		    "owned by another user", (unsigned)(fsb.st_mode & 0777),
+		    (unsigned)fsb.st_uid, path);
+		sodium_memzero(text, textlen);
+		free(text);
+		return HP_EINVAL;
+	}
 	copy = xstrdup(path);
 	strlcpy_(dir, dirname(copy), sizeof dir);
 	free(copy);
@@ -304,15 +321,14 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 			strlcpy_(c->smtp_user, v, sizeof c->smtp_user);
 		else if (strcmp(k, "imap_password") == 0 ||
 		    strcmp(k, "smtp_password") == 0) {
-			struct stat sb;
-
-			if (stat(path, &sb) == -1)
-				memset(&sb, 0, sizeof sb);
-			if (sb.st_ino == 0 || (sb.st_mode & 077) != 0) {
+			if ((fsb.st_mode & 077) != 0 ||
+			    fsb.st_uid != geteuid()) {
 				hp_seterr(err, HP_EINVAL, "%s:%d: %s in a file "
-				    "others can read (mode %03o): chmod 600 %s, or "
-				    "set HEXPOST_%s_PASSWORD instead", path, lineno,
-				    k, (unsigned)(sb.st_mode & 0777), path,
+				    "others can read (mode %03o, uid %u): chmod 600 "
+				    "%s and own it, or set HEXPOST_%s_PASSWORD or a "
+				    "systemd credential instead", path, lineno,
+				    k, (unsigned)(fsb.st_mode & 0777),
+				    (unsigned)fsb.st_uid, path,
 				    k[0] == 'i' ? "IMAP" : "SMTP");
 				rc = HP_EINVAL;
 				break;

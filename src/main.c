@@ -1,6 +1,7 @@
 /* hexpost: the command line. One program, one subcommand per job; exit
  * codes follow sysexits(3). */
 #include <errno.h>
+#include <libgen.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <getopt.h>
@@ -44,6 +45,43 @@ fail(const struct hp_error *err)
 	return hp_exit_code(err->code);
 }
 
+/* Refuse a database in a directory others may write (they could replace
+ * it or plant its WAL), and take group and other bits off a database and
+ * its WAL and SHM left readable by an older version: they hold the seeds of
+ * open windows and unresolved orders. HP_OK or an exit code in *ex. */
+static int
+private_db(int *ex)
+{
+	struct hp_error err = { 0, "" };
+	char *copy = xstrdup(db_path), dir[CONFIG_PATH_MAX + 16];
+	const char *sfx[] = { "", "-wal", "-shm" };
+	struct stat sb;
+	size_t i;
+
+	strlcpy_(dir, dirname(copy), sizeof dir);
+	free(copy);
+	if (util_check_private_dir(dir, &err) != HP_OK) {
+		*ex = fail(&err);
+		return HP_EINVAL;
+	}
+	for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+		snprintf(dir, sizeof dir, "%s%s", db_path, sfx[i]);
+		if (lstat(dir, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    (sb.st_mode & 077) != 0 && sb.st_uid == geteuid()) {
+			if (chmod(dir, 0600) == -1) {
+				fprintf(stderr, "hexpost: %s: %s\n", dir,
+				    strerror(errno));
+				*ex = HP_EX_IOERR;
+				return HP_EIO;
+			}
+			fprintf(stderr, "hexpost: %s was mode %03o; now 600 "
+			    "(it holds secrets)\n", dir,
+			    (unsigned)(sb.st_mode & 0777));
+		}
+	}
+	return HP_OK;
+}
+
 /* Open the database; it must exist and be initialised unless create. */
 static struct store *
 open_db(bool create, int *ex)
@@ -57,6 +95,8 @@ open_db(bool create, int *ex)
 		*ex = HP_EX_NOINPUT;
 		return NULL;
 	}
+	if (private_db(ex) != HP_OK)
+		return NULL;
 	if (store_open(&st, db_path, create, &err) != HP_OK) {
 		*ex = fail(&err);
 		return NULL;
@@ -108,6 +148,8 @@ init_datadir(const char *dir, struct hp_error *err)
 		hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
 		return HP_EIO;
 	}
+	if ((rc = util_check_private_dir(dir, err)) != HP_OK)
+		return rc;
 	snprintf(path, sizeof path, "%s/hexpost.conf", dir);
 	if (access(path, F_OK) == 0) {
 		if ((rc = config_load(&c, path, err)) != HP_OK)
@@ -857,6 +899,8 @@ cmd_run(int argc, char **argv)
 		    "first, or give --db)\n", db_path);
 		return HP_EX_NOINPUT;
 	}
+	if (private_db(&ch) != HP_OK)
+		return ch;
 	return daemon_run(&cfg, db_path, once);
 }
 
@@ -1121,6 +1165,10 @@ main(int argc, char **argv)
 	size_t i;
 	int ch, sub;
 
+	/* Everything hexpost creates (database, WAL, SHM, keys, mail) is
+	 * its user's alone unless a mode is set explicitly (server.pub and
+	 * audit bundles are published, and chmod'ed so). */
+	umask(077);
 	if (sodium_init() < 0)
 		fatalx("libsodium failed to initialise");
 	while ((ch = getopt_long(argc, argv, "+d:c:vhV", opts, NULL)) != -1)
@@ -1150,6 +1198,11 @@ main(int argc, char **argv)
 			return HP_EX_CONFIG;
 		}
 		have_cfg = true;
+		if (util_check_private_dir(cfg.datadir, &err) != HP_OK) {
+			fprintf(stderr, "hexpost: %s\n", err.msg);
+			config_free(&cfg);
+			return HP_EX_CONFIG;
+		}
 	}
 	db_path = dbopt;
 	if (db_path == NULL && have_cfg)

@@ -227,6 +227,90 @@ util_read_file(const char *path, size_t *lenp, struct hp_error *err)
 	return sbuf_steal(&b);
 }
 
+/* Read the file path, opened once without following a symlink, into a
+ * NUL-terminated string the caller frees; *sb is fstat of that descriptor,
+ * so checks on it are checks on what was read. */
+char *
+util_read_file_nofollow(const char *path, struct stat *sb, size_t *lenp,
+    struct hp_error *err)
+{
+	struct sbuf b;
+	char chunk[8192];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		if (errno == ELOOP)
+			hp_seterr(err, HP_EIO, "%s: a symbolic link (refused: "
+			    "name the file itself)", path);
+		else
+			hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, sb) == -1 || !S_ISREG(sb->st_mode)) {
+		hp_seterr(err, HP_EIO, "%s: %s", path, S_ISREG(sb->st_mode) ?
+		    strerror(errno) : "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	sbuf_init(&b);
+	sbuf_add(&b, "", 0);
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		sbuf_add(&b, chunk, (size_t)n);
+	}
+	if (n < 0) {
+		hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
+		close(fd);
+		sodium_memzero(b.buf, b.len);
+		sbuf_free(&b);
+		return NULL;
+	}
+	close(fd);
+	if (lenp != NULL)
+		*lenp = b.len;
+	return sbuf_steal(&b);
+}
+
+/* Check that dir (the data directory) is a directory only the running
+ * user (or root) owns and nobody else may write: another user who could
+ * write there could replace the database or plant its WAL. */
+int
+util_check_private_dir(const char *dir, struct hp_error *err)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) == -1) {
+		hp_seterr(err, HP_EIO, "data directory %s: %s", dir,
+		    strerror(errno));
+		return HP_EIO;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		hp_seterr(err, HP_EINVAL, "data directory %s: not a directory",
+		    dir);
+		return HP_EINVAL;
+	}
+	if ((sb.st_mode & 022) != 0) {
+		hp_seterr(err, HP_EINVAL, "data directory %s is writable by "
+		    "%s (mode %04o): refusing to run there; fix it with "
+		    "'chmod go-w %s' (or chmod 700)", dir, (sb.st_mode & 002) ?
+		    "others" : "its group", (unsigned)(sb.st_mode & 07777), dir);
+		return HP_EINVAL;
+	}
+	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+		hp_seterr(err, HP_EINVAL, "data directory %s is owned by uid %u, "
+		    "not by the user running hexpost (uid %u): refusing to run "
+		    "there; fix it with 'chown' or run as its owner", dir,
+		    (unsigned)sb.st_uid, (unsigned)geteuid());
+		return HP_EINVAL;
+	}
+	return HP_OK;
+}
+
 /* Write data to path durably and atomically: a temporary file with a
  * random name in path's directory, created exclusively without following
  * symlinks, its mode set on the descriptor (a planted file cannot keep its
