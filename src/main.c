@@ -155,13 +155,22 @@ init_datadir(const char *dir, struct hp_error *err)
 		if ((rc = config_load(&c, path, err)) != HP_OK)
 			return rc;
 	} else {
-		char abs[CONFIG_PATH_MAX];
+		char *abs;
 
-		if (realpath(dir, abs) == NULL) {
+		/* realpath allocates: a fixed buffer shorter than PATH_MAX
+		 * could overflow (caught by _FORTIFY_SOURCE). */
+		if ((abs = realpath(dir, NULL)) == NULL) {
 			hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
 			return HP_EIO;
 		}
+		if (strlen(abs) > CONFIG_PATH_MAX - 64) {
+			hp_seterr(err, HP_EINVAL, "%s: path too long (at most %d "
+			    "bytes)", abs, CONFIG_PATH_MAX - 64);
+			free(abs);
+			return HP_EINVAL;
+		}
 		config_defaults(&c, abs);
+		free(abs);
 		if ((rc = config_write(&c, path, err)) != HP_OK)
 			return rc;
 		printf("%s: written\n", path);
