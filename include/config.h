@@ -66,6 +66,12 @@ void config_defaults(struct config *, const char *datadir);
 int config_load(struct config *, const char *path, struct hp_error *);
 /* Wipe and free the passwords of a loaded configuration. */
 void config_free(struct config *);
+/* Whether a password may go to the server of url (imap[s]://, smtp[s]://):
+ * always over TLS (tls true) or without a password; in clear text only to a
+ * loopback address (localhost, 127.0.0.0/8, ::1), judged from the URL's
+ * text before any connection. If not, why says so. */
+bool config_cleartext_ok(const char *url, bool tls, bool password,
+    char *why, size_t whylen);
 /* Write a documented configuration file for c. */
 int config_write(const struct config *, const char *path, struct hp_error *);
 

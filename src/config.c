@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -99,6 +100,72 @@ mail_url_ok(const char *v, const char *s1, const char *s2, bool need_path,
 		return false;
 	}
 	return true;
+}
+
+/* Whether host (from a URL, [..] around an IPv6 address allowed) is a
+ * loopback address by its text alone: localhost, 127.0.0.0/8 or ::1. No
+ * name is resolved, so a name that merely resolves to 127.0.0.1 is not. */
+static bool
+loopback_host(const char *host, size_t n)
+{
+	char h[64], *ep;
+	int i;
+	long part;
+	const char *p;
+
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+		host++;
+		n -= 2;
+	}
+	if (n == 0 || n >= sizeof h)
+		return false;
+	memcpy(h, host, n);
+	h[n] = '\0';
+	if (strcasecmp(h, "localhost") == 0 || strcmp(h, "::1") == 0 ||
+	    strcmp(h, "0:0:0:0:0:0:0:1") == 0)
+		return true;
+	/* Dotted quad, first part 127, each part 0-255 in decimal. */
+	for (p = h, i = 0; i < 4; i++) {
+		if (!isdigit((unsigned char)*p))
+			return false;
+		part = strtol(p, &ep, 10);
+		if (part < 0 || part > 255 || ep - p > 3 || (i == 0 &&
+		    part != 127))
+			return false;
+		if (i < 3 && *ep != '.')
+			return false;
+		p = ep + (i < 3);
+	}
+	return *p == '\0';
+}
+
+bool
+config_cleartext_ok(const char *url, bool tls, bool password, char *why,
+    size_t whylen)
+{
+	const char *host, *end, *at, *colon;
+
+	if (tls || !password)
+		return true;
+	if ((host = strstr(url, "://")) == NULL)
+		host = url;
+	else
+		host += 3;
+	end = host + strcspn(host, "/?#");
+	if ((at = memchr(host, '@', (size_t)(end - host))) != NULL)
+		host = at + 1;
+	if (*host == '[')
+		colon = memchr(host, ']', (size_t)(end - host)) != NULL ?
+		    (const char *)memchr(host, ']', (size_t)(end - host)) + 1 :
+		    end;
+	else if ((colon = memchr(host, ':', (size_t)(end - host))) == NULL)
+		colon = end;
+	if (loopback_host(host, (size_t)(colon - host)))
+		return true;
+	snprintf(why, whylen, "refusing to send a password in clear text to "
+	    "%.*s (not a loopback address): use TLS (imaps:// or smtps://, "
+	    "or *_starttls = required)", (int)(colon - host), host);
+	return false;
 }
 
 /* An IMAP atom (a keyword): letters, digits and a few safe signs. */

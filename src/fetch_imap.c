@@ -704,6 +704,15 @@ sess_open(struct imap_sess *s, const struct config *cfg, const char *where,
 	    mail_timeout);
 	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT, (long)cfg->mail_timeout);
 	curl_easy_setopt(s->curl, CURLOPT_PROTOCOLS_STR, "imap,imaps");
+	curl_easy_setopt(s->curl, CURLOPT_SSLVERSION,
+	    (long)CURL_SSLVERSION_TLSv1_2);
+	if (!config_cleartext_ok(u->base, u->tls || cfg->imap_starttls !=
+	    CONFIG_TLS_OFF, cfg->secrets != NULL &&
+	    cfg->secrets->imap_password[0] != '\0', s->errbuf,
+	    sizeof s->errbuf)) {
+		hp_seterr(err, HP_ESTATE, "%s: %s", where, s->errbuf);
+		return HP_ESTATE;
+	}
 	if (!u->tls)
 		curl_easy_setopt(s->curl, CURLOPT_USE_SSL, (long)
 		    (cfg->imap_starttls == CONFIG_TLS_OFF ? CURLUSESSL_NONE :

@@ -83,6 +83,18 @@ smtp_open_url(const struct config *cfg, const char *scheme, const char *spec,
 	sbuf_init(&c->data);
 	curl_easy_setopt(c->curl, CURLOPT_URL, c->url);
 	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	curl_easy_setopt(c->curl, CURLOPT_SSLVERSION,
+	    (long)CURL_SSLVERSION_TLSv1_2);
+	if (!config_cleartext_ok(c->url, strcmp(scheme, "smtp://") != 0 ||
+	    cfg->smtp_starttls != CONFIG_TLS_OFF, cfg->smtp_user[0] != '\0' &&
+	    cfg->secrets != NULL && cfg->secrets->smtp_password[0] != '\0',
+	    c->errbuf, sizeof c->errbuf)) {
+		hp_seterr(err, HP_ESTATE, "smtp: %s", c->errbuf);
+		curl_easy_cleanup(c->curl);
+		sbuf_free(&c->data);
+		free(c);
+		return HP_ESTATE;
+	}
 	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->errbuf);
 	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, t);
