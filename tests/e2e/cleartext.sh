@@ -7,7 +7,8 @@
 # setting to the real Dovecot and SMTP server on 127.0.0.1 / localhost
 # works (tests/e2e/lib-servers.sh; its plain SMTP server takes no AUTH,
 # so SMTP to loopback is checked without a password here, with one in
-# test_config).
+# test_config). The loopback IMAP password comes from a systemd
+# credential ($CREDENTIALS_DIRECTORY/imap_password).
 # Usage: bash cleartext.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -38,13 +39,20 @@ outbox = smtp://localhost:$SMTP_PORT
 smtp_starttls = off
 retry_base = 1
 EOF
+# The IMAP password as a systemd credential (LoadCredential=), not in the
+# environment: a file in $CREDENTIALS_DIRECTORY, its newline dropped.
+mkdir -m 700 "$T/creds"
+printf 'hp-pw\n' >"$T/creds/imap_password"
+unset HEXPOST_IMAP_PASSWORD
 sleep 1
-hp run --once || fail "loopback in clear: $(cat "$T/out" "$T/err")"
+CREDENTIALS_DIRECTORY=$T/creds hp run --once ||
+	fail "loopback in clear: $(cat "$T/out" "$T/err")"
 grep -q "refusing" "$T/err" && fail "loopback refused: $(cat "$T/err")"
 grep -qxF "imap: 0 fetched, 0 marked, 0 of 1 mailbox failed" "$T/out" ||
 	fail "imap: $(cat "$T/out" "$T/err")"
 grep -q "mail out: 1 delivered" "$T/out" || fail "smtp: $(cat "$T/out" "$T/err")"
 STEP="not loopback"
+export HEXPOST_IMAP_PASSWORD=hp-pw
 srv_stop_all
 hp player add hill red --email red@example.org --key "$T/red.pub" || fail "red"
 cp "$T/base.conf" "$CONF"
