@@ -54,6 +54,8 @@ struct config {
 	int smtp_starttls;                /* enum config_tls */
 	char tls_ca_file[CONFIG_PATH_MAX]; /* "": the system's CAs */
 	int mail_timeout;                 /* seconds without progress */
+	int mail_budget;                  /* wall-clock seconds an IMAP
+	                                   * session or SMTP batch may take */
 	struct config_secrets *secrets;   /* NULL: no password given */
 };
 

@@ -35,6 +35,7 @@ config_defaults(struct config *c, const char *datadir)
 	c->imap_after = CONFIG_AFTER_SEEN;
 	c->imap_batch = 100;
 	c->mail_timeout = 60;
+	c->mail_budget = 300;
 }
 
 void
@@ -616,7 +617,8 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 				break;
 			}
 		} else if (strcmp(k, "imap_batch") == 0 ||
-		    strcmp(k, "mail_timeout") == 0) {
+		    strcmp(k, "mail_timeout") == 0 ||
+		    strcmp(k, "mail_budget") == 0) {
 			char *ep;
 			long n = strtol(v, &ep, 10);
 
@@ -628,8 +630,10 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 			}
 			if (k[0] == 'i')
 				c->imap_batch = (int)n;
-			else
+			else if (k[5] == 't')
 				c->mail_timeout = (int)n;
+			else
+				c->mail_budget = (int)n;
 		}
 		else if (strcmp(k, "from") == 0) {
 			if (!address_ok(v) || strlen(v) >= sizeof c->from) {
