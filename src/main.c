@@ -283,9 +283,15 @@ cmd_campaign_new(int argc, char **argv)
 static void
 print_campaign(const struct store_campaign_info *ci, void *arg)
 {
-	(void)arg;
-	printf("%-20s %-20s %-9s turn %-3d %s\n", ci->name, ci->ruleset,
-	    ci->status, ci->turn, ci->result);
+	struct hp_error err = { 0, "" };
+	struct store_quarantine q;
+
+	q.on = false;
+	if (arg != NULL)
+		(void)store_quarantine_get(arg, ci->name, &q, &err);
+	printf("%-20s %-20s %-9s turn %-3d %s%s\n", ci->name, ci->ruleset,
+	    ci->status, ci->turn, ci->result, q.on ? " [quarantined: "
+	    "resolution failed; 'resume' lifts it]" : "");
 }
 
 static int
@@ -299,7 +305,7 @@ cmd_campaign_list(int argc, char **argv)
 		return rc;
 	if ((st = open_db(false, &ex)) == NULL)
 		return ex;
-	rc = store_campaign_list(st, print_campaign, NULL, &err);
+	rc = store_campaign_list(st, print_campaign, st, &err);
 	store_close(st);
 	return rc == HP_OK ? 0 : fail(&err);
 }
@@ -337,6 +343,18 @@ cmd_campaign_show(int argc, char **argv)
 	    g.rules->title, g.scenario, g.options[0] ? g.options : "-",
 	    game_strstatus(g.status), g.result[0] ? ": " : "", g.result,
 	    g.turn);
+	{
+		struct store_quarantine q;
+		char since[64];
+
+		if ((rc = store_quarantine_get(st, g.name, &q, &err)) != HP_OK)
+			goto out;
+		deadline_format(q.since, since, sizeof since);
+		if (q.on)
+			printf("  quarantined since %s: resolution failed: %s\n"
+			    "           (nothing is resolved until 'hexpost "
+			    "moderate %s resume')\n", since, q.error, g.name);
+	}
 	for (s = 0; s < g.nsides; s++)
 		printf("  side %-6s %s%s\n", g.sides[s].name, g.sides[s].label,
 		    g.sides[s].ai ? " [built-in opponent]" : "");
