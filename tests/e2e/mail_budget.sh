@@ -93,7 +93,7 @@ hp() { "$HEXPOST" --config "$CONF" "$@" >"$T/out" 2>"$T/err"; }
 # timed_run: 'run --once' under a 90 s guard; its exit in $RC, seconds in $TOOK.
 timed_run() {
 	local t0=$SECONDS
-	timeout 90 "$HEXPOST" --config "$CONF" run --once >"$T/out" 2>"$T/err"
+	timeout -k 5 90 "$HEXPOST" --config "$CONF" run --once >"$T/out" 2>"$T/err"
 	RC=$?
 	TOOK=$((SECONDS - t0))
 }
