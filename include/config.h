@@ -54,6 +54,8 @@ struct config {
 	int smtp_starttls;                /* enum config_tls */
 	char tls_ca_file[CONFIG_PATH_MAX]; /* "": the system's CAs */
 	int mail_timeout;                 /* seconds without progress */
+	int mail_budget;                  /* wall-clock seconds an IMAP
+	                                   * session or SMTP batch may take */
 	struct config_secrets *secrets;   /* NULL: no password given */
 	/* Refusals to addresses of no registered player: none (default), or
 	 * one short answer per address per day ("stranger_replies"). */
@@ -69,6 +71,12 @@ void config_defaults(struct config *, const char *datadir);
 int config_load(struct config *, const char *path, struct hp_error *);
 /* Wipe and free the passwords of a loaded configuration. */
 void config_free(struct config *);
+/* Whether a password may go to the server of url (imap[s]://, smtp[s]://):
+ * always over TLS (tls true) or without a password; in clear text only to a
+ * loopback address (localhost, 127.0.0.0/8, ::1), judged from the URL's
+ * text before any connection. If not, why says so. */
+bool config_cleartext_ok(const char *url, bool tls, bool password,
+    char *why, size_t whylen);
 /* Write a documented configuration file for c. */
 int config_write(const struct config *, const char *path, struct hp_error *);
 

@@ -77,7 +77,17 @@ size_t strlcpy_(char *, const char *, size_t);
 
 /* Read a whole file; caller frees. Returns NULL and sets err on failure. */
 char *util_read_file(const char *, size_t *, struct hp_error *);
-/* Durable write: temp file in the same directory, fsync, rename, fsync dir. */
+struct stat;
+/* Read a file opened once with O_NOFOLLOW; *sb is fstat of the descriptor
+ * read. Caller frees. NULL and err set on failure (a symlink included). */
+char *util_read_file_nofollow(const char *, struct stat *sb, size_t *,
+    struct hp_error *);
+/* HP_OK if dir is a directory owned by the running user (or root) that
+ * neither group nor others may write; else an error naming dir and the
+ * fix. */
+int util_check_private_dir(const char *dir, struct hp_error *);
+/* Durable write: a temp file with a random name in the same directory
+ * (O_EXCL, O_NOFOLLOW, mode set with fchmod), fsync, renameat, fsync dir. */
 int util_write_file_atomic(const char *, const void *, size_t, int mode,
     struct hp_error *);
 

@@ -4,6 +4,7 @@
 #define LOG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "hexpost.h"
 
@@ -12,5 +13,9 @@
 void log_open(bool use_syslog, enum log_level level);
 /* "error", "warning", "info" or "debug". */
 const char *log_strlevel(int level);
+/* Write in into out (len bytes, always NUL-terminated, cut if short) with
+ * every byte outside printable ASCII as \xNN and '\' as "\\": what
+ * log_msg does to each line. */
+void log_escape(const char *in, char *out, size_t len);
 
 #endif

@@ -60,6 +60,11 @@ struct minisign_seckey;
  * with minisign_seckey_free (which wipes it). */
 int minisign_seckey_load(const char *path, struct minisign_seckey **out,
     struct hp_error *);
+/* The same for a key that must be private: no symlink, mode without group
+ * or other bits, owned by the running user, all checked on the descriptor
+ * it is read from. */
+int minisign_seckey_load_private(const char *path,
+    struct minisign_seckey **out, struct hp_error *);
 void minisign_seckey_free(struct minisign_seckey *);
 /* The public half of a loaded key (comment empty). */
 void minisign_seckey_pubkey(const struct minisign_seckey *,

@@ -250,6 +250,23 @@ int store_settings_get(struct store *, int64_t cid, struct store_settings *,
 int store_settings_put(struct store *, int64_t cid,
     const struct store_settings *, struct hp_error *);
 
+/* A campaign in quarantine: its resolution failed, nothing is tried again
+ * until the moderator resumes it (migration 009). */
+struct store_quarantine {
+	bool on;
+	long since;             /* unix time, hexpost's clock */
+	char error[HP_ERRLEN];
+};
+/* The quarantine of the campaign called name (q->on false if none). */
+int store_quarantine_get(struct store *, const char *name,
+    struct store_quarantine *, struct hp_error *);
+/* Put campaign cid in quarantine since since, for error. */
+int store_quarantine_put(struct store *, int64_t cid, long since,
+    const char *error, struct hp_error *);
+/* Lift campaign cid's quarantine; *was whether there was one. */
+int store_quarantine_clear(struct store *, int64_t cid, bool *was,
+    struct hp_error *);
+
 /* The clock of an order window (unix times by hexpost's clock). */
 struct store_clock {
 	bool have;              /* the window has a row */

@@ -1135,16 +1135,21 @@ audit_campaign(struct store *st, const char *name,
 /* DIR/NAME into buf (4096 bytes); directories are checked to be at most
  * DIR_MAX bytes on entry, names are short, so it always fits. */
 #define DIR_MAX 2048
-static void
+/* A path that would not fit gives "" (opening it fails with an error for
+ * that bundle only) and HP_EINVAL: never an abort of the whole daemon. */
+static int
 pjoin(char *buf, const char *a, const char *b)
 {
 	size_t na = strlen(a), nb = strlen(b);
 
-	if (na + nb + 2 > 4096)
-		fatalx("audit: path %s/%s too long", a, b);
+	if (na + nb + 2 > 4096) {
+		buf[0] = '\0';
+		return HP_EINVAL;
+	}
 	memcpy(buf, a, na);
 	buf[na] = '/';
 	memcpy(buf + na + 1, b, nb + 1);
+	return HP_OK;
 }
 
 static int
@@ -1163,7 +1168,10 @@ put_file(const char *dir, const char *name, const char *text,
 {
 	char path[4096];
 
-	pjoin(path, dir, name);
+	if (pjoin(path, dir, name) != HP_OK) {
+		hp_seterr(err, HP_EINVAL, "%s/%s: path too long", dir, name);
+		return HP_EINVAL;
+	}
 	return util_write_file_atomic(path, text, strlen(text), 0644, err);
 }
 
@@ -1443,7 +1451,10 @@ get_file(const char *dir, const char *name, bool need, struct hp_error *err)
 	char path[4096];
 	char *t;
 
-	pjoin(path, dir, name);
+	if (pjoin(path, dir, name) != HP_OK) {
+		hp_seterr(err, HP_EINVAL, "%s/%s: path too long", dir, name);
+		return NULL;
+	}
 	if (!need && access(path, F_OK) != 0)
 		return NULL;
 	if ((t = util_read_file(path, NULL, err)) == NULL && need)

@@ -5,7 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "log.h"
@@ -33,6 +35,7 @@ config_defaults(struct config *c, const char *datadir)
 	c->imap_after = CONFIG_AFTER_SEEN;
 	c->imap_batch = 100;
 	c->mail_timeout = 60;
+	c->mail_budget = 300;
 }
 
 void
@@ -100,6 +103,72 @@ mail_url_ok(const char *v, const char *s1, const char *s2, bool need_path,
 	return true;
 }
 
+/* Whether host (from a URL, [..] around an IPv6 address allowed) is a
+ * loopback address by its text alone: localhost, 127.0.0.0/8 or ::1. No
+ * name is resolved, so a name that merely resolves to 127.0.0.1 is not. */
+static bool
+loopback_host(const char *host, size_t n)
+{
+	char h[64], *ep;
+	int i;
+	long part;
+	const char *p;
+
+	if (n >= 2 && host[0] == '[' && host[n - 1] == ']') {
+		host++;
+		n -= 2;
+	}
+	if (n == 0 || n >= sizeof h)
+		return false;
+	memcpy(h, host, n);
+	h[n] = '\0';
+	if (strcasecmp(h, "localhost") == 0 || strcmp(h, "::1") == 0 ||
+	    strcmp(h, "0:0:0:0:0:0:0:1") == 0)
+		return true;
+	/* Dotted quad, first part 127, each part 0-255 in decimal. */
+	for (p = h, i = 0; i < 4; i++) {
+		if (!isdigit((unsigned char)*p))
+			return false;
+		part = strtol(p, &ep, 10);
+		if (part < 0 || part > 255 || ep - p > 3 || (i == 0 &&
+		    part != 127))
+			return false;
+		if (i < 3 && *ep != '.')
+			return false;
+		p = ep + (i < 3);
+	}
+	return *p == '\0';
+}
+
+bool
+config_cleartext_ok(const char *url, bool tls, bool password, char *why,
+    size_t whylen)
+{
+	const char *host, *end, *at, *colon;
+
+	if (tls || !password)
+		return true;
+	if ((host = strstr(url, "://")) == NULL)
+		host = url;
+	else
+		host += 3;
+	end = host + strcspn(host, "/?#");
+	if ((at = memchr(host, '@', (size_t)(end - host))) != NULL)
+		host = at + 1;
+	if (*host == '[')
+		colon = memchr(host, ']', (size_t)(end - host)) != NULL ?
+		    (const char *)memchr(host, ']', (size_t)(end - host)) + 1 :
+		    end;
+	else if ((colon = memchr(host, ':', (size_t)(end - host))) == NULL)
+		colon = end;
+	if (loopback_host(host, (size_t)(colon - host)))
+		return true;
+	snprintf(why, whylen, "refusing to send a password in clear text to "
+	    "%.*s (not a loopback address): use TLS (imaps:// or smtps://, "
+	    "or *_starttls = required)", (int)(colon - host), host);
+	return false;
+}
+
 /* An IMAP atom (a keyword): letters, digits and a few safe signs. */
 static bool
 imap_atom_ok(const char *v)
@@ -164,8 +233,9 @@ config_daemon_key(struct config *c, const char *k, const char *v, int *rc,
 	return true;
 }
 
-/* Resolve a path value against the data directory. */
-static void
+/* Resolve a path value against the data directory; false if the result
+ * would not fit in len bytes. */
+static bool
 set_path(const struct config *c, char *dst, size_t len, const char *val)
 {
 	const char *prefix = "";
@@ -179,7 +249,10 @@ set_path(const struct config *c, char *dst, size_t len, const char *val)
 		snprintf(tmp, sizeof tmp, "%s%s", prefix, val);
 	else
 		snprintf(tmp, sizeof tmp, "%s%s/%s", prefix, c->datadir, val);
+	if (*val == '\0' || strlen(tmp) >= len)
+		return false;
 	strlcpy_(dst, tmp, len);
+	return true;
 }
 
 /* Whether line sets imap_password or smtp_password. */
@@ -198,18 +271,187 @@ config_secret_line(const char *line)
 	return line[n] == '=';
 }
 
+/* Whether v is a domain name: dot-separated labels of letters, digits and
+ * inner hyphens, 1 to 63 bytes each, at most 253 in all. */
+static bool
+domain_ok(const char *v)
+{
+	size_t n = strlen(v), lab = 0, i;
+
+	if (n == 0 || n > 253 || v[0] == '.' || v[n - 1] == '.')
+		return false;
+	for (i = 0; i <= n; i++) {
+		if (v[i] == '.' || v[i] == '\0') {
+			if (lab == 0 || lab > 63 || v[i - 1] == '-' ||
+			    v[i - lab] == '-')
+				return false;
+			lab = 0;
+		} else if (isalnum((unsigned char)v[i]) || v[i] == '-')
+			lab++;
+		else
+			return false;
+	}
+	return true;
+}
+
+/* Whether v is a bare address local@domain: the local part of atext and
+ * inner dots, the domain as domain_ok. */
+static bool
+address_ok(const char *v)
+{
+	const char *at = strchr(v, '@'), *p;
+
+	if (at == NULL || at == v || strchr(at + 1, '@') != NULL ||
+	    at - v > 64 || v[0] == '.' || at[-1] == '.')
+		return false;
+	for (p = v; p < at; p++)
+		if (!isalnum((unsigned char)*p) &&
+		    strchr("!#$%&'*+-/=?^_`{|}~.", *p) == NULL)
+			return false;
+		else if (p[0] == '.' && p[1] == '.')
+			return false;
+	return domain_ok(at + 1);
+}
+
+/* Whether v has no control byte (tab aside) and, if ascii, only printable
+ * ASCII. */
+static bool
+value_clean(const char *v, bool ascii)
+{
+	for (; *v != '\0'; v++) {
+		unsigned char ch = (unsigned char)*v;
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f ||
+		    (ascii && ch >= 0x80))
+			return false;
+	}
+	return true;
+}
+
+/* The value of the datadir key in text (the last one), into dir; its line
+ * in *lineno (0: none). Read first, so keys before it are resolved
+ * against it and never reset by it. */
+static void
+config_find_datadir(const char *text, char *dir, size_t len, int *lineno)
+{
+	const char *line = text, *next, *k, *v, *e;
+	size_t n2;
+	int n = 0;
+
+	*lineno = 0;
+	for (; line != NULL && *line != '\0'; line = next) {
+		n++;
+		next = strchr(line, '\n');
+		e = next != NULL ? next : line + strlen(line);
+		if (next != NULL)
+			next++;
+		for (k = line; k < e && isspace((unsigned char)*k); k++)
+			;
+		if ((size_t)(e - k) < 7 || strncmp(k, "datadir", 7) != 0)
+			continue;
+		for (v = k + 7; v < e && (*v == ' ' || *v == '\t'); v++)
+			;
+		if (v == e || *v != '=')
+			continue;
+		for (v++; v < e && isspace((unsigned char)*v); v++)
+			;
+		for (n2 = 0; v + n2 < e && v[n2] != '#'; n2++)
+			;
+		while (n2 > 0 && isspace((unsigned char)v[n2 - 1]))
+			n2--;
+		if (n2 >= len)
+			n2 = len - 1;
+		memcpy(dir, v, n2);
+		dir[n2] = '\0';
+		*lineno = n;
+	}
+}
+
+/* Read the systemd credential name (a file in $CREDENTIALS_DIRECTORY, from
+ * LoadCredential=) into dst (len bytes), one trailing newline dropped: HP_OK
+ * with nothing changed if there is no such directory or file; an empty
+ * file means no password. */
+static int
+config_credential(struct config *c, const char *name, struct hp_error *err)
+{
+	const char *dir = getenv("CREDENTIALS_DIRECTORY");
+	char path[CONFIG_PATH_MAX + 32], *t, *dst;
+	size_t len = sizeof c->secrets->imap_password;
+	struct stat sb;
+	size_t n;
+
+	if (dir == NULL || *dir == '\0')
+		return HP_OK;
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (access(path, F_OK) != 0)
+		return HP_OK;
+	if ((t = util_read_file_nofollow(path, &sb, &n, err)) == NULL)
+		return HP_EIO;
+	if (n > 0 && t[n - 1] == '\n')
+		t[--n] = '\0';
+	if (n > 0 && t[n - 1] == '\r')
+		t[--n] = '\0';
+	if (n >= len || strlen(t) != n) {
+		hp_seterr(err, HP_EINVAL, "credential %s: too long or has a NUL "
+		    "byte", path);
+		sodium_memzero(t, n);
+		free(t);
+		return HP_EINVAL;
+	}
+	dst = name[0] == 'i' ? secrets(c)->imap_password :
+	    secrets(c)->smtp_password;
+	memcpy(dst, t, n + 1);
+	sodium_memzero(t, n);
+	free(t);
+	return HP_OK;
+}
+
 int
 config_load(struct config *c, const char *path, struct hp_error *err)
 {
 	char *text, *line, *next, *copy, dir[CONFIG_PATH_MAX], why[128];
 	size_t textlen;
 	int lineno = 0, rc = HP_OK;
+	struct stat fsb;
 
-	if ((text = util_read_file(path, &textlen, err)) == NULL)
+	/* Opened once, no symlink followed; every check below is on what
+	 * was read (fsb is fstat of that descriptor). */
+	if ((text = util_read_file_nofollow(path, &fsb, &textlen, err)) ==
+	    NULL)
 		return HP_EIO;
+	if ((fsb.st_mode & 022) != 0 || (fsb.st_uid != geteuid() &&
+	    fsb.st_uid != 0)) {
+		hp_seterr(err, HP_EINVAL, "%s: %s (mode %03o, uid %u): "
+		    "refusing a configuration another user could change; "
+		    "chmod go-w %s and chown it to the user running hexpost",
+		    path, (fsb.st_mode & 022) ? "writable by others" :
+		    "owned by another user", (unsigned)(fsb.st_mode & 0777),
+		    (unsigned)fsb.st_uid, path);
+		sodium_memzero(text, textlen);
+		free(text);
+		return HP_EINVAL;
+	}
 	copy = xstrdup(path);
 	strlcpy_(dir, dirname(copy), sizeof dir);
 	free(copy);
+	{
+		char dd[CONFIG_PATH_MAX];
+		int ddline;
+
+		config_find_datadir(text, dd, sizeof dd, &ddline);
+		if (ddline > 0 && (dd[0] != '/' || strlen(dd) >
+		    CONFIG_PATH_MAX - 64 || !value_clean(dd, false))) {
+			hp_seterr(err, HP_EINVAL, "%s:%d: datadir must be an "
+			    "absolute path of at most %d bytes, without control "
+			    "characters", path, ddline, CONFIG_PATH_MAX - 64);
+			sodium_memzero(text, textlen);
+			free(text);
+			memset(c, 0, sizeof *c);
+			return HP_EINVAL;
+		}
+		if (ddline > 0)
+			strlcpy_(dir, dd, sizeof dir);
+	}
 	config_defaults(c, dir);
 	strlcpy_(c->path, path, sizeof c->path);
 	for (line = text; line != NULL && rc == HP_OK; line = next) {
@@ -244,33 +486,32 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 		    isspace((unsigned char)end[-1]); end--)
 			;
 		*end = '\0';
+		if (!value_clean(v, false)) {
+			hp_seterr(err, HP_EINVAL, "%s:%d: %s: control characters "
+			    "in the value", path, lineno, k);
+			rc = HP_EINVAL;
+			break;
+		}
 		if (strcmp(k, "datadir") == 0) {
-			char keep[CONFIG_PATH_MAX];
+			/* Read before the other keys (config_find_datadir). */
+		} else if (strcmp(k, "database") == 0 ||
+		    strcmp(k, "mailbox") == 0 || (strcmp(k, "outbox") == 0 &&
+		    strncmp(v, "smtp://", 7) != 0 && strncmp(v, "smtps://", 8) !=
+		    0) || strcmp(k, "tls_ca_file") == 0 ||
+		    strcmp(k, "server_key") == 0 || strcmp(k, "server_pub") == 0) {
+			char *dst = k[0] == 'd' ? c->database : k[0] == 'm' ?
+			    c->mailbox : k[0] == 'o' ? c->outbox : k[0] == 't' ?
+			    c->tls_ca_file : k[7] == 'k' ? c->server_key :
+			    c->server_pub;
 
-			strlcpy_(keep, c->path, sizeof keep);
-			if (v[0] != '/') {
-				hp_seterr(err, HP_EINVAL, "%s:%d: datadir must "
-				    "be an absolute path", path, lineno);
+			if (!set_path(c, dst, CONFIG_PATH_MAX, v)) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: %s: expected a "
+				    "path of at most %d bytes", path, lineno, k,
+				    CONFIG_PATH_MAX - 1);
 				rc = HP_EINVAL;
 				break;
 			}
-			{
-				struct config_secrets *sec = c->secrets;
-				char imap[CONFIG_MAX_IMAP][CONFIG_PATH_MAX];
-				int nimap = c->nimap;
-
-				memcpy(imap, c->imap, sizeof imap);
-				config_defaults(c, v);
-				c->secrets = sec;
-				memcpy(c->imap, imap, sizeof imap);
-				c->nimap = nimap;
-			}
-			strlcpy_(c->path, keep, sizeof c->path);
-		} else if (strcmp(k, "database") == 0)
-			set_path(c, c->database, sizeof c->database, v);
-		else if (strcmp(k, "mailbox") == 0)
-			set_path(c, c->mailbox, sizeof c->mailbox, v);
-		else if (strcmp(k, "outbox") == 0 && (strncmp(v, "smtp://", 7) ==
+		} else if (strcmp(k, "outbox") == 0 && (strncmp(v, "smtp://", 7) ==
 		    0 || strncmp(v, "smtps://", 8) == 0)) {
 			if (!mail_url_ok(v, "smtp://", "smtps://", false, why,
 			    sizeof why)) {
@@ -280,9 +521,7 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 				break;
 			}
 			strlcpy_(c->outbox, v, sizeof c->outbox);
-		} else if (strcmp(k, "outbox") == 0)
-			set_path(c, c->outbox, sizeof c->outbox, v);
-		else if (strcmp(k, "imap") == 0) {
+		} else if (strcmp(k, "imap") == 0) {
 			if (!mail_url_ok(v, "imap://", "imaps://", true, why,
 			    sizeof why)) {
 				hp_seterr(err, HP_EINVAL, "%s:%d: imap: %s", path,
@@ -298,21 +537,27 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 				break;
 			}
 			strlcpy_(c->imap[c->nimap++], v, CONFIG_PATH_MAX);
-		} else if (strcmp(k, "imap_user") == 0)
-			strlcpy_(c->imap_user, v, sizeof c->imap_user);
-		else if (strcmp(k, "smtp_user") == 0)
-			strlcpy_(c->smtp_user, v, sizeof c->smtp_user);
-		else if (strcmp(k, "imap_password") == 0 ||
+		} else if (strcmp(k, "imap_user") == 0 ||
+		    strcmp(k, "smtp_user") == 0) {
+			if (*v == '\0' || strlen(v) >= sizeof c->imap_user) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: %s must be 1 to "
+				    "%zu bytes", path, lineno, k,
+				    sizeof c->imap_user - 1);
+				rc = HP_EINVAL;
+				break;
+			}
+			strlcpy_(k[0] == 'i' ? c->imap_user : c->smtp_user, v,
+			    sizeof c->imap_user);
+		} else if (strcmp(k, "imap_password") == 0 ||
 		    strcmp(k, "smtp_password") == 0) {
-			struct stat sb;
-
-			if (stat(path, &sb) == -1)
-				memset(&sb, 0, sizeof sb);
-			if (sb.st_ino == 0 || (sb.st_mode & 077) != 0) {
+			if ((fsb.st_mode & 077) != 0 ||
+			    fsb.st_uid != geteuid()) {
 				hp_seterr(err, HP_EINVAL, "%s:%d: %s in a file "
-				    "others can read (mode %03o): chmod 600 %s, or "
-				    "set HEXPOST_%s_PASSWORD instead", path, lineno,
-				    k, (unsigned)(sb.st_mode & 0777), path,
+				    "others can read (mode %03o, uid %u): chmod 600 "
+				    "%s and own it, or set HEXPOST_%s_PASSWORD or a "
+				    "systemd credential instead", path, lineno,
+				    k, (unsigned)(fsb.st_mode & 0777),
+				    (unsigned)fsb.st_uid, path,
 				    k[0] == 'i' ? "IMAP" : "SMTP");
 				rc = HP_EINVAL;
 				break;
@@ -359,7 +604,8 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 				    sizeof c->imap_after_arg);
 			} else if (strncmp(v, "move ", 5) == 0 && arg != NULL &&
 			    *arg != '\0' && strlen(arg) < sizeof c->imap_after_arg &&
-			    strpbrk(arg, "\"\\") == NULL) {
+			    strpbrk(arg, "\"\\\t") == NULL &&
+			    value_clean(arg, true)) {
 				c->imap_after = CONFIG_AFTER_MOVE;
 				strlcpy_(c->imap_after_arg, arg,
 				    sizeof c->imap_after_arg);
@@ -370,10 +616,9 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 				rc = HP_EINVAL;
 				break;
 			}
-		} else if (strcmp(k, "tls_ca_file") == 0)
-			set_path(c, c->tls_ca_file, sizeof c->tls_ca_file, v);
-		else if (strcmp(k, "imap_batch") == 0 ||
-		    strcmp(k, "mail_timeout") == 0) {
+		} else if (strcmp(k, "imap_batch") == 0 ||
+		    strcmp(k, "mail_timeout") == 0 ||
+		    strcmp(k, "mail_budget") == 0) {
 			char *ep;
 			long n = strtol(v, &ep, 10);
 
@@ -385,8 +630,10 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 			}
 			if (k[0] == 'i')
 				c->imap_batch = (int)n;
-			else
+			else if (k[5] == 't')
 				c->mail_timeout = (int)n;
+			else
+				c->mail_budget = (int)n;
 		}
 		else if (strcmp(k, "stranger_replies") == 0) {
 			if (strcmp(v, "none") == 0 || strcmp(v, "daily") == 0)
@@ -397,15 +644,25 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 				rc = HP_EINVAL;
 				break;
 			}
-		} else if (strcmp(k, "server_key") == 0)
-			set_path(c, c->server_key, sizeof c->server_key, v);
-		else if (strcmp(k, "server_pub") == 0)
-			set_path(c, c->server_pub, sizeof c->server_pub, v);
-		else if (strcmp(k, "from") == 0)
+		} else if (strcmp(k, "from") == 0) {
+			if (!address_ok(v) || strlen(v) >= sizeof c->from) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: from must be a "
+				    "bare address like hexpost@club.example (ASCII, "
+				    "no name or <>)", path, lineno);
+				rc = HP_EINVAL;
+				break;
+			}
 			strlcpy_(c->from, v, sizeof c->from);
-		else if (strcmp(k, "domain") == 0)
+		} else if (strcmp(k, "domain") == 0) {
+			if (!domain_ok(v)) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: domain must be a "
+				    "domain name like club.example (letters, digits, "
+				    "'-' and '.')", path, lineno);
+				rc = HP_EINVAL;
+				break;
+			}
 			strlcpy_(c->domain, v, sizeof c->domain);
-		else if (strcmp(k, "poll_interval") == 0 ||
+		} else if (strcmp(k, "poll_interval") == 0 ||
 		    strcmp(k, "retry_base") == 0 || strcmp(k, "retry_max") == 0) {
 			char *ep;
 			long n = strtol(v, &ep, 10);
@@ -433,6 +690,11 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 	}
 	sodium_memzero(text, textlen);
 	free(text);
+	/* systemd credentials (LoadCredential=imap_password:...) over the
+	 * file's, the environment over both. */
+	if (rc == HP_OK && (rc = config_credential(c, "imap_password",
+	    err)) == HP_OK)
+		rc = config_credential(c, "smtp_password", err);
 	if (rc == HP_OK) {
 		const char *e;
 

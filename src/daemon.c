@@ -115,6 +115,47 @@ collect_active(const struct store_campaign_info *ci, void *arg)
 	strlcpy_(rn->v[rn->n++], ci->name, GAME_NAME_MAX);
 }
 
+/* Put campaign name (cid) in quarantine after its resolution failed with
+ * why, and tell its moderator once, in one transaction: it is not tried
+ * again, pass after pass, until the moderator resumes it. */
+static void
+quarantine(struct store *st, const struct config *cfg, const char *name,
+    int64_t cid, long now, const char *why)
+{
+	struct hp_error err = { 0, "" };
+	struct sbuf text;
+	struct game g;
+	char seed[64];
+	int rc;
+
+	log_warn("%s: resolution failed, campaign put in quarantine until "
+	    "the moderator resumes it: %s", name, why);
+	sbuf_init(&text);
+	sbuf_printf(&text, "Resolving campaign %s failed:\n\n  %s\n\n"
+	    "The campaign is in quarantine: nothing more is resolved until you "
+	    "send the command 'resume' (or run 'hexpost moderate %s resume') "
+	    "once the cause is fixed. This is the only message about it.\n",
+	    name, why, name);
+	snprintf(seed, sizeof seed, "quarantine.%ld", now);
+	game_init(&g);
+	if ((rc = store_begin(st, &err)) == HP_OK) {
+		if ((rc = store_quarantine_put(st, cid, now, why, &err)) ==
+		    HP_OK && (rc = store_game_load(st, name, &g, NULL, &err)) ==
+		    HP_OK)
+			rc = deadline_notice(st, cfg, cid, &g, false, seed,
+			    "resolution failed, campaign in quarantine",
+			    text.buf, &err);
+		if (rc == HP_OK)
+			rc = store_commit(st, &err);
+		else
+			store_rollback(st);
+	}
+	if (rc != HP_OK)
+		log_warn("%s: cannot put it in quarantine: %s", name, err.msg);
+	game_free(&g);
+	sbuf_free(&text);
+}
+
 /* Deadline and resolution of one campaign. */
 static void
 campaign_step(struct store *st, const struct config *cfg, const char *name,
@@ -126,6 +167,7 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	struct game g;
 	enum deadline_action da;
 	unsigned missing;
+	struct store_quarantine q;
 	int64_t cid;
 	int n = 0, rc;
 
@@ -133,12 +175,17 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	rc = store_game_load(st, name, &g, &cid, &rerr);
 	game_free(&g);
 	if (rc != HP_OK || deadline_settings_get(st, cfg, cid, &ds, &rerr) !=
-	    HP_OK) {
+	    HP_OK || store_quarantine_get(st, name, &q, &rerr) != HP_OK) {
 		log_warn("%s: %s", name, rerr.msg);
 		return;
 	}
 	if (ds.paused) {
 		log_debug("%s: paused", name);
+		return;
+	}
+	if (q.on) {
+		log_debug("%s: in quarantine (the moderator's 'resume' lifts "
+		    "it)", name);
 		return;
 	}
 	if (deadline_check(st, cfg, name, now, &da, &rerr) != HP_OK)
@@ -150,7 +197,7 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 		return;
 	rc = turn_resolve_signed(st, name, hooks, sk, &n, &rerr);
 	if (rc != HP_OK)
-		log_warn("%s: %s", name, rerr.msg);
+		quarantine(st, cfg, name, cid, now, rerr.msg);
 	if (n == 0)
 		return;
 	printf("resolved %d window%s of %s\n", n, n == 1 ? "" : "s", name);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fetch_imap.h"
@@ -428,7 +429,9 @@ struct imap_sess {
 	curl_socket_t fd;
 	enum imap_state state;
 	const char *where;            /* the mailbox URL, for messages */
-	int timeout_ms;
+	int timeout_ms;               /* without progress */
+	int budget_s;                 /* mail_budget: the whole session */
+	long long deadline_ms;        /* monotonic end of the session */
 	unsigned char *buf;
 	size_t len, cap, off;
 	unsigned tagn;
@@ -511,16 +514,37 @@ broken(struct imap_sess *s, struct hp_error *err, const char *fmt, ...)
 	return HP_ESTATE;
 }
 
-/* Wait until fd is ready for events, up to the session's timeout. */
+/* Milliseconds on the monotonic clock. */
+static long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is ready for events, up to the session's timeout without
+ * progress and never past the session's deadline (mail_budget): a server
+ * that trickles a byte now and then cannot hold the pass. */
 static int
 wait_fd(struct imap_sess *s, short events, struct hp_error *err)
 {
 	struct pollfd pfd = { .fd = s->fd, .events = events };
-	int r;
+	long long left = s->deadline_ms - mono_ms();
+	int r, t = s->timeout_ms;
 
+	if (left <= 0)
+		return broken(s, err, "session over its budget of %d s "
+		    "(mail_budget)", s->budget_s);
+	if (left < t)
+		t = (int)left;
 	do
-		r = poll(&pfd, 1, s->timeout_ms);
+		r = poll(&pfd, 1, t);
 	while (r == -1 && errno == EINTR);
+	if (r == 0 && t < s->timeout_ms)
+		return broken(s, err, "session over its budget of %d s "
+		    "(mail_budget)", s->budget_s);
 	if (r == 0)
 		return broken(s, err, "no answer for %d s", s->timeout_ms /
 		    1000);
@@ -692,6 +716,8 @@ sess_open(struct imap_sess *s, const struct config *cfg, const char *where,
 	s->where = where;
 	s->state = IMAP_DISCONNECTED;
 	s->timeout_ms = cfg->mail_timeout * 1000;
+	s->budget_s = cfg->mail_budget;
+	s->deadline_ms = mono_ms() + (long long)cfg->mail_budget * 1000;
 	if ((s->curl = curl_easy_init()) == NULL) {
 		hp_seterr(err, HP_ENOMEM, "curl_easy_init failed");
 		return HP_ENOMEM;
@@ -704,6 +730,15 @@ sess_open(struct imap_sess *s, const struct config *cfg, const char *where,
 	    mail_timeout);
 	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT, (long)cfg->mail_timeout);
 	curl_easy_setopt(s->curl, CURLOPT_PROTOCOLS_STR, "imap,imaps");
+	curl_easy_setopt(s->curl, CURLOPT_SSLVERSION,
+	    (long)CURL_SSLVERSION_TLSv1_2);
+	if (!config_cleartext_ok(u->base, u->tls || cfg->imap_starttls !=
+	    CONFIG_TLS_OFF, cfg->secrets != NULL &&
+	    cfg->secrets->imap_password[0] != '\0', s->errbuf,
+	    sizeof s->errbuf)) {
+		hp_seterr(err, HP_ESTATE, "%s: %s", where, s->errbuf);
+		return HP_ESTATE;
+	}
 	if (!u->tls)
 		curl_easy_setopt(s->curl, CURLOPT_USE_SSL, (long)
 		    (cfg->imap_starttls == CONFIG_TLS_OFF ? CURLUSESSL_NONE :

@@ -1,6 +1,7 @@
 /* hexpost: the command line. One program, one subcommand per job; exit
  * codes follow sysexits(3). */
 #include <errno.h>
+#include <libgen.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <getopt.h>
@@ -44,6 +45,43 @@ fail(const struct hp_error *err)
 	return hp_exit_code(err->code);
 }
 
+/* Refuse a database in a directory others may write (they could replace
+ * it or plant its WAL), and take group and other bits off a database and
+ * its WAL and SHM left readable by an older version: they hold the seeds of
+ * open windows and unresolved orders. HP_OK or an exit code in *ex. */
+static int
+private_db(int *ex)
+{
+	struct hp_error err = { 0, "" };
+	char *copy = xstrdup(db_path), dir[CONFIG_PATH_MAX + 16];
+	const char *sfx[] = { "", "-wal", "-shm" };
+	struct stat sb;
+	size_t i;
+
+	strlcpy_(dir, dirname(copy), sizeof dir);
+	free(copy);
+	if (util_check_private_dir(dir, &err) != HP_OK) {
+		*ex = fail(&err);
+		return HP_EINVAL;
+	}
+	for (i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+		snprintf(dir, sizeof dir, "%s%s", db_path, sfx[i]);
+		if (lstat(dir, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    (sb.st_mode & 077) != 0 && sb.st_uid == geteuid()) {
+			if (chmod(dir, 0600) == -1) {
+				fprintf(stderr, "hexpost: %s: %s\n", dir,
+				    strerror(errno));
+				*ex = HP_EX_IOERR;
+				return HP_EIO;
+			}
+			fprintf(stderr, "hexpost: %s was mode %03o; now 600 "
+			    "(it holds secrets)\n", dir,
+			    (unsigned)(sb.st_mode & 0777));
+		}
+	}
+	return HP_OK;
+}
+
 /* Open the database; it must exist and be initialised unless create. */
 static struct store *
 open_db(bool create, int *ex)
@@ -57,6 +95,8 @@ open_db(bool create, int *ex)
 		*ex = HP_EX_NOINPUT;
 		return NULL;
 	}
+	if (private_db(ex) != HP_OK)
+		return NULL;
 	if (store_open(&st, db_path, create, &err) != HP_OK) {
 		*ex = fail(&err);
 		return NULL;
@@ -131,18 +171,29 @@ init_datadir(const char *dir, struct hp_error *err)
 
 	if ((rc = init_mkdirs(dir, err)) != HP_OK)
 		return rc;
+	if ((rc = util_check_private_dir(dir, err)) != HP_OK)
+		return rc;
 	snprintf(path, sizeof path, "%s/hexpost.conf", dir);
 	if (access(path, F_OK) == 0) {
 		if ((rc = config_load(&c, path, err)) != HP_OK)
 			return rc;
 	} else {
-		char abs[CONFIG_PATH_MAX];
+		char *abs;
 
-		if (realpath(dir, abs) == NULL) {
+		/* realpath allocates: a fixed buffer shorter than PATH_MAX
+		 * could overflow (caught by _FORTIFY_SOURCE). */
+		if ((abs = realpath(dir, NULL)) == NULL) {
 			hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
 			return HP_EIO;
 		}
+		if (strlen(abs) > CONFIG_PATH_MAX - 64) {
+			hp_seterr(err, HP_EINVAL, "%s: path too long (at most %d "
+			    "bytes)", abs, CONFIG_PATH_MAX - 64);
+			free(abs);
+			return HP_EINVAL;
+		}
 		config_defaults(&c, abs);
+		free(abs);
 		if ((rc = config_write(&c, path, err)) != HP_OK)
 			return rc;
 		printf("%s: written\n", path);
@@ -255,9 +306,15 @@ cmd_campaign_new(int argc, char **argv)
 static void
 print_campaign(const struct store_campaign_info *ci, void *arg)
 {
-	(void)arg;
-	printf("%-20s %-20s %-9s turn %-3d %s\n", ci->name, ci->ruleset,
-	    ci->status, ci->turn, ci->result);
+	struct hp_error err = { 0, "" };
+	struct store_quarantine q;
+
+	q.on = false;
+	if (arg != NULL)
+		(void)store_quarantine_get(arg, ci->name, &q, &err);
+	printf("%-20s %-20s %-9s turn %-3d %s%s\n", ci->name, ci->ruleset,
+	    ci->status, ci->turn, ci->result, q.on ? " [quarantined: "
+	    "resolution failed; 'resume' lifts it]" : "");
 }
 
 static int
@@ -271,7 +328,7 @@ cmd_campaign_list(int argc, char **argv)
 		return rc;
 	if ((st = open_db(false, &ex)) == NULL)
 		return ex;
-	rc = store_campaign_list(st, print_campaign, NULL, &err);
+	rc = store_campaign_list(st, print_campaign, st, &err);
 	store_close(st);
 	return rc == HP_OK ? 0 : fail(&err);
 }
@@ -309,6 +366,18 @@ cmd_campaign_show(int argc, char **argv)
 	    g.rules->title, g.scenario, g.options[0] ? g.options : "-",
 	    game_strstatus(g.status), g.result[0] ? ": " : "", g.result,
 	    g.turn);
+	{
+		struct store_quarantine q;
+		char since[64];
+
+		if ((rc = store_quarantine_get(st, g.name, &q, &err)) != HP_OK)
+			goto out;
+		deadline_format(q.since, since, sizeof since);
+		if (q.on)
+			printf("  quarantined since %s: resolution failed: %s\n"
+			    "           (nothing is resolved until 'hexpost "
+			    "moderate %s resume')\n", since, q.error, g.name);
+	}
 	for (s = 0; s < g.nsides; s++)
 		printf("  side %-6s %s%s\n", g.sides[s].name, g.sides[s].label,
 		    g.sides[s].ai ? " [built-in opponent]" : "");
@@ -880,6 +949,8 @@ cmd_run(int argc, char **argv)
 		    "first, or give --db)\n", db_path);
 		return HP_EX_NOINPUT;
 	}
+	if (private_db(&ch) != HP_OK)
+		return ch;
 	return daemon_run(&cfg, db_path, once);
 }
 
@@ -1144,6 +1215,10 @@ main(int argc, char **argv)
 	size_t i;
 	int ch, sub;
 
+	/* Everything hexpost creates (database, WAL, SHM, keys, mail) is
+	 * its user's alone unless a mode is set explicitly (server.pub and
+	 * audit bundles are published, and chmod'ed so). */
+	umask(077);
 	if (sodium_init() < 0)
 		fatalx("libsodium failed to initialise");
 	while ((ch = getopt_long(argc, argv, "+d:c:vhV", opts, NULL)) != -1)
@@ -1173,6 +1248,11 @@ main(int argc, char **argv)
 			return HP_EX_CONFIG;
 		}
 		have_cfg = true;
+		if (util_check_private_dir(cfg.datadir, &err) != HP_OK) {
+			fprintf(stderr, "hexpost: %s\n", err.msg);
+			config_free(&cfg);
+			return HP_EX_CONFIG;
+		}
 	}
 	db_path = dbopt;
 	if (db_path == NULL && have_cfg)

@@ -22,6 +22,7 @@
  * bytes or stray CRs, nothing but empty lines after the last line. Secret
  * key material only ever lives in sodium_malloc memory. */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -645,8 +646,8 @@ out:
 /* Read a secret key file into sodium_malloc memory (NUL-terminated, size
  * in *lenp): *bufp is the caller's, to release with sodium_free. */
 static int
-read_secret_file(
-    const char *path, char **bufp, size_t *lenp, struct hp_error *err)
+read_secret_file(const char *path, bool private_file, char **bufp,
+    size_t *lenp, struct hp_error *err)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -655,7 +656,13 @@ read_secret_file(
 	int fd, rc = HP_EIO;
 
 	*bufp = NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | (private_file ?
+	    O_NOFOLLOW : 0))) == -1) {
+		if (errno == ELOOP && private_file) {
+			hp_seterr(err, HP_EINVAL, "%s: a symbolic link; a secret "
+			    "key must be named by its real path", path);
+			return HP_EINVAL;
+		}
 		hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
 		return HP_EIO;
 	}
@@ -664,6 +671,19 @@ read_secret_file(
 		goto fail;
 	}
 	rc = HP_EINVAL;
+	/* The checks are made on the descriptor read from, so the file
+	 * cannot be swapped between them and the read. */
+	if (private_file && S_ISREG(st.st_mode) && (st.st_mode & 077) != 0) {
+		hp_seterr(err, rc, "%s: mode %03o lets others read it; chmod "
+		    "600 %s", path, (unsigned)(st.st_mode & 0777), path);
+		goto fail;
+	}
+	if (private_file && st.st_uid != geteuid()) {
+		hp_seterr(err, rc, "%s: owned by uid %u, not by the user "
+		    "running hexpost (uid %u); chown it", path,
+		    (unsigned)st.st_uid, (unsigned)geteuid());
+		goto fail;
+	}
 	if (!S_ISREG(st.st_mode) || st.st_size > SK_FILE_MAX) {
 		hp_seterr(err, rc, "%s: not a minisign secret key file", path);
 		goto fail;
@@ -706,7 +726,8 @@ fail:
 /* Load and check an unencrypted secret key file: *skp, the decoded key
  * (SK_BIN bytes of sodium_malloc memory), is the caller's to sodium_free. */
 static int
-load_seckey(const char *path, unsigned char **skp, struct hp_error *err)
+load_seckey(const char *path, bool private_file, unsigned char **skp,
+    struct hp_error *err)
 {
 	struct cursor c;
 	const char *line;
@@ -717,7 +738,8 @@ load_seckey(const char *path, unsigned char **skp, struct hp_error *err)
 	int rc;
 
 	*skp = NULL;
-	if ((rc = read_secret_file(path, &text, &len, err)) != 0)
+	if ((rc = read_secret_file(path, private_file, &text, &len, err)) !=
+	    0)
 		return rc;
 	cursor_init(&c, text, len, path);
 	if ((sk = sodium_malloc(SK_BIN)) == NULL ||
@@ -802,20 +824,39 @@ struct minisign_seckey {
 
 /* Load an unencrypted secret key file into sodium_malloc memory, read-only
  * from then on; the caller owns *out (minisign_seckey_free wipes it). */
-int
-minisign_seckey_load(const char *path, struct minisign_seckey **out,
-    struct hp_error *err)
+/* Load a secret key file, private_file: refusing a symlink, a mode with
+ * group or other bits and an owner other than the running user. */
+static int
+seckey_load(const char *path, bool private_file,
+    struct minisign_seckey **out, struct hp_error *err)
 {
 	unsigned char *sk;
 	int rc;
 
 	*out = NULL;
 	ms_init();
-	if ((rc = load_seckey(path, &sk, err)) != 0)
+	if ((rc = load_seckey(path, private_file, &sk, err)) != 0)
 		return rc;
 	sodium_mprotect_readonly(sk);
 	*out = (struct minisign_seckey *)sk;
 	return HP_OK;
+}
+
+int
+minisign_seckey_load(const char *path, struct minisign_seckey **out,
+    struct hp_error *err)
+{
+	return seckey_load(path, false, out, err);
+}
+
+/* Like minisign_seckey_load, for a key only the running user may hold:
+ * opened once without following a symlink, its mode (no group or other
+ * bits) and owner checked on that descriptor. */
+int
+minisign_seckey_load_private(const char *path,
+    struct minisign_seckey **out, struct hp_error *err)
+{
+	return seckey_load(path, true, out, err);
 }
 
 /* Wipe and release a key from minisign_seckey_load (NULL is fine). */

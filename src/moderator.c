@@ -268,6 +268,21 @@ do_pause(struct exec *x, bool pause)
 
 	if ((rc = store_settings_get(x->st, x->cid, &s, x->err)) != HP_OK)
 		return rc;
+	if (!pause) {
+		/* resume also lifts a quarantine (a resolution that failed):
+		 * the next pass tries the window again. */
+		bool was;
+
+		if ((rc = store_quarantine_clear(x->st, x->cid, &was,
+		    x->err)) != HP_OK)
+			return rc;
+		if (was && !s.paused) {
+			sbuf_printf(x->reply, "Campaign %s is out of "
+			    "quarantine: its window is resolved again at the "
+			    "next pass.\n", x->g.name);
+			return notify_all(x, "out of quarantine", x->reply->buf);
+		}
+	}
 	if (s.paused == pause) {
 		hp_seterr(x->err, HP_ESTATE, "campaign %s is %s paused",
 		    x->g.name, pause ? "already" : "not");

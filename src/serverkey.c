@@ -26,21 +26,24 @@ int
 serverkey_load(const char *path, struct minisign_seckey **out,
     struct hp_error *err)
 {
-	struct stat sb;
+	int rc;
 
 	*out = NULL;
-	if (stat(path, &sb) == -1) {
+	/* One open, no symlink followed, mode and owner checked on the
+	 * descriptor (minisign_seckey_load_private). */
+	rc = minisign_seckey_load_private(path, out, err);
+	if (rc == HP_EIO && access(path, F_OK) != 0 && errno == ENOENT)
 		hp_seterr(err, HP_EIO, "server key %s: %s (hexpost key generate "
-		    "makes one)", path, strerror(errno));
-		return HP_EIO;
+		    "makes one)", path, strerror(ENOENT));
+	else if (rc != HP_OK && err != NULL && strncmp(err->msg, "server key ",
+	    11) != 0) {
+		char m[sizeof err->msg];
+
+		strlcpy_(m, err->msg, sizeof m);
+		strlcpy_(err->msg, "server key ", sizeof err->msg);
+		strlcpy_(err->msg + 11, m, sizeof err->msg - 11);
 	}
-	if (sb.st_mode & 077) {
-		hp_seterr(err, HP_EINVAL, "server key %s: mode %03o lets others "
-		    "read it; chmod 600 %s", path, (unsigned)(sb.st_mode & 0777),
-		    path);
-		return HP_EINVAL;
-	}
-	return minisign_seckey_load(path, out, err);
+	return rc;
 }
 
 /* Rotation statements. */

@@ -202,6 +202,9 @@ store_schema_version(struct store *st)
 	return v;
 }
 
+/* The highest migration number looked for. */
+#define STORE_MIGRATION_MAX 99
+
 int
 store_migrate(struct store *st, struct hp_error *err)
 {
@@ -211,7 +214,7 @@ store_migrate(struct store *st, struct hp_error *err)
 
 	if (have < 0)
 		return dberr(st, err, "user_version");
-	for (n = have + 1;; n++) {
+	for (n = have + 1; n <= STORE_MIGRATION_MAX; n++) {
 		const struct embedded_file *f = NULL;
 		char prefix[32];
 
@@ -220,8 +223,10 @@ store_migrate(struct store *st, struct hp_error *err)
 			if (strncmp(embedded_files[i].name, prefix,
 			    strlen(prefix)) == 0)
 				f = &embedded_files[i];
+		/* A number with no file: skipped (a branch's migration may
+		 * be numbered after ones merged from other branches). */
 		if (f == NULL)
-			break;
+			continue;
 		if (store_begin(st, err) != HP_OK)
 			return HP_EDB;
 		snprintf(pragma, sizeof pragma, "PRAGMA user_version=%d", n);
@@ -1693,6 +1698,61 @@ store_settings_put(struct store *st, int64_t cid,
 	else
 		sqlite3_bind_null(s, 6);
 	return exec_done(st, s, err, "save campaign settings");
+}
+
+int
+store_quarantine_get(struct store *st, const char *name,
+    struct store_quarantine *q, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	memset(q, 0, sizeof *q);
+	if ((s = prep(st, "SELECT q.since, q.error FROM campaign_quarantine q "
+	    "JOIN campaigns c ON c.id = q.campaign_id WHERE c.name = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, name);
+	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		q->on = true;
+		q->since = (long)sqlite3_column_int64(s, 0);
+		strlcpy_(q->error, col_text(s, 1), sizeof q->error);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return dberr(st, err, "campaign quarantine");
+	return HP_OK;
+}
+
+int
+store_quarantine_put(struct store *st, int64_t cid, long since,
+    const char *error, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "INSERT OR REPLACE INTO campaign_quarantine "
+	    "(campaign_id, since, error) VALUES (?1, ?2, ?3)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	sqlite3_bind_int64(s, 2, since);
+	bind_text(s, 3, error);
+	return exec_done(st, s, err, "quarantine a campaign");
+}
+
+int
+store_quarantine_clear(struct store *st, int64_t cid, bool *was,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = prep(st, "DELETE FROM campaign_quarantine WHERE "
+	    "campaign_id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	rc = exec_done(st, s, err, "lift a quarantine");
+	*was = rc == HP_OK && sqlite3_changes(st->db) > 0;
+	return rc;
 }
 
 int

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "transport.h"
 
@@ -45,7 +46,19 @@ struct smtp_ctx {
 	size_t off;
 	long connections;
 	int sent;
+	int budget_s;        /* mail_budget: the whole batch */
+	long long deadline_ms; /* monotonic end of the batch */
 };
+
+/* Milliseconds on the monotonic clock. */
+static long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* libcurl upload callback: the next piece of the message in hand. */
 static size_t
@@ -81,8 +94,22 @@ smtp_open_url(const struct config *cfg, const char *scheme, const char *spec,
 		return HP_ESTATE;
 	}
 	sbuf_init(&c->data);
+	c->budget_s = cfg->mail_budget;
+	c->deadline_ms = mono_ms() + (long long)cfg->mail_budget * 1000;
 	curl_easy_setopt(c->curl, CURLOPT_URL, c->url);
 	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	curl_easy_setopt(c->curl, CURLOPT_SSLVERSION,
+	    (long)CURL_SSLVERSION_TLSv1_2);
+	if (!config_cleartext_ok(c->url, strcmp(scheme, "smtp://") != 0 ||
+	    cfg->smtp_starttls != CONFIG_TLS_OFF, cfg->smtp_user[0] != '\0' &&
+	    cfg->secrets != NULL && cfg->secrets->smtp_password[0] != '\0',
+	    c->errbuf, sizeof c->errbuf)) {
+		hp_seterr(err, HP_ESTATE, "smtp: %s", c->errbuf);
+		curl_easy_cleanup(c->curl);
+		sbuf_free(&c->data);
+		free(c);
+		return HP_ESTATE;
+	}
 	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->errbuf);
 	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT, t);
@@ -157,10 +184,24 @@ ts_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
 	long code = 0, conns = 0;
 	CURLcode cc;
 
+	long long left = c->deadline_ms - mono_ms();
+
 	if (c->state == SMTP_DOWN) {
 		hp_seterr(err, HP_ESTATE, "not tried: %s", c->down_msg);
 		return HP_ESTATE;
 	}
+	if (left <= 0) {
+		hp_seterr(err, HP_ESTATE, "not tried: the SMTP batch is over its "
+		    "budget of %d s (mail_budget)", c->budget_s);
+		log_warn("smtp %s: %s", c->url, err->msg);
+		c->state = SMTP_DOWN;
+		strlcpy_(c->down_msg, err->msg, sizeof c->down_msg);
+		return HP_ESTATE;
+	}
+	/* The message, the whole exchange, within what is left of the
+	 * batch's budget: a 1 byte/s trickle passes the low-speed check but
+	 * not this. */
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)left);
 	to_crlf(&c->data, m->data, m->len);
 	c->off = 0;
 	c->errbuf[0] = '\0';

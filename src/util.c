@@ -2,6 +2,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <sodium.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,21 +227,136 @@ util_read_file(const char *path, size_t *lenp, struct hp_error *err)
 	return sbuf_steal(&b);
 }
 
+/* Read the file path, opened once without following a symlink, into a
+ * NUL-terminated string the caller frees; *sb is fstat of that descriptor,
+ * so checks on it are checks on what was read. */
+char *
+util_read_file_nofollow(const char *path, struct stat *sb, size_t *lenp,
+    struct hp_error *err)
+{
+	struct sbuf b;
+	char chunk[8192];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		if (errno == ELOOP)
+			hp_seterr(err, HP_EIO, "%s: a symbolic link (refused: "
+			    "name the file itself)", path);
+		else
+			hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, sb) == -1 || !S_ISREG(sb->st_mode)) {
+		hp_seterr(err, HP_EIO, "%s: %s", path, S_ISREG(sb->st_mode) ?
+		    strerror(errno) : "not a regular file");
+		close(fd);
+		return NULL;
+	}
+	sbuf_init(&b);
+	sbuf_add(&b, "", 0);
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		sbuf_add(&b, chunk, (size_t)n);
+	}
+	if (n < 0) {
+		hp_seterr(err, HP_EIO, "%s: %s", path, strerror(errno));
+		close(fd);
+		sodium_memzero(b.buf, b.len);
+		sbuf_free(&b);
+		return NULL;
+	}
+	close(fd);
+	if (lenp != NULL)
+		*lenp = b.len;
+	return sbuf_steal(&b);
+}
+
+/* Check that dir (the data directory) is a directory only the running
+ * user (or root) owns and nobody else may write: another user who could
+ * write there could replace the database or plant its WAL. */
+int
+util_check_private_dir(const char *dir, struct hp_error *err)
+{
+	struct stat sb;
+
+	if (stat(dir, &sb) == -1) {
+		hp_seterr(err, HP_EIO, "data directory %s: %s", dir,
+		    strerror(errno));
+		return HP_EIO;
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		hp_seterr(err, HP_EINVAL, "data directory %s: not a directory",
+		    dir);
+		return HP_EINVAL;
+	}
+	if ((sb.st_mode & 022) != 0) {
+		hp_seterr(err, HP_EINVAL, "data directory %s is writable by "
+		    "%s (mode %04o): refusing to run there; fix it with "
+		    "'chmod go-w %s' (or chmod 700)", dir, (sb.st_mode & 002) ?
+		    "others" : "its group", (unsigned)(sb.st_mode & 07777), dir);
+		return HP_EINVAL;
+	}
+	if (sb.st_uid != geteuid() && sb.st_uid != 0) {
+		hp_seterr(err, HP_EINVAL, "data directory %s is owned by uid %u, "
+		    "not by the user running hexpost (uid %u): refusing to run "
+		    "there; fix it with 'chown' or run as its owner", dir,
+		    (unsigned)sb.st_uid, (unsigned)geteuid());
+		return HP_EINVAL;
+	}
+	return HP_OK;
+}
+
+/* Write data to path durably and atomically: a temporary file with a
+ * random name in path's directory, created exclusively without following
+ * symlinks, its mode set on the descriptor (a planted file cannot keep its
+ * own), written, fsync'ed, renamed over path relative to the opened
+ * directory, and the directory fsync'ed. */
 int
 util_write_file_atomic(const char *path, const void *data, size_t len,
     int mode, struct hp_error *err)
 {
-	char *tmp = NULL, *dcopy = NULL;
-	const char *p = data;
-	int fd = -1, dfd = -1, rc = HP_EIO;
-	size_t off = 0;
-	struct sbuf t;
+	char *dcopy = NULL, *bcopy = NULL, tmp[NAME_MAX + 1];
+	const char *p = data, *dir, *base;
+	unsigned char rnd[12];
+	int fd = -1, dfd = -1, rc = HP_EIO, tries;
+	size_t off = 0, i;
+	bool made = false;
 
-	sbuf_init(&t);
-	sbuf_printf(&t, "%s.tmp.%ld", path, (long)getpid());
-	tmp = sbuf_steal(&t);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode)) == -1) {
-		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+	dcopy = xstrdup(path);
+	bcopy = xstrdup(path);
+	dir = dirname(dcopy);
+	base = basename(bcopy);
+	if (*base == '\0' || strcmp(base, "/") == 0 || strcmp(base, ".") == 0 ||
+	    strcmp(base, "..") == 0 || strlen(base) > NAME_MAX - 32) {
+		hp_seterr(err, HP_EINVAL, "%s: not a file name", path);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
+	for (tries = 0; tries < 16; tries++) {
+		randombytes_buf(rnd, sizeof rnd);
+		i = (size_t)snprintf(tmp, sizeof tmp, ".%s.tmp.", base);
+		sodium_bin2hex(tmp + i, sizeof tmp - i, rnd, sizeof rnd);
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd != -1 || errno != EEXIST)
+			break;
+	}
+	if (fd == -1) {
+		hp_seterr(err, HP_EIO, "%s/%s: %s", dir, tmp, strerror(errno));
+		goto out;
+	}
+	made = true;
+	if (fchmod(fd, (mode_t)mode) == -1) {
+		hp_seterr(err, HP_EIO, "%s/%s: %s", dir, tmp, strerror(errno));
 		goto out;
 	}
 	while (off < len) {
@@ -246,33 +364,36 @@ util_write_file_atomic(const char *path, const void *data, size_t len,
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+			hp_seterr(err, HP_EIO, "%s/%s: %s", dir, tmp,
+			    strerror(errno));
 			goto out;
 		}
 		off += (size_t)w;
 	}
 	if (fsync(fd) == -1 || close(fd) == -1) {
 		fd = -1;
-		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+		hp_seterr(err, HP_EIO, "%s/%s: %s", dir, tmp, strerror(errno));
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, path) == -1) {
+	if (renameat(dfd, tmp, dfd, base) == -1) {
 		hp_seterr(err, HP_EIO, "rename %s: %s", path, strerror(errno));
 		goto out;
 	}
-	dcopy = xstrdup(path);
-	if ((dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY)) != -1)
-		(void)fsync(dfd);
+	made = false;
+	if (fsync(dfd) == -1 && errno != EINVAL) {
+		hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
+		goto out;
+	}
 	rc = HP_OK;
 out:
 	if (fd != -1)
 		close(fd);
+	if (made)
+		(void)unlinkat(dfd, tmp, 0);
 	if (dfd != -1)
 		close(dfd);
-	if (rc != HP_OK && tmp != NULL)
-		unlink(tmp);
-	free(tmp);
 	free(dcopy);
+	free(bcopy);
 	return rc;
 }
