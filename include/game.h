@@ -14,9 +14,12 @@
 #define GAME_ID_MAX 16
 #define GAME_KIND_MAX 24
 #define GAME_MAX_SIDES 4
-#define GAME_MAX_UNITS 512
-#define GAME_MAX_VARS 64
-#define GAME_MAX_HEXES 4096
+/* Limits far above any table (a 6'x4' table at 1 cm a hex is 22,326 hexes);
+ * data that reaches one sets the game's error (game_error), never aborts. */
+#define GAME_MAX_UNITS 16384
+#define GAME_MAX_VARS 4096
+#define GAME_MAX_HEXES 65536
+#define GAME_SIDE_NONE (-1)  /* unit side of a neutral marker (wire, smoke) */
 #define GAME_UNIT_X 8 /* ruleset-defined extra integer slots per unit */
 #define GAME_TERRAIN_MAX 16
 
@@ -33,7 +36,7 @@ struct game_unit {
 	char id[GAME_ID_MAX];     /* order-file name, e.g. "1", "pc" */
 	char kind[GAME_KIND_MAX]; /* ruleset type name */
 	char name[GAME_NAME_MAX]; /* for people, e.g. "1 Section" */
-	int side;
+	int side;                 /* 0..nsides-1, or GAME_SIDE_NONE */
 	bool placed;              /* on the map */
 	struct hex pos;
 	int status;               /* ruleset meaning, e.g. fresh/spent */
@@ -76,8 +79,21 @@ struct game {
 	struct game_unit *units;  /* owned, nunits entries */
 	int nunits;
 
-	struct game_var vars[GAME_MAX_VARS];
+	struct game_var *vars;    /* owned, nvars entries */
 	int nvars;
+
+	/* Ruleset-owned state of any shape and size (decks, hands, queued
+	 * plans, records): canonical text that the ruleset alone writes and
+	 * parses, saved and loaded with the campaign, copied by game_copy and
+	 * compared by the audit's replay. NULL: none. Owned. */
+	char *rstate;
+
+	/* Sticky error: set when data reached a limit (GAME_MAX_*); adding
+	 * more then writes into the sinks below, harmlessly, and the engine
+	 * stops that campaign with the message (game_error). */
+	char error[160];
+	struct game_unit sink_unit;
+	struct game_hex sink_hex;
 };
 
 /* Allocate the arrays of an empty game; game_free releases them. */
@@ -100,6 +116,10 @@ const struct game_hex *game_hex_at_c(const struct game *, struct hex);
 bool game_on_map(const struct game *, struct hex);
 
 int game_var(const struct game *, const char *key, int dflt);
+/* The limit the game's data reached (its message), or NULL when none. */
+const char *game_error(const struct game *);
+/* Replace the ruleset-owned state with a copy of text (NULL clears it). */
+void game_set_rstate(struct game *, const char *text);
 void game_set_var(struct game *, const char *key, int val);
 
 /* Campaign options: "a=1,b" style. Returns the value of key (or "" for a bare

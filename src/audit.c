@@ -129,7 +129,7 @@ acamp_free(struct acamp *c)
 static void
 state_dump(const struct game *g, struct sbuf *b)
 {
-	int i, j, order[GAME_MAX_VARS];
+	int i, j, *order = xcalloc((size_t)g->nvars + 1, sizeof *order);
 
 	sbuf_printf(b, "status: %s\nresult: %s\nturn: %d\nwindow: %d\n",
 	    game_strstatus(g->status), g->result, g->turn, g->window);
@@ -160,6 +160,12 @@ state_dump(const struct game *g, struct sbuf *b)
 	for (i = 0; i < g->nvars; i++)
 		sbuf_printf(b, "var: %s %d\n", g->vars[order[i]].key,
 		    g->vars[order[i]].val);
+	free(order);
+	/* The ruleset's own state, when it keeps one: its length, then its
+	 * text as the ruleset wrote it. */
+	if (g->rstate != NULL)
+		sbuf_printf(b, "rstate: %zu\n%s\n", strlen(g->rstate),
+		    g->rstate);
 }
 
 static void

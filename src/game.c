@@ -17,6 +17,17 @@
  */
 #define GAME_ROOM_MIN 16
 
+/* Record (once) that the game's data reached the limit of max things. */
+static void
+limit(struct game *g, const char *things, int max)
+{
+	if (g->error[0] == '\0')
+		snprintf(g->error, sizeof g->error, "campaign %s has more than "
+		    "%d %s (GAME_MAX_%s in include/game.h)", g->name, max,
+		    things, strcmp(things, "variables") == 0 ? "VARS" :
+		    strcmp(things, "units") == 0 ? "UNITS" : "HEXES");
+}
+
 /* Entries allocated for an array of n entries (at most max). */
 static size_t
 room(int n, int max)
@@ -49,6 +60,7 @@ game_init(struct game *g)
 	memset(g, 0, sizeof *g);
 	g->units = xcalloc(room(0, GAME_MAX_UNITS), sizeof *g->units);
 	g->hexes = xcalloc(room(0, GAME_MAX_HEXES), sizeof *g->hexes);
+	g->vars = xcalloc(room(0, GAME_MAX_VARS), sizeof *g->vars);
 	g->turn = 1;
 	g->window = 1;
 	g->status = GAME_ACTIVE;
@@ -63,6 +75,8 @@ game_free(struct game *g)
 		free(g->sides[i].standing);
 	free(g->units);
 	free(g->hexes);
+	free(g->vars);
+	free(g->rstate);
 	memset(g, 0, sizeof *g);
 }
 
@@ -82,6 +96,12 @@ game_copy(struct game *dst, const struct game *src)
 	if (src->nhex > 0)
 		memcpy(dst->hexes, src->hexes,
 		    sizeof *src->hexes * (size_t)src->nhex);
+	dst->vars = xcalloc(room(src->nvars, GAME_MAX_VARS),
+	    sizeof *dst->vars);
+	if (src->nvars > 0)
+		memcpy(dst->vars, src->vars,
+		    sizeof *src->vars * (size_t)src->nvars);
+	dst->rstate = src->rstate ? xstrdup(src->rstate) : NULL;
 	for (i = 0; i < GAME_MAX_SIDES; i++)
 		dst->sides[i].standing = src->sides[i].standing ?
 		    xstrdup(src->sides[i].standing) : NULL;
@@ -104,10 +124,14 @@ game_add_unit(struct game *g, const char *id, const char *kind,
 {
 	struct game_unit *u;
 
-	if (g->nunits >= GAME_MAX_UNITS)
-		fatalx("game_add_unit: too many units");
-	g->units = grow(g->units, g->nunits, GAME_MAX_UNITS, sizeof *g->units);
-	u = &g->units[g->nunits++];
+	if (g->nunits >= GAME_MAX_UNITS) {
+		limit(g, "units", GAME_MAX_UNITS);
+		u = &g->sink_unit;
+	} else {
+		g->units = grow(g->units, g->nunits, GAME_MAX_UNITS,
+		    sizeof *g->units);
+		u = &g->units[g->nunits++];
+	}
 	memset(u, 0, sizeof *u);
 	strlcpy_(u->id, id, sizeof u->id);
 	strlcpy_(u->kind, kind, sizeof u->kind);
@@ -142,10 +166,14 @@ game_add_hex(struct game *g, struct hex h, const char *terrain)
 {
 	struct game_hex *gh;
 
-	if (g->nhex >= GAME_MAX_HEXES)
-		fatalx("game_add_hex: too many hexes");
-	g->hexes = grow(g->hexes, g->nhex, GAME_MAX_HEXES, sizeof *g->hexes);
-	gh = &g->hexes[g->nhex++];
+	if (g->nhex >= GAME_MAX_HEXES) {
+		limit(g, "hexes", GAME_MAX_HEXES);
+		gh = &g->sink_hex;
+	} else {
+		g->hexes = grow(g->hexes, g->nhex, GAME_MAX_HEXES,
+		    sizeof *g->hexes);
+		gh = &g->hexes[g->nhex++];
+	}
 	memset(gh, 0, sizeof *gh);
 	gh->h = h;
 	strlcpy_(gh->terrain, terrain, sizeof gh->terrain);
@@ -196,10 +224,26 @@ game_set_var(struct game *g, const char *key, int val)
 			g->vars[i].val = val;
 			return;
 		}
-	if (g->nvars >= GAME_MAX_VARS)
-		fatalx("game_set_var: too many vars");
+	if (g->nvars >= GAME_MAX_VARS) {
+		limit(g, "variables", GAME_MAX_VARS);
+		return;
+	}
+	g->vars = grow(g->vars, g->nvars, GAME_MAX_VARS, sizeof *g->vars);
 	strlcpy_(g->vars[g->nvars].key, key, sizeof g->vars[0].key);
 	g->vars[g->nvars++].val = val;
+}
+
+const char *
+game_error(const struct game *g)
+{
+	return g->error[0] != '\0' ? g->error : NULL;
+}
+
+void
+game_set_rstate(struct game *g, const char *text)
+{
+	free(g->rstate);
+	g->rstate = text != NULL ? xstrdup(text) : NULL;
 }
 
 const char *

@@ -344,6 +344,20 @@ save_units_vars(struct store *st, int64_t cid, const struct game *g,
 	sqlite3_stmt *s;
 	int i, j, rc;
 
+	if (game_error(g) != NULL) {
+		hp_seterr(err, HP_ESTATE, "%s", game_error(g));
+		return HP_ESTATE;
+	}
+	if ((s = prep(st, "UPDATE campaigns SET rstate = ?2 WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	if (g->rstate != NULL)
+		bind_text(s, 2, g->rstate);
+	else
+		sqlite3_bind_null(s, 2);
+	if ((rc = exec_done(st, s, err, "save ruleset state")) != HP_OK)
+		return rc;
 	if ((s = prep(st, "DELETE FROM units WHERE campaign_id = ?1",
 	    err)) == NULL)
 		return HP_EDB;
@@ -539,7 +553,8 @@ store_game_load(struct store *st, const char *name, struct game *g,
 
 	if ((s = prep(st, "SELECT id, ruleset, scenario, options, status, "
 	    "result, turn, window, layout_orient, layout_parity, layout_cols, "
-	    "layout_rows, layout_row_base FROM campaigns WHERE name = ?1",
+	    "layout_rows, layout_row_base, rstate FROM campaigns WHERE "
+	    "name = ?1",
 	    err)) == NULL)
 		return HP_EDB;
 	bind_text(s, 1, name);
@@ -570,6 +585,8 @@ store_game_load(struct store *st, const char *name, struct game *g,
 	g->layout.cols = sqlite3_column_int(s, 10);
 	g->layout.rows = sqlite3_column_int(s, 11);
 	g->layout.row_base = sqlite3_column_int(s, 12);
+	game_set_rstate(g, sqlite3_column_type(s, 13) == SQLITE_NULL ? NULL :
+	    col_text(s, 13));
 	stmt_done(st, s);
 
 	if ((s = prep(st, "SELECT idx, name, label, ai, standing FROM sides "
@@ -651,7 +668,7 @@ store_game_load(struct store *st, const char *name, struct game *g,
 	for (step = 0; step < g->nunits; step++)
 		if (g->units[step].attached < -1 ||
 		    g->units[step].attached >= g->nunits ||
-		    g->units[step].side < 0 ||
+		    g->units[step].side < GAME_SIDE_NONE ||
 		    g->units[step].side >= g->nsides) {
 			hp_seterr(err, HP_EINTERNAL, "unit %s of %s is attached "
 			    "to a unit or side that does not exist",
@@ -670,6 +687,11 @@ store_game_load(struct store *st, const char *name, struct game *g,
 		game_set_var(g, col_text(s, 0), sqlite3_column_int(s, 1));
 	if (step != SQLITE_DONE) {
 		dberr(st, err, "load vars");
+		goto out;
+	}
+	if (game_error(g) != NULL) {
+		hp_seterr(err, HP_ESTATE, "%s", game_error(g));
+		rc = HP_ESTATE;
 		goto out;
 	}
 	if (cidp != NULL)

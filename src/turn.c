@@ -87,6 +87,11 @@ turn_campaign_new(struct store *st, const char *name, const char *rules,
 	strlcpy_(g.options, options ? options : "", sizeof g.options);
 	if ((rc = g.rules->setup(&g, scenario, err)) != HP_OK)
 		goto out;
+	if (game_error(&g) != NULL) {
+		hp_seterr(err, HP_ESTATE, "%s", game_error(&g));
+		rc = HP_ESTATE;
+		goto out;
+	}
 	if (!g.rules->next_window(&g, &w)) {
 		hp_seterr(err, HP_EINTERNAL, "ruleset %s opened no window",
 		    rules);
@@ -380,6 +385,11 @@ turn_resolve_window(struct game *g, const struct window_spec *w,
 	for (ctx.step = 0;; ctx.step++) {
 		ev->step = ctx.step;
 		rrc = g->rules->resolve(&ctx);
+		if (game_error(g) != NULL) {
+			hp_seterr(err, HP_ESTATE, "%s", game_error(g));
+			rc = HP_ESTATE;
+			goto out;
+		}
 		if (rrc == RESOLVE_DONE)
 			break;
 		if (rrc == RESOLVE_ERROR) {

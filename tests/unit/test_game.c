@@ -76,7 +76,7 @@ add_hex(struct game *g, int i)
 {
 	struct game_hex *gh;
 
-	gh = game_add_hex(g, H(i % 64, i / 64), i % 5 ? "open" : "wood");
+	gh = game_add_hex(g, H(i % 256, i / 256), i % 5 ? "open" : "wood");
 	gh->elevation = i;
 	gh->edge[5] = -i;
 }
@@ -90,8 +90,8 @@ check_hexes(const struct game *g, int n)
 	for (i = 0; i < n; i++) {
 		const struct game_hex *gh = &g->hexes[i];
 
-		assert_int_equal(gh->h.q, i % 64);
-		assert_int_equal(gh->h.r, i / 64);
+		assert_int_equal(gh->h.q, i % 256);
+		assert_int_equal(gh->h.r, i / 256);
 		assert_string_equal(gh->terrain, i % 5 ? "open" : "wood");
 		assert_int_equal(gh->elevation, i);
 		assert_int_equal(gh->edge[0], 0);
@@ -148,7 +148,8 @@ test_units(void **state)
 		assert_int_equal(game_unit_index(&g, id), i);
 		assert_ptr_equal(game_unit(&g, id), &g.units[i]);
 	}
-	assert_null(game_unit(&g, "u512"));
+	snprintf(id, sizeof id, "u%d", GAME_MAX_UNITS);
+	assert_null(game_unit(&g, id));
 	assert_null(game_unit(&g, "u"));
 	assert_null(game_unit(&g, ""));
 	assert_int_equal(game_unit_index(&g, "nope"), -1);
@@ -217,53 +218,106 @@ test_hexes(void **state)
 	}
 	check_hexes(&g, GAME_MAX_HEXES);
 	for (i = 0; i < GAME_MAX_HEXES; i += 97) {
-		assert_ptr_equal(game_hex_at(&g, H(i % 64, i / 64)),
+		assert_ptr_equal(game_hex_at(&g, H(i % 256, i / 256)),
 		    &g.hexes[i]);
-		c = game_hex_at_c(&g, H(i % 64, i / 64));
+		c = game_hex_at_c(&g, H(i % 256, i / 256));
 		assert_ptr_equal(c, &g.hexes[i]);
-		assert_true(game_on_map(&g, H(i % 64, i / 64)));
+		assert_true(game_on_map(&g, H(i % 256, i / 256)));
 	}
-	assert_null(game_hex_at(&g, H(64, 0)));
-	assert_null(game_hex_at(&g, H(0, 64)));
+	assert_null(game_hex_at(&g, H(256, 0)));
+	assert_null(game_hex_at(&g, H(0, 256)));
 	assert_null(game_hex_at(&g, H(-1, 0)));
 	assert_false(game_on_map(&g, H(0, -1)));
 	game_free(&g);
 }
 
-/* Adding past GAME_MAX_UNITS or GAME_MAX_HEXES is fatal: run it in a child
- * and see it abort. */
+/* Adding past GAME_MAX_UNITS, GAME_MAX_HEXES or GAME_MAX_VARS does not
+ * abort (a campaign's data must never bring the daemon down): the count
+ * stays at the limit, what the caller writes lands in a sink, and
+ * game_error names the limit so the engine stops that campaign alone. */
 static void
-beyond_limit(bool units)
+beyond_limit(int what)
 {
 	struct game g;
-	pid_t pid;
-	int i, status;
+	struct game_unit *u;
+	struct game_hex *h;
+	char key[32];
+	int i, max = what == 0 ? GAME_MAX_UNITS : what == 1 ? GAME_MAX_HEXES :
+	    GAME_MAX_VARS;
 
-	fflush(NULL);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		if (freopen("/dev/null", "w", stderr) == NULL)
-			_exit(3);
-		game_init(&g);
-		for (i = 0; i <= (units ? GAME_MAX_UNITS : GAME_MAX_HEXES); i++)
-			if (units)
-				add_unit(&g, i);
-			else
-				add_hex(&g, i);
-		_exit(0);   /* not reached */
+	game_init(&g);
+	strlcpy_(g.name, "big", sizeof g.name);
+	for (i = 0; i < max; i++)
+		if (what == 0)
+			add_unit(&g, i);
+		else if (what == 1)
+			add_hex(&g, i);
+		else {
+			snprintf(key, sizeof key, "k%d", i);
+			game_set_var(&g, key, i);
+		}
+	assert_null(game_error(&g));
+	if (what == 0) {
+		u = game_add_unit(&g, "extra", "section", "Extra", 0);
+		assert_non_null(u);
+		u->strength = 99;   /* harmless */
+		assert_int_equal(g.nunits, GAME_MAX_UNITS);
+		assert_string_equal(game_error(&g), "campaign big has more than "
+		    "16384 units (GAME_MAX_UNITS in include/game.h)");
+	} else if (what == 1) {
+		h = game_add_hex(&g, H(9999, 9999), "open");
+		assert_non_null(h);
+		h->elevation = 3;
+		assert_int_equal(g.nhex, GAME_MAX_HEXES);
+		assert_null(game_hex_at(&g, H(9999, 9999)));
+		assert_string_equal(game_error(&g), "campaign big has more than "
+		    "65536 hexes (GAME_MAX_HEXES in include/game.h)");
+	} else {
+		game_set_var(&g, "extra", 1);
+		assert_int_equal(g.nvars, GAME_MAX_VARS);
+		assert_int_equal(game_var(&g, "extra", -1), -1);
+		/* A var that exists can still be set. */
+		game_set_var(&g, "k7", 70);
+		assert_int_equal(game_var(&g, "k7", -1), 70);
+		assert_string_equal(game_error(&g), "campaign big has more than "
+		    "4096 variables (GAME_MAX_VARS in include/game.h)");
 	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGABRT);
+	game_free(&g);
 }
 
 static void
 test_limits(void **state)
 {
 	(void)state;
-	beyond_limit(true);
-	beyond_limit(false);
+	beyond_limit(0);
+	beyond_limit(1);
+	beyond_limit(2);
+}
+
+/* The ruleset-owned state: any text, copied deep, replaced, cleared. */
+static void
+test_rstate(void **state)
+{
+	struct game g, c;
+	char *big = xcalloc(1, 300001);
+
+	(void)state;
+	memset(big, 'd', 300000);
+	big[17] = '\n';
+	game_init(&g);
+	assert_null(g.rstate);
+	game_set_rstate(&g, big);
+	game_copy(&c, &g);
+	assert_string_equal(c.rstate, big);
+	assert_ptr_not_equal(c.rstate, g.rstate);
+	game_set_rstate(&g, "deck: 3 1 2\n");
+	assert_string_equal(c.rstate, big);
+	assert_string_equal(g.rstate, "deck: 3 1 2\n");
+	game_set_rstate(&g, NULL);
+	assert_null(g.rstate);
+	game_free(&c);
+	game_free(&g);
+	free(big);
 }
 
 /* A game with n units, n hexes, two sides (one with standing orders) and
@@ -469,6 +523,7 @@ main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_copy),
 		cmocka_unit_test(test_vars),
+		cmocka_unit_test(test_rstate),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_sides_status),
 	};
