@@ -152,6 +152,88 @@ assert_games_equal(const struct game *a, const struct game *b)
 	for (i = 0; i < a->nvars; i++)
 		assert_int_equal(game_var(b, a->vars[i].key, 12345),
 		    a->vars[i].val);
+	if (a->rstate == NULL)
+		assert_null(b->rstate);
+	else {
+		assert_non_null(b->rstate);
+		assert_string_equal(a->rstate, b->rstate);
+	}
+}
+
+/* A 6'x4' table at 2 cm a hex (90 x 60 hexes), 600 units with neutral
+ * markers among them, 200 vars and a large ruleset state: saved and loaded
+ * whole (the old limits were 4096 hexes, 512 units, 64 vars, fatal). A
+ * game that went past a limit is not saved: the error names the limit. */
+static void
+test_big_table(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct game g, h;
+	struct sbuf rs;
+	char id[32];
+	int64_t cid;
+	int i;
+
+	(void)state;
+	game_init(&g);
+	g.rules = ruleset_find("portable-modern");
+	strlcpy_(g.name, "table", sizeof g.name);
+	g.nsides = 4;
+	for (i = 0; i < 4; i++) {
+		snprintf(g.sides[i].name, sizeof g.sides[i].name, "s%d", i);
+		snprintf(g.sides[i].label, sizeof g.sides[i].label, "Side %d", i);
+	}
+	g.layout.cols = 90;
+	g.layout.rows = 60;
+	for (i = 0; i < 90 * 60; i++)
+		game_add_hex(&g, (struct hex){ i % 90, i / 90 },
+		    i % 7 ? "open" : "wood")->elevation = i % 3;
+	for (i = 0; i < 600; i++) {
+		struct game_unit *u;
+
+		snprintf(id, sizeof id, "u%d", i);
+		u = game_add_unit(&g, id, i % 10 ? "squad" : "marker:wire",
+		    id, i % 10 ? i % 4 : GAME_SIDE_NONE);
+		u->placed = true;
+		u->pos = (struct hex){ i % 90, i / 90 };
+		u->x[3] = i;
+	}
+	for (i = 0; i < 200; i++) {
+		snprintf(id, sizeof id, "v%03d", i);
+		game_set_var(&g, id, i - 100);
+	}
+	sbuf_init(&rs);
+	for (i = 0; i < 5000; i++)
+		sbuf_printf(&rs, "card %d %s\n", i, i % 2 ? "hand:s1" : "deck");
+	game_set_rstate(&g, rs.buf);
+	sbuf_free(&rs);
+	assert_null(game_error(&g));
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	assert_int_equal(store_commit(st, &err), HP_OK);
+	game_init(&h);
+	assert_int_equal(store_game_load(st, "table", &h, NULL, &err), HP_OK);
+	assert_int_equal(h.nhex, 5400);
+	assert_int_equal(h.nunits, 600);
+	assert_int_equal(h.units[10].side, GAME_SIDE_NONE);
+	assert_int_equal(h.nvars, 200);
+	assert_games_equal(&g, &h);
+	game_free(&h);
+
+	/* Past a limit: the save is refused with the limit's name. */
+	for (i = 200; i <= GAME_MAX_VARS; i++) {
+		snprintf(id, sizeof id, "v%05d", i);
+		game_set_var(&g, id, i);
+	}
+	assert_non_null(game_error(&g));
+	assert_int_equal(store_game_save(st, cid, &g, &err), HP_ESTATE);
+	assert_string_equal(err.msg, "campaign table has more than 4096 "
+	    "variables (GAME_MAX_VARS in include/game.h)");
+	game_free(&g);
+	store_close(st);
 }
 
 static void
@@ -291,6 +373,7 @@ test_roundtrip(void **state)
 	game_add_unit(&g, "m1", "marker:smoke", "Smoke", 1)->x[0] = 5;
 	game_set_var(&g, "victory", 15);
 	game_set_var(&g, "added", 3);
+	game_set_rstate(&g, "deck: 4 1 3\nhand blue: 2\n");
 	assert_int_equal(store_game_save(st, cid, &g, &err), HP_OK);
 	game_init(&h);
 	assert_int_equal(store_game_load(st, "round", &h, NULL, &err), HP_OK);
@@ -762,6 +845,7 @@ main(void)
 		cmocka_unit_test(test_migrate),
 		cmocka_unit_test(test_pragmas),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_big_table),
 		cmocka_unit_test(test_two_campaigns),
 		cmocka_unit_test(test_duplicate_name),
 		cmocka_unit_test(test_windows),
