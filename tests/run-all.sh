@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The test command: install dependencies, build, run every test normally and
-# under AddressSanitizer + UBSan, then run each fuzzer briefly.
+# The test command: install dependencies, build, run every test normally,
+# build Release and run its unit tests,
+# and under AddressSanitizer + UBSan, then run each fuzzer briefly.
 # FUZZ_SECONDS (default 10) sets the fuzzing time per harness; 0 skips it.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +31,10 @@ TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 ONLY="intake|mime|outbox" \
 	run_suite "TSan build (intake)" "$top/build-tsan" -DHEXPOST_TSAN=ON \
 	-DCMAKE_BUILD_TYPE=Debug
+# Release must build with every warning an error too (optimisation finds
+# more: -Wformat-overflow, -Wstringop-*); its unit tests run as well.
+ONLY="^test_" run_suite "Release build" "$top/build-release" \
+	-DCMAKE_BUILD_TYPE=Release
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 run_suite "ASan+UBSan build" "$top/build-asan" -DHEXPOST_SANITIZE=ON \
