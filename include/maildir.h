@@ -72,6 +72,18 @@ int maildir_mark(const char *dir, const struct maildir_entry *,
 int maildir_deliver(const char *dir, const char *name_hint, const void *data,
     size_t len, bool *existed, char **path_out, struct hp_error *);
 
+/* Two-phase delivery for a caller that records the staged name durably
+ * between the phases (the outbox): maildir_stage writes data to
+ * tmp/UNIQUE and fsyncs it; *stage (caller frees) is UNIQUE. */
+int maildir_stage(const char *dir, const void *data, size_t len,
+    char **stage, struct hp_error *);
+/* The second phase: rename tmp/STAGE to new/NAME (name as a
+ * maildir_deliver hint) and fsync new/. A stage no longer in tmp/ was
+ * renamed before: *done_before is set and nothing is written. If new/ or
+ * cur/ already holds NAME the staged file is removed instead. */
+int maildir_finish(const char *dir, const char *stage, const char *name,
+    bool *done_before, struct hp_error *);
+
 /* maildir_mark without the directory fsyncs, for a caller that marks a
  * batch and then calls maildir_sync once (safe where a mark lost in a crash
  * only makes the message come back as a known duplicate). */

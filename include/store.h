@@ -169,6 +169,7 @@ struct store_outmsg {
 	unsigned char *data;   /* owned */
 	size_t len;
 	int attempts;
+	char stage[128];       /* staged file (outbox Maildir tmp/), or "" */
 };
 /* Queue a message; a message_id already queued is left alone (*added
  * false). */
@@ -180,6 +181,10 @@ int store_outbox_due(struct store *, long now, struct store_outmsg *out,
     int max, int *n, struct hp_error *);
 void store_outmsg_free(struct store_outmsg *, int n);
 int store_outbox_sent(struct store *, int64_t id, struct hp_error *);
+/* Record that message id's file is staged as stage (transport_ops.stage),
+ * before the transport makes it visible. */
+int store_outbox_staged(struct store *, int64_t id, const char *stage,
+    struct hp_error *);
 /* A failed attempt: retry at next (unix time), or give up if next < 0. */
 int store_outbox_failed(struct store *, int64_t id, long next,
     const char *why, struct hp_error *);

@@ -20,6 +20,17 @@ struct transport_ops {
 	 * under its Message-ID), HP_ESTATE a temporary failure worth a retry,
 	 * anything else permanent. */
 	int (*send)(void *ctx, const struct store_outmsg *, struct hp_error *);
+	/* Optional two-phase delivery, used instead of send where the
+	 * destination allows it (a Maildir): stage writes the message where
+	 * no reader looks and gives its stage name (*stage, caller frees),
+	 * which the outbox records before finish makes the message visible.
+	 * finish of a stage that was finished before (a crash between
+	 * finish and the outbox's record) delivers nothing again. Return
+	 * codes as send's. */
+	int (*stage)(void *ctx, const struct store_outmsg *, char **stage,
+	    struct hp_error *);
+	int (*finish)(void *ctx, const struct store_outmsg *,
+	    const char *stage, struct hp_error *);
 	void (*close)(void *ctx);
 };
 

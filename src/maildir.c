@@ -693,6 +693,104 @@ hint_exists(const char *dir, const char *hint, char **found,
 }
 
 int
+maildir_stage(const char *dir, const void *data, size_t len, char **stage,
+    struct hp_error *err)
+{
+	char *tmp = NULL, *uniq = NULL;
+	int fd = -1, tries, r, rc = HP_EIO;
+
+	*stage = NULL;
+	for (tries = 0; tries < 8 && fd == -1; tries++) {
+		free(uniq);
+		free(tmp);
+		uniq = unique_name();
+		tmp = mkpath(dir, "tmp", uniq);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+		    O_NOFOLLOW, 0600);
+		if (fd == -1 && errno != EEXIST && errno != EINTR) {
+			hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+			goto out;
+		}
+	}
+	if (fd == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(EEXIST));
+		goto out;
+	}
+	if (write_all(fd, data, len) == -1 || fsync_retry(fd) == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+		(void)unlink(tmp);
+		goto out;
+	}
+	r = close(fd);
+	fd = -1;
+	if (r == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+		(void)unlink(tmp);
+		goto out;
+	}
+	*stage = uniq;
+	uniq = NULL;
+	rc = HP_OK;
+out:
+	if (fd != -1)
+		close(fd);
+	free(tmp);
+	free(uniq);
+	return rc;
+}
+
+int
+maildir_finish(const char *dir, const char *stage, const char *name,
+    bool *done_before, struct hp_error *err)
+{
+	char *tmp = NULL, *final = NULL, *found = NULL, *newdir = NULL;
+	struct stat sb;
+	int rc = HP_EIO, r;
+
+	*done_before = false;
+	if (!valid_hint(stage) || !valid_hint(name)) {
+		hp_seterr(err, HP_EINVAL, "maildir: bad message name \"%s\" or "
+		    "\"%s\"", stage, name);
+		return HP_EINVAL;
+	}
+	tmp = mkpath(dir, "tmp", stage);
+	if (lstat(tmp, &sb) == -1) {
+		if (errno != ENOENT) {
+			hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
+			goto out;
+		}
+		/* Renamed into new/ before a crash: delivered, whatever
+		 * became of the file since. */
+		*done_before = true;
+		rc = HP_OK;
+		goto out;
+	}
+	if ((r = hint_exists(dir, name, &found, err)) < 0) {
+		rc = r;
+		goto out;
+	}
+	if (r == 1) {
+		(void)unlink(tmp);
+		rc = HP_OK;
+		goto out;
+	}
+	final = mkpath(dir, "new", name);
+	if (rename(tmp, final) == -1) {
+		hp_seterr(err, HP_EIO, "rename %s to %s: %s", tmp, final,
+		    strerror(errno));
+		goto out;
+	}
+	newdir = mkpath(dir, "new", NULL);
+	rc = fsync_dir(newdir, err);
+out:
+	free(tmp);
+	free(final);
+	free(found);
+	free(newdir);
+	return rc;
+}
+
+int
 maildir_deliver(const char *dir, const char *name_hint, const void *data,
     size_t len, bool *existed, char **path_out, struct hp_error *err)
 {

@@ -1,11 +1,51 @@
 /* outbox: delivery of queued mail (see include/outbox.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "outbox.h"
 #include "transport.h"
 
 #define OUTBOX_BATCH 64
+
+/* Deliver m through t: with a transport that stages (a Maildir), stage it,
+ * record the stage name (its own commit), then finish; a message staged by
+ * a run that crashed is only finished, so it is never written twice,
+ * whatever a mail system did with the file meanwhile. HP_EDB: the record
+ * failed. */
+static int
+send_one(struct store *st, const struct transport_ops *t, void *ctx,
+    struct store_outmsg *m, struct hp_error *err)
+{
+	char *stage = NULL;
+	int rc;
+
+	if (t->stage == NULL)
+		return t->send(ctx, m, err);
+	if (m->stage[0] == '\0') {
+		if ((rc = t->stage(ctx, m, &stage, err)) != HP_OK)
+			return rc;
+		if (strlen(stage) >= sizeof m->stage) {
+			hp_seterr(err, HP_EINTERNAL, "stage name %s too long",
+			    stage);
+			free(stage);
+			return HP_EINTERNAL;
+		}
+		if ((rc = store_outbox_staged(st, m->id, stage, err)) !=
+		    HP_OK) {
+			free(stage);
+			return HP_EDB;
+		}
+		strlcpy_(m->stage, stage, sizeof m->stage);
+		free(stage);
+		if (getenv("HEXPOST_TEST_CRASH_AFTER_STAGE") != NULL)
+			abort();
+	}
+	rc = t->finish(ctx, m, m->stage, err);
+	if (rc == HP_OK && getenv("HEXPOST_TEST_CRASH_AFTER_FINISH") != NULL)
+		abort();
+	return rc;
+}
 
 /* Deliver one batch of due messages; *n says how many there were. */
 static int
@@ -31,8 +71,14 @@ deliver_batch(struct store *st, const struct config *cfg,
 	for (i = 0; i < *n; i++) {
 		struct hp_error serr = oerr;
 		long next, backoff;
-		int src = orc != HP_OK ? orc : t->send(ctx, &batch[i], &serr);
+		int src = orc != HP_OK ? orc : send_one(st, t, ctx, &batch[i],
+		    &serr);
 
+		if (src == HP_EDB) {
+			*err = serr;
+			rc = src;
+			break;
+		}
 		if (src == HP_OK) {
 			if ((rc = store_outbox_sent(st, batch[i].id, err)) !=
 			    HP_OK)

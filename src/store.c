@@ -1309,7 +1309,7 @@ store_outbox_due(struct store *st, long now, struct store_outmsg *out,
 
 	*n = 0;
 	if ((s = prep(st, "SELECT id, message_id, kind, rcpt, envelope_from, "
-	    "data, attempts FROM outbox WHERE state = 'queued' AND "
+	    "data, attempts, stage FROM outbox WHERE state = 'queued' AND "
 	    "next_attempt <= ?1 ORDER BY id LIMIT ?2", err)) == NULL)
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, now);
@@ -1330,6 +1330,7 @@ store_outbox_due(struct store *st, long now, struct store_outmsg *out,
 			memcpy(m->data, sqlite3_column_blob(s, 5), m->len);
 		m->data[m->len] = '\0';
 		m->attempts = sqlite3_column_int(s, 6);
+		strlcpy_(m->stage, col_text(s, 7), sizeof m->stage);
 	}
 	stmt_done(st, s);
 	if (step != SQLITE_DONE) {
@@ -1362,6 +1363,20 @@ store_outbox_sent(struct store *st, int64_t id, struct hp_error *err)
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, id);
 	return exec_done(st, s, err, "outbox sent");
+}
+
+int
+store_outbox_staged(struct store *st, int64_t id, const char *stage,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE outbox SET stage = ?2 WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, id);
+	bind_text(s, 2, stage);
+	return exec_done(st, s, err, "outbox staged");
 }
 
 int

@@ -28,32 +28,65 @@ tm_open(const struct config *cfg, const char *spec, void **ctx,
  * 200 bytes); a longer one is named after its hash, just as stable. */
 #define TM_HINT_MAX 200
 
-static int
-tm_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
+/* The file name of m in the outbox: its Message-ID made safe, or a hash. */
+static void
+tm_name(const struct store_outmsg *m, char *hint, size_t len)
 {
-	char hint[256];
 	size_t i;
-	bool existed;
-	int rc;
 
 	if (strlen(m->message_id) > TM_HINT_MAX) {
 		unsigned char h[16];
 
 		crypto_generichash(h, sizeof h, (const unsigned char *)
 		    m->message_id, strlen(m->message_id), NULL, 0);
-		strlcpy_(hint, "hexpost.id.", sizeof hint);
-		for (i = 0; i < sizeof h; i++)
+		strlcpy_(hint, "hexpost.id.", len);
+		for (i = 0; i < sizeof h && 11 + 2 * i + 3 <= len; i++)
 			snprintf(hint + 11 + 2 * i, 3, "%02x", h[i]);
 	} else
-		strlcpy_(hint, m->message_id, sizeof hint);
+		strlcpy_(hint, m->message_id, len);
 	for (i = 0; hint[i] != '\0'; i++)
 		if (hint[i] == '/' || hint[i] == ':' || hint[i] == '<' ||
 		    hint[i] == '>')
 			hint[i] = '_';
+}
+
+static int
+tm_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
+{
+	char hint[256];
+	bool existed;
+	int rc;
+
+	tm_name(m, hint, sizeof hint);
 	rc = maildir_deliver(ctx, hint, m->data, m->len, &existed, NULL, err);
-	if (rc == HP_EIO)
-		return HP_ESTATE;
-	return rc;
+	return rc == HP_EIO ? HP_ESTATE : rc;
+}
+
+/* Phase one: the message written and fsynced in tmp/. */
+static int
+tm_stage(void *ctx, const struct store_outmsg *m, char **stage,
+    struct hp_error *err)
+{
+	int rc = maildir_stage(ctx, m->data, m->len, stage, err);
+
+	return rc == HP_EIO ? HP_ESTATE : rc;
+}
+
+/* Phase two: tmp/STAGE renamed to new/NAME, unless that happened before. */
+static int
+tm_finish(void *ctx, const struct store_outmsg *m, const char *stage,
+    struct hp_error *err)
+{
+	char hint[256];
+	bool before;
+	int rc;
+
+	tm_name(m, hint, sizeof hint);
+	rc = maildir_finish(ctx, stage, hint, &before, err);
+	if (rc == HP_OK && before)
+		log_info("%s was delivered before a crash; not again",
+		    m->message_id);
+	return rc == HP_EIO ? HP_ESTATE : rc;
 }
 
 static void
@@ -66,6 +99,8 @@ const struct transport_ops transport_maildir = {
 	.prefix = "maildir:",
 	.open = tm_open,
 	.send = tm_send,
+	.stage = tm_stage,
+	.finish = tm_finish,
 	.close = tm_close,
 };
 
