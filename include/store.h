@@ -144,6 +144,10 @@ struct store_player {
  * to max entries and returns how many there are, or a negative hp_err. */
 int store_players_by_key(struct store *, const char *key_id,
     struct store_player *out, int max, struct hp_error *);
+/* The active player of campaign holding key_id, into *out: 1, 0 when
+ * there is none, or an error code. */
+int store_player_by_key_in(struct store *, const char *key_id,
+    const char *campaign, struct store_player *out, struct hp_error *);
 /* Call fn for each distinct (key id, public key) of an active player. */
 int store_keyring(struct store *,
     void (*fn)(const char *key_id, const char *pubkey, void *), void *arg,

@@ -518,7 +518,7 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 {
 	const struct mime_part *file;
 	struct signed_pair sp;
-	struct store_player players[INTAKE_MAX_PLAYERS], *p = NULL;
+	struct store_player players[INTAKE_MAX_PLAYERS], named, *p = NULL;
 	struct minisign_sig sig;
 	struct minisign_pubkey pk;
 	struct order_header h;
@@ -561,25 +561,44 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		return refuse(m, m->from, 0, 0, reason, NULL, "Ask the "
 		    "moderator to register your minisign public key.", err);
 	}
-	if (np > INTAKE_MAX_PLAYERS)
-		np = INTAKE_MAX_PLAYERS;
-	/* Which of the key's campaigns: the one the file's header names. */
+	/* Which of the key's campaigns, however many it plays in: the one
+	 * the file's header names (looked up by name), else the first (an
+	 * active campaign before finished ones), whose header check then
+	 * says what is wrong. */
 	orders_errors_init(&oerrs);
 	p = &players[0];
 	if (orders_parse_file((const char *)file->data, file->len, &h, &body,
 	    &oerrs) == HP_OK) {
-		for (i = 0; i < np; i++)
-			if (strcmp(players[i].campaign, h.campaign) == 0)
-				p = &players[i];
 		orders_body_free(&body);
+		if ((rc = store_player_by_key_in(m->st, keyhex, h.campaign,
+		    &named, err)) < 0) {
+			orders_errors_free(&oerrs);
+			return rc;
+		}
+		if (rc == 1)
+			p = &named;
+		else {
+			orders_errors_free(&oerrs);
+			snprintf(reason, sizeof reason, "The file is for "
+			    "campaign '%.64s', but key %s plays in no campaign "
+			    "of that name (it plays in %d campaign%s, among "
+			    "them '%.64s'). Check the campaign: line.",
+			    h.campaign, keyhex, np, np == 1 ? "" : "s",
+			    players[0].campaign);
+			return refuse(m, p->email, p->campaign_id, p->id,
+			    reason, NULL, NULL, err);
+		}
 	}
 	orders_errors_free(&oerrs);
 	if ((command = moderator_is_command((const char *)file->data,
 	    file->len)) && moderator_parse((const char *)file->data, file->len,
-	    &cmd, NULL) == HP_OK)
-		for (i = 0; i < np; i++)
-			if (strcmp(players[i].campaign, cmd.campaign) == 0)
-				p = &players[i];
+	    &cmd, NULL) == HP_OK) {
+		if ((rc = store_player_by_key_in(m->st, keyhex, cmd.campaign,
+		    &named, err)) < 0)
+			return rc;
+		if (rc == 1)
+			p = &named;
+	}
 	for (i = 0; i < m->pre->nver; i++)
 		if (strcmp(m->pre->ver[i].pubkey, p->pubkey) == 0)
 			break;

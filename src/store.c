@@ -1175,7 +1175,7 @@ store_players_by_key(struct store *st, const char *key_id,
 	if ((s = prep(st, "SELECT p.id, p.campaign_id, c.name, p.side_idx, "
 	    "p.name, p.email, p.pubkey, p.key_id, p.moderator FROM players p "
 	    "JOIN campaigns c ON c.id = p.campaign_id WHERE p.key_id = ?1 AND "
-	    "p.active = 1 ORDER BY p.id", err)) == NULL)
+	    "p.active = 1 ORDER BY c.status = 'finished', p.id", err)) == NULL)
 		return HP_EDB;
 	bind_text(s, 1, key_id);
 	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
@@ -1186,6 +1186,30 @@ store_players_by_key(struct store *st, const char *key_id,
 	stmt_done(st, s);
 	if (step != SQLITE_DONE)
 		return dberr(st, err, "players by key");
+	return n;
+}
+
+int
+store_player_by_key_in(struct store *st, const char *key_id,
+    const char *campaign, struct store_player *out, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step, n = 0;
+
+	if ((s = prep(st, "SELECT p.id, p.campaign_id, c.name, p.side_idx, "
+	    "p.name, p.email, p.pubkey, p.key_id, p.moderator FROM players p "
+	    "JOIN campaigns c ON c.id = p.campaign_id WHERE p.key_id = ?1 AND "
+	    "c.name = ?2 AND p.active = 1 ORDER BY p.id LIMIT 1", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, key_id);
+	bind_text(s, 2, campaign);
+	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		player_from_row(s, out);
+		n = 1;
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE && step != SQLITE_ROW)
+		return dberr(st, err, "player by key");
 	return n;
 }
 
