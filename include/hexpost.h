@@ -16,7 +16,9 @@ enum hp_err {
 	HP_EDB = -4,      /* SQLite failure */
 	HP_EIO = -5,      /* file or system call failure */
 	HP_ENOMEM = -6,
-	HP_EINTERNAL = -7 /* broken invariant detected without aborting */
+	HP_EINTERNAL = -7, /* broken invariant detected without aborting */
+	HP_EBUSY = -8     /* err->code only: the database is held by another
+	                   * process (the call returns HP_EDB); try again */
 };
 
 /* sysexits(3)-style exit codes used by the command line. */

@@ -156,8 +156,10 @@ quarantine(struct store *st, const struct config *cfg, const char *name,
 	sbuf_free(&text);
 }
 
-/* Deadline and resolution of one campaign. */
-static void
+/* Deadline and resolution of one campaign. HP_EBUSY when the database
+ * was held by another process (not the campaign's fault: no quarantine,
+ * tried again next pass), else HP_OK. */
+static int
 campaign_step(struct store *st, const struct config *cfg, const char *name,
     const struct turn_hooks *hooks, const struct minisign_seckey *sk, long now)
 {
@@ -177,31 +179,38 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	if (rc != HP_OK || deadline_settings_get(st, cfg, cid, &ds, &rerr) !=
 	    HP_OK || store_quarantine_get(st, name, &q, &rerr) != HP_OK) {
 		log_warn("%s: %s", name, rerr.msg);
-		return;
+		return rerr.code == HP_EBUSY ? HP_EBUSY : HP_OK;
 	}
 	if (ds.paused) {
 		log_debug("%s: paused", name);
-		return;
+		return HP_OK;
 	}
 	if (q.on) {
 		log_debug("%s: in quarantine (the moderator's 'resume' lifts "
 		    "it)", name);
-		return;
+		return HP_OK;
 	}
-	if (deadline_check(st, cfg, name, now, &da, &rerr) != HP_OK)
+	if (deadline_check(st, cfg, name, now, &da, &rerr) != HP_OK) {
 		log_warn("%s: deadline: %s", name, rerr.msg);
-	else if (da != DA_NOTHING)
+		if (rerr.code == HP_EBUSY)
+			return HP_EBUSY;
+	} else if (da != DA_NOTHING)
 		printf("deadline of %s: %s\n", name, deadline_straction(da));
 	if (turn_pending(st, name, &w, &missing, &rerr) != HP_OK ||
 	    missing != 0)
-		return;
+		return rerr.code == HP_EBUSY ? HP_EBUSY : HP_OK;
 	rc = turn_resolve_signed(st, name, hooks, sk, &n, &rerr);
+	if (rc != HP_OK && rerr.code == HP_EBUSY) {
+		log_warn("%s: %s", name, rerr.msg);
+		return HP_EBUSY;
+	}
 	if (rc != HP_OK)
 		quarantine(st, cfg, name, cid, now, rerr.msg);
 	if (n == 0)
-		return;
+		return HP_OK;
 	printf("resolved %d window%s of %s\n", n, n == 1 ? "" : "s", name);
 	log_info("resolved %d window%s of %s", n, n == 1 ? "" : "s", name);
+	return HP_OK;
 }
 
 int
@@ -216,7 +225,7 @@ daemon_pass(struct store *st, const struct config *cfg,
 	struct fetch_imap_stats fs = { 0, 0, 0, 0 }, ms = { 0, 0, 0, 0 };
 	struct hp_error ierr = { 0, "" };
 	long now;
-	int rc, i, irc = HP_OK;
+	int rc, i, irc = HP_OK, busy = 0;
 
 	/* A mail server that fails is retried next pass; the rest goes on,
 	 * and the pass ends with its error (run --once: EX_TEMPFAIL). */
@@ -242,7 +251,9 @@ daemon_pass(struct store *st, const struct config *cfg,
 		return rc;
 	now = deadline_now();
 	for (i = 0; i < rn.n && !stop_requested; i++)
-		campaign_step(st, cfg, rn.v[i], &hooks, sk, now);
+		if (campaign_step(st, cfg, rn.v[i], &hooks, sk, now) ==
+		    HP_EBUSY)
+			busy++;
 	log_debug("%d active campaign%s looked at", rn.n, rn.n == 1 ? "" :
 	    "s");
 	free(rn.v);
@@ -255,6 +266,13 @@ daemon_pass(struct store *st, const struct config *cfg,
 	    os.retried, os.failed);
 	if (irc != HP_OK)
 		*err = ierr;
+	else if (busy > 0) {
+		/* Tried again next pass; run --once says so (EX_TEMPFAIL). */
+		hp_seterr(err, HP_EBUSY, "%d campaign%s not looked at: the "
+		    "database was locked by another process", busy, busy == 1 ?
+		    "" : "s");
+		irc = HP_EDB;
+	}
 	return irc;
 }
 
@@ -405,7 +423,8 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		if (rc != HP_OK) {
 			log_msg(LOG_LVL_ERR, "%s", err.msg);
 			if (once)
-				ex = hp_exit_code(rc);
+				ex = hp_exit_code(err.code != 0 ? err.code :
+				    rc);
 		}
 		if (once || stop_requested)
 			break;

@@ -748,12 +748,21 @@ maildir_finish(const char *dir, const char *stage, const char *name,
 	int rc = HP_EIO, r;
 
 	*done_before = false;
-	if (!valid_hint(stage) || !valid_hint(name)) {
-		hp_seterr(err, HP_EINVAL, "maildir: bad message name \"%s\" or "
-		    "\"%s\"", stage, name);
+	if (!valid_hint(stage)) {
+		hp_seterr(err, HP_EINVAL, "maildir: bad stage name \"%s\"",
+		    stage);
 		return HP_EINVAL;
 	}
 	tmp = mkpath(dir, "tmp", stage);
+	if (!valid_hint(name)) {
+		/* The message can never be delivered: drop its stage so a
+		 * failed message leaves nothing behind in tmp/. */
+		hp_seterr(err, HP_EINVAL, "maildir: bad message name \"%s\"",
+		    name);
+		(void)unlink(tmp);
+		rc = HP_EINVAL;
+		goto out;
+	}
 	if (lstat(tmp, &sb) == -1) {
 		if (errno != ENOENT) {
 			hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));

@@ -537,7 +537,7 @@ cmd_orders_submit(int argc, char **argv)
 	turn_submit_free(&res);
 	store_close(st);
 	free(text);
-	return hp_exit_code(rc);
+	return hp_exit_code(rc != HP_OK && err.code == HP_EBUSY ? err.code : rc);
 }
 
 /* Load a campaign with its open window; side named by --side, or -1. */

@@ -46,6 +46,17 @@ wstate_parse(const char *s)
 static int
 dberr(struct store *st, struct hp_error *err, const char *what)
 {
+	int code = sqlite3_extended_errcode(st->db) & 0xff;
+
+	/* Another process holding the database past the busy timeout is
+	 * no fault of the data: the call fails as any database error
+	 * (HP_EDB) but err says try again later (HP_EBUSY, EX_TEMPFAIL). */
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
+		hp_seterr(err, HP_EBUSY, "database: %s: locked by another "
+		    "process; try again later (%s)", what,
+		    sqlite3_errmsg(st->db));
+		return HP_EDB;
+	}
 	hp_seterr(err, HP_EDB, "database: %s: %s", what, sqlite3_errmsg(st->db));
 	return HP_EDB;
 }

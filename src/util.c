@@ -25,6 +25,7 @@ hp_exit_code(int rc)
 	case HP_ENOENT:
 		return HP_EX_NOINPUT;
 	case HP_ESTATE:
+	case HP_EBUSY:
 		return HP_EX_TEMPFAIL;
 	case HP_EIO:
 		return HP_EX_IOERR;
