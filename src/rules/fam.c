@@ -62,7 +62,7 @@ fam_parsed_init(struct fam_orders *o)
 }
 
 static int
-fam_setup(struct game *g, const char *scenario, struct hp_error *err)
+fam_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
 	static const char *terrain[6] = { "wood", "open", "open", "open",
 		"fup", "hill" };
@@ -70,12 +70,7 @@ fam_setup(struct game *g, const char *scenario, struct hp_error *err)
 	char id[4], name[32];
 	int col, row, i;
 
-	if (scenario != NULL && *scenario != '\0' &&
-	    strcmp(scenario, "hill") != 0) {
-		hp_seterr(err, HP_EINVAL, "fire-and-movement has one scenario, "
-		    "'hill'");
-		return HP_EINVAL;
-	}
+	(void)sc; /* the seed's one exercise is built in: see default_scenario */
 	if (g->options[0] != '\0' && strcmp(g->options, "red-standing") != 0) {
 		hp_seterr(err, HP_EINVAL, "unknown option '%s' (options: "
 		    "red-standing)", g->options);
