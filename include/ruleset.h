@@ -57,14 +57,13 @@ struct ruleset {
 	const char *seed;          /* seed document it implements */
 	const char *options_help;  /* campaign options, one per line */
 
-	/* Build the initial state from a parsed scenario (scenario.h), or,
-	 * for a ruleset whose only scenario is built in (default_scenario
-	 * NULL), from nothing (sc NULL). Complaints about the scenario go to
-	 * scenario_error with their line; err says how many. */
+	/* Build the initial state from a parsed scenario (scenario.h).
+	 * Complaints about the scenario go to scenario_error with their line;
+	 * err says how many. */
 	int (*setup)(struct game *, const struct scenario *sc,
 	    struct hp_error *);
 	/* The shipped scenario used when none is named (a file
-	 * scenarios/<name>/<default_scenario>.scn), or NULL. */
+	 * scenarios/<name>/<default_scenario>.scn). */
 	const char *default_scenario;
 	/* Describe the window to open now. False when the game has ended. */
 	bool (*next_window)(const struct game *, struct window_spec *);

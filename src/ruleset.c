@@ -41,19 +41,6 @@ ruleset_setup(struct game *g, const char *spec, const char *text,
 	orders_errors_init(&own);
 	if (errs == NULL)
 		errs = &own;
-	if (g->rules->default_scenario == NULL) {
-		/* One scenario, built in: its name is the only spec. */
-		rc = g->rules->setup(g, NULL, err);
-		if (rc == HP_OK && ((spec != NULL && *spec != '\0' &&
-		    strcmp(spec, g->scenario) != 0) ||
-		    (text != NULL && *text != '\0'))) {
-			hp_seterr(err, HP_EINVAL, "%s has one scenario, '%s', "
-			    "built into its rules; it takes no scenario file",
-			    g->rules->name, g->scenario);
-			rc = HP_EINVAL;
-		}
-		goto out;
-	}
 	if (text != NULL && *text != '\0')
 		rc = scenario_from_text(&sc, text, errs, err);
 	else
@@ -68,10 +55,8 @@ ruleset_setup(struct game *g, const char *spec, const char *text,
 		sc.text = NULL;
 	}
 	scenario_free(&sc);
-out:
 	if (rc != HP_OK && errs == &own && own.n > 0) {
 		char *t = orders_errors_text(&own);
-
 		char *nl = strchr(t, '\n');
 
 		if (nl != NULL)
@@ -99,9 +84,6 @@ ruleset_scenario_check(const char *text, size_t len, const char *options,
 	if ((g.rules = ruleset_find(sc->ruleset)) == NULL)
 		orders_error(errs, 0, "ruleset: no ruleset \"%s\" (see "
 		    "'hexpost rules list')", sc->ruleset);
-	else if (g.rules->default_scenario == NULL)
-		orders_error(errs, 0, "ruleset: %s takes no scenario files (its "
-		    "one scenario is built in)", sc->ruleset);
 	else {
 		strlcpy_(g.name, "check", sizeof g.name);
 		strlcpy_(g.options, options ? options : "", sizeof g.options);

@@ -266,6 +266,13 @@ st_unit(struct parser *p, void *ctx)
 	    !take(p, "quality", u.quality, sizeof u.quality) ||
 	    !take(p, "carried-by", u.carried_by, sizeof u.carried_by))
 		return 0;
+	/* "-" leaves an optional field at its default. */
+	if (strcmp(u.facing, "-") == 0)
+		u.facing[0] = '\0';
+	if (strcmp(u.quality, "-") == 0)
+		u.quality[0] = '\0';
+	if (strcmp(u.carried_by, "-") == 0)
+		u.carried_by[0] = '\0';
 	if (!plain_name(u.id, sizeof u.id)) {
 		parser_error(p, "<id> must be lower-case letters, digits, '-', "
 		    "'_' or '.', not \"%s\"", u.id);

@@ -68,7 +68,7 @@ has err "the scenario has 1 error ('hexpost scenario check' lists them all); the
 run 65 campaign new bad --ruleset portable-modern --scenario desert
 has err "shipped: empty, river-crossing"
 run 65 campaign new bad --ruleset fire-and-movement --scenario "$T/battle.scn"
-has err "built into its rules"
+has err 'the file is for "portable-modern", not "fire-and-movement"'
 run 0 campaign list
 [ -s "$T/out" ] && grep -q bad "$T/out" && fail "a refused campaign exists"
 
