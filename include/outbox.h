@@ -12,9 +12,13 @@ struct outbox_stats {
 	int sent;
 	int retried;
 	int failed;
+	int held;      /* kept queued by a local fault, no try counted */
 };
 
-/* Deliver every message due now through the transport of cfg->outbox. */
+/* Deliver every message due now through the transport of cfg->outbox.
+ * HP_EIO (err says why): the outbox could not be written (disk full,
+ * read-only, gone); stats->held messages of the batch stay queued with no
+ * try counted, and go out on the first pass after the fault is fixed. */
 int outbox_deliver(struct store *, const struct config *, long now,
     struct outbox_stats *, struct hp_error *);
 

@@ -13,6 +13,7 @@
 
 #include "daemon.h"
 #include "deadline.h"
+#include "fault.h"
 #include "fetch_imap.h"
 #include "intake.h"
 #include "log.h"
@@ -213,6 +214,34 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	return HP_OK;
 }
 
+/* Record the outbox's local fault (why) and tell the moderators when it
+ * begins, or clear it (why NULL) and log that it ended. */
+static int
+daemon_outbox_fault(struct store *st, const struct config *cfg,
+    const char *why, long now)
+{
+	struct hp_error err = { 0, "" };
+	bool first, was;
+	int rc;
+
+	if (why == NULL) {
+		if ((rc = fault_clear(st, "outbox", &was, &err)) == HP_OK &&
+		    was)
+			log_msg(LOG_LVL_WARN, "the outbox %s can be written "
+			    "again; the mail held is delivered", cfg->outbox);
+	} else
+		rc = fault_raise(st, cfg, "outbox", now, why,
+		    "the outbox cannot be written", "hexpost cannot write mail "
+		    "into its outbox (the disk is full, read-only, or the "
+		    "directory is gone). Every message stays queued, no "
+		    "delivery attempt is counted, and all of them go out on the "
+		    "first pass after the cause is fixed (run --once exits 74 "
+		    "meanwhile). The error:", &first, &err);
+	if (rc != HP_OK)
+		log_warn("%s", err.msg);
+	return rc;
+}
+
 int
 daemon_pass(struct store *st, const struct config *cfg,
     const struct minisign_seckey *sk, struct hp_error *err)
@@ -223,7 +252,7 @@ daemon_pass(struct store *st, const struct config *cfg,
 	struct outbox_stats os;
 	struct run_names rn = { NULL, 0, 0 };
 	struct fetch_imap_stats fs = { 0, 0, 0, 0 }, ms = { 0, 0, 0, 0 };
-	struct hp_error ierr = { 0, "" };
+	struct hp_error ierr = { 0, "" }, oerr = { 0, "" };
 	long now;
 	int rc, i, irc = HP_OK, busy = 0;
 
@@ -259,12 +288,26 @@ daemon_pass(struct store *st, const struct config *cfg,
 	free(rn.v);
 	if (stop_requested)
 		return HP_OK;
-	if ((rc = outbox_deliver(st, cfg, (long)time(NULL), &os, err)) !=
-	    HP_OK)
+	rc = outbox_deliver(st, cfg, (long)time(NULL), &os, &oerr);
+	if (rc != HP_OK && rc != HP_EIO) {
+		*err = oerr;
 		return rc;
-	printf("mail out: %d delivered, %d to retry, %d failed\n", os.sent,
+	}
+	printf("mail out: %d delivered, %d to retry, %d failed", os.sent,
 	    os.retried, os.failed);
-	if (irc != HP_OK)
+	if (rc == HP_EIO)
+		printf(", %d held (the outbox cannot be written: %s)", os.held,
+		    oerr.msg);
+	printf("\n");
+	if (daemon_outbox_fault(st, cfg, rc == HP_EIO ? oerr.msg : NULL,
+	    (long)time(NULL)) != HP_OK)
+		log_warn("the outbox fault could not be recorded");
+	if (rc == HP_EIO) {
+		/* Kept queued, the moderators told once; run --once says so
+		 * (EX_IOERR: the operator must free or fix the outbox). */
+		*err = oerr;
+		irc = HP_EIO;
+	} else if (irc != HP_OK)
 		*err = ierr;
 	else if (busy > 0) {
 		/* Tried again next pass; run --once says so (EX_TEMPFAIL). */

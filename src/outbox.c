@@ -47,7 +47,10 @@ send_one(struct store *st, const struct transport_ops *t, void *ctx,
 	return rc;
 }
 
-/* Deliver one batch of due messages; *n says how many there were. */
+/* Deliver one batch of due messages; *n says how many there were. A local
+ * fault (HP_EIO: the outbox cannot be written) stops the batch: that
+ * message and the rest stay queued with no try counted (stats->held), and
+ * the fault is returned in err. */
 static int
 deliver_batch(struct store *st, const struct config *cfg,
     const struct transport_ops *t, long now, struct outbox_stats *stats,
@@ -77,6 +80,19 @@ deliver_batch(struct store *st, const struct config *cfg,
 		if (src == HP_EDB) {
 			*err = serr;
 			rc = src;
+			break;
+		}
+		if (src == HP_EIO) {
+			/* Not the recipient's fault, nor the message's: the
+			 * rest would fail alike, so the batch ends here. */
+			stats->held = *n - i;
+			log_warn("delivery of %s to %s held: %s",
+			    batch[i].message_id, batch[i].rcpt, serr.msg);
+			if ((rc = store_outbox_held(st, batch[i].id, serr.msg,
+			    err)) == HP_OK) {
+				hp_seterr(err, HP_EIO, "%s", serr.msg);
+				rc = HP_EIO;
+			}
 			break;
 		}
 		if (src == HP_OK) {
@@ -124,7 +140,7 @@ outbox_deliver(struct store *st, const struct config *cfg, long now,
 		return HP_EINVAL;
 	}
 	/* Every message handled leaves the due set (sent, failed or retried
-	 * later than now), so this ends. */
+	 * later than now), or the loop ends at a local fault, so this ends. */
 	do
 		rc = deliver_batch(st, cfg, t, now, stats, &n, err);
 	while (rc == HP_OK && n == OUTBOX_BATCH);

@@ -2463,3 +2463,96 @@ store_stranger_answer(struct store *st, const char *address, long now,
 		return dberr(st, err, "stranger answers");
 	return HP_OK;
 }
+
+/* server faults (migration 011) */
+
+int
+store_fault_put(struct store *st, const char *kind, long since,
+    const char *error, bool *added, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*added = false;
+	if ((s = prep(st, "INSERT OR IGNORE INTO server_faults (kind, since, "
+	    "error) VALUES (?1, ?2, ?3)", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, kind);
+	sqlite3_bind_int64(s, 2, since);
+	bind_text(s, 3, error);
+	rc = exec_done(st, s, err, "record a server fault");
+	*added = rc == HP_OK && sqlite3_changes(st->db) > 0;
+	return rc;
+}
+
+int
+store_fault_clear(struct store *st, const char *kind, bool *was,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*was = false;
+	if ((s = prep(st, "DELETE FROM server_faults WHERE kind = ?1", err)) ==
+	    NULL)
+		return HP_EDB;
+	bind_text(s, 1, kind);
+	rc = exec_done(st, s, err, "clear a server fault");
+	*was = rc == HP_OK && sqlite3_changes(st->db) > 0;
+	return rc;
+}
+
+int
+store_moderators(struct store *st,
+    void (*fn)(const char *email, int64_t cid, void *), void *arg,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT lower(p.email), min(p.campaign_id) FROM "
+	    "players p JOIN campaigns c ON c.id = p.campaign_id WHERE "
+	    "p.moderator = 1 AND p.active = 1 AND c.status <> 'finished' "
+	    "GROUP BY lower(p.email) ORDER BY 2, 1", err)) == NULL)
+		return HP_EDB;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		fn(col_text(s, 0), sqlite3_column_int64(s, 1), arg);
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "moderators");
+	return HP_OK;
+}
+
+int
+store_outbox_held(struct store *st, int64_t id, const char *why,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE outbox SET last_error = ?2 WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, id);
+	bind_text(s, 2, why);
+	return exec_done(st, s, err, "outbox held");
+}
+
+int
+store_outbox_stage_used(struct store *st, const char *stage, bool *used,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*used = false;
+	if ((s = prep(st, "SELECT 1 FROM outbox WHERE stage = ?1 LIMIT 1",
+	    err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, stage);
+	step = sqlite3_step(s);
+	*used = step == SQLITE_ROW;
+	stmt_done(st, s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return dberr(st, err, "outbox stage");
+	return HP_OK;
+}
