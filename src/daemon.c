@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +382,71 @@ key_watch(const struct config *cfg, struct stat *was,
 	    cfg->server_key);
 }
 
+/* On start: mail the inbox flagged seen that the database does not know
+ * (it went back in time: a restore, a cut WAL) is unflagged, to be taken in
+ * again by the pass, after the moderators are told once (issue 21, item
+ * 4). Failures are logged; the pass goes on. */
+static void
+daemon_reconcile(struct store *st, const struct config *cfg)
+{
+	struct hp_error err = { 0, "" };
+	struct maildir_entry *e = NULL;
+	crypto_generichash_state h;
+	unsigned char id[8];
+	struct sbuf why, text;
+	char kind[64];
+	size_t n = 0, i;
+	bool first;
+
+	sbuf_init(&why);
+	sbuf_init(&text);
+	if (intake_behind(st, cfg, &e, &n, &err) != HP_OK) {
+		log_warn("checking the inbox against the database: %s",
+		    err.msg);
+		goto out;
+	}
+	if (n == 0)
+		goto out;
+	crypto_generichash_init(&h, NULL, 0, sizeof id);
+	for (i = 0; i < n; i++)
+		crypto_generichash_update(&h, (const unsigned char *)e[i].name,
+		    strlen(e[i].name) + 1);
+	crypto_generichash_final(&h, id, sizeof id);
+	snprintf(kind, sizeof kind, "behind.");
+	for (i = 0; i < sizeof id; i++)
+		snprintf(kind + 7 + 2 * i, 3, "%02x", id[i]);
+	sbuf_printf(&why, "%zu message%s of %s flagged seen, unknown to the "
+	    "database:", n, n == 1 ? "" : "s", cfg->mailbox);
+	for (i = 0; i < n && i < 20; i++)
+		sbuf_printf(&why, " %s", e[i].name);
+	if (n > 20)
+		sbuf_printf(&why, " and %zu more", n - 20);
+	sbuf_printf(&text, "The database was behind the mailbox: it did not "
+	    "know mail the inbox had already flagged as taken in (a database "
+	    "restored from a backup, or cut short at its last commit). hexpost "
+	    "takes that mail in again now: orders still in time are accepted "
+	    "again, the rest refused as usual; answers go out under the "
+	    "Message-IDs they had, so a mail system that keeps them may drop "
+	    "the copies. Check the campaigns' state ('hexpost campaign list', "
+	    "'hexpost audit NAME').");
+	if (fault_raise(st, cfg, kind, (long)time(NULL), why.buf, "the "
+	    "database was behind the mailbox", text.buf, &first, &err) !=
+	    HP_OK) {
+		log_warn("%s", err.msg);
+		goto out;
+	}
+	if (intake_take_again(cfg, e, n, &err) != HP_OK)
+		log_warn("%s", err.msg);
+	else
+		log_msg(LOG_LVL_WARN, "%zu message%s flagged seen in %s but "
+		    "unknown to the database taken in again", n, n == 1 ? "" :
+		    "s", cfg->mailbox);
+out:
+	maildir_list_free(e, n);
+	sbuf_free(&why);
+	sbuf_free(&text);
+}
+
 /* Warn when from or domain are still the defaults' localhost: players
  * cannot answer such an address, and Message-IDs are not unique. */
 static void
@@ -452,6 +518,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 	if (!once)
 		log_info("started on %s, pid %ld, every %d s", db_path,
 		    (long)getpid(), cfg->poll_interval);
+	daemon_reconcile(st, cfg);
 	for (;;) {
 		if (reload_requested) {
 			reload_requested = 0;
