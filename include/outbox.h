@@ -22,4 +22,15 @@ struct outbox_stats {
 int outbox_deliver(struct store *, const struct config *, long now,
     struct outbox_stats *, struct hp_error *);
 
+/* Files in an outbox Maildir's tmp/ older than this (seconds) and named
+ * by no outbox row are left by runs that stopped: 36 hours, as Maildir
+ * readers clean theirs. */
+#define OUTBOX_TMP_AGE (36L * 3600)
+
+/* Remove such files (at the start of a pass; now is the real clock, the
+ * files' times are); *removed says how many. A stage an outbox row still
+ * names is never removed, however old. */
+int outbox_sweep(struct store *, const struct config *, long now,
+    int *removed, struct hp_error *);
+
 #endif

@@ -257,6 +257,12 @@ daemon_pass(struct store *st, const struct config *cfg,
 	long now;
 	int rc, i, irc = HP_OK, busy = 0;
 
+	if (outbox_sweep(st, cfg, (long)time(NULL), &i, &ierr) != HP_OK)
+		log_warn("outbox tmp/: %s", ierr.msg);
+	else if (i > 0)
+		log_msg(LOG_LVL_WARN, "outbox tmp/: %d file%s left by stopped "
+		    "runs removed", i, i == 1 ? "" : "s");
+	memset(&ierr, 0, sizeof ierr);
 	/* A mail server that fails is retried next pass; the rest goes on,
 	 * and the pass ends with its error (run --once: EX_TEMPFAIL). */
 	if (cfg->nimap > 0)
@@ -355,7 +361,10 @@ reload(struct config *cfg, struct minisign_seckey **sk)
 /* Reload the server key when the file at cfg->server_key is no longer the
  * one loaded (as after 'hexpost key rotate'), so windows resolved after a
  * rotation are signed with the new key without waiting for a SIGHUP. *was
- * is the identity of the file loaded; on failure the old key stays. */
+ * is the identity of the file loaded; on failure the old key stays. A file
+ * whose inode or times changed but that holds the same key (touched,
+ * copied back, times shifted by a clock jump) is not a change: the keys
+ * are compared, not the times alone. */
 static void
 key_watch(const struct config *cfg, struct stat *was,
     struct minisign_seckey **sk)
@@ -374,6 +383,20 @@ key_watch(const struct config *cfg, struct stat *was,
 		    "%s (signing with the old one)", cfg->server_key, err.msg);
 		*was = now;
 		return;
+	}
+	if (*sk != NULL) {
+		struct minisign_pubkey a, b;
+
+		minisign_seckey_pubkey(*sk, &a);
+		minisign_seckey_pubkey(nsk, &b);
+		if (memcmp(a.keyid, b.keyid, sizeof a.keyid) == 0 &&
+		    memcmp(a.pk, b.pk, sizeof a.pk) == 0) {
+			minisign_seckey_free(nsk);
+			*was = now;
+			log_debug("server key %s: file touched, same key",
+			    cfg->server_key);
+			return;
+		}
 	}
 	minisign_seckey_free(*sk);
 	*sk = nsk;
