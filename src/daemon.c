@@ -159,8 +159,8 @@ quarantine(struct store *st, const struct config *cfg, const char *name,
 }
 
 /* Deadline and resolution of one campaign. HP_EBUSY when the database
- * was held by another process (not the campaign's fault: no quarantine,
- * tried again next pass), else HP_OK. */
+ * was held by another process, HP_EIO when a disk was full (neither is the
+ * campaign's fault: no quarantine, tried again next pass), else HP_OK. */
 static int
 campaign_step(struct store *st, const struct config *cfg, const char *name,
     const struct turn_hooks *hooks, const struct minisign_seckey *sk, long now)
@@ -181,7 +181,8 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	if (rc != HP_OK || deadline_settings_get(st, cfg, cid, &ds, &rerr) !=
 	    HP_OK || store_quarantine_get(st, name, &q, &rerr) != HP_OK) {
 		log_warn("%s: %s", name, rerr.msg);
-		return rerr.code == HP_EBUSY ? HP_EBUSY : HP_OK;
+		return rerr.code == HP_EBUSY || rerr.code == HP_EIO ? rerr.code :
+		    HP_OK;
 	}
 	if (ds.paused) {
 		log_debug("%s: paused", name);
@@ -194,17 +195,18 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	}
 	if (deadline_check(st, cfg, name, now, &da, &rerr) != HP_OK) {
 		log_warn("%s: deadline: %s", name, rerr.msg);
-		if (rerr.code == HP_EBUSY)
-			return HP_EBUSY;
+		if (rerr.code == HP_EBUSY || rerr.code == HP_EIO)
+			return rerr.code;
 	} else if (da != DA_NOTHING)
 		printf("deadline of %s: %s\n", name, deadline_straction(da));
 	if (turn_pending(st, name, &w, &missing, &rerr) != HP_OK ||
 	    missing != 0)
-		return rerr.code == HP_EBUSY ? HP_EBUSY : HP_OK;
+		return rerr.code == HP_EBUSY || rerr.code == HP_EIO ? rerr.code :
+		    HP_OK;
 	rc = turn_resolve_signed(st, name, hooks, sk, &n, &rerr);
-	if (rc != HP_OK && rerr.code == HP_EBUSY) {
+	if (rc != HP_OK && (rerr.code == HP_EBUSY || rerr.code == HP_EIO)) {
 		log_warn("%s: %s", name, rerr.msg);
-		return HP_EBUSY;
+		return rerr.code;
 	}
 	if (rc != HP_OK)
 		quarantine(st, cfg, name, cid, now, rerr.msg);
@@ -255,7 +257,7 @@ daemon_pass(struct store *st, const struct config *cfg,
 	struct fetch_imap_stats fs = { 0, 0, 0, 0 }, ms = { 0, 0, 0, 0 };
 	struct hp_error ierr = { 0, "" }, oerr = { 0, "" };
 	long now;
-	int rc, i, irc = HP_OK, busy = 0;
+	int rc, i, irc = HP_OK, busy = 0, full = 0;
 
 	if (outbox_sweep(st, cfg, (long)time(NULL), &i, &ierr) != HP_OK)
 		log_warn("outbox tmp/: %s", ierr.msg);
@@ -287,9 +289,16 @@ daemon_pass(struct store *st, const struct config *cfg,
 		return rc;
 	now = deadline_now();
 	for (i = 0; i < rn.n && !stop_requested; i++)
-		if (campaign_step(st, cfg, rn.v[i], &hooks, sk, now) ==
-		    HP_EBUSY)
+		switch (campaign_step(st, cfg, rn.v[i], &hooks, sk, now)) {
+		case HP_EBUSY:
 			busy++;
+			break;
+		case HP_EIO:
+			full++;
+			break;
+		default:
+			break;
+		}
 	log_debug("%d active campaign%s looked at", rn.n, rn.n == 1 ? "" :
 	    "s");
 	free(rn.v);
@@ -316,7 +325,12 @@ daemon_pass(struct store *st, const struct config *cfg,
 		irc = HP_EIO;
 	} else if (irc != HP_OK)
 		*err = ierr;
-	else if (busy > 0) {
+	else if (full > 0) {
+		/* Tried again next pass; run --once exits EX_IOERR. */
+		hp_seterr(err, HP_EIO, "%d campaign%s not looked at: the disk "
+		    "holding the database is full", full, full == 1 ? "" : "s");
+		irc = HP_EIO;
+	} else if (busy > 0) {
 		/* Tried again next pass; run --once says so (EX_TEMPFAIL). */
 		hp_seterr(err, HP_EBUSY, "%d campaign%s not looked at: the "
 		    "database was locked by another process", busy, busy == 1 ?
@@ -525,7 +539,9 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		close(lockfd);
 		store_close(st);
 		minisign_seckey_free(sk);
-		return HP_EX_NOINPUT;
+		/* A full disk: EX_IOERR, as for a pass (shmguard.h). */
+		return rc != HP_OK && err.code == HP_EIO ? HP_EX_IOERR :
+		    HP_EX_NOINPUT;
 	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;

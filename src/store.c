@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "shmguard.h"
 #include "store.h"
 
 /* Prepared statements are kept, keyed by the address of their SQL text
@@ -46,7 +47,7 @@ wstate_parse(const char *s)
 static int
 dberr(struct store *st, struct hp_error *err, const char *what)
 {
-	int code = sqlite3_extended_errcode(st->db) & 0xff;
+	int code = sqlite3_extended_errcode(st->db) & 0xff, e = 0;
 
 	/* Another process holding the database past the busy timeout is
 	 * no fault of the data: the call fails as any database error
@@ -54,6 +55,18 @@ dberr(struct store *st, struct hp_error *err, const char *what)
 	if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
 		hp_seterr(err, HP_EBUSY, "database: %s: locked by another "
 		    "process; try again later (%s)", what,
+		    sqlite3_errmsg(st->db));
+		return HP_EDB;
+	}
+	/* A full disk (SQLITE_FULL, or the WAL index that shmguard could not
+	 * allocate) is the server's fault, not the data's: HP_EIO in err
+	 * (EX_IOERR), and the transaction changed nothing. */
+	if (shmguard_full(&e) || code == SQLITE_FULL ||
+	    (code == SQLITE_IOERR && ((e = sqlite3_system_errno(st->db)) ==
+	    ENOSPC || e == EDQUOT))) {
+		hp_seterr(err, HP_EIO, "database: %s: the disk holding the "
+		    "database is full (%s); nothing was changed, try again once "
+		    "there is room", what, e ? strerror(e) :
 		    sqlite3_errmsg(st->db));
 		return HP_EDB;
 	}
@@ -162,6 +175,9 @@ store_open(struct store **stp, const char *path, bool create,
 	char *emsg = NULL;
 
 	st = xcalloc(1, sizeof *st);
+	/* A full disk is an error, not a bus error (include/shmguard.h). */
+	if (shmguard_register() != SQLITE_OK)
+		log_warn("the SQLite full-disk guard could not be registered");
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		hp_seterr(err, HP_EDB, "%s: %s", path,
 		    st->db ? sqlite3_errmsg(st->db) : "cannot open");
@@ -170,8 +186,21 @@ store_open(struct store **stp, const char *path, bool create,
 	sqlite3_busy_timeout(st->db, 10000);
 	sqlite3_extended_result_codes(st->db, 1);
 	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; "
-	    "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;", NULL, NULL,
+	    "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL; "
+	    "PRAGMA mmap_size=0;", NULL, NULL,
 	    &emsg) != SQLITE_OK) {
+		int e = 0;
+
+		if (shmguard_full(&e) || (sqlite3_extended_errcode(st->db) &
+		    0xff) == SQLITE_FULL || (e = sqlite3_system_errno(st->db)) ==
+		    ENOSPC || e == EDQUOT) {
+			hp_seterr(err, HP_EIO, "%s: the disk holding the "
+			    "database is full (%s); nothing was changed, try "
+			    "again once there is room", path, e ? strerror(e) :
+			    emsg ? emsg : "full");
+			sqlite3_free(emsg);
+			goto fail;
+		}
 		hp_seterr(err, HP_EDB, "%s: %s", path, emsg ? emsg : "pragma");
 		sqlite3_free(emsg);
 		goto fail;
