@@ -327,8 +327,9 @@ daemon_pass(struct store *st, const struct config *cfg,
 		*err = ierr;
 	else if (full > 0) {
 		/* Tried again next pass; run --once exits EX_IOERR. */
-		hp_seterr(err, HP_EIO, "%d campaign%s not looked at: the disk "
-		    "holding the database is full", full, full == 1 ? "" : "s");
+		hp_seterr(err, HP_EIO, "%d campaign%s not looked at: an I/O "
+		    "error such as a full disk (logged above); tried again next "
+		    "pass", full, full == 1 ? "" : "s");
 		irc = HP_EIO;
 	} else if (busy > 0) {
 		/* Tried again next pass; run --once says so (EX_TEMPFAIL). */
