@@ -6,6 +6,7 @@
 # messages whose hash (or Message-ID and body) the database does not know,
 # tells the moderators once, and takes them in again; the answer goes out
 # under the Message-ID it had, so the outbox Maildir gets no second copy.
+# The same after a WAL cut at its last checkpoint.
 # Usage: bash db_behind.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -60,4 +61,25 @@ STEP="next start"
 hp run --once || fail "run: $(cat "$T/err")"
 grep -q "mail in: 0 accepted" "$T/out" || fail "taken in a second time: $(cat "$T/out")"
 [ "$(behind)" -eq 1 ] || fail "told again: $(behind)"
+# The WAL lost at its last checkpoint (a crash, then the -wal file cut
+# away): the same check finds the mail the lost commits had taken in.
+STEP="WAL cut"
+printf 'From: Ann <ann@example.org>\nTo: hexpost@localhost\nSubject: hello\nMessage-ID: <plain.2@example.org>\n\nNo file, only words.\n' >"$W/m2.eml"
+deliver "$D/inbox" "$W/m2.eml" m2
+# (No sqlite3 between the crash and the cut: closing it would checkpoint.)
+BEFORE=$(( $(q "SELECT count(*) FROM messages") + 1 ))
+HEXPOST_TEST_CRASH_AFTER_FINISH=1 hp run --once && fail "the crash point did not fire"
+[ -n "$(find "$D/inbox/cur" -name 'm2:2,*S*')" ] || fail "m2 not flagged seen"
+[ -s "$DB-wal" ] || fail "no WAL left by the crash"
+rm -f "$DB-wal" "$DB-shm"
+[ "$(q "SELECT count(*) FROM messages")" -lt "$BEFORE" ] ||
+	fail "cutting the WAL lost nothing"
+hp run --once || fail "run after the WAL cut: $(cat "$T/err")"
+grep -q "mail in: 0 accepted, 1 refused" "$T/out" || fail "m2 not taken in again: $(cat "$T/out")"
+[ "$(q "SELECT count(*) FROM messages")" -eq "$BEFORE" ] || fail "not recorded again"
+[ "$(grep -l "^In-Reply-To: <plain.2@example.org>" "$D"/outbox/new/* | wc -l)" -eq 1 ] ||
+	fail "want the refusal once in the outbox"
+[ "$(behind)" -eq 2 ] || fail "want a second notice, have $(behind)"
+hp run --once || fail "run: $(cat "$T/err")"
+[ "$(behind)" -eq 2 ] || fail "told again: $(behind)"
 echo "db_behind: ok"
