@@ -430,6 +430,10 @@ int store_moderators(struct store *,
  * (a local fault: the outbox could not be written). */
 int store_outbox_held(struct store *, int64_t id, const char *why,
     struct hp_error *);
+/* The highest row ids of messages and outbox (0 if empty): rows are never
+ * deleted, so a database that went back in time has lower ones. */
+int store_high_water(struct store *, int64_t *messages, int64_t *outbox,
+    struct hp_error *);
 /* Does an outbox row still name stage (a file in the outbox's tmp/)? */
 int store_outbox_stage_used(struct store *, const char *stage, bool *used,
     struct hp_error *);

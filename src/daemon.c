@@ -420,10 +420,69 @@ key_watch(const struct config *cfg, struct stat *was,
 	    cfg->server_key);
 }
 
+/* The mark file: the database's high water (store_high_water) after the
+ * last pass, kept beside it in the data directory. */
+static void
+daemon_mark_path(const struct config *cfg, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/hexpost.mark", cfg->datadir);
+}
+
+/* After a pass: write the database's high water into the mark file, so the
+ * next start can tell a database that went back in time (even when no
+ * mail of the inbox shows it, as with IMAP). */
+static void
+daemon_mark_write(struct store *st, const struct config *cfg)
+{
+	struct hp_error err = { 0, "" };
+	char path[CONFIG_PATH_MAX + 16], text[64];
+	int64_t m, o;
+
+	daemon_mark_path(cfg, path, sizeof path);
+	if (store_high_water(st, &m, &o, &err) == HP_OK) {
+		snprintf(text, sizeof text, "%lld %lld\n", (long long)m,
+		    (long long)o);
+		if (util_write_file_atomic(path, text, strlen(text), 0600,
+		    &err) == HP_OK)
+			return;
+	}
+	log_warn("%s: %s", path, err.msg);
+}
+
+/* Is the database behind the mark the last pass left (a restore, a WAL
+ * cut)? Then why gets the figures; *ids the mark's and the database's. */
+static bool
+daemon_mark_behind(struct store *st, const struct config *cfg,
+    struct sbuf *why, long long ids[4])
+{
+	struct hp_error err = { 0, "" };
+	char path[CONFIG_PATH_MAX + 16], *t;
+	int64_t m, o;
+	bool behind;
+
+	daemon_mark_path(cfg, path, sizeof path);
+	if ((t = util_read_file(path, NULL, NULL)) == NULL)
+		return false;   /* no pass yet, or an older version */
+	behind = sscanf(t, "%lld %lld", &ids[0], &ids[1]) == 2 &&
+	    store_high_water(st, &m, &o, &err) == HP_OK &&
+	    (ids[0] > (long long)m || ids[1] > (long long)o);
+	free(t);
+	if (!behind)
+		return false;
+	ids[2] = (long long)m;
+	ids[3] = (long long)o;
+	sbuf_printf(why, "the last pass left %lld messages taken in and %lld "
+	    "queued for delivery; the database knows %lld and %lld.", ids[0],
+	    ids[1], ids[2], ids[3]);
+	return true;
+}
+
 /* On start: mail the inbox flagged seen that the database does not know
  * (it went back in time: a restore, a cut WAL) is unflagged, to be taken in
  * again by the pass, after the moderators are told once (issue 21, item
- * 4). Failures are logged; the pass goes on. */
+ * 4); the mark file tells the moderators even when the inbox shows
+ * nothing (mail fetched over IMAP is fetched again by UID). Failures are
+ * logged; the pass goes on. */
 static void
 daemon_reconcile(struct store *st, const struct config *cfg)
 {
@@ -432,37 +491,44 @@ daemon_reconcile(struct store *st, const struct config *cfg)
 	crypto_generichash_state h;
 	unsigned char id[8];
 	struct sbuf why, text;
+	long long ids[4] = { 0, 0, 0, 0 };
 	char kind[64];
 	size_t n = 0, i;
-	bool first;
+	bool first, marked;
 
 	sbuf_init(&why);
 	sbuf_init(&text);
+	sbuf_add(&why, "", 0);
 	if (intake_behind(st, cfg, &e, &n, &err) != HP_OK) {
 		log_warn("checking the inbox against the database: %s",
 		    err.msg);
-		goto out;
+		n = 0;
 	}
-	if (n == 0)
+	marked = daemon_mark_behind(st, cfg, &why, ids);
+	if (n == 0 && !marked)
 		goto out;
 	crypto_generichash_init(&h, NULL, 0, sizeof id);
 	for (i = 0; i < n; i++)
 		crypto_generichash_update(&h, (const unsigned char *)e[i].name,
 		    strlen(e[i].name) + 1);
+	crypto_generichash_update(&h, (const unsigned char *)ids, sizeof ids);
 	crypto_generichash_final(&h, id, sizeof id);
 	snprintf(kind, sizeof kind, "behind.");
 	for (i = 0; i < sizeof id; i++)
 		snprintf(kind + 7 + 2 * i, 3, "%02x", id[i]);
-	sbuf_printf(&why, "%zu message%s of %s flagged seen, unknown to the "
-	    "database:", n, n == 1 ? "" : "s", cfg->mailbox);
+	if (n > 0)
+		sbuf_printf(&why, "%s%zu message%s of %s flagged seen, unknown "
+		    "to the database:", marked ? " " : "", n, n == 1 ? "" : "s",
+		    cfg->mailbox);
 	for (i = 0; i < n && i < 20; i++)
 		sbuf_printf(&why, " %s", e[i].name);
 	if (n > 20)
 		sbuf_printf(&why, " and %zu more", n - 20);
 	sbuf_printf(&text, "The database was behind the mailbox: it did not "
-	    "know mail the inbox had already flagged as taken in (a database "
-	    "restored from a backup, or cut short at its last commit). hexpost "
-	    "takes that mail in again now: orders still in time are accepted "
+	    "know mail already taken in (a database restored from a backup, "
+	    "or cut short at its last commit). hexpost takes that mail in "
+	    "again now (from the inbox; over IMAP, what is still in the "
+	    "mailbox is fetched again): orders still in time are accepted "
 	    "again, the rest refused as usual; answers go out under the "
 	    "Message-IDs they had, so a mail system that keeps them may drop "
 	    "the copies. Check the campaigns' state ('hexpost campaign list', "
@@ -473,6 +539,11 @@ daemon_reconcile(struct store *st, const struct config *cfg)
 		log_warn("%s", err.msg);
 		goto out;
 	}
+	if (marked)
+		log_msg(LOG_LVL_WARN, "the database is behind the data "
+		    "directory's mark: %s", why.buf);
+	if (n == 0)
+		goto out;
 	if (intake_take_again(cfg, e, n, &err) != HP_OK)
 		log_warn("%s", err.msg);
 	else
@@ -569,6 +640,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 			key_watch(cfg, &keyst, &sk);
 		memset(&err, 0, sizeof err);
 		rc = daemon_pass(st, cfg, sk, &err);
+		daemon_mark_write(st, cfg);
 		fflush(stdout);
 		if (rc != HP_OK) {
 			log_msg(LOG_LVL_ERR, "%s", err.msg);

@@ -2585,3 +2585,24 @@ store_outbox_stage_used(struct store *st, const char *stage, bool *used,
 		return dberr(st, err, "outbox stage");
 	return HP_OK;
 }
+
+int
+store_high_water(struct store *st, int64_t *messages, int64_t *outbox,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*messages = *outbox = 0;
+	if ((s = prep(st, "SELECT (SELECT coalesce(max(id), 0) FROM messages), "
+	    "(SELECT coalesce(max(id), 0) FROM outbox)", err)) == NULL)
+		return HP_EDB;
+	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		*messages = sqlite3_column_int64(s, 0);
+		*outbox = sqlite3_column_int64(s, 1);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_ROW)
+		return dberr(st, err, "high water");
+	return HP_OK;
+}

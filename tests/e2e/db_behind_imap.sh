@@ -5,8 +5,10 @@
 # next run fetches by UID again what the lost pass had fetched and marked
 # (imap_after = seen or keyword leaves it in the mailbox): the order mail is
 # taken in again and answered under the same Message-ID, and a run after
-# that takes in nothing. (The moderator's notice comes from the Maildir
-# check, db_behind.sh; the IMAP spool keeps no marked mail to compare.)
+# that takes in nothing. The spool keeps no marked mail to compare, so the
+# moderator is told by the data directory's mark (hexpost.mark: the
+# database's highest message and outbox row after each pass), which the
+# restored database is behind; once.
 # Usage: bash db_behind_imap.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -37,6 +39,7 @@ hp player add hill blue --email ann@example.org --name Ann --key "$T/ann.pub" \
 	--moderator || fail "player: $(cat "$T/err")"
 hp orders template hill --side blue && head -n 4 "$T/out" >"$W/blue.txt" || fail "template"
 hp orders suggest hill --side blue && sed '1,4d' "$T/out" >>"$W/blue.txt" || fail "suggest"
+behind() { q "SELECT count(*) FROM outbox WHERE kind = 'notice' AND rcpt = 'ann@example.org' AND CAST(data AS TEXT) LIKE '%database was behind the mailbox%'"; }
 acks() { grep -l "^In-Reply-To: <blue.1@example.org>" "$D"/outbox/new/* 2>/dev/null | wc -l; }
 
 STEP="pass 1"
@@ -59,8 +62,12 @@ grep -q "mail in: 1 accepted" "$T/out" || fail "not taken in again: $(cat "$T/ou
 [ "$(q "SELECT count(*) FROM messages WHERE outcome = 'accepted'")" -eq 1 ] ||
 	fail "not recorded"
 [ "$(acks)" -eq 1 ] || fail "the acknowledgement was written again: $(acks)"
+grep -q "the database is behind the data directory's mark" "$T/err" ||
+	fail "not logged: $(cat "$T/err")"
+[ "$(behind)" -eq 1 ] || fail "want 1 notice to the moderator, have $(behind)"
 STEP="next run"
 hp run --once || fail "run: $(cat "$T/err")"
+[ "$(behind)" -eq 1 ] || fail "told again: $(behind)"
 grep -q "mail in: 0 accepted, 0 refused, 0 ignored, 0 duplicate" "$T/out" ||
 	fail "taken in a second time: $(cat "$T/out")"
 echo "db_behind_imap: ok"
