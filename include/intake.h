@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "maildir.h"
 #include "store.h"
 
 enum intake_outcome {
@@ -37,5 +38,16 @@ int intake_message(struct store *, const struct config *, const char *mailbox,
  * transaction committed. */
 int intake_run(struct store *, const struct config *, struct intake_stats *,
     struct hp_error *);
+
+/* A database that went back in time (restored from a backup, a WAL cut at
+ * its last commit) does not know mail the inbox has flagged seen: list in
+ * *out (maildir_list_free) every seen message of cfg->mailbox whose hash,
+ * or Message-ID and body, the database does not know (issue 21, item 4). */
+int intake_behind(struct store *, const struct config *,
+    struct maildir_entry **out, size_t *n, struct hp_error *);
+/* Take the seen flag off e[0, n) so the next intake_run takes them in
+ * again. */
+int intake_take_again(const struct config *, const struct maildir_entry *e,
+    size_t n, struct hp_error *);
 
 #endif

@@ -40,6 +40,14 @@ int maildir_create(const char *dir, struct hp_error *);
 int maildir_list(const char *dir, char flagchar, struct maildir_entry **out,
     size_t *n, struct hp_error *);
 void maildir_list_free(struct maildir_entry *, size_t);
+/* The messages in cur/ whose flags hold flagchar (taken in before), sorted
+ * as maildir_list; freed with maildir_list_free. */
+int maildir_list_flagged(const char *dir, char flagchar,
+    struct maildir_entry **out, size_t *n, struct hp_error *);
+/* Take flagchar off cur/ message e (rename, fsync cur/), so maildir_list
+ * lists it again. */
+int maildir_unmark(const char *dir, const struct maildir_entry *,
+    char flagchar, struct hp_error *);
 
 /* Read a message; files larger than max bytes are refused with HP_EINVAL.
  * The result is NUL-terminated (not counted in *len); caller frees. */

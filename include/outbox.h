@@ -12,10 +12,25 @@ struct outbox_stats {
 	int sent;
 	int retried;
 	int failed;
+	int held;      /* kept queued by a local fault, no try counted */
 };
 
-/* Deliver every message due now through the transport of cfg->outbox. */
+/* Deliver every message due now through the transport of cfg->outbox.
+ * HP_EIO (err says why): the outbox could not be written (disk full,
+ * read-only, gone); stats->held messages of the batch stay queued with no
+ * try counted, and go out on the first pass after the fault is fixed. */
 int outbox_deliver(struct store *, const struct config *, long now,
     struct outbox_stats *, struct hp_error *);
+
+/* Files in an outbox Maildir's tmp/ older than this (seconds) and named
+ * by no outbox row are left by runs that stopped: 36 hours, as Maildir
+ * readers clean theirs. */
+#define OUTBOX_TMP_AGE (36L * 3600)
+
+/* Remove such files (at the start of a pass; now is the real clock, the
+ * files' times are); *removed says how many. A stage an outbox row still
+ * names is never removed, however old. */
+int outbox_sweep(struct store *, const struct config *, long now,
+    int *removed, struct hp_error *);
 
 #endif

@@ -61,6 +61,8 @@ struct serverkey_rotation {
 	char backup_pub[CONFIG_PATH_MAX + 16];
 	int notices;                      /* notices queued to players */
 	bool resumed;                     /* finished an interrupted one */
+	long when;                        /* serverkey_rotation_done: its
+	                                   * time */
 };
 
 /* Rotate the server key: a new pair at the configuration's server_key and
@@ -73,5 +75,15 @@ struct serverkey_rotation {
  * last statement handed over to (changed by hand). */
 int serverkey_rotate(struct store *, const struct config *, long now,
     struct serverkey_rotation *, struct hp_error *);
+
+/* Was a rotation finished less than within seconds before now (or after
+ * now: a clock set back), with both key files already the new pair and
+ * nothing left to finish? Then *done is true and out describes it (seq,
+ * ids, backups, created_at in out->when): 'key rotate' run again after a
+ * crash late in the command says so and does nothing, rather than rotate
+ * a second time and notify every player again. */
+int serverkey_rotation_done(struct store *, const struct config *, long now,
+    long within, struct serverkey_rotation *out, bool *done,
+    struct hp_error *);
 
 #endif

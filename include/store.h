@@ -422,5 +422,28 @@ int store_campaign_set_scenario(struct store *, int64_t cid, const char *text,
  * (caller frees). */
 int store_campaign_scenario(struct store *, int64_t cid, char **text,
     struct hp_error *);
+/* Server faults (migration 011, src/fault.c): a fault of kind is recorded
+ * once, since since; *added says whether this call recorded it. */
+int store_fault_put(struct store *, const char *kind, long since,
+    const char *error, bool *added, struct hp_error *);
+/* Forget the fault of kind; *was whether there was one. */
+int store_fault_clear(struct store *, const char *kind, bool *was,
+    struct hp_error *);
+/* Call fn once for each address that moderates a campaign not finished,
+ * with the lowest such campaign's id. */
+int store_moderators(struct store *,
+    void (*fn)(const char *email, int64_t cid, void *), void *arg,
+    struct hp_error *);
+/* Note why queued message id could not be delivered, counting no attempt
+ * (a local fault: the outbox could not be written). */
+int store_outbox_held(struct store *, int64_t id, const char *why,
+    struct hp_error *);
+/* The highest row ids of messages and outbox (0 if empty): rows are never
+ * deleted, so a database that went back in time has lower ones. */
+int store_high_water(struct store *, int64_t *messages, int64_t *outbox,
+    struct hp_error *);
+/* Does an outbox row still name stage (a file in the outbox's tmp/)? */
+int store_outbox_stage_used(struct store *, const char *stage, bool *used,
+    struct hp_error *);
 
 #endif

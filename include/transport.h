@@ -18,7 +18,10 @@ struct transport_ops {
 	    struct hp_error *);
 	/* Deliver one message: HP_OK delivered (or found already delivered
 	 * under its Message-ID), HP_ESTATE a temporary failure worth a retry,
-	 * anything else permanent. */
+	 * HP_EIO a local fault (the server's own disk full or read-only, the
+	 * outbox directory gone): no try is counted, the message stays
+	 * queued until it can be written, anything else permanent. open
+	 * returns the same codes. */
 	int (*send)(void *ctx, const struct store_outmsg *, struct hp_error *);
 	/* Optional two-phase delivery, used instead of send where the
 	 * destination allows it (a Maildir): stage writes the message where

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #include "daemon.h"
 #include "deadline.h"
+#include "fault.h"
 #include "fetch_imap.h"
 #include "intake.h"
 #include "log.h"
@@ -157,8 +159,8 @@ quarantine(struct store *st, const struct config *cfg, const char *name,
 }
 
 /* Deadline and resolution of one campaign. HP_EBUSY when the database
- * was held by another process (not the campaign's fault: no quarantine,
- * tried again next pass), else HP_OK. */
+ * was held by another process, HP_EIO when a disk was full (neither is the
+ * campaign's fault: no quarantine, tried again next pass), else HP_OK. */
 static int
 campaign_step(struct store *st, const struct config *cfg, const char *name,
     const struct turn_hooks *hooks, const struct minisign_seckey *sk, long now)
@@ -179,7 +181,8 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	if (rc != HP_OK || deadline_settings_get(st, cfg, cid, &ds, &rerr) !=
 	    HP_OK || store_quarantine_get(st, name, &q, &rerr) != HP_OK) {
 		log_warn("%s: %s", name, rerr.msg);
-		return rerr.code == HP_EBUSY ? HP_EBUSY : HP_OK;
+		return rerr.code == HP_EBUSY || rerr.code == HP_EIO ? rerr.code :
+		    HP_OK;
 	}
 	if (ds.paused) {
 		log_debug("%s: paused", name);
@@ -192,17 +195,18 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	}
 	if (deadline_check(st, cfg, name, now, &da, &rerr) != HP_OK) {
 		log_warn("%s: deadline: %s", name, rerr.msg);
-		if (rerr.code == HP_EBUSY)
-			return HP_EBUSY;
+		if (rerr.code == HP_EBUSY || rerr.code == HP_EIO)
+			return rerr.code;
 	} else if (da != DA_NOTHING)
 		printf("deadline of %s: %s\n", name, deadline_straction(da));
 	if (turn_pending(st, name, &w, &missing, &rerr) != HP_OK ||
 	    missing != 0)
-		return rerr.code == HP_EBUSY ? HP_EBUSY : HP_OK;
+		return rerr.code == HP_EBUSY || rerr.code == HP_EIO ? rerr.code :
+		    HP_OK;
 	rc = turn_resolve_signed(st, name, hooks, sk, &n, &rerr);
-	if (rc != HP_OK && rerr.code == HP_EBUSY) {
+	if (rc != HP_OK && (rerr.code == HP_EBUSY || rerr.code == HP_EIO)) {
 		log_warn("%s: %s", name, rerr.msg);
-		return HP_EBUSY;
+		return rerr.code;
 	}
 	if (rc != HP_OK)
 		quarantine(st, cfg, name, cid, now, rerr.msg);
@@ -211,6 +215,34 @@ campaign_step(struct store *st, const struct config *cfg, const char *name,
 	printf("resolved %d window%s of %s\n", n, n == 1 ? "" : "s", name);
 	log_info("resolved %d window%s of %s", n, n == 1 ? "" : "s", name);
 	return HP_OK;
+}
+
+/* Record the outbox's local fault (why) and tell the moderators when it
+ * begins, or clear it (why NULL) and log that it ended. */
+static int
+daemon_outbox_fault(struct store *st, const struct config *cfg,
+    const char *why, long now)
+{
+	struct hp_error err = { 0, "" };
+	bool first, was;
+	int rc;
+
+	if (why == NULL) {
+		if ((rc = fault_clear(st, "outbox", &was, &err)) == HP_OK &&
+		    was)
+			log_msg(LOG_LVL_WARN, "the outbox %s can be written "
+			    "again; the mail held is delivered", cfg->outbox);
+	} else
+		rc = fault_raise(st, cfg, "outbox", now, why,
+		    "the outbox cannot be written", "hexpost cannot write mail "
+		    "into its outbox (the disk is full, read-only, or the "
+		    "directory is gone). Every message stays queued, no "
+		    "delivery attempt is counted, and all of them go out on the "
+		    "first pass after the cause is fixed (run --once exits 74 "
+		    "meanwhile). The error:", &first, &err);
+	if (rc != HP_OK)
+		log_warn("%s", err.msg);
+	return rc;
 }
 
 int
@@ -223,10 +255,16 @@ daemon_pass(struct store *st, const struct config *cfg,
 	struct outbox_stats os;
 	struct run_names rn = { NULL, 0, 0 };
 	struct fetch_imap_stats fs = { 0, 0, 0, 0 }, ms = { 0, 0, 0, 0 };
-	struct hp_error ierr = { 0, "" };
+	struct hp_error ierr = { 0, "" }, oerr = { 0, "" };
 	long now;
-	int rc, i, irc = HP_OK, busy = 0;
+	int rc, i, irc = HP_OK, busy = 0, full = 0;
 
+	if (outbox_sweep(st, cfg, (long)time(NULL), &i, &ierr) != HP_OK)
+		log_warn("outbox tmp/: %s", ierr.msg);
+	else if (i > 0)
+		log_msg(LOG_LVL_WARN, "outbox tmp/: %d file%s left by stopped "
+		    "runs removed", i, i == 1 ? "" : "s");
+	memset(&ierr, 0, sizeof ierr);
 	/* A mail server that fails is retried next pass; the rest goes on,
 	 * and the pass ends with its error (run --once: EX_TEMPFAIL). */
 	if (cfg->nimap > 0)
@@ -251,22 +289,49 @@ daemon_pass(struct store *st, const struct config *cfg,
 		return rc;
 	now = deadline_now();
 	for (i = 0; i < rn.n && !stop_requested; i++)
-		if (campaign_step(st, cfg, rn.v[i], &hooks, sk, now) ==
-		    HP_EBUSY)
+		switch (campaign_step(st, cfg, rn.v[i], &hooks, sk, now)) {
+		case HP_EBUSY:
 			busy++;
+			break;
+		case HP_EIO:
+			full++;
+			break;
+		default:
+			break;
+		}
 	log_debug("%d active campaign%s looked at", rn.n, rn.n == 1 ? "" :
 	    "s");
 	free(rn.v);
 	if (stop_requested)
 		return HP_OK;
-	if ((rc = outbox_deliver(st, cfg, (long)time(NULL), &os, err)) !=
-	    HP_OK)
+	rc = outbox_deliver(st, cfg, (long)time(NULL), &os, &oerr);
+	if (rc != HP_OK && rc != HP_EIO) {
+		*err = oerr;
 		return rc;
-	printf("mail out: %d delivered, %d to retry, %d failed\n", os.sent,
+	}
+	printf("mail out: %d delivered, %d to retry, %d failed", os.sent,
 	    os.retried, os.failed);
-	if (irc != HP_OK)
+	if (rc == HP_EIO)
+		printf(", %d held (the outbox cannot be written: %s)", os.held,
+		    oerr.msg);
+	printf("\n");
+	if (daemon_outbox_fault(st, cfg, rc == HP_EIO ? oerr.msg : NULL,
+	    (long)time(NULL)) != HP_OK)
+		log_warn("the outbox fault could not be recorded");
+	if (rc == HP_EIO) {
+		/* Kept queued, the moderators told once; run --once says so
+		 * (EX_IOERR: the operator must free or fix the outbox). */
+		*err = oerr;
+		irc = HP_EIO;
+	} else if (irc != HP_OK)
 		*err = ierr;
-	else if (busy > 0) {
+	else if (full > 0) {
+		/* Tried again next pass; run --once exits EX_IOERR. */
+		hp_seterr(err, HP_EIO, "%d campaign%s not looked at: an I/O "
+		    "error such as a full disk (logged above); tried again next "
+		    "pass", full, full == 1 ? "" : "s");
+		irc = HP_EIO;
+	} else if (busy > 0) {
 		/* Tried again next pass; run --once says so (EX_TEMPFAIL). */
 		hp_seterr(err, HP_EBUSY, "%d campaign%s not looked at: the "
 		    "database was locked by another process", busy, busy == 1 ?
@@ -311,7 +376,10 @@ reload(struct config *cfg, struct minisign_seckey **sk)
 /* Reload the server key when the file at cfg->server_key is no longer the
  * one loaded (as after 'hexpost key rotate'), so windows resolved after a
  * rotation are signed with the new key without waiting for a SIGHUP. *was
- * is the identity of the file loaded; on failure the old key stays. */
+ * is the identity of the file loaded; on failure the old key stays. A file
+ * whose inode or times changed but that holds the same key (touched,
+ * copied back, times shifted by a clock jump) is not a change: the keys
+ * are compared, not the times alone. */
 static void
 key_watch(const struct config *cfg, struct stat *was,
     struct minisign_seckey **sk)
@@ -331,11 +399,161 @@ key_watch(const struct config *cfg, struct stat *was,
 		*was = now;
 		return;
 	}
+	if (*sk != NULL) {
+		struct minisign_pubkey a, b;
+
+		minisign_seckey_pubkey(*sk, &a);
+		minisign_seckey_pubkey(nsk, &b);
+		if (memcmp(a.keyid, b.keyid, sizeof a.keyid) == 0 &&
+		    memcmp(a.pk, b.pk, sizeof a.pk) == 0) {
+			minisign_seckey_free(nsk);
+			*was = now;
+			log_debug("server key %s: file touched, same key",
+			    cfg->server_key);
+			return;
+		}
+	}
 	minisign_seckey_free(*sk);
 	*sk = nsk;
 	*was = now;
 	log_msg(LOG_LVL_WARN, "server key %s changed: reloaded",
 	    cfg->server_key);
+}
+
+/* The mark file: the database's high water (store_high_water) after the
+ * last pass, kept beside it in the data directory. */
+static void
+daemon_mark_path(const struct config *cfg, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/hexpost.mark", cfg->datadir);
+}
+
+/* After a pass: write the database's high water into the mark file, so the
+ * next start can tell a database that went back in time (even when no
+ * mail of the inbox shows it, as with IMAP). */
+static void
+daemon_mark_write(struct store *st, const struct config *cfg)
+{
+	struct hp_error err = { 0, "" };
+	char path[CONFIG_PATH_MAX + 16], text[64];
+	int64_t m, o;
+
+	daemon_mark_path(cfg, path, sizeof path);
+	if (store_high_water(st, &m, &o, &err) == HP_OK) {
+		snprintf(text, sizeof text, "%lld %lld\n", (long long)m,
+		    (long long)o);
+		if (util_write_file_atomic(path, text, strlen(text), 0600,
+		    &err) == HP_OK)
+			return;
+	}
+	log_warn("%s: %s", path, err.msg);
+}
+
+/* Is the database behind the mark the last pass left (a restore, a WAL
+ * cut)? Then why gets the figures; *ids the mark's and the database's. */
+static bool
+daemon_mark_behind(struct store *st, const struct config *cfg,
+    struct sbuf *why, long long ids[4])
+{
+	struct hp_error err = { 0, "" };
+	char path[CONFIG_PATH_MAX + 16], *t;
+	int64_t m, o;
+	bool behind;
+
+	daemon_mark_path(cfg, path, sizeof path);
+	if ((t = util_read_file(path, NULL, NULL)) == NULL)
+		return false;   /* no pass yet, or an older version */
+	behind = sscanf(t, "%lld %lld", &ids[0], &ids[1]) == 2 &&
+	    store_high_water(st, &m, &o, &err) == HP_OK &&
+	    (ids[0] > (long long)m || ids[1] > (long long)o);
+	free(t);
+	if (!behind)
+		return false;
+	ids[2] = (long long)m;
+	ids[3] = (long long)o;
+	sbuf_printf(why, "the last pass left %lld messages taken in and %lld "
+	    "queued for delivery; the database knows %lld and %lld.", ids[0],
+	    ids[1], ids[2], ids[3]);
+	return true;
+}
+
+/* On start: mail the inbox flagged seen that the database does not know
+ * (it went back in time: a restore, a cut WAL) is unflagged, to be taken in
+ * again by the pass, after the moderators are told once (issue 21, item
+ * 4); the mark file tells the moderators even when the inbox shows
+ * nothing (mail fetched over IMAP is fetched again by UID). Failures are
+ * logged; the pass goes on. */
+static void
+daemon_reconcile(struct store *st, const struct config *cfg)
+{
+	struct hp_error err = { 0, "" };
+	struct maildir_entry *e = NULL;
+	crypto_generichash_state h;
+	unsigned char id[8];
+	struct sbuf why, text;
+	long long ids[4] = { 0, 0, 0, 0 };
+	char kind[64];
+	size_t n = 0, i;
+	bool first, marked;
+
+	sbuf_init(&why);
+	sbuf_init(&text);
+	sbuf_add(&why, "", 0);
+	if (intake_behind(st, cfg, &e, &n, &err) != HP_OK) {
+		log_warn("checking the inbox against the database: %s",
+		    err.msg);
+		n = 0;
+	}
+	marked = daemon_mark_behind(st, cfg, &why, ids);
+	if (n == 0 && !marked)
+		goto out;
+	crypto_generichash_init(&h, NULL, 0, sizeof id);
+	for (i = 0; i < n; i++)
+		crypto_generichash_update(&h, (const unsigned char *)e[i].name,
+		    strlen(e[i].name) + 1);
+	crypto_generichash_update(&h, (const unsigned char *)ids, sizeof ids);
+	crypto_generichash_final(&h, id, sizeof id);
+	snprintf(kind, sizeof kind, "behind.");
+	for (i = 0; i < sizeof id; i++)
+		snprintf(kind + 7 + 2 * i, 3, "%02x", id[i]);
+	if (n > 0)
+		sbuf_printf(&why, "%s%zu message%s of %s flagged seen, unknown "
+		    "to the database:", marked ? " " : "", n, n == 1 ? "" : "s",
+		    cfg->mailbox);
+	for (i = 0; i < n && i < 20; i++)
+		sbuf_printf(&why, " %s", e[i].name);
+	if (n > 20)
+		sbuf_printf(&why, " and %zu more", n - 20);
+	sbuf_printf(&text, "The database was behind the mailbox: it did not "
+	    "know mail already taken in (a database restored from a backup, "
+	    "or cut short at its last commit). hexpost takes that mail in "
+	    "again now (from the inbox; over IMAP, what is still in the "
+	    "mailbox is fetched again): orders still in time are accepted "
+	    "again, the rest refused as usual; answers go out under the "
+	    "Message-IDs they had, so a mail system that keeps them may drop "
+	    "the copies. Check the campaigns' state ('hexpost campaign list', "
+	    "'hexpost audit NAME').");
+	if (fault_raise(st, cfg, kind, (long)time(NULL), why.buf, "the "
+	    "database was behind the mailbox", text.buf, &first, &err) !=
+	    HP_OK) {
+		log_warn("%s", err.msg);
+		goto out;
+	}
+	if (marked)
+		log_msg(LOG_LVL_WARN, "the database is behind the data "
+		    "directory's mark: %s", why.buf);
+	if (n == 0)
+		goto out;
+	if (intake_take_again(cfg, e, n, &err) != HP_OK)
+		log_warn("%s", err.msg);
+	else
+		log_msg(LOG_LVL_WARN, "%zu message%s flagged seen in %s but "
+		    "unknown to the database taken in again", n, n == 1 ? "" :
+		    "s", cfg->mailbox);
+out:
+	maildir_list_free(e, n);
+	sbuf_free(&why);
+	sbuf_free(&text);
 }
 
 /* Warn when from or domain are still the defaults' localhost: players
@@ -393,7 +611,9 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		close(lockfd);
 		store_close(st);
 		minisign_seckey_free(sk);
-		return HP_EX_NOINPUT;
+		/* A full disk: EX_IOERR, as for a pass (shmguard.h). */
+		return rc != HP_OK && err.code == HP_EIO ? HP_EX_IOERR :
+		    HP_EX_NOINPUT;
 	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
@@ -409,6 +629,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 	if (!once)
 		log_info("started on %s, pid %ld, every %d s", db_path,
 		    (long)getpid(), cfg->poll_interval);
+	daemon_reconcile(st, cfg);
 	for (;;) {
 		if (reload_requested) {
 			reload_requested = 0;
@@ -419,6 +640,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 			key_watch(cfg, &keyst, &sk);
 		memset(&err, 0, sizeof err);
 		rc = daemon_pass(st, cfg, sk, &err);
+		daemon_mark_write(st, cfg);
 		fflush(stdout);
 		if (rc != HP_OK) {
 			log_msg(LOG_LVL_ERR, "%s", err.msg);

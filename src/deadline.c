@@ -458,6 +458,36 @@ check_tx(struct store *st, const struct config *cfg, const char *campaign,
 		*what = DA_REMINDED;
 		break;
 	case DL_DUE:
+		if (ds.remind_hours > 0 && !c.reminded) {
+			/* The deadline passed before its reminder went out:
+			 * hexpost's clock jumped past it (set right after
+			 * running days behind) or hexpost was not running.
+			 * Players were promised a reminder remind_hours
+			 * ahead, so they get it now and the deadline moves
+			 * to remind_hours from now (no more than the
+			 * window's own deadline_hours; issue 21, item 7). */
+			int grace = ds.deadline_hours > 0 && ds.deadline_hours <
+			    ds.remind_hours ? ds.deadline_hours :
+			    ds.remind_hours;
+			long want = now + 3600L * grace;
+
+			dl = deadline_of(&ds, &c);
+			if (dl < want && !__builtin_add_overflow(c.extended,
+			    want - dl, &c.extended))
+				dl = deadline_of(&ds, &c);
+			if ((rc = remind(st, cfg, cid, &g, &w, missing, &ds, dl,
+			    now, err)) != HP_OK)
+				goto out;
+			c.reminded = true;
+			rc = store_clock_put(st, w.id, &c, err);
+			*what = DA_REMINDED;
+			log_warn("%s: the deadline of turn %d window '%s' passed "
+			    "before its reminder went out (the clock jumped, or "
+			    "hexpost was not running): reminded now, deadline "
+			    "moved to %d hours from now", g.name, w.spec.turn,
+			    w.spec.name, grace);
+			break;
+		}
 		for (i = 0; i < g.nsides; i++)
 			if ((w.spec.sides & (1u << i)) && !g.sides[i].ai)
 				human |= 1u << i;

@@ -1277,3 +1277,116 @@ out:
 	maildir_list_free(pl.ents, pl.n);
 	return rc;
 }
+
+/* The raw hash, body hash and Message-ID of message e, as intake computes
+ * them for its duplicate check (an oversized message: the hash of all its
+ * bytes for both, as prepare_large). HP_OK or an error in err. */
+static int
+intake_identity(const struct maildir_entry *e, unsigned char hash[32],
+    unsigned char content[32], char *msgid, size_t idlen,
+    struct hp_error *err)
+{
+	crypto_generichash_state h;
+	unsigned char *raw, buf[65536];
+	uint64_t size = 0;
+	size_t len = 0;
+	ssize_t r;
+	int fd;
+
+	msgid[0] = '\0';
+	if (maildir_open(e, &fd, &size, err) != HP_OK)
+		return HP_EIO;
+	if (size > MIME_MAX_MESSAGE) {
+		crypto_generichash_init(&h, NULL, 0, 32);
+		for (;;) {
+			r = read(fd, buf, sizeof buf);
+			if (r == -1 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			if (len == 0 && raw_header(buf, (size_t)r, "Message-ID",
+			    msgid, idlen))
+				addr_spec(msgid);
+			len += (size_t)r;
+			crypto_generichash_update(&h, buf, (size_t)r);
+		}
+		close(fd);
+		if (r == -1) {
+			hp_seterr(err, HP_EIO, "%s: %s", e->path,
+			    strerror(errno));
+			return HP_EIO;
+		}
+		crypto_generichash_final(&h, hash, 32);
+		memcpy(content, hash, 32);
+		return HP_OK;
+	}
+	close(fd);
+	if ((raw = maildir_read(e, MIME_MAX_MESSAGE, &len, err)) == NULL)
+		return HP_EIO;
+	crypto_generichash(hash, 32, raw, len, NULL, 0);
+	content_hash(raw, len, content);
+	if (raw_header(raw, len, "Message-ID", msgid, idlen))
+		addr_spec(msgid);
+	free(raw);
+	return HP_OK;
+}
+
+int
+intake_behind(struct store *st, const struct config *cfg,
+    struct maildir_entry **out, size_t *n, struct hp_error *err)
+{
+	struct maildir_entry *all = NULL, *v = NULL;
+	struct hp_error merr;
+	unsigned char hash[32], content[32];
+	char msgid[256];
+	size_t nall = 0, i;
+	bool seen;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (strncmp(cfg->mailbox, "maildir:", 8) != 0)
+		return HP_OK;
+	if ((rc = maildir_list_flagged(cfg->mailbox + 8, 'S', &all, &nall,
+	    err)) != HP_OK)
+		return rc;
+	for (i = 0; i < nall; i++) {
+		memset(&merr, 0, sizeof merr);
+		if (intake_identity(&all[i], hash, content, msgid, sizeof msgid,
+		    &merr) != HP_OK) {
+			log_warn("%s", merr.msg);
+			continue;
+		}
+		if ((rc = store_message_seen_content(st, hash, msgid[0] ?
+		    msgid : NULL, content, &seen, err)) != HP_OK)
+			break;
+		if (seen)
+			continue;
+		/* Moved, not copied: all[i] is emptied. */
+		v = xrealloc(v, (*n + 1) * sizeof *v);
+		v[(*n)++] = all[i];
+		memset(&all[i], 0, sizeof all[i]);
+	}
+	maildir_list_free(all, nall);
+	if (rc != HP_OK) {
+		maildir_list_free(v, *n);
+		v = NULL;
+		*n = 0;
+	}
+	*out = v;
+	return rc;
+}
+
+int
+intake_take_again(const struct config *cfg, const struct maildir_entry *e,
+    size_t n, struct hp_error *err)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if ((rc = maildir_unmark(cfg->mailbox + 8, &e[i], 'S', err)) !=
+		    HP_OK)
+			return rc;
+	return HP_OK;
+}

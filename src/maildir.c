@@ -263,9 +263,10 @@ maildir_create(const char *dir, struct hp_error *err)
 }
 
 /* Add the messages of dir/sub to *v (*n used, *cap allocated): all regular
- * non-dot files, except in cur/ those whose flags hold flagchar. */
+ * non-dot files, except in cur/ those whose flags hold flagchar (if
+ * flagged, only those). */
 static int
-scan(const char *dir, const char *sub, char flagchar,
+scan(const char *dir, const char *sub, char flagchar, bool flagged,
     struct maildir_entry **v, size_t *n, size_t *cap, struct hp_error *err)
 {
 	struct maildir_entry *e;
@@ -308,7 +309,7 @@ scan(const char *dir, const char *sub, char flagchar,
 		parse_name(de->d_name, &fs);
 		if (in_new)
 			memset(&fs, 0, sizeof fs);
-		else if (fs.on[(unsigned char)flagchar])
+		else if (fs.on[(unsigned char)flagchar] != flagged)
 			continue;
 		if (*n == *cap) {
 			*cap = *cap ? *cap * 2 : 16;
@@ -342,8 +343,9 @@ maildir_list(const char *dir, char flagchar, struct maildir_entry **out,
 		    (unsigned char)flagchar);
 		return HP_EINVAL;
 	}
-	if ((rc = scan(dir, "new", flagchar, &v, &nv, &cap, err)) != HP_OK ||
-	    (rc = scan(dir, "cur", flagchar, &v, &nv, &cap, err)) != HP_OK) {
+	if ((rc = scan(dir, "new", flagchar, false, &v, &nv, &cap, err)) !=
+	    HP_OK || (rc = scan(dir, "cur", flagchar, false, &v, &nv, &cap,
+	    err)) != HP_OK) {
 		maildir_list_free(v, nv);
 		return rc;
 	}
@@ -352,6 +354,71 @@ maildir_list(const char *dir, char flagchar, struct maildir_entry **out,
 	*out = v;
 	*n = nv;
 	return HP_OK;
+}
+
+int
+maildir_list_flagged(const char *dir, char flagchar,
+    struct maildir_entry **out, size_t *n, struct hp_error *err)
+{
+	struct maildir_entry *v = NULL;
+	size_t nv = 0, cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (!valid_flag(flagchar)) {
+		hp_seterr(err, HP_EINVAL, "maildir: bad flag 0x%02x",
+		    (unsigned char)flagchar);
+		return HP_EINVAL;
+	}
+	if ((rc = scan(dir, "cur", flagchar, true, &v, &nv, &cap, err)) !=
+	    HP_OK) {
+		maildir_list_free(v, nv);
+		return rc;
+	}
+	if (nv > 1)
+		qsort(v, nv, sizeof *v, entry_cmp);
+	*out = v;
+	*n = nv;
+	return HP_OK;
+}
+
+int
+maildir_unmark(const char *dir, const struct maildir_entry *e,
+    char flagchar, struct hp_error *err)
+{
+	struct flagset fs;
+	struct sbuf b;
+	char flags[257], *src = NULL, *dst = NULL, *curdir = NULL;
+	size_t baselen;
+	int rc = HP_EIO;
+
+	if (!valid_flag(flagchar) || e->in_new || !valid_name(e->name)) {
+		hp_seterr(err, HP_EINVAL, "maildir: cannot unflag \"%s\"",
+		    e->name != NULL ? e->name : "");
+		return HP_EINVAL;
+	}
+	baselen = parse_name(e->name, &fs);
+	fs.on[(unsigned char)flagchar] = false;
+	flags_string(&fs, flags, sizeof flags);
+	sbuf_init(&b);
+	sbuf_add(&b, e->name, baselen);
+	sbuf_printf(&b, ":2,%s", flags);
+	dst = mkpath(dir, "cur", b.buf);
+	sbuf_free(&b);
+	src = mkpath(dir, "cur", e->name);
+	curdir = mkpath(dir, "cur", NULL);
+	if (rename(src, dst) == -1) {
+		hp_seterr(err, HP_EIO, "rename %s to %s: %s", src, dst,
+		    strerror(errno));
+		goto out;
+	}
+	rc = fsync_dir(curdir, err);
+out:
+	free(src);
+	free(dst);
+	free(curdir);
+	return rc;
 }
 
 void

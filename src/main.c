@@ -1072,13 +1072,32 @@ cmd_key_generate(int argc, char **argv)
 static int
 cmd_key_rotate(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "again", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct hp_error err = { 0, "" };
 	struct serverkey_rotation r;
 	struct store *st;
-	int rc, ex;
+	bool again = false, done = false;
+	char when[32];
+	struct tm tmv;
+	time_t t;
+	int rc, ex, ch;
 
-	if ((rc = no_options(argc, argv, "key rotate", 0)) >= 0)
-		return rc;
+	while ((ch = getopt_long(argc, argv, "ah", opts, NULL)) != -1)
+		switch (ch) {
+		case 'a':
+			again = true;
+			break;
+		case 'h':
+			return usage_of("key rotate") * 0;
+		default:
+			return usage_of("key rotate") + HP_EX_USAGE;
+		}
+	if (argc != optind)
+		return usage_of("key rotate") + HP_EX_USAGE;
 	if (!have_cfg) {
 		fprintf(stderr, "hexpost: key rotate needs a configuration "
 		    "(--config FILE): it names server_key and server_pub\n");
@@ -1086,6 +1105,27 @@ cmd_key_rotate(int argc, char **argv)
 	}
 	if ((st = open_db(false, &ex)) == NULL)
 		return ex;
+	/* Run again after a crash late in the command (issue 21, item 6):
+	 * a rotation finished within the last day is reported, not made a
+	 * second time, unless --again. */
+	if (!again && (rc = serverkey_rotation_done(st, &cfg, deadline_now(),
+	    86400, &r, &done, &err)) != HP_OK) {
+		store_close(st);
+		return fail(&err);
+	}
+	if (done) {
+		store_close(st);
+		t = (time_t)r.when;
+		strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC",
+		    gmtime_r(&t, &tmv));
+		printf("key rotation %d (server key %s replaced by %s) was "
+		    "finished at %s, its notices queued with it: nothing done.\n"
+		    "  If an earlier 'hexpost key rotate' was interrupted, it "
+		    "completed.\n  To rotate again within a day of it, run "
+		    "'hexpost key rotate --again'.\n", r.seq, r.old_id,
+		    r.new_id, when);
+		return 0;
+	}
 	rc = serverkey_rotate(st, &cfg, deadline_now(), &r, &err);
 	store_close(st);
 	if (rc != HP_OK)
@@ -1245,10 +1285,12 @@ static const struct cmd cmds[] = {
 	{ "key generate", "key generate", "write the server's minisign key "
 	    "pair (server_key, mode 0600, and server_pub of the configuration)",
 	    cmd_key_generate },
-	{ "key rotate", "key rotate", "replace the server key, keeping the old "
-	    "pair as server_key.N and server_pub.N, with a rotation statement "
-	    "signed by the old key (and countersigned by the new) that audits "
-	    "follow; notices go to every player",
+	{ "key rotate", "key rotate [--again]", "replace the server key, "
+	    "keeping the old pair as server_key.N and server_pub.N, with a "
+	    "rotation statement signed by the old key (and countersigned by "
+	    "the new) that audits follow; notices go to every player. Within a "
+	    "day of a finished rotation it reports that one and does nothing, "
+	    "unless --again",
 	    cmd_key_rotate },
 	{ "audit export", "audit export NAME DIR [--pubkey FILE]", "write a "
 	    "self-contained audit bundle of campaign NAME into DIR",

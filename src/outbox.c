@@ -1,7 +1,12 @@
 /* outbox: delivery of queued mail (see include/outbox.h). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "outbox.h"
 #include "transport.h"
@@ -47,7 +52,10 @@ send_one(struct store *st, const struct transport_ops *t, void *ctx,
 	return rc;
 }
 
-/* Deliver one batch of due messages; *n says how many there were. */
+/* Deliver one batch of due messages; *n says how many there were. A local
+ * fault (HP_EIO: the outbox cannot be written) stops the batch: that
+ * message and the rest stay queued with no try counted (stats->held), and
+ * the fault is returned in err. */
 static int
 deliver_batch(struct store *st, const struct config *cfg,
     const struct transport_ops *t, long now, struct outbox_stats *stats,
@@ -77,6 +85,19 @@ deliver_batch(struct store *st, const struct config *cfg,
 		if (src == HP_EDB) {
 			*err = serr;
 			rc = src;
+			break;
+		}
+		if (src == HP_EIO) {
+			/* Not the recipient's fault, nor the message's: the
+			 * rest would fail alike, so the batch ends here. */
+			stats->held = *n - i;
+			log_warn("delivery of %s to %s held: %s",
+			    batch[i].message_id, batch[i].rcpt, serr.msg);
+			if ((rc = store_outbox_held(st, batch[i].id, serr.msg,
+			    err)) == HP_OK) {
+				hp_seterr(err, HP_EIO, "%s", serr.msg);
+				rc = HP_EIO;
+			}
 			break;
 		}
 		if (src == HP_OK) {
@@ -124,9 +145,51 @@ outbox_deliver(struct store *st, const struct config *cfg, long now,
 		return HP_EINVAL;
 	}
 	/* Every message handled leaves the due set (sent, failed or retried
-	 * later than now), so this ends. */
+	 * later than now), or the loop ends at a local fault, so this ends. */
 	do
 		rc = deliver_batch(st, cfg, t, now, stats, &n, err);
 	while (rc == HP_OK && n == OUTBOX_BATCH);
+	return rc;
+}
+
+int
+outbox_sweep(struct store *st, const struct config *cfg, long now,
+    int *removed, struct hp_error *err)
+{
+	char path[CONFIG_PATH_MAX + 16];
+	struct dirent *de;
+	struct stat sb;
+	bool used;
+	DIR *d;
+	int rc = HP_OK;
+
+	*removed = 0;
+	if (strncmp(cfg->outbox, "maildir:", 8) != 0)
+		return HP_OK;
+	snprintf(path, sizeof path, "%s/tmp", cfg->outbox + 8);
+	if ((d = opendir(path)) == NULL)
+		return HP_OK;   /* no outbox yet, or broken: delivery says so */
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &sb,
+		    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(sb.st_mode) ||
+		    (long)sb.st_mtime > now - OUTBOX_TMP_AGE)
+			continue;
+		if ((rc = store_outbox_stage_used(st, de->d_name, &used, err)) !=
+		    HP_OK)
+			break;
+		if (used)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == -1) {
+			if (errno != ENOENT)
+				log_warn("%s/%s: %s", path, de->d_name,
+				    strerror(errno));
+			continue;
+		}
+		(*removed)++;
+		log_info("%s/%s: removed (left over %ld hours ago, by a run "
+		    "that stopped)", path, de->d_name,
+		    (now - (long)sb.st_mtime) / 3600);
+	}
+	closedir(d);
 	return rc;
 }

@@ -558,10 +558,17 @@ serverkey_rotate(struct store *st, const struct config *c, long now,
 		store_rollback(st);
 		goto out;
 	}
+	/* Test only: a crash after the commit, before the files move. */
+	if (getenv("HEXPOST_TEST_CRASH_BEFORE_INSTALL") != NULL)
+		abort();
 	/* Recorded: the new files are the server's key from now on. */
 	made = false;
 	out->seq = stm.seq;
 	rc = install_both(c, stm.seq, out, err);
+	/* Test only: a crash once everything is done, before the command
+	 * reports it (issue 21, item 6). */
+	if (rc == HP_OK && getenv("HEXPOST_TEST_CRASH_AFTER_ROTATE") != NULL)
+		abort();
 out:
 	if (made) {
 		unlink(nk);
@@ -577,5 +584,47 @@ out:
 	sbuf_free(&text);
 	if (lockfd != -1)
 		close(lockfd);
+	return rc;
+}
+
+int
+serverkey_rotation_done(struct store *st, const struct config *c, long now,
+    long within, struct serverkey_rotation *out, bool *done,
+    struct hp_error *err)
+{
+	struct store_rotation *rows = NULL, *last;
+	char nk[CONFIG_PATH_MAX + 8], np[CONFIG_PATH_MAX + 8];
+	char idk[17], idp[17];
+	struct stat sb;
+	int rc, n = 0;
+
+	*done = false;
+	memset(out, 0, sizeof *out);
+	if ((rc = store_rotations_all(st, &rows, &n, err)) != HP_OK || n == 0)
+		goto out;
+	last = &rows[n - 1];
+	snprintf(nk, sizeof nk, "%s.new", c->server_key);
+	snprintf(np, sizeof np, "%s.new", c->server_pub);
+	/* Something left to finish: serverkey_rotate finishes it. */
+	if (lstat(nk, &sb) == 0 || lstat(np, &sb) == 0)
+		goto out;
+	if (last->created_at <= now - within)
+		goto out;
+	sec_file_id(c->server_key, idk);
+	pub_file_id(c->server_pub, idp);
+	if (strcmp(idk, last->new_key_id) != 0 ||
+	    strcmp(idp, last->new_key_id) != 0)
+		goto out;
+	*done = true;
+	out->seq = last->seq;
+	out->when = last->created_at;
+	strlcpy_(out->old_id, last->old_key_id, sizeof out->old_id);
+	strlcpy_(out->new_id, last->new_key_id, sizeof out->new_id);
+	snprintf(out->backup_key, sizeof out->backup_key, "%s.%d",
+	    c->server_key, last->seq);
+	snprintf(out->backup_pub, sizeof out->backup_pub, "%s.%d",
+	    c->server_pub, last->seq);
+out:
+	store_rotations_free(rows, n);
 	return rc;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "shmguard.h"
 #include "store.h"
 
 /* Prepared statements are kept, keyed by the address of their SQL text
@@ -47,7 +48,7 @@ wstate_parse(const char *s)
 static int
 dberr(struct store *st, struct hp_error *err, const char *what)
 {
-	int code = sqlite3_extended_errcode(st->db) & 0xff;
+	int code = sqlite3_extended_errcode(st->db) & 0xff, e = 0;
 
 	/* Another process holding the database past the busy timeout is
 	 * no fault of the data: the call fails as any database error
@@ -55,6 +56,18 @@ dberr(struct store *st, struct hp_error *err, const char *what)
 	if (code == SQLITE_BUSY || code == SQLITE_LOCKED) {
 		hp_seterr(err, HP_EBUSY, "database: %s: locked by another "
 		    "process; try again later (%s)", what,
+		    sqlite3_errmsg(st->db));
+		return HP_EDB;
+	}
+	/* A full disk (SQLITE_FULL, or the WAL index that shmguard could not
+	 * allocate) is the server's fault, not the data's: HP_EIO in err
+	 * (EX_IOERR), and the transaction changed nothing. */
+	if (shmguard_full(&e) || code == SQLITE_FULL ||
+	    (code == SQLITE_IOERR && ((e = sqlite3_system_errno(st->db)) ==
+	    ENOSPC || e == EDQUOT))) {
+		hp_seterr(err, HP_EIO, "database: %s: the disk holding the "
+		    "database is full (%s); nothing was changed, try again once "
+		    "there is room", what, e ? strerror(e) :
 		    sqlite3_errmsg(st->db));
 		return HP_EDB;
 	}
@@ -163,6 +176,9 @@ store_open(struct store **stp, const char *path, bool create,
 	char *emsg = NULL;
 
 	st = xcalloc(1, sizeof *st);
+	/* A full disk is an error, not a bus error (include/shmguard.h). */
+	if (shmguard_register() != SQLITE_OK)
+		log_warn("the SQLite full-disk guard could not be registered");
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		hp_seterr(err, HP_EDB, "%s: %s", path,
 		    st->db ? sqlite3_errmsg(st->db) : "cannot open");
@@ -171,8 +187,21 @@ store_open(struct store **stp, const char *path, bool create,
 	sqlite3_busy_timeout(st->db, 10000);
 	sqlite3_extended_result_codes(st->db, 1);
 	if (sqlite3_exec(st->db, "PRAGMA journal_mode=WAL; "
-	    "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL;", NULL, NULL,
+	    "PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL; "
+	    "PRAGMA mmap_size=0;", NULL, NULL,
 	    &emsg) != SQLITE_OK) {
+		int e = 0;
+
+		if (shmguard_full(&e) || (sqlite3_extended_errcode(st->db) &
+		    0xff) == SQLITE_FULL || (e = sqlite3_system_errno(st->db)) ==
+		    ENOSPC || e == EDQUOT) {
+			hp_seterr(err, HP_EIO, "%s: the disk holding the "
+			    "database is full (%s); nothing was changed, try "
+			    "again once there is room", path, e ? strerror(e) :
+			    emsg ? emsg : "full");
+			sqlite3_free(emsg);
+			goto fail;
+		}
 		hp_seterr(err, HP_EDB, "%s: %s", path, emsg ? emsg : "pragma");
 		sqlite3_free(emsg);
 		goto fail;
@@ -2512,5 +2541,119 @@ store_campaign_scenario(struct store *st, int64_t cid, char **text,
 		*text = NULL;
 		return dberr(st, err, "load the scenario");
 	}
+	return HP_OK;
+}
+
+/* server faults (migration 011) */
+
+int
+store_fault_put(struct store *st, const char *kind, long since,
+    const char *error, bool *added, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*added = false;
+	if ((s = prep(st, "INSERT OR IGNORE INTO server_faults (kind, since, "
+	    "error) VALUES (?1, ?2, ?3)", err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, kind);
+	sqlite3_bind_int64(s, 2, since);
+	bind_text(s, 3, error);
+	rc = exec_done(st, s, err, "record a server fault");
+	*added = rc == HP_OK && sqlite3_changes(st->db) > 0;
+	return rc;
+}
+
+int
+store_fault_clear(struct store *st, const char *kind, bool *was,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*was = false;
+	if ((s = prep(st, "DELETE FROM server_faults WHERE kind = ?1", err)) ==
+	    NULL)
+		return HP_EDB;
+	bind_text(s, 1, kind);
+	rc = exec_done(st, s, err, "clear a server fault");
+	*was = rc == HP_OK && sqlite3_changes(st->db) > 0;
+	return rc;
+}
+
+int
+store_moderators(struct store *st,
+    void (*fn)(const char *email, int64_t cid, void *), void *arg,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT lower(p.email), min(p.campaign_id) FROM "
+	    "players p JOIN campaigns c ON c.id = p.campaign_id WHERE "
+	    "p.moderator = 1 AND p.active = 1 AND c.status <> 'finished' "
+	    "GROUP BY lower(p.email) ORDER BY 2, 1", err)) == NULL)
+		return HP_EDB;
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		fn(col_text(s, 0), sqlite3_column_int64(s, 1), arg);
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "moderators");
+	return HP_OK;
+}
+
+int
+store_outbox_held(struct store *st, int64_t id, const char *why,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE outbox SET last_error = ?2 WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, id);
+	bind_text(s, 2, why);
+	return exec_done(st, s, err, "outbox held");
+}
+
+int
+store_outbox_stage_used(struct store *st, const char *stage, bool *used,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*used = false;
+	if ((s = prep(st, "SELECT 1 FROM outbox WHERE stage = ?1 LIMIT 1",
+	    err)) == NULL)
+		return HP_EDB;
+	bind_text(s, 1, stage);
+	step = sqlite3_step(s);
+	*used = step == SQLITE_ROW;
+	stmt_done(st, s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return dberr(st, err, "outbox stage");
+	return HP_OK;
+}
+
+int
+store_high_water(struct store *st, int64_t *messages, int64_t *outbox,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	*messages = *outbox = 0;
+	if ((s = prep(st, "SELECT (SELECT coalesce(max(id), 0) FROM messages), "
+	    "(SELECT coalesce(max(id), 0) FROM outbox)", err)) == NULL)
+		return HP_EDB;
+	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		*messages = sqlite3_column_int64(s, 0);
+		*outbox = sqlite3_column_int64(s, 1);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_ROW)
+		return dberr(st, err, "high water");
 	return HP_OK;
 }

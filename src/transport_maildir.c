@@ -17,9 +17,10 @@ tm_open(const struct config *cfg, const char *spec, void **ctx,
 	int rc;
 
 	(void)cfg;
-	/* Not there, or not a directory: perhaps fixed by the next try. */
+	/* Not there, or not a directory, or not writable: a local fault
+	 * (HP_EIO), the mail waits for it to be fixed. */
 	if ((rc = maildir_create(spec, err)) != HP_OK)
-		return rc == HP_EIO ? HP_ESTATE : rc;
+		return rc;
 	*ctx = xstrdup(spec);
 	return HP_OK;
 }
@@ -59,7 +60,7 @@ tm_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
 
 	tm_name(m, hint, sizeof hint);
 	rc = maildir_deliver(ctx, hint, m->data, m->len, &existed, NULL, err);
-	return rc == HP_EIO ? HP_ESTATE : rc;
+	return rc;
 }
 
 /* Phase one: the message written and fsynced in tmp/. */
@@ -67,9 +68,7 @@ static int
 tm_stage(void *ctx, const struct store_outmsg *m, char **stage,
     struct hp_error *err)
 {
-	int rc = maildir_stage(ctx, m->data, m->len, stage, err);
-
-	return rc == HP_EIO ? HP_ESTATE : rc;
+	return maildir_stage(ctx, m->data, m->len, stage, err);
 }
 
 /* Phase two: tmp/STAGE renamed to new/NAME, unless that happened before. */
@@ -86,7 +85,7 @@ tm_finish(void *ctx, const struct store_outmsg *m, const char *stage,
 	if (rc == HP_OK && before)
 		log_info("%s was delivered before a crash; not again",
 		    m->message_id);
-	return rc == HP_EIO ? HP_ESTATE : rc;
+	return rc;
 }
 
 static void

@@ -128,7 +128,10 @@ for i in $(seq 1 40); do
 	deliver "$D/inbox" "$T/m$i.eml" "n$i"
 done
 start
-sleep 0.05
+# Not before the handler is in place: bash starts background jobs with
+# SIGINT ignored, so a SIGINT sent before hexpost's sigaction was lost and
+# the wait below hung (seen under load). "started on" is logged after it.
+wait_for "$T/err" "started on"
 kill -INT "$DPID"
 wait "$DPID"
 rc=$?

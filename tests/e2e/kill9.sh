@@ -11,7 +11,8 @@
 # final databases (every game table, the record of mail in and out) and
 # the delivered mail (Message-IDs and bodies) must be the same: no order
 # lost, no turn resolved twice, no report delivered twice. The embedded
-# Maildir transport delivers.
+# Maildir transport delivers; in the killed run a mail system picks the
+# outbox's new/ up after every kill (no message may come again).
 # Usage: bash kill9.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 
@@ -95,8 +96,21 @@ start() {
 	DPID=$!
 }
 
+# pickup DIR: what a mail system does between runs: take every delivered
+# file out of the outbox's new/ (into DIR/picked). A message delivered
+# again would find its name taken there: a failure (issue 21, item 1).
+pickup() {
+	local f
+	mkdir -p "$1/picked"
+	for f in "$1"/outbox/new/*; do
+		[ -f "$f" ] || continue
+		[ ! -e "$1/picked/${f##*/}" ] || fail "delivered twice: ${f##*/}"
+		mv "$f" "$1/picked/" || fail "pickup"
+	done
+}
+
 # play DIR KILL: the games to their end, the daemon killed at random if
-# KILL is 1. Leaves KILLS.
+# KILL is 1 (the outbox picked up after each kill). Leaves KILLS.
 play() {
 	local d=$1 kill=$2 round=0 open deadline=$((SECONDS + 100)) rc
 	mkdir -p "$d/player"
@@ -118,6 +132,7 @@ play() {
 			kill -9 "$DPID" 2>/dev/null
 			wait "$DPID" 2>/dev/null
 			KILLS=$((KILLS + 1))
+			pickup "$d"
 			start "$d"
 			# Often straight into the first pass after a start.
 			if [ $((RANDOM % 2)) = 0 ]; then
@@ -125,6 +140,7 @@ play() {
 				kill -9 "$DPID" 2>/dev/null
 				wait "$DPID" 2>/dev/null
 				KILLS=$((KILLS + 1))
+				pickup "$d"
 				start "$d"
 			fi
 		fi
@@ -160,7 +176,7 @@ SQL
 # delivered DIR: each delivered message's file name and body checksum.
 delivered() {
 	local f
-	for f in "$1"/outbox/new/* "$1"/outbox/cur/*; do
+	for f in "$1"/outbox/new/* "$1"/outbox/cur/* "$1"/picked/*; do
 		[ -f "$f" ] || continue
 		printf '%s %s\n' "$(basename "$f")" "$(mail_body "$f" | sha256sum | cut -c1-64)"
 	done | sort

@@ -313,8 +313,45 @@ test_paused_and_none(void **state)
 	assert_int_equal(count(&h, OUTBOX), 0);
 	s.paused = false;
 	assert_int_equal(store_settings_put(h.st, h.cid, &s, &err), HP_OK);
-	/* The campaign's own deadline_hours (1) beats the configuration's. */
-	assert_int_equal(check(&h, T0 + HOUR), DA_FILLED);
+	/* The campaign's own deadline_hours (1) beats the configuration's.
+	 * The pause kept the reminder from going out: it goes out first,
+	 * with the window's own hour of grace. */
+	assert_int_equal(check(&h, T0 + HOUR), DA_REMINDED);
+	assert_int_equal(count(&h, ORDERS), 0);
+	assert_int_equal(check(&h, T0 + 2 * HOUR - 1), DA_NOTHING);
+	assert_int_equal(check(&h, T0 + 2 * HOUR), DA_FILLED);
+	hill_close(&h);
+}
+
+/* A window opened while hexpost's clock was ten days behind (its deadline
+ * 72 h after that): when the clock is set right the deadline has long
+ * passed, but no reminder went out. Before, the built-in opponent filled
+ * the missing side at once; now the reminder goes out, the deadline moves
+ * to remind_hours (24) from now, and it is filled only then (issue 21,
+ * item 7). */
+static void
+test_clock_jump(void **state)
+{
+	struct hill h;
+	long now = T0 + 240 * HOUR;
+
+	(void)state;
+	hill_open(&h, false, 72, 24, "ai");
+	assert_int_equal(check(&h, T0), DA_NOTHING);
+	assert_int_equal(check(&h, now), DA_REMINDED);
+	assert_int_equal(count(&h, ORDERS), 0);
+	assert_int_equal(count(&h, "SELECT count(*) FROM outbox WHERE kind = "
+	    "'reminder'"), 1);
+	assert_int_equal(count(&h, "SELECT count(*) FROM outbox WHERE kind = "
+	    "'reminder' AND instr(data, 'orders for turn 1') > 0"), 1);
+	/* One reminder only, and no fill within the day of grace. */
+	assert_int_equal(check(&h, now + 1), DA_NOTHING);
+	assert_int_equal(check(&h, now + 24 * HOUR - 1), DA_NOTHING);
+	assert_int_equal(count(&h, ORDERS), 0);
+	assert_int_equal(count(&h, "SELECT count(*) FROM outbox WHERE kind = "
+	    "'reminder'"), 1);
+	assert_int_equal(check(&h, now + 24 * HOUR), DA_FILLED);
+	assert_true(count(&h, ORDERS) > 0);
 	hill_close(&h);
 }
 
@@ -353,6 +390,7 @@ main(void)
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_wait),
 		cmocka_unit_test(test_paused_and_none),
+		cmocka_unit_test(test_clock_jump),
 		cmocka_unit_test(test_all_or_nothing),
 	};
 

@@ -286,6 +286,56 @@ test_mark(void **state)
 	assert_int_equal(maildir_list(m->dir, '/', &v, &n, &err), HP_EINVAL);
 }
 
+/* The messages taken in before (flag S) are listed by
+ * maildir_list_flagged, in order, and maildir_unmark takes the flag off
+ * (others kept), so maildir_list lists the message again (issue 21, item
+ * 4: a database restored from a backup). */
+static void
+test_flagged_unmark(void **state)
+{
+	struct md *m = *state;
+	struct hp_error err = { 0, "" };
+	struct maildir_entry *v, *w;
+	size_t n, nw;
+
+	deliver(m, "m1", "one\n");
+	deliver(m, "m2", "two\n");
+	deliver(m, "m3", "three\n");
+	assert_int_equal(maildir_list(m->dir, 'S', &v, &n, &err), HP_OK);
+	assert_int_equal(n, 3);
+	assert_int_equal(maildir_mark(m->dir, &v[0], 'S', &err), HP_OK);
+	assert_int_equal(maildir_mark(m->dir, &v[2], 'S', &err), HP_OK);
+	maildir_list_free(v, n);
+	put(m, "cur", "m4:2,FS", "four\n");
+	assert_int_equal(maildir_list_flagged(m->dir, 'S', &w, &nw, &err),
+	    HP_OK);
+	assert_int_equal(nw, 3);
+	assert_string_equal(w[0].name, "m1:2,S");
+	assert_string_equal(w[1].name, "m3:2,S");
+	assert_string_equal(w[2].name, "m4:2,FS");
+	assert_int_equal(maildir_unmark(m->dir, &w[1], 'S', &err), HP_OK);
+	assert_int_equal(maildir_unmark(m->dir, &w[2], 'S', &err), HP_OK);
+	assert_true(exists(m, "cur", "m3:2,"));
+	assert_true(exists(m, "cur", "m4:2,F"));
+	maildir_list_free(w, nw);
+	assert_int_equal(maildir_list(m->dir, 'S', &v, &n, &err), HP_OK);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].name, "m2");
+	assert_string_equal(v[1].name, "m3:2,");
+	assert_string_equal(v[2].name, "m4:2,F");
+	maildir_list_free(v, n);
+	/* Gone meanwhile: an error naming it. */
+	assert_int_equal(maildir_list_flagged(m->dir, 'S', &w, &nw, &err),
+	    HP_OK);
+	assert_int_equal(nw, 1);
+	assert_int_equal(unlink(w[0].path), 0);
+	assert_int_equal(maildir_unmark(m->dir, &w[0], 'S', &err), HP_EIO);
+	assert_non_null(strstr(err.msg, "m1:2,S"));
+	maildir_list_free(w, nw);
+	assert_int_equal(maildir_list_flagged(m->dir, ':', &w, &nw, &err),
+	    HP_EINVAL);
+}
+
 /* A crash after moving to cur/ but before flagging loses nothing. */
 static void
 test_crash_recovery(void **state)
@@ -507,6 +557,8 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_deliver_list, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_mark, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flagged_unmark, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_crash_recovery, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_flags_sorted, setup,
