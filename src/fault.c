@@ -39,24 +39,22 @@ fault_raise(struct store *st, const struct config *cfg, const char *kind,
 	int i, rc;
 
 	*first = false;
-	sbuf_init(&body);
 	if ((rc = store_begin(st, err)) != HP_OK)
-		goto out;
-	if ((rc = store_fault_put(st, kind, now, error, first, err)) != HP_OK ||
-	    !*first)
-		goto done;
-	if ((rc = store_moderators(st, fault_collect, &r, err)) != HP_OK)
-		goto done;
-	sbuf_printf(&body, "%s\n\n  %s\n\nThis is the only message about it "
-	    "until it happens again.\n", text, error);
-	snprintf(subj, sizeof subj, "[hexpost] server: %s", subject);
-	for (i = 0; i < r.n && rc == HP_OK; i++) {
-		snprintf(seed, sizeof seed, "fault.%s.%ld.%s", kind, now,
-		    r.email[i]);
-		rc = mail_queue_message(st, cfg, r.cid[i], "notice", r.email[i],
-		    seed, subj, body.buf, err);
+		return rc;
+	sbuf_init(&body);
+	if ((rc = store_fault_put(st, kind, now, error, first, err)) == HP_OK &&
+	    *first && (rc = store_moderators(st, fault_collect, &r, err)) ==
+	    HP_OK) {
+		sbuf_printf(&body, "%s\n\n  %s\n\nThis is the only message "
+		    "about it until it happens again.\n", text, error);
+		snprintf(subj, sizeof subj, "[hexpost] server: %s", subject);
+		for (i = 0; i < r.n && rc == HP_OK; i++) {
+			snprintf(seed, sizeof seed, "fault.%s.%ld.%s", kind, now,
+			    r.email[i]);
+			rc = mail_queue_message(st, cfg, r.cid[i], "notice",
+			    r.email[i], seed, subj, body.buf, err);
+		}
 	}
-done:
 	if (rc == HP_OK)
 		rc = store_commit(st, err);
 	else
@@ -69,7 +67,6 @@ done:
 		if (r.n == 0)
 			log_warn("%s: there is no moderator to tell", subject);
 	}
-out:
 	free(r.email);
 	free(r.cid);
 	sbuf_free(&body);
