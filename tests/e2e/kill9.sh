@@ -109,10 +109,11 @@ pickup() {
 	done
 }
 
-# play DIR KILL: the games to their end, the daemon killed at random if
+# play DIR KILL: the games to their end (within 300 s: ASan builds on a
+# loaded two-core machine took over 100), the daemon killed at random if
 # KILL is 1 (the outbox picked up after each kill). Leaves KILLS.
 play() {
-	local d=$1 kill=$2 round=0 open deadline=$((SECONDS + 100)) rc
+	local d=$1 kill=$2 round=0 open deadline=$((SECONDS + 300)) rc
 	mkdir -p "$d/player"
 	KILLS=0
 	RANDOM=$SEED
