@@ -432,9 +432,11 @@ activation(struct ai *ai, struct sbuf *b)
 			continue;
 		}
 		for (j = 0; j < g->nunits; j++)
+			/* Any adjacent enemy it sees, a combat unit rather
+			 * than a commander, spotter or transport. */
 			if (seen_enemy(ai, j) && hex_adjacent(g->units[j].pos,
-			    u->pos) && (adj < 0 || pw_type(&g->units[j])->cls &
-			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0)
+			    u->pos) && (adj < 0 || (pw_type(&g->units[j])->cls &
+			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0))
 				adj = j;
 		if (t->cls & PW_C_ART) {
 			/* Guns that could not shoot turn to the enemy. */

@@ -1446,6 +1446,45 @@ t_opponent_policy(void **state)
 	game_free(&g);
 }
 
+/* Units next to an enemy they see close in if they may advance (issue 13
+ * item 2: an operator-precedence slip kept the opponent from ever finding
+ * an adjacent enemy, so such units only fired). A combat unit is chosen
+ * over a commander next to it; a unit that may not advance fires. */
+static void
+t_opponent_adjacent(void **state)
+{
+	struct game g;
+	struct window_spec w;
+	struct sbuf b;
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_CMD, "E4", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "F5", N, PW_AVERAGE);
+	add(&g, "b3", PW_MG, "H5", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_MG, "H6", N, PW_AVERAGE);
+	assert_true(g.rules->next_window(&g, &w));
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, RED, &b);
+	assert_non_null(strstr(b.buf, "r1 cc F5\n"));
+	assert_null(strstr(b.buf, "r1 fire"));
+	assert_non_null(strstr(b.buf, "r2 fire H5\n"));
+	sbuf_free(&b);
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "b2 cc E5\n"));
+	sbuf_free(&b);
+	/* An exhausted side makes no close combat: it fires. */
+	game_set_var(&g, "exh.1", 1);
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, RED, &b);
+	assert_null(strstr(b.buf, "r1 cc"));
+	assert_non_null(strstr(b.buf, "r1 fire "));
+	sbuf_free(&b);
+	game_free(&g);
+}
+
 static void
 t_whole_battle(void **state)
 {
@@ -1645,6 +1684,7 @@ main(void)
 		cmocka_unit_test(t_fog_reports),
 		cmocka_unit_test(t_opponent_orders_parse),
 		cmocka_unit_test(t_opponent_policy),
+		cmocka_unit_test(t_opponent_adjacent),
 		cmocka_unit_test(t_whole_battle),
 		cmocka_unit_test(t_objective_blue_holds),
 		cmocka_unit_test(t_objective_red_retakes),
