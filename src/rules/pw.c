@@ -482,9 +482,13 @@ pw_retreat_hex(const struct game *g, int i, struct hex *out)
 		for (j = 0; j < g->nunits && empty; j++) {
 			const struct game_unit *o = &g->units[j];
 
+			/* Not into a gas cloud either: a unit entering one
+			 * is hit (issue 13 item 3), and every side sees
+			 * gas. */
 			if (o->placed && hex_eq(o->pos, n) &&
 			    (pw_alive(o) || strcmp(o->kind, PW_MINES) == 0 ||
-			    strcmp(o->kind, PW_WIRE) == 0))
+			    strcmp(o->kind, PW_WIRE) == 0 ||
+			    strcmp(o->kind, PW_GAS) == 0))
 				empty = false;
 		}
 		if (!empty || enemy_adjacent(g, u->side, n))

@@ -124,6 +124,37 @@ retreat_choice(const struct pw_res *r, int i)
 }
 
 static void destroy(struct pw_res *, int i);
+static void hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
+    bool moved_with);
+
+/* Unit i has just entered h, how ("moves", "advances", "retreats"): a
+ * minefield or a gas cloud there hits it. The seed: "A Unit may move
+ * through a minefield without stopping but in doing so it is
+ * automatically hit"; the same for a gas cloud, and for every way of
+ * entering a hex (issue 13 item 3). The side now knows the minefield.
+ * False if the unit is gone or was driven out of h. */
+static bool
+enter_hazards(struct pw_res *r, int i, struct hex h, const char *how)
+{
+	struct game *g = r->g;
+	struct game_unit *u = &g->units[i];
+	int m;
+	char a[8];
+
+	if ((m = pw_marker_at(g, h, PW_MINES)) >= 0) {
+		g->units[m].x[0] |= 1 << u->side;
+		events_add(r->c->ev, seen_by(g, i), 0, "%s %s into the "
+		    "minefield in %s.", u->id, how, lbl(g, h, a));
+		hit(r, i, true, "the minefield", false);
+	}
+	if (pw_alive(u) && hex_eq(u->pos, h) &&
+	    pw_marker_at(g, h, PW_GAS) >= 0) {
+		events_add(r->c->ev, seen_by(g, i), 0, "%s %s into the gas "
+		    "cloud in %s.", u->id, how, lbl(g, h, a));
+		hit(r, i, true, "the gas cloud", false);
+	}
+	return pw_alive(u) && hex_eq(u->pos, h);
+}
 
 /* Take one SP from unit i (unless it is a Tank Unit at its last SP and the
  * weapon cannot destroy tanks). */
@@ -251,6 +282,7 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 				events_add(r->c->ev, vis & ~after, 0, "%s "
 				    "falls back out of sight.", u->id);
 			retreated = true;
+			enter_hazards(r, i, to, "retreats");
 		}
 	}
 	for (j = 0; j < nc; j++) {
@@ -713,25 +745,14 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		u->flags |= PW_F_FULLMOVE;
 	steps = n;
 	for (k = 0; k < steps; k++) {
-		int m, tt = pw_terrain(g, path[k]);
+		int tt = pw_terrain(g, path[k]);
 
 		u->facing = hex_direction_to(u->pos, path[k]);
 		u->pos = path[k];
 		follow_transport(g, i);
 		if (tt == PW_T_FORD || tt == PW_T_TRENCH)
 			u->flags |= PW_F_CROSSING;
-		if ((m = pw_marker_at(g, path[k], PW_MINES)) >= 0) {
-			g->units[m].x[0] |= 1 << u->side;
-			events_add(r->c->ev, seen_by(g, i), 0, "%s moves into "
-			    "the minefield in %s.", u->id, lbl(g, path[k], a));
-			hit(r, i, true, "the minefield", false);
-		}
-		if (pw_alive(u) && pw_marker_at(g, path[k], PW_GAS) >= 0) {
-			events_add(r->c->ev, seen_by(g, i), 0, "%s moves into "
-			    "the gas cloud in %s.", u->id, lbl(g, path[k], a));
-			hit(r, i, true, "the gas cloud", false);
-		}
-		if (!pw_alive(u) || !hex_eq(u->pos, path[k]))
+		if (!enter_hazards(r, i, path[k], "moves"))
 			break;
 	}
 	if (!pw_alive(u))
@@ -927,6 +948,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	struct game_unit *u = &g->units[i];
 	int j, def = -1, am, dm, ad, dd, an, dn;
 	bool front;
+	struct hex from;
 	char a[8], b[8], at[96], dt[96], cause[64];
 
 	if (pw_exhausted(g, u->side)) {
@@ -956,6 +978,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 		    "with.", u->id, lbl(g, h, a));
 		return false;
 	}
+	from = u->pos;
 	u->facing = hex_direction_to(u->pos, h);
 	follow_transport(g, i);
 	front = pw_in_arc(g->units[def].facing, g->units[def].pos, u->pos);
@@ -981,6 +1004,15 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 		hit(r, def, true, cause, false);
 	if (!pw_alive(u) || enemy_in(g, u->side, h))
 		return false;
+	/* Only an attacker still in the hex it attacked from has won: one
+	 * its own close combat drove back did not, and may not advance
+	 * (issue 13 item 1; "move forward and occupy the hex"). */
+	if (!hex_eq(u->pos, from)) {
+		events_add(r->c->ev, seen_by(g, i), 0, "%s has fallen back "
+		    "from %s: it has not won the close combat and does not "
+		    "advance.", u->id, lbl(g, from, a));
+		return false;
+	}
 	events_add(r->c->ev, ALL, 0, "%s wins the close combat.", u->id);
 	if (stay || !(pw_type(u)->cls & PW_C_ADVANCE) || !may_end_in(g, i, h) ||
 	    pw_terrain(g, h) == PW_T_RIVER) {
@@ -996,7 +1028,9 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	follow_transport(g, i);
 	events_add(r->c->ev, seen_by(g, i), 0, "%s advances %s -> %s.", u->id,
 	    a, lbl(g, h, b));
-	return true;
+	/* A minefield or gas cloud in the hex hits it; driven out, it
+	 * fights on no more. */
+	return enter_hazards(r, i, h, "advances");
 }
 
 static bool

@@ -735,6 +735,77 @@ t_cc_flank_advance_fight_on(void **state)
 	board_free(&b);
 }
 
+/* An attacker its own close combat drove back has not won it and does not
+ * advance from the hex it retreated to (issue 13 item 1: it did, two hexes
+ * into the defender's hex). */
+static void
+t_cc_no_advance_after_retreat(void **state)
+{
+	struct board b;
+
+	(void)state;
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 infantry E5 n");
+	/* Both are hit (1 and 1), both roll 5: retreat or lose, both
+	 * retreat ('always'); E5 is empty. */
+	PLAY(&b, "b1 cc E5\n", "retreat always\n", 6, 5, 6, 1, 1, 5, 5, 1);
+	board_has(&b, "b1 retreats E4 -> ");
+	board_has(&b, "r1 retreats E5 -> ");
+	board_has(&b, "b1 has fallen back from E4: it has not won");
+	assert_false(fx_event_has(&b.ev, "b1 wins the close combat"));
+	assert_false(fx_event_has(&b.ev, "b1 advances"));
+	assert_false(hex_eq(U(&b.g, "b1")->pos, fx_hex(&b.g, "E5")));
+	assert_false(hex_eq(U(&b.g, "b1")->pos, fx_hex(&b.g, "E4")));
+	board_free(&b);
+}
+
+/* An advance after a close combat into a minefield or a gas cloud is hit,
+ * as every other way of entering the hex (issue 13 item 3); a retreat
+ * does not go into a gas cloud. */
+static void
+t_advance_into_mines_and_gas(void **state)
+{
+	struct board b;
+	struct hex h1, h2;
+	int m, i;
+
+	(void)state;
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 infantry E5 n, "
+	    "r2 infantry A8 n");
+	U(&b.g, "r1")->strength = 1;
+	m = pw_add_marker(&b.g, PW_MINES, RED, fx_hex(&b.g, "E5"));
+	b.g.units[m].x[0] = 1 << RED;
+	/* b1 6 (no hit), r1 1 (hit), r1's hit roll 1: destroyed; b1
+	 * advances into the minefield: hit roll 2, loses 1 SP. */
+	PLAY(&b, "b1 cc E5\n", NULL, 6, 5, 6, 6, 1, 1, 2, 1);
+	board_has(&b, "b1 advances E4 -> E5");
+	board_has(&b, "b1 advances into the minefield in E5");
+	board_has(&b, "b1 (average) is hit by the minefield: rolls 2");
+	assert_int_equal(U(&b.g, "b1")->strength, 3);
+	assert_true(pw_visible(&b.g, BLUE, m));
+	board_free(&b);
+
+	board(&b, "gas", NULL, "b1 infantry E4 s, r1 infantry E5 n, "
+	    "r2 infantry A8 n");
+	U(&b.g, "r1")->strength = 1;
+	m = pw_add_marker(&b.g, PW_GAS, RED, fx_hex(&b.g, "E5"));
+	b.g.units[m].x[0] = 3;
+	b.g.units[m].x[1] = 0;
+	b.g.units[m].x[2] = -1;
+	/* The cloud rolls 6 and stays; then as above, the gas hit roll 3:
+	 * b1 loses 1 SP. */
+	PLAY(&b, "b1 cc E5\n", NULL, 6, 6, 5, 6, 6, 1, 1, 3, 1);
+	board_has(&b, "b1 advances into the gas cloud in E5");
+	assert_int_equal(U(&b.g, "b1")->strength, 3);
+	/* A retreat picks another hex than a gas cloud. */
+	i = game_unit_index(&b.g, "r2");
+	assert_true(pw_retreat_hex(&b.g, i, &h1));
+	m = pw_add_marker(&b.g, PW_GAS, RED, h1);
+	b.g.units[m].x[0] = 3;
+	assert_true(pw_retreat_hex(&b.g, i, &h2));
+	assert_false(hex_eq(h1, h2));
+	board_free(&b);
+}
+
 static void
 t_cc_modifiers(void **state)
 {
@@ -1665,6 +1736,8 @@ main(void)
 		cmocka_unit_test(t_withdrawal),
 		cmocka_unit_test(t_cc_flank_advance_fight_on),
 		cmocka_unit_test(t_cc_modifiers),
+		cmocka_unit_test(t_cc_no_advance_after_retreat),
+		cmocka_unit_test(t_advance_into_mines_and_gas),
 		cmocka_unit_test(t_hits_by_quality),
 		cmocka_unit_test(t_retreat_blocked),
 		cmocka_unit_test(t_transport_hit_with_passengers),
