@@ -412,7 +412,8 @@ gas_drift(struct pw_res *r)
 		}
 		dir.q = m->x[1];
 		dir.r = m->x[2];
-		d = roll(r, 0, "gas cloud drift");
+		d = roll(r, 0, "gas cloud drift: 5-6 stays, 2/4 forward, 1/3 "
+		    "back");
 		if (d >= 5) {
 			events_add(r->c->ev, ALL, last_roll(r), "The gas cloud "
 			    "in %s rolls %d and stays.", lbl(g, m->pos, a), d);
@@ -438,7 +439,7 @@ phase_artillery(struct pw_res *r)
 	struct game *g = r->g;
 	struct landing land[2 * PW_SHOTS_MAX];
 	int nl = 0, s, k, d, score;
-	char a[8], b[8], why[160];
+	char a[8], b[8], why[160], mt[64];
 
 	events_phase(r->c->ev, "1. Artillery fire phase");
 	gas_drift(r);
@@ -461,19 +462,31 @@ phase_artillery(struct pw_res *r)
 			direct = pw_sees(g, u->pos, sh->target) &&
 			    pw_los(g, u->pos, sh->target, true);
 			score = 0;
-			if (pw_cover(g, sh->target))
+			mt[0] = '\0';
+			if (pw_cover(g, sh->target)) {
 				score -= 1;
+				strcat(mt, " -1 cover");
+			}
 			if (pw_sees(g, u->pos, sh->target) ||
-			    spotter_sees(g, s, sh->target))
+			    spotter_sees(g, s, sh->target)) {
 				score += 2;
+				strcat(mt, " +2 seen");
+			}
 			if (u->x[PW_X_LASTT] == g->turn - 1 &&
 			    u->x[PW_X_LASTQ] == sh->target.q &&
-			    u->x[PW_X_LASTR] == sh->target.r)
+			    u->x[PW_X_LASTR] == sh->target.r) {
 				score += 1;
-			if (commander_near(g, sh->unit))
+				strcat(mt, " +1 same target");
+			}
+			if (commander_near(g, sh->unit)) {
 				score += 1;
-			d = roll(r, 0, "%s artillery: where the shot lands",
-			    side_name(g, s));
+				strcat(mt, " +1 commander");
+			}
+			/* The dice line says what decides the landing, with
+			 * the modifiers the event adds (issue 13 item 5). */
+			d = roll(r, 0, "%s artillery: lands 5+ on target, 2/4 in "
+			    "front, 1/3 behind%s%s", side_name(g, s),
+			    mt[0] ? ", with" : "", mt);
 			u->flags |= PW_F_FIRED | PW_F_ARTFIRED;
 			u->x[PW_X_LASTQ] = sh->target.q;
 			u->x[PW_X_LASTR] = sh->target.r;
@@ -872,7 +885,7 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	const struct pw_type *t = pw_type(u);
 	int range, dice = t->weapon == PW_W_MG ? 3 : 1, k, d, mod = 0, hits = 0;
 	bool can_destroy = t->weapon != PW_W_SMALL && t->weapon != PW_W_MG;
-	char a[8], why[160], cause[64];
+	char a[8], why[160], cause[64], mt[64];
 
 	if (!pw_can_fire(g, i, h, &range, why, sizeof why)) {
 		events_add(r->c->ev, own(g, i), 0, "%s cannot fire at %s: %s.",
@@ -881,16 +894,26 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	}
 	/* A hex with no enemy in it is fired at all the same: "holding fire"
 	 * would tell the player whether a hidden unit is there. */
-	if (pw_cover(g, h))
+	mt[0] = '\0';
+	if (pw_cover(g, h)) {
 		mod -= 1;
-	if (!(u->flags & PW_F_MOVED))
+		strcat(mt, " -1 cover");
+	}
+	if (!(u->flags & PW_F_MOVED)) {
 		mod += 1;
-	if (commander_near(g, i))
+		strcat(mt, " +1 not moved");
+	}
+	if (commander_near(g, i)) {
 		mod += 1;
+		strcat(mt, " +1 commander");
+	}
 	u->flags |= PW_F_FIRED;
 	for (k = 0; k < dice; k++) {
-		d = roll(r, 5, "%s fire, die %d of %d", side_name(g, u->side),
-		    k + 1, dice);
+		/* The die needs 5 less the modifiers: the dice line says so
+		 * and agrees with the event (issue 13 item 5). */
+		d = roll(r, 5 - mod < 1 ? 1 : 5 - mod, "%s fire, die %d of "
+		    "%d: a hit on 5+%s%s", side_name(g, u->side), k + 1, dice,
+		    mt[0] ? " with" : "", mt);
 		events_add(r->c->ev, ALL, last_roll(r), "%s fires at %s: rolls "
 		    "%d%+d = %d, %s.", u->id, lbl(g, h, a), d, mod, d + mod,
 		    d + mod >= 5 ? "a hit" : "a miss");
@@ -987,10 +1010,15 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	an = pw_type(u)->cc_front;
 	dn = front ? pw_type(&g->units[def])->cc_front :
 	    pw_type(&g->units[def])->cc_flank;
-	ad = roll(r, an, "close combat: the %s attacker",
-	    side_name(g, u->side));
-	dd = roll(r, dn, "close combat: the %s defender",
-	    side_name(g, g->units[def].side));
+	/* Not hit on the column's number less the modifiers: the dice
+	 * line says so, with the modifiers the event lists (issue 13 item
+	 * 5). */
+	ad = roll(r, an - am < 1 ? 1 : an - am, "close combat: the %s "
+	    "attacker, not hit on %d+%s%s", side_name(g, u->side), an,
+	    at[0] ? " with" : "", at);
+	dd = roll(r, dn - dm < 1 ? 1 : dn - dm, "close combat: the %s "
+	    "defender, not hit on %d+%s%s", side_name(g, g->units[def].side),
+	    dn, dt[0] ? " with" : "", dt);
 	events_add(r->c->ev, ALL, last_roll(r), "%s in %s attacks %s in %s on "
 	    "its %s: %s rolls %d%s = %d (hit below %d), %s rolls %d%s = %d "
 	    "(hit below %d).", u->id, lbl(g, u->pos, a), g->units[def].id,

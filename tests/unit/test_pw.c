@@ -515,10 +515,10 @@ t_artillery_simultaneous(void **state)
 	/* Both guns fire before any effect: blue 6, red 6, then the hits. */
 	PLAY(&b, "shoot b1 E7\n", "shoot r1 E1\n", 6, 6, 1, 1, 6, 5);
 	/* Purposes say whose roll and what for, never which unit. */
-	assert_string_equal(b.d.log[0].purpose, "blue artillery: where the "
-	    "shot lands");
-	assert_string_equal(b.d.log[1].purpose, "red artillery: where the "
-	    "shot lands");
+	assert_string_equal(b.d.log[0].purpose, "blue artillery: lands 5+ "
+	    "on target, 2/4 in front, 1/3 behind, with +2 seen");
+	assert_string_equal(b.d.log[1].purpose, "red artillery: lands 5+ "
+	    "on target, 2/4 in front, 1/3 behind, with +2 seen");
 	assert_string_equal(b.d.log[2].purpose, "hit: the result for a unit "
 	    "hit");
 	assert_false(pw_alive(U(&b.g, "b1")));
@@ -541,8 +541,16 @@ t_fire_mg_tank(void **state)
 	/* Initiative; blue 1 die; MG three dice 5,6,1 (+1 not moved); two
 	 * hits on the tank at its last SP: 1, 1 (cannot destroy); red die. */
 	PLAY(&b, "b1 fire E4\n", NULL, 6, 5, 1, 4, 5, 0 + 1, 1, 1, 1);
-	assert_int_equal(b.d.log[3].target, 5);
+	/* The dice line agrees with the event (issue 13 item 5: it said
+	 * "(needs 5+): 4 -- failure" for this hit): the die needs 4+, and
+	 * the purpose says why. */
+	assert_int_equal(b.d.log[3].target, 4);
+	assert_string_equal(b.d.log[3].purpose, "blue fire, die 1 of 3: a hit "
+	    "on 5+ with +1 not moved");
+	assert_true(b.d.log[3].result >= b.d.log[3].target);
+	assert_true(b.d.log[5].result < b.d.log[5].target);
 	board_has(&b, "rolls 4+1 = 5, a hit");
+	board_has(&b, "rolls 1+1 = 2, a miss");
 	board_has(&b, "cannot destroy Tank Units");
 	assert_true(pw_alive(U(&b.g, "r1")));
 	assert_int_equal(U(&b.g, "r1")->strength, 1);
@@ -819,6 +827,16 @@ t_cc_modifiers(void **state)
 	PLAY(&b, "b1 cc E5\n", "retreat never\n", 6, 5, 6, 4, 1, 3, 1, 1);
 	board_has(&b, "b1 rolls 4 -1 uphill -1 river = 2 (hit below 3)");
 	board_has(&b, "r1 rolls 1 +1 commander +1 cover +1 wood = 4");
+	/* The dice lines say the same (issue 13 item 5: they said "needs
+	 * 3+" without the modifiers): b1's 4 needs 5+ not to be hit, a
+	 * failure; r1's 1 needs 0+, that is any die. */
+	assert_string_equal(b.d.log[3].purpose, "close combat: the blue "
+	    "attacker, not hit on 3+ with -1 uphill -1 river");
+	assert_int_equal(b.d.log[3].target, 5);
+	assert_true(b.d.log[3].result < b.d.log[3].target);
+	assert_string_equal(b.d.log[4].purpose, "close combat: the red "
+	    "defender, not hit on 3+ with +1 commander +1 cover +1 wood");
+	assert_int_equal(b.d.log[4].target, 1);
 	/* b1 hit (roll 3: retreat, but "never": loses 1 SP). */
 	assert_int_equal(U(&b.g, "b1")->strength, 3);
 	board_free(&b);
