@@ -199,10 +199,15 @@ pw_cover(const struct game *g, struct hex h)
 	return pw_area(g, h) || pw_terrain(g, h) == PW_T_TRENCH;
 }
 
-/* Does hex m, between a and b, block the view? */
+#define LOS_NO_UNITS (-3)    /* units do not block */
+#define LOS_ALL_UNITS (-2)   /* every unit blocks */
+
+/* Does hex m, between a and b, block the view? units: LOS_NO_UNITS,
+ * LOS_ALL_UNITS, or a side: its own units and the enemy units it sees
+ * block, hidden ones do not. */
 static bool
 blocks(const struct game *g, struct hex m, struct hex a, struct hex b,
-    bool units_block)
+    int units)
 {
 	int t = pw_terrain(g, m), em = pw_elev(g, m), ea = pw_elev(g, a),
 	    eb = pw_elev(g, b), i;
@@ -211,16 +216,19 @@ blocks(const struct game *g, struct hex m, struct hex a, struct hex b,
 		return true;
 	if (em > (ea < eb ? ea : eb) && em >= (ea > eb ? ea : eb))
 		return true;
-	if (units_block)
+	if (units != LOS_NO_UNITS)
 		for (i = 0; i < g->nunits; i++)
 			if (pw_alive(&g->units[i]) &&
-			    hex_eq(g->units[i].pos, m))
+			    hex_eq(g->units[i].pos, m) &&
+			    (units == LOS_ALL_UNITS ||
+			    pw_visible(g, units, i)))
 				return true;
 	return false;
 }
 
-bool
-pw_los(const struct game *g, struct hex a, struct hex b, bool units_block)
+/* Line of sight from a to b with units blocking as blocks() says. */
+static bool
+los(const struct game *g, struct hex a, struct hex b, int units)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
 	int n = hex_line(a, b, st, HEX_LINE_MAX), i;
@@ -228,14 +236,30 @@ pw_los(const struct game *g, struct hex a, struct hex b, bool units_block)
 	if (n < 0)
 		return false;
 	for (i = 1; i < n - 1; i++) {
-		if (!blocks(g, st[i].h, a, b, units_block))
+		if (!blocks(g, st[i].h, a, b, units))
 			continue;
 		/* Along an edge: blocked only if both sides block. */
-		if (st[i].tie && !blocks(g, st[i].alt, a, b, units_block))
+		if (st[i].tie && !blocks(g, st[i].alt, a, b, units))
 			continue;
 		return false;
 	}
 	return true;
+}
+
+bool
+pw_los(const struct game *g, struct hex a, struct hex b, bool units_block)
+{
+	return los(g, a, b, units_block ? LOS_ALL_UNITS : LOS_NO_UNITS);
+}
+
+/* Line of sight of side from a to b: units block, but only those the side
+ * sees (its own and the enemy units it sees): a hidden unit, which must be
+ * in a trench or a fortification to be hidden on an open line, is below
+ * the line of fire (fog of war, issue 13 item 8). */
+bool
+pw_los_side(const struct game *g, struct hex a, struct hex b, int side)
+{
+	return los(g, a, b, side);
 }
 
 bool
@@ -441,7 +465,7 @@ pw_visible(const struct game *g, int side, int i)
 	return false;
 }
 
-/* Is there an enemy of side adjacent to h? */
+/* Is there an enemy of side that side sees adjacent to h? */
 static bool
 enemy_adjacent(const struct game *g, int side, struct hex h)
 {
@@ -449,19 +473,20 @@ enemy_adjacent(const struct game *g, int side, struct hex h)
 
 	for (i = 0; i < g->nunits; i++)
 		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
-		    hex_adjacent(g->units[i].pos, h))
+		    hex_adjacent(g->units[i].pos, h) && pw_visible(g, side, i))
 			return true;
 	return false;
 }
 
-static int
-nearest_enemy(const struct game *g, int side, struct hex h)
+int
+pw_nearest_seen_enemy(const struct game *g, int side, struct hex h)
 {
 	int i, best = 1000, d;
 
 	for (i = 0; i < g->nunits; i++)
 		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
-		    (d = hex_distance(g->units[i].pos, h)) < best)
+		    (d = hex_distance(g->units[i].pos, h)) < best &&
+		    pw_visible(g, side, i))
 			best = d;
 	return best;
 }
@@ -485,8 +510,12 @@ pw_retreat_hex(const struct game *g, int i, struct hex *out)
 			/* Not into a gas cloud either: a unit entering one
 			 * is hit (issue 13 item 3), and every side sees
 			 * gas. */
+			/* Minefields only those the side knows of: a hidden
+			 * one is walked into, as by a move (fog of war,
+			 * issue 13 item 8). */
 			if (o->placed && hex_eq(o->pos, n) &&
-			    (pw_alive(o) || strcmp(o->kind, PW_MINES) == 0 ||
+			    (pw_alive(o) || (strcmp(o->kind, PW_MINES) == 0 &&
+			    pw_visible(g, u->side, j)) ||
 			    strcmp(o->kind, PW_WIRE) == 0 ||
 			    strcmp(o->kind, PW_GAS) == 0))
 				empty = false;
@@ -494,7 +523,7 @@ pw_retreat_hex(const struct game *g, int i, struct hex *out)
 		if (!empty || enemy_adjacent(g, u->side, n))
 			continue;
 		score = (pw_cover(g, n) ? 100 : 0) +
-		    nearest_enemy(g, u->side, n);
+		    pw_nearest_seen_enemy(g, u->side, n);
 		if (score > best) {
 			best = score;
 			*out = n;

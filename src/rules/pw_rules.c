@@ -354,7 +354,7 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		    "built-up area or fortification");
 		return false;
 	}
-	if (!(t->cls & PW_C_STAR) && !pw_los(g, u->pos, target, true)) {
+	if (!(t->cls & PW_C_STAR) && !pw_los_side(g, u->pos, target, u->side)) {
 		snprintf(why, len, "it fires only directly and the line is "
 		    "blocked");
 		return false;
@@ -460,7 +460,7 @@ phase_artillery(struct pw_res *r)
 				continue;
 			}
 			direct = pw_sees(g, u->pos, sh->target) &&
-			    pw_los(g, u->pos, sh->target, true);
+			    pw_los_side(g, u->pos, sh->target, u->side);
 			score = 0;
 			mt[0] = '\0';
 			if (pw_cover(g, sh->target)) {
@@ -632,18 +632,6 @@ adjacent_enemy(const struct game *g, int side, struct hex h, bool facing_only)
 	return any;
 }
 
-static int
-nearest_enemy_dist(const struct game *g, int side, struct hex h)
-{
-	int j, best = 1000, d;
-
-	for (j = 0; j < g->nunits; j++)
-		if (g->units[j].side != side && pw_alive(&g->units[j]) &&
-		    (d = hex_distance(g->units[j].pos, h)) < best)
-			best = d;
-	return best;
-}
-
 /* Move unit i along path (the seed's movement rules a-h, the withdrawal
  * rule and the special terrain rules). face: the facing asked for, -1. */
 static void
@@ -700,9 +688,11 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 			why = "an enemy unit is there";
 			break;
 		}
+		/* Towards the enemy the side sees: hidden units are not
+		 * known to it (fog of war, issue 13 item 8). */
 		if (pw_exhausted(g, u->side) &&
-		    nearest_enemy_dist(g, u->side, h) <
-		    nearest_enemy_dist(g, u->side, start)) {
+		    pw_nearest_seen_enemy(g, u->side, h) <
+		    pw_nearest_seen_enemy(g, u->side, start)) {
 			why = "the side is exhausted: no move towards the "
 			    "enemy";
 			break;
@@ -851,7 +841,7 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		return false;
 	}
 	if (t->weapon != PW_W_MORTAR) {
-		if (!pw_los(g, u->pos, h, true)) {
+		if (!pw_los_side(g, u->pos, h, u->side)) {
 			snprintf(why, len, "no direct line of sight");
 			return false;
 		}

@@ -1413,6 +1413,135 @@ t_fog_reports(void **state)
 	board_free(&b);
 }
 
+/* The events side reads in the board's last turn, one a line (caller
+ * frees). */
+static char *
+side_events(const struct board *b, int side)
+{
+	struct sbuf t;
+	size_t k;
+
+	sbuf_init(&t);
+	for (k = 0; k < b->ev.n; k++)
+		if (b->ev.v[k].visible & (1u << side))
+			sbuf_printf(&t, "%s\n", b->ev.v[k].text);
+	return t.buf ? t.buf : strdup("");
+}
+
+/* Play one turn on two boards that differ only in what Blue cannot see
+ * (terrain and units as board() takes them, hidden_a and hidden_b the Red
+ * units placed on each) and assert that Blue's rendered reports are the
+ * same bytes. */
+static void
+same_for_blue(const char *terrain, const char *units, const char *hidden_a,
+    const char *hidden_b, bool blue_exhausted, const char *blue,
+    const int *script, size_t n)
+{
+	struct board a, b;
+	char *ra, *rb;
+
+	board(&a, NULL, terrain, units);
+	board_units(&a.g, hidden_a);
+	board(&b, NULL, terrain, units);
+	board_units(&b.g, hidden_b);
+	if (blue_exhausted) {
+		game_set_var(&a.g, "exh.0", 1);
+		game_set_var(&b.g, "exh.0", 1);
+	}
+	board_turn(&a, blue, NULL, script, n);
+	board_turn(&b, blue, NULL, script, n);
+	ra = report_of(&a.g, &a.d, &a.ev, BLUE);
+	rb = report_of(&b.g, &b.d, &b.ev, BLUE);
+	if (strcmp(ra, rb) != 0)
+		fprintf(stderr, "--- Blue, variant a:\n%s\n--- variant b:\n%s\n",
+		    ra, rb);
+	assert_string_equal(ra, rb);
+	free(ra);
+	free(rb);
+	board_free(&a);
+	board_free(&b);
+}
+
+/* Fog leaks (issue 13 item 8): a side's decisions and messages use only
+ * what it sees. Each case plays the same turn twice, varying only what
+ * Blue cannot see, and Blue's report must be the same bytes; the retreat
+ * cases compare the hex chosen. */
+static void
+t_fog_leaks(void **state)
+{
+	struct board b;
+	struct hex h1, h2, w;
+	char *red, label[8];
+	int i, m, d;
+
+	(void)state;
+	/* 1. A hidden unit in a trench on the line of fire: b1 fired at r1
+	 * through it either way ("cannot fire: no direct line of sight"
+	 * told Blue an unseen unit stood in E4). */
+	same_for_blue("E4 trench, H8 trench", "b1 infantry E2 s, "
+	    "r1 infantry E5 n", "r2 infantry E4 n", "r2 infantry H8 n", false,
+	    "b1 fire E5\n", (const int[]){ 6, 5, 6, 1, 1 }, 5);
+	/* 2. An exhausted side may not move towards the enemy it sees; a
+	 * hidden unit ahead used to stop the move. */
+	same_for_blue("C6 wood, J2 wood", "b1 infantry C2 s",
+	    "r1 infantry C6 n", "r1 infantry J2 n", true, "b1 move C3 C4\n",
+	    (const int[]){ 6, 5, 6, 1 }, 4);
+
+	/* 3. A retreat goes where it would go without a minefield Blue does
+	 * not know of, and walks into it (it used to avoid it, so a
+	 * refused or odd retreat told of the minefield). */
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 field-artillery E10 n");
+	i = game_unit_index(&b.g, "b1");
+	assert_true(pw_retreat_hex(&b.g, i, &h1));
+	m = pw_add_marker(&b.g, PW_MINES, RED, h1);
+	b.g.units[m].x[0] = 1 << RED;
+	assert_false(pw_visible(&b.g, BLUE, m));
+	assert_true(pw_retreat_hex(&b.g, i, &h2));
+	assert_true(hex_eq(h1, h2));
+	/* On target (6+2), b1's hit roll 5: it retreats, into the
+	 * minefield: hit roll 1, it loses 1 SP. */
+	PLAY(&b, NULL, "shoot r1 E4\n", 6, 5, 1, 6, 5, 1, 1);
+	board_has(&b, "b1 retreats into the minefield in");
+	assert_true(hex_eq(U(&b.g, "b1")->pos, h1));
+	assert_int_equal(U(&b.g, "b1")->strength, 3);
+	assert_true(pw_visible(&b.g, BLUE, m));
+	board_free(&b);
+
+	/* 4. Nor does a hidden enemy next to the best hex change the
+	 * choice (the rule's "not adjacent to an enemy Unit" is the enemy
+	 * the side sees). */
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 field-artillery E10 n");
+	i = game_unit_index(&b.g, "b1");
+	assert_true(pw_retreat_hex(&b.g, i, &h1));
+	for (d = 0; d < 6; d++) {
+		w = hex_neighbour(h1, d);
+		if (game_on_map(&b.g, w) && hex_distance(w,
+		    fx_hex(&b.g, "E4")) == 2)
+			break;
+	}
+	assert_true(d < 6);
+	hex_label(&b.g.layout, w, label, sizeof label);
+	set_terrain(&b.g, label, "wood", 0);
+	m = add(&b.g, "r2", PW_INF, label, N, PW_AVERAGE);
+	assert_false(pw_visible(&b.g, BLUE, m));
+	assert_true(pw_retreat_hex(&b.g, i, &h2));
+	assert_true(hex_eq(h1, h2));
+	board_free(&b);
+
+	/* 5. b1, driven back by its own close combat into a wood out of
+	 * Red's sight, does not advance: Red, told it fell back out of
+	 * sight, reads no line naming the hex it went to (an advance
+	 * "E3 -> E5" did). */
+	board(&b, NULL, "E3 wood", "b1 infantry E4 s, r1 infantry E5 n");
+	PLAY(&b, "b1 cc E5\n", "retreat always\n", 6, 5, 6, 1, 1, 5, 5, 1);
+	assert_string_equal(at(&b.g, "b1"), "E3");
+	red = side_events(&b, RED);
+	assert_non_null(strstr(red, "b1 falls back out of sight."));
+	assert_null(strstr(red, "E3"));
+	free(red);
+	board_free(&b);
+}
+
 static void
 t_opponent_orders_parse(void **state)
 {
@@ -1773,6 +1902,7 @@ main(void)
 		cmocka_unit_test(t_ford_no_advance_stacking_exempt),
 		cmocka_unit_test(t_map_and_fog),
 		cmocka_unit_test(t_fog_reports),
+		cmocka_unit_test(t_fog_leaks),
 		cmocka_unit_test(t_opponent_orders_parse),
 		cmocka_unit_test(t_opponent_policy),
 		cmocka_unit_test(t_opponent_adjacent),
