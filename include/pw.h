@@ -206,6 +206,8 @@ int pw_objectives(const struct game *, int side);
 int pw_objectives_total(const struct game *);
 /* Is there an objective in h? */
 bool pw_objective_at(const struct game *, struct hex);
+/* May transport tr carry or tow unit p (tank riders with the option)? */
+bool pw_can_carry(const struct game *, int tr, int p);
 /* Does side know of (see) unit i (fog of war, docs)? */
 bool pw_visible(const struct game *, int side, int i);
 /* The hex unit i would retreat to, or false if it cannot: chosen by what

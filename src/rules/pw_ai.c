@@ -119,6 +119,11 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 
 	if (g->nhex > MAXH)
 		return 0;
+	/* Out of a wood, or on from a ford or trench it is crossing: one
+	 * hex (the parser refuses more). */
+	if (pw_terrain(g, start) == PW_T_WOOD ||
+	    (g->units[i].flags & PW_F_CROSSING))
+		max = max < 1 ? max : 1;
 	q[n] = start;
 	prev[n++] = -1;
 	best = start;

@@ -1051,8 +1051,9 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	return enter_hazards(r, i, h, "advances");
 }
 
-static bool
-can_carry(const struct game *g, int tr, int p)
+/* May transport tr carry or tow unit p (the options decide tank riders)? */
+bool
+pw_can_carry(const struct game *g, int tr, int p)
 {
 	unsigned tc = pw_type(&g->units[tr])->cls,
 	    pc = pw_type(&g->units[p])->cls;
@@ -1095,12 +1096,12 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	}
 	t = &g->units[tr];
 	if (u->attached >= 0 || !pw_alive(t) || !hex_eq(t->pos, u->pos) ||
-	    !can_carry(g, tr, i) || (u->flags & PW_F_MOVED) ||
+	    !pw_can_carry(g, tr, i) || (u->flags & PW_F_MOVED) ||
 	    (t->flags & PW_F_MOVED)) {
 		events_add(r->c->ev, own(g, i), 0, "%s cannot load into %s (%s).",
 		    u->id, t->id, u->attached >= 0 ? "already carried" :
 		    !pw_alive(t) ? "it is gone" : !hex_eq(t->pos, u->pos) ?
-		    "not in the same hex" : !can_carry(g, tr, i) ?
+		    "not in the same hex" : !pw_can_carry(g, tr, i) ?
 		    "it cannot carry that unit" : "one of them has moved");
 		return;
 	}

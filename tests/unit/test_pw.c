@@ -481,6 +481,7 @@ static void
 t_artillery_rules(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, "C2 wood, C3 wood",
@@ -490,15 +491,24 @@ t_artillery_rules(void **state)
 	    "b4 infantry G3 s, "            /* in the way */
 	    "b5 field-artillery C2 s, "     /* deep in a wood */
 	    "r1 infantry E5 n, r2 infantry G5 n");
-	/* No shot is possible: no artillery roll. */
-	PLAY(&b, "shoot b1 E5\nshoot b2 G5\nshoot b3 J8\nshoot b5 C6\n", NULL,
-	    6, 5, 1, 1);
-	board_has(&b, "b1 cannot fire at E5: the target is outside its 120 "
-	    "degree arc");
-	board_has(&b, "b2 cannot fire at G5: it fires only directly and the "
-	    "line is blocked");
-	board_has(&b, "b3 cannot fire at J8: range");
-	board_has(&b, "b5 cannot fire at C6: it is not on the edge");
+	/* No shot is possible, and nothing moves before the artillery
+	 * phase: the file is refused, each line with its error (issue 13
+	 * item 6: they were accepted and failed in the turn). */
+	assert_int_equal(parse(&b.g, BLUE, "shoot b1 E5\nshoot b2 G5\n"
+	    "shoot b3 J8\nshoot b5 C6\n", &e, NULL), 4);
+	assert_int_equal(e.v[0].line, 5);
+	assert_string_equal(e.v[0].msg, "b1 cannot shoot at E5: the target is "
+	    "outside its 120 degree arc");
+	assert_int_equal(e.v[1].line, 6);
+	assert_string_equal(e.v[1].msg, "b2 cannot shoot at G5: it fires only "
+	    "directly and the line is blocked");
+	assert_int_equal(e.v[2].line, 7);
+	assert_string_equal(e.v[2].msg, "b3 cannot shoot at J8: range 12, "
+	    "Mountain Artillery reaches 6");
+	assert_int_equal(e.v[3].line, 8);
+	assert_non_null(strstr(e.v[3].msg, "b5 cannot shoot at C6: it is not "
+	    "on the edge"));
+	orders_errors_free(&e);
 	board_free(&b);
 }
 
@@ -675,13 +685,22 @@ static void
 t_move_road_woods_ford(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, "A1 open+road, B1 open+road, C1 open+road, "
 	    "D1 open+road, A6 wood, C6 ford, C7 river",
 	    "b1 infantry A1 se, b2 infantry A5 s, b3 infantry C5 s, "
 	    "r1 infantry J8 n");
-	PLAY(&b, "b1 move B1 C1 D1\nb2 move A6 A7\nb3 move C6 C7\n", NULL, 6, 5,
+	/* Past a wood or a ford, or out of a wood by 2 hexes, can never be
+	 * followed: refused at submission (issue 13 item 7). */
+	assert_int_equal(parse(&b.g, BLUE, "b2 move A6 A7\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b2 must stop in A6 (a wood)"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&b.g, BLUE, "b3 move C6 C7\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b3 must stop in C6 (a ford)"));
+	orders_errors_free(&e);
+	PLAY(&b, "b1 move B1 C1 D1\nb2 move A6\nb3 move C6\n", NULL, 6, 5,
 	    6, 1);
 	/* All along the road: +1 hex. */
 	assert_string_equal(at(&b.g, "b1"), "D1");
@@ -691,7 +710,15 @@ t_move_road_woods_ford(void **state)
 	assert_true(U(&b.g, "b3")->flags & PW_F_CROSSING);
 	/* Next turn: out of the wood at 1 hex; out of the ford 1 hex; the
 	 * ford's unit moves 1 hex. */
-	PLAY(&b, "b2 move A7 A8\nb3 move B6 B5\n", NULL, 6, 5, 6, 1);
+	assert_int_equal(parse(&b.g, BLUE, "b2 move A7 A8\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b2 moves 1 hex this turn (out of "
+	    "a wood), the path has 2"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&b.g, BLUE, "b3 move B6 B5\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b3 moves 1 hex this turn (out of "
+	    "a ford or trench"));
+	orders_errors_free(&e);
+	PLAY(&b, "b2 move A7\nb3 move B6\n", NULL, 6, 5, 6, 1);
 	assert_string_equal(at(&b.g, "b2"), "A7");
 	assert_string_equal(at(&b.g, "b3"), "B6");
 	assert_false(U(&b.g, "b3")->flags & PW_F_CROSSING);
@@ -933,16 +960,26 @@ static void
 t_transport_load_unload(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, NULL, "b1 truck A2 s, b2 infantry A2 s, "
 	    "b3 horse-transport C2 s, b4 infantry C2 s, r1 infantry J8 n");
 	/* Turn 1: load (the truck may not move that turn); horses carry no
 	 * infantry. */
-	PLAY(&b, "b2 load b1\nb1 move A3\nb4 load b3\n", NULL, 6, 5, 6, 1);
+	PLAY(&b, "b2 load b1\nb1 move A3\n", NULL, 6, 5, 6, 1);
 	assert_int_equal(U(&b.g, "b2")->attached, game_unit_index(&b.g, "b1"));
 	assert_string_equal(at(&b.g, "b1"), "A2");
-	board_has(&b, "it cannot carry that unit");
+	board_has(&b, "b1 is busy and stays put");
+	/* Horses carrying infantry, loading into a transport in another
+	 * hex: never legal, refused at submission (issue 13 item 7). */
+	assert_int_equal(parse(&b.g, BLUE, "b4 load b3\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b3 (Horse-drawn Transport) "
+	    "cannot carry or tow b4"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&b.g, BLUE, "b4 load b1\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "both must be in the same hex"));
+	orders_errors_free(&e);
 	board_free(&b);
 	/* A fresh board for turns 2 and 3, b2 already aboard b1. */
 	board(&b, NULL, NULL, "b1 truck A2 s, b2 infantry A2 s, "
@@ -1054,14 +1091,18 @@ static void
 t_trench(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, "E4 trench", "b1 infantry E3 s, r1 infantry J8 n");
-	PLAY(&b, "b1 move E4 E5\n", NULL, 6, 5, 6, 1);
+	assert_int_equal(parse(&b.g, BLUE, "b1 move E4 E5\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b1 must stop in E4 (a trench)"));
+	orders_errors_free(&e);
+	PLAY(&b, "b1 move E4\n", NULL, 6, 5, 6, 1);
 	assert_string_equal(at(&b.g, "b1"), "E4");
 	board_has(&b, "entered a trench");
 	/* Crossing: may not fire. */
-	PLAY(&b, "b1 fire J8\n", NULL, 6, 5, 6, 1);
+	PLAY(&b, "b1 fire E7\n", NULL, 6, 5, 6, 1);
 	board_has(&b, "units crossing trenches may not fire");
 	board_free(&b);
 }
@@ -1148,6 +1189,87 @@ t_exhaustion(void **state)
 }
 
 /* --- orders ------------------------------------------------------------------ */
+
+/* Orders that can never be legal, whatever the enemy does, are refused at
+ * submission with their line (issue 13 item 7: they were accepted and cut
+ * short in the turn); what only the enemy's moves can spoil is accepted,
+ * and the acknowledgement says so. */
+static void
+t_parse_never_legal(void **state)
+{
+	struct board b;
+	struct order_errors e;
+	struct order_header h;
+	struct order_body body;
+	struct window_spec w;
+	struct sbuf canon;
+	void *o = NULL;
+	char *raw, *txt;
+	int n;
+
+	(void)state;
+	board(&b, NULL, "C4 river, A1 open+road, A2 open+road, A4 open+road, "
+	    "A3 open+road", "b1 infantry C3 s, b2 infantry A1 s, "
+	    "b3 machine-gun F2 s, b4 infantry H2 s, b5 half-track J2 s, "
+	    "b6 infantry J2 s, b7 truck A8 n, b8 infantry H7 n, "
+	    "r1 infantry F8 n");
+	U(&b.g, "b6")->attached = game_unit_index(&b.g, "b5");
+	n = parse(&b.g, BLUE, "b1 move C4 C5\n"     /* 5: a river */
+	    "b2 move B1 B2 B3\n"                    /* 6: off the road */
+	    "b3 fire F6\n"                           /* 7: range 3, it is 4 */
+	    "b4 move H3 cc H6\n"                     /* 8: not next to H6 */
+	    "b6 cc J3\n"                             /* 9: carried */
+	    "b8 load b7\n", &e, NULL);              /* 10: another hex */
+	if (n != 6) {
+		txt = orders_errors_text(&e);
+		fprintf(stderr, "%s", txt);
+		free(txt);
+	}
+	assert_int_equal(n, 6);
+	assert_true(fx_has_error(&e, 5, "C4 is river: no unit enters it"));
+	assert_true(fx_has_error(&e, 6, "b2 moves at most 2 hexes; 3 only if "
+	    "the whole move is along a road"));
+	assert_true(fx_has_error(&e, 7, "b3 (Machine Guns) reaches 3 hexes: "
+	    "F6 is 4 from F2"));
+	assert_true(fx_has_error(&e, 8, "b4 cannot close with H6: it is not "
+	    "next to any hex b4 can be in"));
+	assert_true(fx_has_error(&e, 9, "b6 is carried: unload it before it "
+	    "fights"));
+	assert_true(fx_has_error(&e, 10, "b8 cannot load into b7: b8 is in "
+	    "H7, b7 in A8"));
+	orders_errors_free(&e);
+	/* Along the road the bonus hex is fine; fire at a hex in reach of
+	 * the path; close combat next to the path's end; a passenger that
+	 * unloads first. Accepted, and the acknowledgement says what the
+	 * enemy can still spoil. */
+	raw = fx_orders(&b.g, "orders", "blue", "b2 move A2 A3 A4\n"
+	    "b3 move F3 F4 fire F7\nb4 move H3 H4 cc H5\nb6 unload\n");
+	orders_errors_init(&e);
+	sbuf_init(&canon);
+	assert_int_equal(orders_parse_file(raw, strlen(raw), &h, &body, &e),
+	    HP_OK);
+	assert_true(b.g.rules->next_window(&b.g, &w));
+	if (b.g.rules->parse(&b.g, &w, BLUE, &body, &o, &canon, &e) != HP_OK) {
+		txt = orders_errors_text(&e);
+		fprintf(stderr, "%s", txt);
+		free(txt);
+	}
+	assert_int_equal(e.n, 0);
+	assert_non_null(strstr(canon.buf, "# Accepted. Only the enemy's moves "
+	    "this turn can still spoil these"));
+	assert_non_null(strstr(canon.buf, "#   b2 move: it stops on entering "
+	    "a hex next to an enemy unit"));
+	assert_non_null(strstr(canon.buf, "#   b3 fire F7: a unit moving into "
+	    "the line of sight blocks it"));
+	assert_non_null(strstr(canon.buf, "#   b4 cc H5: an enemy unit must be "
+	    "in H5, next to b4, when it acts"));
+	free(o);
+	orders_body_free(&body);
+	orders_errors_free(&e);
+	sbuf_free(&canon);
+	free(raw);
+	board_free(&b);
+}
 
 static void
 t_parse_errors(void **state)
@@ -1240,6 +1362,7 @@ static void
 t_transport_tow(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, NULL, "b1 truck A2 s, b2 anti-tank-gun A2 s, "
@@ -1249,8 +1372,11 @@ t_transport_tow(void **state)
 	board_has(&b, "b2 is limbered to b1");
 	board_has(&b, "b4 is limbered to b3");
 	assert_int_equal(U(&b.g, "b4")->attached, game_unit_index(&b.g, "b3"));
-	PLAY(&b, "shoot b4 C6\nb3 move C3 C4\n", NULL, 6, 5, 6, 1);
-	board_has(&b, "b4 cannot fire at C6: it is limbered (towed)");
+	assert_int_equal(parse(&b.g, BLUE, "shoot b4 C6\n", &e, NULL), 1);
+	assert_string_equal(e.v[0].msg, "b4 cannot shoot at C6: it is "
+	    "limbered (towed)");
+	orders_errors_free(&e);
+	PLAY(&b, "b3 move C3 C4\n", NULL, 6, 5, 6, 1);
 	assert_string_equal(at(&b.g, "b4"), "C4");
 	PLAY(&b, "b4 unload\n", NULL, 6, 5, 6, 1);
 	board_has(&b, "b4 is unlimbered from b3 in C4");
@@ -1373,7 +1499,7 @@ t_fog_reports(void **state)
 	assert_false(pw_visible(&b.g, BLUE, game_unit_index(&b.g, "r2")));
 	/* Landing 6-1 = 5 on E5, r1's hit roll 1, initiative 6 1, one
 	 * activation die each. */
-	PLAY(&b, "shoot b1 E5\n", "r2 fire H1\n", 6, 1, 6, 1, 1, 3);
+	PLAY(&b, "shoot b1 E5\n", "r2 fire H8\n", 6, 1, 6, 1, 1, 3);
 	assert_int_equal(U(&b.g, "r1")->strength, 3);
 	blue = report_of(&b.g, &b.d, &b.ev, BLUE);
 	red = report_of(&b.g, &b.d, &b.ev, RED);
@@ -1397,7 +1523,7 @@ t_fog_reports(void **state)
 	/* Red and the moderator see everything. */
 	assert_non_null(strstr(red, "r1 (average) is hit by artillery fire "
 	    "from b1: rolls 1."));
-	assert_non_null(strstr(red, "r2 cannot fire at H1"));
+	assert_non_null(strstr(red, "r2 cannot fire at H8"));
 	assert_non_null(strstr(red, "#2 d6 hit: the result for a unit hit"));
 	assert_non_null(strstr(mod, "r1 loses 1 SP"));
 	assert_non_null(strstr(mod, "r2 cannot fire"));
@@ -1897,6 +2023,7 @@ main(void)
 		cmocka_unit_test(t_cyclists),
 		cmocka_unit_test(t_exhaustion),
 		cmocka_unit_test(t_parse_errors),
+		cmocka_unit_test(t_parse_never_legal),
 		cmocka_unit_test(t_artillery_ineffective_spotter_spa),
 		cmocka_unit_test(t_transport_tow),
 		cmocka_unit_test(t_ford_no_advance_stacking_exempt),
