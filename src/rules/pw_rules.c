@@ -233,16 +233,16 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 		if (g->units[j].attached == i && pw_alive(&g->units[j]))
 			carried[nc++] = j;
 	vis = seen_by(g, i);
-	d = roll(r, 0, "hit: the result for a unit hit");
+	d = roll(r, 0, "hit: the result for a unit hit, lose 1 SP on 1-2 "
+	    "elite, 1-3 average, 1-4 poor, else retreat or lose 1 SP");
 	rl = last_roll(r);
 	if (d <= lose_max[u->status % 3]) {
 		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d.",
 		    u->id, qname[u->status % 3], cause, d);
 		lose_sp(r, i, can_destroy, rl, vis);
-	} else if (u->status == PW_ELITE && d >= 5) {
-		events_add(r->c->ev, vis, rl, "%s (elite) is hit by %s: rolls "
-		    "%d, survives unharmed.", u->id, cause, d);
 	} else {
+		/* Every quality: survives but must retreat or lose 1 SP (the
+		 * Elite row's reading, docs/rules/portable-wargame.md). */
 		enum pw_retreat ch = retreat_choice(r, i);
 
 		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d, "

@@ -530,7 +530,8 @@ t_artillery_simultaneous(void **state)
 	assert_string_equal(b.d.log[1].purpose, "red artillery: lands 5+ "
 	    "on target, 2/4 in front, 1/3 behind, with +2 seen");
 	assert_string_equal(b.d.log[2].purpose, "hit: the result for a unit "
-	    "hit");
+	    "hit, lose 1 SP on 1-2 elite, 1-3 average, 1-4 poor, else retreat "
+	    "or lose 1 SP");
 	assert_false(pw_alive(U(&b.g, "b1")));
 	assert_false(pw_alive(U(&b.g, "r1")));
 	/* Both sides lost everything: the battle is over. */
@@ -882,16 +883,18 @@ t_hits_by_quality(void **state)
 	    "r1 infantry C6 n elite, r2 infantry E6 n elite, "
 	    "r3 infantry G6 n poor");
 	/* Artillery on target (6+2), three units in the hex would break
-	 * stacking, so three shots at three hexes: elite 4 (retreat or
-	 * lose), elite 5 (unharmed), poor 4 (loses). */
+	 * stacking, so three shots at three hexes: elite 2 (loses), elite 5
+	 * (retreat or lose: the Elite row's reading, issue 13 item 4; it
+	 * used to survive unharmed on 5-6), poor 4 (loses). */
 	PLAY(&b, "shoot b1 C6\nshoot b2 E6\nshoot b3 G6\n", "retreat never\n",
-	    6, 6, 6, 4, 5, 4, 6, 5, 1, 1);
-	board_has(&b, "r1 (elite) is hit by artillery fire from b1: rolls 4, "
-	    "must retreat");
+	    6, 6, 6, 2, 5, 4, 6, 5, 1, 1);
+	board_has(&b, "r1 (elite) is hit by artillery fire from b1: rolls 2.");
 	assert_int_equal(U(&b.g, "r1")->strength, 3);
 	board_has(&b, "r2 (elite) is hit by artillery fire from b2: rolls 5, "
-	    "survives unharmed");
-	assert_int_equal(U(&b.g, "r2")->strength, 4);
+	    "must retreat 1 hex or lose 1 SP");
+	board_has(&b, "r2 stands (retreat never)");
+	assert_int_equal(U(&b.g, "r2")->strength, 3);
+	assert_false(fx_event_has(&b.ev, "unharmed"));
 	assert_int_equal(U(&b.g, "r3")->strength, 3);
 	board_free(&b);
 }
