@@ -1010,12 +1010,14 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 	struct pw_orders *o = xmalloc(sizeof *o);
 	size_t before = errs->n, k;
 	int seen_act[GAME_MAX_UNITS], seen_shot[GAME_MAX_UNITS], i, j, r;
+	int seen_retreat[GAME_MAX_UNITS];
 	int retreat_line = 0;
 	char a[8], why[160];
 
 	pw_orders_init(o, side);
 	memset(seen_act, 0, sizeof seen_act);
 	memset(seen_shot, 0, sizeof seen_shot);
+	memset(seen_retreat, 0, sizeof seen_retreat);
 	if (strcmp(w->name, "standing") == 0) {
 		orders_error(errs, 0, "portable-modern takes no standing "
 		    "orders: put 'retreat always|never|cover' in each turn's "
@@ -1101,6 +1103,18 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 				if ((i = own_unit(g, side, l, l->words[1],
 				    errs)) < 0)
 					continue;
+				/* Like the side-wide line: a second one is
+				 * an error, not a silent override (issue 13
+				 * item 9). */
+				if (i < GAME_MAX_UNITS && seen_retreat[i]) {
+					orders_error(errs, l->lineno, "the "
+					    "retreat choice for %s is already "
+					    "given on line %d", l->words[1],
+					    seen_retreat[i]);
+					continue;
+				}
+				if (i < GAME_MAX_UNITS)
+					seen_retreat[i] = l->lineno;
 				o->unit_retreat[i] = (signed char)r;
 			} else
 				orders_error(errs, l->lineno, "expected 'retreat "
@@ -1227,8 +1241,14 @@ static void
 pw_order_template(const struct game *g, const struct window_spec *w,
     int side, struct sbuf *b)
 {
+	/* Clockwise from the top: n ne se s sw nw (flat), ne e se sw w nw
+	 * (pointy). */
+	static const int flat_order[6] = { 2, 1, 0, 5, 4, 3 };
+	static const int pointy_order[6] = { 1, 0, 5, 4, 3, 2 };
+	const int *order = g->layout.orient == HEX_FLAT ? flat_order :
+	    pointy_order;
 	char a[8];
-	int i;
+	int i, d;
 
 	sbuf_printf(b, "# %s, turn %d. One order per line; '#' starts a "
 	    "comment.\n", g->sides[side].label, w->turn);
@@ -1259,6 +1279,18 @@ pw_order_template(const struct game *g, const struct window_spec *w,
 		    u->id, pw_type(u)->name, hex_label(&g->layout, u->pos, a,
 		    sizeof a), pw_dir_name(g, u->facing), u->strength,
 		    u->attached >= 0 ? " (carried)" : "");
+		/* Its neighbours by direction: odd and even columns make
+		 * them easy to get wrong (issue 13 item 9). */
+		sbuf_puts(b, "#        next:");
+		for (d = 0; d < 6; d++) {
+			int dir = order[d];
+			struct hex nb = hex_neighbour(u->pos, dir);
+
+			if (game_on_map(g, nb))
+				sbuf_printf(b, " %s %s", pw_dir_name(g, dir),
+				    hex_label(&g->layout, nb, a, sizeof a));
+		}
+		sbuf_puts(b, "\n");
 	}
 	sbuf_puts(b, "retreat cover\n");
 }

@@ -432,7 +432,9 @@ activation(struct ai *ai, struct sbuf *b)
 		goal_of(ai, i, &goal, &dist);
 		/* Carried: get off near the enemy. */
 		if (u->attached >= 0) {
-			if (dist <= 5)
+			/* Not into a hex where it would break the stacking
+			 * rule (the unload would fail). */
+			if (dist <= 5 && free_end(ai, i, u->pos))
 				sbuf_printf(&pass[1], "%s unload\n", u->id);
 			continue;
 		}

@@ -644,8 +644,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	int allow, n = 0, k, stopper = -1, pin, steps;
 	bool road = pw_road(g, start), wood_start = pw_terrain(g, start) ==
 	    PW_T_WOOD, withdrawing;
-	char a[8], b[8];
-	const char *why = NULL;
+	char a[8], b[8], whybuf[96];
+	const char *why = NULL, *spent = "its movement allowance is spent";
 
 	if (u->flags & PW_F_MOVED) {
 		events_add(r->c->ev, own(g, i), 0, "%s has already moved this "
@@ -666,8 +666,14 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	for (k = 0; k < c->n; k++)
 		road = road && pw_road(g, c->h[k]);
 	allow = t->move + (road ? 1 : 0) - ((u->flags & PW_F_FIRED) ? 1 : 0);
-	if (wood_start || crossing(g, i))
-		allow = allow < 1 ? allow : 1;
+	if (u->flags & PW_F_FIRED)
+		spent = "its movement allowance is spent (firing costs a hex)";
+	/* The stop names its cause (issue 13 item 9). */
+	if ((wood_start || crossing(g, i)) && allow > 1) {
+		allow = 1;
+		spent = wood_start ? "1 hex out of a wood" : "1 hex on from a "
+		    "ford or trench it is crossing";
+	}
 	pin = adjacent_enemy(g, u->side, start, true);
 	withdrawing = pin >= 0;
 	/* Dry run: where does the unit stop? */
@@ -685,7 +691,9 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 			break;
 		}
 		if (enemy_in(g, u->side, h)) {
-			why = "an enemy unit is there";
+			snprintf(whybuf, sizeof whybuf, "an enemy unit is in %s",
+			    lbl(g, h, a));
+			why = whybuf;
 			break;
 		}
 		/* Towards the enemy the side sees: hidden units are not
@@ -727,10 +735,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 			break;
 		}
 	}
-	if (k == c->n && n == allow && n < c->n)
-		why = "its movement allowance is spent";
-	else if (n < c->n && why == NULL)
-		why = "its movement allowance is spent";
+	if (n < c->n && why == NULL)
+		why = spent;
 	/* Stacking: back up to the last hex it may end in. */
 	while (n > 0 && !may_end_in(g, i, path[n - 1])) {
 		n--;
@@ -1084,8 +1090,18 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 			    "moved this turn.", u->id, t->id);
 			return;
 		}
-		u->attached = -1;
+		/* The stacking rule holds for a unit getting off too (issue
+		 * 13 item 9). */
 		u->pos = t->pos;
+		u->attached = -1;
+		if (!may_end_in(g, i, t->pos)) {
+			u->attached = (int)(t - g->units);
+			events_add(r->c->ev, own(g, i), 0, "%s cannot unload in "
+			    "%s: no stacking with another friendly unit.",
+			    u->id, hex_label(&g->layout, t->pos, (char[8]){ 0 },
+			    8));
+			return;
+		}
 		u->flags |= PW_F_MOVED | PW_F_BUSY;
 		t->flags |= PW_F_MOVED | PW_F_BUSY;
 		events_add(r->c->ev, seen_by(g, i), 0, "%s %s from %s in %s.",

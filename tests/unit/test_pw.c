@@ -1274,6 +1274,105 @@ t_parse_never_legal(void **state)
 	board_free(&b);
 }
 
+/* Count the characters c in s. */
+static int
+count_char(const char *s, char c)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/* Blue's map of the board with the markers given (NULL: none). */
+static char *
+blue_map(bool wire, bool mines)
+{
+	struct game g;
+	struct sbuf b;
+	int m;
+
+	empty_game(&g, NULL);
+	if (wire)
+		pw_add_marker(&g, PW_WIRE, BLUE, fx_hex(&g, "E4"));
+	if (mines) {
+		m = pw_add_marker(&g, PW_MINES, BLUE, fx_hex(&g, "E5"));
+		g.units[m].x[0] = 1 << BLUE;
+	}
+	sbuf_init(&b);
+	pw_render_map(&g, BLUE, &b);
+	game_free(&g);
+	return b.buf;
+}
+
+/* Issue 13 item 9, the smaller ones: unloading keeps the stacking rule; a
+ * unit's retreat choice given twice is an error, as the side's is; a path
+ * over 6 hexes names the unit's allowance; a stop names its cause; a move
+ * into an enemy's hex names the hex; two different markers side by side
+ * do not share an edge marker; the order template lists each unit's
+ * neighbours by direction. */
+static void
+t_smaller_ones(void **state)
+{
+	struct board b;
+	struct order_errors e;
+	struct window_spec w;
+	struct sbuf t;
+	char *alone_x, *alone_m, *both;
+
+	(void)state;
+	board(&b, NULL, NULL, "b1 half-track E4 s, b2 infantry E4 s, "
+	    "b3 infantry E4 s, b4 infantry B2 s, b5 infantry H4 s, "
+	    "r1 infantry B5 n, r2 infantry H5 n");
+	U(&b.g, "b2")->attached = game_unit_index(&b.g, "b1");
+	assert_int_equal(parse(&b.g, BLUE, "retreat b4 never\n"
+	    "retreat b4 always\n", &e, NULL), 1);
+	assert_true(fx_has_error(&e, 6, "the retreat choice for b4 is already "
+	    "given on line 5"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&b.g, BLUE, "b4 move B1 C1 D1 E1 F1 G1 H1\n", &e,
+	    NULL), 1);
+	assert_true(fx_has_error(&e, 5, "b4 moves at most 2 hexes (3 along a "
+	    "road), the path has more than 6"));
+	orders_errors_free(&e);
+	/* b2 may not get off into b3's hex; b4 fires (1: a miss) and then
+	 * has one hex; b5 tries to walk into r2. */
+	PLAY(&b, "b2 unload\nb4 fire B5 move B3 B4\nb5 move H5\n", NULL,
+	    6, 5, 6, 1, 1);
+	board_has(&b, "b2 cannot unload in E4: no stacking with another "
+	    "friendly unit");
+	assert_int_equal(U(&b.g, "b2")->attached, game_unit_index(&b.g, "b1"));
+	board_has(&b, "b4 moves B2 -> B3 (1 hex) and stops: its movement "
+	    "allowance is spent (firing costs a hex)");
+	board_has(&b, "b5 cannot move from H4 (an enemy unit is in H5)");
+	board_free(&b);
+
+	/* Wire in E4 and Blue's minefield in E5: their shared edge is plain,
+	 * so each keeps fewer marks than alone (it used to carry one of the
+	 * two, as if both hexes were the same). */
+	alone_x = blue_map(true, false);
+	alone_m = blue_map(false, true);
+	both = blue_map(true, true);
+	assert_true(count_char(both, 'x') < count_char(alone_x, 'x'));
+	assert_true(count_char(both, '*') < count_char(alone_m, '*'));
+	assert_true(count_char(both, 'x') > 0 && count_char(both, '*') > 0);
+	free(alone_x);
+	free(alone_m);
+	free(both);
+
+	/* The template: E4's neighbours, clockwise from the top. */
+	empty_game(&b.g, NULL);
+	add(&b.g, "b1", PW_INF, "E4", S, PW_AVERAGE);
+	assert_true(b.g.rules->next_window(&b.g, &w));
+	sbuf_init(&t);
+	b.g.rules->order_template(&b.g, &w, BLUE, &t);
+	assert_non_null(strstr(t.buf, "#        next: n E3 ne F3 se F4 s E5 "
+	    "sw D4 nw D3\n"));
+	sbuf_free(&t);
+	game_free(&b.g);
+}
+
 static void
 t_parse_errors(void **state)
 {
@@ -2026,6 +2125,7 @@ main(void)
 		cmocka_unit_test(t_cyclists),
 		cmocka_unit_test(t_exhaustion),
 		cmocka_unit_test(t_parse_errors),
+		cmocka_unit_test(t_smaller_ones),
 		cmocka_unit_test(t_parse_never_legal),
 		cmocka_unit_test(t_artillery_ineffective_spotter_spa),
 		cmocka_unit_test(t_transport_tow),
