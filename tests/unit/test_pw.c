@@ -2070,9 +2070,16 @@ t_objective_scenario(void **state)
 	assert_true(pw_objective_at(&g, fx_hex(&g, "J2")));
 	assert_true(pw_objective_at(&g, fx_hex(&g, "J3")));
 	assert_true(pw_objective_at(&g, fx_hex(&g, "K3")));
-	assert_false(pw_objective_at(&g, fx_hex(&g, "K2")));
-	assert_string_equal(at(&g, "r2"), "K2");
+	assert_false(pw_objective_at(&g, fx_hex(&g, "K4")));
+	/* The balance of issue 13: the spotter with the commander, r5
+	 * poor, Blue's b3 b4 b5 elite. */
+	assert_string_equal(at(&g, "r2"), "K4");
+	assert_string_equal(at(&g, "r1"), "K4");
 	assert_string_equal(at(&g, "r5"), "J3");
+	assert_int_equal(U(&g, "r5")->status, PW_POOR);
+	assert_int_equal(U(&g, "b3")->status, PW_ELITE);
+	assert_int_equal(U(&g, "b4")->status, PW_ELITE);
+	assert_int_equal(U(&g, "b5")->status, PW_ELITE);
 	sbuf_init(&b);
 	g.rules->status(&g, BLUE, &b);
 	assert_non_null(strstr(b.buf, "Objectives: J2 (red) J3 (red) K3 "
