@@ -21,7 +21,7 @@ fuzz_new_game(struct game *g, const struct ruleset *rules,
 	strlcpy_(g->options, options, sizeof g->options);
 	g->rules = rules;
 	memset(&err, 0, sizeof err);
-	if (rules->setup(g, NULL, &err) != HP_OK) {
+	if (ruleset_setup(g, NULL, NULL, NULL, NULL, &err) != HP_OK) {
 		fprintf(stderr, "%s: setup: %s\n", who, err.msg);
 		abort();
 	}

@@ -35,53 +35,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
 #define MAX_STATES 256
 #define WHO "fuzz_orders"
-#define STATE_UNITS 8
 #define FRESH_STATES 2 /* states[0]: no options, states[1]: red-standing */
 
-/* A position: the game without its unit and hex arrays, plus its units.
- * Every position shares the map of the working game. */
-struct state {
-	struct game g;
-	struct game_unit units[STATE_UNITS];
-};
-
 static const struct ruleset *rules;
-static struct state states[MAX_STATES];
+static struct game states[MAX_STATES]; /* positions, each a full copy */
 static int nstates;
 static struct game work;    /* positions are restored into this one */
 
 static const char *const window_names[] = { "blue", "red", "standing" };
 
+/* Keep a full copy of g as the next position (freed never: the harness
+ * keeps them for the whole run). */
 static void
 snapshot(const struct game *g)
 {
-	struct state *s;
-	int i;
-
 	if (nstates >= MAX_STATES)
 		return;
-	if (g->nunits > STATE_UNITS)
-		abort();
-	s = &states[nstates++];
-	s->g = *g;
-	s->g.units = NULL;
-	s->g.hexes = NULL;
-	for (i = 0; i < GAME_MAX_SIDES; i++)
-		s->g.sides[i].standing = NULL;
-	memcpy(s->units, g->units, sizeof *g->units * (size_t)g->nunits);
+	game_copy(&states[nstates++], g);
 }
 
+/* Restore position i into the working game. */
 static void
 restore(int i)
 {
-	struct game_unit *units = work.units;
-	struct game_hex *hexes = work.hexes;
-
-	work = states[i].g;
-	work.units = units;
-	work.hexes = hexes;
-	memcpy(work.units, states[i].units,
-	    sizeof *work.units * (size_t)work.nunits);
+	game_free(&work);
+	game_copy(&work, &states[i]);
 }
 
 /* Self-play of one game, keeping every position a window opens on. */

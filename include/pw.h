@@ -229,7 +229,8 @@ void pw_victory(struct game *, struct events *);
 void pw_opponent(const struct game *, const struct window_spec *, int side,
     struct sbuf *);
 /* Map and reports (pw_map.c). */
-int pw_setup(struct game *, const char *scenario, struct hp_error *);
+struct scenario;
+int pw_setup(struct game *, const struct scenario *, struct hp_error *);
 void pw_render_map(const struct game *, int side, struct sbuf *);
 void pw_status(const struct game *, int side, struct sbuf *);
 

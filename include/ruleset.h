@@ -13,6 +13,7 @@
 #include "game.h"
 #include "hexpost.h"
 #include "orders.h"
+#include "scenario.h"
 
 /* A window is a round of orders: which sides must send a file before it can
  * be resolved. Simultaneous windows name several sides, sequential ones one;
@@ -56,8 +57,14 @@ struct ruleset {
 	const char *seed;          /* seed document it implements */
 	const char *options_help;  /* campaign options, one per line */
 
-	/* Build the initial state of a scenario (NULL: the default one). */
-	int (*setup)(struct game *, const char *scenario, struct hp_error *);
+	/* Build the initial state from a parsed scenario (scenario.h).
+	 * Complaints about the scenario go to scenario_error with their line;
+	 * err says how many. */
+	int (*setup)(struct game *, const struct scenario *sc,
+	    struct hp_error *);
+	/* The shipped scenario used when none is named (a file
+	 * scenarios/<name>/<default_scenario>.scn). */
+	const char *default_scenario;
 	/* Describe the window to open now. False when the game has ended. */
 	bool (*next_window)(const struct game *, struct window_spec *);
 	/* Parse and validate a side's order lines for window w (w->name may be
@@ -90,5 +97,21 @@ extern const struct ruleset ruleset_pw;
 
 const struct ruleset *ruleset_find(const char *name);
 const struct ruleset *const *ruleset_all(void);
+
+/* Build g's initial state (g->rules, name and options set) from a
+ * scenario: text, a stored scenario's exact text, when not NULL, else spec
+ * (a shipped scenario's name or a file's path; NULL or "": the ruleset's
+ * default). On success *sc_text (when sc_text is not NULL) is the text used,
+ * NULL for a built-in scenario (caller frees). errs, when not NULL, gets
+ * every complaint about the scenario with its line. */
+int ruleset_setup(struct game *g, const char *spec, const char *text,
+    char **sc_text, struct order_errors *errs, struct hp_error *err);
+
+/* Check a scenario file (len bytes of text) as `hexpost scenario check`
+ * does: its shape, then, if that is clean, what its ruleset makes of it
+ * with campaign options. *sc is the parse (caller frees with
+ * scenario_free); every error goes to errs. HP_OK or HP_EINVAL. */
+int ruleset_scenario_check(const char *text, size_t len, const char *options,
+    struct scenario *sc, struct order_errors *errs);
 
 #endif

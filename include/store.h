@@ -414,4 +414,13 @@ int store_orders_each(struct store *, int64_t cid,
 int store_stranger_answer(struct store *, const char *address, long now,
     long period, bool *may, struct hp_error *);
 
+/* Record the exact text of the scenario campaign cid was started from
+ * (NULL: built into its ruleset) and its SHA-256. */
+int store_campaign_set_scenario(struct store *, int64_t cid, const char *text,
+    struct hp_error *);
+/* The scenario text of campaign cid, or NULL in *text when it has none
+ * (caller frees). */
+int store_campaign_scenario(struct store *, int64_t cid, char **text,
+    struct hp_error *);
+
 #endif

@@ -77,6 +77,7 @@ struct acamp {
 	char sides[GAME_MAX_SIDES][GAME_ID_MAX];
 	char labels[GAME_MAX_SIDES][GAME_NAME_MAX];
 	char *state;             /* canonical dump of the stored state */
+	char *scenario_text;     /* the scenario file played, or NULL */
 	struct awin *w;
 	int nw;
 	char *server_pub;        /* trusted server key text, or NULL */
@@ -121,6 +122,7 @@ acamp_free(struct acamp *c)
 	free(c->rot);
 	free(c->w);
 	free(c->state);
+	free(c->scenario_text);
 	free(c->server_pub);
 	memset(c, 0, sizeof *c);
 }
@@ -851,8 +853,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	}
 	strlcpy_(g.name, c->name, sizeof g.name);
 	strlcpy_(g.options, c->options, sizeof g.options);
-	if (g.rules->setup(&g, c->scenario[0] ? c->scenario : NULL, &rerr) !=
-	    HP_OK) {
+	if (ruleset_setup(&g, c->scenario[0] ? c->scenario : NULL,
+	    c->scenario_text, NULL, NULL, &rerr) != HP_OK) {
 		rc = discrepancy(err, "the scenario does not set up: %s",
 		    rerr.msg);
 		goto out;
@@ -1023,6 +1025,9 @@ load_db(struct store *st, const char *name, struct acamp *c,
 	}
 	state_dump(&g, &dump);
 	c->state = sbuf_steal(&dump);
+	if ((rc = store_campaign_scenario(st, cid, &c->scenario_text, err)) !=
+	    HP_OK)
+		goto out;
 	if ((rc = store_command_count(st, cid, "end", &c->nends, c->end_arg,
 	    sizeof c->end_arg, err)) != HP_OK)
 		goto out;
@@ -1269,6 +1274,7 @@ static const char bundle_readme[] =
     "                      server.pub and the keys the statements link to it)\n"
     "  players.txt         the players' key ids; keys/ID.pub their keys\n"
     "  state.txt           the campaign's state when exported\n"
+    "  scenario.scn        the scenario file it was started from (if any)\n"
     "  windows/NNNN/       one directory per window, in order:\n"
     "    window.txt        turn, number, name, commitment, revealed seed\n"
     "    dice-log.txt      the signed, hash-chained dice log\n"
@@ -1343,7 +1349,9 @@ audit_export(struct store *st, const char *name, const char *dir,
 		goto out;
 	if ((rc = put_file(dir, "README.txt", bundle_readme, err)) != HP_OK ||
 	    (pub != NULL && (rc = put_file(dir, "server.pub", pub, err)) !=
-	    HP_OK) || (rc = put_file(dir, "state.txt", c.state, err)) != HP_OK)
+	    HP_OK) || (rc = put_file(dir, "state.txt", c.state, err)) != HP_OK ||
+	    (c.scenario_text != NULL && (rc = put_file(dir, "scenario.scn",
+	    c.scenario_text, err)) != HP_OK))
 		goto out;
 	sbuf_printf(&b, BUNDLE_MAGIC "\ncampaign: %s\nruleset: %s\nscenario: "
 	    "%s\noptions: %s\nsides: %d\n", c.name, c.ruleset, c.scenario,
@@ -1606,6 +1614,17 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 	c->state = get_file(dir, "state.txt", true, err);
 	if (c->state == NULL)
 		goto out;
+	/* The scenario played (absent: built into the ruleset, or a bundle
+	 * from before scenarios were files). */
+	{
+		struct hp_error e = { 0, "" };
+
+		c->scenario_text = get_file(dir, "scenario.scn", false, &e);
+		if (c->scenario_text == NULL && e.code != 0) {
+			*err = e;
+			goto out;
+		}
+	}
 	players = get_file(dir, "players.txt", false, err);
 	c->w = xcalloc((size_t)nw, sizeof *c->w);
 	for (i = 0; i < nw; i++) {

@@ -579,12 +579,19 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 			p = &named;
 		else {
 			orders_errors_free(&oerrs);
-			snprintf(reason, sizeof reason, "The file is for "
-			    "campaign '%.64s', but key %s plays in no campaign "
-			    "of that name (it plays in %d campaign%s, among "
-			    "them '%.64s'). Check the campaign: line.",
-			    h.campaign, keyhex, np, np == 1 ? "" : "s",
-			    players[0].campaign);
+			if (np == 1)
+				snprintf(reason, sizeof reason, "The file is "
+				    "for campaign '%.64s', but key %s plays "
+				    "only in '%.64s'. Check the campaign: "
+				    "line.", h.campaign, keyhex,
+				    players[0].campaign);
+			else
+				snprintf(reason, sizeof reason, "The file is "
+				    "for campaign '%.64s', but key %s plays in "
+				    "no campaign of that name (it plays in %d "
+				    "campaigns, among them '%.64s'). Check the "
+				    "campaign: line.", h.campaign, keyhex, np,
+				    players[0].campaign);
 			return refuse(m, p->email, p->campaign_id, p->id,
 			    reason, NULL, NULL, err);
 		}

@@ -22,6 +22,8 @@
 #include "maildir.h"
 #include "minisign.h"
 #include "moderator.h"
+#include "ruleset.h"
+#include "scenario.h"
 #include "serverkey.h"
 #include "sim.h"
 #include "store.h"
@@ -802,6 +804,93 @@ cmd_rules_list(int argc, char **argv)
 	return 0;
 }
 
+/* Check a scenario file: its shape, then what its ruleset makes of it;
+ * every error with its line. */
+static int
+cmd_scenario_check(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "options", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct hp_error err = { 0, "" };
+	struct order_errors errs;
+	struct scenario sc;
+	const char *opt = "", *path;
+	char *text = NULL, *list;
+	size_t len = 0;
+	int c, i, rc = HP_EX_DATAERR;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1)
+		if (c == 'o')
+			opt = optarg;
+		else
+			return usage_of("scenario check") + HP_EX_USAGE;
+	if (argc != optind + 1)
+		return usage_of("scenario check") + HP_EX_USAGE;
+	path = argv[optind];
+	if (access(path, F_OK) != 0) {
+		fprintf(stderr, "hexpost: %s: no such file\n", path);
+		return HP_EX_NOINPUT;
+	}
+	if ((text = util_read_file(path, &len, &err)) == NULL)
+		return fail(&err);
+	orders_errors_init(&errs);
+	if (ruleset_scenario_check(text, len, opt, &sc, &errs) != HP_OK) {
+		list = orders_errors_text(&errs);
+		fprintf(stderr, "%s: %zu error%s:\n%s", path, errs.n,
+		    errs.n == 1 ? "" : "s", list);
+		free(list);
+		goto out;
+	}
+	printf("%s: ok: %s scenario %s (%s), %dx%d map, %d units, %d "
+	    "markers, sha256 %s\n", path, sc.ruleset, sc.name, sc.title,
+	    sc.cols, sc.rows, sc.nunits, sc.nmarkers, sc.hash);
+	if (sc.nplaceholders > 0)
+		printf("placeholders (values the seed lacks, made up by the "
+		    "scenario's author):\n");
+	for (i = 0; i < sc.nplaceholders; i++)
+		printf("  line %d, %s: %s\n", sc.placeholders[i].line,
+		    sc.placeholders[i].name, sc.placeholders[i].value);
+	rc = 0;
+out:
+	scenario_free(&sc);
+	orders_errors_free(&errs);
+	free(text);
+	return rc;
+}
+
+/* The shipped scenarios, with each one's title. */
+static int
+cmd_scenario_list(int argc, char **argv)
+{
+	const struct embedded_file *f;
+	struct order_errors errs;
+	struct scenario sc;
+	const char **names;
+	char path[160];
+	size_t n, i;
+	int rc;
+
+	if ((rc = no_options(argc, argv, "scenario list", 0)) >= 0)
+		return rc;
+	names = scenario_list(NULL, &n);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "scenarios/%s", names[i]);
+		if ((f = embedded_find(path)) == NULL)
+			continue;
+		orders_errors_init(&errs);
+		if (scenario_parse(&sc, f->data, f->len, &errs) == HP_OK)
+			printf("%-18s %-16s %s\n", sc.ruleset, sc.name,
+			    sc.title);
+		scenario_free(&sc);
+		orders_errors_free(&errs);
+	}
+	free(names);
+	return 0;
+}
+
 static void
 print_outbox_row(const struct store_outbox_row *r, void *arg)
 {
@@ -892,7 +981,7 @@ cmd_simulate(int argc, char **argv)
 	game_init(&g);
 	g.rules = rules;
 	strlcpy_(g.options, opt, sizeof g.options);
-	if (rules->setup(&g, NULL, &err) != HP_OK) {
+	if (ruleset_setup(&g, NULL, NULL, NULL, NULL, &err) != HP_OK) {
 		game_free(&g);
 		return fail(&err);
 	}
@@ -1122,7 +1211,7 @@ static const struct cmd cmds[] = {
 	    "resume, extend HOURS, deadline TIME, set KEY VALUE, proceed "
 	    "[ai|hold], replace SIDE --email A [--key F], resend [SIDE], end "
 	    "[RESULT]", cmd_moderate },
-	{ "campaign new", "campaign new NAME --ruleset R [--scenario S] "
+	{ "campaign new", "campaign new NAME --ruleset R [--scenario S|FILE] "
 	    "[--options O] [--seed TEXT]", "start a campaign; --seed makes "
 	    "every die predictable (tests and demos only)", cmd_campaign_new },
 	{ "campaign list", "campaign list", "list campaigns",
@@ -1148,6 +1237,11 @@ static const struct cmd cmds[] = {
 	    "report (default: the last resolved turn, moderator's view)",
 	    cmd_report },
 	{ "rules list", "rules list", "list the rulesets", cmd_rules_list },
+	{ "scenario check", "scenario check FILE [--options O]", "check a "
+	    "scenario file (docs/SCENARIOS.md): every error with its line, or "
+	    "what it sets up and its placeholders", cmd_scenario_check },
+	{ "scenario list", "scenario list", "the shipped scenarios (campaign "
+	    "new --scenario NAME)", cmd_scenario_list },
 	{ "key generate", "key generate", "write the server's minisign key "
 	    "pair (server_key, mode 0600, and server_pub of the configuration)",
 	    cmd_key_generate },

@@ -51,7 +51,7 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 	strlcpy_(g->name, name, sizeof g->name);
 	strlcpy_(g->options, options ? options : "", sizeof g->options);
 	g->rules = rules;
-	if ((rc = rules->setup(g, NULL, err)) != HP_OK)
+	if ((rc = ruleset_setup(g, NULL, NULL, NULL, NULL, err)) != HP_OK)
 		return rc;
 	for (guard = 0; guard < 10000 && rules->next_window(g, &w); guard++) {
 		unsigned char seed[DICE_SEEDLEN], key[DICE_KEYLEN];

@@ -1,6 +1,7 @@
 /* store: campaign state in SQLite (see include/store.h). */
 #include <errno.h>
 #include <limits.h>
+#include <sodium.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2461,5 +2462,55 @@ store_stranger_answer(struct store *st, const char *address, long now,
 	stmt_done(st, s);
 	if (step != SQLITE_DONE)
 		return dberr(st, err, "stranger answers");
+	return HP_OK;
+}
+
+int
+store_campaign_set_scenario(struct store *st, int64_t cid, const char *text,
+    struct hp_error *err)
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+	char hex[2 * crypto_hash_sha256_BYTES + 1];
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE campaigns SET scenario_text = ?2, "
+	    "scenario_sha256 = ?3 WHERE id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	bind_text(s, 2, text);
+	if (text != NULL) {
+		crypto_hash_sha256(h, (const unsigned char *)text,
+		    strlen(text));
+		sodium_bin2hex(hex, sizeof hex, h, sizeof h);
+		bind_text(s, 3, hex);
+	} else
+		sqlite3_bind_null(s, 3);
+	return exec_done(st, s, err, "save the scenario");
+}
+
+int
+store_campaign_scenario(struct store *st, int64_t cid, char **text,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*text = NULL;
+	if ((s = prep(st, "SELECT scenario_text FROM campaigns WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
+		*text = xstrdup(col_text(s, 0));
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		stmt_done(st, s);
+		return dberr(st, err, "load the scenario");
+	}
+	if (stmt_done(st, s) != SQLITE_OK) {
+		free(*text);
+		*text = NULL;
+		return dberr(st, err, "load the scenario");
+	}
 	return HP_OK;
 }

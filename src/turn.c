@@ -65,6 +65,7 @@ turn_campaign_new(struct store *st, const char *name, const char *rules,
 {
 	struct game g;
 	struct window_spec w;
+	char *text = NULL;
 	int64_t cid;
 	int rc;
 
@@ -85,7 +86,8 @@ turn_campaign_new(struct store *st, const char *name, const char *rules,
 	}
 	strlcpy_(g.name, name, sizeof g.name);
 	strlcpy_(g.options, options ? options : "", sizeof g.options);
-	if ((rc = g.rules->setup(&g, scenario, err)) != HP_OK)
+	if ((rc = ruleset_setup(&g, scenario, NULL, &text, NULL, err)) !=
+	    HP_OK)
 		goto out;
 	if (game_error(&g) != NULL) {
 		hp_seterr(err, HP_ESTATE, "%s", game_error(&g));
@@ -103,6 +105,7 @@ turn_campaign_new(struct store *st, const char *name, const char *rules,
 	if ((rc = store_begin(st, err)) != HP_OK)
 		goto out;
 	if ((rc = store_campaign_create(st, &g, master, masterlen, &cid,
+	    err)) != HP_OK || (rc = store_campaign_set_scenario(st, cid, text,
 	    err)) != HP_OK || (rc = window_open(st, cid, &g, &w, err)) !=
 	    HP_OK) {
 		store_rollback(st);
@@ -110,6 +113,7 @@ turn_campaign_new(struct store *st, const char *name, const char *rules,
 	}
 	rc = store_commit(st, err);
 out:
+	free(text);
 	game_free(&g);
 	return rc;
 }

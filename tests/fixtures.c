@@ -17,7 +17,7 @@ fx_fam_game(struct game *g, const char *options)
 	g->rules = ruleset_find("fire-and-movement");
 	strlcpy_(g->name, "test", sizeof g->name);
 	strlcpy_(g->options, options ? options : "", sizeof g->options);
-	if (g->rules->setup(g, NULL, &err) != HP_OK)
+	if (ruleset_setup(g, NULL, NULL, NULL, NULL, &err) != HP_OK)
 		fatalx("fx_fam_game: %s", err.msg);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fam.h"
+#include "scenario.h"
 #include "render.h"
 #include "ruleset.h"
 
@@ -61,38 +62,128 @@ fam_parsed_init(struct fam_orders *o)
 	o->cmd = -1;
 }
 
-static int
-fam_setup(struct game *g, const char *scenario, struct hp_error *err)
+/* The seed's drill, which fam's rules are written for: the board row by
+ * row (W wood, . open, F forming-up line, H hill, - no hex) and the units
+ * in order. A scenario file must have exactly these; it may relabel the
+ * sides. */
+static const char *const drill_rows[6] = { "WWW", "...", "...", "...",
+	"FFF", "-H-" };
+static const struct {
+	const char *id, *kind, *side, *at, *carried_by;
+} drill_units[] = {
+	{ "1", "section", "blue", "-", "" },
+	{ "2", "section", "blue", "-", "" },
+	{ "3", "section", "blue", "-", "" },
+	{ "pc", "commander", "blue", "-", "1" },
+	{ "red", "section", "red", "B5", "" },
+};
+
+/* The terrain name of a drill letter. */
+static const char *
+drill_terrain(char c)
 {
-	static const char *terrain[6] = { "wood", "open", "open", "open",
-		"fup", "hill" };
+	switch (c) {
+	case 'W':
+		return "wood";
+	case 'F':
+		return "fup";
+	case 'H':
+		return "hill";
+	case '-':
+		return "none";
+	default:
+		return "open";
+	}
+}
+
+/* Check that sc is the drill (board, sides, units); the number of
+ * complaints, each made with its line. */
+static int
+fam_check_drill(const struct scenario *sc)
+{
+	size_t k, nu = sizeof drill_units / sizeof drill_units[0];
+	int row, col, bad = 0;
+
+	if (sc->cols != 3 || sc->rows != 6) {
+		scenario_error(sc, sc->map_line, "map: fire-and-movement's "
+		    "rules are written for the seed's 3 x 6 board");
+		return 1;
+	}
+	for (row = 0; row < 6 && row < sc->nterrain; row++)
+		for (col = 0; col < 3; col++) {
+			unsigned char c = (unsigned char)sc->terrain[row][col];
+			const char *want = drill_terrain(drill_rows[row][col]);
+
+			if (strcmp(sc->legend[c], want) != 0) {
+				scenario_error(sc, sc->terrain_line[row],
+				    "terrain: fire-and-movement's rules need "
+				    "%s in column %c of this row, not %s",
+				    want, 'A' + col, sc->legend[c]);
+				bad++;
+			}
+		}
+	if (sc->nelevation > 0 || sc->roads[0] != '\0' || sc->nmarkers > 0 ||
+	    sc->nvars > 0 || sc->noptions > 0 || sc->turns > 0) {
+		scenario_error(sc, 0, "fire-and-movement takes no elevation, "
+		    "road, marker, var, option or turns statements");
+		bad++;
+	}
+	if (sc->nsides != 2 || strcmp(sc->sides[0].name, "blue") != 0 ||
+	    strcmp(sc->sides[1].name, "red") != 0) {
+		scenario_error(sc, sc->nsides ? sc->sides[0].line : 0, "side: "
+		    "fire-and-movement has two sides, \"blue\" then \"red\"");
+		bad++;
+	}
+	for (k = 0; k < nu || k < (size_t)sc->nunits; k++) {
+		const struct scenario_unit *u = k < (size_t)sc->nunits ?
+		    &sc->units[k] : NULL;
+
+		if (u == NULL || k >= nu || strcmp(u->id, drill_units[k].id) ||
+		    strcmp(u->kind, drill_units[k].kind) ||
+		    strcmp(u->side, drill_units[k].side) ||
+		    strcmp(u->at, drill_units[k].at) ||
+		    strcmp(u->carried_by, drill_units[k].carried_by)) {
+			scenario_error(sc, u ? u->line : 0, "unit: "
+			    "fire-and-movement's rules need the units 1, 2 "
+			    "and 3 (blue sections, not on the map), pc (the "
+			    "blue commander, carried by 1) and red (the red "
+			    "section on B5), in that order");
+			return bad + 1;
+		}
+	}
+	return bad;
+}
+
+static int
+fam_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
+{
 	struct game_unit *u;
 	char id[4], name[32];
-	int col, row, i;
+	int col, row, i, bad;
 
-	if (scenario != NULL && *scenario != '\0' &&
-	    strcmp(scenario, "hill") != 0) {
-		hp_seterr(err, HP_EINVAL, "fire-and-movement has one scenario, "
-		    "'hill'");
-		return HP_EINVAL;
-	}
 	if (g->options[0] != '\0' && strcmp(g->options, "red-standing") != 0) {
 		hp_seterr(err, HP_EINVAL, "unknown option '%s' (options: "
 		    "red-standing)", g->options);
 		return HP_EINVAL;
 	}
-	strlcpy_(g->scenario, "hill", sizeof g->scenario);
+	if ((bad = fam_check_drill(sc)) > 0) {
+		hp_seterr(err, HP_EINVAL, "scenario %s: %d error%s", sc->name,
+		    bad, bad == 1 ? "" : "s");
+		return HP_EINVAL;
+	}
+	strlcpy_(g->scenario, sc->name, sizeof g->scenario);
 	g->layout = fam_layout;
 	for (row = 0; row < 6; row++)
 		for (col = 0; col < 3; col++)
-			if (row < 5 || col == 1)
-				game_add_hex(g, at(col, row), terrain[row]);
+			if (drill_rows[row][col] != '-')
+				game_add_hex(g, at(col, row),
+				    drill_terrain(drill_rows[row][col]));
 	g->nsides = 2;
 	strlcpy_(g->sides[BLUE].name, "blue", sizeof g->sides[0].name);
-	strlcpy_(g->sides[BLUE].label, "Blue (infantry platoon)",
+	strlcpy_(g->sides[BLUE].label, sc->sides[0].label,
 	    sizeof g->sides[0].label);
 	strlcpy_(g->sides[RED].name, "red", sizeof g->sides[0].name);
-	strlcpy_(g->sides[RED].label, "Red (enemy section on the hill)",
+	strlcpy_(g->sides[RED].label, sc->sides[1].label,
 	    sizeof g->sides[0].label);
 	g->sides[BLUE].ai = g->sides[RED].ai = true;
 	for (i = 0; i < FAM_SECTIONS; i++) {
@@ -1215,6 +1306,7 @@ const struct ruleset ruleset_fam = {
 	.options_help = "red-standing  Red gives standing fire orders "
 	    "(window 'standing'), so a turn needs one mail round",
 	.setup = fam_setup,
+	.default_scenario = "hill",
 	.next_window = fam_next_window,
 	.parse = fam_parse,
 	.free_orders = fam_free_orders,

@@ -1304,6 +1304,7 @@ const struct ruleset ruleset_pw = {
 	    "(optional rule)\ngas          each Artillery Unit has one Gas "
 	    "Shell (optional rule)\nturns=N      turn limit (default 20)",
 	.setup = pw_setup,
+	.default_scenario = "river-crossing",
 	.next_window = pw_next_window,
 	.parse = pw_parse,
 	.free_orders = pw_free_orders,

@@ -1,108 +1,14 @@
 /* pw_map: the scenarios of Big Board Portable Wargame: Modern (the shipped
  * "river-crossing" battle and an empty board for tests), the map as each
  * side sees it, and the status lines. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pw.h"
 #include "render.h"
-
-#define COLS 13
-#define ROWS 12
-
-/* Terrain of the river-crossing board, row 1 first, columns A-M:
- * . open, W wood, B built-up area, F fortification, T trench, ~ river,
- * = ford. */
-static const char *const rc_terrain[ROWS] = {
-	"WW...~....WW.",
-	"W....~...B...",
-	".....=...BB..",
-	"..W..~.......",
-	".....~..T.F..",
-	".....=..T....",
-	"..WW.~..T.B..",
-	"..W..~......W",
-	".........WW..",
-	".............",
-	".............",
-	".............",
-};
-/* Hills (elevation 1). */
-static const char *const rc_hills[ROWS] = {
-	".............",
-	"..1..........",
-	"..1..........",
-	".............",
-	".............",
-	".............",
-	".............",
-	".............",
-	".............",
-	"..........11.",
-	"..........11.",
-	".............",
-};
-#define RC_ROAD_ROW 5 /* row 6: the road runs west to east */
-
-struct pw_placement {
-	const char *id;
-	int kind;
-	int side;
-	const char *at;
-	const char *facing;
-	int quality;
-	const char *carried_by;
-};
-
-static const struct pw_placement rc_units[] = {
-	{ "b1", PW_CMD, PW_BLUE, "C6", "ne", PW_AVERAGE, NULL },
-	{ "b2", PW_SPOTTER, PW_BLUE, "C3", "se", PW_AVERAGE, NULL },
-	{ "b3", PW_INF, PW_BLUE, "D5", "ne", PW_ELITE, NULL },
-	{ "b4", PW_INF, PW_BLUE, "D7", "se", PW_ELITE, NULL },
-	{ "b5", PW_INF, PW_BLUE, "D9", "se", PW_ELITE, NULL },
-	{ "b6", PW_INF, PW_BLUE, "B6", "se", PW_AVERAGE, "b15" },
-	{ "b7", PW_ENG, PW_BLUE, "C5", "ne", PW_AVERAGE, NULL },
-	{ "b8", PW_MG, PW_BLUE, "C7", "se", PW_AVERAGE, NULL },
-	{ "b9", PW_MORTAR, PW_BLUE, "B7", "se", PW_AVERAGE, NULL },
-	{ "b10", PW_ART_FIELD, PW_BLUE, "B4", "se", PW_AVERAGE, NULL },
-	{ "b11", PW_ART_MEDIUM, PW_BLUE, "A5", "se", PW_AVERAGE, NULL },
-	{ "b12", PW_TANK, PW_BLUE, "D10", "ne", PW_AVERAGE, NULL },
-	{ "b13", PW_LTANK, PW_BLUE, "C11", "ne", PW_AVERAGE, NULL },
-	{ "b14", PW_AC, PW_BLUE, "D3", "se", PW_AVERAGE, NULL },
-	{ "b15", PW_HT, PW_BLUE, "B6", "se", PW_AVERAGE, NULL },
-	{ "b16", PW_TRUCK, PW_BLUE, "A8", "se", PW_AVERAGE, NULL },
-	{ "b17", PW_AT_GUN, PW_BLUE, "A8", "se", PW_AVERAGE, "b16" },
-	{ "b18", PW_AG, PW_BLUE, "C9", "ne", PW_AVERAGE, NULL },
-	{ "b19", PW_INF_AT, PW_BLUE, "D11", "ne", PW_POOR, NULL },
-	{ "b20", PW_ART_HEAVY, PW_BLUE, "A3", "se", PW_AVERAGE, NULL },
-	{ "r1", PW_CMD, PW_RED, "K4", "sw", PW_AVERAGE, NULL },
-	{ "r2", PW_SPOTTER, PW_RED, "K4", "sw", PW_AVERAGE, NULL },
-	{ "r3", PW_INF, PW_RED, "I5", "nw", PW_AVERAGE, NULL },
-	{ "r4", PW_INF, PW_RED, "I7", "sw", PW_AVERAGE, NULL },
-	{ "r5", PW_INF, PW_RED, "J3", "sw", PW_POOR, NULL },
-	{ "r6", PW_INF_AT, PW_RED, "I6", "nw", PW_AVERAGE, NULL },
-	{ "r7", PW_MG, PW_RED, "K5", "nw", PW_ELITE, NULL },
-	{ "r8", PW_MORTAR, PW_RED, "K6", "nw", PW_AVERAGE, NULL },
-	{ "r9", PW_INF_GUN, PW_RED, "J6", "nw", PW_AVERAGE, NULL },
-	{ "r10", PW_AT_GUN, PW_RED, "J8", "sw", PW_AVERAGE, NULL },
-	{ "r11", PW_AA_GUN, PW_RED, "L3", "sw", PW_AVERAGE, NULL },
-	{ "r12", PW_MCAV, PW_RED, "M10", "sw", PW_POOR, NULL },
-	{ "r13", PW_DCAV, PW_RED, "J10", "sw", PW_AVERAGE, NULL },
-	{ "r14", PW_SPA, PW_RED, "L6", "nw", PW_AVERAGE, NULL },
-	{ "r15", PW_HORSE, PW_RED, "M4", "sw", PW_AVERAGE, NULL },
-	{ "r16", PW_ART_MOUNTAIN, PW_RED, "M4", "sw", PW_AVERAGE, "r15" },
-	{ "r17", PW_ENG, PW_RED, "K8", "sw", PW_AVERAGE, NULL },
-	{ "r18", PW_INF, PW_RED, "H10", "sw", PW_POOR, NULL },
-};
-
-/* Barbed wire and minefields of the defender (Red). */
-static const char *const rc_wire[] = { "H5", "H7", NULL };
-static const char *const rc_mines[] = { "H6", "G3", NULL };
-/* The objectives (held by Red at the start) and how many Blue must hold
- * when the battle ends (docs, "The scenario and victory"). */
-static const char *const rc_objectives[] = { "J2", "J3", "K3", NULL };
-#define RC_OBJ_NEED 1
+#include "scenario.h"
 
 static bool
 option_ok(const char *opt, struct hp_error *err)
@@ -125,15 +31,66 @@ option_ok(const char *opt, struct hp_error *err)
 	return true;
 }
 
+/* A scenario being built into a game: counts the complaints, each also
+ * listed with its line in the scenario's error list. */
+struct pw_build {
+	struct game *g;
+	const struct scenario *sc;
+	int errors;
+};
+
+static void bad(struct pw_build *, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Record a complaint about line of the scenario. */
 static void
-sides(struct game *g)
+bad(struct pw_build *b, int line, const char *fmt, ...)
 {
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	scenario_error(b->sc, line, "%s", msg);
+	b->errors++;
+}
+
+/* The hex at label, on the map; false (after the complaint) if not. */
+static bool
+hex_on_board(struct pw_build *b, int line, const char *what,
+    const char *label, struct hex *h)
+{
+	if (!hex_parse_label(&b->g->layout, label, h) ||
+	    !game_on_map(b->g, *h)) {
+		bad(b, line, "%s: \"%s\" is not a hex of this %dx%d map (A1 "
+		    "to %c%d)", what, label, b->g->layout.cols,
+		    b->g->layout.rows, 'A' + b->g->layout.cols - 1,
+		    b->g->layout.rows);
+		return false;
+	}
+	return true;
+}
+
+/* The two sides, Blue and Red, as the scenario labels them. */
+static void
+build_sides(struct pw_build *b)
+{
+	const struct scenario *sc = b->sc;
+	struct game *g = b->g;
+
 	g->nsides = 2;
+	if (sc->nsides != 2 || strcmp(sc->sides[0].name, "blue") != 0 ||
+	    strcmp(sc->sides[1].name, "red") != 0) {
+		bad(b, sc->nsides ? sc->sides[0].line : 0, "side: "
+		    "portable-modern has two sides, \"blue\" then \"red\"");
+		return;
+	}
 	strlcpy_(g->sides[PW_BLUE].name, "blue", sizeof g->sides[0].name);
-	strlcpy_(g->sides[PW_BLUE].label, "Blue (attacker)",
+	strlcpy_(g->sides[PW_BLUE].label, sc->sides[0].label,
 	    sizeof g->sides[0].label);
 	strlcpy_(g->sides[PW_RED].name, "red", sizeof g->sides[0].name);
-	strlcpy_(g->sides[PW_RED].label, "Red (defender)",
+	strlcpy_(g->sides[PW_RED].label, sc->sides[1].label,
 	    sizeof g->sides[0].label);
 	g->sides[PW_BLUE].ai = g->sides[PW_RED].ai = true;
 }
@@ -146,105 +103,254 @@ at(const struct game *g, int col, int row)
 	return hex_from_offset(&g->layout, o);
 }
 
+/* Every hex of the map: terrain by the legend, roads, elevation. */
 static void
-river_crossing(struct game *g)
+build_map(struct pw_build *b)
 {
-	const char *codes = ".WBFT~=";
 	static const char *const names[] = { "open", "wood", "bua", "fort",
 		"trench", "river", "ford" };
-	size_t k;
-	int col, row, i;
+	const struct scenario *sc = b->sc;
+	struct game *g = b->g;
+	char roads[sizeof sc->roads], *tok, *save = NULL;
+	int col, row, c;
+	size_t k, n;
 	struct hex h;
 
-	for (row = 0; row < ROWS; row++)
-		for (col = 0; col < COLS; col++) {
-			char t[GAME_TERRAIN_MAX];
+	for (c = 0; c < 256; c++) {
+		if (sc->legend_line[c] == 0)
+			continue;
+		for (k = 0; k < sizeof names / sizeof names[0]; k++)
+			if (strcmp(sc->legend[c], names[k]) == 0)
+				break;
+		if (k == sizeof names / sizeof names[0])
+			bad(b, sc->legend_line[c], "legend: no terrain \"%s\" in "
+			    "portable-modern (open, wood, bua, fort, trench, "
+			    "river, ford)", sc->legend[c]);
+	}
+	if (sc->nterrain != sc->rows)
+		return;
+	for (row = 0; row < sc->rows; row++)
+		for (col = 0; col < sc->cols; col++) {
 			struct game_hex *gh;
-			const char *c = strchr(codes, rc_terrain[row][col]);
 
-			snprintf(t, sizeof t, "%s%s", names[c ? c - codes : 0],
-			    row == RC_ROAD_ROW ? "+road" : "");
-			gh = game_add_hex(g, at(g, col, row), t);
-			gh->elevation = rc_hills[row][col] == '1';
+			c = (unsigned char)sc->terrain[row][col];
+			gh = game_add_hex(g, at(g, col, row), sc->legend[c]);
+			gh->elevation = sc->nelevation ?
+			    sc->elevation[row][col] - '0' : 0;
 		}
-	for (k = 0; k < sizeof rc_units / sizeof rc_units[0]; k++) {
-		const struct pw_placement *p = &rc_units[k];
-		int kind = p->kind;
-		const char *where = p->at;
+	strlcpy_(roads, sc->roads, sizeof roads);
+	for (tok = strtok_r(roads, " \t", &save); tok != NULL;
+	    tok = strtok_r(NULL, " \t", &save)) {
+		struct game_hex *gh;
 
-		if (strcmp(p->id, "b6") == 0 &&
-		    game_option_flag(g, "cyclists")) {
+		if (!hex_on_board(b, sc->roads_line, "road", tok, &h))
+			continue;
+		gh = game_hex_at(g, h);
+		if (strstr(gh->terrain, "+road") != NULL)
+			continue;
+		n = strlen(gh->terrain);
+		if (n + sizeof "+road" > sizeof gh->terrain) {
+			bad(b, sc->roads_line, "road: terrain \"%s\" is too "
+			    "long to take a road", gh->terrain);
+			continue;
+		}
+		memcpy(gh->terrain + n, "+road", sizeof "+road");
+	}
+}
+
+/* The scenario's option statement for a campaign option that is on, with
+ * its words split into w (up to n); the number of words, or -1 if the
+ * option is off or the scenario does not support it (complaint made). */
+static int
+option_args(struct pw_build *b, const char *opt, char w[][GAME_ID_MAX],
+    int n)
+{
+	const struct scenario_item *it;
+	char buf[128], *tok, *save = NULL;
+	int k = 0;
+
+	if (!game_option_flag(b->g, opt))
+		return -1;
+	/* A scenario without the option's line: the option changes nothing
+	 * in its set-up (the empty test board). */
+	if ((it = scenario_option(b->sc, opt)) == NULL)
+		return -1;
+	strlcpy_(buf, it->value, sizeof buf);
+	for (tok = strtok_r(buf, " \t", &save); tok != NULL && k < n;
+	    tok = strtok_r(NULL, " \t", &save))
+		strlcpy_(w[k++], tok, GAME_ID_MAX);
+	if (k != n || tok != NULL) {
+		bad(b, it->line, "option: %s takes %d words", opt, n);
+		return -1;
+	}
+	return k;
+}
+
+/* The units, in the file's order, then who carries whom. */
+static void
+build_units(struct pw_build *b)
+{
+	static const char *const qual[] = { "elite", "average", "poor" };
+	const struct scenario *sc = b->sc;
+	struct game *g = b->g;
+	char cyc[2][GAME_ID_MAX], riders[2][GAME_ID_MAX];
+	bool cyclists = option_args(b, "cyclists", cyc, 2) == 2;
+	bool tank_riders = option_args(b, "tank-riders", riders, 2) == 2;
+	int i, k, kind, side, facing, q;
+	struct hex h;
+
+	for (i = 0; i < sc->nunits; i++) {
+		const struct scenario_unit *su = &sc->units[i];
+		const char *where = su->at;
+
+		kind = pw_kind_by_name(su->kind);
+		side = strcmp(su->side, "blue") == 0 ? PW_BLUE : PW_RED;
+		facing = pw_dir_parse(g, su->facing[0] ? su->facing : "n");
+		for (q = 0; q < 3; q++)
+			if (strcmp(su->quality[0] ? su->quality : "average",
+			    qual[q]) == 0)
+				break;
+		if (kind < 0 || kind == PW_CYCLIST) {
+			bad(b, su->line, "unit: no unit kind \"%s\" (see "
+			    "docs/rules/portable-wargame.md, \"Units\")",
+			    su->kind);
+			continue;
+		}
+		if (facing < 0) {
+			bad(b, su->line, "unit: facing \"%s\" is not one of "
+			    "n, ne, se, s, sw, nw", su->facing);
+			continue;
+		}
+		if (q == 3) {
+			bad(b, su->line, "unit: quality \"%s\" is not elite, "
+			    "average or poor", su->quality);
+			continue;
+		}
+		if (cyclists && strcmp(su->id, cyc[0]) == 0) {
 			kind = PW_CYCLIST;
-			where = "B5";
+			where = cyc[1];
 		}
-		pw_add_unit(g, p->id, kind, p->side, where,
-		    pw_dir_parse(g, p->facing), p->quality);
+		if (!hex_on_board(b, su->line, "unit", where, &h))
+			continue;
+		pw_add_unit(g, su->id, kind, side, where, facing, q);
 	}
-	for (k = 0; k < sizeof rc_units / sizeof rc_units[0]; k++) {
-		const struct pw_placement *p = &rc_units[k];
+	for (i = 0; i < sc->nunits; i++) {
+		const struct scenario_unit *su = &sc->units[i];
 
-		i = game_unit_index(g, p->id);
-		if (p->carried_by != NULL && pw_kind(&g->units[i]) !=
-		    PW_CYCLIST)
-			g->units[i].attached = game_unit_index(g, p->carried_by);
-	}
-	if (game_option_flag(g, "tank-riders")) {
-		/* b5 rides b12. */
-		i = game_unit_index(g, "b5");
-		g->units[i].pos = g->units[game_unit_index(g, "b12")].pos;
-		g->units[i].attached = game_unit_index(g, "b12");
-	}
-	for (k = 0; rc_wire[k]; k++)
-		if (hex_parse_label(&g->layout, rc_wire[k], &h))
-			pw_add_marker(g, PW_WIRE, PW_RED, h);
-	for (k = 0; rc_mines[k]; k++)
-		if (hex_parse_label(&g->layout, rc_mines[k], &h)) {
-			i = pw_add_marker(g, PW_MINES, PW_RED, h);
-			g->units[i].x[0] = 1 << PW_RED;
+		int u;
+
+		if (su->carried_by[0] == '\0' ||
+		    (u = game_unit_index(g, su->id)) < 0)
+			continue;
+		if ((k = game_unit_index(g, su->carried_by)) < 0) {
+			bad(b, su->line, "unit: no unit \"%s\" to carry it",
+			    su->carried_by);
+			continue;
 		}
-	for (k = 0; rc_objectives[k]; k++)
-		if (hex_parse_label(&g->layout, rc_objectives[k], &h))
-			pw_add_marker(g, PW_OBJECTIVE, PW_RED, h);
-	game_set_var(g, "obj.need", RC_OBJ_NEED);
+		if (pw_kind(&g->units[u]) != PW_CYCLIST)
+			g->units[u].attached = k;
+	}
+	if (tank_riders) {
+		i = game_unit_index(g, riders[0]);
+		k = game_unit_index(g, riders[1]);
+		if (i < 0 || k < 0) {
+			bad(b, scenario_option(sc, "tank-riders")->line,
+			    "option: tank-riders names no unit \"%s\"",
+			    i < 0 ? riders[0] : riders[1]);
+			return;
+		}
+		g->units[i].pos = g->units[k].pos;
+		g->units[i].attached = k;
+	}
+}
+
+/* Wire, minefields (known to their owner) and objectives. */
+static void
+build_markers(struct pw_build *b)
+{
+	static const char *const kinds[][2] = { { "wire", PW_WIRE },
+		{ "mines", PW_MINES }, { "objective", PW_OBJECTIVE } };
+	const struct scenario *sc = b->sc;
+	int i, k, side, m;
+	struct hex h;
+
+	for (i = 0; i < sc->nmarkers; i++) {
+		const struct scenario_marker *sm = &sc->markers[i];
+
+		for (k = 0; k < 3; k++)
+			if (strcmp(sm->kind, kinds[k][0]) == 0)
+				break;
+		if (k == 3) {
+			bad(b, sm->line, "marker: no marker \"%s\" in "
+			    "portable-modern (wire, mines, objective)",
+			    sm->kind);
+			continue;
+		}
+		if (strcmp(sm->side, "none") == 0) {
+			bad(b, sm->line, "marker: a portable-modern marker "
+			    "belongs to blue or red");
+			continue;
+		}
+		if (!hex_on_board(b, sm->line, "marker", sm->at, &h))
+			continue;
+		side = strcmp(sm->side, "blue") == 0 ? PW_BLUE : PW_RED;
+		m = pw_add_marker(b->g, kinds[k][1], side, h);
+		if (k == 1)
+			b->g->units[m].x[0] = 1 << side;
+	}
+}
+
+/* The scenario's named values: obj.need only. */
+static void
+build_vars(struct pw_build *b)
+{
+	const struct scenario *sc = b->sc;
+	int i;
+
+	for (i = 0; i < sc->nvars; i++) {
+		if (strcmp(sc->vars[i].name, "obj.need") != 0) {
+			bad(b, sc->vars[i].line, "var: portable-modern knows "
+			    "only obj.need (objectives Blue must hold)");
+			continue;
+		}
+		game_set_var(b->g, "obj.need", scenario_var(sc, "obj.need", 0));
+	}
 }
 
 int
-pw_setup(struct game *g, const char *scenario, struct hp_error *err)
+pw_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
+	struct pw_build b = { g, sc, 0 };
 	const char *turns;
-	int col, row, n = 20;
+	int n;
 
-	if (scenario == NULL || *scenario == '\0')
-		scenario = "river-crossing";
-	if (strcmp(scenario, "river-crossing") != 0 &&
-	    strcmp(scenario, "empty") != 0) {
-		hp_seterr(err, HP_EINVAL, "portable-modern scenarios: "
-		    "river-crossing (the default) and empty");
-		return HP_EINVAL;
-	}
 	if (!option_ok(g->options, err))
 		return HP_EINVAL;
-	strlcpy_(g->scenario, scenario, sizeof g->scenario);
+	strlcpy_(g->scenario, sc->name, sizeof g->scenario);
 	g->layout.orient = HEX_FLAT;
 	g->layout.parity = HEX_ODD;
 	g->layout.row_base = 1;
-	sides(g);
-	if (strcmp(scenario, "empty") == 0) {
-		g->layout.cols = 10;
-		g->layout.rows = 8;
-		for (row = 0; row < 8; row++)
-			for (col = 0; col < 10; col++)
-				game_add_hex(g, at(g, col, row), "open");
-	} else {
-		g->layout.cols = COLS;
-		g->layout.rows = ROWS;
-		river_crossing(g);
-	}
+	g->layout.cols = sc->cols;
+	g->layout.rows = sc->rows;
+	if (sc->cols > 26)
+		bad(&b, sc->map_line, "map: portable-modern names columns A "
+		    "to Z: at most 26 columns");
+	build_sides(&b);
+	build_map(&b);
+	build_units(&b);
+	build_markers(&b);
+	build_vars(&b);
+	n = sc->turns > 0 ? sc->turns : 20;
 	if ((turns = game_option(g, "turns")) != NULL)
 		orders_parse_int(turns, 1, 500, &n);
 	game_set_var(g, "turns", n);
 	g->turn = 1;
 	g->window = 1;
+	if (b.errors > 0) {
+		hp_seterr(err, HP_EINVAL, "scenario %s: %d error%s", sc->name,
+		    b.errors, b.errors == 1 ? "" : "s");
+		return HP_EINVAL;
+	}
 	return HP_OK;
 }
 

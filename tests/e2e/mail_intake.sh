@@ -394,7 +394,7 @@ mail signed "$W/m.eml" "Bea <blue@example.org>" "orders" \
 deliver "$W/m.eml"
 run_once "0 accepted, 1 refused, 0 ignored, 0 duplicate, 0 deferred"
 outbox_added 1
-reply refusal blue@example.org "this file is for campaign 'other', not 'hill'"
+reply refusal blue@example.org "The file is for campaign 'other'" "plays only in 'hill'"
 recorded rejected
 unchanged
 

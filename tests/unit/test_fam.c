@@ -291,12 +291,14 @@ test_setup(void **state)
 	/* Unknown scenario or option. */
 	game_init(&g);
 	g.rules = &ruleset_fam;
-	assert_int_equal(g.rules->setup(&g, "desert", &err), HP_EINVAL);
+	assert_int_equal(ruleset_setup(&g, "desert", NULL, NULL, NULL, &err),
+	    HP_EINVAL);
 	game_free(&g);
 	game_init(&g);
 	g.rules = &ruleset_fam;
 	strlcpy_(g.options, "fog", sizeof g.options);
-	assert_int_equal(g.rules->setup(&g, NULL, &err), HP_EINVAL);
+	assert_int_equal(ruleset_setup(&g, NULL, NULL, NULL, NULL, &err),
+	    HP_EINVAL);
 	assert_non_null(strstr(err.msg, "red-standing"));
 	game_free(&g);
 	assert_ptr_equal(ruleset_find("fire-and-movement"), &ruleset_fam);

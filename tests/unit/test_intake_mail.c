@@ -25,6 +25,8 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <grp.h>
 
 #include <fcntl.h>
 #include <sodium.h>
@@ -842,26 +844,67 @@ test_pipeline_bytes(void **state)
 	grown_kb = after.ru_maxrss - before.ru_maxrss;
 	print_message("peak resident size grew by %ld KB for 60 mails of "
 	    "1.9 MB\n", grown_kb);
-#ifndef __SANITIZE_ADDRESS__
-	/* (AddressSanitizer keeps freed memory in quarantine: not there.) */
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	/* (AddressSanitizer keeps freed memory in quarantine, ThreadSanitizer
+	 * shadows every byte: not there.) */
 	assert_true(grown_kb < 64 * 1024);
 #endif
 }
 
+/* Run intake once as the current user, or, when root (who reads every
+ * file), in a child that owns the test tree and has dropped to nobody.
+ * Returns how many messages were deferred, or -1 on an error. */
+static int
+unreadable_intake(struct it *t)
+{
+	struct hp_error err = { 0, "" };
+	struct intake_stats s;
+	char cmd[1000];
+	pid_t pid;
+	int status;
+
+	if (geteuid() != 0) {
+		if (intake_run(t->st, &t->cfg, &s, &err) != HP_OK)
+			return -1;
+		return (int)s.deferred;
+	}
+	snprintf(cmd, sizeof cmd, "chown -R 65534:65534 '%s'", t->top);
+	if (system(cmd) != 0)
+		return -1;
+	pid = fork();
+	if (pid == -1)
+		return -1;
+	if (pid == 0) {
+		struct store *cst = NULL;
+
+		/* A connection of its own: SQLite's locks do not cross a
+		 * fork. The parent's stays open and unused meanwhile. */
+		if (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
+		    setuid(65534) != 0 || geteuid() == 0)
+			_exit(100);
+		if (store_open(&cst, t->cfg.database, false, &err) != HP_OK ||
+		    intake_run(cst, &t->cfg, &s, &err) != HP_OK)
+			_exit(101);
+		store_close(cst);
+		_exit(s.deferred > 99 ? 99 : (int)s.deferred);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) >= 100)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
 /* A message hexpost may not read is logged with its path once, not twice
  * ("PATH: PATH: Permission denied"), and left for the next run. Root
- * reads every file, so this needs another user. */
+ * reads every file, so as root the intake runs as nobody in a child. */
 static void
 test_unreadable_path_once(void **state)
 {
 	struct it *t = *state;
 	struct hp_error err = { 0, "" };
-	struct intake_stats s;
 	char p[900], logp[900], *text, *first;
-	int saved, fd;
+	int saved, fd, deferred;
 
-	if (geteuid() == 0)
-		skip();
 	snprintf(p, sizeof p, "%s/new/1700000000.locked.host", t->inbox);
 	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
@@ -876,12 +919,12 @@ test_unreadable_path_once(void **state)
 	dup2(fd, 2);
 	close(fd);
 	log_set_level(LOG_LVL_WARN);
-	assert_int_equal(intake_run(t->st, &t->cfg, &s, &err), HP_OK);
+	deferred = unreadable_intake(t);
 	log_set_level(LOG_LVL_ERR);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);
-	assert_int_equal(s.deferred, 1);
+	assert_int_equal(deferred, 1);
 	text = util_read_file(logp, NULL, &err);
 	assert_non_null(text);
 	first = strstr(text, p);

@@ -44,7 +44,8 @@ new_game(struct game *g, const char *options, const char *scenario)
 	assert_non_null(g->rules);
 	strlcpy_(g->name, "test", sizeof g->name);
 	strlcpy_(g->options, options ? options : "", sizeof g->options);
-	assert_int_equal(g->rules->setup(g, scenario, &err), HP_OK);
+	assert_int_equal(ruleset_setup(g, scenario, NULL, NULL, NULL, &err),
+	    HP_OK);
 }
 
 /* Set up the empty test board (options NULL: none). */
@@ -2063,7 +2064,7 @@ t_objective_scenario(void **state)
 	game_init(&g);
 	g.rules = ruleset_find("portable-modern");
 	strlcpy_(g.name, "test", sizeof g.name);
-	assert_int_equal(g.rules->setup(&g, NULL, &err), HP_OK);
+	assert_int_equal(ruleset_setup(&g, NULL, NULL, NULL, NULL, &err), HP_OK);
 	assert_int_equal(pw_objectives_total(&g), 3);
 	assert_int_equal(pw_objectives(&g, RED), 3);
 	assert_int_equal(game_var(&g, "obj.need", 0), 1);
