@@ -171,6 +171,11 @@ bool pw_cover(const struct game *, struct hex);
  * between them (and by units between them if units_block). */
 bool pw_los(const struct game *, struct hex a, struct hex b,
     bool units_block);
+/* Line of sight of side from a to b: as pw_los with units blocking, but
+ * only units the side sees (its own, and enemy units pw_visible). */
+bool pw_los_side(const struct game *, struct hex a, struct hex b, int side);
+/* Distance from h to the nearest enemy unit side sees, 1000 if none. */
+int pw_nearest_seen_enemy(const struct game *, int side, struct hex h);
 /* Direct line of sight to a target hex: adjacent, or a clear line to a
  * hex that is not in cover. */
 bool pw_sees(const struct game *, struct hex a, struct hex b);
@@ -201,9 +206,12 @@ int pw_objectives(const struct game *, int side);
 int pw_objectives_total(const struct game *);
 /* Is there an objective in h? */
 bool pw_objective_at(const struct game *, struct hex);
+/* May transport tr carry or tow unit p (tank riders with the option)? */
+bool pw_can_carry(const struct game *, int tr, int p);
 /* Does side know of (see) unit i (fog of war, docs)? */
 bool pw_visible(const struct game *, int side, int i);
-/* The hex unit i would retreat to, or false if it cannot. */
+/* The hex unit i would retreat to, or false if it cannot: chosen by what
+ * its side sees (enemy units it sees, minefields it knows of). */
 bool pw_retreat_hex(const struct game *, int i, struct hex *out);
 
 void pw_orders_init(struct pw_orders *, int side);

@@ -199,10 +199,15 @@ pw_cover(const struct game *g, struct hex h)
 	return pw_area(g, h) || pw_terrain(g, h) == PW_T_TRENCH;
 }
 
-/* Does hex m, between a and b, block the view? */
+#define LOS_NO_UNITS (-3)    /* units do not block */
+#define LOS_ALL_UNITS (-2)   /* every unit blocks */
+
+/* Does hex m, between a and b, block the view? units: LOS_NO_UNITS,
+ * LOS_ALL_UNITS, or a side: its own units and the enemy units it sees
+ * block, hidden ones do not. */
 static bool
 blocks(const struct game *g, struct hex m, struct hex a, struct hex b,
-    bool units_block)
+    int units)
 {
 	int t = pw_terrain(g, m), em = pw_elev(g, m), ea = pw_elev(g, a),
 	    eb = pw_elev(g, b), i;
@@ -211,16 +216,19 @@ blocks(const struct game *g, struct hex m, struct hex a, struct hex b,
 		return true;
 	if (em > (ea < eb ? ea : eb) && em >= (ea > eb ? ea : eb))
 		return true;
-	if (units_block)
+	if (units != LOS_NO_UNITS)
 		for (i = 0; i < g->nunits; i++)
 			if (pw_alive(&g->units[i]) &&
-			    hex_eq(g->units[i].pos, m))
+			    hex_eq(g->units[i].pos, m) &&
+			    (units == LOS_ALL_UNITS ||
+			    pw_visible(g, units, i)))
 				return true;
 	return false;
 }
 
-bool
-pw_los(const struct game *g, struct hex a, struct hex b, bool units_block)
+/* Line of sight from a to b with units blocking as blocks() says. */
+static bool
+los(const struct game *g, struct hex a, struct hex b, int units)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
 	int n = hex_line(a, b, st, HEX_LINE_MAX), i;
@@ -228,14 +236,30 @@ pw_los(const struct game *g, struct hex a, struct hex b, bool units_block)
 	if (n < 0)
 		return false;
 	for (i = 1; i < n - 1; i++) {
-		if (!blocks(g, st[i].h, a, b, units_block))
+		if (!blocks(g, st[i].h, a, b, units))
 			continue;
 		/* Along an edge: blocked only if both sides block. */
-		if (st[i].tie && !blocks(g, st[i].alt, a, b, units_block))
+		if (st[i].tie && !blocks(g, st[i].alt, a, b, units))
 			continue;
 		return false;
 	}
 	return true;
+}
+
+bool
+pw_los(const struct game *g, struct hex a, struct hex b, bool units_block)
+{
+	return los(g, a, b, units_block ? LOS_ALL_UNITS : LOS_NO_UNITS);
+}
+
+/* Line of sight of side from a to b: units block, but only those the side
+ * sees (its own and the enemy units it sees): a hidden unit, which must be
+ * in a trench or a fortification to be hidden on an open line, is below
+ * the line of fire (fog of war, issue 13 item 8). */
+bool
+pw_los_side(const struct game *g, struct hex a, struct hex b, int side)
+{
+	return los(g, a, b, side);
 }
 
 bool
@@ -441,7 +465,7 @@ pw_visible(const struct game *g, int side, int i)
 	return false;
 }
 
-/* Is there an enemy of side adjacent to h? */
+/* Is there an enemy of side that side sees adjacent to h? */
 static bool
 enemy_adjacent(const struct game *g, int side, struct hex h)
 {
@@ -449,19 +473,20 @@ enemy_adjacent(const struct game *g, int side, struct hex h)
 
 	for (i = 0; i < g->nunits; i++)
 		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
-		    hex_adjacent(g->units[i].pos, h))
+		    hex_adjacent(g->units[i].pos, h) && pw_visible(g, side, i))
 			return true;
 	return false;
 }
 
-static int
-nearest_enemy(const struct game *g, int side, struct hex h)
+int
+pw_nearest_seen_enemy(const struct game *g, int side, struct hex h)
 {
 	int i, best = 1000, d;
 
 	for (i = 0; i < g->nunits; i++)
 		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
-		    (d = hex_distance(g->units[i].pos, h)) < best)
+		    (d = hex_distance(g->units[i].pos, h)) < best &&
+		    pw_visible(g, side, i))
 			best = d;
 	return best;
 }
@@ -482,15 +507,23 @@ pw_retreat_hex(const struct game *g, int i, struct hex *out)
 		for (j = 0; j < g->nunits && empty; j++) {
 			const struct game_unit *o = &g->units[j];
 
+			/* Not into a gas cloud either: a unit entering one
+			 * is hit (issue 13 item 3), and every side sees
+			 * gas. */
+			/* Minefields only those the side knows of: a hidden
+			 * one is walked into, as by a move (fog of war,
+			 * issue 13 item 8). */
 			if (o->placed && hex_eq(o->pos, n) &&
-			    (pw_alive(o) || strcmp(o->kind, PW_MINES) == 0 ||
-			    strcmp(o->kind, PW_WIRE) == 0))
+			    (pw_alive(o) || (strcmp(o->kind, PW_MINES) == 0 &&
+			    pw_visible(g, u->side, j)) ||
+			    strcmp(o->kind, PW_WIRE) == 0 ||
+			    strcmp(o->kind, PW_GAS) == 0))
 				empty = false;
 		}
 		if (!empty || enemy_adjacent(g, u->side, n))
 			continue;
 		score = (pw_cover(g, n) ? 100 : 0) +
-		    nearest_enemy(g, u->side, n);
+		    pw_nearest_seen_enemy(g, u->side, n);
 		if (score > best) {
 			best = score;
 			*out = n;
@@ -607,6 +640,144 @@ is_clause_word(const char *w)
 	return false;
 }
 
+/* Refuse the clauses of a (parsed from line l) that can never be legal,
+ * whatever the enemy does: nothing but the unit's own orders and the
+ * fixed terrain decides them (issue 13 item 7). A path into a river, on
+ * past a wood, ford or trench it must stop in, longer than the unit's
+ * allowance (the road bonus only along a road, one hex out of a wood or
+ * a crossing), fire at a hex beyond its range from every hex it may stand
+ * in, close combat with a hex next to none of them, a carried unit that
+ * fights, loading into a transport elsewhere or one that cannot carry
+ * it. What the enemy's moves can spoil is accepted (pw_parse notes it).
+ * False after adding the errors. */
+static bool
+check_act(const struct game *g, const struct order_line *l,
+    const struct pw_act *a, struct order_errors *errs)
+{
+	const struct game_unit *u = &g->units[a->unit];
+	const struct pw_type *t = pw_type(u);
+	struct hex at[1 + PW_PATH_MAX + PW_CLAUSES_MAX];
+	int nat = 1, k, n, tt, d, best;
+	bool carried = u->attached >= 0, ok = true, road;
+	char x[8], y[8];
+
+	at[0] = u->pos;
+	for (k = 0; k < a->nclause; k++) {
+		const struct pw_clause *c = &a->c[k];
+
+		switch (c->kind) {
+		case PW_CL_MOVE:
+			road = pw_road(g, u->pos);
+			for (n = 0; n < c->n; n++) {
+				tt = pw_terrain(g, c->h[n]);
+				road = road && pw_road(g, c->h[n]);
+				if (tt == PW_T_RIVER) {
+					orders_error(errs, l->lineno, "%s is "
+					    "river: no unit enters it (cross "
+					    "at a ford)", hex_label(&g->layout,
+					    c->h[n], x, sizeof x));
+					return false;
+				}
+				if ((tt == PW_T_WOOD || tt == PW_T_FORD ||
+				    tt == PW_T_TRENCH) && n + 1 < c->n) {
+					orders_error(errs, l->lineno, "%s must "
+					    "stop in %s (%s): the path cannot "
+					    "go on to %s this turn", u->id,
+					    hex_label(&g->layout, c->h[n], x,
+					    sizeof x), tt == PW_T_WOOD ? "a wood"
+					    : tt == PW_T_FORD ? "a ford" :
+					    "a trench", hex_label(&g->layout,
+					    c->h[n + 1], y, sizeof y));
+					return false;
+				}
+			}
+			if ((pw_terrain(g, u->pos) == PW_T_WOOD ||
+			    (u->flags & PW_F_CROSSING)) && c->n > 1) {
+				orders_error(errs, l->lineno, "%s moves 1 hex "
+				    "this turn (out of %s), the path has %d",
+				    u->id, (u->flags & PW_F_CROSSING) ?
+				    "a ford or trench it is crossing" :
+				    "a wood", c->n);
+				return false;
+			}
+			if (c->n > t->move && !road) {
+				orders_error(errs, l->lineno, "%s moves at most "
+				    "%d hexes; %d only if the whole move is "
+				    "along a road, and this path leaves it",
+				    u->id, t->move, t->move + 1);
+				return false;
+			}
+			for (n = 0; n < c->n && nat < (int)(sizeof at /
+			    sizeof at[0]); n++)
+				at[nat++] = c->h[n];
+			break;
+		case PW_CL_FIRE:
+			best = 1000;
+			for (n = 0; n < nat; n++)
+				if ((d = hex_distance(at[n], c->h[0])) < best)
+					best = d;
+			if (best > t->range) {
+				orders_error(errs, l->lineno, "%s (%s) reaches "
+				    "%d hexes: %s is %d from %s%s", u->id,
+				    t->name, t->range, hex_label(&g->layout,
+				    c->h[0], x, sizeof x), best, nat > 1 ?
+				    "the nearest hex of its path, " : "",
+				    nat > 1 ? "at best" : hex_label(&g->layout,
+				    u->pos, y, sizeof y));
+				ok = false;
+			}
+			break;
+		case PW_CL_CC:
+			if (carried) {
+				orders_error(errs, l->lineno, "%s is carried: "
+				    "unload it before it fights", u->id);
+				ok = false;
+				break;
+			}
+			for (n = 0; n < nat; n++)
+				if (hex_adjacent(at[n], c->h[0]))
+					break;
+			if (n == nat) {
+				orders_error(errs, l->lineno, "%s cannot close "
+				    "with %s: it is not next to any hex %s can "
+				    "be in when it fights (%s%s)", u->id,
+				    hex_label(&g->layout, c->h[0], x, sizeof x),
+				    u->id, hex_label(&g->layout, u->pos, y,
+				    sizeof y), nat > 1 ? " and its path" : "");
+				ok = false;
+			}
+			/* A win advances into the hex. */
+			if (nat < (int)(sizeof at / sizeof at[0]))
+				at[nat++] = c->h[0];
+			break;
+		case PW_CL_LOAD:
+			if (!hex_eq(g->units[c->arg].pos, u->pos)) {
+				orders_error(errs, l->lineno, "%s cannot load "
+				    "into %s: %s is in %s, %s in %s (both "
+				    "must be in the same hex)", u->id,
+				    g->units[c->arg].id, u->id,
+				    hex_label(&g->layout, u->pos, x, sizeof x),
+				    g->units[c->arg].id, hex_label(&g->layout,
+				    g->units[c->arg].pos, y, sizeof y));
+				ok = false;
+			} else if (!pw_can_carry(g, c->arg, a->unit)) {
+				orders_error(errs, l->lineno, "%s (%s) cannot "
+				    "carry or tow %s (%s)", g->units[c->arg].id,
+				    pw_type(&g->units[c->arg])->name, u->id,
+				    t->name);
+				ok = false;
+			}
+			break;
+		case PW_CL_UNLOAD:
+			carried = false;
+			break;
+		default:
+			break;
+		}
+	}
+	return ok;
+}
+
 /* Parse "UNIT clause..." into a; false on error. */
 static bool
 parse_act(const struct game *g, int side, const struct order_line *l,
@@ -656,8 +827,12 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 			}
 			while (w < l->nwords && !is_clause_word(l->words[w])) {
 				if (c->n == PW_PATH_MAX) {
-					orders_error(errs, l->lineno, "a path "
-					    "has at most %d hexes",
+					/* The unit's allowance, not the
+					 * parser's limit (issue 13 item 9). */
+					orders_error(errs, l->lineno, "%s moves "
+					    "at most %d hexes (%d along a "
+					    "road), the path has more than %d",
+					    u->id, t->move, t->move + 1,
 					    PW_PATH_MAX);
 					return false;
 				}
@@ -780,7 +955,51 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 			    "turn it loads, unloads, wires or works", u->id);
 			return false;
 		}
-	return true;
+	return check_act(g, l, a, errs);
+}
+
+/* Comment lines for the acknowledgement: what in the accepted orders only
+ * the enemy's moves this turn can still spoil (everything else that could
+ * never be legal was refused). */
+static void
+spoil_notes(const struct game *g, const struct pw_orders *o,
+    struct sbuf *canon)
+{
+	int i, j, n = 0;
+	char a[8];
+
+	for (i = 0; i < o->nact; i++) {
+		const struct pw_act *act = &o->act[i];
+		const char *id = g->units[act->unit].id;
+
+		for (j = 0; j < act->nclause; j++) {
+			const struct pw_clause *c = &act->c[j];
+
+			if (c->kind != PW_CL_MOVE && c->kind != PW_CL_FIRE &&
+			    c->kind != PW_CL_CC)
+				continue;
+			if (n++ == 0)
+				sbuf_puts(canon, "# Accepted. Only the enemy's "
+				    "moves this turn can still spoil these\n# "
+				    "(hexpost checks them when the unit "
+				    "acts; the rest can never fail):\n");
+			if (c->kind == PW_CL_MOVE)
+				sbuf_printf(canon, "#   %s move: it stops on "
+				    "entering a hex next to an enemy unit, and "
+				    "enters no hex an enemy unit holds\n", id);
+			else if (c->kind == PW_CL_FIRE)
+				sbuf_printf(canon, "#   %s fire %s: a unit "
+				    "moving into the line of sight blocks it, "
+				    "and the range counts from where %s "
+				    "stands\n", id, hex_label(&g->layout,
+				    c->h[0], a, sizeof a), id);
+			else
+				sbuf_printf(canon, "#   %s cc %s: an enemy unit "
+				    "must be in %s, next to %s, when it "
+				    "acts\n", id, hex_label(&g->layout, c->h[0],
+				    a, sizeof a), a, id);
+		}
+	}
 }
 
 static int
@@ -791,12 +1010,14 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 	struct pw_orders *o = xmalloc(sizeof *o);
 	size_t before = errs->n, k;
 	int seen_act[GAME_MAX_UNITS], seen_shot[GAME_MAX_UNITS], i, j, r;
+	int seen_retreat[GAME_MAX_UNITS];
 	int retreat_line = 0;
-	char a[8];
+	char a[8], why[160];
 
 	pw_orders_init(o, side);
 	memset(seen_act, 0, sizeof seen_act);
 	memset(seen_shot, 0, sizeof seen_shot);
+	memset(seen_retreat, 0, sizeof seen_retreat);
 	if (strcmp(w->name, "standing") == 0) {
 		orders_error(errs, 0, "portable-modern takes no standing "
 		    "orders: put 'retreat always|never|cover' in each turn's "
@@ -841,6 +1062,16 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 			}
 			if (!hex_word(g, l, 2, &s->target, errs))
 				continue;
+			/* Nothing moves before the artillery phase: a shot
+			 * that cannot be fired now never can (issue 13 item
+			 * 6). */
+			if (!pw_art_can_fire(g, i, s->target, why,
+			    sizeof why)) {
+				orders_error(errs, l->lineno, "%s cannot shoot "
+				    "at %s: %s", l->words[1], hex_label(
+				    &g->layout, s->target, a, sizeof a), why);
+				continue;
+			}
 			s->gas = l->nwords == 4;
 			if (s->gas && !game_option_flag(g, "gas")) {
 				orders_error(errs, l->lineno, "gas shells need "
@@ -872,6 +1103,18 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 				if ((i = own_unit(g, side, l, l->words[1],
 				    errs)) < 0)
 					continue;
+				/* Like the side-wide line: a second one is
+				 * an error, not a silent override (issue 13
+				 * item 9). */
+				if (i < GAME_MAX_UNITS && seen_retreat[i]) {
+					orders_error(errs, l->lineno, "the "
+					    "retreat choice for %s is already "
+					    "given on line %d", l->words[1],
+					    seen_retreat[i]);
+					continue;
+				}
+				if (i < GAME_MAX_UNITS)
+					seen_retreat[i] = l->lineno;
 				o->unit_retreat[i] = (signed char)r;
 			} else
 				orders_error(errs, l->lineno, "expected 'retreat "
@@ -983,6 +1226,7 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 		if (o->unit_retreat[i] >= 0)
 			sbuf_printf(canon, "retreat %s %s\n", g->units[i].id,
 			    retreat_names[(int)o->unit_retreat[i]]);
+	spoil_notes(g, o, canon);
 	*out = o;
 	return HP_OK;
 }
@@ -997,8 +1241,14 @@ static void
 pw_order_template(const struct game *g, const struct window_spec *w,
     int side, struct sbuf *b)
 {
+	/* Clockwise from the top: n ne se s sw nw (flat), ne e se sw w nw
+	 * (pointy). */
+	static const int flat_order[6] = { 2, 1, 0, 5, 4, 3 };
+	static const int pointy_order[6] = { 1, 0, 5, 4, 3, 2 };
+	const int *order = g->layout.orient == HEX_FLAT ? flat_order :
+	    pointy_order;
 	char a[8];
-	int i;
+	int i, d;
 
 	sbuf_printf(b, "# %s, turn %d. One order per line; '#' starts a "
 	    "comment.\n", g->sides[side].label, w->turn);
@@ -1029,6 +1279,18 @@ pw_order_template(const struct game *g, const struct window_spec *w,
 		    u->id, pw_type(u)->name, hex_label(&g->layout, u->pos, a,
 		    sizeof a), pw_dir_name(g, u->facing), u->strength,
 		    u->attached >= 0 ? " (carried)" : "");
+		/* Its neighbours by direction: odd and even columns make
+		 * them easy to get wrong (issue 13 item 9). */
+		sbuf_puts(b, "#        next:");
+		for (d = 0; d < 6; d++) {
+			int dir = order[d];
+			struct hex nb = hex_neighbour(u->pos, dir);
+
+			if (game_on_map(g, nb))
+				sbuf_printf(b, " %s %s", pw_dir_name(g, dir),
+				    hex_label(&g->layout, nb, a, sizeof a));
+		}
+		sbuf_puts(b, "\n");
 	}
 	sbuf_puts(b, "retreat cover\n");
 }

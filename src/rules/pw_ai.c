@@ -119,6 +119,11 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 
 	if (g->nhex > MAXH)
 		return 0;
+	/* Out of a wood, or on from a ford or trench it is crossing: one
+	 * hex (the parser refuses more). */
+	if (pw_terrain(g, start) == PW_T_WOOD ||
+	    (g->units[i].flags & PW_F_CROSSING))
+		max = max < 1 ? max : 1;
 	q[n] = start;
 	prev[n++] = -1;
 	best = start;
@@ -427,14 +432,18 @@ activation(struct ai *ai, struct sbuf *b)
 		goal_of(ai, i, &goal, &dist);
 		/* Carried: get off near the enemy. */
 		if (u->attached >= 0) {
-			if (dist <= 5)
+			/* Not into a hex where it would break the stacking
+			 * rule (the unload would fail). */
+			if (dist <= 5 && free_end(ai, i, u->pos))
 				sbuf_printf(&pass[1], "%s unload\n", u->id);
 			continue;
 		}
 		for (j = 0; j < g->nunits; j++)
+			/* Any adjacent enemy it sees, a combat unit rather
+			 * than a commander, spotter or transport. */
 			if (seen_enemy(ai, j) && hex_adjacent(g->units[j].pos,
-			    u->pos) && (adj < 0 || pw_type(&g->units[j])->cls &
-			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0)
+			    u->pos) && (adj < 0 || (pw_type(&g->units[j])->cls &
+			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0))
 				adj = j;
 		if (t->cls & PW_C_ART) {
 			/* Guns that could not shoot turn to the enemy. */

@@ -416,19 +416,37 @@ r_cell(void *arg, struct hex h, struct render_cell *cell)
 	snprintf(cell->line[1], sizeof cell->line[1], "%.5s", units);
 }
 
+/* The edge character of the marker the side sees in h (gas, minefield,
+ * wire), 0 if none. */
 static char
-r_edge(void *arg, struct hex h, int dir)
+marker_edge(const struct pw_render *pr, struct hex h)
 {
-	const struct pw_render *pr = arg;
-	int t = pw_terrain(pr->g, h);
-
-	(void)dir;
 	if (marker_seen(pr, h, PW_GAS))
 		return '%';
 	if (marker_seen(pr, h, PW_MINES))
 		return '*';
 	if (marker_seen(pr, h, PW_WIRE))
 		return 'x';
+	return 0;
+}
+
+static char
+r_edge(void *arg, struct hex h, int dir)
+{
+	const struct pw_render *pr = arg;
+	int t = pw_terrain(pr->g, h);
+	char m = marker_edge(pr, h), nm;
+
+	/* An edge between two hexes is drawn once: between two different
+	 * markers it stays plain (each hex's other edges and its text say
+	 * which is which; issue 13 item 9), and a marker beside a river or
+	 * ford hex keeps the edge. */
+	nm = game_on_map(pr->g, hex_neighbour(h, dir)) ? marker_edge(pr,
+	    hex_neighbour(h, dir)) : 0;
+	if (m != 0)
+		return nm != 0 && nm != m ? 0 : m;
+	if (nm != 0)
+		return 0;
 	if (t == PW_T_FORD)
 		return '=';
 	if (t == PW_T_RIVER)

@@ -124,6 +124,37 @@ retreat_choice(const struct pw_res *r, int i)
 }
 
 static void destroy(struct pw_res *, int i);
+static void hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
+    bool moved_with);
+
+/* Unit i has just entered h, how ("moves", "advances", "retreats"): a
+ * minefield or a gas cloud there hits it. The seed: "A Unit may move
+ * through a minefield without stopping but in doing so it is
+ * automatically hit"; the same for a gas cloud, and for every way of
+ * entering a hex (issue 13 item 3). The side now knows the minefield.
+ * False if the unit is gone or was driven out of h. */
+static bool
+enter_hazards(struct pw_res *r, int i, struct hex h, const char *how)
+{
+	struct game *g = r->g;
+	struct game_unit *u = &g->units[i];
+	int m;
+	char a[8];
+
+	if ((m = pw_marker_at(g, h, PW_MINES)) >= 0) {
+		g->units[m].x[0] |= 1 << u->side;
+		events_add(r->c->ev, seen_by(g, i), 0, "%s %s into the "
+		    "minefield in %s.", u->id, how, lbl(g, h, a));
+		hit(r, i, true, "the minefield", false);
+	}
+	if (pw_alive(u) && hex_eq(u->pos, h) &&
+	    pw_marker_at(g, h, PW_GAS) >= 0) {
+		events_add(r->c->ev, seen_by(g, i), 0, "%s %s into the gas "
+		    "cloud in %s.", u->id, how, lbl(g, h, a));
+		hit(r, i, true, "the gas cloud", false);
+	}
+	return pw_alive(u) && hex_eq(u->pos, h);
+}
 
 /* Take one SP from unit i (unless it is a Tank Unit at its last SP and the
  * weapon cannot destroy tanks). */
@@ -202,16 +233,16 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 		if (g->units[j].attached == i && pw_alive(&g->units[j]))
 			carried[nc++] = j;
 	vis = seen_by(g, i);
-	d = roll(r, 0, "hit: the result for a unit hit");
+	d = roll(r, 0, "hit: the result for a unit hit, lose 1 SP on 1-2 "
+	    "elite, 1-3 average, 1-4 poor, else retreat or lose 1 SP");
 	rl = last_roll(r);
 	if (d <= lose_max[u->status % 3]) {
 		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d.",
 		    u->id, qname[u->status % 3], cause, d);
 		lose_sp(r, i, can_destroy, rl, vis);
-	} else if (u->status == PW_ELITE && d >= 5) {
-		events_add(r->c->ev, vis, rl, "%s (elite) is hit by %s: rolls "
-		    "%d, survives unharmed.", u->id, cause, d);
 	} else {
+		/* Every quality: survives but must retreat or lose 1 SP (the
+		 * Elite row's reading, docs/rules/portable-wargame.md). */
 		enum pw_retreat ch = retreat_choice(r, i);
 
 		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d, "
@@ -251,6 +282,7 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 				events_add(r->c->ev, vis & ~after, 0, "%s "
 				    "falls back out of sight.", u->id);
 			retreated = true;
+			enter_hazards(r, i, to, "retreats");
 		}
 	}
 	for (j = 0; j < nc; j++) {
@@ -322,7 +354,7 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		    "built-up area or fortification");
 		return false;
 	}
-	if (!(t->cls & PW_C_STAR) && !pw_los(g, u->pos, target, true)) {
+	if (!(t->cls & PW_C_STAR) && !pw_los_side(g, u->pos, target, u->side)) {
 		snprintf(why, len, "it fires only directly and the line is "
 		    "blocked");
 		return false;
@@ -380,7 +412,8 @@ gas_drift(struct pw_res *r)
 		}
 		dir.q = m->x[1];
 		dir.r = m->x[2];
-		d = roll(r, 0, "gas cloud drift");
+		d = roll(r, 0, "gas cloud drift: 5-6 stays, 2/4 forward, 1/3 "
+		    "back");
 		if (d >= 5) {
 			events_add(r->c->ev, ALL, last_roll(r), "The gas cloud "
 			    "in %s rolls %d and stays.", lbl(g, m->pos, a), d);
@@ -406,7 +439,7 @@ phase_artillery(struct pw_res *r)
 	struct game *g = r->g;
 	struct landing land[2 * PW_SHOTS_MAX];
 	int nl = 0, s, k, d, score;
-	char a[8], b[8], why[160];
+	char a[8], b[8], why[160], mt[64];
 
 	events_phase(r->c->ev, "1. Artillery fire phase");
 	gas_drift(r);
@@ -427,21 +460,33 @@ phase_artillery(struct pw_res *r)
 				continue;
 			}
 			direct = pw_sees(g, u->pos, sh->target) &&
-			    pw_los(g, u->pos, sh->target, true);
+			    pw_los_side(g, u->pos, sh->target, u->side);
 			score = 0;
-			if (pw_cover(g, sh->target))
+			mt[0] = '\0';
+			if (pw_cover(g, sh->target)) {
 				score -= 1;
+				strcat(mt, " -1 cover");
+			}
 			if (pw_sees(g, u->pos, sh->target) ||
-			    spotter_sees(g, s, sh->target))
+			    spotter_sees(g, s, sh->target)) {
 				score += 2;
+				strcat(mt, " +2 seen");
+			}
 			if (u->x[PW_X_LASTT] == g->turn - 1 &&
 			    u->x[PW_X_LASTQ] == sh->target.q &&
-			    u->x[PW_X_LASTR] == sh->target.r)
+			    u->x[PW_X_LASTR] == sh->target.r) {
 				score += 1;
-			if (commander_near(g, sh->unit))
+				strcat(mt, " +1 same target");
+			}
+			if (commander_near(g, sh->unit)) {
 				score += 1;
-			d = roll(r, 0, "%s artillery: where the shot lands",
-			    side_name(g, s));
+				strcat(mt, " +1 commander");
+			}
+			/* The dice line says what decides the landing, with
+			 * the modifiers the event adds (issue 13 item 5). */
+			d = roll(r, 0, "%s artillery: lands 5+ on target, 2/4 in "
+			    "front, 1/3 behind%s%s", side_name(g, s),
+			    mt[0] ? ", with" : "", mt);
 			u->flags |= PW_F_FIRED | PW_F_ARTFIRED;
 			u->x[PW_X_LASTQ] = sh->target.q;
 			u->x[PW_X_LASTR] = sh->target.r;
@@ -587,18 +632,6 @@ adjacent_enemy(const struct game *g, int side, struct hex h, bool facing_only)
 	return any;
 }
 
-static int
-nearest_enemy_dist(const struct game *g, int side, struct hex h)
-{
-	int j, best = 1000, d;
-
-	for (j = 0; j < g->nunits; j++)
-		if (g->units[j].side != side && pw_alive(&g->units[j]) &&
-		    (d = hex_distance(g->units[j].pos, h)) < best)
-			best = d;
-	return best;
-}
-
 /* Move unit i along path (the seed's movement rules a-h, the withdrawal
  * rule and the special terrain rules). face: the facing asked for, -1. */
 static void
@@ -611,8 +644,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	int allow, n = 0, k, stopper = -1, pin, steps;
 	bool road = pw_road(g, start), wood_start = pw_terrain(g, start) ==
 	    PW_T_WOOD, withdrawing;
-	char a[8], b[8];
-	const char *why = NULL;
+	char a[8], b[8], whybuf[96];
+	const char *why = NULL, *spent = "its movement allowance is spent";
 
 	if (u->flags & PW_F_MOVED) {
 		events_add(r->c->ev, own(g, i), 0, "%s has already moved this "
@@ -633,8 +666,14 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	for (k = 0; k < c->n; k++)
 		road = road && pw_road(g, c->h[k]);
 	allow = t->move + (road ? 1 : 0) - ((u->flags & PW_F_FIRED) ? 1 : 0);
-	if (wood_start || crossing(g, i))
-		allow = allow < 1 ? allow : 1;
+	if (u->flags & PW_F_FIRED)
+		spent = "its movement allowance is spent (firing costs a hex)";
+	/* The stop names its cause (issue 13 item 9). */
+	if ((wood_start || crossing(g, i)) && allow > 1) {
+		allow = 1;
+		spent = wood_start ? "1 hex out of a wood" : "1 hex on from a "
+		    "ford or trench it is crossing";
+	}
 	pin = adjacent_enemy(g, u->side, start, true);
 	withdrawing = pin >= 0;
 	/* Dry run: where does the unit stop? */
@@ -652,12 +691,16 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 			break;
 		}
 		if (enemy_in(g, u->side, h)) {
-			why = "an enemy unit is there";
+			snprintf(whybuf, sizeof whybuf, "an enemy unit is in %s",
+			    lbl(g, h, a));
+			why = whybuf;
 			break;
 		}
+		/* Towards the enemy the side sees: hidden units are not
+		 * known to it (fog of war, issue 13 item 8). */
 		if (pw_exhausted(g, u->side) &&
-		    nearest_enemy_dist(g, u->side, h) <
-		    nearest_enemy_dist(g, u->side, start)) {
+		    pw_nearest_seen_enemy(g, u->side, h) <
+		    pw_nearest_seen_enemy(g, u->side, start)) {
 			why = "the side is exhausted: no move towards the "
 			    "enemy";
 			break;
@@ -692,10 +735,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 			break;
 		}
 	}
-	if (k == c->n && n == allow && n < c->n)
-		why = "its movement allowance is spent";
-	else if (n < c->n && why == NULL)
-		why = "its movement allowance is spent";
+	if (n < c->n && why == NULL)
+		why = spent;
 	/* Stacking: back up to the last hex it may end in. */
 	while (n > 0 && !may_end_in(g, i, path[n - 1])) {
 		n--;
@@ -713,25 +754,14 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		u->flags |= PW_F_FULLMOVE;
 	steps = n;
 	for (k = 0; k < steps; k++) {
-		int m, tt = pw_terrain(g, path[k]);
+		int tt = pw_terrain(g, path[k]);
 
 		u->facing = hex_direction_to(u->pos, path[k]);
 		u->pos = path[k];
 		follow_transport(g, i);
 		if (tt == PW_T_FORD || tt == PW_T_TRENCH)
 			u->flags |= PW_F_CROSSING;
-		if ((m = pw_marker_at(g, path[k], PW_MINES)) >= 0) {
-			g->units[m].x[0] |= 1 << u->side;
-			events_add(r->c->ev, seen_by(g, i), 0, "%s moves into "
-			    "the minefield in %s.", u->id, lbl(g, path[k], a));
-			hit(r, i, true, "the minefield", false);
-		}
-		if (pw_alive(u) && pw_marker_at(g, path[k], PW_GAS) >= 0) {
-			events_add(r->c->ev, seen_by(g, i), 0, "%s moves into "
-			    "the gas cloud in %s.", u->id, lbl(g, path[k], a));
-			hit(r, i, true, "the gas cloud", false);
-		}
-		if (!pw_alive(u) || !hex_eq(u->pos, path[k]))
+		if (!enter_hazards(r, i, path[k], "moves"))
 			break;
 	}
 	if (!pw_alive(u))
@@ -817,7 +847,7 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		return false;
 	}
 	if (t->weapon != PW_W_MORTAR) {
-		if (!pw_los(g, u->pos, h, true)) {
+		if (!pw_los_side(g, u->pos, h, u->side)) {
 			snprintf(why, len, "no direct line of sight");
 			return false;
 		}
@@ -851,7 +881,7 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	const struct pw_type *t = pw_type(u);
 	int range, dice = t->weapon == PW_W_MG ? 3 : 1, k, d, mod = 0, hits = 0;
 	bool can_destroy = t->weapon != PW_W_SMALL && t->weapon != PW_W_MG;
-	char a[8], why[160], cause[64];
+	char a[8], why[160], cause[64], mt[64];
 
 	if (!pw_can_fire(g, i, h, &range, why, sizeof why)) {
 		events_add(r->c->ev, own(g, i), 0, "%s cannot fire at %s: %s.",
@@ -860,16 +890,26 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	}
 	/* A hex with no enemy in it is fired at all the same: "holding fire"
 	 * would tell the player whether a hidden unit is there. */
-	if (pw_cover(g, h))
+	mt[0] = '\0';
+	if (pw_cover(g, h)) {
 		mod -= 1;
-	if (!(u->flags & PW_F_MOVED))
+		strcat(mt, " -1 cover");
+	}
+	if (!(u->flags & PW_F_MOVED)) {
 		mod += 1;
-	if (commander_near(g, i))
+		strcat(mt, " +1 not moved");
+	}
+	if (commander_near(g, i)) {
 		mod += 1;
+		strcat(mt, " +1 commander");
+	}
 	u->flags |= PW_F_FIRED;
 	for (k = 0; k < dice; k++) {
-		d = roll(r, 5, "%s fire, die %d of %d", side_name(g, u->side),
-		    k + 1, dice);
+		/* The die needs 5 less the modifiers: the dice line says so
+		 * and agrees with the event (issue 13 item 5). */
+		d = roll(r, 5 - mod < 1 ? 1 : 5 - mod, "%s fire, die %d of "
+		    "%d: a hit on 5+%s%s", side_name(g, u->side), k + 1, dice,
+		    mt[0] ? " with" : "", mt);
 		events_add(r->c->ev, ALL, last_roll(r), "%s fires at %s: rolls "
 		    "%d%+d = %d, %s.", u->id, lbl(g, h, a), d, mod, d + mod,
 		    d + mod >= 5 ? "a hit" : "a miss");
@@ -927,6 +967,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	struct game_unit *u = &g->units[i];
 	int j, def = -1, am, dm, ad, dd, an, dn;
 	bool front;
+	struct hex from;
 	char a[8], b[8], at[96], dt[96], cause[64];
 
 	if (pw_exhausted(g, u->side)) {
@@ -956,6 +997,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 		    "with.", u->id, lbl(g, h, a));
 		return false;
 	}
+	from = u->pos;
 	u->facing = hex_direction_to(u->pos, h);
 	follow_transport(g, i);
 	front = pw_in_arc(g->units[def].facing, g->units[def].pos, u->pos);
@@ -964,10 +1006,15 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	an = pw_type(u)->cc_front;
 	dn = front ? pw_type(&g->units[def])->cc_front :
 	    pw_type(&g->units[def])->cc_flank;
-	ad = roll(r, an, "close combat: the %s attacker",
-	    side_name(g, u->side));
-	dd = roll(r, dn, "close combat: the %s defender",
-	    side_name(g, g->units[def].side));
+	/* Not hit on the column's number less the modifiers: the dice
+	 * line says so, with the modifiers the event lists (issue 13 item
+	 * 5). */
+	ad = roll(r, an - am < 1 ? 1 : an - am, "close combat: the %s "
+	    "attacker, not hit on %d+%s%s", side_name(g, u->side), an,
+	    at[0] ? " with" : "", at);
+	dd = roll(r, dn - dm < 1 ? 1 : dn - dm, "close combat: the %s "
+	    "defender, not hit on %d+%s%s", side_name(g, g->units[def].side),
+	    dn, dt[0] ? " with" : "", dt);
 	events_add(r->c->ev, ALL, last_roll(r), "%s in %s attacks %s in %s on "
 	    "its %s: %s rolls %d%s = %d (hit below %d), %s rolls %d%s = %d "
 	    "(hit below %d).", u->id, lbl(g, u->pos, a), g->units[def].id,
@@ -981,6 +1028,15 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 		hit(r, def, true, cause, false);
 	if (!pw_alive(u) || enemy_in(g, u->side, h))
 		return false;
+	/* Only an attacker still in the hex it attacked from has won: one
+	 * its own close combat drove back did not, and may not advance
+	 * (issue 13 item 1; "move forward and occupy the hex"). */
+	if (!hex_eq(u->pos, from)) {
+		events_add(r->c->ev, seen_by(g, i), 0, "%s has fallen back "
+		    "from %s: it has not won the close combat and does not "
+		    "advance.", u->id, lbl(g, from, a));
+		return false;
+	}
 	events_add(r->c->ev, ALL, 0, "%s wins the close combat.", u->id);
 	if (stay || !(pw_type(u)->cls & PW_C_ADVANCE) || !may_end_in(g, i, h) ||
 	    pw_terrain(g, h) == PW_T_RIVER) {
@@ -996,11 +1052,14 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	follow_transport(g, i);
 	events_add(r->c->ev, seen_by(g, i), 0, "%s advances %s -> %s.", u->id,
 	    a, lbl(g, h, b));
-	return true;
+	/* A minefield or gas cloud in the hex hits it; driven out, it
+	 * fights on no more. */
+	return enter_hazards(r, i, h, "advances");
 }
 
-static bool
-can_carry(const struct game *g, int tr, int p)
+/* May transport tr carry or tow unit p (the options decide tank riders)? */
+bool
+pw_can_carry(const struct game *g, int tr, int p)
 {
 	unsigned tc = pw_type(&g->units[tr])->cls,
 	    pc = pw_type(&g->units[p])->cls;
@@ -1031,8 +1090,18 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 			    "moved this turn.", u->id, t->id);
 			return;
 		}
-		u->attached = -1;
+		/* The stacking rule holds for a unit getting off too (issue
+		 * 13 item 9). */
 		u->pos = t->pos;
+		u->attached = -1;
+		if (!may_end_in(g, i, t->pos)) {
+			u->attached = (int)(t - g->units);
+			events_add(r->c->ev, own(g, i), 0, "%s cannot unload in "
+			    "%s: no stacking with another friendly unit.",
+			    u->id, hex_label(&g->layout, t->pos, (char[8]){ 0 },
+			    8));
+			return;
+		}
 		u->flags |= PW_F_MOVED | PW_F_BUSY;
 		t->flags |= PW_F_MOVED | PW_F_BUSY;
 		events_add(r->c->ev, seen_by(g, i), 0, "%s %s from %s in %s.",
@@ -1043,12 +1112,12 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	}
 	t = &g->units[tr];
 	if (u->attached >= 0 || !pw_alive(t) || !hex_eq(t->pos, u->pos) ||
-	    !can_carry(g, tr, i) || (u->flags & PW_F_MOVED) ||
+	    !pw_can_carry(g, tr, i) || (u->flags & PW_F_MOVED) ||
 	    (t->flags & PW_F_MOVED)) {
 		events_add(r->c->ev, own(g, i), 0, "%s cannot load into %s (%s).",
 		    u->id, t->id, u->attached >= 0 ? "already carried" :
 		    !pw_alive(t) ? "it is gone" : !hex_eq(t->pos, u->pos) ?
-		    "not in the same hex" : !can_carry(g, tr, i) ?
+		    "not in the same hex" : !pw_can_carry(g, tr, i) ?
 		    "it cannot carry that unit" : "one of them has moved");
 		return;
 	}

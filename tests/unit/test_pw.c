@@ -482,6 +482,7 @@ static void
 t_artillery_rules(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, "C2 wood, C3 wood",
@@ -491,15 +492,24 @@ t_artillery_rules(void **state)
 	    "b4 infantry G3 s, "            /* in the way */
 	    "b5 field-artillery C2 s, "     /* deep in a wood */
 	    "r1 infantry E5 n, r2 infantry G5 n");
-	/* No shot is possible: no artillery roll. */
-	PLAY(&b, "shoot b1 E5\nshoot b2 G5\nshoot b3 J8\nshoot b5 C6\n", NULL,
-	    6, 5, 1, 1);
-	board_has(&b, "b1 cannot fire at E5: the target is outside its 120 "
-	    "degree arc");
-	board_has(&b, "b2 cannot fire at G5: it fires only directly and the "
-	    "line is blocked");
-	board_has(&b, "b3 cannot fire at J8: range");
-	board_has(&b, "b5 cannot fire at C6: it is not on the edge");
+	/* No shot is possible, and nothing moves before the artillery
+	 * phase: the file is refused, each line with its error (issue 13
+	 * item 6: they were accepted and failed in the turn). */
+	assert_int_equal(parse(&b.g, BLUE, "shoot b1 E5\nshoot b2 G5\n"
+	    "shoot b3 J8\nshoot b5 C6\n", &e, NULL), 4);
+	assert_int_equal(e.v[0].line, 5);
+	assert_string_equal(e.v[0].msg, "b1 cannot shoot at E5: the target is "
+	    "outside its 120 degree arc");
+	assert_int_equal(e.v[1].line, 6);
+	assert_string_equal(e.v[1].msg, "b2 cannot shoot at G5: it fires only "
+	    "directly and the line is blocked");
+	assert_int_equal(e.v[2].line, 7);
+	assert_string_equal(e.v[2].msg, "b3 cannot shoot at J8: range 12, "
+	    "Mountain Artillery reaches 6");
+	assert_int_equal(e.v[3].line, 8);
+	assert_non_null(strstr(e.v[3].msg, "b5 cannot shoot at C6: it is not "
+	    "on the edge"));
+	orders_errors_free(&e);
 	board_free(&b);
 }
 
@@ -516,12 +526,13 @@ t_artillery_simultaneous(void **state)
 	/* Both guns fire before any effect: blue 6, red 6, then the hits. */
 	PLAY(&b, "shoot b1 E7\n", "shoot r1 E1\n", 6, 6, 1, 1, 6, 5);
 	/* Purposes say whose roll and what for, never which unit. */
-	assert_string_equal(b.d.log[0].purpose, "blue artillery: where the "
-	    "shot lands");
-	assert_string_equal(b.d.log[1].purpose, "red artillery: where the "
-	    "shot lands");
+	assert_string_equal(b.d.log[0].purpose, "blue artillery: lands 5+ "
+	    "on target, 2/4 in front, 1/3 behind, with +2 seen");
+	assert_string_equal(b.d.log[1].purpose, "red artillery: lands 5+ "
+	    "on target, 2/4 in front, 1/3 behind, with +2 seen");
 	assert_string_equal(b.d.log[2].purpose, "hit: the result for a unit "
-	    "hit");
+	    "hit, lose 1 SP on 1-2 elite, 1-3 average, 1-4 poor, else retreat "
+	    "or lose 1 SP");
 	assert_false(pw_alive(U(&b.g, "b1")));
 	assert_false(pw_alive(U(&b.g, "r1")));
 	/* Both sides lost everything: the battle is over. */
@@ -542,8 +553,16 @@ t_fire_mg_tank(void **state)
 	/* Initiative; blue 1 die; MG three dice 5,6,1 (+1 not moved); two
 	 * hits on the tank at its last SP: 1, 1 (cannot destroy); red die. */
 	PLAY(&b, "b1 fire E4\n", NULL, 6, 5, 1, 4, 5, 0 + 1, 1, 1, 1);
-	assert_int_equal(b.d.log[3].target, 5);
+	/* The dice line agrees with the event (issue 13 item 5: it said
+	 * "(needs 5+): 4 -- failure" for this hit): the die needs 4+, and
+	 * the purpose says why. */
+	assert_int_equal(b.d.log[3].target, 4);
+	assert_string_equal(b.d.log[3].purpose, "blue fire, die 1 of 3: a hit "
+	    "on 5+ with +1 not moved");
+	assert_true(b.d.log[3].result >= b.d.log[3].target);
+	assert_true(b.d.log[5].result < b.d.log[5].target);
 	board_has(&b, "rolls 4+1 = 5, a hit");
+	board_has(&b, "rolls 1+1 = 2, a miss");
 	board_has(&b, "cannot destroy Tank Units");
 	assert_true(pw_alive(U(&b.g, "r1")));
 	assert_int_equal(U(&b.g, "r1")->strength, 1);
@@ -668,13 +687,22 @@ static void
 t_move_road_woods_ford(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, "A1 open+road, B1 open+road, C1 open+road, "
 	    "D1 open+road, A6 wood, C6 ford, C7 river",
 	    "b1 infantry A1 se, b2 infantry A5 s, b3 infantry C5 s, "
 	    "r1 infantry J8 n");
-	PLAY(&b, "b1 move B1 C1 D1\nb2 move A6 A7\nb3 move C6 C7\n", NULL, 6, 5,
+	/* Past a wood or a ford, or out of a wood by 2 hexes, can never be
+	 * followed: refused at submission (issue 13 item 7). */
+	assert_int_equal(parse(&b.g, BLUE, "b2 move A6 A7\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b2 must stop in A6 (a wood)"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&b.g, BLUE, "b3 move C6 C7\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b3 must stop in C6 (a ford)"));
+	orders_errors_free(&e);
+	PLAY(&b, "b1 move B1 C1 D1\nb2 move A6\nb3 move C6\n", NULL, 6, 5,
 	    6, 1);
 	/* All along the road: +1 hex. */
 	assert_string_equal(at(&b.g, "b1"), "D1");
@@ -684,7 +712,15 @@ t_move_road_woods_ford(void **state)
 	assert_true(U(&b.g, "b3")->flags & PW_F_CROSSING);
 	/* Next turn: out of the wood at 1 hex; out of the ford 1 hex; the
 	 * ford's unit moves 1 hex. */
-	PLAY(&b, "b2 move A7 A8\nb3 move B6 B5\n", NULL, 6, 5, 6, 1);
+	assert_int_equal(parse(&b.g, BLUE, "b2 move A7 A8\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b2 moves 1 hex this turn (out of "
+	    "a wood), the path has 2"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&b.g, BLUE, "b3 move B6 B5\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b3 moves 1 hex this turn (out of "
+	    "a ford or trench"));
+	orders_errors_free(&e);
+	PLAY(&b, "b2 move A7\nb3 move B6\n", NULL, 6, 5, 6, 1);
 	assert_string_equal(at(&b.g, "b2"), "A7");
 	assert_string_equal(at(&b.g, "b3"), "B6");
 	assert_false(U(&b.g, "b3")->flags & PW_F_CROSSING);
@@ -736,6 +772,77 @@ t_cc_flank_advance_fight_on(void **state)
 	board_free(&b);
 }
 
+/* An attacker its own close combat drove back has not won it and does not
+ * advance from the hex it retreated to (issue 13 item 1: it did, two hexes
+ * into the defender's hex). */
+static void
+t_cc_no_advance_after_retreat(void **state)
+{
+	struct board b;
+
+	(void)state;
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 infantry E5 n");
+	/* Both are hit (1 and 1), both roll 5: retreat or lose, both
+	 * retreat ('always'); E5 is empty. */
+	PLAY(&b, "b1 cc E5\n", "retreat always\n", 6, 5, 6, 1, 1, 5, 5, 1);
+	board_has(&b, "b1 retreats E4 -> ");
+	board_has(&b, "r1 retreats E5 -> ");
+	board_has(&b, "b1 has fallen back from E4: it has not won");
+	assert_false(fx_event_has(&b.ev, "b1 wins the close combat"));
+	assert_false(fx_event_has(&b.ev, "b1 advances"));
+	assert_false(hex_eq(U(&b.g, "b1")->pos, fx_hex(&b.g, "E5")));
+	assert_false(hex_eq(U(&b.g, "b1")->pos, fx_hex(&b.g, "E4")));
+	board_free(&b);
+}
+
+/* An advance after a close combat into a minefield or a gas cloud is hit,
+ * as every other way of entering the hex (issue 13 item 3); a retreat
+ * does not go into a gas cloud. */
+static void
+t_advance_into_mines_and_gas(void **state)
+{
+	struct board b;
+	struct hex h1, h2;
+	int m, i;
+
+	(void)state;
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 infantry E5 n, "
+	    "r2 infantry A8 n");
+	U(&b.g, "r1")->strength = 1;
+	m = pw_add_marker(&b.g, PW_MINES, RED, fx_hex(&b.g, "E5"));
+	b.g.units[m].x[0] = 1 << RED;
+	/* b1 6 (no hit), r1 1 (hit), r1's hit roll 1: destroyed; b1
+	 * advances into the minefield: hit roll 2, loses 1 SP. */
+	PLAY(&b, "b1 cc E5\n", NULL, 6, 5, 6, 6, 1, 1, 2, 1);
+	board_has(&b, "b1 advances E4 -> E5");
+	board_has(&b, "b1 advances into the minefield in E5");
+	board_has(&b, "b1 (average) is hit by the minefield: rolls 2");
+	assert_int_equal(U(&b.g, "b1")->strength, 3);
+	assert_true(pw_visible(&b.g, BLUE, m));
+	board_free(&b);
+
+	board(&b, "gas", NULL, "b1 infantry E4 s, r1 infantry E5 n, "
+	    "r2 infantry A8 n");
+	U(&b.g, "r1")->strength = 1;
+	m = pw_add_marker(&b.g, PW_GAS, RED, fx_hex(&b.g, "E5"));
+	b.g.units[m].x[0] = 3;
+	b.g.units[m].x[1] = 0;
+	b.g.units[m].x[2] = -1;
+	/* The cloud rolls 6 and stays; then as above, the gas hit roll 3:
+	 * b1 loses 1 SP. */
+	PLAY(&b, "b1 cc E5\n", NULL, 6, 6, 5, 6, 6, 1, 1, 3, 1);
+	board_has(&b, "b1 advances into the gas cloud in E5");
+	assert_int_equal(U(&b.g, "b1")->strength, 3);
+	/* A retreat picks another hex than a gas cloud. */
+	i = game_unit_index(&b.g, "r2");
+	assert_true(pw_retreat_hex(&b.g, i, &h1));
+	m = pw_add_marker(&b.g, PW_GAS, RED, h1);
+	b.g.units[m].x[0] = 3;
+	assert_true(pw_retreat_hex(&b.g, i, &h2));
+	assert_false(hex_eq(h1, h2));
+	board_free(&b);
+}
+
 static void
 t_cc_modifiers(void **state)
 {
@@ -749,6 +856,16 @@ t_cc_modifiers(void **state)
 	PLAY(&b, "b1 cc E5\n", "retreat never\n", 6, 5, 6, 4, 1, 3, 1, 1);
 	board_has(&b, "b1 rolls 4 -1 uphill -1 river = 2 (hit below 3)");
 	board_has(&b, "r1 rolls 1 +1 commander +1 cover +1 wood = 4");
+	/* The dice lines say the same (issue 13 item 5: they said "needs
+	 * 3+" without the modifiers): b1's 4 needs 5+ not to be hit, a
+	 * failure; r1's 1 needs 0+, that is any die. */
+	assert_string_equal(b.d.log[3].purpose, "close combat: the blue "
+	    "attacker, not hit on 3+ with -1 uphill -1 river");
+	assert_int_equal(b.d.log[3].target, 5);
+	assert_true(b.d.log[3].result < b.d.log[3].target);
+	assert_string_equal(b.d.log[4].purpose, "close combat: the red "
+	    "defender, not hit on 3+ with +1 commander +1 cover +1 wood");
+	assert_int_equal(b.d.log[4].target, 1);
 	/* b1 hit (roll 3: retreat, but "never": loses 1 SP). */
 	assert_int_equal(U(&b.g, "b1")->strength, 3);
 	board_free(&b);
@@ -767,16 +884,18 @@ t_hits_by_quality(void **state)
 	    "r1 infantry C6 n elite, r2 infantry E6 n elite, "
 	    "r3 infantry G6 n poor");
 	/* Artillery on target (6+2), three units in the hex would break
-	 * stacking, so three shots at three hexes: elite 4 (retreat or
-	 * lose), elite 5 (unharmed), poor 4 (loses). */
+	 * stacking, so three shots at three hexes: elite 2 (loses), elite 5
+	 * (retreat or lose: the Elite row's reading, issue 13 item 4; it
+	 * used to survive unharmed on 5-6), poor 4 (loses). */
 	PLAY(&b, "shoot b1 C6\nshoot b2 E6\nshoot b3 G6\n", "retreat never\n",
-	    6, 6, 6, 4, 5, 4, 6, 5, 1, 1);
-	board_has(&b, "r1 (elite) is hit by artillery fire from b1: rolls 4, "
-	    "must retreat");
+	    6, 6, 6, 2, 5, 4, 6, 5, 1, 1);
+	board_has(&b, "r1 (elite) is hit by artillery fire from b1: rolls 2.");
 	assert_int_equal(U(&b.g, "r1")->strength, 3);
 	board_has(&b, "r2 (elite) is hit by artillery fire from b2: rolls 5, "
-	    "survives unharmed");
-	assert_int_equal(U(&b.g, "r2")->strength, 4);
+	    "must retreat 1 hex or lose 1 SP");
+	board_has(&b, "r2 stands (retreat never)");
+	assert_int_equal(U(&b.g, "r2")->strength, 3);
+	assert_false(fx_event_has(&b.ev, "unharmed"));
 	assert_int_equal(U(&b.g, "r3")->strength, 3);
 	board_free(&b);
 }
@@ -845,16 +964,26 @@ static void
 t_transport_load_unload(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, NULL, "b1 truck A2 s, b2 infantry A2 s, "
 	    "b3 horse-transport C2 s, b4 infantry C2 s, r1 infantry J8 n");
 	/* Turn 1: load (the truck may not move that turn); horses carry no
 	 * infantry. */
-	PLAY(&b, "b2 load b1\nb1 move A3\nb4 load b3\n", NULL, 6, 5, 6, 1);
+	PLAY(&b, "b2 load b1\nb1 move A3\n", NULL, 6, 5, 6, 1);
 	assert_int_equal(U(&b.g, "b2")->attached, game_unit_index(&b.g, "b1"));
 	assert_string_equal(at(&b.g, "b1"), "A2");
-	board_has(&b, "it cannot carry that unit");
+	board_has(&b, "b1 is busy and stays put");
+	/* Horses carrying infantry, loading into a transport in another
+	 * hex: never legal, refused at submission (issue 13 item 7). */
+	assert_int_equal(parse(&b.g, BLUE, "b4 load b3\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b3 (Horse-drawn Transport) "
+	    "cannot carry or tow b4"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&b.g, BLUE, "b4 load b1\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "both must be in the same hex"));
+	orders_errors_free(&e);
 	board_free(&b);
 	/* A fresh board for turns 2 and 3, b2 already aboard b1. */
 	board(&b, NULL, NULL, "b1 truck A2 s, b2 infantry A2 s, "
@@ -966,14 +1095,18 @@ static void
 t_trench(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, "E4 trench", "b1 infantry E3 s, r1 infantry J8 n");
-	PLAY(&b, "b1 move E4 E5\n", NULL, 6, 5, 6, 1);
+	assert_int_equal(parse(&b.g, BLUE, "b1 move E4 E5\n", &e, NULL), 1);
+	assert_non_null(strstr(e.v[0].msg, "b1 must stop in E4 (a trench)"));
+	orders_errors_free(&e);
+	PLAY(&b, "b1 move E4\n", NULL, 6, 5, 6, 1);
 	assert_string_equal(at(&b.g, "b1"), "E4");
 	board_has(&b, "entered a trench");
 	/* Crossing: may not fire. */
-	PLAY(&b, "b1 fire J8\n", NULL, 6, 5, 6, 1);
+	PLAY(&b, "b1 fire E7\n", NULL, 6, 5, 6, 1);
 	board_has(&b, "units crossing trenches may not fire");
 	board_free(&b);
 }
@@ -1060,6 +1193,186 @@ t_exhaustion(void **state)
 }
 
 /* --- orders ------------------------------------------------------------------ */
+
+/* Orders that can never be legal, whatever the enemy does, are refused at
+ * submission with their line (issue 13 item 7: they were accepted and cut
+ * short in the turn); what only the enemy's moves can spoil is accepted,
+ * and the acknowledgement says so. */
+static void
+t_parse_never_legal(void **state)
+{
+	struct board b;
+	struct order_errors e;
+	struct order_header h;
+	struct order_body body;
+	struct window_spec w;
+	struct sbuf canon;
+	void *o = NULL;
+	char *raw, *txt;
+	int n;
+
+	(void)state;
+	board(&b, NULL, "C4 river, A1 open+road, A2 open+road, A4 open+road, "
+	    "A3 open+road", "b1 infantry C3 s, b2 infantry A1 s, "
+	    "b3 machine-gun F2 s, b4 infantry H2 s, b5 half-track J2 s, "
+	    "b6 infantry J2 s, b7 truck A8 n, b8 infantry H7 n, "
+	    "r1 infantry F8 n");
+	U(&b.g, "b6")->attached = game_unit_index(&b.g, "b5");
+	n = parse(&b.g, BLUE, "b1 move C4 C5\n"     /* 5: a river */
+	    "b2 move B1 B2 B3\n"                    /* 6: off the road */
+	    "b3 fire F6\n"                           /* 7: range 3, it is 4 */
+	    "b4 move H3 cc H6\n"                     /* 8: not next to H6 */
+	    "b6 cc J3\n"                             /* 9: carried */
+	    "b8 load b7\n", &e, NULL);              /* 10: another hex */
+	if (n != 6) {
+		txt = orders_errors_text(&e);
+		fprintf(stderr, "%s", txt);
+		free(txt);
+	}
+	assert_int_equal(n, 6);
+	assert_true(fx_has_error(&e, 5, "C4 is river: no unit enters it"));
+	assert_true(fx_has_error(&e, 6, "b2 moves at most 2 hexes; 3 only if "
+	    "the whole move is along a road"));
+	assert_true(fx_has_error(&e, 7, "b3 (Machine Guns) reaches 3 hexes: "
+	    "F6 is 4 from F2"));
+	assert_true(fx_has_error(&e, 8, "b4 cannot close with H6: it is not "
+	    "next to any hex b4 can be in"));
+	assert_true(fx_has_error(&e, 9, "b6 is carried: unload it before it "
+	    "fights"));
+	assert_true(fx_has_error(&e, 10, "b8 cannot load into b7: b8 is in "
+	    "H7, b7 in A8"));
+	orders_errors_free(&e);
+	/* Along the road the bonus hex is fine; fire at a hex in reach of
+	 * the path; close combat next to the path's end; a passenger that
+	 * unloads first. Accepted, and the acknowledgement says what the
+	 * enemy can still spoil. */
+	raw = fx_orders(&b.g, "orders", "blue", "b2 move A2 A3 A4\n"
+	    "b3 move F3 F4 fire F7\nb4 move H3 H4 cc H5\nb6 unload\n");
+	orders_errors_init(&e);
+	sbuf_init(&canon);
+	assert_int_equal(orders_parse_file(raw, strlen(raw), &h, &body, &e),
+	    HP_OK);
+	assert_true(b.g.rules->next_window(&b.g, &w));
+	if (b.g.rules->parse(&b.g, &w, BLUE, &body, &o, &canon, &e) != HP_OK) {
+		txt = orders_errors_text(&e);
+		fprintf(stderr, "%s", txt);
+		free(txt);
+	}
+	assert_int_equal(e.n, 0);
+	assert_non_null(strstr(canon.buf, "# Accepted. Only the enemy's moves "
+	    "this turn can still spoil these"));
+	assert_non_null(strstr(canon.buf, "#   b2 move: it stops on entering "
+	    "a hex next to an enemy unit"));
+	assert_non_null(strstr(canon.buf, "#   b3 fire F7: a unit moving into "
+	    "the line of sight blocks it"));
+	assert_non_null(strstr(canon.buf, "#   b4 cc H5: an enemy unit must be "
+	    "in H5, next to b4, when it acts"));
+	free(o);
+	orders_body_free(&body);
+	orders_errors_free(&e);
+	sbuf_free(&canon);
+	free(raw);
+	board_free(&b);
+}
+
+/* Count the characters c in s. */
+static int
+count_char(const char *s, char c)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/* Blue's map of the board with the markers given (NULL: none). */
+static char *
+blue_map(bool wire, bool mines)
+{
+	struct game g;
+	struct sbuf b;
+	int m;
+
+	empty_game(&g, NULL);
+	if (wire)
+		pw_add_marker(&g, PW_WIRE, BLUE, fx_hex(&g, "E4"));
+	if (mines) {
+		m = pw_add_marker(&g, PW_MINES, BLUE, fx_hex(&g, "E5"));
+		g.units[m].x[0] = 1 << BLUE;
+	}
+	sbuf_init(&b);
+	pw_render_map(&g, BLUE, &b);
+	game_free(&g);
+	return b.buf;
+}
+
+/* Issue 13 item 9, the smaller ones: unloading keeps the stacking rule; a
+ * unit's retreat choice given twice is an error, as the side's is; a path
+ * over 6 hexes names the unit's allowance; a stop names its cause; a move
+ * into an enemy's hex names the hex; two different markers side by side
+ * do not share an edge marker; the order template lists each unit's
+ * neighbours by direction. */
+static void
+t_smaller_ones(void **state)
+{
+	struct board b;
+	struct order_errors e;
+	struct window_spec w;
+	struct sbuf t;
+	char *alone_x, *alone_m, *both;
+
+	(void)state;
+	board(&b, NULL, NULL, "b1 half-track E4 s, b2 infantry E4 s, "
+	    "b3 infantry E4 s, b4 infantry B2 s, b5 infantry H4 s, "
+	    "r1 infantry B5 n, r2 infantry H5 n");
+	U(&b.g, "b2")->attached = game_unit_index(&b.g, "b1");
+	assert_int_equal(parse(&b.g, BLUE, "retreat b4 never\n"
+	    "retreat b4 always\n", &e, NULL), 1);
+	assert_true(fx_has_error(&e, 6, "the retreat choice for b4 is already "
+	    "given on line 5"));
+	orders_errors_free(&e);
+	assert_int_equal(parse(&b.g, BLUE, "b4 move B1 C1 D1 E1 F1 G1 H1\n", &e,
+	    NULL), 1);
+	assert_true(fx_has_error(&e, 5, "b4 moves at most 2 hexes (3 along a "
+	    "road), the path has more than 6"));
+	orders_errors_free(&e);
+	/* b2 may not get off into b3's hex; b4 fires (1: a miss) and then
+	 * has one hex; b5 tries to walk into r2. */
+	PLAY(&b, "b2 unload\nb4 fire B5 move B3 B4\nb5 move H5\n", NULL,
+	    6, 5, 6, 1, 1);
+	board_has(&b, "b2 cannot unload in E4: no stacking with another "
+	    "friendly unit");
+	assert_int_equal(U(&b.g, "b2")->attached, game_unit_index(&b.g, "b1"));
+	board_has(&b, "b4 moves B2 -> B3 (1 hex) and stops: its movement "
+	    "allowance is spent (firing costs a hex)");
+	board_has(&b, "b5 cannot move from H4 (an enemy unit is in H5)");
+	board_free(&b);
+
+	/* Wire in E4 and Blue's minefield in E5: their shared edge is plain,
+	 * so each keeps fewer marks than alone (it used to carry one of the
+	 * two, as if both hexes were the same). */
+	alone_x = blue_map(true, false);
+	alone_m = blue_map(false, true);
+	both = blue_map(true, true);
+	assert_true(count_char(both, 'x') < count_char(alone_x, 'x'));
+	assert_true(count_char(both, '*') < count_char(alone_m, '*'));
+	assert_true(count_char(both, 'x') > 0 && count_char(both, '*') > 0);
+	free(alone_x);
+	free(alone_m);
+	free(both);
+
+	/* The template: E4's neighbours, clockwise from the top. */
+	empty_game(&b.g, NULL);
+	add(&b.g, "b1", PW_INF, "E4", S, PW_AVERAGE);
+	assert_true(b.g.rules->next_window(&b.g, &w));
+	sbuf_init(&t);
+	b.g.rules->order_template(&b.g, &w, BLUE, &t);
+	assert_non_null(strstr(t.buf, "#        next: n E3 ne F3 se F4 s E5 "
+	    "sw D4 nw D3\n"));
+	sbuf_free(&t);
+	game_free(&b.g);
+}
 
 static void
 t_parse_errors(void **state)
@@ -1152,6 +1465,7 @@ static void
 t_transport_tow(void **state)
 {
 	struct board b;
+	struct order_errors e;
 
 	(void)state;
 	board(&b, NULL, NULL, "b1 truck A2 s, b2 anti-tank-gun A2 s, "
@@ -1161,8 +1475,11 @@ t_transport_tow(void **state)
 	board_has(&b, "b2 is limbered to b1");
 	board_has(&b, "b4 is limbered to b3");
 	assert_int_equal(U(&b.g, "b4")->attached, game_unit_index(&b.g, "b3"));
-	PLAY(&b, "shoot b4 C6\nb3 move C3 C4\n", NULL, 6, 5, 6, 1);
-	board_has(&b, "b4 cannot fire at C6: it is limbered (towed)");
+	assert_int_equal(parse(&b.g, BLUE, "shoot b4 C6\n", &e, NULL), 1);
+	assert_string_equal(e.v[0].msg, "b4 cannot shoot at C6: it is "
+	    "limbered (towed)");
+	orders_errors_free(&e);
+	PLAY(&b, "b3 move C3 C4\n", NULL, 6, 5, 6, 1);
 	assert_string_equal(at(&b.g, "b4"), "C4");
 	PLAY(&b, "b4 unload\n", NULL, 6, 5, 6, 1);
 	board_has(&b, "b4 is unlimbered from b3 in C4");
@@ -1285,7 +1602,7 @@ t_fog_reports(void **state)
 	assert_false(pw_visible(&b.g, BLUE, game_unit_index(&b.g, "r2")));
 	/* Landing 6-1 = 5 on E5, r1's hit roll 1, initiative 6 1, one
 	 * activation die each. */
-	PLAY(&b, "shoot b1 E5\n", "r2 fire H1\n", 6, 1, 6, 1, 1, 3);
+	PLAY(&b, "shoot b1 E5\n", "r2 fire H8\n", 6, 1, 6, 1, 1, 3);
 	assert_int_equal(U(&b.g, "r1")->strength, 3);
 	blue = report_of(&b.g, &b.d, &b.ev, BLUE);
 	red = report_of(&b.g, &b.d, &b.ev, RED);
@@ -1309,7 +1626,7 @@ t_fog_reports(void **state)
 	/* Red and the moderator see everything. */
 	assert_non_null(strstr(red, "r1 (average) is hit by artillery fire "
 	    "from b1: rolls 1."));
-	assert_non_null(strstr(red, "r2 cannot fire at H1"));
+	assert_non_null(strstr(red, "r2 cannot fire at H8"));
 	assert_non_null(strstr(red, "#2 d6 hit: the result for a unit hit"));
 	assert_non_null(strstr(mod, "r1 loses 1 SP"));
 	assert_non_null(strstr(mod, "r2 cannot fire"));
@@ -1322,6 +1639,135 @@ t_fog_reports(void **state)
 	free(blue);
 	free(red);
 	free(mod);
+	board_free(&b);
+}
+
+/* The events side reads in the board's last turn, one a line (caller
+ * frees). */
+static char *
+side_events(const struct board *b, int side)
+{
+	struct sbuf t;
+	size_t k;
+
+	sbuf_init(&t);
+	for (k = 0; k < b->ev.n; k++)
+		if (b->ev.v[k].visible & (1u << side))
+			sbuf_printf(&t, "%s\n", b->ev.v[k].text);
+	return t.buf ? t.buf : strdup("");
+}
+
+/* Play one turn on two boards that differ only in what Blue cannot see
+ * (terrain and units as board() takes them, hidden_a and hidden_b the Red
+ * units placed on each) and assert that Blue's rendered reports are the
+ * same bytes. */
+static void
+same_for_blue(const char *terrain, const char *units, const char *hidden_a,
+    const char *hidden_b, bool blue_exhausted, const char *blue,
+    const int *script, size_t n)
+{
+	struct board a, b;
+	char *ra, *rb;
+
+	board(&a, NULL, terrain, units);
+	board_units(&a.g, hidden_a);
+	board(&b, NULL, terrain, units);
+	board_units(&b.g, hidden_b);
+	if (blue_exhausted) {
+		game_set_var(&a.g, "exh.0", 1);
+		game_set_var(&b.g, "exh.0", 1);
+	}
+	board_turn(&a, blue, NULL, script, n);
+	board_turn(&b, blue, NULL, script, n);
+	ra = report_of(&a.g, &a.d, &a.ev, BLUE);
+	rb = report_of(&b.g, &b.d, &b.ev, BLUE);
+	if (strcmp(ra, rb) != 0)
+		fprintf(stderr, "--- Blue, variant a:\n%s\n--- variant b:\n%s\n",
+		    ra, rb);
+	assert_string_equal(ra, rb);
+	free(ra);
+	free(rb);
+	board_free(&a);
+	board_free(&b);
+}
+
+/* Fog leaks (issue 13 item 8): a side's decisions and messages use only
+ * what it sees. Each case plays the same turn twice, varying only what
+ * Blue cannot see, and Blue's report must be the same bytes; the retreat
+ * cases compare the hex chosen. */
+static void
+t_fog_leaks(void **state)
+{
+	struct board b;
+	struct hex h1, h2, w;
+	char *red, label[8];
+	int i, m, d;
+
+	(void)state;
+	/* 1. A hidden unit in a trench on the line of fire: b1 fired at r1
+	 * through it either way ("cannot fire: no direct line of sight"
+	 * told Blue an unseen unit stood in E4). */
+	same_for_blue("E4 trench, H8 trench", "b1 infantry E2 s, "
+	    "r1 infantry E5 n", "r2 infantry E4 n", "r2 infantry H8 n", false,
+	    "b1 fire E5\n", (const int[]){ 6, 5, 6, 1, 1 }, 5);
+	/* 2. An exhausted side may not move towards the enemy it sees; a
+	 * hidden unit ahead used to stop the move. */
+	same_for_blue("C6 wood, J2 wood", "b1 infantry C2 s",
+	    "r1 infantry C6 n", "r1 infantry J2 n", true, "b1 move C3 C4\n",
+	    (const int[]){ 6, 5, 6, 1 }, 4);
+
+	/* 3. A retreat goes where it would go without a minefield Blue does
+	 * not know of, and walks into it (it used to avoid it, so a
+	 * refused or odd retreat told of the minefield). */
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 field-artillery E10 n");
+	i = game_unit_index(&b.g, "b1");
+	assert_true(pw_retreat_hex(&b.g, i, &h1));
+	m = pw_add_marker(&b.g, PW_MINES, RED, h1);
+	b.g.units[m].x[0] = 1 << RED;
+	assert_false(pw_visible(&b.g, BLUE, m));
+	assert_true(pw_retreat_hex(&b.g, i, &h2));
+	assert_true(hex_eq(h1, h2));
+	/* On target (6+2), b1's hit roll 5: it retreats, into the
+	 * minefield: hit roll 1, it loses 1 SP. */
+	PLAY(&b, NULL, "shoot r1 E4\n", 6, 5, 1, 6, 5, 1, 1);
+	board_has(&b, "b1 retreats into the minefield in");
+	assert_true(hex_eq(U(&b.g, "b1")->pos, h1));
+	assert_int_equal(U(&b.g, "b1")->strength, 3);
+	assert_true(pw_visible(&b.g, BLUE, m));
+	board_free(&b);
+
+	/* 4. Nor does a hidden enemy next to the best hex change the
+	 * choice (the rule's "not adjacent to an enemy Unit" is the enemy
+	 * the side sees). */
+	board(&b, NULL, NULL, "b1 infantry E4 s, r1 field-artillery E10 n");
+	i = game_unit_index(&b.g, "b1");
+	assert_true(pw_retreat_hex(&b.g, i, &h1));
+	for (d = 0; d < 6; d++) {
+		w = hex_neighbour(h1, d);
+		if (game_on_map(&b.g, w) && hex_distance(w,
+		    fx_hex(&b.g, "E4")) == 2)
+			break;
+	}
+	assert_true(d < 6);
+	hex_label(&b.g.layout, w, label, sizeof label);
+	set_terrain(&b.g, label, "wood", 0);
+	m = add(&b.g, "r2", PW_INF, label, N, PW_AVERAGE);
+	assert_false(pw_visible(&b.g, BLUE, m));
+	assert_true(pw_retreat_hex(&b.g, i, &h2));
+	assert_true(hex_eq(h1, h2));
+	board_free(&b);
+
+	/* 5. b1, driven back by its own close combat into a wood out of
+	 * Red's sight, does not advance: Red, told it fell back out of
+	 * sight, reads no line naming the hex it went to (an advance
+	 * "E3 -> E5" did). */
+	board(&b, NULL, "E3 wood", "b1 infantry E4 s, r1 infantry E5 n");
+	PLAY(&b, "b1 cc E5\n", "retreat always\n", 6, 5, 6, 1, 1, 5, 5, 1);
+	assert_string_equal(at(&b.g, "b1"), "E3");
+	red = side_events(&b, RED);
+	assert_non_null(strstr(red, "b1 falls back out of sight."));
+	assert_null(strstr(red, "E3"));
+	free(red);
 	board_free(&b);
 }
 
@@ -1443,6 +1889,45 @@ t_opponent_policy(void **state)
 	sbuf_init(&b);
 	g.rules->opponent(&g, &w, BLUE, &b);
 	assert_non_null(strstr(b.buf, "b1 fire E3\n"));
+	sbuf_free(&b);
+	game_free(&g);
+}
+
+/* Units next to an enemy they see close in if they may advance (issue 13
+ * item 2: an operator-precedence slip kept the opponent from ever finding
+ * an adjacent enemy, so such units only fired). A combat unit is chosen
+ * over a commander next to it; a unit that may not advance fires. */
+static void
+t_opponent_adjacent(void **state)
+{
+	struct game g;
+	struct window_spec w;
+	struct sbuf b;
+
+	(void)state;
+	empty_game(&g, NULL);
+	add(&g, "b1", PW_CMD, "E4", S, PW_AVERAGE);
+	add(&g, "b2", PW_INF, "F5", N, PW_AVERAGE);
+	add(&g, "b3", PW_MG, "H5", S, PW_AVERAGE);
+	add(&g, "r1", PW_INF, "E5", N, PW_AVERAGE);
+	add(&g, "r2", PW_MG, "H6", N, PW_AVERAGE);
+	assert_true(g.rules->next_window(&g, &w));
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, RED, &b);
+	assert_non_null(strstr(b.buf, "r1 cc F5\n"));
+	assert_null(strstr(b.buf, "r1 fire"));
+	assert_non_null(strstr(b.buf, "r2 fire H5\n"));
+	sbuf_free(&b);
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, BLUE, &b);
+	assert_non_null(strstr(b.buf, "b2 cc E5\n"));
+	sbuf_free(&b);
+	/* An exhausted side makes no close combat: it fires. */
+	game_set_var(&g, "exh.1", 1);
+	sbuf_init(&b);
+	g.rules->opponent(&g, &w, RED, &b);
+	assert_null(strstr(b.buf, "r1 cc"));
+	assert_non_null(strstr(b.buf, "r1 fire "));
 	sbuf_free(&b);
 	game_free(&g);
 }
@@ -1586,9 +2071,16 @@ t_objective_scenario(void **state)
 	assert_true(pw_objective_at(&g, fx_hex(&g, "J2")));
 	assert_true(pw_objective_at(&g, fx_hex(&g, "J3")));
 	assert_true(pw_objective_at(&g, fx_hex(&g, "K3")));
-	assert_false(pw_objective_at(&g, fx_hex(&g, "K2")));
-	assert_string_equal(at(&g, "r2"), "K2");
+	assert_false(pw_objective_at(&g, fx_hex(&g, "K4")));
+	/* The balance of issue 13: the spotter with the commander, r5
+	 * poor, Blue's b3 b4 b5 elite. */
+	assert_string_equal(at(&g, "r2"), "K4");
+	assert_string_equal(at(&g, "r1"), "K4");
 	assert_string_equal(at(&g, "r5"), "J3");
+	assert_int_equal(U(&g, "r5")->status, PW_POOR);
+	assert_int_equal(U(&g, "b3")->status, PW_ELITE);
+	assert_int_equal(U(&g, "b4")->status, PW_ELITE);
+	assert_int_equal(U(&g, "b5")->status, PW_ELITE);
 	sbuf_init(&b);
 	g.rules->status(&g, BLUE, &b);
 	assert_non_null(strstr(b.buf, "Objectives: J2 (red) J3 (red) K3 "
@@ -1627,6 +2119,8 @@ main(void)
 		cmocka_unit_test(t_withdrawal),
 		cmocka_unit_test(t_cc_flank_advance_fight_on),
 		cmocka_unit_test(t_cc_modifiers),
+		cmocka_unit_test(t_cc_no_advance_after_retreat),
+		cmocka_unit_test(t_advance_into_mines_and_gas),
 		cmocka_unit_test(t_hits_by_quality),
 		cmocka_unit_test(t_retreat_blocked),
 		cmocka_unit_test(t_transport_hit_with_passengers),
@@ -1639,13 +2133,17 @@ main(void)
 		cmocka_unit_test(t_cyclists),
 		cmocka_unit_test(t_exhaustion),
 		cmocka_unit_test(t_parse_errors),
+		cmocka_unit_test(t_smaller_ones),
+		cmocka_unit_test(t_parse_never_legal),
 		cmocka_unit_test(t_artillery_ineffective_spotter_spa),
 		cmocka_unit_test(t_transport_tow),
 		cmocka_unit_test(t_ford_no_advance_stacking_exempt),
 		cmocka_unit_test(t_map_and_fog),
 		cmocka_unit_test(t_fog_reports),
+		cmocka_unit_test(t_fog_leaks),
 		cmocka_unit_test(t_opponent_orders_parse),
 		cmocka_unit_test(t_opponent_policy),
+		cmocka_unit_test(t_opponent_adjacent),
 		cmocka_unit_test(t_whole_battle),
 		cmocka_unit_test(t_objective_blue_holds),
 		cmocka_unit_test(t_objective_red_retakes),
