@@ -2,7 +2,8 @@
 """hexpost-audit: check a hexpost audit bundle with Python's standard library
 alone, written from docs/AUDIT.md (not from hexpost's C sources).
 
-    python3 hexpost-audit.py [--pubkey server.pub] BUNDLE-DIRECTORY
+    python3 hexpost-audit.py [--pubkey server.pub] [--accept-test-dice]
+                             BUNDLE-DIRECTORY
 
 The server keys: the trusted one (--pubkey, else the bundle's server.pub)
 and those the key rotation statements (rotations/) link to it, each
@@ -12,8 +13,11 @@ Ed25519, RFC 8032) by one of those keys, in the order of the chain, the
 hash chain, the revealed seed against the
 commitment, each order file against its hash and its player's signature,
 the dice key, and every roll re-derived from the stream. It does not replay
-the game's rules (`hexpost audit --bundle DIR` does). Exit 0 when all is
-well, 1 naming the first discrepancy, 2 on usage or unreadable input.
+the game's rules (`hexpost audit --bundle DIR` does). A test campaign
+(`dice: test`, made with `campaign new --seed TEXT`) fails unless
+--accept-test-dice is given, and is then checked with a loud warning. Exit 0
+when all is well, 1 naming the first discrepancy, 2 on usage or unreadable
+input.
 """
 import base64
 import hashlib
@@ -459,9 +463,18 @@ def read(path, mode="r"):
         return f.read()
 
 
-def audit(bundle, server_pub_path=None):
+def audit(bundle, server_pub_path=None, accept_test=False):
     camp = kv(os.path.join(bundle, "campaign.txt"))
     name = camp["campaign"]
+    if camp.get("dice") not in ("random", "test"):
+        raise Bad("campaign.txt has no 'dice: random' or 'dice: test' line: "
+                  "it does not say whether its dice are test dice")
+    if camp["dice"] == "test" and not accept_test:
+        raise Bad("campaign %s is a TEST campaign: its dice come from "
+                  "'campaign new --seed TEXT', so anyone who knows or "
+                  "guesses the text knows every die; it proves nothing about "
+                  "fair dice (pass --accept-test-dice to check it anyway)"
+                  % name)
     trusted = parse_pubkey(read(server_pub_path or
                                os.path.join(bundle, "server.pub")))
     chain, followed = key_chain(bundle, trusted)
@@ -487,7 +500,7 @@ def audit(bundle, server_pub_path=None):
                             "window.txt")) for i in range(nw)]
     prev = bytes(32)
     stats = {"windows": 0, "rolls": 0, "signed": 0, "unsigned": 0,
-             "rotations": followed}
+             "rotations": followed, "test": camp["dice"] == "test"}
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
         if w["state"] != "resolved":
@@ -657,14 +670,19 @@ def audit(bundle, server_pub_path=None):
 
 
 def main(argv):
-    args, pub = argv[1:], None
-    if len(args) == 3 and args[0] == "--pubkey":
-        pub, args = args[1], args[2:]
-    if len(args) != 1:
+    args, pub, accept = argv[1:], None, False
+    while len(args) > 1 and args[0] in ("--pubkey", "--accept-test-dice"):
+        if args[0] == "--accept-test-dice":
+            accept, args = True, args[1:]
+        elif len(args) > 2:
+            pub, args = args[1], args[2:]
+        else:
+            break
+    if len(args) != 1 or args[0].startswith("--"):
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     try:
-        s = audit(args[0], pub)
+        s = audit(args[0], pub, accept)
     except Bad as e:
         print("hexpost-audit: FAILED: %s" % e, file=sys.stderr)
         return 1
@@ -672,6 +690,11 @@ def main(argv):
         print("hexpost-audit: cannot read the bundle: %s" % e,
               file=sys.stderr)
         return 2
+    if s["test"]:
+        print("hexpost-audit: WARNING: a TEST campaign (--seed): anyone who "
+              "knows the seed text knows every die. These dice prove NOTHING "
+              "about fairness; checked only because --accept-test-dice was "
+              "given.")
     print("hexpost-audit: OK: %d windows, %d dice re-derived, %d player "
           "signatures verified, %d key rotation statements followed"
           % (s["windows"], s["rolls"], s["signed"], s["rotations"]))

@@ -26,6 +26,8 @@ struct audit_opts {
 	                           * bundle: its server.pub); the rotation
 	                           * statements link it to the others */
 	FILE *progress;           /* one line per window checked, or NULL */
+	bool accept_test_dice;    /* check a --seed campaign instead of
+	                           * failing it (docs/AUDIT.md) */
 };
 
 struct audit_stats {
@@ -38,6 +40,7 @@ struct audit_stats {
 	int replaced_signed;      /* of signed_orders: by since-replaced
 	                           * players (key history) */
 	bool moderator_end;       /* the game was ended by the moderator */
+	bool test_dice;           /* a --seed campaign, accepted */
 	long rolls;               /* dice re-derived */
 	int reports;              /* reports re-rendered and compared */
 	int events;               /* windows whose stored events were compared */

@@ -84,6 +84,8 @@ struct acamp {
 	int nrot;
 	int nends;               /* moderator's "end" commands on record */
 	char end_arg[128];       /* the argument of the last one */
+	bool test_dice;          /* --seed campaign: anyone with the text
+	                          * knows every die (docs/AUDIT.md) */
 };
 
 static void
@@ -842,6 +844,17 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	memset(&kc, 0, sizeof kc);
 	game_init(&g);
 	sbuf_init(&dump);
+	if (c->test_dice) {
+		if (opts == NULL || !opts->accept_test_dice) {
+			rc = discrepancy(err, "campaign %s is a TEST campaign: "
+			    "its dice come from 'campaign new --seed TEXT', so "
+			    "anyone who knows or guesses the text knows every "
+			    "die; it proves nothing about fair dice (pass "
+			    "--accept-test-dice to check it anyway)", c->name);
+			goto out;
+		}
+		s->test_dice = true;
+	}
 	if ((rc = keychain_build(c, &kc, s, err)) != HP_OK)
 		goto out;
 	if ((g.rules = ruleset_find(c->ruleset)) == NULL) {
@@ -1023,6 +1036,16 @@ load_db(struct store *st, const char *name, struct acamp *c,
 	}
 	state_dump(&g, &dump);
 	c->state = sbuf_steal(&dump);
+	{
+		unsigned char master[64];
+		size_t mlen = sizeof master;
+
+		if ((rc = store_master_seed(st, cid, master, &mlen, err)) !=
+		    HP_OK)
+			goto out;
+		c->test_dice = mlen > 0;
+		sodium_memzero(master, sizeof master);
+	}
 	if ((rc = store_command_count(st, cid, "end", &c->nends, c->end_arg,
 	    sizeof c->end_arg, err)) != HP_OK)
 		goto out;
@@ -1346,8 +1369,8 @@ audit_export(struct store *st, const char *name, const char *dir,
 	    HP_OK) || (rc = put_file(dir, "state.txt", c.state, err)) != HP_OK)
 		goto out;
 	sbuf_printf(&b, BUNDLE_MAGIC "\ncampaign: %s\nruleset: %s\nscenario: "
-	    "%s\noptions: %s\nsides: %d\n", c.name, c.ruleset, c.scenario,
-	    c.options, c.nsides);
+	    "%s\noptions: %s\ndice: %s\nsides: %d\n", c.name, c.ruleset,
+	    c.scenario, c.options, c.test_dice ? "test" : "random", c.nsides);
 	for (i = 0; i < c.nsides; i++)
 		sbuf_printf(&b, "side: %d %s %s\n", i, c.sides[i], c.labels[i]);
 	sbuf_printf(&b, "windows: %d\n", c.nw);
@@ -1582,6 +1605,15 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 		    "audit bundle's", dir);
 		goto out;
 	}
+	/* "dice: random | test" (docs/AUDIT.md, "Audit bundle"). */
+	if (!kv(camp, "dice", buf, sizeof buf) || (strcmp(buf, "random") != 0 &&
+	    strcmp(buf, "test") != 0)) {
+		hp_seterr(err, HP_EINVAL, "%s/campaign.txt has no 'dice: random' "
+		    "or 'dice: test' line: it does not say whether its dice are "
+		    "test dice", dir);
+		goto out;
+	}
+	c->test_dice = strcmp(buf, "test") == 0;
 	for (p = strstr(camp, "\nside: "); p != NULL && c->nsides <
 	    GAME_MAX_SIDES; p = strstr(p + 1, "\nside: ")) {
 		int idx, n = 0;
@@ -1827,6 +1859,11 @@ audit_end_result(const char *arg, char *buf, size_t len)
 void
 audit_print(FILE *f, const char *what, const struct audit_stats *s)
 {
+	if (s->test_dice)
+		fprintf(f, "WARNING: %s is a TEST campaign (--seed): anyone who "
+		    "knows the seed text knows every die. These dice prove "
+		    "NOTHING about fairness; checked only because "
+		    "--accept-test-dice was given.\n", what);
 	fprintf(f, "audit of %s: OK\n"
 	    "  %d windows resolved, replayed and matched (state, rolls, events "
 	    "of %d, %d reports)\n"

@@ -1022,11 +1022,12 @@ cmd_audit(int argc, char **argv)
 		{ "bundle", required_argument, NULL, 'b' },
 		{ "pubkey", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "accept-test-dice", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct hp_error err = { 0, "" };
-	struct audit_opts ao = { NULL, NULL };
+	struct audit_opts ao = { NULL, NULL, false };
 	struct audit_stats as;
 	const char *bundle = NULL;
 	struct store *st;
@@ -1042,6 +1043,9 @@ cmd_audit(int argc, char **argv)
 			break;
 		case 'v':
 			ao.progress = stdout;
+			break;
+		case 'T':
+			ao.accept_test_dice = true;
 			break;
 		case 'h':
 			return usage_of("audit") * 0;
@@ -1159,7 +1163,8 @@ static const struct cmd cmds[] = {
 	{ "audit export", "audit export NAME DIR [--pubkey FILE]", "write a "
 	    "self-contained audit bundle of campaign NAME into DIR",
 	    cmd_audit_export },
-	{ "audit", "audit NAME | audit --bundle DIR [--pubkey FILE] [-v]",
+	{ "audit", "audit NAME | audit --bundle DIR [--pubkey FILE] "
+	    "[--accept-test-dice] [-v]",
 	    "check every signature, commitment, die, the hash chain and a full "
 	    "replay; exits 65 at the first discrepancy, naming it",
 	    cmd_audit },

@@ -73,11 +73,14 @@ done(struct store *st)
 	fx_rmtree(dir);
 }
 
+/* Bundles checked with the bundle's own server.pub; test dice accepted. */
+static const struct audit_opts accept = { NULL, NULL, true };
+
 /* The audit fails naming msg. */
 static void
 audit_fails(struct store *st, const char *pub, const char *msg)
 {
-	struct audit_opts o = { pub, NULL };
+	struct audit_opts o = { pub, NULL, true };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 
@@ -90,7 +93,7 @@ static void
 test_clean_and_bundle(void **state)
 {
 	struct store *st = campaign(true);
-	struct audit_opts o = { pk_path, NULL };
+	struct audit_opts o = { pk_path, NULL, true };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	char bdir[700];
@@ -107,7 +110,7 @@ test_clean_and_bundle(void **state)
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err),
 	    HP_ESTATE);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_int_equal(sb.windows, s.windows);
 	assert_int_equal(sb.rolls, s.rolls);
 	assert_int_equal(sb.reports, s.reports);
@@ -244,7 +247,7 @@ test_deadline_files(void **state)
 {
 	struct minisign_seckey *sk = NULL;
 	struct store *st = human_campaign(&sk);
-	struct audit_opts o = { pk_path, NULL };
+	struct audit_opts o = { pk_path, NULL, true };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct store_window w;
@@ -271,10 +274,19 @@ test_deadline_files(void **state)
 	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
 	assert_int_equal(s.deadline_orders, 3);
 	assert_int_equal(s.unsigned_orders, 0);
+	assert_true(s.test_dice);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_int_equal(sb.deadline_orders, 3);
+	assert_true(sb.test_dice);
+	/* A --seed campaign fails every audit unless test dice are
+	 * accepted (docs/AUDIT.md, "Threat model"). */
+	o.accept_test_dice = false;
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_EINVAL);
+	assert_non_null(strstr(err.msg, "is a TEST campaign"));
+	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_EINVAL);
+	assert_non_null(strstr(err.msg, "is a TEST campaign"));
 	minisign_seckey_free(sk);
 	done(st);
 }
@@ -349,7 +361,7 @@ test_moderator_end(void **state)
 {
 	struct minisign_seckey *sk = NULL;
 	struct store *st = human_campaign(&sk);
-	struct audit_opts o = { pk_path, NULL };
+	struct audit_opts o = { pk_path, NULL, true };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct mod_command cmd;
@@ -380,7 +392,7 @@ test_moderator_end(void **state)
 	    "state = 'open'"), 1);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_true(sb.moderator_end);
 	snprintf(bdir, sizeof bdir, "%s/bundle/campaign.txt", dir);
 	camp = util_read_file(bdir, NULL, &err);
@@ -467,7 +479,7 @@ test_key_history(void **state)
 {
 	struct hp_error err = { 0, "" };
 	struct minisign_seckey *server = NULL, *key[2], *dee;
-	struct audit_opts o = { pk_path, NULL };
+	struct audit_opts o = { pk_path, NULL, true };
 	struct audit_stats s, sb;
 	struct mod_command cmd;
 	struct store *st;
@@ -530,7 +542,7 @@ test_key_history(void **state)
 	assert_true(s.signed_orders >= 4);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_int_equal(sb.signed_orders, s.signed_orders);
 	snprintf(bdir, sizeof bdir, "%s/bundle/players.txt", dir);
 	players = util_read_file(bdir, NULL, &err);
@@ -612,7 +624,7 @@ static void
 bundle_fails(const char *bdir, const char *cmd, const char *pub,
     const char *msg)
 {
-	struct audit_opts o = { pub, NULL };
+	struct audit_opts o = { pub, NULL, true };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 	char copy[800], sh[8192];
@@ -637,7 +649,7 @@ test_key_rotation(void **state)
 	struct minisign_seckey *sk = NULL, *orig = NULL, *z = NULL;
 	struct serverkey_rotation r;
 	struct serverkey_statement stm;
-	struct audit_opts o = { NULL, NULL };
+	struct audit_opts o = { NULL, NULL, true };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct store *st = human_campaign(&sk);
@@ -709,7 +721,7 @@ test_key_rotation(void **state)
 	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_int_equal(sb.rotations_followed, 2);
 	assert_int_equal(sb.windows, s.windows);
 	o.server_pub = origpub;
