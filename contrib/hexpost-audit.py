@@ -442,6 +442,28 @@ def key_chain(bundle, trusted):
     return [trusted], 0
 
 
+def chain_link(seed):
+    """One link back along the seed chain (docs/AUDIT.md, "Seed chain")."""
+    return b2(b"hexpost-chain-v1\x00" + seed, 32)
+
+
+def parse_chain(text):
+    """A seed chain statement, strictly in its canonical form."""
+    m = re.fullmatch(r"hexpost seed chain v1\ncampaign: ([^\x00-\x20\x7f:#]+)\n"
+                     r"dice: (random|test)\nlength: ([1-9][0-9]{0,9})\n"
+                     r"head: ([0-9a-f]{64})\nend\n", text)
+    if not m or int(m.group(3)) > 1000000000:
+        raise Bad("the seed chain statement is not in the canonical form of "
+                  "docs/AUDIT.md, \"Seed chain\"")
+    return {"campaign": m.group(1), "test": m.group(2) == "test",
+            "length": int(m.group(3)), "head": bytes.fromhex(m.group(4))}
+
+
+def chain_comment(ch):
+    return "hexpost seed chain: campaign %s, %d seeds, %s dice" % (
+        ch["campaign"], ch["length"], "test" if ch["test"] else "random")
+
+
 # Where an order file may come from (docs/AUDIT.md, "Dice log").
 SOURCES = ("mail", "cli", "opponent", "standing", "deadline-ai",
            "deadline-hold")
@@ -498,6 +520,47 @@ def audit(bundle, server_pub_path=None, accept_test=False):
     nw = int(camp["windows"])
     wins = [kv(os.path.join(bundle, "windows", "%04d" % (i + 1),
                             "window.txt")) for i in range(nw)]
+    # The seed chain statement: the campaign's first signed word, by a key
+    # of the chain, before any log (docs/AUDIT.md, "Seed chain").
+    where = "campaign %s" % name
+    cpath = os.path.join(bundle, "chain.txt")
+    if not os.path.exists(cpath):
+        raise Bad("%s has no seed chain statement: its seeds were not fixed "
+                  "when it was created, so the server could have chosen each "
+                  "one" % where)
+    if not os.path.exists(cpath + ".minisig"):
+        raise Bad("%s: the seed chain statement is not signed" % where)
+    ctext = read(cpath)
+    csig = read(cpath + ".minisig")
+    kid = sig_keyid(csig)
+    if kid not in [k[0] for k in chain]:
+        raise Bad("%s: the seed chain statement does not match its server "
+                  "signature: it is signed by server key %s, which is not "
+                  "the trusted key %s and which no key rotation statement "
+                  "links to it" % (where, keyid_hex(kid),
+                                   keyid_hex(trusted[0])))
+    top = [k[0] for k in chain].index(kid)
+    try:
+        tc = minisign_verify_key(chain[top], csig, ctext.encode())
+    except (Bad, ValueError) as e:
+        raise Bad("%s: the seed chain statement does not match its server "
+                  "signature: %s" % (where, e))
+    sc = parse_chain(ctext)
+    if tc != chain_comment(sc):
+        raise Bad("%s: the seed chain statement's trusted comment is '%s', "
+                  "expected '%s'" % (where, tc, chain_comment(sc)))
+    if sc["campaign"] != name:
+        raise Bad("%s: the seed chain statement is for campaign %s"
+                  % (where, sc["campaign"]))
+    if sc["test"] != (camp["dice"] == "test"):
+        raise Bad("%s: the signed seed chain statement says '%s' dice, but "
+                  "the campaign says it has %s dice"
+                  % (where, "test" if sc["test"] else "random",
+                     camp["dice"]))
+    if sc["length"] < nw:
+        raise Bad("%s has %d windows, but its seed chain has only %d seeds"
+                  % (where, nw, sc["length"]))
+    link = sc["head"]
     prev = bytes(32)
     stats = {"windows": 0, "rolls": 0, "signed": 0, "unsigned": 0,
              "rotations": followed, "test": camp["dice"] == "test"}
@@ -549,6 +612,12 @@ def audit(bundle, server_pub_path=None, accept_test=False):
         if commit(log["seed"]) != log["commitment"]:
             raise Bad("%s: the revealed seed does not match the commitment"
                       % where)
+        if chain_link(log["seed"]) != link:
+            raise Bad("%s: the revealed seed is not seed %d of the signed "
+                      "seed chain: it does not hash to %s"
+                      % (where, i + 1, "the chain's head" if i == 0 else
+                         "the previous window's seed"))
+        link = log["seed"]
         sides = [camp_sides[k] for k in sorted(camp_sides)]
         mask = int(w["sides"])
         named = {sd for k, sd in enumerate(sides) if mask >> k & 1}

@@ -41,6 +41,8 @@ struct audit_stats {
 	                           * players (key history) */
 	bool moderator_end;       /* the game was ended by the moderator */
 	bool test_dice;           /* a --seed campaign, accepted */
+	int chain_links;          /* revealed seeds linked to the signed
+	                           * seed chain statement's head */
 	long rolls;               /* dice re-derived */
 	int reports;              /* reports re-rendered and compared */
 	int events;               /* windows whose stored events were compared */

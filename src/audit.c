@@ -18,6 +18,7 @@
 #include "minisign.h"
 #include "orders.h"
 #include "report.h"
+#include "seedchain.h"
 #include "serverkey.h"
 #include "turn.h"
 
@@ -86,6 +87,8 @@ struct acamp {
 	char end_arg[128];       /* the argument of the last one */
 	bool test_dice;          /* --seed campaign: anyone with the text
 	                          * knows every die (docs/AUDIT.md) */
+	char *chain, *chainsig;  /* seed chain statement and its signature */
+	char *chainpub;          /* the key recorded with it (database) */
 };
 
 static void
@@ -121,6 +124,9 @@ acamp_free(struct acamp *c)
 		free(c->rot[i].newpub);
 	}
 	free(c->rot);
+	free(c->chain);
+	free(c->chainsig);
+	free(c->chainpub);
 	free(c->w);
 	free(c->state);
 	free(c->server_pub);
@@ -496,9 +502,9 @@ keychain_build(const struct acamp *c, struct keychain *kc,
  * campaign's logs follow the chain (a key once replaced signs no later
  * window). */
 static int
-keychain_verify(struct keychain *kc, const char *wh, const char *log,
-    const char *sigtext, struct minisign_sig *sig, struct audit_stats *s,
-    struct hp_error *err)
+keychain_verify(struct keychain *kc, const char *wh, const char *what,
+    const char *log, const char *sigtext, struct minisign_sig *sig,
+    struct audit_stats *s, struct hp_error *err)
 {
 	struct hp_error verr = { 0, "" };
 	char id[17], tid[17], top[17];
@@ -506,32 +512,32 @@ keychain_verify(struct keychain *kc, const char *wh, const char *log,
 
 	if (kc->n == 0)
 		return discrepancy(err, "%s: no server public key to check the "
-		    "dice log's signature with", wh);
+		    "%s's signature with", wh, what);
 	if (minisign_sig_parse(sigtext, strlen(sigtext), sig, &verr) != HP_OK)
-		return discrepancy(err, "%s: the dice log does not match its "
-		    "server signature: %s", wh, verr.msg);
+		return discrepancy(err, "%s: the %s does not match its "
+		    "server signature: %s", wh, what, verr.msg);
 	for (i = 0; i < kc->n; i++)
 		if (memcmp(kc->k[i].keyid, sig->keyid, MINISIGN_KEYID_LEN) == 0)
 			break;
 	if (i == kc->n) {
 		minisign_keyid_hex(sig->keyid, id);
 		minisign_keyid_hex(kc->k[kc->trusted].keyid, tid);
-		return discrepancy(err, "%s: the dice log does not match its "
+		return discrepancy(err, "%s: the %s does not match its "
 		    "server signature: it is signed by server key %s, which is "
 		    "not the trusted key %s and which no key rotation statement "
-		    "links to it", wh, id, tid);
+		    "links to it", wh, what, id, tid);
 	}
 	if (minisign_verify(&kc->k[i], sig, (const unsigned char *)log,
 	    strlen(log), &verr) != HP_OK)
-		return discrepancy(err, "%s: the dice log does not match its "
-		    "server signature: %s", wh, verr.msg);
+		return discrepancy(err, "%s: the %s does not match its "
+		    "server signature: %s", wh, what, verr.msg);
 	if (i < kc->top) {
 		minisign_keyid_hex(kc->k[i].keyid, id);
 		minisign_keyid_hex(kc->k[kc->top].keyid, top);
-		return discrepancy(err, "%s: the dice log is signed by server "
+		return discrepancy(err, "%s: the %s is signed by server "
 		    "key %s, which key rotation statement %d had replaced: an "
-		    "earlier window's log is signed by the later key %s", wh, id,
-		    i + 1, top);
+		    "earlier window's log is signed by the later key %s", wh,
+		    what, id, i + 1, top);
 	}
 	if (i != kc->top)
 		s->server_keys++;
@@ -619,8 +625,8 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	if (aw->logsig == NULL)
 		return discrepancy(err, "%s: the dice log is not signed (the "
 		    "window was resolved without a server key)", wh);
-	if ((rc = keychain_verify(kc, wh, aw->log, aw->logsig, &sig, s,
-	    err)) != HP_OK)
+	if ((rc = keychain_verify(kc, wh, "dice log", aw->log, aw->logsig, &sig,
+	    s, err)) != HP_OK)
 		return rc;
 	s->log_signatures++;
 	if (dicelog_parse(aw->log, l, &verr) != HP_OK)
@@ -686,6 +692,73 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	    aw->dice.log, aw->dice.nlog, l->rolls, l->nrolls, err)) != HP_OK)
 		return rc;
 	s->rolls += (long)l->nrolls;
+	return HP_OK;
+}
+
+/* The seed chain statement: signed by a key the audit accepts (before any
+ * log: it is the campaign's first signed word), canonical, for this
+ * campaign, saying test dice exactly when the campaign has them, and long
+ * enough (docs/AUDIT.md, "Seed chain"). */
+static int
+check_chain(const struct acamp *c, struct keychain *kc, struct seedchain *sc,
+    struct audit_stats *s, struct hp_error *err)
+{
+	struct hp_error verr = { 0, "" };
+	struct minisign_sig sig;
+	char wh[GAME_NAME_MAX + 16], tc[256];
+	int rc;
+
+	snprintf(wh, sizeof wh, "campaign %s", c->name);
+	if (c->chain == NULL)
+		return discrepancy(err, "%s has no seed chain statement: its "
+		    "seeds were not fixed when it was created, so the server "
+		    "could have chosen each one (a campaign made before the "
+		    "seed chain, or the statement was removed)", wh);
+	if (c->chainsig == NULL)
+		return discrepancy(err, "%s: the seed chain statement is not "
+		    "signed (the campaign was created without a server key)",
+		    wh);
+	if ((rc = keychain_verify(kc, wh, "seed chain statement", c->chain,
+	    c->chainsig, &sig, s, err)) != HP_OK)
+		return rc;
+	if (seedchain_parse(c->chain, sc, &verr) != HP_OK)
+		return discrepancy(err, "%s: %s", wh, verr.msg);
+	seedchain_trusted_comment(sc, tc, sizeof tc);
+	if (strcmp(tc, sig.trusted) != 0)
+		return discrepancy(err, "%s: the seed chain statement's trusted "
+		    "comment is '%s', expected '%s'", wh, sig.trusted, tc);
+	if (strcmp(sc->campaign, c->name) != 0)
+		return discrepancy(err, "%s: the seed chain statement is for "
+		    "campaign %s", wh, sc->campaign);
+	if (sc->test != c->test_dice)
+		return discrepancy(err, "%s: the signed seed chain statement "
+		    "says '%s' dice, but the campaign says it has %s dice", wh,
+		    sc->test ? "test" : "random", c->test_dice ? "test" :
+		    "random");
+	if (sc->length < c->nw)
+		return discrepancy(err, "%s has %d windows, but its seed chain "
+		    "has only %d seeds", wh, c->nw, sc->length);
+	return HP_OK;
+}
+
+/* Is window i's revealed seed the next link of the chain: does it hash to
+ * the previous window's seed (the head for the first window)? */
+static int
+check_link(const struct acamp *c, int i, const struct seedchain *sc,
+    struct audit_stats *s, struct hp_error *err)
+{
+	unsigned char l[32];
+	char wh[128];
+
+	seedchain_link(c->w[i].w.seed, l);
+	if (sodium_memcmp(l, i == 0 ? sc->head : c->w[i - 1].w.seed, 32) !=
+	    0) {
+		where(&c->w[i], wh, sizeof wh);
+		return discrepancy(err, "%s: the revealed seed is not seed %d of "
+		    "the signed seed chain: it does not hash to %s", wh, i + 1,
+		    i == 0 ? "the chain's head" : "the previous window's seed");
+	}
+	s->chain_links++;
 	return HP_OK;
 }
 
@@ -835,6 +908,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	struct hp_error rerr = { 0, "" };
 	unsigned char prev[32];
 	struct keychain kc;
+	struct seedchain sc;
 	struct game g;
 	struct sbuf dump;
 	char wh[128];
@@ -855,7 +929,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		}
 		s->test_dice = true;
 	}
-	if ((rc = keychain_build(c, &kc, s, err)) != HP_OK)
+	if ((rc = keychain_build(c, &kc, s, err)) != HP_OK ||
+	    (rc = check_chain(c, &kc, &sc, s, err)) != HP_OK)
 		goto out;
 	if ((g.rules = ruleset_find(c->ruleset)) == NULL) {
 		rc = discrepancy(err, "campaign %s uses ruleset %s, which this "
@@ -891,6 +966,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 			}
 			break;
 		}
+		if ((rc = check_link(c, i, &sc, s, err)) != HP_OK)
+			goto out;
 		dicelog_init(&l);
 		rc = check_window_records(c, i, &kc, prev, &l, s, err);
 		if (rc == HP_OK)
@@ -968,11 +1045,14 @@ load_server_pub(struct acamp *c, const struct audit_opts *opts,
 			return err->code;
 		strlcpy_(s->key_source, "the key given", sizeof s->key_source);
 	} else {
+		if (c->chainpub != NULL)
+			c->server_pub = xstrdup(c->chainpub);
 		for (i = 0; c->server_pub == NULL && i < c->nw; i++)
 			if (c->w[i].logpub != NULL)
 				c->server_pub = xstrdup(c->w[i].logpub);
-		strlcpy_(s->key_source, "the key recorded with the first log",
-		    sizeof s->key_source);
+		strlcpy_(s->key_source, c->chainpub != NULL ? "the key recorded "
+		    "with the seed chain" : "the key recorded with the first "
+		    "log", sizeof s->key_source);
 	}
 	if (c->server_pub != NULL && minisign_pubkey_parse(c->server_pub,
 	    strlen(c->server_pub), &pk, err) != HP_OK)
@@ -1045,6 +1125,22 @@ load_db(struct store *st, const char *name, struct acamp *c,
 			goto out;
 		c->test_dice = mlen > 0;
 		sodium_memzero(master, sizeof master);
+	}
+	{
+		struct store_chain ch;
+
+		rc = store_chain_get(st, cid, &ch, &e2);
+		if (rc != HP_OK && rc != HP_ENOENT) {
+			*err = e2;
+			goto out;
+		}
+		if (rc == HP_OK) {
+			c->chain = ch.statement;
+			c->chainsig = ch.signature;
+			c->chainpub = ch.pubkey;
+			ch.statement = ch.signature = ch.pubkey = NULL;
+			store_chain_free(&ch);
+		}
 	}
 	if ((rc = store_command_count(st, cid, "end", &c->nends, c->end_arg,
 	    sizeof c->end_arg, err)) != HP_OK)
@@ -1275,7 +1371,7 @@ export_server_keys(const char *dir, const struct acamp *c, const char *pub,
 	for (i = 0; i < c->nw; i++)
 		if ((rc = put_server_key(dir, c->w[i].logpub, err)) != HP_OK)
 			return rc;
-	return HP_OK;
+	return put_server_key(dir, c->chainpub, err);
 }
 
 static const char bundle_readme[] =
@@ -1352,6 +1448,8 @@ audit_export(struct store *st, const char *name, const char *dir,
 			goto out;
 		}
 	} else {
+		if (c.chainpub != NULL)
+			pub = xstrdup(c.chainpub);
 		for (i = 0; i < c.nw && pub == NULL; i++)
 			if (c.w[i].logpub != NULL)
 				pub = xstrdup(c.w[i].logpub);
@@ -1377,7 +1475,10 @@ audit_export(struct store *st, const char *name, const char *dir,
 	/* The moderator's end (at most one; the audit refuses more). */
 	if (c.nends > 0)
 		sbuf_printf(&b, "end: %s\n", c.end_arg);
-	if ((rc = put_file(dir, "campaign.txt", b.buf, err)) != HP_OK)
+	if ((rc = put_file(dir, "campaign.txt", b.buf, err)) != HP_OK ||
+	    (c.chain != NULL && (rc = put_file(dir, "chain.txt", c.chain,
+	    err)) != HP_OK) || (c.chainsig != NULL && (rc = put_file(dir,
+	    "chain.txt.minisig", c.chainsig, err)) != HP_OK))
 		goto out;
 	for (i = 0; i < c.nw; i++) {
 		struct awin *aw = &c.w[i];
@@ -1638,6 +1739,9 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 	c->state = get_file(dir, "state.txt", true, err);
 	if (c->state == NULL)
 		goto out;
+	/* Missing: the audit says the campaign has no seed chain. */
+	c->chain = get_file(dir, "chain.txt", false, err);
+	c->chainsig = get_file(dir, "chain.txt.minisig", false, err);
 	players = get_file(dir, "players.txt", false, err);
 	c->w = xcalloc((size_t)nw, sizeof *c->w);
 	for (i = 0; i < nw; i++) {
@@ -1885,6 +1989,8 @@ audit_print(FILE *f, const char *what, const struct audit_stats *s)
 	else if (s->rotations > 0)
 		fprintf(f, "  %d key rotation statements verified; the trusted key "
 		    "is in none of them, and signed every log\n", s->rotations);
+	fprintf(f, "  seed chain statement signed when the campaign was "
+	    "created; %d revealed seeds linked to its head\n", s->chain_links);
 	if (s->deadline_orders > 0)
 		fprintf(f, "  %d order files written at a deadline (ai: "
 		    "regenerated, hold: the fixed hold file) checked\n",

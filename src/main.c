@@ -22,6 +22,7 @@
 #include "maildir.h"
 #include "minisign.h"
 #include "moderator.h"
+#include "seedchain.h"
 #include "serverkey.h"
 #include "sim.h"
 #include "store.h"
@@ -254,6 +255,8 @@ cmd_init(int argc, char **argv)
 	return rc == HP_OK ? 0 : fail(&err);
 }
 
+static int load_server_key(struct minisign_seckey **, struct hp_error *);
+
 static int
 cmd_campaign_new(int argc, char **argv)
 {
@@ -267,6 +270,7 @@ cmd_campaign_new(int argc, char **argv)
 	};
 	struct hp_error err = { 0, "" };
 	const char *rules = NULL, *scen = NULL, *opt = "", *seed = NULL;
+	struct minisign_seckey *sk = NULL;
 	struct store *st;
 	int ch, rc, ex;
 
@@ -293,8 +297,14 @@ cmd_campaign_new(int argc, char **argv)
 		return usage_of("campaign new") + HP_EX_USAGE;
 	if ((st = open_db(false, &ex)) == NULL)
 		return ex;
-	rc = turn_campaign_new(st, argv[optind], rules, scen, opt,
-	    (const unsigned char *)seed, seed ? strlen(seed) : 0, &err);
+	/* The seed chain statement is signed at once (docs/AUDIT.md, "Seed
+	 * chain"); without a configuration it stays unsigned. */
+	if ((rc = load_server_key(&sk, &err)) == HP_OK)
+		rc = turn_campaign_new(st, argv[optind], rules, scen, opt,
+		    (const unsigned char *)seed, seed ? strlen(seed) : 0, &err);
+	if (rc == HP_OK && sk != NULL)
+		rc = seedchain_sign(st, argv[optind], sk, &err);
+	minisign_seckey_free(sk);
 	store_close(st);
 	if (rc != HP_OK)
 		return fail(&err);

@@ -7,6 +7,7 @@
 #include "deadline.h"
 #include "dicelog.h"
 #include "report.h"
+#include "seedchain.h"
 #include "turn.h"
 
 void
@@ -32,7 +33,10 @@ turn_order_hash(const char *raw, unsigned char *out)
 	    NULL, 0);
 }
 
-/* Draw the seed of a new window and record the window as open. */
+/* Take the seed of a new window from the campaign's seed chain (drawn,
+ * with its statement, when the first window opens: docs/AUDIT.md, "Seed
+ * chain") and record the window as open. A campaign made before the seed
+ * chain draws each seed when the window opens, as it did then. */
 static int
 window_open(struct store *st, int64_t cid, const struct game *g,
     const struct window_spec *w, struct hp_error *err)
@@ -40,19 +44,27 @@ window_open(struct store *st, int64_t cid, const struct game *g,
 	unsigned char seed[DICE_SEEDLEN], commit[32], master[64];
 	size_t mlen = sizeof master;
 	int64_t wid = 0;
-	int rc;
+	int rc, k;
 
-	if ((rc = store_master_seed(st, cid, master, &mlen, err)) != HP_OK)
-		return rc;
-	if (mlen > 0)
+	if ((rc = store_master_seed(st, cid, master, &mlen, err)) != HP_OK ||
+	    (rc = store_window_count(st, cid, &k, err)) != HP_OK)
+		goto out;
+	if (k == 0 && (rc = seedchain_create(st, cid, g->name, master, mlen,
+	    err)) != HP_OK)
+		goto out;
+	rc = seedchain_window_seed(st, cid, k + 1, seed, err);
+	if (rc == HP_ENOENT && mlen > 0)
 		dice_seed_from_master(master, mlen, g->name, w->turn, w->number,
 		    seed);
-	else
+	else if (rc == HP_ENOENT)
 		dice_new_seed(seed);
+	else if (rc != HP_OK)
+		goto out;
 	dice_commit(seed, commit);
 	rc = store_window_insert(st, cid, w, seed, commit, &wid, err);
 	if (rc == HP_OK)
 		rc = deadline_window_opened(st, wid, err);
+out:
 	sodium_memzero(seed, sizeof seed);
 	sodium_memzero(master, sizeof master);
 	return rc;

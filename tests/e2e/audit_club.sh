@@ -184,7 +184,7 @@ hp player add ford blue --email ann@example.org --name Ann --key "$T/ann.pub" >/
 	hp player add ford red --email bob@example.org --name Bob --key "$T/bob.pub" >/dev/null ||
 	fail "player add"
 # Bob signs at least one file that enters a dice key before he goes.
-for i in 1 2 3; do
+for i in $(seq 1 10); do
 	side=$(waiting ford)
 	if [ "$side" = blue ]; then send ford blue ann "Ann <ann@example.org>"
 	else send ford red bob "Bob <bob@example.org>"; fi

@@ -30,6 +30,7 @@
 #include "fixtures.h"
 #include "minisign.h"
 #include "moderator.h"
+#include "seedchain.h"
 #include "serverkey.h"
 #include "turn.h"
 
@@ -58,6 +59,7 @@ campaign(bool sign)
 		    HP_OK);
 		assert_int_equal(minisign_seckey_load(sk_path, &sk, &err),
 		    HP_OK);
+		assert_int_equal(seedchain_sign(st, "hill", sk, &err), HP_OK);
 	}
 	assert_int_equal(turn_resolve_signed(st, "hill", NULL, sk, &n, &err),
 	    HP_OK);
@@ -123,7 +125,7 @@ test_unsigned(void **state)
 	struct store *st = campaign(false);
 
 	(void)state;
-	audit_fails(st, NULL, "the dice log is not signed");
+	audit_fails(st, NULL, "the seed chain statement is not signed");
 	done(st);
 }
 
@@ -182,6 +184,7 @@ human_campaign(struct minisign_seckey **sk)
 	    NULL, NULL, false, &err), HP_OK);
 	assert_int_equal(minisign_keygen(sk_path, pk_path, NULL, &err), HP_OK);
 	assert_int_equal(minisign_seckey_load(sk_path, sk, &err), HP_OK);
+	assert_int_equal(seedchain_sign(st, "hill", *sk, &err), HP_OK);
 	return st;
 }
 
@@ -291,6 +294,48 @@ test_deadline_files(void **state)
 	done(st);
 }
 
+/* The seed chain: every revealed seed links back to the signed head; a
+ * chain the server replaced after the fact (re-signed with its own key),
+ * or none, fails (docs/AUDIT.md, "Seed chain"). */
+static void
+test_seed_chain(void **state)
+{
+	struct store *st = campaign(true);
+	struct audit_opts o = { pk_path, NULL, false };
+	struct audit_stats s;
+	struct hp_error err = { 0, "" };
+	struct minisign_seckey *sk = NULL;
+	struct seedchain c;
+	struct sbuf text;
+	unsigned char tail[32];
+
+	(void)state;
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	assert_int_equal(s.chain_links, s.windows);
+	assert_false(s.test_dice);
+	/* A new chain, signed by the server's own key. */
+	memset(&c, 0, sizeof c);
+	strlcpy_(c.campaign, "hill", sizeof c.campaign);
+	c.length = 16;
+	randombytes_buf(tail, sizeof tail);
+	seedchain_seed(tail, c.length, 0, c.head);
+	sbuf_init(&text);
+	seedchain_format(&c, &text);
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	assert_int_equal(store_chain_put(st, 1, tail, c.length, text.buf, &err),
+	    HP_OK);
+	assert_int_equal(store_commit(st, &err), HP_OK);
+	sbuf_free(&text);
+	assert_int_equal(minisign_seckey_load(sk_path, &sk, &err), HP_OK);
+	assert_int_equal(seedchain_sign(st, "hill", sk, &err), HP_OK);
+	minisign_seckey_free(sk);
+	audit_fails(st, pk_path, "the revealed seed is not seed 1 of the "
+	    "signed seed chain");
+	fx_db_exec(db, "UPDATE campaigns SET chain_statement = NULL");
+	audit_fails(st, pk_path, "has no seed chain statement");
+	done(st);
+}
+
 /* A file marked deadline-ai that the opponent would not write, and one
  * marked deadline-hold that is not the hold file, are caught (the log is
  * signed and consistent: only the replay can tell). */
@@ -302,7 +347,7 @@ test_deadline_forged(void **state)
 	struct store_window w;
 	struct game g;
 	struct sbuf b;
-	char *opp;
+	char *opp, *hold;
 
 	(void)state;
 	assert_true(pending(st, &g, &w) == 1);
@@ -329,7 +374,16 @@ test_deadline_forged(void **state)
 	fill_and_resolve(st, DEADLINE_AI, sk);
 	assert_true(pending(st, &g, &w) == 1);
 	opp = turn_opponent_orders(&g, &w.spec, 0);
+	hold = audit_hold_orders(&g, &w.spec, 0);
+	assert_non_null(hold);
 	game_free(&g);
+	if (strcmp(opp, hold) == 0) {	/* the opponent holds: other bytes */
+		sbuf_init(&b);
+		sbuf_printf(&b, "%s# not the hold file\n", opp);
+		free(opp);
+		opp = sbuf_steal(&b);
+	}
+	free(hold);
 	submit_and_resolve(st, opp, "deadline-hold", sk);
 	free(opp);
 	audit_fails(st, pk_path, "not the hold file that policy writes");
@@ -500,6 +554,7 @@ test_key_history(void **state)
 	    HP_OK);
 	assert_int_equal(minisign_keygen(sk_path, pk_path, NULL, &err), HP_OK);
 	assert_int_equal(minisign_seckey_load(sk_path, &server, &err), HP_OK);
+	assert_int_equal(seedchain_sign(st, "hill", server, &err), HP_OK);
 	key[0] = player_key("ann", &pub[0], line[0], sizeof line[0], id[0]);
 	key[1] = player_key("bob", &pub[1], line[1], sizeof line[1], id[1]);
 	dee = player_key("dee", &deepub, line[2], sizeof line[2], id[2]);
@@ -959,6 +1014,7 @@ main(void)
 		cmocka_unit_test(test_wrong_key),
 		cmocka_unit_test(test_deadline_files),
 		cmocka_unit_test(test_deadline_forged),
+		cmocka_unit_test(test_seed_chain),
 		cmocka_unit_test(test_moderator_end),
 		cmocka_unit_test(test_key_history),
 		cmocka_unit_test(test_key_rotation),
