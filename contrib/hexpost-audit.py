@@ -510,6 +510,9 @@ def audit(bundle, server_pub_path=None, accept_test=False):
                 # replaced player's too (key history).
                 side, kid = line[8:].split(" ", 2)[:2]
                 players.add((side, kid))
+    # Sides a player with a key played: files entered by hand for them
+    # must be signed (docs/AUDIT.md, "Signatures by source").
+    keyed = {side for side, kid in players}
     camp_sides = {}
     for line in read(os.path.join(bundle, "campaign.txt")).split("\n"):
         if line.startswith("side: "):
@@ -645,6 +648,12 @@ def audit(bundle, server_pub_path=None, accept_test=False):
                 raise Bad("%s: %s's order file has source 'opponent', but "
                           "the dice log's opponent line does not list %s"
                           % (where, side, side))
+            if source in ("cli", "standing") and side in opp:
+                raise Bad("%s: %s's order file has source '%s', but the "
+                          "opponent line lists %s as played by the built-in "
+                          "opponent: a file entered by hand for the "
+                          "opponent's side could have been chosen to steer "
+                          "the dice" % (where, side, source, side))
             if source.startswith("deadline-") and side in opp:
                 raise Bad("%s: %s's order file has source '%s', but the "
                           "opponent line lists %s" % (where, side, source,
@@ -709,11 +718,20 @@ def audit(bundle, server_pub_path=None, accept_test=False):
             elif source == "mail":
                 raise Bad("%s: %s's order file came by mail but has no "
                           "signature" % (where, side))
+            elif source in ("cli", "standing") and side in keyed:
+                raise Bad("%s: %s's order file (%s) is unsigned, but %s is "
+                          "played by a player with a key: a file entered on "
+                          "the command line for a player's side must carry "
+                          "that player's signature, else whoever runs the "
+                          "server could have chosen it to steer the dice"
+                          % (where, side, source, side))
             elif source in ("cli", "standing"):
                 stats["unsigned"] += 1
             hashes.append(h)
+        # The previous log's hash first: every earlier window's files
+        # (docs/AUDIT.md, "Dice key").
         key = derive_key(log["seed"], name, log["turn"], log["window"],
-                         hashes)
+                         [log["previous"]] + hashes)
         if key != log["key"]:
             raise Bad("%s: the dice key is not the one derived from the seed "
                       "and the order files" % where)

@@ -441,5 +441,9 @@ void store_chain_free(struct store_chain *);
 /* How many windows campaign cid has opened. */
 int store_window_count(struct store *, int64_t cid, int *n,
     struct hp_error *);
+/* Every player of campaign cid who has a key, active or replaced, in the
+ * order registered: *out (caller frees) gets *n entries. */
+int store_player_keys(struct store *, int64_t cid, struct store_player **out,
+    int *n, struct hp_error *);
 
 #endif

@@ -89,6 +89,7 @@ struct acamp {
 	                          * knows every die (docs/AUDIT.md) */
 	char *chain, *chainsig;  /* seed chain statement and its signature */
 	char *chainpub;          /* the key recorded with it (database) */
+	unsigned keyed;          /* bit per side a player with a key played */
 };
 
 static void
@@ -320,6 +321,18 @@ check_order(const struct acamp *c, const struct awin *aw,
 			return discrepancy(err, "%s: %s's order file came by "
 			    "mail but no signature is recorded for it", wh,
 			    side);
+		/* Entered by hand for a player's side: whoever runs the
+		 * server could have chosen it, nonce and all, to steer the
+		 * dice key (docs/AUDIT.md, "Signatures by source"). */
+		if (o->current && (strcmp(o->source, "cli") == 0 ||
+		    strcmp(o->source, "standing") == 0) && o->side >= 0 &&
+		    o->side < GAME_MAX_SIDES && (c->keyed & (1u << o->side)))
+			return discrepancy(err, "%s: %s's order file (%s) is "
+			    "unsigned, but %s is played by a player with a key: "
+			    "a file entered on the command line for a player's "
+			    "side must carry that player's signature, else "
+			    "whoever runs the server could have chosen it to "
+			    "steer the dice", wh, side, o->source, side);
 		/* opponent and deadline-* files are checked by the replay. */
 		if (o->current && (strcmp(o->source, "cli") == 0 ||
 		    strcmp(o->source, "standing") == 0))
@@ -585,6 +598,13 @@ check_sources(const struct acamp *c, const struct awin *aw,
 			return discrepancy(err, "%s: %s's order file has source "
 			    "'%s', but the window %s that side", wh, c->sides[j],
 			    src, named ? "names" : "does not name");
+		if ((strcmp(src, "cli") == 0 || strcmp(src, "standing") ==
+		    0) && on)
+			return discrepancy(err, "%s: %s's order file has source "
+			    "'%s', but the opponent line lists %s as played by "
+			    "the built-in opponent: a file entered by hand for "
+			    "the opponent's side could have been chosen to steer "
+			    "the dice", wh, c->sides[j], src, c->sides[j]);
 		if (strcmp(src, "opponent") == 0 && !on)
 			return discrepancy(err, "%s: %s's order file has source "
 			    "'opponent', but the dice log's opponent line does "
@@ -1142,6 +1162,17 @@ load_db(struct store *st, const char *name, struct acamp *c,
 			store_chain_free(&ch);
 		}
 	}
+	{
+		struct store_player *pk = NULL;
+		int npk = 0;
+
+		if ((rc = store_player_keys(st, cid, &pk, &npk, err)) != HP_OK)
+			goto out;
+		for (k = 0; k < npk; k++)
+			if (pk[k].side >= 0 && pk[k].side < GAME_MAX_SIDES)
+				c->keyed |= 1u << pk[k].side;
+		free(pk);
+	}
 	if ((rc = store_command_count(st, cid, "end", &c->nends, c->end_arg,
 	    sizeof c->end_arg, err)) != HP_OK)
 		goto out;
@@ -1562,6 +1593,46 @@ audit_export(struct store *st, const char *name, const char *dir,
 				goto out;
 		}
 	}
+	/* Every player who has a key, active or replaced, signed or not: the
+	 * sides a file entered by hand must be signed for (docs/AUDIT.md,
+	 * "Keys"). */
+	{
+		struct store_player *pk = NULL;
+		struct hp_error e2 = { 0, "" };
+		struct game g;
+		int64_t cid;
+		int npk = 0;
+
+		game_init(&g);
+		rc = store_game_load(st, name, &g, &cid, err);
+		game_free(&g);
+		if (rc != HP_OK || (rc = store_player_keys(st, cid, &pk, &npk,
+		    &e2)) != HP_OK) {
+			if (rc != HP_OK && e2.msg[0] != '\0')
+				*err = e2;
+			goto out;
+		}
+		for (k = 0; k < npk && rc == HP_OK; k++) {
+			if (pk[k].side < 0 || pk[k].side >= c.nsides ||
+			    pk[k].key_id[0] == '\0')
+				continue;
+			snprintf(sub2, sizeof sub2, "player: %s %s ",
+			    c.sides[pk[k].side], pk[k].key_id);
+			if (players.buf != NULL && strstr(players.buf, sub2) !=
+			    NULL)
+				continue;
+			sbuf_printf(&players, "%s%s\n", sub2, pk[k].name);
+			snprintf(sub2, sizeof sub2, "keys/%s.pub",
+			    pk[k].key_id);
+			pjoin(path, dir, sub2);
+			if (access(path, F_OK) != 0)
+				rc = util_write_file_atomic(path, pk[k].pubkey,
+				    strlen(pk[k].pubkey), 0644, err);
+		}
+		free(pk);
+		if (rc != HP_OK)
+			goto out;
+	}
 	if ((rc = put_file(dir, "players.txt", players.buf ? players.buf : "",
 	    err)) != HP_OK)
 		goto out;
@@ -1743,6 +1814,17 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 	c->chain = get_file(dir, "chain.txt", false, err);
 	c->chainsig = get_file(dir, "chain.txt.minisig", false, err);
 	players = get_file(dir, "players.txt", false, err);
+	/* The sides a player with a key played ("player: SIDE ..."). */
+	for (k = 0; players != NULL && k < c->nsides; k++) {
+		char pl[GAME_ID_MAX + 16];
+
+		snprintf(pl, sizeof pl, "player: %s ", c->sides[k]);
+		for (p = players; (p = strstr(p, pl)) != NULL; p++)
+			if (p == players || p[-1] == '\n') {
+				c->keyed |= 1u << k;
+				break;
+			}
+	}
 	c->w = xcalloc((size_t)nw, sizeof *c->w);
 	for (i = 0; i < nw; i++) {
 		struct awin *aw = &c->w[c->nw++];

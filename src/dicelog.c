@@ -350,7 +350,7 @@ int
 dicelog_check(const struct dicelog *l, struct hp_error *err)
 {
 	unsigned char commit[32], key[DICE_KEYLEN];
-	unsigned char hashes[GAME_MAX_SIDES][32];
+	unsigned char hashes[GAME_MAX_SIDES + 1][32];
 	struct dice d;
 	char where[128];
 	size_t i;
@@ -367,10 +367,13 @@ dicelog_check(const struct dicelog *l, struct hp_error *err)
 		hp_seterr(err, HP_EINVAL, "%s: negative turn or window", where);
 		return HP_EINVAL;
 	}
+	/* The previous log's hash first: it covers every earlier window's
+	 * order files (docs/AUDIT.md, "Dice key"). */
+	memcpy(hashes[0], l->previous, 32);
 	for (k = 0; k < l->norders; k++)
-		memcpy(hashes[k], l->orders[k].hash, 32);
+		memcpy(hashes[k + 1], l->orders[k].hash, 32);
 	dice_derive_key(l->seed, l->campaign, l->turn, l->window,
-	    (const unsigned char (*)[32])hashes, (size_t)l->norders, key);
+	    (const unsigned char (*)[32])hashes, (size_t)l->norders + 1, key);
 	if (sodium_memcmp(key, l->key, DICE_KEYLEN) != 0) {
 		sodium_memzero(key, sizeof key);
 		hp_seterr(err, HP_EINVAL, "%s: the dice key in the log is not "

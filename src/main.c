@@ -22,6 +22,7 @@
 #include "maildir.h"
 #include "minisign.h"
 #include "moderator.h"
+#include "cliorders.h"
 #include "seedchain.h"
 #include "serverkey.h"
 #include "sim.h"
@@ -503,15 +504,34 @@ out:
 static int
 cmd_orders_submit(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "sig", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct hp_error err = { 0, "" };
 	struct turn_submit res;
 	struct store *st;
-	char *text, *etext;
+	char *text, *etext, *sig = NULL;
+	const char *sigfile = NULL;
 	size_t len;
-	int rc, ex;
+	int rc, ex, ch;
 
-	if ((rc = no_options(argc, argv, "orders submit", 2)) >= 0)
-		return rc;
+	while ((ch = getopt_long(argc, argv, "s:h", opts, NULL)) != -1)
+		switch (ch) {
+		case 's':
+			sigfile = optarg;
+			break;
+		case 'h':
+			return usage_of("orders submit") * 0;
+		default:
+			return usage_of("orders submit") + HP_EX_USAGE;
+		}
+	if (argc - optind != 2)
+		return usage_of("orders submit") + HP_EX_USAGE;
+	if (sigfile != NULL && (sig = util_read_file(sigfile, NULL, &err)) ==
+	    NULL)
+		return fail(&err);
 	if (strcmp(argv[optind + 1], "-") == 0) {
 		struct sbuf b;
 		char chunk[4096];
@@ -524,14 +544,17 @@ cmd_orders_submit(int argc, char **argv)
 		len = b.len;
 		text = sbuf_steal(&b);
 	} else if ((text = util_read_file(argv[optind + 1], &len, &err)) ==
-	    NULL)
+	    NULL) {
+		free(sig);
 		return fail(&err);
+	}
 	if ((st = open_db(false, &ex)) == NULL) {
 		free(text);
+		free(sig);
 		return ex;
 	}
 	turn_submit_init(&res);
-	rc = turn_submit(st, argv[optind], text, len, -1, 0, "cli", &res, &err);
+	rc = cliorders_submit(st, argv[optind], text, len, sig, &res, &err);
 	if (rc == HP_EINVAL) {
 		etext = orders_errors_text(&res.errs);
 		fprintf(stderr, "hexpost: orders rejected, nothing changed:\n%s",
@@ -547,6 +570,7 @@ cmd_orders_submit(int argc, char **argv)
 	turn_submit_free(&res);
 	store_close(st);
 	free(text);
+	free(sig);
 	return hp_exit_code(rc != HP_OK && err.code == HP_EBUSY ? err.code : rc);
 }
 
@@ -1147,8 +1171,10 @@ static const struct cmd cmds[] = {
 	    "[--name PLAYER] [--moderator]", "a person plays SIDE of campaign NAME (sides "
 	    "without one are played by the built-in opponent)",
 	    cmd_player_add },
-	{ "orders submit", "orders submit NAME FILE", "submit an order file "
-	    "(FILE - reads standard input)", cmd_orders_submit },
+	{ "orders submit", "orders submit NAME FILE [--sig FILE.minisig]",
+	    "submit an order file (FILE - reads standard input); a side whose "
+	    "player has a key needs that player's signature, a side the "
+	    "built-in opponent plays takes none", cmd_orders_submit },
 	{ "orders template", "orders template NAME [--side S]", "print the "
 	    "order file to fill in for the open window", cmd_orders_template },
 	{ "orders suggest", "orders suggest NAME [--side S]", "print the "

@@ -2558,3 +2558,42 @@ store_window_count(struct store *st, int64_t cid, int *n,
 		return dberr(st, err, "count windows");
 	return HP_OK;
 }
+
+int
+store_player_keys(struct store *st, int64_t cid, struct store_player **out,
+    int *n, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = prep(st, "SELECT id, side_idx, name, pubkey, coalesce(key_id, "
+	    "'') FROM players WHERE campaign_id = ?1 AND pubkey IS NOT "
+	    "NULL AND pubkey != '' ORDER BY id", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_player *p;
+
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			*out = xrealloc(*out, (size_t)cap * sizeof **out);
+		}
+		p = &(*out)[(*n)++];
+		memset(p, 0, sizeof *p);
+		p->id = sqlite3_column_int64(s, 0);
+		p->campaign_id = cid;
+		p->side = sqlite3_column_int(s, 1);
+		strlcpy_(p->name, col_text(s, 2), sizeof p->name);
+		strlcpy_(p->pubkey, col_text(s, 3), sizeof p->pubkey);
+		strlcpy_(p->key_id, col_text(s, 4), sizeof p->key_id);
+	}
+	if (stmt_done(st, s) != SQLITE_OK || step != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return dberr(st, err, "player keys");
+	}
+	return HP_OK;
+}

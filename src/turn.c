@@ -507,6 +507,33 @@ fill_orders(struct store *st, const struct game *g,
 	return HP_OK;
 }
 
+/* The dice key of window w of campaign cid, resolved with the files cur
+ * (docs/AUDIT.md, "Dice key"): keyed by the seed, over the hash of the
+ * campaign's previous dice log (32 zero bytes before the first), which
+ * covers every player file of the earlier windows, then the hashes of
+ * the window's files in side order. */
+static int
+window_key(struct store *st, int64_t cid, const struct game *g,
+    const struct store_window *w, const struct store_order *cur,
+    unsigned char *key, struct hp_error *err)
+{
+	unsigned char hashes[GAME_MAX_SIDES + 1][32];
+	size_t nh = 1;
+	int i, rc;
+
+	rc = store_dicelog_last_hash(st, cid, hashes[0], err);
+	if (rc == HP_ENOENT)
+		memset(hashes[0], 0, 32);
+	else if (rc != HP_OK)
+		return rc;
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		if (cur[i].raw != NULL)
+			memcpy(hashes[nh++], cur[i].hash, 32);
+	dice_derive_key(w->seed, g->name, w->spec.turn, w->spec.number,
+	    (const unsigned char (*)[32])hashes, nh, key);
+	return HP_OK;
+}
+
 /* Resolve the open window of campaign in one transaction. HP_ESTATE when
  * orders are missing or the game has ended. */
 static int
@@ -520,12 +547,11 @@ resolve_one(struct store *st, const char *campaign,
 	struct game g;
 	struct events ev;
 	struct dice d;
-	unsigned char hashes[GAME_MAX_SIDES][32], key[DICE_KEYLEN];
+	unsigned char key[DICE_KEYLEN];
 	const char *raw[GAME_MAX_SIDES];
 	struct sbuf miss;
 	int64_t cid;
 	int rc, i;
-	size_t nh = 0;
 
 	game_init(&g);
 	events_init(&ev);
@@ -561,13 +587,10 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = store_window_set_state(st, w.id, WSTATE_CLOSED, NULL,
 	    err)) != HP_OK)
 		goto rollback;
-	for (i = 0; i < GAME_MAX_SIDES; i++) {
+	for (i = 0; i < GAME_MAX_SIDES; i++)
 		raw[i] = cur[i].raw;
-		if (cur[i].raw != NULL)
-			memcpy(hashes[nh++], cur[i].hash, 32);
-	}
-	dice_derive_key(w.seed, g.name, w.spec.turn, w.spec.number,
-	    (const unsigned char (*)[32])hashes, nh, key);
+	if ((rc = window_key(st, cid, &g, &w, cur, key, err)) != HP_OK)
+		goto rollback;
 	dice_init_stream(&d, key);
 	if ((rc = turn_resolve_window(&g, &w.spec, raw, &d, &ev, err)) !=
 	    HP_OK)
