@@ -648,7 +648,7 @@ def audit(bundle, server_pub_path=None, accept_test=False):
                 raise Bad("%s: %s's order file has source 'opponent', but "
                           "the dice log's opponent line does not list %s"
                           % (where, side, side))
-            if source in ("cli", "standing") and side in opp:
+            if source in ("cli", "standing") and side in opp and keyed:
                 raise Bad("%s: %s's order file has source '%s', but the "
                           "opponent line lists %s as played by the built-in "
                           "opponent: a file entered by hand for the "

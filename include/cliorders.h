@@ -1,9 +1,10 @@
 /* cliorders: order files entered on the command line (`hexpost orders
  * submit`), under the rules that keep the operator from steering the dice
- * (docs/AUDIT.md, "Threat model" and "Signatures by source"): no file for
- * a side the built-in opponent plays (its orders are hexpost's own), and a
- * file for a side whose player has a key only with that player's
- * signature, recorded with the file. */
+ * (docs/AUDIT.md, "Threat model" and "Signatures by source"): in a
+ * campaign a player with a key plays, no file for a side the built-in
+ * opponent plays (its orders are hexpost's own), and a file for a side
+ * whose player has a key only with that player's signature, recorded with
+ * the file. */
 #ifndef CLIORDERS_H
 #define CLIORDERS_H
 

@@ -599,7 +599,7 @@ check_sources(const struct acamp *c, const struct awin *aw,
 			    "'%s', but the window %s that side", wh, c->sides[j],
 			    src, named ? "names" : "does not name");
 		if ((strcmp(src, "cli") == 0 || strcmp(src, "standing") ==
-		    0) && on)
+		    0) && on && c->keyed != 0)
 			return discrepancy(err, "%s: %s's order file has source "
 			    "'%s', but the opponent line lists %s as played by "
 			    "the built-in opponent: a file entered by hand for "

@@ -48,7 +48,7 @@ cliorders_submit(struct store *st, const char *campaign, const char *text,
 	unsigned char hash[32];
 	char *raw = NULL, who[512] = "";
 	int64_t cid;
-	int rc, n, i, side, keyed = 0;
+	int rc, n, i, side, keyed = 0, anykey = 0;
 
 	game_init(&g);
 	if ((rc = store_begin(st, err)) != HP_OK)
@@ -67,13 +67,18 @@ cliorders_submit(struct store *st, const char *campaign, const char *text,
 	if (n > MAXPLAYERS)
 		n = MAXPLAYERS;
 	for (i = 0; i < n; i++)
+		if (p[i].pubkey[0] != '\0')
+			anykey++;
+	for (i = 0; i < n; i++)
 		if (p[i].side == side && p[i].pubkey[0] != '\0') {
 			keyed++;
 			if (who[0] == '\0')
 				snprintf(who, sizeof who, "%s (key %s)",
 				    p[i].name, p[i].key_id);
 		}
-	if (keyed == 0 && g.sides[side].ai) {
+	/* The opponent's side of a player with a key; a campaign no such
+	 * player plays is the operator's own (nobody to protect). */
+	if (keyed == 0 && g.sides[side].ai && anykey > 0) {
 		orders_error(&res->errs, 0, "%s is played by the built-in "
 		    "opponent: hexpost writes its orders itself, and a file "
 		    "entered by hand would let whoever runs the server choose "
