@@ -82,16 +82,25 @@ def _decompress(s):
     y = int.from_bytes(s, "little")
     sign = y >> 255
     y &= (1 << 255) - 1
+    if y >= P:          # not canonical
+        return None
     x = _recover_x(y, sign)
     return None if x is None else (x, y, 1, x * y % P)
 
 
+def _small_order(pt):
+    return _equal(_mul(8, pt), (0, 1, 1, 0))
+
+
 def ed25519_verify(public, msg, sig):
+    """RFC 8032 without the cofactor, as libsodium's
+    crypto_sign_verify_detached: S < L, A and R canonical and not of small
+    order (docs/AUDIT.md, "Settled questions")."""
     if len(public) != 32 or len(sig) != 64:
         return False
     a = _decompress(public)
     r = _decompress(sig[:32])
-    if a is None or r is None:
+    if a is None or r is None or _small_order(a) or _small_order(r):
         return False
     s = int.from_bytes(sig[32:], "little")
     if s >= L:
@@ -103,13 +112,23 @@ def ed25519_verify(public, msg, sig):
 
 # --- minisign ----------------------------------------------------------------
 
+def b64(text):
+    """Standard base64 with "=" padding, canonical only: unused bits of the
+    last character must be zero, as libsodium's decoder requires
+    (docs/AUDIT.md, "Settled questions")."""
+    b = base64.b64decode(text, validate=True)
+    if base64.b64encode(b).decode("ascii") != text:
+        raise Bad("base64 that is not in canonical form")
+    return b
+
+
 class Bad(Exception):
     """A discrepancy: the audit fails with this message."""
 
 
 def parse_pubkey(text):
     lines = [l for l in text.splitlines() if l.strip()]
-    b = base64.b64decode(lines[-1], validate=True)
+    b = b64(lines[-1])
     if len(b) != 42 or b[:2] != b"Ed":
         raise Bad("not a minisign public key")
     return b[2:10], b[10:]
@@ -129,7 +148,7 @@ def sig_keyid(sigtext):
     lines = sigtext.split("\n")
     if len(lines) < 2:
         raise Bad("not a minisign signature")
-    sig = base64.b64decode(lines[1], validate=True)
+    sig = b64(lines[1])
     if len(sig) != 74:
         raise Bad("not a minisign signature")
     return sig[2:10]
@@ -142,8 +161,8 @@ def minisign_verify_key(key, sigtext, data):
     if len(lines) < 4 or not lines[0].startswith("untrusted comment: ") \
             or not lines[2].startswith("trusted comment: "):
         raise Bad("not a minisign signature")
-    sig = base64.b64decode(lines[1], validate=True)
-    gsig = base64.b64decode(lines[3], validate=True)
+    sig = b64(lines[1])
+    gsig = b64(lines[3])
     if len(sig) != 74 or len(gsig) != 64:
         raise Bad("not a minisign signature")
     if sig[2:10] != keyid:
@@ -216,7 +235,10 @@ def unescape(s):
         else:
             out.append(raw[i])
             i += 1
-    return out.decode()
+    try:
+        return out.decode()
+    except UnicodeDecodeError:
+        raise Bad("a roll's purpose is not valid UTF-8")
 
 
 def parse_log(text):
@@ -256,6 +278,8 @@ def parse_log(text):
     log["rolls"] = []
     for _ in range(n):
         seq, sides, target, result, purpose = field("roll").split(" ", 4)
+        if len(unescape(purpose).encode()) > 119:
+            raise Bad("a roll's purpose is longer than 119 bytes")
         log["rolls"].append((int(seq), int(sides), int(target), int(result),
                              unescape(purpose)))
     if next(it, None) != "end" or next(it, None) is not None:
@@ -324,7 +348,10 @@ def order_header(data):
     for key in ("campaign", "turn", "window", "side"):
         if not h.get(key):
             raise Bad("missing header '%s:'" % key)
-    if not re.fullmatch(r"-?[0-9]+", h["turn"]):
+    # An optional "-", decimal digits (leading zeros allowed), 0..100000
+    # (docs/AUDIT.md, "Settled questions").
+    if (not re.fullmatch(r"-?[0-9]+", h["turn"])
+            or not 0 <= int(h["turn"]) <= 100000):
         raise Bad("bad 'turn:' header")
     return h["campaign"], int(h["turn"]), h["window"], h["side"]
 
@@ -354,7 +381,7 @@ def parse_statement(text):
         f[name] = line[len(name) + 2:]
     st = {"seq": int(f["sequence"]), "time": f["time"]}
     for which in ("old", "new"):
-        b = base64.b64decode(f[which + "-key"], validate=True)
+        b = b64(f[which + "-key"])
         if len(b) != 42 or b[:2] != b"Ed":
             raise Bad("the rotation statement's %s-key is not a minisign "
                       "public key" % which)
@@ -570,6 +597,10 @@ def audit(bundle, server_pub_path=None, accept_test=False):
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
         if w["state"] != "resolved":
+            if "seed" in w:
+                raise Bad("%s: the open window's seed is in the bundle; it "
+                          "must stay secret until the window is resolved"
+                          % where)
             if i + 1 != nw:
                 raise Bad("%s is not resolved, but later windows exist"
                           % where)
@@ -597,7 +628,11 @@ def audit(bundle, server_pub_path=None, accept_test=False):
                       % (where, keyid_hex(chain[idx][0]), idx + 1,
                          keyid_hex(chain[top][0])))
         top = idx
-        log = parse_log(logb.decode("utf-8"))
+        try:
+            logt = logb.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Bad("%s: the dice log is not valid UTF-8" % where)
+        log = parse_log(logt)
         if (log["campaign"], log["turn"], log["window"],
                 log["window_name"]) != (name, int(w["turn"]),
                                         int(w["number"]), w["name"]):
@@ -701,7 +736,7 @@ def audit(bundle, server_pub_path=None, accept_test=False):
             sig = path + ".minisig"
             if os.path.exists(sig):
                 sigtext = read(sig)
-                kid = base64.b64decode(sigtext.split("\n")[1])[2:10]
+                kid = b64(sigtext.split("\n")[1])[2:10]
                 kid = keyid_hex(kid)
                 if (side, kid) not in players:
                     raise Bad("%s: %s's order file is signed by key %s, "

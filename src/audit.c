@@ -1863,8 +1863,18 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			    "commitment", sub);
 			goto out;
 		}
-		if (aw->w.state != WSTATE_RESOLVED)
+		if (aw->w.state != WSTATE_RESOLVED) {
+			/* Forbidden (docs/AUDIT.md, "Settled questions"):
+			 * whoever knows it could choose their nonce. */
+			if (kv(wtxt, "seed", buf, sizeof buf)) {
+				hp_seterr(err, HP_EINVAL, "%s/window.txt: the "
+				    "open window's seed is in the bundle; it must "
+				    "stay secret until the window is resolved",
+				    sub);
+				goto out;
+			}
 			continue;
+		}
 		if (!kv(wtxt, "seed", buf, sizeof buf) || sodium_hex2bin(
 		    aw->w.seed, DICE_SEEDLEN, buf, strlen(buf), NULL, NULL,
 		    NULL) != 0) {

@@ -10,6 +10,8 @@
 #  2. a patched server that stores an unsigned file for Blue anyway (its
 #     nonce ground over 4 tries on scratch copies): `hexpost audit`,
 #     `hexpost audit --bundle` and contrib/hexpost-audit.py all fail;
+#     (and that bundle with the open window's seed added fails both
+#     verifiers);
 #  3. a mailed file relabelled as entered on the command line, its
 #     signature dropped: all three fail the same way.
 # Usage: bash attack_cli.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
@@ -51,6 +53,14 @@ hp orders submit hill "$T/b1.txt" --sig "$T/b1.txt.minisig" >"$T/out" 2>"$T/err"
 hp turn resolve hill >/dev/null 2>"$T/err" || fail "resolve: $(cat "$T/err")"
 hp audit hill >"$T/out" 2>"$T/err" || fail "a signed cli file fails the audit: $(cat "$T/err")"
 grep -Eq " 1 signed by their players" "$T/out" || fail "not counted signed: $(cat "$T/out")"
+# (Settled in docs/AUDIT.md: a bundle that reveals the open window's seed
+# fails both verifiers.)
+hp audit export hill "$T/b0" >/dev/null 2>"$T/err" || fail "export: $(cat "$T/err")"
+python3 "$PYAUDIT" "$T/b0" >/dev/null 2>"$T/err" || fail "clean bundle: $(cat "$T/err")"
+OPEN=$(grep -l "^state: open" "$T/b0"/windows/*/window.txt)
+[ -n "$OPEN" ] || fail "no open window in the bundle"
+echo "seed: $(sqlite3 "$DB" "SELECT lower(hex(seed)) FROM windows WHERE state = 'open'")" >>"$OPEN"
+caught "$T/b0" "the open window's seed is in the bundle"
 
 # 2. A patched server stores an unsigned file for Blue; its nonce ground.
 W=$(sqlite3 "$DB" "SELECT id FROM windows WHERE state = 'open'")

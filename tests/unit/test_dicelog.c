@@ -175,6 +175,13 @@ test_tampering(void **state)
 	expect("end\n", "end\nmore\n", false, "text after 'end'");
 	expect("roll: 2 6 0 5 tab\\x09here", "roll: 2 6 0 5 tab\there", false,
 	    "canonical");
+	/* Settled questions: a purpose is well-formed UTF-8 of at most 119
+	 * bytes; the whole log is UTF-8. */
+	expect("tab\\x09here", "tab\\xffhere", false, "expected 'roll: SEQ");
+	expect("tab\\x09here", "tab\xc3here", false, "not valid UTF-8");
+	expect("Fire: 1 Section at C4", "Fire: 1 Section at C4 "
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", false, "expected 'roll: SEQ");
 }
 
 int
