@@ -593,7 +593,9 @@ def audit(bundle, server_pub_path=None, accept_test=False):
     link = sc["head"]
     prev = bytes(32)
     stats = {"windows": 0, "rolls": 0, "signed": 0, "unsigned": 0,
-             "rotations": followed, "test": camp["dice"] == "test"}
+             "rotations": followed, "test": camp["dice"] == "test",
+             "noinput": 0}
+    have_input = False
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
         if w["state"] != "resolved":
@@ -750,6 +752,7 @@ def audit(bundle, server_pub_path=None, accept_test=False):
                     raise Bad("%s: the signature of %s's order file does not"
                               " verify: %s" % (where, side, e))
                 stats["signed"] += 1
+                have_input = True
             elif source == "mail":
                 raise Bad("%s: %s's order file came by mail but has no "
                           "signature" % (where, side))
@@ -786,6 +789,8 @@ def audit(bundle, server_pub_path=None, accept_test=False):
             raise Bad("%s: the next window's commitment differs from the "
                       "log's" % where)
         prev = b2(logb, 32)
+        if not have_input:
+            stats["noinput"] += 1
         stats["windows"] += 1
         stats["rolls"] += len(log["rolls"])
     return stats
@@ -820,6 +825,11 @@ def main(argv):
     print("hexpost-audit: OK: %d windows, %d dice re-derived, %d player "
           "signatures verified, %d key rotation statements followed"
           % (s["windows"], s["rolls"], s["signed"], s["rotations"]))
+    if s["noinput"]:
+        print("hexpost-audit: NOTE: %d windows came before any player's "
+              "signed file: their dice depend on no player input and were "
+              "fixed, perhaps chosen, when the campaign was created"
+              % s["noinput"])
     if s["unsigned"]:
         print("hexpost-audit: %d order files in dice keys are unsigned "
               "(cli or standing: entered by the moderator, not signed by a "

@@ -43,6 +43,8 @@ struct audit_stats {
 	bool test_dice;           /* a --seed campaign, accepted */
 	int chain_links;          /* revealed seeds linked to the signed
 	                           * seed chain statement's head */
+	int no_input_windows;     /* windows before the first signed player
+	                           * file: dice no player input reached */
 	long rolls;               /* dice re-derived */
 	int reports;              /* reports re-rendered and compared */
 	int events;               /* windows whose stored events were compared */

@@ -932,7 +932,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	struct game g;
 	struct sbuf dump;
 	char wh[128];
-	int i, rc;
+	int i, k, rc;
+	bool input = false;
 
 	memset(prev, 0, sizeof prev);
 	memset(&kc, 0, sizeof kc);
@@ -997,6 +998,13 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		dicelog_free(&l);
 		if (rc != HP_OK)
 			goto out;
+		/* Player input: a file signed by a player (docs/AUDIT.md,
+		 * "Threat model"); it reaches every later key. */
+		for (k = 0; k < aw->no; k++)
+			if (aw->o[k].current && aw->o[k].sig != NULL)
+				input = true;
+		if (!input)
+			s->no_input_windows++;
 		s->windows++;
 		if (opts != NULL && opts->progress != NULL)
 			fprintf(opts->progress, "ok %s\n", wh);
@@ -2083,6 +2091,12 @@ audit_print(FILE *f, const char *what, const struct audit_stats *s)
 		    "is in none of them, and signed every log\n", s->rotations);
 	fprintf(f, "  seed chain statement signed when the campaign was "
 	    "created; %d revealed seeds linked to its head\n", s->chain_links);
+	if (s->no_input_windows > 0)
+		fprintf(f, "  NOTE: %d window%s came before any player's signed "
+		    "file: %s dice depend on no player input and were fixed, "
+		    "perhaps chosen, when the campaign was created\n",
+		    s->no_input_windows, s->no_input_windows == 1 ? "" : "s",
+		    s->no_input_windows == 1 ? "its" : "their");
 	if (s->deadline_orders > 0)
 		fprintf(f, "  %d order files written at a deadline (ai: "
 		    "regenerated, hold: the fixed hold file) checked\n",

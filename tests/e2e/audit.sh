@@ -124,6 +124,10 @@ grep -q "audit of hill: OK" "$T/out" || fail "no OK: $(cat "$T/out")"
 grep -q "dice logs: hash chain intact" "$T/out" || fail "$(cat "$T/out")"
 grep -Eq "[1-9][0-9]* signed by their players" "$T/out" ||
 	fail "no player signature checked: $(cat "$T/out")"
+grep -q "seed chain statement signed when the campaign was created; $NW revealed seeds linked" "$T/out" ||
+	fail "no seed chain: $(cat "$T/out")"
+grep -q "NOTE: .* before any player's signed file" "$T/out" &&
+	fail "a game played by signed mail from its first window has windows without player input: $(cat "$T/out")"
 
 CASE=export
 B=$T/bundle

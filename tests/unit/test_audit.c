@@ -313,6 +313,8 @@ test_seed_chain(void **state)
 	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
 	assert_int_equal(s.chain_links, s.windows);
 	assert_false(s.test_dice);
+	/* The opponent against itself: no window has player input. */
+	assert_int_equal(s.no_input_windows, s.windows);
 	/* A new chain, signed by the server's own key. */
 	memset(&c, 0, sizeof c);
 	strlcpy_(c.campaign, "hill", sizeof c.campaign);
