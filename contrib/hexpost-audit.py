@@ -7,8 +7,10 @@ alone, written from docs/AUDIT.md (not from hexpost's C sources).
 
 The server keys: the trusted one (--pubkey, else the bundle's server.pub)
 and those the key rotation statements (rotations/) link to it, each
-statement signed by its old key and countersigned by its new one. For every
-window: the server's minisign signature of the dice log (pure Python
+statement signed by its old key and countersigned by its new one. The seed
+chain statement (chain.txt), signed by one of those keys when the campaign
+was created; each revealed seed must hash to the one before it, back to its
+head. For every window: the server's minisign signature of the dice log (pure Python
 Ed25519, RFC 8032) by one of those keys, in the order of the chain, the
 hash chain, the revealed seed against the
 commitment, each order file against its hash and its player's signature,
