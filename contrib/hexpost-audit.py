@@ -3,7 +3,7 @@
 alone, written from docs/AUDIT.md (not from hexpost's C sources).
 
     python3 hexpost-audit.py [--pubkey server.pub] [--accept-test-dice]
-                             BUNDLE-DIRECTORY
+                             [--player-key SIDE=KEY.pub]... BUNDLE-DIRECTORY
 
 The server keys: the trusted one (--pubkey, else the bundle's server.pub)
 and those the key rotation statements (rotations/) link to it, each
@@ -514,7 +514,7 @@ def read(path, mode="r"):
         return f.read()
 
 
-def audit(bundle, server_pub_path=None, accept_test=False):
+def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
     camp = kv(os.path.join(bundle, "campaign.txt"))
     name = camp["campaign"]
     if camp.get("dice") not in ("random", "test"):
@@ -541,7 +541,10 @@ def audit(bundle, server_pub_path=None, accept_test=False):
                 players.add((side, kid))
     # Sides a player with a key played: files entered by hand for them
     # must be signed (docs/AUDIT.md, "Signatures by source").
-    keyed = {side for side, kid in players}
+    keyed = {side for side, kid in players} | {sd for sd, k in pins}
+    pinned = {}
+    for sd, k in pins:
+        pinned.setdefault(sd, []).append(k)
     camp_sides = {}
     for line in read(os.path.join(bundle, "campaign.txt")).split("\n"):
         if line.startswith("side: "):
@@ -549,6 +552,10 @@ def audit(bundle, server_pub_path=None, accept_test=False):
             camp_sides[int(idx)] = sd
     if sorted(camp_sides) != list(range(len(camp_sides))):
         raise Bad("campaign.txt: the side lines are not 0, 1, ...")
+    for sd in pinned:
+        if sd not in camp_sides.values():
+            raise Bad("--player-key %s=...: %s has no side %s"
+                      % (sd, name, sd))
     nw = int(camp["windows"])
     wins = [kv(os.path.join(bundle, "windows", "%04d" % (i + 1),
                             "window.txt")) for i in range(nw)]
@@ -753,6 +760,14 @@ def audit(bundle, server_pub_path=None, accept_test=False):
                 except Bad as e:
                     raise Bad("%s: the signature of %s's order file does not"
                               " verify: %s" % (where, side, e))
+                if side in pinned:
+                    sk = parse_pubkey(read(os.path.join(bundle, "keys",
+                                                        kid + ".pub")))
+                    if sk not in pinned[side]:
+                        raise Bad("%s: %s's order file is signed by key %s, "
+                                  "which is not a key you pinned for %s: the "
+                                  "server may have registered a key of its "
+                                  "own" % (where, side, kid, side))
                 stats["signed"] += 1
                 have_input = True
             elif source == "mail":
@@ -799,11 +814,15 @@ def audit(bundle, server_pub_path=None, accept_test=False):
 
 
 def main(argv):
-    args, pub, accept = argv[1:], None, False
-    while len(args) > 1 and args[0] in ("--pubkey", "--accept-test-dice"):
+    args, pub, accept, pins = argv[1:], None, False, []
+    while len(args) > 1 and args[0] in ("--pubkey", "--accept-test-dice",
+                                        "--player-key"):
         if args[0] == "--accept-test-dice":
             accept, args = True, args[1:]
-        elif len(args) > 2:
+        elif len(args) > 2 and args[0] == "--player-key" and "=" in args[1]:
+            pins.append(args[1].split("=", 1))
+            args = args[2:]
+        elif len(args) > 2 and args[0] == "--pubkey":
             pub, args = args[1], args[2:]
         else:
             break
@@ -811,7 +830,8 @@ def main(argv):
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     try:
-        s = audit(args[0], pub, accept)
+        s = audit(args[0], pub, accept,
+                  [(sd, parse_pubkey(read(f))) for sd, f in pins])
     except Bad as e:
         print("hexpost-audit: FAILED: %s" % e, file=sys.stderr)
         return 1

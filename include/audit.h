@@ -28,6 +28,10 @@ struct audit_opts {
 	FILE *progress;           /* one line per window checked, or NULL */
 	bool accept_test_dice;    /* check a --seed campaign instead of
 	                           * failing it (docs/AUDIT.md) */
+	const char *const *pins;  /* "SIDE=FILE": players' public keys the
+	                           * auditor got from the players; a pinned
+	                           * side's files must be signed by one */
+	int npins;
 };
 
 struct audit_stats {

@@ -90,6 +90,13 @@ struct acamp {
 	char *chain, *chainsig;  /* seed chain statement and its signature */
 	char *chainpub;          /* the key recorded with it (database) */
 	unsigned keyed;          /* bit per side a player with a key played */
+	unsigned pinned;         /* bit per side the auditor pinned keys of */
+	int npin;
+	struct {
+		int side;
+		unsigned char keyid[MINISIGN_KEYID_LEN];
+		unsigned char pk[32];
+	} pin[32];
 };
 
 static void
@@ -365,10 +372,78 @@ check_order(const struct acamp *c, const struct awin *aw,
 		    "who plays %s", wh, side, o->playername ? o->playername :
 		    "a player", o->player_side >= 0 && o->player_side <
 		    c->nsides ? c->sides[o->player_side] : "no side");
+	if (o->current && o->side >= 0 && o->side < GAME_MAX_SIDES &&
+	    (c->pinned & (1u << o->side))) {
+		struct minisign_pubkey pk;
+		char id[17];
+		int k;
+
+		if (minisign_pubkey_parse(o->sigpub, strlen(o->sigpub), &pk,
+		    NULL) != HP_OK)
+			return discrepancy(err, "%s: %s's order file is signed "
+			    "by a key that does not parse", wh, side);
+		for (k = 0; k < c->npin; k++)
+			if (c->pin[k].side == o->side && memcmp(c->pin[k].keyid,
+			    pk.keyid, sizeof pk.keyid) == 0 && memcmp(
+			    c->pin[k].pk, pk.pk, sizeof pk.pk) == 0)
+				break;
+		if (k == c->npin)
+			return discrepancy(err, "%s: %s's order file is signed "
+			    "by key %s, which is not a key you pinned for %s: "
+			    "the server may have registered a key of its own",
+			    wh, side, minisign_keyid_hex(pk.keyid, id), side);
+	}
 	if (o->current) {
 		s->signed_orders++;
 		if (o->player_retired)
 			s->replaced_signed++;
+	}
+	return HP_OK;
+}
+
+/* The auditor's pinned player keys ("SIDE=FILE") into c; a pinned side
+ * counts as played by a player with a key. */
+static int
+load_pins(struct acamp *c, const struct audit_opts *opts,
+    struct hp_error *err)
+{
+	struct minisign_pubkey pk;
+	char side[GAME_ID_MAX], *text;
+	const char *eq;
+	int i, j;
+
+	for (i = 0; opts != NULL && i < opts->npins; i++) {
+		eq = strchr(opts->pins[i], '=');
+		if (eq == NULL || eq == opts->pins[i] || (size_t)(eq -
+		    opts->pins[i]) >= sizeof side || c->npin >= 32) {
+			hp_seterr(err, HP_EINVAL, "--player-key %s: expected "
+			    "SIDE=FILE", opts->pins[i]);
+			return HP_EINVAL;
+		}
+		memcpy(side, opts->pins[i], (size_t)(eq - opts->pins[i]));
+		side[eq - opts->pins[i]] = '\0';
+		for (j = 0; j < c->nsides; j++)
+			if (strcmp(c->sides[j], side) == 0)
+				break;
+		if (j == c->nsides) {
+			hp_seterr(err, HP_EINVAL, "--player-key %s: %s has no "
+			    "side %s", opts->pins[i], c->name, side);
+			return HP_EINVAL;
+		}
+		if ((text = util_read_file(eq + 1, NULL, err)) == NULL)
+			return err->code;
+		if (minisign_pubkey_parse(text, strlen(text), &pk, err) !=
+		    HP_OK) {
+			free(text);
+			return HP_EINVAL;
+		}
+		free(text);
+		c->pin[c->npin].side = j;
+		memcpy(c->pin[c->npin].keyid, pk.keyid, sizeof pk.keyid);
+		memcpy(c->pin[c->npin].pk, pk.pk, sizeof pk.pk);
+		c->npin++;
+		c->pinned |= 1u << j;
+		c->keyed |= 1u << j;
 	}
 	return HP_OK;
 }
@@ -1288,6 +1363,7 @@ audit_campaign(struct store *st, const char *name,
 	memset(&c, 0, sizeof c);
 	memset(s, 0, sizeof *s);
 	if ((rc = load_db(st, name, &c, err)) == HP_OK &&
+	    (rc = load_pins(&c, opts, err)) == HP_OK &&
 	    (rc = load_server_pub(&c, opts, s, err)) == HP_OK)
 		rc = acamp_check(&c, opts, s, err);
 	acamp_free(&c);
@@ -2001,6 +2077,8 @@ audit_bundle(const char *dir, const struct audit_opts *opts,
 		return HP_EINVAL;
 	}
 	rc = load_bundle(dir, &c, err);
+	if (rc == HP_OK)
+		rc = load_pins(&c, opts, err);
 	if (rc == HP_OK && opts != NULL && opts->server_pub != NULL) {
 		free(c.server_pub);
 		c.server_pub = NULL;

@@ -1057,11 +1057,13 @@ cmd_audit(int argc, char **argv)
 		{ "pubkey", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "accept-test-dice", no_argument, NULL, 'T' },
+		{ "player-key", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct hp_error err = { 0, "" };
-	struct audit_opts ao = { NULL, NULL, false };
+	struct audit_opts ao = { NULL, NULL, false, NULL, 0 };
+	const char *pins[32];
 	struct audit_stats as;
 	const char *bundle = NULL;
 	struct store *st;
@@ -1080,6 +1082,12 @@ cmd_audit(int argc, char **argv)
 			break;
 		case 'T':
 			ao.accept_test_dice = true;
+			break;
+		case 'K':
+			if (ao.npins == (int)(sizeof pins / sizeof pins[0]))
+				return usage_of("audit") + HP_EX_USAGE;
+			pins[ao.npins++] = optarg;
+			ao.pins = pins;
 			break;
 		case 'h':
 			return usage_of("audit") * 0;
@@ -1200,7 +1208,7 @@ static const struct cmd cmds[] = {
 	    "self-contained audit bundle of campaign NAME into DIR",
 	    cmd_audit_export },
 	{ "audit", "audit NAME | audit --bundle DIR [--pubkey FILE] "
-	    "[--accept-test-dice] [-v]",
+	    "[--accept-test-dice] [--player-key SIDE=FILE]... [-v]",
 	    "check every signature, commitment, die, the hash chain and a full "
 	    "replay; exits 65 at the first discrepancy, naming it",
 	    cmd_audit },

@@ -57,6 +57,22 @@ grep -Eq " 1 signed by their players" "$T/out" || fail "not counted signed: $(ca
 # fails both verifiers.)
 hp audit export hill "$T/b0" >/dev/null 2>"$T/err" || fail "export: $(cat "$T/err")"
 python3 "$PYAUDIT" "$T/b0" >/dev/null 2>"$T/err" || fail "clean bundle: $(cat "$T/err")"
+# Keys pinned by the auditor (got from the players): Blue's own passes
+# everywhere; another key pinned for Blue (as if the server had
+# registered its own) fails all three verifiers.
+hp audit hill --player-key "blue=$T/blue.pub" >/dev/null 2>"$T/err" ||
+	fail "audit pinning Blue's key: $(cat "$T/err")"
+"$HEXPOST" audit --bundle "$T/b0" --player-key "blue=$T/blue.pub" >/dev/null 2>"$T/err" ||
+	fail "audit --bundle pinning Blue's key: $(cat "$T/err")"
+python3 "$PYAUDIT" --player-key "blue=$T/blue.pub" "$T/b0" >/dev/null 2>"$T/err" ||
+	fail "hexpost-audit.py pinning Blue's key: $(cat "$T/err")"
+PIN="which is not a key you pinned for blue"
+hp audit hill --player-key "blue=$T/red.pub" >/dev/null 2>"$T/err"
+[ $? -eq 65 ] && grep -qF "$PIN" "$T/err" || fail "pinned the wrong key: $(cat "$T/err")"
+"$HEXPOST" audit --bundle "$T/b0" --player-key "blue=$T/red.pub" >/dev/null 2>"$T/err"
+[ $? -eq 65 ] && grep -qF "$PIN" "$T/err" || fail "bundle, wrong key pinned: $(cat "$T/err")"
+python3 "$PYAUDIT" --player-key "blue=$T/red.pub" "$T/b0" >/dev/null 2>"$T/err"
+[ $? -eq 1 ] && grep -qF "$PIN" "$T/err" || fail "Python, wrong key pinned: $(cat "$T/err")"
 OPEN=$(grep -l "^state: open" "$T/b0"/windows/*/window.txt)
 [ -n "$OPEN" ] || fail "no open window in the bundle"
 echo "seed: $(sqlite3 "$DB" "SELECT lower(hex(seed)) FROM windows WHERE state = 'open'")" >>"$OPEN"
