@@ -2,18 +2,24 @@
 """hexpost-audit: check a hexpost audit bundle with Python's standard library
 alone, written from docs/AUDIT.md (not from hexpost's C sources).
 
-    python3 hexpost-audit.py [--pubkey server.pub] BUNDLE-DIRECTORY
+    python3 hexpost-audit.py [--pubkey server.pub] [--accept-test-dice]
+                             [--player-key SIDE=KEY.pub]... BUNDLE-DIRECTORY
 
 The server keys: the trusted one (--pubkey, else the bundle's server.pub)
 and those the key rotation statements (rotations/) link to it, each
-statement signed by its old key and countersigned by its new one. For every
-window: the server's minisign signature of the dice log (pure Python
+statement signed by its old key and countersigned by its new one. The seed
+chain statement (chain.txt), signed by one of those keys when the campaign
+was created; each revealed seed must hash to the one before it, back to its
+head. For every window: the server's minisign signature of the dice log (pure Python
 Ed25519, RFC 8032) by one of those keys, in the order of the chain, the
 hash chain, the revealed seed against the
 commitment, each order file against its hash and its player's signature,
 the dice key, and every roll re-derived from the stream. It does not replay
-the game's rules (`hexpost audit --bundle DIR` does). Exit 0 when all is
-well, 1 naming the first discrepancy, 2 on usage or unreadable input.
+the game's rules (`hexpost audit --bundle DIR` does). A test campaign
+(`dice: test`, made with `campaign new --seed TEXT`) fails unless
+--accept-test-dice is given, and is then checked with a loud warning. Exit 0
+when all is well, 1 naming the first discrepancy, 2 on usage or unreadable
+input.
 """
 import base64
 import hashlib
@@ -78,16 +84,25 @@ def _decompress(s):
     y = int.from_bytes(s, "little")
     sign = y >> 255
     y &= (1 << 255) - 1
+    if y >= P:          # not canonical
+        return None
     x = _recover_x(y, sign)
     return None if x is None else (x, y, 1, x * y % P)
 
 
+def _small_order(pt):
+    return _equal(_mul(8, pt), (0, 1, 1, 0))
+
+
 def ed25519_verify(public, msg, sig):
+    """RFC 8032 without the cofactor, as libsodium's
+    crypto_sign_verify_detached: S < L, A and R canonical and not of small
+    order (docs/AUDIT.md, "Settled questions")."""
     if len(public) != 32 or len(sig) != 64:
         return False
     a = _decompress(public)
     r = _decompress(sig[:32])
-    if a is None or r is None:
+    if a is None or r is None or _small_order(a) or _small_order(r):
         return False
     s = int.from_bytes(sig[32:], "little")
     if s >= L:
@@ -99,13 +114,23 @@ def ed25519_verify(public, msg, sig):
 
 # --- minisign ----------------------------------------------------------------
 
+def b64(text):
+    """Standard base64 with "=" padding, canonical only: unused bits of the
+    last character must be zero, as libsodium's decoder requires
+    (docs/AUDIT.md, "Settled questions")."""
+    b = base64.b64decode(text, validate=True)
+    if base64.b64encode(b).decode("ascii") != text:
+        raise Bad("base64 that is not in canonical form")
+    return b
+
+
 class Bad(Exception):
     """A discrepancy: the audit fails with this message."""
 
 
 def parse_pubkey(text):
     lines = [l for l in text.splitlines() if l.strip()]
-    b = base64.b64decode(lines[-1], validate=True)
+    b = b64(lines[-1])
     if len(b) != 42 or b[:2] != b"Ed":
         raise Bad("not a minisign public key")
     return b[2:10], b[10:]
@@ -125,7 +150,7 @@ def sig_keyid(sigtext):
     lines = sigtext.split("\n")
     if len(lines) < 2:
         raise Bad("not a minisign signature")
-    sig = base64.b64decode(lines[1], validate=True)
+    sig = b64(lines[1])
     if len(sig) != 74:
         raise Bad("not a minisign signature")
     return sig[2:10]
@@ -138,8 +163,8 @@ def minisign_verify_key(key, sigtext, data):
     if len(lines) < 4 or not lines[0].startswith("untrusted comment: ") \
             or not lines[2].startswith("trusted comment: "):
         raise Bad("not a minisign signature")
-    sig = base64.b64decode(lines[1], validate=True)
-    gsig = base64.b64decode(lines[3], validate=True)
+    sig = b64(lines[1])
+    gsig = b64(lines[3])
     if len(sig) != 74 or len(gsig) != 64:
         raise Bad("not a minisign signature")
     if sig[2:10] != keyid:
@@ -212,7 +237,10 @@ def unescape(s):
         else:
             out.append(raw[i])
             i += 1
-    return out.decode()
+    try:
+        return out.decode()
+    except UnicodeDecodeError:
+        raise Bad("a roll's purpose is not valid UTF-8")
 
 
 def parse_log(text):
@@ -252,6 +280,8 @@ def parse_log(text):
     log["rolls"] = []
     for _ in range(n):
         seq, sides, target, result, purpose = field("roll").split(" ", 4)
+        if len(unescape(purpose).encode()) > 119:
+            raise Bad("a roll's purpose is longer than 119 bytes")
         log["rolls"].append((int(seq), int(sides), int(target), int(result),
                              unescape(purpose)))
     if next(it, None) != "end" or next(it, None) is not None:
@@ -320,7 +350,10 @@ def order_header(data):
     for key in ("campaign", "turn", "window", "side"):
         if not h.get(key):
             raise Bad("missing header '%s:'" % key)
-    if not re.fullmatch(r"-?[0-9]+", h["turn"]):
+    # An optional "-", decimal digits (leading zeros allowed), 0..100000
+    # (docs/AUDIT.md, "Settled questions").
+    if (not re.fullmatch(r"-?[0-9]+", h["turn"])
+            or not 0 <= int(h["turn"]) <= 100000):
         raise Bad("bad 'turn:' header")
     return h["campaign"], int(h["turn"]), h["window"], h["side"]
 
@@ -350,7 +383,7 @@ def parse_statement(text):
         f[name] = line[len(name) + 2:]
     st = {"seq": int(f["sequence"]), "time": f["time"]}
     for which in ("old", "new"):
-        b = base64.b64decode(f[which + "-key"], validate=True)
+        b = b64(f[which + "-key"])
         if len(b) != 42 or b[:2] != b"Ed":
             raise Bad("the rotation statement's %s-key is not a minisign "
                       "public key" % which)
@@ -438,6 +471,28 @@ def key_chain(bundle, trusted):
     return [trusted], 0
 
 
+def chain_link(seed):
+    """One link back along the seed chain (docs/AUDIT.md, "Seed chain")."""
+    return b2(b"hexpost-chain-v1\x00" + seed, 32)
+
+
+def parse_chain(text):
+    """A seed chain statement, strictly in its canonical form."""
+    m = re.fullmatch(r"hexpost seed chain v1\ncampaign: ([^\x00-\x20\x7f:#]+)\n"
+                     r"dice: (random|test)\nlength: ([1-9][0-9]{0,9})\n"
+                     r"head: ([0-9a-f]{64})\nend\n", text)
+    if not m or int(m.group(3)) > 1000000000:
+        raise Bad("the seed chain statement is not in the canonical form of "
+                  "docs/AUDIT.md, \"Seed chain\"")
+    return {"campaign": m.group(1), "test": m.group(2) == "test",
+            "length": int(m.group(3)), "head": bytes.fromhex(m.group(4))}
+
+
+def chain_comment(ch):
+    return "hexpost seed chain: campaign %s, %d seeds, %s dice" % (
+        ch["campaign"], ch["length"], "test" if ch["test"] else "random")
+
+
 # Where an order file may come from (docs/AUDIT.md, "Dice log").
 SOURCES = ("mail", "cli", "opponent", "standing", "deadline-ai",
            "deadline-hold")
@@ -459,9 +514,18 @@ def read(path, mode="r"):
         return f.read()
 
 
-def audit(bundle, server_pub_path=None):
+def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
     camp = kv(os.path.join(bundle, "campaign.txt"))
     name = camp["campaign"]
+    if camp.get("dice") not in ("random", "test"):
+        raise Bad("campaign.txt has no 'dice: random' or 'dice: test' line: "
+                  "it does not say whether its dice are test dice")
+    if camp["dice"] == "test" and not accept_test:
+        raise Bad("campaign %s is a TEST campaign: its dice come from "
+                  "'campaign new --seed TEXT', so anyone who knows or "
+                  "guesses the text knows every die; it proves nothing about "
+                  "fair dice (pass --accept-test-dice to check it anyway)"
+                  % name)
     trusted = parse_pubkey(read(server_pub_path or
                                os.path.join(bundle, "server.pub")))
     chain, followed = key_chain(bundle, trusted)
@@ -475,6 +539,12 @@ def audit(bundle, server_pub_path=None):
                 # replaced player's too (key history).
                 side, kid = line[8:].split(" ", 2)[:2]
                 players.add((side, kid))
+    # Sides a player with a key played: files entered by hand for them
+    # must be signed (docs/AUDIT.md, "Signatures by source").
+    keyed = {side for side, kid in players} | {sd for sd, k in pins}
+    pinned = {}
+    for sd, k in pins:
+        pinned.setdefault(sd, []).append(k)
     camp_sides = {}
     for line in read(os.path.join(bundle, "campaign.txt")).split("\n"):
         if line.startswith("side: "):
@@ -482,15 +552,66 @@ def audit(bundle, server_pub_path=None):
             camp_sides[int(idx)] = sd
     if sorted(camp_sides) != list(range(len(camp_sides))):
         raise Bad("campaign.txt: the side lines are not 0, 1, ...")
+    for sd in pinned:
+        if sd not in camp_sides.values():
+            raise Bad("--player-key %s=...: %s has no side %s"
+                      % (sd, name, sd))
     nw = int(camp["windows"])
     wins = [kv(os.path.join(bundle, "windows", "%04d" % (i + 1),
                             "window.txt")) for i in range(nw)]
+    # The seed chain statement: the campaign's first signed word, by a key
+    # of the chain, before any log (docs/AUDIT.md, "Seed chain").
+    where = "campaign %s" % name
+    cpath = os.path.join(bundle, "chain.txt")
+    if not os.path.exists(cpath):
+        raise Bad("%s has no seed chain statement: its seeds were not fixed "
+                  "when it was created, so the server could have chosen each "
+                  "one" % where)
+    if not os.path.exists(cpath + ".minisig"):
+        raise Bad("%s: the seed chain statement is not signed" % where)
+    ctext = read(cpath)
+    csig = read(cpath + ".minisig")
+    kid = sig_keyid(csig)
+    if kid not in [k[0] for k in chain]:
+        raise Bad("%s: the seed chain statement does not match its server "
+                  "signature: it is signed by server key %s, which is not "
+                  "the trusted key %s and which no key rotation statement "
+                  "links to it" % (where, keyid_hex(kid),
+                                   keyid_hex(trusted[0])))
+    top = [k[0] for k in chain].index(kid)
+    try:
+        tc = minisign_verify_key(chain[top], csig, ctext.encode())
+    except (Bad, ValueError) as e:
+        raise Bad("%s: the seed chain statement does not match its server "
+                  "signature: %s" % (where, e))
+    sc = parse_chain(ctext)
+    if tc != chain_comment(sc):
+        raise Bad("%s: the seed chain statement's trusted comment is '%s', "
+                  "expected '%s'" % (where, tc, chain_comment(sc)))
+    if sc["campaign"] != name:
+        raise Bad("%s: the seed chain statement is for campaign %s"
+                  % (where, sc["campaign"]))
+    if sc["test"] != (camp["dice"] == "test"):
+        raise Bad("%s: the signed seed chain statement says '%s' dice, but "
+                  "the campaign says it has %s dice"
+                  % (where, "test" if sc["test"] else "random",
+                     camp["dice"]))
+    if sc["length"] < nw:
+        raise Bad("%s has %d windows, but its seed chain has only %d seeds"
+                  % (where, nw, sc["length"]))
+    link = sc["head"]
     prev = bytes(32)
     stats = {"windows": 0, "rolls": 0, "signed": 0, "unsigned": 0,
-             "rotations": followed}
+             "rotations": followed, "test": camp["dice"] == "test",
+             "noinput": 0}
+    have_input = False
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
         if w["state"] != "resolved":
+            if "seed" in w:
+                raise Bad("%s: the open window's seed is in the bundle; it "
+                          "must stay secret until the window is resolved"
+                          % where)
             if i + 1 != nw:
                 raise Bad("%s is not resolved, but later windows exist"
                           % where)
@@ -518,7 +639,11 @@ def audit(bundle, server_pub_path=None):
                       % (where, keyid_hex(chain[idx][0]), idx + 1,
                          keyid_hex(chain[top][0])))
         top = idx
-        log = parse_log(logb.decode("utf-8"))
+        try:
+            logt = logb.decode("utf-8")
+        except UnicodeDecodeError:
+            raise Bad("%s: the dice log is not valid UTF-8" % where)
+        log = parse_log(logt)
         if (log["campaign"], log["turn"], log["window"],
                 log["window_name"]) != (name, int(w["turn"]),
                                         int(w["number"]), w["name"]):
@@ -536,6 +661,12 @@ def audit(bundle, server_pub_path=None):
         if commit(log["seed"]) != log["commitment"]:
             raise Bad("%s: the revealed seed does not match the commitment"
                       % where)
+        if chain_link(log["seed"]) != link:
+            raise Bad("%s: the revealed seed is not seed %d of the signed "
+                      "seed chain: it does not hash to %s"
+                      % (where, i + 1, "the chain's head" if i == 0 else
+                         "the previous window's seed"))
+        link = log["seed"]
         sides = [camp_sides[k] for k in sorted(camp_sides)]
         mask = int(w["sides"])
         named = {sd for k, sd in enumerate(sides) if mask >> k & 1}
@@ -563,6 +694,12 @@ def audit(bundle, server_pub_path=None):
                 raise Bad("%s: %s's order file has source 'opponent', but "
                           "the dice log's opponent line does not list %s"
                           % (where, side, side))
+            if source in ("cli", "standing") and side in opp and keyed:
+                raise Bad("%s: %s's order file has source '%s', but the "
+                          "opponent line lists %s as played by the built-in "
+                          "opponent: a file entered by hand for the "
+                          "opponent's side could have been chosen to steer "
+                          "the dice" % (where, side, source, side))
             if source.startswith("deadline-") and side in opp:
                 raise Bad("%s: %s's order file has source '%s', but the "
                           "opponent line lists %s" % (where, side, source,
@@ -610,7 +747,7 @@ def audit(bundle, server_pub_path=None):
             sig = path + ".minisig"
             if os.path.exists(sig):
                 sigtext = read(sig)
-                kid = base64.b64decode(sigtext.split("\n")[1])[2:10]
+                kid = b64(sigtext.split("\n")[1])[2:10]
                 kid = keyid_hex(kid)
                 if (side, kid) not in players:
                     raise Bad("%s: %s's order file is signed by key %s, "
@@ -623,15 +760,33 @@ def audit(bundle, server_pub_path=None):
                 except Bad as e:
                     raise Bad("%s: the signature of %s's order file does not"
                               " verify: %s" % (where, side, e))
+                if side in pinned:
+                    sk = parse_pubkey(read(os.path.join(bundle, "keys",
+                                                        kid + ".pub")))
+                    if sk not in pinned[side]:
+                        raise Bad("%s: %s's order file is signed by key %s, "
+                                  "which is not a key you pinned for %s: the "
+                                  "server may have registered a key of its "
+                                  "own" % (where, side, kid, side))
                 stats["signed"] += 1
+                have_input = True
             elif source == "mail":
                 raise Bad("%s: %s's order file came by mail but has no "
                           "signature" % (where, side))
+            elif source in ("cli", "standing") and side in keyed:
+                raise Bad("%s: %s's order file (%s) is unsigned, but %s is "
+                          "played by a player with a key: a file entered on "
+                          "the command line for a player's side must carry "
+                          "that player's signature, else whoever runs the "
+                          "server could have chosen it to steer the dice"
+                          % (where, side, source, side))
             elif source in ("cli", "standing"):
                 stats["unsigned"] += 1
             hashes.append(h)
+        # The previous log's hash first: every earlier window's files
+        # (docs/AUDIT.md, "Dice key").
         key = derive_key(log["seed"], name, log["turn"], log["window"],
-                         hashes)
+                         [log["previous"]] + hashes)
         if key != log["key"]:
             raise Bad("%s: the dice key is not the one derived from the seed "
                       "and the order files" % where)
@@ -651,20 +806,32 @@ def audit(bundle, server_pub_path=None):
             raise Bad("%s: the next window's commitment differs from the "
                       "log's" % where)
         prev = b2(logb, 32)
+        if not have_input:
+            stats["noinput"] += 1
         stats["windows"] += 1
         stats["rolls"] += len(log["rolls"])
     return stats
 
 
 def main(argv):
-    args, pub = argv[1:], None
-    if len(args) == 3 and args[0] == "--pubkey":
-        pub, args = args[1], args[2:]
-    if len(args) != 1:
+    args, pub, accept, pins = argv[1:], None, False, []
+    while len(args) > 1 and args[0] in ("--pubkey", "--accept-test-dice",
+                                        "--player-key"):
+        if args[0] == "--accept-test-dice":
+            accept, args = True, args[1:]
+        elif len(args) > 2 and args[0] == "--player-key" and "=" in args[1]:
+            pins.append(args[1].split("=", 1))
+            args = args[2:]
+        elif len(args) > 2 and args[0] == "--pubkey":
+            pub, args = args[1], args[2:]
+        else:
+            break
+    if len(args) != 1 or args[0].startswith("--"):
         print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
         return 2
     try:
-        s = audit(args[0], pub)
+        s = audit(args[0], pub, accept,
+                  [(sd, parse_pubkey(read(f))) for sd, f in pins])
     except Bad as e:
         print("hexpost-audit: FAILED: %s" % e, file=sys.stderr)
         return 1
@@ -672,9 +839,19 @@ def main(argv):
         print("hexpost-audit: cannot read the bundle: %s" % e,
               file=sys.stderr)
         return 2
+    if s["test"]:
+        print("hexpost-audit: WARNING: a TEST campaign (--seed): anyone who "
+              "knows the seed text knows every die. These dice prove NOTHING "
+              "about fairness; checked only because --accept-test-dice was "
+              "given.")
     print("hexpost-audit: OK: %d windows, %d dice re-derived, %d player "
           "signatures verified, %d key rotation statements followed"
           % (s["windows"], s["rolls"], s["signed"], s["rotations"]))
+    if s["noinput"]:
+        print("hexpost-audit: NOTE: %d windows came before any player's "
+              "signed file: their dice depend on no player input and were "
+              "fixed, perhaps chosen, when the campaign was created"
+              % s["noinput"])
     if s["unsigned"]:
         print("hexpost-audit: %d order files in dice keys are unsigned "
               "(cli or standing: entered by the moderator, not signed by a "

@@ -26,6 +26,12 @@ struct audit_opts {
 	                           * bundle: its server.pub); the rotation
 	                           * statements link it to the others */
 	FILE *progress;           /* one line per window checked, or NULL */
+	bool accept_test_dice;    /* check a --seed campaign instead of
+	                           * failing it (docs/AUDIT.md) */
+	const char *const *pins;  /* "SIDE=FILE": players' public keys the
+	                           * auditor got from the players; a pinned
+	                           * side's files must be signed by one */
+	int npins;
 };
 
 struct audit_stats {
@@ -38,6 +44,11 @@ struct audit_stats {
 	int replaced_signed;      /* of signed_orders: by since-replaced
 	                           * players (key history) */
 	bool moderator_end;       /* the game was ended by the moderator */
+	bool test_dice;           /* a --seed campaign, accepted */
+	int chain_links;          /* revealed seeds linked to the signed
+	                           * seed chain statement's head */
+	int no_input_windows;     /* windows before the first signed player
+	                           * file: dice no player input reached */
 	long rolls;               /* dice re-derived */
 	int reports;              /* reports re-rendered and compared */
 	int events;               /* windows whose stored events were compared */

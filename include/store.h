@@ -445,5 +445,36 @@ int store_high_water(struct store *, int64_t *messages, int64_t *outbox,
 /* Does an outbox row still name stage (a file in the outbox's tmp/)? */
 int store_outbox_stage_used(struct store *, const char *stage, bool *used,
     struct hp_error *);
+/* seed chain (issue 11, docs/AUDIT.md "Seed chain") */
+
+/* A campaign's seed chain as stored. */
+struct store_chain {
+	unsigned char tail[32];   /* secret: the chain's last seed */
+	int length;
+	char *statement;          /* owned; canonical statement text */
+	char *signature;          /* owned; .minisig text or NULL */
+	char *pubkey;             /* owned; the signer's public key or NULL */
+};
+
+/* Record campaign cid's seed chain (unsigned) in the caller's
+ * transaction. */
+int store_chain_put(struct store *, int64_t cid, const unsigned char *tail,
+    int length, const char *statement, struct hp_error *);
+/* Record the statement's signature and the signer's public key. */
+int store_chain_sign(struct store *, int64_t cid, const char *signature,
+    const char *pubkey, struct hp_error *);
+/* Campaign cid's seed chain into c (store_chain_free it); HP_ENOENT when
+ * the campaign has none (made before migration 12). */
+int store_chain_get(struct store *, int64_t cid, struct store_chain *c,
+    struct hp_error *);
+/* Free what store_chain_get filled in and wipe the tail. */
+void store_chain_free(struct store_chain *);
+/* How many windows campaign cid has opened. */
+int store_window_count(struct store *, int64_t cid, int *n,
+    struct hp_error *);
+/* Every player of campaign cid who has a key, active or replaced, in the
+ * order registered: *out (caller frees) gets *n entries. */
+int store_player_keys(struct store *, int64_t cid, struct store_player **out,
+    int *n, struct hp_error *);
 
 #endif

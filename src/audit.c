@@ -18,6 +18,7 @@
 #include "minisign.h"
 #include "orders.h"
 #include "report.h"
+#include "seedchain.h"
 #include "serverkey.h"
 #include "turn.h"
 
@@ -85,6 +86,18 @@ struct acamp {
 	int nrot;
 	int nends;               /* moderator's "end" commands on record */
 	char end_arg[128];       /* the argument of the last one */
+	bool test_dice;          /* --seed campaign: anyone with the text
+	                          * knows every die (docs/AUDIT.md) */
+	char *chain, *chainsig;  /* seed chain statement and its signature */
+	char *chainpub;          /* the key recorded with it (database) */
+	unsigned keyed;          /* bit per side a player with a key played */
+	unsigned pinned;         /* bit per side the auditor pinned keys of */
+	int npin;
+	struct {
+		int side;
+		unsigned char keyid[MINISIGN_KEYID_LEN];
+		unsigned char pk[32];
+	} pin[32];
 };
 
 static void
@@ -120,6 +133,9 @@ acamp_free(struct acamp *c)
 		free(c->rot[i].newpub);
 	}
 	free(c->rot);
+	free(c->chain);
+	free(c->chainsig);
+	free(c->chainpub);
 	free(c->w);
 	free(c->state);
 	free(c->scenario_text);
@@ -314,6 +330,18 @@ check_order(const struct acamp *c, const struct awin *aw,
 			return discrepancy(err, "%s: %s's order file came by "
 			    "mail but no signature is recorded for it", wh,
 			    side);
+		/* Entered by hand for a player's side: whoever runs the
+		 * server could have chosen it, nonce and all, to steer the
+		 * dice key (docs/AUDIT.md, "Signatures by source"). */
+		if (o->current && (strcmp(o->source, "cli") == 0 ||
+		    strcmp(o->source, "standing") == 0) && o->side >= 0 &&
+		    o->side < GAME_MAX_SIDES && (c->keyed & (1u << o->side)))
+			return discrepancy(err, "%s: %s's order file (%s) is "
+			    "unsigned, but %s is played by a player with a key: "
+			    "a file entered on the command line for a player's "
+			    "side must carry that player's signature, else "
+			    "whoever runs the server could have chosen it to "
+			    "steer the dice", wh, side, o->source, side);
 		/* opponent and deadline-* files are checked by the replay. */
 		if (o->current && (strcmp(o->source, "cli") == 0 ||
 		    strcmp(o->source, "standing") == 0))
@@ -346,10 +374,78 @@ check_order(const struct acamp *c, const struct awin *aw,
 		    "who plays %s", wh, side, o->playername ? o->playername :
 		    "a player", o->player_side >= 0 && o->player_side <
 		    c->nsides ? c->sides[o->player_side] : "no side");
+	if (o->current && o->side >= 0 && o->side < GAME_MAX_SIDES &&
+	    (c->pinned & (1u << o->side))) {
+		struct minisign_pubkey pk;
+		char id[17];
+		int k;
+
+		if (minisign_pubkey_parse(o->sigpub, strlen(o->sigpub), &pk,
+		    NULL) != HP_OK)
+			return discrepancy(err, "%s: %s's order file is signed "
+			    "by a key that does not parse", wh, side);
+		for (k = 0; k < c->npin; k++)
+			if (c->pin[k].side == o->side && memcmp(c->pin[k].keyid,
+			    pk.keyid, sizeof pk.keyid) == 0 && memcmp(
+			    c->pin[k].pk, pk.pk, sizeof pk.pk) == 0)
+				break;
+		if (k == c->npin)
+			return discrepancy(err, "%s: %s's order file is signed "
+			    "by key %s, which is not a key you pinned for %s: "
+			    "the server may have registered a key of its own",
+			    wh, side, minisign_keyid_hex(pk.keyid, id), side);
+	}
 	if (o->current) {
 		s->signed_orders++;
 		if (o->player_retired)
 			s->replaced_signed++;
+	}
+	return HP_OK;
+}
+
+/* The auditor's pinned player keys ("SIDE=FILE") into c; a pinned side
+ * counts as played by a player with a key. */
+static int
+load_pins(struct acamp *c, const struct audit_opts *opts,
+    struct hp_error *err)
+{
+	struct minisign_pubkey pk;
+	char side[GAME_ID_MAX], *text;
+	const char *eq;
+	int i, j;
+
+	for (i = 0; opts != NULL && i < opts->npins; i++) {
+		eq = strchr(opts->pins[i], '=');
+		if (eq == NULL || eq == opts->pins[i] || (size_t)(eq -
+		    opts->pins[i]) >= sizeof side || c->npin >= 32) {
+			hp_seterr(err, HP_EINVAL, "--player-key %s: expected "
+			    "SIDE=FILE", opts->pins[i]);
+			return HP_EINVAL;
+		}
+		memcpy(side, opts->pins[i], (size_t)(eq - opts->pins[i]));
+		side[eq - opts->pins[i]] = '\0';
+		for (j = 0; j < c->nsides; j++)
+			if (strcmp(c->sides[j], side) == 0)
+				break;
+		if (j == c->nsides) {
+			hp_seterr(err, HP_EINVAL, "--player-key %s: %s has no "
+			    "side %s", opts->pins[i], c->name, side);
+			return HP_EINVAL;
+		}
+		if ((text = util_read_file(eq + 1, NULL, err)) == NULL)
+			return err->code;
+		if (minisign_pubkey_parse(text, strlen(text), &pk, err) !=
+		    HP_OK) {
+			free(text);
+			return HP_EINVAL;
+		}
+		free(text);
+		c->pin[c->npin].side = j;
+		memcpy(c->pin[c->npin].keyid, pk.keyid, sizeof pk.keyid);
+		memcpy(c->pin[c->npin].pk, pk.pk, sizeof pk.pk);
+		c->npin++;
+		c->pinned |= 1u << j;
+		c->keyed |= 1u << j;
 	}
 	return HP_OK;
 }
@@ -496,9 +592,9 @@ keychain_build(const struct acamp *c, struct keychain *kc,
  * campaign's logs follow the chain (a key once replaced signs no later
  * window). */
 static int
-keychain_verify(struct keychain *kc, const char *wh, const char *log,
-    const char *sigtext, struct minisign_sig *sig, struct audit_stats *s,
-    struct hp_error *err)
+keychain_verify(struct keychain *kc, const char *wh, const char *what,
+    const char *log, const char *sigtext, struct minisign_sig *sig,
+    struct audit_stats *s, struct hp_error *err)
 {
 	struct hp_error verr = { 0, "" };
 	char id[17], tid[17], top[17];
@@ -506,32 +602,32 @@ keychain_verify(struct keychain *kc, const char *wh, const char *log,
 
 	if (kc->n == 0)
 		return discrepancy(err, "%s: no server public key to check the "
-		    "dice log's signature with", wh);
+		    "%s's signature with", wh, what);
 	if (minisign_sig_parse(sigtext, strlen(sigtext), sig, &verr) != HP_OK)
-		return discrepancy(err, "%s: the dice log does not match its "
-		    "server signature: %s", wh, verr.msg);
+		return discrepancy(err, "%s: the %s does not match its "
+		    "server signature: %s", wh, what, verr.msg);
 	for (i = 0; i < kc->n; i++)
 		if (memcmp(kc->k[i].keyid, sig->keyid, MINISIGN_KEYID_LEN) == 0)
 			break;
 	if (i == kc->n) {
 		minisign_keyid_hex(sig->keyid, id);
 		minisign_keyid_hex(kc->k[kc->trusted].keyid, tid);
-		return discrepancy(err, "%s: the dice log does not match its "
+		return discrepancy(err, "%s: the %s does not match its "
 		    "server signature: it is signed by server key %s, which is "
 		    "not the trusted key %s and which no key rotation statement "
-		    "links to it", wh, id, tid);
+		    "links to it", wh, what, id, tid);
 	}
 	if (minisign_verify(&kc->k[i], sig, (const unsigned char *)log,
 	    strlen(log), &verr) != HP_OK)
-		return discrepancy(err, "%s: the dice log does not match its "
-		    "server signature: %s", wh, verr.msg);
+		return discrepancy(err, "%s: the %s does not match its "
+		    "server signature: %s", wh, what, verr.msg);
 	if (i < kc->top) {
 		minisign_keyid_hex(kc->k[i].keyid, id);
 		minisign_keyid_hex(kc->k[kc->top].keyid, top);
-		return discrepancy(err, "%s: the dice log is signed by server "
+		return discrepancy(err, "%s: the %s is signed by server "
 		    "key %s, which key rotation statement %d had replaced: an "
-		    "earlier window's log is signed by the later key %s", wh, id,
-		    i + 1, top);
+		    "earlier window's log is signed by the later key %s", wh,
+		    what, id, i + 1, top);
 	}
 	if (i != kc->top)
 		s->server_keys++;
@@ -579,6 +675,13 @@ check_sources(const struct acamp *c, const struct awin *aw,
 			return discrepancy(err, "%s: %s's order file has source "
 			    "'%s', but the window %s that side", wh, c->sides[j],
 			    src, named ? "names" : "does not name");
+		if ((strcmp(src, "cli") == 0 || strcmp(src, "standing") ==
+		    0) && on && c->keyed != 0)
+			return discrepancy(err, "%s: %s's order file has source "
+			    "'%s', but the opponent line lists %s as played by "
+			    "the built-in opponent: a file entered by hand for "
+			    "the opponent's side could have been chosen to steer "
+			    "the dice", wh, c->sides[j], src, c->sides[j]);
 		if (strcmp(src, "opponent") == 0 && !on)
 			return discrepancy(err, "%s: %s's order file has source "
 			    "'opponent', but the dice log's opponent line does "
@@ -619,8 +722,8 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	if (aw->logsig == NULL)
 		return discrepancy(err, "%s: the dice log is not signed (the "
 		    "window was resolved without a server key)", wh);
-	if ((rc = keychain_verify(kc, wh, aw->log, aw->logsig, &sig, s,
-	    err)) != HP_OK)
+	if ((rc = keychain_verify(kc, wh, "dice log", aw->log, aw->logsig, &sig,
+	    s, err)) != HP_OK)
 		return rc;
 	s->log_signatures++;
 	if (dicelog_parse(aw->log, l, &verr) != HP_OK)
@@ -686,6 +789,73 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	    aw->dice.log, aw->dice.nlog, l->rolls, l->nrolls, err)) != HP_OK)
 		return rc;
 	s->rolls += (long)l->nrolls;
+	return HP_OK;
+}
+
+/* The seed chain statement: signed by a key the audit accepts (before any
+ * log: it is the campaign's first signed word), canonical, for this
+ * campaign, saying test dice exactly when the campaign has them, and long
+ * enough (docs/AUDIT.md, "Seed chain"). */
+static int
+check_chain(const struct acamp *c, struct keychain *kc, struct seedchain *sc,
+    struct audit_stats *s, struct hp_error *err)
+{
+	struct hp_error verr = { 0, "" };
+	struct minisign_sig sig;
+	char wh[GAME_NAME_MAX + 16], tc[256];
+	int rc;
+
+	snprintf(wh, sizeof wh, "campaign %s", c->name);
+	if (c->chain == NULL)
+		return discrepancy(err, "%s has no seed chain statement: its "
+		    "seeds were not fixed when it was created, so the server "
+		    "could have chosen each one (a campaign made before the "
+		    "seed chain, or the statement was removed)", wh);
+	if (c->chainsig == NULL)
+		return discrepancy(err, "%s: the seed chain statement is not "
+		    "signed (the campaign was created without a server key)",
+		    wh);
+	if ((rc = keychain_verify(kc, wh, "seed chain statement", c->chain,
+	    c->chainsig, &sig, s, err)) != HP_OK)
+		return rc;
+	if (seedchain_parse(c->chain, sc, &verr) != HP_OK)
+		return discrepancy(err, "%s: %s", wh, verr.msg);
+	seedchain_trusted_comment(sc, tc, sizeof tc);
+	if (strcmp(tc, sig.trusted) != 0)
+		return discrepancy(err, "%s: the seed chain statement's trusted "
+		    "comment is '%s', expected '%s'", wh, sig.trusted, tc);
+	if (strcmp(sc->campaign, c->name) != 0)
+		return discrepancy(err, "%s: the seed chain statement is for "
+		    "campaign %s", wh, sc->campaign);
+	if (sc->test != c->test_dice)
+		return discrepancy(err, "%s: the signed seed chain statement "
+		    "says '%s' dice, but the campaign says it has %s dice", wh,
+		    sc->test ? "test" : "random", c->test_dice ? "test" :
+		    "random");
+	if (sc->length < c->nw)
+		return discrepancy(err, "%s has %d windows, but its seed chain "
+		    "has only %d seeds", wh, c->nw, sc->length);
+	return HP_OK;
+}
+
+/* Is window i's revealed seed the next link of the chain: does it hash to
+ * the previous window's seed (the head for the first window)? */
+static int
+check_link(const struct acamp *c, int i, const struct seedchain *sc,
+    struct audit_stats *s, struct hp_error *err)
+{
+	unsigned char l[32];
+	char wh[128];
+
+	seedchain_link(c->w[i].w.seed, l);
+	if (sodium_memcmp(l, i == 0 ? sc->head : c->w[i - 1].w.seed, 32) !=
+	    0) {
+		where(&c->w[i], wh, sizeof wh);
+		return discrepancy(err, "%s: the revealed seed is not seed %d of "
+		    "the signed seed chain: it does not hash to %s", wh, i + 1,
+		    i == 0 ? "the chain's head" : "the previous window's seed");
+	}
+	s->chain_links++;
 	return HP_OK;
 }
 
@@ -835,16 +1005,30 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	struct hp_error rerr = { 0, "" };
 	unsigned char prev[32];
 	struct keychain kc;
+	struct seedchain sc;
 	struct game g;
 	struct sbuf dump;
 	char wh[128];
-	int i, rc;
+	int i, k, rc;
+	bool input = false;
 
 	memset(prev, 0, sizeof prev);
 	memset(&kc, 0, sizeof kc);
 	game_init(&g);
 	sbuf_init(&dump);
-	if ((rc = keychain_build(c, &kc, s, err)) != HP_OK)
+	if (c->test_dice) {
+		if (opts == NULL || !opts->accept_test_dice) {
+			rc = discrepancy(err, "campaign %s is a TEST campaign: "
+			    "its dice come from 'campaign new --seed TEXT', so "
+			    "anyone who knows or guesses the text knows every "
+			    "die; it proves nothing about fair dice (pass "
+			    "--accept-test-dice to check it anyway)", c->name);
+			goto out;
+		}
+		s->test_dice = true;
+	}
+	if ((rc = keychain_build(c, &kc, s, err)) != HP_OK ||
+	    (rc = check_chain(c, &kc, &sc, s, err)) != HP_OK)
 		goto out;
 	if ((g.rules = ruleset_find(c->ruleset)) == NULL) {
 		rc = discrepancy(err, "campaign %s uses ruleset %s, which this "
@@ -880,6 +1064,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 			}
 			break;
 		}
+		if ((rc = check_link(c, i, &sc, s, err)) != HP_OK)
+			goto out;
 		dicelog_init(&l);
 		rc = check_window_records(c, i, &kc, prev, &l, s, err);
 		if (rc == HP_OK)
@@ -889,6 +1075,13 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		dicelog_free(&l);
 		if (rc != HP_OK)
 			goto out;
+		/* Player input: a file signed by a player (docs/AUDIT.md,
+		 * "Threat model"); it reaches every later key. */
+		for (k = 0; k < aw->no; k++)
+			if (aw->o[k].current && aw->o[k].sig != NULL)
+				input = true;
+		if (!input)
+			s->no_input_windows++;
 		s->windows++;
 		if (opts != NULL && opts->progress != NULL)
 			fprintf(opts->progress, "ok %s\n", wh);
@@ -957,11 +1150,14 @@ load_server_pub(struct acamp *c, const struct audit_opts *opts,
 			return err->code;
 		strlcpy_(s->key_source, "the key given", sizeof s->key_source);
 	} else {
+		if (c->chainpub != NULL)
+			c->server_pub = xstrdup(c->chainpub);
 		for (i = 0; c->server_pub == NULL && i < c->nw; i++)
 			if (c->w[i].logpub != NULL)
 				c->server_pub = xstrdup(c->w[i].logpub);
-		strlcpy_(s->key_source, "the key recorded with the first log",
-		    sizeof s->key_source);
+		strlcpy_(s->key_source, c->chainpub != NULL ? "the key recorded "
+		    "with the seed chain" : "the key recorded with the first "
+		    "log", sizeof s->key_source);
 	}
 	if (c->server_pub != NULL && minisign_pubkey_parse(c->server_pub,
 	    strlen(c->server_pub), &pk, err) != HP_OK)
@@ -1028,6 +1224,43 @@ load_db(struct store *st, const char *name, struct acamp *c,
 	if ((rc = store_campaign_scenario(st, cid, &c->scenario_text, err)) !=
 	    HP_OK)
 		goto out;
+	{
+		unsigned char master[64];
+		size_t mlen = sizeof master;
+
+		if ((rc = store_master_seed(st, cid, master, &mlen, err)) !=
+		    HP_OK)
+			goto out;
+		c->test_dice = mlen > 0;
+		sodium_memzero(master, sizeof master);
+	}
+	{
+		struct store_chain ch;
+
+		rc = store_chain_get(st, cid, &ch, &e2);
+		if (rc != HP_OK && rc != HP_ENOENT) {
+			*err = e2;
+			goto out;
+		}
+		if (rc == HP_OK) {
+			c->chain = ch.statement;
+			c->chainsig = ch.signature;
+			c->chainpub = ch.pubkey;
+			ch.statement = ch.signature = ch.pubkey = NULL;
+			store_chain_free(&ch);
+		}
+	}
+	{
+		struct store_player *pk = NULL;
+		int npk = 0;
+
+		if ((rc = store_player_keys(st, cid, &pk, &npk, err)) != HP_OK)
+			goto out;
+		for (k = 0; k < npk; k++)
+			if (pk[k].side >= 0 && pk[k].side < GAME_MAX_SIDES)
+				c->keyed |= 1u << pk[k].side;
+		free(pk);
+	}
 	if ((rc = store_command_count(st, cid, "end", &c->nends, c->end_arg,
 	    sizeof c->end_arg, err)) != HP_OK)
 		goto out;
@@ -1135,6 +1368,7 @@ audit_campaign(struct store *st, const char *name,
 	memset(&c, 0, sizeof c);
 	memset(s, 0, sizeof *s);
 	if ((rc = load_db(st, name, &c, err)) == HP_OK &&
+	    (rc = load_pins(&c, opts, err)) == HP_OK &&
 	    (rc = load_server_pub(&c, opts, s, err)) == HP_OK)
 		rc = acamp_check(&c, opts, s, err);
 	acamp_free(&c);
@@ -1257,7 +1491,7 @@ export_server_keys(const char *dir, const struct acamp *c, const char *pub,
 	for (i = 0; i < c->nw; i++)
 		if ((rc = put_server_key(dir, c->w[i].logpub, err)) != HP_OK)
 			return rc;
-	return HP_OK;
+	return put_server_key(dir, c->chainpub, err);
 }
 
 static const char bundle_readme[] =
@@ -1265,7 +1499,12 @@ static const char bundle_readme[] =
     "====================\n\n"
     "Everything needed to check this campaign's dice without the server's\n"
     "database (docs/AUDIT.md in hexpost's sources specifies every byte):\n\n"
-    "  campaign.txt        ruleset, scenario, options, sides, windows\n"
+    "  campaign.txt        ruleset, scenario, options, dice (random or\n"
+    "                      test), sides, windows\n"
+    "  chain.txt           the seed chain statement, signed by the server\n"
+    "                      key when the campaign was created\n"
+    "                      (chain.txt.minisig): compare it with the one in\n"
+    "                      your welcome mail\n"
     "  server.pub          the server's minisign public key\n"
     "  rotations/NNNN.txt  the server key's rotation statements, signed by\n"
     "                      the old key (NNNN.txt.minisig) and the new\n"
@@ -1335,6 +1574,8 @@ audit_export(struct store *st, const char *name, const char *dir,
 			goto out;
 		}
 	} else {
+		if (c.chainpub != NULL)
+			pub = xstrdup(c.chainpub);
 		for (i = 0; i < c.nw && pub == NULL; i++)
 			if (c.w[i].logpub != NULL)
 				pub = xstrdup(c.w[i].logpub);
@@ -1354,15 +1595,18 @@ audit_export(struct store *st, const char *name, const char *dir,
 	    c.scenario_text, err)) != HP_OK))
 		goto out;
 	sbuf_printf(&b, BUNDLE_MAGIC "\ncampaign: %s\nruleset: %s\nscenario: "
-	    "%s\noptions: %s\nsides: %d\n", c.name, c.ruleset, c.scenario,
-	    c.options, c.nsides);
+	    "%s\noptions: %s\ndice: %s\nsides: %d\n", c.name, c.ruleset,
+	    c.scenario, c.options, c.test_dice ? "test" : "random", c.nsides);
 	for (i = 0; i < c.nsides; i++)
 		sbuf_printf(&b, "side: %d %s %s\n", i, c.sides[i], c.labels[i]);
 	sbuf_printf(&b, "windows: %d\n", c.nw);
 	/* The moderator's end (at most one; the audit refuses more). */
 	if (c.nends > 0)
 		sbuf_printf(&b, "end: %s\n", c.end_arg);
-	if ((rc = put_file(dir, "campaign.txt", b.buf, err)) != HP_OK)
+	if ((rc = put_file(dir, "campaign.txt", b.buf, err)) != HP_OK ||
+	    (c.chain != NULL && (rc = put_file(dir, "chain.txt", c.chain,
+	    err)) != HP_OK) || (c.chainsig != NULL && (rc = put_file(dir,
+	    "chain.txt.minisig", c.chainsig, err)) != HP_OK))
 		goto out;
 	for (i = 0; i < c.nw; i++) {
 		struct awin *aw = &c.w[i];
@@ -1445,6 +1689,46 @@ audit_export(struct store *st, const char *name, const char *dir,
 			    HP_OK)
 				goto out;
 		}
+	}
+	/* Every player who has a key, active or replaced, signed or not: the
+	 * sides a file entered by hand must be signed for (docs/AUDIT.md,
+	 * "Keys"). */
+	{
+		struct store_player *pk = NULL;
+		struct hp_error e2 = { 0, "" };
+		struct game g;
+		int64_t cid;
+		int npk = 0;
+
+		game_init(&g);
+		rc = store_game_load(st, name, &g, &cid, err);
+		game_free(&g);
+		if (rc != HP_OK || (rc = store_player_keys(st, cid, &pk, &npk,
+		    &e2)) != HP_OK) {
+			if (rc != HP_OK && e2.msg[0] != '\0')
+				*err = e2;
+			goto out;
+		}
+		for (k = 0; k < npk && rc == HP_OK; k++) {
+			if (pk[k].side < 0 || pk[k].side >= c.nsides ||
+			    pk[k].key_id[0] == '\0')
+				continue;
+			snprintf(sub2, sizeof sub2, "player: %s %s ",
+			    c.sides[pk[k].side], pk[k].key_id);
+			if (players.buf != NULL && strstr(players.buf, sub2) !=
+			    NULL)
+				continue;
+			sbuf_printf(&players, "%s%s\n", sub2, pk[k].name);
+			snprintf(sub2, sizeof sub2, "keys/%s.pub",
+			    pk[k].key_id);
+			pjoin(path, dir, sub2);
+			if (access(path, F_OK) != 0)
+				rc = util_write_file_atomic(path, pk[k].pubkey,
+				    strlen(pk[k].pubkey), 0644, err);
+		}
+		free(pk);
+		if (rc != HP_OK)
+			goto out;
 	}
 	if ((rc = put_file(dir, "players.txt", players.buf ? players.buf : "",
 	    err)) != HP_OK)
@@ -1590,6 +1874,15 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 		    "audit bundle's", dir);
 		goto out;
 	}
+	/* "dice: random | test" (docs/AUDIT.md, "Audit bundle"). */
+	if (!kv(camp, "dice", buf, sizeof buf) || (strcmp(buf, "random") != 0 &&
+	    strcmp(buf, "test") != 0)) {
+		hp_seterr(err, HP_EINVAL, "%s/campaign.txt has no 'dice: random' "
+		    "or 'dice: test' line: it does not say whether its dice are "
+		    "test dice", dir);
+		goto out;
+	}
+	c->test_dice = strcmp(buf, "test") == 0;
 	for (p = strstr(camp, "\nside: "); p != NULL && c->nsides <
 	    GAME_MAX_SIDES; p = strstr(p + 1, "\nside: ")) {
 		int idx, n = 0;
@@ -1625,7 +1918,21 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			goto out;
 		}
 	}
+	/* Missing: the audit says the campaign has no seed chain. */
+	c->chain = get_file(dir, "chain.txt", false, err);
+	c->chainsig = get_file(dir, "chain.txt.minisig", false, err);
 	players = get_file(dir, "players.txt", false, err);
+	/* The sides a player with a key played ("player: SIDE ..."). */
+	for (k = 0; players != NULL && k < c->nsides; k++) {
+		char pl[GAME_ID_MAX + 16];
+
+		snprintf(pl, sizeof pl, "player: %s ", c->sides[k]);
+		for (p = players; (p = strstr(p, pl)) != NULL; p++)
+			if (p == players || p[-1] == '\n') {
+				c->keyed |= 1u << k;
+				break;
+			}
+	}
 	c->w = xcalloc((size_t)nw, sizeof *c->w);
 	for (i = 0; i < nw; i++) {
 		struct awin *aw = &c->w[c->nw++];
@@ -1664,8 +1971,18 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			    "commitment", sub);
 			goto out;
 		}
-		if (aw->w.state != WSTATE_RESOLVED)
+		if (aw->w.state != WSTATE_RESOLVED) {
+			/* Forbidden (docs/AUDIT.md, "Settled questions"):
+			 * whoever knows it could choose their nonce. */
+			if (kv(wtxt, "seed", buf, sizeof buf)) {
+				hp_seterr(err, HP_EINVAL, "%s/window.txt: the "
+				    "open window's seed is in the bundle; it must "
+				    "stay secret until the window is resolved",
+				    sub);
+				goto out;
+			}
 			continue;
+		}
 		if (!kv(wtxt, "seed", buf, sizeof buf) || sodium_hex2bin(
 		    aw->w.seed, DICE_SEEDLEN, buf, strlen(buf), NULL, NULL,
 		    NULL) != 0) {
@@ -1779,6 +2096,8 @@ audit_bundle(const char *dir, const struct audit_opts *opts,
 		return HP_EINVAL;
 	}
 	rc = load_bundle(dir, &c, err);
+	if (rc == HP_OK)
+		rc = load_pins(&c, opts, err);
 	if (rc == HP_OK && opts != NULL && opts->server_pub != NULL) {
 		free(c.server_pub);
 		c.server_pub = NULL;
@@ -1846,6 +2165,11 @@ audit_end_result(const char *arg, char *buf, size_t len)
 void
 audit_print(FILE *f, const char *what, const struct audit_stats *s)
 {
+	if (s->test_dice)
+		fprintf(f, "WARNING: %s is a TEST campaign (--seed): anyone who "
+		    "knows the seed text knows every die. These dice prove "
+		    "NOTHING about fairness; checked only because "
+		    "--accept-test-dice was given.\n", what);
 	fprintf(f, "audit of %s: OK\n"
 	    "  %d windows resolved, replayed and matched (state, rolls, events "
 	    "of %d, %d reports)\n"
@@ -1867,6 +2191,14 @@ audit_print(FILE *f, const char *what, const struct audit_stats *s)
 	else if (s->rotations > 0)
 		fprintf(f, "  %d key rotation statements verified; the trusted key "
 		    "is in none of them, and signed every log\n", s->rotations);
+	fprintf(f, "  seed chain statement signed when the campaign was "
+	    "created; %d revealed seeds linked to its head\n", s->chain_links);
+	if (s->no_input_windows > 0)
+		fprintf(f, "  NOTE: %d window%s came before any player's signed "
+		    "file: %s dice depend on no player input and were fixed, "
+		    "perhaps chosen, when the campaign was created\n",
+		    s->no_input_windows, s->no_input_windows == 1 ? "" : "s",
+		    s->no_input_windows == 1 ? "its" : "their");
 	if (s->deadline_orders > 0)
 		fprintf(f, "  %d order files written at a deadline (ai: "
 		    "regenerated, hold: the fixed hold file) checked\n",

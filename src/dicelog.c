@@ -192,6 +192,42 @@ parse_int(const char **s, int *out)
 	return true;
 }
 
+/* Is s (n bytes) well-formed UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF)? */
+static bool
+utf8_ok(const unsigned char *s, size_t n)
+{
+	size_t i = 0, k, len;
+	unsigned long cp;
+
+	while (i < n) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0xc2 && s[i] <= 0xdf)
+			len = 2, cp = s[i] & 0x1f;
+		else if (s[i] >= 0xe0 && s[i] <= 0xef)
+			len = 3, cp = s[i] & 0x0f;
+		else if (s[i] >= 0xf0 && s[i] <= 0xf4)
+			len = 4, cp = s[i] & 0x07;
+		else
+			return false;
+		if (i + len > n)
+			return false;
+		for (k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)))
+		    || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+			return false;
+		i += len;
+	}
+	return true;
+}
+
 /* Undo put_purpose into dst (DICE_PURPOSE_MAX bytes). */
 static bool
 parse_purpose(const char *s, char *dst)
@@ -212,7 +248,9 @@ parse_purpose(const char *s, char *dst)
 			dst[n++] = *s++;
 	}
 	dst[n] = '\0';
-	return true;
+	/* At most 119 bytes, well-formed UTF-8 (docs/AUDIT.md, "Settled
+	 * questions"). */
+	return utf8_ok((const unsigned char *)dst, n);
 }
 
 /* Parse failure on the current line. */
@@ -234,6 +272,8 @@ dicelog_parse(const char *text, struct dicelog *l, struct hp_error *err)
 	int rc;
 
 	dicelog_init(l);
+	if (!utf8_ok((const unsigned char *)text, strlen(text)))
+		return bad(err, &ls, "the dice log is not valid UTF-8");
 	if (!next_line(&ls) || strcmp(ls.line, DICELOG_MAGIC) != 0)
 		return bad(err, &ls, "not a hexpost dice log (first line must "
 		    "be '" DICELOG_MAGIC "')");
@@ -350,7 +390,7 @@ int
 dicelog_check(const struct dicelog *l, struct hp_error *err)
 {
 	unsigned char commit[32], key[DICE_KEYLEN];
-	unsigned char hashes[GAME_MAX_SIDES][32];
+	unsigned char hashes[GAME_MAX_SIDES + 1][32];
 	struct dice d;
 	char where[128];
 	size_t i;
@@ -367,10 +407,13 @@ dicelog_check(const struct dicelog *l, struct hp_error *err)
 		hp_seterr(err, HP_EINVAL, "%s: negative turn or window", where);
 		return HP_EINVAL;
 	}
+	/* The previous log's hash first: it covers every earlier window's
+	 * order files (docs/AUDIT.md, "Dice key"). */
+	memcpy(hashes[0], l->previous, 32);
 	for (k = 0; k < l->norders; k++)
-		memcpy(hashes[k], l->orders[k].hash, 32);
+		memcpy(hashes[k + 1], l->orders[k].hash, 32);
 	dice_derive_key(l->seed, l->campaign, l->turn, l->window,
-	    (const unsigned char (*)[32])hashes, (size_t)l->norders, key);
+	    (const unsigned char (*)[32])hashes, (size_t)l->norders + 1, key);
 	if (sodium_memcmp(key, l->key, DICE_KEYLEN) != 0) {
 		sodium_memzero(key, sizeof key);
 		hp_seterr(err, HP_EINVAL, "%s: the dice key in the log is not "

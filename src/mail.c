@@ -232,6 +232,16 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 		tmpl_set_int(c, "commit_turn", w.spec.turn);
 		tmpl_set(c, "commit_window", w.spec.name);
 	}
+	{	/* the signed seed chain statement (docs/AUDIT.md) */
+		struct store_chain ch;
+
+		if (store_chain_get(st, cid, &ch, NULL) == HP_OK) {
+			tmpl_set(c, "chain", ch.statement);
+			if (ch.signature != NULL)
+				tmpl_set(c, "chain_sig", ch.signature);
+			store_chain_free(&ch);
+		}
+	}
 	body = mail_render("welcome.txt", c, err);
 	tmpl_ctx_free(c);
 	if (body == NULL)

@@ -24,6 +24,8 @@
 #include "moderator.h"
 #include "ruleset.h"
 #include "scenario.h"
+#include "cliorders.h"
+#include "seedchain.h"
 #include "serverkey.h"
 #include "sim.h"
 #include "store.h"
@@ -256,6 +258,8 @@ cmd_init(int argc, char **argv)
 	return rc == HP_OK ? 0 : fail(&err);
 }
 
+static int load_server_key(struct minisign_seckey **, struct hp_error *);
+
 static int
 cmd_campaign_new(int argc, char **argv)
 {
@@ -269,6 +273,7 @@ cmd_campaign_new(int argc, char **argv)
 	};
 	struct hp_error err = { 0, "" };
 	const char *rules = NULL, *scen = NULL, *opt = "", *seed = NULL;
+	struct minisign_seckey *sk = NULL;
 	struct store *st;
 	int ch, rc, ex;
 
@@ -295,8 +300,14 @@ cmd_campaign_new(int argc, char **argv)
 		return usage_of("campaign new") + HP_EX_USAGE;
 	if ((st = open_db(false, &ex)) == NULL)
 		return ex;
-	rc = turn_campaign_new(st, argv[optind], rules, scen, opt,
-	    (const unsigned char *)seed, seed ? strlen(seed) : 0, &err);
+	/* The seed chain statement is signed at once (docs/AUDIT.md, "Seed
+	 * chain"); without a configuration it stays unsigned. */
+	if ((rc = load_server_key(&sk, &err)) == HP_OK)
+		rc = turn_campaign_new(st, argv[optind], rules, scen, opt,
+		    (const unsigned char *)seed, seed ? strlen(seed) : 0, &err);
+	if (rc == HP_OK && sk != NULL)
+		rc = seedchain_sign(st, argv[optind], sk, &err);
+	minisign_seckey_free(sk);
 	store_close(st);
 	if (rc != HP_OK)
 		return fail(&err);
@@ -495,15 +506,34 @@ out:
 static int
 cmd_orders_submit(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "sig", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct hp_error err = { 0, "" };
 	struct turn_submit res;
 	struct store *st;
-	char *text, *etext;
+	char *text, *etext, *sig = NULL;
+	const char *sigfile = NULL;
 	size_t len;
-	int rc, ex;
+	int rc, ex, ch;
 
-	if ((rc = no_options(argc, argv, "orders submit", 2)) >= 0)
-		return rc;
+	while ((ch = getopt_long(argc, argv, "s:h", opts, NULL)) != -1)
+		switch (ch) {
+		case 's':
+			sigfile = optarg;
+			break;
+		case 'h':
+			return usage_of("orders submit") * 0;
+		default:
+			return usage_of("orders submit") + HP_EX_USAGE;
+		}
+	if (argc - optind != 2)
+		return usage_of("orders submit") + HP_EX_USAGE;
+	if (sigfile != NULL && (sig = util_read_file(sigfile, NULL, &err)) ==
+	    NULL)
+		return fail(&err);
 	if (strcmp(argv[optind + 1], "-") == 0) {
 		struct sbuf b;
 		char chunk[4096];
@@ -516,14 +546,17 @@ cmd_orders_submit(int argc, char **argv)
 		len = b.len;
 		text = sbuf_steal(&b);
 	} else if ((text = util_read_file(argv[optind + 1], &len, &err)) ==
-	    NULL)
+	    NULL) {
+		free(sig);
 		return fail(&err);
+	}
 	if ((st = open_db(false, &ex)) == NULL) {
 		free(text);
+		free(sig);
 		return ex;
 	}
 	turn_submit_init(&res);
-	rc = turn_submit(st, argv[optind], text, len, -1, 0, "cli", &res, &err);
+	rc = cliorders_submit(st, argv[optind], text, len, sig, &res, &err);
 	if (rc == HP_EINVAL) {
 		etext = orders_errors_text(&res.errs);
 		fprintf(stderr, "hexpost: orders rejected, nothing changed:\n%s",
@@ -539,6 +572,7 @@ cmd_orders_submit(int argc, char **argv)
 	turn_submit_free(&res);
 	store_close(st);
 	free(text);
+	free(sig);
 	return hp_exit_code(rc != HP_OK && err.code == HP_EBUSY ? err.code : rc);
 }
 
@@ -1151,11 +1185,14 @@ cmd_audit(int argc, char **argv)
 		{ "bundle", required_argument, NULL, 'b' },
 		{ "pubkey", required_argument, NULL, 'p' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "accept-test-dice", no_argument, NULL, 'T' },
+		{ "player-key", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct hp_error err = { 0, "" };
-	struct audit_opts ao = { NULL, NULL };
+	struct audit_opts ao = { NULL, NULL, false, NULL, 0 };
+	const char *pins[32];
 	struct audit_stats as;
 	const char *bundle = NULL;
 	struct store *st;
@@ -1171,6 +1208,15 @@ cmd_audit(int argc, char **argv)
 			break;
 		case 'v':
 			ao.progress = stdout;
+			break;
+		case 'T':
+			ao.accept_test_dice = true;
+			break;
+		case 'K':
+			if (ao.npins == (int)(sizeof pins / sizeof pins[0]))
+				return usage_of("audit") + HP_EX_USAGE;
+			pins[ao.npins++] = optarg;
+			ao.pins = pins;
 			break;
 		case 'h':
 			return usage_of("audit") * 0;
@@ -1262,8 +1308,10 @@ static const struct cmd cmds[] = {
 	    "[--name PLAYER] [--moderator]", "a person plays SIDE of campaign NAME (sides "
 	    "without one are played by the built-in opponent)",
 	    cmd_player_add },
-	{ "orders submit", "orders submit NAME FILE", "submit an order file "
-	    "(FILE - reads standard input)", cmd_orders_submit },
+	{ "orders submit", "orders submit NAME FILE [--sig FILE.minisig]",
+	    "submit an order file (FILE - reads standard input); a side whose "
+	    "player has a key needs that player's signature, a side the "
+	    "built-in opponent plays takes none", cmd_orders_submit },
 	{ "orders template", "orders template NAME [--side S]", "print the "
 	    "order file to fill in for the open window", cmd_orders_template },
 	{ "orders suggest", "orders suggest NAME [--side S]", "print the "
@@ -1295,7 +1343,8 @@ static const struct cmd cmds[] = {
 	{ "audit export", "audit export NAME DIR [--pubkey FILE]", "write a "
 	    "self-contained audit bundle of campaign NAME into DIR",
 	    cmd_audit_export },
-	{ "audit", "audit NAME | audit --bundle DIR [--pubkey FILE] [-v]",
+	{ "audit", "audit NAME | audit --bundle DIR [--pubkey FILE] "
+	    "[--accept-test-dice] [--player-key SIDE=FILE]... [-v]",
 	    "check every signature, commitment, die, the hash chain and a full "
 	    "replay; exits 65 at the first discrepancy, naming it",
 	    cmd_audit },

@@ -2657,3 +2657,136 @@ store_high_water(struct store *st, int64_t *messages, int64_t *outbox,
 		return dberr(st, err, "high water");
 	return HP_OK;
 }
+
+int
+store_chain_put(struct store *st, int64_t cid, const unsigned char *tail,
+    int length, const char *statement, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE campaigns SET chain_tail = ?2, chain_length "
+	    "= ?3, chain_statement = ?4, chain_signature = NULL, chain_pubkey "
+	    "= NULL WHERE id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	sqlite3_bind_blob(s, 2, tail, 32, SQLITE_TRANSIENT);
+	sqlite3_bind_int(s, 3, length);
+	bind_text(s, 4, statement);
+	return exec_done(st, s, err, "store seed chain");
+}
+
+int
+store_chain_sign(struct store *st, int64_t cid, const char *signature,
+    const char *pubkey, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE campaigns SET chain_signature = ?2, "
+	    "chain_pubkey = ?3 WHERE id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	bind_text(s, 2, signature);
+	bind_text(s, 3, pubkey);
+	return exec_done(st, s, err, "sign seed chain");
+}
+
+int
+store_chain_get(struct store *st, int64_t cid, struct store_chain *c,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step, rc = HP_OK;
+
+	memset(c, 0, sizeof *c);
+	if ((s = prep(st, "SELECT chain_tail, chain_length, chain_statement, "
+	    "chain_signature, chain_pubkey FROM campaigns WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	step = sqlite3_step(s);
+	if (step == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_BLOB &&
+	    sqlite3_column_bytes(s, 0) == 32 &&
+	    sqlite3_column_type(s, 2) != SQLITE_NULL) {
+		memcpy(c->tail, sqlite3_column_blob(s, 0), 32);
+		c->length = sqlite3_column_int(s, 1);
+		c->statement = xstrdup(col_text(s, 2));
+		if (sqlite3_column_type(s, 3) != SQLITE_NULL)
+			c->signature = xstrdup(col_text(s, 3));
+		if (sqlite3_column_type(s, 4) != SQLITE_NULL)
+			c->pubkey = xstrdup(col_text(s, 4));
+	} else if (step == SQLITE_ROW || step == SQLITE_DONE) {
+		hp_seterr(err, HP_ENOENT, "no seed chain");
+		rc = HP_ENOENT;
+	}
+	if (stmt_done(st, s) != SQLITE_OK && rc == HP_OK) {
+		store_chain_free(c);
+		return dberr(st, err, "load seed chain");
+	}
+	return rc;
+}
+
+void
+store_chain_free(struct store_chain *c)
+{
+	free(c->statement);
+	free(c->signature);
+	free(c->pubkey);
+	sodium_memzero(c, sizeof *c);
+}
+
+int
+store_window_count(struct store *st, int64_t cid, int *n,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	*n = 0;
+	if ((s = prep(st, "SELECT count(*) FROM windows WHERE campaign_id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		*n = sqlite3_column_int(s, 0);
+	if (stmt_done(st, s) != SQLITE_OK)
+		return dberr(st, err, "count windows");
+	return HP_OK;
+}
+
+int
+store_player_keys(struct store *st, int64_t cid, struct store_player **out,
+    int *n, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = prep(st, "SELECT id, side_idx, name, pubkey, coalesce(key_id, "
+	    "'') FROM players WHERE campaign_id = ?1 AND pubkey IS NOT "
+	    "NULL AND pubkey != '' ORDER BY id", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_player *p;
+
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			*out = xrealloc(*out, (size_t)cap * sizeof **out);
+		}
+		p = &(*out)[(*n)++];
+		memset(p, 0, sizeof *p);
+		p->id = sqlite3_column_int64(s, 0);
+		p->campaign_id = cid;
+		p->side = sqlite3_column_int(s, 1);
+		strlcpy_(p->name, col_text(s, 2), sizeof p->name);
+		strlcpy_(p->pubkey, col_text(s, 3), sizeof p->pubkey);
+		strlcpy_(p->key_id, col_text(s, 4), sizeof p->key_id);
+	}
+	if (stmt_done(st, s) != SQLITE_OK || step != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return dberr(st, err, "player keys");
+	}
+	return HP_OK;
+}

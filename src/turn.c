@@ -7,6 +7,7 @@
 #include "deadline.h"
 #include "dicelog.h"
 #include "report.h"
+#include "seedchain.h"
 #include "turn.h"
 
 void
@@ -32,7 +33,10 @@ turn_order_hash(const char *raw, unsigned char *out)
 	    NULL, 0);
 }
 
-/* Draw the seed of a new window and record the window as open. */
+/* Take the seed of a new window from the campaign's seed chain (drawn,
+ * with its statement, when the first window opens: docs/AUDIT.md, "Seed
+ * chain") and record the window as open. A campaign made before the seed
+ * chain draws each seed when the window opens, as it did then. */
 static int
 window_open(struct store *st, int64_t cid, const struct game *g,
     const struct window_spec *w, struct hp_error *err)
@@ -40,19 +44,27 @@ window_open(struct store *st, int64_t cid, const struct game *g,
 	unsigned char seed[DICE_SEEDLEN], commit[32], master[64];
 	size_t mlen = sizeof master;
 	int64_t wid = 0;
-	int rc;
+	int rc, k;
 
-	if ((rc = store_master_seed(st, cid, master, &mlen, err)) != HP_OK)
-		return rc;
-	if (mlen > 0)
+	if ((rc = store_master_seed(st, cid, master, &mlen, err)) != HP_OK ||
+	    (rc = store_window_count(st, cid, &k, err)) != HP_OK)
+		goto out;
+	if (k == 0 && (rc = seedchain_create(st, cid, g->name, master, mlen,
+	    err)) != HP_OK)
+		goto out;
+	rc = seedchain_window_seed(st, cid, k + 1, seed, err);
+	if (rc == HP_ENOENT && mlen > 0)
 		dice_seed_from_master(master, mlen, g->name, w->turn, w->number,
 		    seed);
-	else
+	else if (rc == HP_ENOENT)
 		dice_new_seed(seed);
+	else if (rc != HP_OK)
+		goto out;
 	dice_commit(seed, commit);
 	rc = store_window_insert(st, cid, w, seed, commit, &wid, err);
 	if (rc == HP_OK)
 		rc = deadline_window_opened(st, wid, err);
+out:
 	sodium_memzero(seed, sizeof seed);
 	sodium_memzero(master, sizeof master);
 	return rc;
@@ -499,6 +511,33 @@ fill_orders(struct store *st, const struct game *g,
 	return HP_OK;
 }
 
+/* The dice key of window w of campaign cid, resolved with the files cur
+ * (docs/AUDIT.md, "Dice key"): keyed by the seed, over the hash of the
+ * campaign's previous dice log (32 zero bytes before the first), which
+ * covers every player file of the earlier windows, then the hashes of
+ * the window's files in side order. */
+static int
+window_key(struct store *st, int64_t cid, const struct game *g,
+    const struct store_window *w, const struct store_order *cur,
+    unsigned char *key, struct hp_error *err)
+{
+	unsigned char hashes[GAME_MAX_SIDES + 1][32];
+	size_t nh = 1;
+	int i, rc;
+
+	rc = store_dicelog_last_hash(st, cid, hashes[0], err);
+	if (rc == HP_ENOENT)
+		memset(hashes[0], 0, 32);
+	else if (rc != HP_OK)
+		return rc;
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		if (cur[i].raw != NULL)
+			memcpy(hashes[nh++], cur[i].hash, 32);
+	dice_derive_key(w->seed, g->name, w->spec.turn, w->spec.number,
+	    (const unsigned char (*)[32])hashes, nh, key);
+	return HP_OK;
+}
+
 /* Resolve the open window of campaign in one transaction. HP_ESTATE when
  * orders are missing or the game has ended. */
 static int
@@ -512,12 +551,11 @@ resolve_one(struct store *st, const char *campaign,
 	struct game g;
 	struct events ev;
 	struct dice d;
-	unsigned char hashes[GAME_MAX_SIDES][32], key[DICE_KEYLEN];
+	unsigned char key[DICE_KEYLEN];
 	const char *raw[GAME_MAX_SIDES];
 	struct sbuf miss;
 	int64_t cid;
 	int rc, i;
-	size_t nh = 0;
 
 	game_init(&g);
 	events_init(&ev);
@@ -553,13 +591,10 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = store_window_set_state(st, w.id, WSTATE_CLOSED, NULL,
 	    err)) != HP_OK)
 		goto rollback;
-	for (i = 0; i < GAME_MAX_SIDES; i++) {
+	for (i = 0; i < GAME_MAX_SIDES; i++)
 		raw[i] = cur[i].raw;
-		if (cur[i].raw != NULL)
-			memcpy(hashes[nh++], cur[i].hash, 32);
-	}
-	dice_derive_key(w.seed, g.name, w.spec.turn, w.spec.number,
-	    (const unsigned char (*)[32])hashes, nh, key);
+	if ((rc = window_key(st, cid, &g, &w, cur, key, err)) != HP_OK)
+		goto rollback;
 	dice_init_stream(&d, key);
 	if ((rc = turn_resolve_window(&g, &w.spec, raw, &d, &ev, err)) !=
 	    HP_OK)

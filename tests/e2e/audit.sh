@@ -69,9 +69,20 @@ hp run --once >/dev/null 2>"$T/err" || fail "run: $(cat "$T/err")"
 grep -l "^Subject: .*welcome" "$D/outbox/new/"* >"$T/welcomes" ||
 	fail "no welcome mail"
 [ "$(wc -l <"$T/welcomes")" -eq 2 ] || fail "not two welcome mails"
+# ... and the signed seed chain statement, whose head the first seed must
+# hash to; the stock minisign verifies it.
+sqlite3 "$DB" "SELECT writefile('$T/chain.txt', chain_statement) FROM campaigns" >/dev/null
+sed -n 6p "$T/chain.txt" | grep -q '^end$' || fail "chain statement: $(cat "$T/chain.txt")"
+HEAD=$(sed -n 's/^head: //p' "$T/chain.txt")
+[ ${#HEAD} -eq 64 ] || fail "no chain head"
 while read -r f; do
 	tr -d '\r' <"$f" | sed ':a;/=$/{N;s/=\n//;ba}' | grep -q "$C1" ||
 		fail "welcome $f lacks the commitment $C1"
+	tr -d '\r' <"$f" | sed ':a;/=$/{N;s/=\n//;ba}' | grep -q "^head: $HEAD$" ||
+		fail "welcome $f lacks the seed chain head $HEAD"
+	tr -d '\r' <"$f" | sed ':a;/=$/{N;s/=\n//;ba}' |
+		grep -qF "trusted comment: hexpost seed chain: campaign hill, 65536 seeds, random dice" ||
+		fail "welcome $f lacks the chain statement's signature"
 done <"$T/welcomes"
 
 # Play: whoever the open window waits for sends the built-in opponent's
@@ -113,6 +124,10 @@ grep -q "audit of hill: OK" "$T/out" || fail "no OK: $(cat "$T/out")"
 grep -q "dice logs: hash chain intact" "$T/out" || fail "$(cat "$T/out")"
 grep -Eq "[1-9][0-9]* signed by their players" "$T/out" ||
 	fail "no player signature checked: $(cat "$T/out")"
+grep -q "seed chain statement signed when the campaign was created; $NW revealed seeds linked" "$T/out" ||
+	fail "no seed chain: $(cat "$T/out")"
+grep -q "NOTE: .* before any player's signed file" "$T/out" &&
+	fail "a game played by signed mail from its first window has windows without player input: $(cat "$T/out")"
 
 CASE=export
 B=$T/bundle
@@ -123,6 +138,9 @@ hp audit export hill "$B" >/dev/null 2>&1 && fail "export over a bundle"
 python3 "$PYAUDIT" "$B" >"$T/out" 2>"$T/err" ||
 	fail "hexpost-audit.py: $(cat "$T/err")"
 grep -q "hexpost-audit: OK: $NW windows" "$T/out" || fail "$(cat "$T/out")"
+cmp -s "$B/chain.txt" "$T/chain.txt" || fail "the bundle's chain.txt differs"
+minisign -V -p "$D/server.pub" -m "$B/chain.txt" >"$T/out" 2>&1 ||
+	fail "minisign -V chain.txt: $(cat "$T/out")"
 for w in "$B"/windows/*/; do
 	[ -f "$w/dice-log.txt" ] || continue
 	minisign -V -p "$D/server.pub" -m "$w/dice-log.txt" >"$T/out" 2>&1 ||
@@ -184,12 +202,12 @@ tamper "die in the re-signed log" "but the dice stream gives" "$RESIGN"
 tamper "order byte" "does not hash to the hash recorded" \
 	"UPDATE orders SET raw = raw || ' ' WHERE id = (SELECT id FROM orders
 	 WHERE window_id = $W AND source = 'mail' AND current = 1)"
-tamper "seed" "the revealed seed differs" \
+tamper "seed" "the revealed seed is not seed" \
 	"UPDATE windows SET seed = randomblob(32) WHERE id = $W"
 resign 's/^seed: (.)/"seed: ".($1 eq "0" ? "1" : "0")/me'
 NEWSEED=$(sed -n 's/^seed: //p' "$T/log.txt")
 tamper "seed in the re-signed log and the window" \
-	"does not match the commitment" \
+	"the revealed seed is not seed" \
 	"$RESIGN; UPDATE windows SET seed = X'$NEWSEED' WHERE id = $W"
 resign 's/^roll: 1 .*\n//m; s/^rolls: (\d+)/"rolls: ".($1 - 1)/me'
 tamper "log entry dropped" "is numbered #2" "$RESIGN"

@@ -19,6 +19,8 @@
 #         one (hexpost, bundle, Python verifier). Then a key swapped by hand
 #         (no statement): the audit fails whichever key it trusts, and
 #         `key rotate` refuses to start from it.
+# Every campaign here is a --seed test campaign: every audit of it fails
+# ("is a TEST campaign") unless given --accept-test-dice, and then warns.
 # For ford, mill and pwc: `hexpost audit` passes and says what it checked;
 # the exported bundle passes `hexpost audit --bundle`, the Python verifier
 # and the stock `minisign -V` for every dice log; tampered copies (a replaced
@@ -104,19 +106,31 @@ play() {
 audit_ok() {
 	local c=$1 w
 	shift
-	hp audit "$c" >"$T/out" 2>"$T/err" || fail "audit $c: $(cat "$T/err")"
+	# A --seed campaign: every audit fails without --accept-test-dice,
+	# and says so loudly with it.
+	hp audit "$c" >"$T/out" 2>"$T/err" && fail "audit $c passed test dice"
+	grep -qF "is a TEST campaign" "$T/err" || fail "audit $c: $(cat "$T/err")"
+	hp audit --accept-test-dice "$c" >"$T/out" 2>"$T/err" || fail "audit $c: $(cat "$T/err")"
 	grep -q "^audit of $c: OK" "$T/out" || fail "audit $c: $(cat "$T/out")"
+	grep -q "^WARNING: $c is a TEST campaign" "$T/out" || fail "no warning: $(cat "$T/out")"
 	for p in "$@"; do
 		grep -qF -- "$p" "$T/out" || fail "audit $c lacks '$p': $(cat "$T/out")"
 	done
 	rm -rf "$T/b-$c"
 	hp audit export "$c" "$T/b-$c" >/dev/null 2>"$T/err" ||
 		fail "export $c: $(cat "$T/err")"
-	"$HEXPOST" audit --bundle "$T/b-$c" >"$T/out" 2>"$T/err" ||
+	"$HEXPOST" audit --accept-test-dice --bundle "$T/b-$c" >"$T/out" 2>"$T/err" ||
 		fail "audit --bundle $c: $(cat "$T/err")"
-	python3 "$PYAUDIT" "$T/b-$c" >"$T/out" 2>"$T/err" ||
+	"$HEXPOST" audit --bundle "$T/b-$c" >"$T/out" 2>"$T/err" &&
+		fail "audit --bundle $c passed test dice"
+	grep -qF "is a TEST campaign" "$T/err" || fail "audit --bundle $c: $(cat "$T/err")"
+	python3 "$PYAUDIT" "$T/b-$c" >"$T/out" 2>"$T/err"
+	[ $? -eq 1 ] && grep -qF "is a TEST campaign" "$T/err" ||
+		fail "hexpost-audit.py passed test dice: $(cat "$T/out" "$T/err")"
+	python3 "$PYAUDIT" --accept-test-dice "$T/b-$c" >"$T/out" 2>"$T/err" ||
 		fail "hexpost-audit.py $c: $(cat "$T/err")"
 	grep -q "^hexpost-audit: OK" "$T/out" || fail "$(cat "$T/out")"
+	grep -q "^hexpost-audit: WARNING: a TEST campaign" "$T/out" || fail "$(cat "$T/out")"
 	for w in "$T/b-$c"/windows/*/; do
 		[ -f "$w/dice-log.txt" ] || continue
 		minisign -V -p "$D/server.pub" -m "$w/dice-log.txt" >"$T/out" 2>&1 ||
@@ -130,7 +144,7 @@ tamper() {
 	rm -f "$T/t.db"
 	sqlite3 "$DB" ".backup '$T/t.db'" || fail "backup"
 	sqlite3 "$T/t.db" "$3" || fail "sql: $3"
-	"$HEXPOST" --db "$T/t.db" audit "$1" --pubkey "$D/server.pub" \
+	"$HEXPOST" --db "$T/t.db" audit --accept-test-dice "$1" --pubkey "$D/server.pub" \
 		>"$T/out" 2>"$T/err"
 	local rc=$?
 	[ $rc -eq 65 ] || fail "tampered $1: audit exited $rc, want 65: $(cat "$T/out" "$T/err")"
@@ -139,17 +153,17 @@ tamper() {
 }
 
 # btamper CAMPAIGN PHRASE PYPHRASE CMD: on a copy of the bundle, CMD (run
-# in it) makes `hexpost audit --bundle` fail with PHRASE and, unless
+# in it) makes `hexpost audit --accept-test-dice --bundle` fail with PHRASE and, unless
 # PYPHRASE is "-", the Python verifier with PYPHRASE.
 btamper() {
 	rm -rf "$T/b2"
 	cp -r "$T/b-$1" "$T/b2"
 	(cd "$T/b2" && eval "$4") || fail "tamper command: $4"
-	"$HEXPOST" audit --bundle "$T/b2" >"$T/out" 2>"$T/err"
+	"$HEXPOST" audit --accept-test-dice --bundle "$T/b2" >"$T/out" 2>"$T/err"
 	[ $? -eq 65 ] && grep -qF -- "$2" "$T/err" ||
 		fail "tampered bundle of $1: $(cat "$T/out" "$T/err")"
 	[ "$3" = - ] && return 0
-	python3 "$PYAUDIT" "$T/b2" >"$T/out" 2>"$T/err"
+	python3 "$PYAUDIT" --accept-test-dice "$T/b2" >"$T/out" 2>"$T/err"
 	[ $? -eq 1 ] && grep -qF -- "$3" "$T/err" ||
 		fail "tampered bundle of $1, Python: $(cat "$T/out" "$T/err")"
 }
@@ -170,7 +184,7 @@ hp player add ford blue --email ann@example.org --name Ann --key "$T/ann.pub" >/
 	hp player add ford red --email bob@example.org --name Bob --key "$T/bob.pub" >/dev/null ||
 	fail "player add"
 # Bob signs at least one file that enters a dice key before he goes.
-for i in 1 2 3; do
+for i in $(seq 1 10); do
 	side=$(waiting ford)
 	if [ "$side" = blue ]; then send ford blue ann "Ann <ann@example.org>"
 	else send ford red bob "Bob <bob@example.org>"; fi
@@ -287,7 +301,7 @@ hp player add pwc blue --email cy@example.org --name Cy --key "$T/cy.pub" >/dev/
 	fail "player add pwc"
 play pwc "cy Cy <cy@example.org>" -
 audit_ok pwc "signed by their players"
-grep -Eq "[1-9][0-9]* windows resolved" <(hp audit pwc) || fail "pwc: no window"
+grep -Eq "[1-9][0-9]* windows resolved" <(hp audit --accept-test-dice pwc) || fail "pwc: no window"
 
 STEP="pwc tampered"
 W=$(q "SELECT l.window_id FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'pwc' AND l.text LIKE '%roll: 2 %' ORDER BY l.window_id LIMIT 1")
@@ -375,7 +389,7 @@ grep -qF "$(sed -n 2p "$D/server.pub")" "$T/notice" || fail "the notice lacks th
 grep -qF "$(sed -n 3p "$T/rot.txt")" "$T/notice" || fail "the notice lacks the statement"
 
 STEP="daemon after rotate"
-hp audit rot --pubkey "$T/original.pub" >/dev/null 2>"$T/err" ||
+hp audit --accept-test-dice rot --pubkey "$T/original.pub" >/dev/null 2>"$T/err" ||
 	fail "audit before the daemon reloads: $(cat "$T/err")"
 # The daemon sees the key file change at its next pass: no SIGHUP needed.
 for i in $(seq 1 100); do
@@ -401,19 +415,19 @@ minisign -V -p "$D/server.pub" -m "$T/l.txt" >/dev/null 2>&1 ||
 
 STEP="audit across the rotation"
 # The original key alone, the new key (the configuration's), the bundle.
-hp audit rot --pubkey "$T/original.pub" >"$T/out" 2>"$T/err" ||
+hp audit --accept-test-dice rot --pubkey "$T/original.pub" >"$T/out" 2>"$T/err" ||
 	fail "audit of rot with the original key: $(cat "$T/out" "$T/err")"
 grep -q "1 key rotation statements verified .*signed by 2 server keys" "$T/out" ||
 	fail "audit of rot: $(cat "$T/out")"
-hp audit rot >"$T/out" 2>"$T/err" ||
+hp audit --accept-test-dice rot >"$T/out" 2>"$T/err" ||
 	fail "audit of rot with the new key: $(cat "$T/out" "$T/err")"
 rm -rf "$T/b-rot"
 hp audit export rot "$T/b-rot" >/dev/null 2>"$T/err" || fail "export rot: $(cat "$T/err")"
 cmp -s "$T/b-rot/server.pub" "$D/server.pub" || fail "the bundle's server.pub is not the new key"
 for trust in "" "--pubkey $T/original.pub"; do
-	"$HEXPOST" audit --bundle "$T/b-rot" $trust >"$T/out" 2>"$T/err" ||
+	"$HEXPOST" audit --accept-test-dice --bundle "$T/b-rot" $trust >"$T/out" 2>"$T/err" ||
 		fail "audit --bundle rot $trust: $(cat "$T/err")"
-	python3 "$PYAUDIT" $trust "$T/b-rot" >"$T/out" 2>"$T/err" ||
+	python3 "$PYAUDIT" --accept-test-dice $trust "$T/b-rot" >"$T/out" 2>"$T/err" ||
 		fail "hexpost-audit.py rot $trust: $(cat "$T/err")"
 	grep -q "^hexpost-audit: OK: .*, 1 key rotation statements followed" "$T/out" ||
 		fail "$(cat "$T/out")"
@@ -446,14 +460,14 @@ log_file "$LAST"
 minisign -V -p "$D/server2.pub" -m "$T/l.txt" >/dev/null 2>&1 ||
 	fail "the window after the swap is not signed by server2"
 for trust in "$T/original.pub" "$D/server.pub" "$D/server2.pub"; do
-	"$HEXPOST" --config "$CONF" audit rot --pubkey "$trust" >"$T/out" 2>"$T/err"
+	"$HEXPOST" --config "$CONF" audit --accept-test-dice rot --pubkey "$trust" >"$T/out" 2>"$T/err"
 	[ $? -eq 65 ] && grep -q "does not match its server signature: it is signed by server key" "$T/err" ||
 		fail "audit of rot trusting $trust: $(cat "$T/out" "$T/err")"
 done
 grep -q "which is not the trusted key" "$T/err" || fail "$(cat "$T/err")"
 rm -rf "$T/b-rot"
 hp audit export rot "$T/b-rot" --pubkey "$T/original.pub" >/dev/null 2>&1 || fail "export rot"
-python3 "$PYAUDIT" "$T/b-rot" >"$T/out" 2>"$T/err"
+python3 "$PYAUDIT" --accept-test-dice "$T/b-rot" >"$T/out" 2>"$T/err"
 [ $? -eq 1 ] && grep -q "which no key rotation statement links to it" "$T/err" ||
 	fail "hexpost-audit.py after the swap: $(cat "$T/out" "$T/err")"
 hp key rotate >"$T/out" 2>"$T/err" && fail "key rotate from a key swapped by hand"

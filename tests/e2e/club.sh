@@ -173,7 +173,9 @@ STEP=deadline-ai
 # dale's turn-2 window opened at 1 h: its deadline was 25 h.
 [ "$(q "SELECT count(*) FROM orders o JOIN windows w ON w.id = o.window_id JOIN campaigns c ON c.id = w.campaign_id WHERE c.name = 'dale' AND o.source = 'deadline-ai' AND w.turn = 2")" = 1 ] ||
 	fail "dale's missing orders not played by the opponent"
-[ "$(q "SELECT count(*) FROM outbox WHERE kind = 'report' AND rcpt = 'bob@example.org' AND message_id LIKE 'hexpost.report.dale.t2.%'")" = 1 ] ||
+# (one per turn-2 window: whether Red answers in a window of its own
+# depends on the dice)
+[ "$(q "SELECT count(*) FROM outbox WHERE kind = 'report' AND rcpt = 'bob@example.org' AND message_id LIKE 'hexpost.report.dale.t2.%'")" -ge 1 ] ||
 	fail "no turn-2 report of dale"
 
 STEP=proceed

@@ -30,6 +30,7 @@
 #include "fixtures.h"
 #include "minisign.h"
 #include "moderator.h"
+#include "seedchain.h"
 #include "serverkey.h"
 #include "turn.h"
 
@@ -58,6 +59,7 @@ campaign(bool sign)
 		    HP_OK);
 		assert_int_equal(minisign_seckey_load(sk_path, &sk, &err),
 		    HP_OK);
+		assert_int_equal(seedchain_sign(st, "hill", sk, &err), HP_OK);
 	}
 	assert_int_equal(turn_resolve_signed(st, "hill", NULL, sk, &n, &err),
 	    HP_OK);
@@ -73,11 +75,14 @@ done(struct store *st)
 	fx_rmtree(dir);
 }
 
+/* Bundles checked with the bundle's own server.pub; test dice accepted. */
+static const struct audit_opts accept = { NULL, NULL, true, NULL, 0 };
+
 /* The audit fails naming msg. */
 static void
 audit_fails(struct store *st, const char *pub, const char *msg)
 {
-	struct audit_opts o = { pub, NULL };
+	struct audit_opts o = { pub, NULL, true, NULL, 0 };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 
@@ -90,7 +95,7 @@ static void
 test_clean_and_bundle(void **state)
 {
 	struct store *st = campaign(true);
-	struct audit_opts o = { pk_path, NULL };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	char bdir[700];
@@ -107,7 +112,7 @@ test_clean_and_bundle(void **state)
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err),
 	    HP_ESTATE);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_int_equal(sb.windows, s.windows);
 	assert_int_equal(sb.rolls, s.rolls);
 	assert_int_equal(sb.reports, s.reports);
@@ -120,7 +125,7 @@ test_unsigned(void **state)
 	struct store *st = campaign(false);
 
 	(void)state;
-	audit_fails(st, NULL, "the dice log is not signed");
+	audit_fails(st, NULL, "the seed chain statement is not signed");
 	done(st);
 }
 
@@ -179,6 +184,7 @@ human_campaign(struct minisign_seckey **sk)
 	    NULL, NULL, false, &err), HP_OK);
 	assert_int_equal(minisign_keygen(sk_path, pk_path, NULL, &err), HP_OK);
 	assert_int_equal(minisign_seckey_load(sk_path, sk, &err), HP_OK);
+	assert_int_equal(seedchain_sign(st, "hill", *sk, &err), HP_OK);
 	return st;
 }
 
@@ -244,7 +250,7 @@ test_deadline_files(void **state)
 {
 	struct minisign_seckey *sk = NULL;
 	struct store *st = human_campaign(&sk);
-	struct audit_opts o = { pk_path, NULL };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct store_window w;
@@ -271,11 +277,64 @@ test_deadline_files(void **state)
 	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
 	assert_int_equal(s.deadline_orders, 3);
 	assert_int_equal(s.unsigned_orders, 0);
+	assert_true(s.test_dice);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_int_equal(sb.deadline_orders, 3);
+	assert_true(sb.test_dice);
+	/* A --seed campaign fails every audit unless test dice are
+	 * accepted (docs/AUDIT.md, "Threat model"). */
+	o.accept_test_dice = false;
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_EINVAL);
+	assert_non_null(strstr(err.msg, "is a TEST campaign"));
+	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_EINVAL);
+	assert_non_null(strstr(err.msg, "is a TEST campaign"));
 	minisign_seckey_free(sk);
+	done(st);
+}
+
+/* The seed chain: every revealed seed links back to the signed head; a
+ * chain the server replaced after the fact (re-signed with its own key),
+ * or none, fails (docs/AUDIT.md, "Seed chain"). */
+static void
+test_seed_chain(void **state)
+{
+	struct store *st = campaign(true);
+	struct audit_opts o = { pk_path, NULL, false, NULL, 0 };
+	struct audit_stats s;
+	struct hp_error err = { 0, "" };
+	struct minisign_seckey *sk = NULL;
+	struct seedchain c;
+	struct sbuf text;
+	unsigned char tail[32];
+
+	(void)state;
+	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	assert_int_equal(s.chain_links, s.windows);
+	assert_false(s.test_dice);
+	/* The opponent against itself: no window has player input. */
+	assert_int_equal(s.no_input_windows, s.windows);
+	/* A new chain, signed by the server's own key. */
+	memset(&c, 0, sizeof c);
+	strlcpy_(c.campaign, "hill", sizeof c.campaign);
+	c.length = 16;
+	randombytes_buf(tail, sizeof tail);
+	seedchain_seed(tail, c.length, 0, c.head);
+	sbuf_init(&text);
+	seedchain_format(&c, &text);
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	assert_int_equal(store_chain_put(st, 1, tail, c.length, text.buf, &err),
+	    HP_OK);
+	assert_int_equal(store_commit(st, &err), HP_OK);
+	sbuf_free(&text);
+	assert_int_equal(minisign_seckey_load(sk_path, &sk, &err), HP_OK);
+	assert_int_equal(seedchain_sign(st, "hill", sk, &err), HP_OK);
+	minisign_seckey_free(sk);
+	audit_fails(st, pk_path, "the revealed seed is not seed 1 of the "
+	    "signed seed chain");
+	fx_db_exec(db, "UPDATE campaigns SET chain_statement = NULL");
+	audit_fails(st, pk_path, "has no seed chain statement");
 	done(st);
 }
 
@@ -290,7 +349,7 @@ test_deadline_forged(void **state)
 	struct store_window w;
 	struct game g;
 	struct sbuf b;
-	char *opp;
+	char *opp, *hold;
 
 	(void)state;
 	assert_true(pending(st, &g, &w) == 1);
@@ -317,7 +376,16 @@ test_deadline_forged(void **state)
 	fill_and_resolve(st, DEADLINE_AI, sk);
 	assert_true(pending(st, &g, &w) == 1);
 	opp = turn_opponent_orders(&g, &w.spec, 0);
+	hold = audit_hold_orders(&g, &w.spec, 0);
+	assert_non_null(hold);
 	game_free(&g);
+	if (strcmp(opp, hold) == 0) {	/* the opponent holds: other bytes */
+		sbuf_init(&b);
+		sbuf_printf(&b, "%s# not the hold file\n", opp);
+		free(opp);
+		opp = sbuf_steal(&b);
+	}
+	free(hold);
 	submit_and_resolve(st, opp, "deadline-hold", sk);
 	free(opp);
 	audit_fails(st, pk_path, "not the hold file that policy writes");
@@ -349,7 +417,7 @@ test_moderator_end(void **state)
 {
 	struct minisign_seckey *sk = NULL;
 	struct store *st = human_campaign(&sk);
-	struct audit_opts o = { pk_path, NULL };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct mod_command cmd;
@@ -380,7 +448,7 @@ test_moderator_end(void **state)
 	    "state = 'open'"), 1);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_true(sb.moderator_end);
 	snprintf(bdir, sizeof bdir, "%s/bundle/campaign.txt", dir);
 	camp = util_read_file(bdir, NULL, &err);
@@ -467,7 +535,7 @@ test_key_history(void **state)
 {
 	struct hp_error err = { 0, "" };
 	struct minisign_seckey *server = NULL, *key[2], *dee;
-	struct audit_opts o = { pk_path, NULL };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
 	struct audit_stats s, sb;
 	struct mod_command cmd;
 	struct store *st;
@@ -488,6 +556,7 @@ test_key_history(void **state)
 	    HP_OK);
 	assert_int_equal(minisign_keygen(sk_path, pk_path, NULL, &err), HP_OK);
 	assert_int_equal(minisign_seckey_load(sk_path, &server, &err), HP_OK);
+	assert_int_equal(seedchain_sign(st, "hill", server, &err), HP_OK);
 	key[0] = player_key("ann", &pub[0], line[0], sizeof line[0], id[0]);
 	key[1] = player_key("bob", &pub[1], line[1], sizeof line[1], id[1]);
 	dee = player_key("dee", &deepub, line[2], sizeof line[2], id[2]);
@@ -530,7 +599,7 @@ test_key_history(void **state)
 	assert_true(s.signed_orders >= 4);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_int_equal(sb.signed_orders, s.signed_orders);
 	snprintf(bdir, sizeof bdir, "%s/bundle/players.txt", dir);
 	players = util_read_file(bdir, NULL, &err);
@@ -612,7 +681,7 @@ static void
 bundle_fails(const char *bdir, const char *cmd, const char *pub,
     const char *msg)
 {
-	struct audit_opts o = { pub, NULL };
+	struct audit_opts o = { pub, NULL, true, NULL, 0 };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 	char copy[800], sh[8192];
@@ -637,7 +706,7 @@ test_key_rotation(void **state)
 	struct minisign_seckey *sk = NULL, *orig = NULL, *z = NULL;
 	struct serverkey_rotation r;
 	struct serverkey_statement stm;
-	struct audit_opts o = { NULL, NULL };
+	struct audit_opts o = { NULL, NULL, true, NULL, 0 };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct store *st = human_campaign(&sk);
@@ -709,7 +778,7 @@ test_key_rotation(void **state)
 	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, NULL, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
 	assert_int_equal(sb.rotations_followed, 2);
 	assert_int_equal(sb.windows, s.windows);
 	o.server_pub = origpub;
@@ -947,6 +1016,7 @@ main(void)
 		cmocka_unit_test(test_wrong_key),
 		cmocka_unit_test(test_deadline_files),
 		cmocka_unit_test(test_deadline_forged),
+		cmocka_unit_test(test_seed_chain),
 		cmocka_unit_test(test_moderator_end),
 		cmocka_unit_test(test_key_history),
 		cmocka_unit_test(test_key_rotation),

@@ -34,7 +34,7 @@ vector_text(void)
 static void
 vector_log(struct dicelog *l, struct dice *d)
 {
-	unsigned char hashes[2][32];
+	unsigned char hashes[3][32];
 	int i;
 
 	dicelog_init(l);
@@ -52,10 +52,13 @@ vector_log(struct dicelog *l, struct dice *d)
 	strlcpy_(l->orders[1].side, "red", GAME_ID_MAX);
 	strlcpy_(l->orders[1].source, "opponent", 16);
 	memset(l->orders[1].hash, 0x22, 32);
-	memcpy(hashes[0], l->orders[0].hash, 32);
-	memcpy(hashes[1], l->orders[1].hash, 32);
+	/* The key covers the previous log's hash (zeros: a first window)
+	 * before the order files' (docs/AUDIT.md, "Dice key"). */
+	memset(hashes[0], 0, 32);
+	memcpy(hashes[1], l->orders[0].hash, 32);
+	memcpy(hashes[2], l->orders[1].hash, 32);
 	dice_derive_key(l->seed, "demo", 3, 1,
-	    (const unsigned char (*)[32])hashes, 2, l->key);
+	    (const unsigned char (*)[32])hashes, 3, l->key);
 	l->nopponent = 1;
 	strlcpy_(l->opponent[0], "red", GAME_ID_MAX);
 	l->have_next = true;
@@ -85,15 +88,15 @@ test_vector(void **state)
 	dicelog_format(&l, &b);
 	assert_string_equal(b.buf, text);
 	dicelog_hash(text, h);
-	sodium_hex2bin(want, 32, "c0b05649cd123dba3b5d2031af916c8d"
-	    "4ad96511f02b0864ecc59aa1813f16ac", 64, NULL, NULL, NULL);
+	sodium_hex2bin(want, 32, "af770b9eb8d491937d9ea904d7919b70"
+	    "8aac6b017ddd4ecf9a0c15837fe8ce62", 64, NULL, NULL, NULL);
 	assert_memory_equal(h, want, 32);
 
 	assert_int_equal(dicelog_parse(text, &p, &err), HP_OK);
 	assert_int_equal(p.nrolls, 4);
 	assert_string_equal(p.rolls[1].purpose, "tab\there");
 	assert_string_equal(p.rolls[2].purpose, "back\\slash");
-	assert_int_equal(p.rolls[3].result, 5);
+	assert_int_equal(p.rolls[3].result, 17);
 	assert_int_equal(dicelog_check(&p, &err), HP_OK);
 	dicelog_free(&p);
 	l.rolls = NULL;
@@ -144,18 +147,18 @@ test_tampering(void **state)
 {
 	(void)state;
 	/* One die changed. */
-	expect("roll: 3 10 0 8", "roll: 3 10 0 9", true,
-	    "roll #3 (d10, back\\slash) is 9 in the log, but the dice stream "
-	    "gives 8");
+	expect("roll: 3 10 0 6", "roll: 3 10 0 7", true,
+	    "roll #3 (d10, back\\slash) is 7 in the log, but the dice stream "
+	    "gives 6");
 	/* Two entries reordered. */
-	expect("roll: 1 6 4 3 Fire: 1 Section at C4\nroll: 2 6 0 5 "
-	    "tab\\x09here\n", "roll: 2 6 0 5 tab\\x09here\nroll: 1 6 4 3 "
+	expect("roll: 1 6 4 6 Fire: 1 Section at C4\nroll: 2 6 0 5 "
+	    "tab\\x09here\n", "roll: 2 6 0 5 tab\\x09here\nroll: 1 6 4 6 "
 	    "Fire: 1 Section at C4\n", true, "roll 1 of the log is numbered #2");
 	/* An entry dropped (and the count fixed). */
-	expect("rolls: 4\nroll: 1 6 4 3 Fire: 1 Section at C4\n", "rolls: 3\n",
+	expect("rolls: 4\nroll: 1 6 4 6 Fire: 1 Section at C4\n", "rolls: 3\n",
 	    true, "roll 1 of the log is numbered #2");
 	/* An entry dropped, the count left. */
-	expect("roll: 4 20 11 5 \n", "", false, "fewer rolls");
+	expect("roll: 4 20 11 17 \n", "", false, "fewer rolls");
 	/* A seed changed. */
 	expect("seed: 00", "seed: 01", true, "does not match the commitment");
 	/* An order hash changed: the key no longer follows. */
@@ -163,12 +166,22 @@ test_tampering(void **state)
 	    "dice key in the log is not the one derived");
 	/* Not canonical. */
 	expect("turn: 3", "turn: 03", false, "canonical");
-	expect("key: 19b0", "key: 19B0", false, "canonical");
+	expect("key: b985", "key: B985", false, "canonical");
+	/* The previous log's hash changed: it is in the key too. */
+	expect("previous: 00", "previous: 10", true,
+	    "dice key in the log is not the one derived");
 	expect("hexpost dice log v1", "hexpost dice log v2", false,
 	    "not a hexpost dice log");
 	expect("end\n", "end\nmore\n", false, "text after 'end'");
 	expect("roll: 2 6 0 5 tab\\x09here", "roll: 2 6 0 5 tab\there", false,
 	    "canonical");
+	/* Settled questions: a purpose is well-formed UTF-8 of at most 119
+	 * bytes; the whole log is UTF-8. */
+	expect("tab\\x09here", "tab\\xffhere", false, "expected 'roll: SEQ");
+	expect("tab\\x09here", "tab\xc3here", false, "not valid UTF-8");
+	expect("Fire: 1 Section at C4", "Fire: 1 Section at C4 "
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", false, "expected 'roll: SEQ");
 }
 
 int

@@ -21,6 +21,7 @@
 #include "minisign.h"
 #include "ruleset.h"
 #include "scenario.h"
+#include "seedchain.h"
 #include "store.h"
 #include "turn.h"
 
@@ -204,9 +205,10 @@ crossroads(char **file_text)
 	assert_non_null(*file_text);
 	st = fx_store_new(db);
 	assert_int_equal(turn_campaign_new(st, "cr", "portable-modern", path,
-	    NULL, (const unsigned char *)"crossroads", 10, &err), HP_OK);
+	    NULL, NULL, 0, &err), HP_OK);
 	assert_int_equal(minisign_keygen(skp, pkp, NULL, &err), HP_OK);
 	assert_int_equal(minisign_seckey_load(skp, &sk, &err), HP_OK);
+	assert_int_equal(seedchain_sign(st, "cr", sk, &err), HP_OK);
 	assert_int_equal(turn_resolve_signed(st, "cr", NULL, sk, &n, &err),
 	    HP_OK);
 	minisign_seckey_free(sk);
@@ -221,7 +223,7 @@ static void
 test_handwritten_campaign(void **state)
 {
 	struct hp_error err = { 0, "" };
-	struct audit_opts o = { pkp, NULL };
+	struct audit_opts o = { pkp, NULL, false, NULL, 0 };
 	struct audit_stats s;
 	struct store *st;
 	struct game g;
@@ -247,7 +249,8 @@ test_handwritten_campaign(void **state)
 	assert_string_equal(row, "65547711d95c1771c0c09220c5da5c86ebf740cdd1d0"
 	    "b03c11ac93cfb75af9bb\n");
 	free(row);
-	assert_int_equal(audit_campaign(st, "cr", &o, &s, &err), HP_OK);
+	if (audit_campaign(st, "cr", &o, &s, &err) != HP_OK)
+		fail_msg("audit: %s", err.msg);
 	assert_int_equal(audit_export(st, "cr", bdir, pkp, &err), HP_OK);
 	snprintf(path, sizeof path, "%s/scenario.scn", bdir);
 	bundled = util_read_file(path, NULL, &err);

@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "fixtures.h"
+#include "dicelog.h"
+#include "seedchain.h"
 #include "store.h"
 #include "turn.h"
 
@@ -170,28 +172,39 @@ check_keys(struct store *st, const char *name)
 	struct hp_error err = { 0, "" };
 	struct store_order cur[GAME_MAX_SIDES];
 	struct store_window w;
-	unsigned char hashes[GAME_MAX_SIDES][32], key[DICE_KEYLEN];
-	unsigned char seed[DICE_SEEDLEN], commit[32], h[32];
+	unsigned char hashes[GAME_MAX_SIDES + 1][32], key[DICE_KEYLEN];
+	unsigned char seed[DICE_SEEDLEN], commit[32], h[32], tail[32], prev[32];
+	char *log, *lsig, *lpub;
 	struct game g;
 	int64_t cid;
-	int turn, number, i, checked = 0;
+	int turn, number, i, checked = 0, k = 0;
 	size_t nh;
 
 	game_init(&g);
 	assert_int_equal(store_game_load(st, name, &g, &cid, &err), HP_OK);
+	/* The seed chain's tail is the master's seed for turn 0 window 0;
+	 * the k-th window opened takes seed k (docs/AUDIT.md, "Seed
+	 * chain"). */
+	dice_seed_from_master(MASTER, MASTERLEN, name, 0, 0, tail);
+	memset(prev, 0, sizeof prev);
 	for (turn = 1; turn <= g.turn; turn++)
 		for (number = 1; number <= 2; number++) {
 			if (store_window_get(st, cid, turn, number, &w, &err) !=
-			    HP_OK || w.state != WSTATE_RESOLVED)
+			    HP_OK)
 				continue;
-			dice_seed_from_master(MASTER, MASTERLEN, name, turn,
-			    number, seed);
+			k++;
+			if (w.state != WSTATE_RESOLVED)
+				continue;
+			seedchain_seed(tail, SEEDCHAIN_LENGTH, k, seed);
 			assert_memory_equal(w.seed, seed, DICE_SEEDLEN);
 			dice_commit(seed, commit);
 			assert_memory_equal(w.commitment, commit, 32);
 			assert_int_equal(store_orders_current(st, w.id, cur,
 			    &err), HP_OK);
-			nh = 0;
+			/* The previous dice log's hash first (docs/AUDIT.md,
+			 * "Dice key"). */
+			memcpy(hashes[0], prev, 32);
+			nh = 1;
 			for (i = 0; i < GAME_MAX_SIDES; i++) {
 				if (cur[i].raw == NULL)
 					continue;
@@ -201,7 +214,13 @@ check_keys(struct store *st, const char *name)
 				memcpy(hashes[nh++], h, 32);
 			}
 			store_orders_free(cur);
-			assert_true(nh > 0);
+			assert_true(nh > 1);
+			assert_int_equal(store_dicelog_get(st, w.id, &log, &lsig,
+			    &lpub, &err), HP_OK);
+			dicelog_hash(log, prev);
+			free(log);
+			free(lsig);
+			free(lpub);
 			dice_derive_key(seed, name, turn, number,
 			    (const unsigned char (*)[32])hashes, nh, key);
 			assert_true(w.have_key);

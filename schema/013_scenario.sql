@@ -1,4 +1,4 @@
--- hexpost schema, migration 14: the scenario a campaign was started from
+-- hexpost schema, migration 13: the scenario a campaign was started from
 -- (docs/SCENARIOS.md): its exact text and SHA-256, so a replay and the audit
 -- set up exactly what was played, whatever later versions ship. NULL: a
 -- ruleset whose one scenario is built into its rules, or a campaign made
