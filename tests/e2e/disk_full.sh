@@ -40,7 +40,10 @@ hp player add hill blue --email ann@example.org --name Ann --key "$T/ann.pub" \
 	--moderator || fail "player: $(cat "$T/err")"
 hp orders template hill --side blue && head -n 4 "$T/out" >"$W/blue.txt" || fail "template"
 hp orders suggest hill --side blue && sed '1,4d' "$T/out" >>"$W/blue.txt" || fail "suggest"
-hp orders submit hill "$W/blue.txt" || fail "submit: $(cat "$T/err")"
+# Ann has a key: orders entered for her side carry her signature.
+minisign -S -s "$T/ann.key" -m "$W/blue.txt" >/dev/null 2>&1 || fail "minisign -S"
+hp orders submit hill "$W/blue.txt" --sig "$W/blue.txt.minisig" ||
+	fail "submit: $(cat "$T/err")"
 
 STEP="full"
 dd if=/dev/zero of="$MNT/fill" bs=1k 2>/dev/null

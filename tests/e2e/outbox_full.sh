@@ -69,7 +69,10 @@ STEP="read-only"
 mount -o remount,ro "$OB" || fail "remount ro"
 hp orders template hill --side blue && head -n 4 "$T/out" >"$W/blue.txt" || fail "template"
 hp orders suggest hill --side blue && sed '1,4d' "$T/out" >>"$W/blue.txt" || fail "suggest"
-hp orders submit hill "$W/blue.txt" || fail "submit: $(cat "$T/err")"
+# Ann has a key: orders entered for her side carry her signature.
+minisign -S -s "$T/ann.key" -m "$W/blue.txt" >/dev/null 2>&1 || fail "minisign -S"
+hp orders submit hill "$W/blue.txt" --sig "$W/blue.txt.minisig" ||
+	fail "submit: $(cat "$T/err")"
 for i in 1 2 3; do
 	hp run --once
 	rc=$?
