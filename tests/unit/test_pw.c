@@ -1,5 +1,5 @@
 /* Unit tests for Big Board Portable Wargame: Modern (seed 002,
- * src/rules/pw*.c): every rule resolved with scripted dice on the empty
+ * src/rules/pw/): every rule resolved with scripted dice on the empty
  * test board, asserting on the resulting state and on the dice log; the
  * seed's tricky cases; order parse errors; fog of war; the built-in
  * opponent playing whole battles. Geometry: the board is flat-topped, so
