@@ -73,4 +73,9 @@ void minisign_seckey_pubkey(const struct minisign_seckey *,
 int minisign_sign_text(const struct minisign_seckey *, const unsigned char *msg,
     size_t len, const char *trusted_comment, char **sigtext, struct hp_error *);
 
+/* The text of a minisign public key file for pk (the two lines minisign
+ * -G writes) into buf of len bytes (120 are enough). */
+void minisign_pubkey_text(const struct minisign_pubkey *pk, char *buf,
+    size_t len);
+
 #endif

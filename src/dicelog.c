@@ -451,22 +451,6 @@ dicelog_check(const struct dicelog *l, struct hp_error *err)
 	return HP_OK;
 }
 
-/* The text of a minisign public key file for pk. */
-static void
-pubkey_text(const struct minisign_pubkey *pk, char *buf, size_t len)
-{
-	unsigned char bin[42];
-	char b64[64], id[17];
-
-	memcpy(bin, "Ed", 2);
-	memcpy(bin + 2, pk->keyid, 8);
-	memcpy(bin + 10, pk->pk, 32);
-	sodium_bin2base64(b64, sizeof b64, bin, sizeof bin,
-	    sodium_base64_VARIANT_ORIGINAL);
-	snprintf(buf, len, "untrusted comment: minisign public key %s\n%s\n",
-	    minisign_keyid_hex(pk->keyid, id), b64);
-}
-
 int
 dicelog_record(struct store *st, int64_t cid, const struct game *g,
     const struct store_window *w, const struct store_order *cur,
@@ -528,7 +512,7 @@ dicelog_record(struct store *st, int64_t cid, const struct game *g,
 		    text.len, tc, &sig, err)) != HP_OK)
 			goto out;
 		minisign_seckey_pubkey(sk, &pk);
-		pubkey_text(&pk, pub, sizeof pub);
+		minisign_pubkey_text(&pk, pub, sizeof pub);
 	}
 	rc = store_dicelog_put(st, cid, w->id, text.buf, hash, sig,
 	    sig ? pub : NULL, err);

@@ -969,3 +969,18 @@ minisign_sign_file_text(const char *seckey_path, const unsigned char *msg,
 	minisign_seckey_free(k);
 	return rc;
 }
+
+void
+minisign_pubkey_text(const struct minisign_pubkey *pk, char *buf, size_t len)
+{
+	unsigned char bin[42];
+	char b64[64], id[17];
+
+	memcpy(bin, "Ed", 2);
+	memcpy(bin + 2, pk->keyid, 8);
+	memcpy(bin + 10, pk->pk, 32);
+	sodium_bin2base64(b64, sizeof b64, bin, sizeof bin,
+	    sodium_base64_VARIANT_ORIGINAL);
+	snprintf(buf, len, "untrusted comment: minisign public key %s\n%s\n",
+	    minisign_keyid_hex(pk->keyid, id), b64);
+}

@@ -152,22 +152,6 @@ seedchain_create(struct store *st, int64_t cid, const char *campaign,
 	return rc;
 }
 
-/* A public key as the two lines of a minisign .pub file. */
-static void
-pubkey_text(const struct minisign_pubkey *pk, char *buf, size_t len)
-{
-	unsigned char bin[42];
-	char b64[64], id[17];
-
-	memcpy(bin, "Ed", 2);
-	memcpy(bin + 2, pk->keyid, 8);
-	memcpy(bin + 10, pk->pk, 32);
-	sodium_bin2base64(b64, sizeof b64, bin, sizeof bin,
-	    sodium_base64_VARIANT_ORIGINAL);
-	snprintf(buf, len, "untrusted comment: minisign public key %s\n%s\n",
-	    minisign_keyid_hex(pk->keyid, id), b64);
-}
-
 int
 seedchain_sign(struct store *st, const char *campaign,
     const struct minisign_seckey *sk, struct hp_error *err)
@@ -193,7 +177,7 @@ seedchain_sign(struct store *st, const char *campaign,
 	    strlen(sc.statement), tc, &sig, err)) != HP_OK)
 		goto rollback;
 	minisign_seckey_pubkey(sk, &pk);
-	pubkey_text(&pk, pub, sizeof pub);
+	minisign_pubkey_text(&pk, pub, sizeof pub);
 	if ((rc = store_chain_sign(st, cid, sig, pub, err)) != HP_OK)
 		goto rollback;
 	rc = store_commit(st, err);
