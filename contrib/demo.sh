@@ -7,8 +7,9 @@
 # inbox Maildir); `hexpost run --once` takes the mail in, resolves the turn
 # and writes the acknowledgement and the reports into the outbox Maildir,
 # which is shown. Red is the built-in opponent. Turn 2 starts with a
-# mistake, to show a refusal. DEMO_SEED picks the dice; DEMO_DIR keeps the
-# data directory instead of a temporary one.
+# mistake, to show a refusal. The dice are real (a signed seed chain);
+# DEMO_SEED=TEXT replays the same dice as a test campaign instead. DEMO_DIR
+# keeps the data directory instead of a temporary one.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 [ "${HEXPOST_SKIP_DEPS:-0}" = 1 ] || bash "$top/scripts/deps.sh" >/dev/null
@@ -53,7 +54,15 @@ say "hexpost init --datadir: configuration, database, Maildirs, server key"
 export HEXPOST_CONFIG="$data/hexpost.conf"
 say "Blue's player makes a minisign key pair; the moderator registers it"
 minisign -G -W -p "$work/blue.pub" -s "$work/blue.key" >/dev/null
-"$hp" campaign new hill --ruleset fire-and-movement --seed "${DEMO_SEED:-demo}"
+# Real dice by default: a seed chain drawn now, its head signed by the
+# server key and mailed to the player. DEMO_SEED=TEXT replays a game, but
+# such test dice prove nothing, so the audit must then be told to accept them.
+seed=() accept=()
+if [ -n "${DEMO_SEED:-}" ]; then
+	seed=(--seed "$DEMO_SEED")
+	accept=(--accept-test-dice)
+fi
+"$hp" campaign new hill --ruleset fire-and-movement "${seed[@]}"
 "$hp" player add hill blue --email blue@example.org --name "Blue player" \
     --key "$work/blue.pub"
 "$hp" run --once >/dev/null
@@ -87,7 +96,7 @@ done
 say "Final state"
 "$hp" campaign list
 say "The moderator audits the game: signatures, commitments, every die, the chain, a replay"
-"$hp" audit hill
+"$hp" audit "${accept[@]}" hill
 "$hp" audit export hill "$work/hill-audit" >/dev/null
 say "Anyone checks a window's dice log with the stock minisign tool"
 minisign -V -p "$data/server.pub" -m "$work/hill-audit/windows/0001/dice-log.txt"
