@@ -52,6 +52,8 @@ struct audit_stats {
 	long rolls;               /* dice re-derived */
 	int reports;              /* reports re-rendered and compared */
 	int events;               /* windows whose stored events were compared */
+	int stops;                /* resolutions that stopped to ask and
+	                           * resumed in a decision window (G1) */
 	int log_signatures;       /* dice logs whose signature verified */
 	int rotations;            /* key rotation statements verified */
 	int rotations_followed;   /* of those, the chain the trusted key is

@@ -17,8 +17,11 @@
 
 /* A window is a round of orders: which sides must send a file before it can
  * be resolved. Simultaneous windows name several sides, sequential ones one;
- * a turn may have several; a decision window asks one side to answer a
- * question raised mid-resolution. */
+ * a turn may have several; a decision window asks one or more sides, each
+ * its own question (its order_template), raised mid-resolution by
+ * RESOLVE_ASK. Window numbers are unique within a turn (decision windows
+ * included). A window may name no side (a turn-0 `deploy` window that only
+ * rolls dice before the first turn, G7): it resolves at once. */
 enum window_kind { WINDOW_ORDERS, WINDOW_DECISION };
 
 #define WINDOW_NAME_MAX 24
@@ -35,7 +38,15 @@ struct window_spec {
 enum resolve_rc {
 	RESOLVE_CONTINUE = 1, /* step done; call again with step + 1 */
 	RESOLVE_DONE = 0,     /* window resolved */
-	RESOLVE_ERROR = -1    /* broken invariant; message in ctx->err */
+	RESOLVE_ERROR = -1,   /* broken invariant; message in ctx->err */
+	/* Stop and ask the sides in ctx->ask (G1, G4): the window closes as
+	 * resolved so far (its dice log, events and report), the ruleset's
+	 * state is saved, and next_window must then return a WINDOW_DECISION
+	 * naming exactly ctx->ask (each side's question is its
+	 * order_template). When the answers are in, that window resolves by
+	 * calling resolve again with step + 1, ctx->resumed set, the answers
+	 * in ctx->orders and the stopped window's orders in ctx->prior. */
+	RESOLVE_ASK = 2
 };
 
 struct resolve_ctx {
@@ -49,6 +60,22 @@ struct resolve_ctx {
 	struct events *ev;
 	int step;                       /* 0-based */
 	struct hp_error *err;
+	/* Resuming a stopped resolution (RESOLVE_ASK): resumed is set and
+	 * prior[side] holds the parsed orders of the window whose resolution
+	 * stopped (the first window of a chain of stops), parsed again from
+	 * their stored files with that window's spec; ctx->orders holds the
+	 * answers. A ruleset whose resolution stops must accept its own
+	 * orders again in any state its resolution reaches before the stop
+	 * (check feasibility in resolve, not parse). NULL otherwise. */
+	bool resumed;
+	void *prior[GAME_MAX_SIDES];
+	/* Standing orders of every side that has them (G3), parsed with
+	 * window "standing" from the text in force when the window opened
+	 * (a later file, a replacement player's, counts from the next
+	 * window); their hashes are in the dice key. NULL: none. */
+	void *standing[GAME_MAX_SIDES];
+	/* Set by resolve before it returns RESOLVE_ASK: bit per side asked. */
+	unsigned ask;
 };
 
 struct ruleset {
@@ -90,10 +117,14 @@ struct ruleset {
 	/* A ready-to-edit order body for side in window w, commented. */
 	void (*order_template)(const struct game *, const struct window_spec *,
 	    int side, struct sbuf *);
+	/* A ruleset for tests of the engine: `rules list` marks it "(test)"
+	 * and `campaign new` takes it only with --allow-test-ruleset. */
+	bool test;
 };
 
 extern const struct ruleset ruleset_fam;
 extern const struct ruleset ruleset_pw;
+extern const struct ruleset ruleset_test_decide;
 
 const struct ruleset *ruleset_find(const char *name);
 const struct ruleset *const *ruleset_all(void);

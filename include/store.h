@@ -477,4 +477,27 @@ int store_window_count(struct store *, int64_t cid, int *n,
 int store_player_keys(struct store *, int64_t cid, struct store_player **out,
     int *n, struct hp_error *);
 
+/* Decision windows (issue 10, G1; migration 14): window wid continues the
+ * resolution of window of, which stopped at step. */
+int store_window_cont_set(struct store *, int64_t wid, int64_t of, int step,
+    struct hp_error *);
+/* The window wid continues: its id, turn and number, and the step that
+ * asked. HP_ENOENT when wid continues nothing. */
+int store_window_cont_get(struct store *, int64_t wid, int64_t *of, int *turn,
+    int *number, int *step, struct hp_error *);
+/* Standing orders fixed when window wid opened (G3): record side's. */
+int store_standing_put(struct store *, int64_t wid, int side, const char *raw,
+    const unsigned char *hash, struct hp_error *);
+/* Window wid's standing snapshot, per side (raw NULL: none; source
+ * "standing"); free with store_orders_free. */
+int store_standing_get(struct store *, int64_t wid,
+    struct store_order out[GAME_MAX_SIDES], struct hp_error *);
+
+/* Mark window wid's standing snapshot as taken (when it opened). */
+int store_standing_fix(struct store *, int64_t wid, struct hp_error *);
+/* Was window wid's standing snapshot taken when it opened? (False for a
+ * window opened before migration 14.) */
+int store_standing_fixed(struct store *, int64_t wid, bool *fixed,
+    struct hp_error *);
+
 #endif

@@ -60,6 +60,41 @@ int turn_resolve_window(struct game *, const struct window_spec *,
     const char *const raw[GAME_MAX_SIDES], struct dice *, struct events *,
     struct hp_error *);
 
+/* A resolution that stopped to ask (RESOLVE_ASK) and resumes in the
+ * decision window opened after it: the step that asked, and the window
+ * whose resolution stopped first, with its order files (its ctx->orders
+ * become the resumed ctx->prior). */
+struct turn_resume {
+	int step;                           /* the step that asked */
+	struct window_spec w;               /* the window that stopped first */
+	const char *prior[GAME_MAX_SIDES];  /* its order files, raw, or NULL */
+};
+
+/* How a resolution ended: step is -1 when it was done, else the step that
+ * returned RESOLVE_ASK and ask the sides it asked. */
+struct turn_stop {
+	int step;
+	unsigned ask;
+};
+
+/* turn_resolve_window with what the engine keeps between windows: the
+ * standing orders in force when w opened (standing[side], raw, or NULL;
+ * NULL for all), and the stopped resolution w resumes (NULL: none). On a
+ * stop (*stop, may be NULL) victory is not decided: the resolution is not
+ * over. */
+int turn_resolve_window_resume(struct game *, const struct window_spec *,
+    const char *const raw[GAME_MAX_SIDES],
+    const char *const standing[GAME_MAX_SIDES], const struct turn_resume *,
+    struct turn_stop *stop, struct dice *, struct events *,
+    struct hp_error *);
+
+/* After a window's resolution ended as stop says: set g's turn and window
+ * to the next window (*next; *more false when the game ended, which it
+ * then marks finished). After a stop the next window must be a decision
+ * window naming exactly the sides asked (else HP_EINTERNAL). */
+int turn_advance(struct game *, const struct turn_stop *,
+    struct window_spec *next, bool *more, struct hp_error *);
+
 /* Resolve the campaign's open window if every side's orders are in, in one
  * transaction; then keep resolving while the next window needs nothing from
  * a person. *resolved counts the windows resolved. HP_ESTATE if orders are

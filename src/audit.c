@@ -878,13 +878,34 @@ check_spec(const struct game *g, const struct awin *aw, struct hp_error *err)
 	return HP_OK;
 }
 
-/* Replay window i on g and compare everything it produces. */
+/* Window cont's files as the resumption of a stopped resolution that
+ * asked at step (G1): what the resumed window's ctx->prior is parsed from. */
+static void
+replay_resume(const struct acamp *c, int cont, int step,
+    struct turn_resume *res)
+{
+	const struct awin *ow = &c->w[cont];
+	int k;
+
+	memset(res, 0, sizeof *res);
+	res->step = step;
+	res->w = ow->w.spec;
+	for (k = 0; k < ow->no; k++)
+		if (ow->o[k].current)
+			res->prior[ow->o[k].side] = ow->o[k].raw;
+}
+
+/* Replay window i on g, resuming res (NULL: none), and compare everything
+ * it produces; *stop says whether it stopped to ask. */
 static int
 replay_window(const struct acamp *c, int i, struct game *g,
-    const struct dicelog *l, struct audit_stats *s, struct hp_error *err)
+    const struct dicelog *l, const struct turn_resume *res,
+    struct turn_stop *stop, struct audit_stats *s, struct hp_error *err)
 {
 	const struct awin *aw = &c->w[i];
 	const char *raw[GAME_MAX_SIDES] = { 0 };
+	const char *standing[GAME_MAX_SIDES] = { 0 };
+	bool more;
 	struct hp_error rerr = { 0, "" };
 	struct window_spec next;
 	struct events ev;
@@ -905,6 +926,8 @@ replay_window(const struct acamp *c, int i, struct game *g,
 		if (!o->current)
 			continue;
 		raw[o->side] = o->raw;
+		if (strcmp(o->source, "standing") == 0)
+			standing[o->side] = o->raw;
 		if (strcmp(o->source, "opponent") == 0 ||
 		    strcmp(o->source, "deadline-ai") == 0) {
 			t = turn_opponent_orders(g, &aw->w.spec, o->side);
@@ -936,7 +959,10 @@ replay_window(const struct acamp *c, int i, struct game *g,
 	s->orders += l->norders;
 	events_init(&ev);
 	dice_init_stream(&d, l->key);
-	rc = turn_resolve_window(g, &aw->w.spec, raw, &d, &ev, &rerr);
+	rc = turn_resolve_window_resume(g, &aw->w.spec, raw, standing, res,
+	    stop, &d, &ev, &rerr);
+	if (rc == HP_OK)
+		rc = turn_advance(g, stop, &next, &more, &rerr);
 	if (rc != HP_OK) {
 		rc = discrepancy(err, "%s: the replay fails: %s", wh, rerr.msg);
 		goto out;
@@ -948,14 +974,6 @@ replay_window(const struct acamp *c, int i, struct game *g,
 		if ((rc = same_events(wh, &aw->ev, &ev, err)) != HP_OK)
 			goto out;
 		s->events++;
-	}
-	if (g->status != GAME_FINISHED && g->rules->next_window(g, &next)) {
-		g->turn = next.turn;
-		g->window = next.number;
-	} else if (g->status != GAME_FINISHED) {
-		g->status = GAME_FINISHED;
-		if (g->result[0] == '\0')
-			strlcpy_(g->result, "the game ended", sizeof g->result);
 	}
 	for (j = -1; j < g->nsides; j++) {
 		const char *stored = aw->reports[j + 1];
@@ -1009,7 +1027,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	struct game g;
 	struct sbuf dump;
 	char wh[128];
-	int i, k, rc;
+	int i, k, rc, cont = -1, cont_step = 0;
 	bool input = false;
 
 	memset(prev, 0, sizeof prev);
@@ -1068,8 +1086,23 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 			goto out;
 		dicelog_init(&l);
 		rc = check_window_records(c, i, &kc, prev, &l, s, err);
-		if (rc == HP_OK)
-			rc = replay_window(c, i, &g, &l, s, err);
+		if (rc == HP_OK) {
+			struct turn_resume res;
+			struct turn_stop stop = { -1, 0 };
+
+			if (cont >= 0)
+				replay_resume(c, cont, cont_step, &res);
+			rc = replay_window(c, i, &g, &l, cont >= 0 ? &res :
+			    NULL, &stop, s, err);
+			/* A stop: the next window resumes this resolution
+			 * (or the one this window resumed). */
+			if (stop.step >= 0) {
+				cont = cont >= 0 ? cont : i;
+				cont_step = stop.step;
+				s->stops++;
+			} else
+				cont = -1;
+		}
 		if (rc == HP_OK)
 			dicelog_hash(aw->log, prev);
 		dicelog_free(&l);
@@ -2207,6 +2240,10 @@ audit_print(FILE *f, const char *what, const struct audit_stats *s)
 		fprintf(f, "  %d of the signed files are by players replaced "
 		    "since, checked against the key they had then\n",
 		    s->replaced_signed);
+	if (s->stops > 0)
+		fprintf(f, "  %d resolution%s stopped to ask and resumed in a "
+		    "decision window, replayed through %s\n", s->stops,
+		    s->stops == 1 ? "" : "s", s->stops == 1 ? "it" : "them");
 	if (s->moderator_end)
 		fprintf(f, "  ended by the moderator's 'end' on record; the "
 		    "replay applied it after the last resolved window\n");

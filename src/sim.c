@@ -43,9 +43,12 @@ sim_game(const struct ruleset *rules, const char *options, int index,
     const unsigned char *master, size_t masterlen, struct game *g,
     int *outcome, long *windows, long *rolls, struct hp_error *err)
 {
-	struct window_spec w;
+	struct window_spec w, next;
+	struct turn_resume res;
 	char name[GAME_NAME_MAX];
+	char *prior[GAME_MAX_SIDES] = { 0 };
 	int rc = HP_OK, s, guard;
+	bool resuming = false, more;
 
 	snprintf(name, sizeof name, "sim-%d", index);
 	strlcpy_(g->name, name, sizeof g->name);
@@ -73,19 +76,47 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 		    (const unsigned char (*)[32])hashes, nh, key);
 		dice_init_stream(&d, key);
 		events_init(&ev);
-		rc = turn_resolve_window(g, &w, (const char *const *)raw, &d,
-		    &ev, err);
+		struct turn_stop stop = { -1, 0 };
+
+		rc = turn_resolve_window_resume(g, &w, (const char *const *)raw,
+		    NULL, resuming ? &res : NULL, &stop, &d, &ev, err);
+		if (rc == HP_OK && stop.step >= 0)
+			rc = turn_advance(g, &stop, &next, &more, err);
 		*rolls += (long)d.nlog;
 		(*windows)++;
 		dice_free(&d);
 		events_free(&ev);
+		/* A stop: the decision window resumes with the orders of the
+		 * window that stopped first (G1). */
+		if (rc == HP_OK && stop.step >= 0) {
+			if (!resuming) {
+				res.w = w;
+				for (s = 0; s < GAME_MAX_SIDES; s++) {
+					prior[s] = raw[s];
+					raw[s] = NULL;
+					res.prior[s] = prior[s];
+				}
+			}
+			res.step = stop.step;
+			resuming = true;
+		} else if (resuming) {
+			resuming = false;
+			for (s = 0; s < GAME_MAX_SIDES; s++) {
+				free(prior[s]);
+				prior[s] = NULL;
+			}
+		}
 		for (s = 0; s < GAME_MAX_SIDES; s++)
 			free(raw[s]);
 		if (rc != HP_OK)
-			return rc;
+			break;
 		if (g->status == GAME_FINISHED)
 			break;
 	}
+	for (s = 0; s < GAME_MAX_SIDES; s++)
+		free(prior[s]);
+	if (rc != HP_OK)
+		return rc;
 	if (g->status != GAME_FINISHED) {
 		hp_seterr(err, HP_EINTERNAL, "game %d did not end", index);
 		return HP_EINTERNAL;

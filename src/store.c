@@ -2790,3 +2790,119 @@ store_player_keys(struct store *st, int64_t cid, struct store_player **out,
 	}
 	return HP_OK;
 }
+
+int
+store_window_cont_set(struct store *st, int64_t wid, int64_t of, int step,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE windows SET cont_of = ?2, cont_step = ?3 "
+	    "WHERE id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	sqlite3_bind_int64(s, 2, of);
+	sqlite3_bind_int(s, 3, step);
+	return exec_done(st, s, err, "window continuation");
+}
+
+int
+store_window_cont_get(struct store *st, int64_t wid, int64_t *of, int *turn,
+    int *number, int *step, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((s = prep(st, "SELECT o.id, o.turn, o.number, w.cont_step FROM "
+	    "windows w JOIN windows o ON o.id = w.cont_of WHERE w.id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*of = sqlite3_column_int64(s, 0);
+		*turn = sqlite3_column_int(s, 1);
+		*number = sqlite3_column_int(s, 2);
+		*step = sqlite3_column_int(s, 3);
+	}
+	if (stmt_done(st, s) != SQLITE_OK)
+		return dberr(st, err, "window continuation");
+	return rc == SQLITE_ROW ? HP_OK : HP_ENOENT;
+}
+
+int
+store_standing_put(struct store *st, int64_t wid, int side, const char *raw,
+    const unsigned char *hash, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "INSERT INTO window_standing (window_id, side_idx, "
+	    "raw, hash) VALUES (?1, ?2, ?3, ?4)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	sqlite3_bind_int(s, 2, side);
+	bind_text(s, 3, raw);
+	sqlite3_bind_blob(s, 4, hash, 32, SQLITE_TRANSIENT);
+	return exec_done(st, s, err, "standing snapshot");
+}
+
+int
+store_standing_get(struct store *st, int64_t wid,
+    struct store_order out[GAME_MAX_SIDES], struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc, side;
+
+	memset(out, 0, sizeof(struct store_order) * GAME_MAX_SIDES);
+	if ((s = prep(st, "SELECT side_idx, raw, hash FROM window_standing "
+	    "WHERE window_id = ?1 ORDER BY side_idx", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		side = sqlite3_column_int(s, 0);
+		if (side < 0 || side >= GAME_MAX_SIDES ||
+		    sqlite3_column_bytes(s, 2) != 32)
+			continue;
+		out[side].side = side;
+		strlcpy_(out[side].source, "standing", sizeof out[side].source);
+		free(out[side].raw);
+		out[side].raw = xstrdup(col_text(s, 1));
+		memcpy(out[side].hash, sqlite3_column_blob(s, 2), 32);
+	}
+	if (stmt_done(st, s) != SQLITE_OK || rc != SQLITE_DONE) {
+		store_orders_free(out);
+		return dberr(st, err, "standing snapshot");
+	}
+	return HP_OK;
+}
+
+int
+store_standing_fix(struct store *st, int64_t wid, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE windows SET standing_fixed = 1 WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	return exec_done(st, s, err, "standing snapshot");
+}
+
+int
+store_standing_fixed(struct store *st, int64_t wid, bool *fixed,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*fixed = false;
+	if ((s = prep(st, "SELECT standing_fixed FROM windows WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*fixed = sqlite3_column_int(s, 0) != 0;
+	if (stmt_done(st, s) != SQLITE_OK)
+		return dberr(st, err, "standing snapshot");
+	return HP_OK;
+}

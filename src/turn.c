@@ -39,12 +39,12 @@ turn_order_hash(const char *raw, unsigned char *out)
  * chain draws each seed when the window opens, as it did then. */
 static int
 window_open(struct store *st, int64_t cid, const struct game *g,
-    const struct window_spec *w, struct hp_error *err)
+    const struct window_spec *w, int64_t *widp, struct hp_error *err)
 {
-	unsigned char seed[DICE_SEEDLEN], commit[32], master[64];
+	unsigned char seed[DICE_SEEDLEN], commit[32], master[64], hash[32];
 	size_t mlen = sizeof master;
 	int64_t wid = 0;
-	int rc, k;
+	int rc, k, i;
 
 	if ((rc = store_master_seed(st, cid, master, &mlen, err)) != HP_OK ||
 	    (rc = store_window_count(st, cid, &k, err)) != HP_OK)
@@ -64,6 +64,17 @@ window_open(struct store *st, int64_t cid, const struct game *g,
 	rc = store_window_insert(st, cid, w, seed, commit, &wid, err);
 	if (rc == HP_OK)
 		rc = deadline_window_opened(st, wid, err);
+	/* The standing orders in force now are the window's (G3). */
+	for (i = 0; i < g->nsides && rc == HP_OK; i++)
+		if (g->sides[i].standing != NULL) {
+			turn_order_hash(g->sides[i].standing, hash);
+			rc = store_standing_put(st, wid, i, g->sides[i].standing,
+			    hash, err);
+		}
+	if (rc == HP_OK)
+		rc = store_standing_fix(st, wid, err);
+	if (widp != NULL)
+		*widp = wid;
 out:
 	sodium_memzero(seed, sizeof seed);
 	sodium_memzero(master, sizeof master);
@@ -118,8 +129,8 @@ turn_campaign_new(struct store *st, const char *name, const char *rules,
 		goto out;
 	if ((rc = store_campaign_create(st, &g, master, masterlen, &cid,
 	    err)) != HP_OK || (rc = store_campaign_set_scenario(st, cid, text,
-	    err)) != HP_OK || (rc = window_open(st, cid, &g, &w, err)) !=
-	    HP_OK) {
+	    err)) != HP_OK || (rc = window_open(st, cid, &g, &w, NULL,
+	    err)) != HP_OK) {
 		store_rollback(st);
 		goto out;
 	}
@@ -376,29 +387,58 @@ parse_stored(const struct game *g, const struct window_spec *w, int side,
 	return rc;
 }
 
+/* Parse every file of raw (may be NULL) for window w into out. */
+static int
+parse_all(const struct game *g, const struct window_spec *w,
+    const char *const *raw, void *out[GAME_MAX_SIDES], struct hp_error *err)
+{
+	int i, rc;
+
+	if (raw == NULL)
+		return HP_OK;
+	for (i = 0; i < g->nsides; i++)
+		if (raw[i] != NULL && (rc = parse_stored(g, w, i, raw[i],
+		    &out[i], NULL, err)) != HP_OK)
+			return rc;
+	return HP_OK;
+}
+
 int
-turn_resolve_window(struct game *g, const struct window_spec *w,
-    const char *const raw[GAME_MAX_SIDES], struct dice *d, struct events *ev,
+turn_resolve_window_resume(struct game *g, const struct window_spec *w,
+    const char *const raw[GAME_MAX_SIDES],
+    const char *const standing[GAME_MAX_SIDES], const struct turn_resume *res,
+    struct turn_stop *stop, struct dice *d, struct events *ev,
     struct hp_error *err)
 {
 	struct resolve_ctx ctx;
+	struct window_spec sw;
 	enum resolve_rc rrc;
 	int i, rc = HP_OK;
 
 	memset(&ctx, 0, sizeof ctx);
+	if (stop != NULL) {
+		stop->step = -1;
+		stop->ask = 0;
+	}
 	ctx.g = g;
 	ctx.w = w;
 	ctx.dice = d;
 	ctx.ev = ev;
 	ctx.err = err;
-	for (i = 0; i < g->nsides; i++) {
-		if (raw[i] == NULL)
-			continue;
-		if ((rc = parse_stored(g, w, i, raw[i], &ctx.orders[i], NULL,
-		    err)) != HP_OK)
-			goto out;
+	memset(&sw, 0, sizeof sw);
+	strlcpy_(sw.name, "standing", sizeof sw.name);
+	sw.turn = w->turn;
+	if ((rc = parse_all(g, w, raw, ctx.orders, err)) != HP_OK ||
+	    (rc = parse_all(g, &sw, standing, ctx.standing, err)) != HP_OK ||
+	    (res != NULL && (rc = parse_all(g, &res->w, res->prior, ctx.prior,
+	    err)) != HP_OK))
+		goto out;
+	ctx.step = 0;
+	if (res != NULL) {
+		ctx.resumed = true;
+		ctx.step = res->step + 1;
 	}
-	for (ctx.step = 0;; ctx.step++) {
+	for (;; ctx.step++) {
 		ev->step = ctx.step;
 		rrc = g->rules->resolve(&ctx);
 		if (game_error(g) != NULL) {
@@ -408,6 +448,20 @@ turn_resolve_window(struct game *g, const struct window_spec *w,
 		}
 		if (rrc == RESOLVE_DONE)
 			break;
+		if (rrc == RESOLVE_ASK) {
+			if (ctx.ask == 0 || ctx.ask >= (1u << g->nsides)) {
+				hp_seterr(err, HP_EINTERNAL, "turn %d window "
+				    "'%s' stopped to ask, but names no side to "
+				    "ask", w->turn, w->name);
+				rc = HP_EINTERNAL;
+				goto out;
+			}
+			if (stop != NULL) {
+				stop->step = ctx.step;
+				stop->ask = ctx.ask;
+			}
+			goto out;  /* not over: no victory yet */
+		}
 		if (rrc == RESOLVE_ERROR) {
 			rc = HP_EINTERNAL;
 			goto out;
@@ -420,10 +474,56 @@ turn_resolve_window(struct game *g, const struct window_spec *w,
 	}
 	g->rules->victory(g, ev);
 out:
-	for (i = 0; i < GAME_MAX_SIDES; i++)
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
 		if (ctx.orders[i] != NULL)
 			g->rules->free_orders(ctx.orders[i]);
+		if (ctx.standing[i] != NULL)
+			g->rules->free_orders(ctx.standing[i]);
+		if (ctx.prior[i] != NULL)
+			g->rules->free_orders(ctx.prior[i]);
+	}
 	return rc;
+}
+
+int
+turn_resolve_window(struct game *g, const struct window_spec *w,
+    const char *const raw[GAME_MAX_SIDES], struct dice *d, struct events *ev,
+    struct hp_error *err)
+{
+	return turn_resolve_window_resume(g, w, raw, NULL, NULL, NULL, d, ev,
+	    err);
+}
+
+int
+turn_advance(struct game *g, const struct turn_stop *stop,
+    struct window_spec *next, bool *more, struct hp_error *err)
+{
+	bool asked = stop != NULL && stop->step >= 0;
+
+	*more = false;
+	if (g->status != GAME_FINISHED && g->rules->next_window(g, next)) {
+		if (asked && (next->kind != WINDOW_DECISION ||
+		    next->sides != stop->ask)) {
+			hp_seterr(err, HP_EINTERNAL, "the resolution stopped to "
+			    "ask sides %#x, but the ruleset opens turn %d window "
+			    "'%s' for sides %#x, not a decision window for "
+			    "them", stop->ask, next->turn, next->name,
+			    next->sides);
+			return HP_EINTERNAL;
+		}
+		g->turn = next->turn;
+		g->window = next->number;
+		*more = true;
+	} else if (asked) {
+		hp_seterr(err, HP_EINTERNAL, "the resolution stopped to ask, "
+		    "but the ruleset opens no decision window");
+		return HP_EINTERNAL;
+	} else if (g->status != GAME_FINISHED) {
+		g->status = GAME_FINISHED;
+		if (g->result[0] == '\0')
+			strlcpy_(g->result, "the game ended", sizeof g->result);
+	}
+	return HP_OK;
 }
 
 void
@@ -460,11 +560,13 @@ turn_opponent_orders(const struct game *g, const struct window_spec *w,
 }
 
 /* Fill in orders for sides that need none from a person: the built-in
- * opponent's for AI sides the window names, standing orders for the others.
- * They are stored with the window like any other order file. */
+ * opponent's for AI sides the window names, standing orders for the others
+ * (those of the window's snapshot, snap, when it has one: fixed). They are
+ * stored with the window like any other order file. */
 static int
 fill_orders(struct store *st, const struct game *g,
     const struct store_window *w, struct store_order cur[GAME_MAX_SIDES],
+    const struct store_order snap[GAME_MAX_SIDES], bool fixed,
     struct hp_error *err)
 {
 	unsigned char hash[32];
@@ -483,7 +585,10 @@ fill_orders(struct store *st, const struct game *g,
 				continue;
 			raw = turn_opponent_orders(g, &w->spec, i);
 			source = "opponent";
-		} else if (g->sides[i].standing != NULL) {
+		} else if (fixed && snap[i].raw != NULL) {
+			raw = xstrdup(snap[i].raw);
+			source = "standing";
+		} else if (!fixed && g->sides[i].standing != NULL) {
 			raw = xstrdup(g->sides[i].standing);
 			source = "standing";
 		} else
@@ -538,6 +643,31 @@ window_key(struct store *st, int64_t cid, const struct game *g,
 	return HP_OK;
 }
 
+/* The stopped resolution window w continues (G1), if any: res gets the
+ * step and the first stopped window's spec and files (prior, owned by the
+ * caller), *of that window's id (0: w continues nothing). */
+static int
+load_resume(struct store *st, int64_t cid, const struct store_window *w,
+    struct turn_resume *res, struct store_order prior[GAME_MAX_SIDES],
+    int64_t *of, struct hp_error *err)
+{
+	struct store_window ow;
+	int rc, turn, number, i;
+
+	*of = 0;
+	rc = store_window_cont_get(st, w->id, of, &turn, &number, &res->step,
+	    err);
+	if (rc != HP_OK)
+		return rc;
+	if ((rc = store_window_get(st, cid, turn, number, &ow, err)) != HP_OK ||
+	    (rc = store_orders_current(st, ow.id, prior, err)) != HP_OK)
+		return rc;
+	res->w = ow.spec;
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		res->prior[i] = prior[i].raw;
+	return HP_OK;
+}
+
 /* Resolve the open window of campaign in one transaction. HP_ESTATE when
  * orders are missing or the game has ended. */
 static int
@@ -545,22 +675,29 @@ resolve_one(struct store *st, const char *campaign,
     const struct turn_hooks *hooks, const struct minisign_seckey *sk,
     struct hp_error *err)
 {
-	struct store_order cur[GAME_MAX_SIDES];
+	struct store_order cur[GAME_MAX_SIDES], snap[GAME_MAX_SIDES];
+	struct store_order prior[GAME_MAX_SIDES];
 	struct store_window w;
 	struct window_spec next;
+	struct turn_resume res;
+	struct turn_stop stop;
 	struct game g;
 	struct events ev;
 	struct dice d;
 	unsigned char key[DICE_KEYLEN];
-	const char *raw[GAME_MAX_SIDES];
+	const char *raw[GAME_MAX_SIDES], *standing[GAME_MAX_SIDES];
 	struct sbuf miss;
-	int64_t cid;
+	int64_t cid, of = 0, nwid = 0;
+	bool fixed, more;
 	int rc, i;
 
 	game_init(&g);
 	events_init(&ev);
 	memset(&d, 0, sizeof d);
 	memset(cur, 0, sizeof cur);
+	memset(snap, 0, sizeof snap);
+	memset(prior, 0, sizeof prior);
+	memset(&res, 0, sizeof res);
 	sbuf_init(&miss);
 	if ((rc = store_begin(st, err)) != HP_OK)
 		goto out;
@@ -574,9 +711,14 @@ resolve_one(struct store *st, const char *campaign,
 	}
 	if ((rc = store_window_current(st, cid, &w, err)) != HP_OK)
 		goto rollback;
-	if ((rc = store_orders_current(st, w.id, cur, err)) != HP_OK)
+	if ((rc = store_orders_current(st, w.id, cur, err)) != HP_OK ||
+	    (rc = store_standing_fixed(st, w.id, &fixed, err)) != HP_OK ||
+	    (rc = store_standing_get(st, w.id, snap, err)) != HP_OK)
 		goto rollback;
-	if ((rc = fill_orders(st, &g, &w, cur, err)) != HP_OK)
+	rc = load_resume(st, cid, &w, &res, prior, &of, err);
+	if (rc != HP_OK && rc != HP_ENOENT)
+		goto rollback;
+	if ((rc = fill_orders(st, &g, &w, cur, snap, fixed, err)) != HP_OK)
 		goto rollback;
 	for (i = 0; i < g.nsides; i++)
 		if ((w.spec.sides & (1u << i)) && cur[i].raw == NULL)
@@ -591,30 +733,35 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = store_window_set_state(st, w.id, WSTATE_CLOSED, NULL,
 	    err)) != HP_OK)
 		goto rollback;
-	for (i = 0; i < GAME_MAX_SIDES; i++)
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
 		raw[i] = cur[i].raw;
+		/* Keyed so far: the standing files of the sides the window
+		 * does not name (they are among its order files). */
+		standing[i] = (w.spec.sides & (1u << i)) ? NULL : cur[i].raw !=
+		    NULL && strcmp(cur[i].source, "standing") == 0 ?
+		    cur[i].raw : NULL;
+	}
 	if ((rc = window_key(st, cid, &g, &w, cur, key, err)) != HP_OK)
 		goto rollback;
 	dice_init_stream(&d, key);
-	if ((rc = turn_resolve_window(&g, &w.spec, raw, &d, &ev, err)) !=
-	    HP_OK)
+	if ((rc = turn_resolve_window_resume(&g, &w.spec, raw, standing,
+	    of != 0 ? &res : NULL, &stop, &d, &ev, err)) != HP_OK)
 		goto rollback;
-	if (g.status != GAME_FINISHED && g.rules->next_window(&g, &next)) {
-		g.turn = next.turn;
-		g.window = next.number;
-	} else if (g.status != GAME_FINISHED) {
-		g.status = GAME_FINISHED;
-		if (g.result[0] == '\0')
-			strlcpy_(g.result, "the game ended", sizeof g.result);
-	}
+	if ((rc = turn_advance(&g, &stop, &next, &more, err)) != HP_OK)
+		goto rollback;
 	if ((rc = store_game_save(st, cid, &g, err)) != HP_OK ||
 	    (rc = store_events_put(st, w.id, &ev, err)) != HP_OK ||
 	    (rc = store_dice_put(st, w.id, &d, err)) != HP_OK ||
 	    (rc = store_window_set_state(st, w.id, WSTATE_RESOLVED, key,
 	    err)) != HP_OK)
 		goto rollback;
-	if (g.status != GAME_FINISHED &&
-	    (rc = window_open(st, cid, &g, &next, err)) != HP_OK)
+	if (more && (rc = window_open(st, cid, &g, &next, &nwid, err)) !=
+	    HP_OK)
+		goto rollback;
+	/* A stop: the decision window resumes this resolution (or the one
+	 * this window itself resumed). */
+	if (stop.step >= 0 && (rc = store_window_cont_set(st, nwid, of != 0 ?
+	    of : w.id, stop.step, err)) != HP_OK)
 		goto rollback;
 	if ((rc = dicelog_record(st, cid, &g, &w, cur, key, &d, sk, err)) !=
 	    HP_OK)
@@ -632,6 +779,8 @@ rollback:
 out:
 	sodium_memzero(key, sizeof key);
 	store_orders_free(cur);
+	store_orders_free(snap);
+	store_orders_free(prior);
 	sbuf_free(&miss);
 	dice_free(&d);
 	events_free(&ev);

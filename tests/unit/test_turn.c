@@ -836,19 +836,36 @@ test_standing(void **state)
 	assert_window(st, "s", 1, 1, WSTATE_RESOLVED);
 	assert_window(st, "s", 2, 1, WSTATE_OPEN);
 	assert_int_equal(count(path, "SELECT count(*) FROM windows"), 2);
+	/* Standing orders are fixed when a window opens (G3): Red's came
+	 * after window 1 opened, so they count from window 2 on. */
 	rows = fx_db_rows(path, "SELECT side_idx, source, current FROM orders "
 	    "WHERE window_id = 1 ORDER BY side_idx");
+	assert_string_equal(rows, "0|cli|1\n");
+	free(rows);
+	assert_int_equal(count(path, "SELECT count(*) FROM window_standing "
+	    "WHERE window_id = 1"), 0);
+	rows = fx_db_rows(path, "SELECT side_idx, raw FROM window_standing "
+	    "WHERE window_id = 2");
+	assert_true(strncmp(rows, "1|", 2) == 0 && strncmp(rows + 2, s2,
+	    strlen(s2)) == 0);
+	free(rows);
+	t = file("s", 2, "blue", "blue", "");
+	submit_ok(st, "s", t, 0, false);
+	free(t);
+	assert_int_equal(turn_resolve(st, "s", &n, &err), HP_OK);
+	rows = fx_db_rows(path, "SELECT side_idx, source, current FROM orders "
+	    "WHERE window_id = 2 ORDER BY side_idx");
 	assert_string_equal(rows, "0|cli|1\n1|standing|1\n");
 	free(rows);
-	rows = fx_db_rows(path, "SELECT raw FROM orders WHERE window_id = 1 "
+	rows = fx_db_rows(path, "SELECT raw FROM orders WHERE window_id = 2 "
 	    "AND side_idx = 1");
 	assert_true(strncmp(rows, s2, strlen(s2)) == 0);
 	free(rows);
 	assert_int_equal(count(path, "SELECT count(*) FROM events WHERE "
-	    "window_id = 1 AND text = 'Red fires by its standing ''best'' "
+	    "window_id = 2 AND text = 'Red fires by its standing ''best'' "
 	    "policy.'"), 1);
 	/* Both files are in the dice key. */
-	assert_int_equal(check_keys(st, "s"), 1);
+	assert_int_equal(check_keys(st, "s"), 2);
 	free(s1);
 	free(s2);
 	store_close(st);
