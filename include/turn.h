@@ -121,6 +121,13 @@ int turn_resolve_signed(struct store *, const char *campaign,
     const struct turn_hooks *, const struct minisign_seckey *sk,
     int *resolved, struct hp_error *);
 
+/* Resolve, one transaction each, the campaign's open windows while they
+ * name no side (a turn-0 window rolling dice before the first turn, G7),
+ * signing the logs with sk (may be NULL); *resolved (may be NULL) counts
+ * them. Used when a campaign is created. */
+int turn_resolve_sideless(struct store *, const char *campaign,
+    const struct minisign_seckey *sk, int *resolved, struct hp_error *);
+
 /* The order file a side should edit for the open window: header and the
  * ruleset's template. Caller frees. */
 char *turn_order_template(const struct game *, const struct window_spec *,

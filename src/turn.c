@@ -832,3 +832,28 @@ turn_resolve_signed(struct store *st, const char *campaign,
 		*resolved = n;
 	return rc;
 }
+
+int
+turn_resolve_sideless(struct store *st, const char *campaign,
+    const struct minisign_seckey *sk, int *resolved, struct hp_error *err)
+{
+	struct store_window w;
+	unsigned missing;
+	int rc, n = 0;
+
+	for (;;) {
+		rc = turn_pending(st, campaign, &w, &missing, err);
+		if (rc == HP_ENOENT) {
+			rc = HP_OK;  /* ended */
+			break;
+		}
+		if (rc != HP_OK || w.spec.sides != 0)
+			break;
+		if ((rc = resolve_one(st, campaign, NULL, sk, err)) != HP_OK)
+			break;
+		n++;
+	}
+	if (resolved != NULL)
+		*resolved = n;
+	return rc;
+}
