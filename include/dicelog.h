@@ -36,6 +36,11 @@ struct dicelog {
 	unsigned char seed[DICE_SEEDLEN];
 	struct dicelog_order orders[GAME_MAX_SIDES];
 	int norders;                  /* in side order; they make the key */
+	/* The standing orders in force when the window opened of the sides
+	 * it names (G3), in side order, after the orders in the key ("standing:
+	 * SIDE HASH" lines; source unused). */
+	struct dicelog_order standing[GAME_MAX_SIDES];
+	int nstanding;
 	unsigned char key[DICE_KEYLEN];
 	char opponent[GAME_MAX_SIDES][GAME_ID_MAX]; /* played by the server */
 	int nopponent;
@@ -72,5 +77,12 @@ int dicelog_record(struct store *, int64_t cid, const struct game *,
     const struct store_window *w, const struct store_order *cur,
     const unsigned char *key, const struct dice *d,
     const struct minisign_seckey *sk, struct hp_error *);
+/* dicelog_record with the standing orders of the sides w names that were
+ * in force when it opened (standing[side].raw, or NULL; G3). */
+int dicelog_record_standing(struct store *, int64_t cid, const struct game *,
+    const struct store_window *w, const struct store_order *cur,
+    const struct store_order *standing, const unsigned char *key,
+    const struct dice *d, const struct minisign_seckey *sk,
+    struct hp_error *);
 
 #endif

@@ -38,6 +38,9 @@ struct aorder {
 	bool player_retired;     /* replaced since (database only) */
 	bool player_mismatch;    /* orders and signature name two players */
 	bool current;
+	bool snap;               /* not an order file: the standing orders in
+	                          * force when the window opened of a side it
+	                          * names, in its dice key (G3) */
 };
 
 struct awin {
@@ -785,6 +788,27 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	if (n != l->norders)
 		return discrepancy(err, "%s: the dice log lists %d order files, "
 		    "%d are stored", wh, l->norders, n);
+	/* The standing lines are the standing orders in force when the
+	 * window opened of the sides it names, in side order (G3). */
+	n = 0;
+	for (k = 0; k < aw->no; k++) {
+		const struct aorder *o = &aw->o[k];
+
+		if (!o->snap)
+			continue;
+		if (!(aw->w.spec.sides & (1u << o->side)) || n >=
+		    l->nstanding || strcmp(l->standing[n].side,
+		    c->sides[o->side]) != 0 || sodium_memcmp(l->standing[n].hash,
+		    o->hash, 32) != 0)
+			return discrepancy(err, "%s: the standing orders of %s "
+			    "in force when the window opened do not match the "
+			    "dice log's standing lines", wh, c->sides[o->side]);
+		n++;
+	}
+	if (n != l->nstanding)
+		return discrepancy(err, "%s: the dice log lists %d standing "
+		    "files of sides the window names, %d are stored", wh,
+		    l->nstanding, n);
 	if (aw->have_dice && (rc = same_rolls(wh, "the stored dice table",
 	    aw->dice.log, aw->dice.nlog, l->rolls, l->nrolls, err)) != HP_OK)
 		return rc;
@@ -923,6 +947,8 @@ replay_window(const struct acamp *c, int i, struct game *g,
 	for (k = 0; k < aw->no; k++) {
 		const struct aorder *o = &aw->o[k];
 
+		if (o->snap)
+			standing[o->side] = o->raw;
 		if (!o->current)
 			continue;
 		raw[o->side] = o->raw;
@@ -1225,6 +1251,75 @@ load_db_rotations(struct store *st, struct acamp *c, struct hp_error *err)
 	return HP_OK;
 }
 
+/* The signature of stored file o (by its hash) and its signer: the player
+ * recorded with the signature, else player (the file's sender, 0: none). */
+static int
+load_db_sig(struct store *st, struct aorder *o, int64_t player,
+    struct hp_error *err)
+{
+	struct hp_error e2 = { 0, "" };
+	char pname[GAME_NAME_MAX], pub[256];
+	int64_t pid;
+	bool active;
+	int rc, pside;
+
+	o->player_side = -1;
+	rc = store_ordersig_get(st, o->hash, &o->sig, &o->sigpub, &e2);
+	if (rc != HP_OK && rc != HP_ENOENT) {
+		*err = e2;
+		return rc;
+	}
+	if (o->sig == NULL)
+		return HP_OK;
+	/* The signer as recorded with the signature; standing orders copied
+	 * into a window name no sender. */
+	if ((rc = store_ordersig_player(st, o->hash, &pid, err)) != HP_OK)
+		return rc;
+	if (pid == 0)
+		pid = player;
+	else if (player > 0 && player != pid)
+		o->player_mismatch = true;
+	if (pid > 0 && store_player_get(st, pid, &pside, pname, sizeof pname,
+	    pub, sizeof pub, &e2) == HP_OK && store_player_active(st, pid,
+	    &active, &e2) == HP_OK) {
+		o->playerpub = xstrdup(pub);
+		o->playername = xstrdup(pname);
+		o->player_side = pside;
+		o->player_retired = !active;
+	}
+	return HP_OK;
+}
+
+/* Window aw's standing snapshot of the sides it names (G3), appended to
+ * its files as snap entries. */
+static int
+load_db_standing(struct store *st, struct awin *aw, struct hp_error *err)
+{
+	struct store_order snap[GAME_MAX_SIDES];
+	int rc, k;
+
+	if ((rc = store_standing_get(st, aw->w.id, snap, err)) != HP_OK)
+		return rc;
+	for (k = 0; k < GAME_MAX_SIDES && rc == HP_OK; k++) {
+		struct aorder *o;
+
+		if (snap[k].raw == NULL || !(aw->w.spec.sides & (1u << k)))
+			continue;
+		aw->o = xrealloc(aw->o, (size_t)(aw->no + 1) * sizeof *aw->o);
+		o = &aw->o[aw->no++];
+		memset(o, 0, sizeof *o);
+		o->side = k;
+		o->snap = true;
+		strlcpy_(o->source, "standing", sizeof o->source);
+		o->raw = snap[k].raw;
+		snap[k].raw = NULL;
+		memcpy(o->hash, snap[k].hash, 32);
+		rc = load_db_sig(st, o, 0, err);
+	}
+	store_orders_free(snap);
+	return rc;
+}
+
 /* Load campaign name from the database into c. */
 static int
 load_db(struct store *st, const char *name, struct acamp *c,
@@ -1235,8 +1330,7 @@ load_db(struct store *st, const char *name, struct acamp *c,
 	struct store_order_row *rows = NULL;
 	struct game g;
 	struct sbuf dump;
-	int64_t cid, pid;
-	bool active;
+	int64_t cid;
 	int rc, i, k, n = 0, nrows = 0;
 
 	game_init(&g);
@@ -1314,8 +1408,6 @@ load_db(struct store *st, const char *name, struct acamp *c,
 		aw->o = xcalloc((size_t)(nrows > 0 ? nrows : 1), sizeof *aw->o);
 		for (k = 0; k < nrows; k++) {
 			struct aorder *o = &aw->o[aw->no++];
-			char pname[GAME_NAME_MAX], pub[256];
-			int pside;
 
 			o->side = rows[k].side;
 			if (o->side < 0 || o->side >= g.nsides) {
@@ -1329,35 +1421,13 @@ load_db(struct store *st, const char *name, struct acamp *c,
 			rows[k].raw = NULL;
 			memcpy(o->hash, rows[k].hash, 32);
 			o->current = rows[k].current;
-			o->player_side = -1;
-			rc = store_ordersig_get(st, o->hash, &o->sig, &o->sigpub,
-			    &e2);
-			if (rc != HP_OK && rc != HP_ENOENT) {
-				*err = e2;
+			if ((rc = load_db_sig(st, o, rows[k].player, err)) !=
+			    HP_OK)
 				goto out;
-			}
-			if (o->sig == NULL)
-				continue;
-			/* The signer as recorded with the signature; standing
-			 * orders copied into a window name no sender. */
-			if ((rc = store_ordersig_player(st, o->hash, &pid,
-			    err)) != HP_OK)
-				goto out;
-			if (pid == 0)
-				pid = rows[k].player;
-			else if (rows[k].player > 0 && rows[k].player != pid)
-				o->player_mismatch = true;
-			if (pid > 0 && store_player_get(st, pid, &pside, pname,
-			    sizeof pname, pub, sizeof pub, &e2) == HP_OK &&
-			    store_player_active(st, pid, &active, &e2) ==
-			    HP_OK) {
-				o->playerpub = xstrdup(pub);
-				o->playername = xstrdup(pname);
-				o->player_side = pside;
-				o->player_retired = !active;
-			}
 		}
 		store_order_rows_free(rows, nrows);
+		if ((rc = load_db_standing(st, aw, err)) != HP_OK)
+			goto out;
 		rows = NULL;
 		nrows = 0;
 		rc = store_dicelog_get(st, aw->w.id, &aw->log, &aw->logsig,
@@ -1676,8 +1746,13 @@ audit_export(struct store *st, const char *name, const char *dir,
 			struct minisign_pubkey pk;
 			char fname[64];
 
-			if (!o->current)
+			if (!o->current && !o->snap)
 				continue;
+			/* Standing orders in the key of a side the window
+			 * names: standing/SIDE.txt (G3). */
+			pjoin(path, sub, o->snap ? "standing" : "orders");
+			if (o->snap && (rc = mkdir_p(path, err)) != HP_OK)
+				goto out;
 			snprintf(fname, sizeof fname, "%s.txt",
 			    c.sides[o->side]);
 			if ((rc = put_file(path, fname, o->raw, err)) != HP_OK)
@@ -2025,43 +2100,51 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 		}
 		aw->log = get_file(sub, "dice-log.txt", false, err);
 		aw->logsig = get_file(sub, "dice-log.txt.minisig", false, err);
-		aw->o = xcalloc(GAME_MAX_SIDES, sizeof *aw->o);
-		for (k = 0; k < c->nsides; k++) {
+		aw->o = xcalloc(2 * GAME_MAX_SIDES, sizeof *aw->o);
+		/* The order files, then the standing orders of the sides the
+		 * window names (G3). */
+		for (k = 0; k < 2 * c->nsides; k++) {
 			struct aorder *o;
 			struct dicelog l;
 			struct minisign_sig sig;
 			char *raw, id[17], pl[128];
-			const char *at;
+			const char *at, *dname = k < c->nsides ? "orders" :
+			    "standing";
+			bool snap = k >= c->nsides;
 			int j;
 
-			snprintf(fname, sizeof fname, "orders/%s.txt",
-			    c->sides[k]);
+			snprintf(fname, sizeof fname, "%s/%s.txt", dname,
+			    c->sides[k % c->nsides]);
 			if ((raw = get_file(sub, fname, false, err)) == NULL)
 				continue;
 			o = &aw->o[aw->no++];
-			o->side = k;
+			o->side = k % c->nsides;
 			o->raw = raw;
-			o->current = true;
+			o->current = !snap;
+			o->snap = snap;
 			turn_order_hash(raw, o->hash);
 			/* The source and recorded hash come from the log; a
 			 * log that does not parse fails its own check. */
-			strlcpy_(o->source, "cli", sizeof o->source);
+			strlcpy_(o->source, snap ? "standing" : "cli",
+			    sizeof o->source);
 			dicelog_init(&l);
 			if (aw->log != NULL && dicelog_parse(aw->log, &l,
 			    NULL) == HP_OK) {
-				for (j = 0; j < l.norders; j++)
-					if (strcmp(l.orders[j].side,
-					    c->sides[k]) == 0) {
-						strlcpy_(o->source,
-						    l.orders[j].source,
+				const struct dicelog_order *lo = snap ?
+				    l.standing : l.orders;
+				int nlo = snap ? l.nstanding : l.norders;
+
+				for (j = 0; j < nlo; j++)
+					if (strcmp(lo[j].side, c->sides[o->side]) ==
+					    0) {
+						strlcpy_(o->source, lo[j].source,
 						    sizeof o->source);
-						memcpy(o->hash,
-						    l.orders[j].hash, 32);
+						memcpy(o->hash, lo[j].hash, 32);
 					}
 			}
 			dicelog_free(&l);
-			snprintf(fname, sizeof fname, "orders/%s.txt.minisig",
-			    c->sides[k]);
+			snprintf(fname, sizeof fname, "%s/%s.txt.minisig",
+			    dname, c->sides[o->side]);
 			if ((o->sig = get_file(sub, fname, false, err)) == NULL)
 				continue;
 			if (minisign_sig_parse(o->sig, strlen(o->sig), &sig,
@@ -2072,8 +2155,8 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			o->sigpub = get_file(dir, fname, false, err);
 			/* "player: SIDE KEYID NAME": a key not listed for the
 			 * side is nobody's there. */
-			snprintf(pl, sizeof pl, "player: %s %s ", c->sides[k],
-			    id);
+			snprintf(pl, sizeof pl, "player: %s %s ",
+			    c->sides[o->side], id);
 			o->player_side = -1;
 			at = players != NULL ? strstr(players, pl) : NULL;
 			if (at == NULL && players != NULL) {
@@ -2087,7 +2170,7 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 				const char *e;
 
 				o->playerpub = xstrdup(o->sigpub);
-				o->player_side = k;
+				o->player_side = o->side;
 				at += strlen(pl) - (at[strlen(pl) - 1] == '\n');
 				e = strchr(at, '\n');
 				o->playername = xstrdup(at);

@@ -77,6 +77,11 @@ dicelog_format(const struct dicelog *l, struct sbuf *b)
 		put_hex(b, l->orders[k].hash, 32);
 		sbuf_puts(b, "\n");
 	}
+	for (k = 0; k < l->nstanding; k++) {
+		sbuf_printf(b, "standing: %s ", l->standing[k].side);
+		put_hex(b, l->standing[k].hash, 32);
+		sbuf_puts(b, "\n");
+	}
 	sbuf_puts(b, "key: ");
 	put_hex(b, l->key, DICE_KEYLEN);
 	sbuf_puts(b, "\nopponent:");
@@ -319,6 +324,23 @@ dicelog_parse(const char *text, struct dicelog *l, struct hp_error *err)
 		memcpy(o->side, v, (size_t)(sp - v));
 		memcpy(o->source, sp + 1, (size_t)(sp2 - sp - 1));
 	}
+	while (strncmp(ls.line, "standing: ", 10) == 0) {
+		struct dicelog_order *o;
+		const char *sp;
+
+		if (l->nstanding == GAME_MAX_SIDES)
+			return bad(err, &ls, "too many standing lines");
+		o = &l->standing[l->nstanding++];
+		v = ls.line + 10;
+		if ((sp = strchr(v, ' ')) == NULL || sp == v ||
+		    (size_t)(sp - v) >= sizeof o->side ||
+		    !parse_hex(sp + 1, o->hash, 32))
+			return bad(err, &ls, "expected 'standing: SIDE HASH'");
+		memcpy(o->side, v, (size_t)(sp - v));
+		strlcpy_(o->source, "standing", sizeof o->source);
+		if (!next_line(&ls))
+			return bad(err, &ls, "expected 'key:'");
+	}
 	if (strncmp(ls.line, "key: ", 5) != 0 ||
 	    !parse_hex(ls.line + 5, l->key, DICE_KEYLEN))
 		return bad(err, &ls, "expected 'key: ' and 64 hex digits");
@@ -390,7 +412,7 @@ int
 dicelog_check(const struct dicelog *l, struct hp_error *err)
 {
 	unsigned char commit[32], key[DICE_KEYLEN];
-	unsigned char hashes[GAME_MAX_SIDES + 1][32];
+	unsigned char hashes[2 * GAME_MAX_SIDES + 1][32];
 	struct dice d;
 	char where[128];
 	size_t i;
@@ -412,8 +434,11 @@ dicelog_check(const struct dicelog *l, struct hp_error *err)
 	memcpy(hashes[0], l->previous, 32);
 	for (k = 0; k < l->norders; k++)
 		memcpy(hashes[k + 1], l->orders[k].hash, 32);
+	for (k = 0; k < l->nstanding; k++)
+		memcpy(hashes[l->norders + k + 1], l->standing[k].hash, 32);
 	dice_derive_key(l->seed, l->campaign, l->turn, l->window,
-	    (const unsigned char (*)[32])hashes, (size_t)l->norders + 1, key);
+	    (const unsigned char (*)[32])hashes, (size_t)(l->norders +
+	    l->nstanding) + 1, key);
 	if (sodium_memcmp(key, l->key, DICE_KEYLEN) != 0) {
 		sodium_memzero(key, sizeof key);
 		hp_seterr(err, HP_EINVAL, "%s: the dice key in the log is not "
@@ -457,6 +482,17 @@ dicelog_record(struct store *st, int64_t cid, const struct game *g,
     const unsigned char *key, const struct dice *d,
     const struct minisign_seckey *sk, struct hp_error *err)
 {
+	return dicelog_record_standing(st, cid, g, w, cur, NULL, key, d, sk,
+	    err);
+}
+
+int
+dicelog_record_standing(struct store *st, int64_t cid, const struct game *g,
+    const struct store_window *w, const struct store_order *cur,
+    const struct store_order *standing, const unsigned char *key,
+    const struct dice *d, const struct minisign_seckey *sk,
+    struct hp_error *err)
+{
 	struct store_window next;
 	struct dicelog l;
 	struct minisign_pubkey pk;
@@ -487,6 +523,16 @@ dicelog_record(struct store *st, int64_t cid, const struct game *g,
 		strlcpy_(o->side, g->sides[i].name, sizeof o->side);
 		strlcpy_(o->source, cur[i].source, sizeof o->source);
 		memcpy(o->hash, cur[i].hash, 32);
+	}
+	for (i = 0; standing != NULL && i < g->nsides; i++) {
+		struct dicelog_order *o;
+
+		if (standing[i].raw == NULL)
+			continue;
+		o = &l.standing[l.nstanding++];
+		strlcpy_(o->side, g->sides[i].name, sizeof o->side);
+		strlcpy_(o->source, "standing", sizeof o->source);
+		memcpy(o->hash, standing[i].hash, 32);
 	}
 	memcpy(l.key, key, DICE_KEYLEN);
 	for (i = 0; i < g->nsides; i++)

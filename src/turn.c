@@ -620,13 +620,15 @@ fill_orders(struct store *st, const struct game *g,
  * (docs/AUDIT.md, "Dice key"): keyed by the seed, over the hash of the
  * campaign's previous dice log (32 zero bytes before the first), which
  * covers every player file of the earlier windows, then the hashes of
- * the window's files in side order. */
+ * the window's files in side order, then those of the standing orders in
+ * force when it opened of the sides it names (standing, side order). */
 static int
 window_key(struct store *st, int64_t cid, const struct game *g,
     const struct store_window *w, const struct store_order *cur,
-    unsigned char *key, struct hp_error *err)
+    const struct store_order *standing, unsigned char *key,
+    struct hp_error *err)
 {
-	unsigned char hashes[GAME_MAX_SIDES + 1][32];
+	unsigned char hashes[2 * GAME_MAX_SIDES + 1][32];
 	size_t nh = 1;
 	int i, rc;
 
@@ -638,6 +640,9 @@ window_key(struct store *st, int64_t cid, const struct game *g,
 	for (i = 0; i < GAME_MAX_SIDES; i++)
 		if (cur[i].raw != NULL)
 			memcpy(hashes[nh++], cur[i].hash, 32);
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		if (standing[i].raw != NULL)
+			memcpy(hashes[nh++], standing[i].hash, 32);
 	dice_derive_key(w->seed, g->name, w->spec.turn, w->spec.number,
 	    (const unsigned char (*)[32])hashes, nh, key);
 	return HP_OK;
@@ -735,13 +740,18 @@ resolve_one(struct store *st, const char *campaign,
 		goto rollback;
 	for (i = 0; i < GAME_MAX_SIDES; i++) {
 		raw[i] = cur[i].raw;
-		/* Keyed so far: the standing files of the sides the window
-		 * does not name (they are among its order files). */
-		standing[i] = (w.spec.sides & (1u << i)) ? NULL : cur[i].raw !=
-		    NULL && strcmp(cur[i].source, "standing") == 0 ?
-		    cur[i].raw : NULL;
+		/* Standing orders: a side the window does not name has them
+		 * among its order files; the snapshot of a side it names is
+		 * keyed after the order files (G3). */
+		if (!(w.spec.sides & (1u << i))) {
+			free(snap[i].raw);
+			snap[i].raw = NULL;
+			standing[i] = cur[i].raw != NULL && strcmp(cur[i].source,
+			    "standing") == 0 ? cur[i].raw : NULL;
+		} else
+			standing[i] = snap[i].raw;
 	}
-	if ((rc = window_key(st, cid, &g, &w, cur, key, err)) != HP_OK)
+	if ((rc = window_key(st, cid, &g, &w, cur, snap, key, err)) != HP_OK)
 		goto rollback;
 	dice_init_stream(&d, key);
 	if ((rc = turn_resolve_window_resume(&g, &w.spec, raw, standing,
@@ -763,8 +773,8 @@ resolve_one(struct store *st, const char *campaign,
 	if (stop.step >= 0 && (rc = store_window_cont_set(st, nwid, of != 0 ?
 	    of : w.id, stop.step, err)) != HP_OK)
 		goto rollback;
-	if ((rc = dicelog_record(st, cid, &g, &w, cur, key, &d, sk, err)) !=
-	    HP_OK)
+	if ((rc = dicelog_record_standing(st, cid, &g, &w, cur, snap, key, &d,
+	    sk, err)) != HP_OK)
 		goto rollback;
 	if ((rc = report_render(st, cid, &g, &w, &ev, &d, err)) != HP_OK)
 		goto rollback;
