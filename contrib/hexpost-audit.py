@@ -269,6 +269,11 @@ def parse_log(text):
         side, source, h = line[7:].split(" ")
         log["orders"].append((side, source, bytes.fromhex(h)))
         line = next(it, "")
+    log["standing"] = []
+    while line.startswith("standing: "):
+        side, h = line[10:].split(" ")
+        log["standing"].append((side, bytes.fromhex(h)))
+        line = next(it, "")
     if not line.startswith("key: "):
         raise Bad("the dice log has no 'key:' line")
     log["key"] = bytes.fromhex(line[5:])
@@ -311,6 +316,8 @@ def format_log(log):
            "seed: " + log["seed"].hex()]
     out += ["order: %s %s %s" % (side, src, h.hex())
             for side, src, h in log["orders"]]
+    out += ["standing: %s %s" % (side, h.hex())
+            for side, h in log["standing"]]
     out += ["key: " + log["key"].hex(),
             "opponent: " + (" ".join(log["opponent"]) or "-"),
             "next-commitment: " + (log["next"].hex() if log["next"]
@@ -683,9 +690,20 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
         for sd in sorted(named - set(listed), key=sides.index):
             raise Bad("%s: the window names %s, but the dice log has no "
                       "order file of %s" % (where, sd, sd))
+        # Then the standing orders in force when the window opened of the
+        # sides it names, in the key after the order files (docs/AUDIT.md,
+        # "Dice key"); their files are standing/SIDE.txt.
+        stl = [o[0] for o in log["standing"]]
+        if (any(sd not in named for sd in stl)
+                or stl != sorted(set(stl), key=sides.index)):
+            raise Bad("%s: the dice log's standing lines are not sides the "
+                      "window names, in side order" % where)
+        files = [(sd, src, h, "orders") for sd, src, h in log["orders"]]
+        files += [(sd, "standing", h, "standing") for sd, h in
+                  log["standing"]]
         hashes = []
-        for side, source, h in log["orders"]:
-            if (source == "standing") == (side in named):
+        for side, source, h, sub in files:
+            if sub == "orders" and (source == "standing") == (side in named):
                 raise Bad("%s: %s's order file has source '%s', but the "
                           "window %s that side" % (where, side, source,
                                                    "names" if side in named
@@ -708,7 +726,7 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
                 raise Bad("%s: %s's order file has source '%s', which is "
                           "none of %s" % (where, side, source,
                                           ", ".join(SOURCES)))
-            path = os.path.join(wdir, "orders", side + ".txt")
+            path = os.path.join(wdir, sub, side + ".txt")
             data = read(path, "rb")
             if b2(data, 32) != h:
                 raise Bad("%s: %s's order file does not hash to the hash in "
