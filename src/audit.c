@@ -322,6 +322,7 @@ check_order(const struct acamp *c, const struct awin *aw,
 		return discrepancy(err, "%s: %s's order file (%s%s) does not "
 		    "hash to the hash recorded when it was accepted: the file "
 		    "was changed", wh, side, o->source, o->current ? "" :
+		    o->snap ? ", in force when the window opened" :
 		    ", superseded");
 	if (!known_source(o->source))
 		return discrepancy(err, "%s: %s's order file has source '%s', "
