@@ -714,7 +714,7 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	struct minisign_sig sig;
 	struct hp_error verr = { 0, "" };
 	char wh[128], tc[256];
-	int k, n, rc;
+	int k, n, rc, j;
 
 	where(aw, wh, sizeof wh);
 	for (k = 0; k < aw->no; k++)
@@ -804,6 +804,14 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 			return discrepancy(err, "%s: the standing orders of %s "
 			    "in force when the window opened do not match the "
 			    "dice log's standing lines", wh, c->sides[o->side]);
+		for (j = 0; j < l->nopponent && c->keyed != 0; j++)
+			if (strcmp(l->opponent[j], c->sides[o->side]) == 0)
+				return discrepancy(err, "%s: %s has standing orders "
+				    "in the dice key, but the opponent line lists "
+				    "%s as played by the built-in opponent: a file "
+				    "entered by hand for the opponent's side could "
+				    "have been chosen to steer the dice", wh,
+				    c->sides[o->side], c->sides[o->side]);
 		n++;
 	}
 	if (n != l->nstanding)

@@ -184,12 +184,85 @@ test_tampering(void **state)
 	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", false, "expected 'roll: SEQ");
 }
 
+/* Standing orders of a side the window names (G3): "standing: SIDE HASH"
+ * lines after the order lines, their hashes in the key after the order
+ * files' (docs/AUDIT.md, "Dice key"). */
+static void
+test_standing_lines(void **state)
+{
+	unsigned char hashes[4][32], want[32];
+	struct hp_error err = { 0, "" };
+	struct dicelog l, p;
+	struct dice d, d2;
+	struct sbuf b;
+	char *t;
+
+	(void)state;
+	vector_log(&l, &d);
+	l.nstanding = 1;
+	strlcpy_(l.standing[0].side, "blue", GAME_ID_MAX);
+	memset(l.standing[0].hash, 0x33, 32);
+	memset(hashes[0], 0, 32);
+	memset(hashes[1], 0x11, 32);
+	memset(hashes[2], 0x22, 32);
+	memset(hashes[3], 0x33, 32);
+	dice_derive_key(l.seed, "demo", 3, 1,
+	    (const unsigned char (*)[32])hashes, 4, l.key);
+	sodium_hex2bin(want, 32, "ed8c774ad8d61ec904175b2fabbfcb4b"
+	    "d4e82530ffa9480885b2db93a217952f", 64, NULL, NULL, NULL);
+	assert_memory_equal(l.key, want, 32);
+	/* The rolls from the new key's stream. */
+	dice_init_stream(&d2, l.key);
+	dice_roll(&d2, 6, 4, "Fire: 1 Section at C4");
+	l.rolls = d2.log;
+	l.nrolls = d2.nlog;
+	sbuf_init(&b);
+	dicelog_format(&l, &b);
+	assert_non_null(strstr(b.buf, "\norder: red opponent 2222"));
+	assert_non_null(strstr(b.buf, "22\nstanding: blue 333333"));
+	assert_non_null(strstr(b.buf, "33\nkey: ed8c774a"));
+	assert_int_equal(dicelog_parse(b.buf, &p, &err), HP_OK);
+	assert_int_equal(p.nstanding, 1);
+	assert_string_equal(p.standing[0].side, "blue");
+	assert_int_equal(dicelog_check(&p, &err), HP_OK);
+	dicelog_free(&p);
+	/* Dropped, the key no longer follows; malformed, no parse. */
+	t = edit(b.buf, "standing: blue", "standing: red");
+	assert_int_equal(dicelog_parse(t, &p, &err), HP_OK);
+	dicelog_free(&p);
+	free(t);
+	{
+		const char *at = strstr(b.buf, "standing: ");
+		struct sbuf c;
+
+		sbuf_init(&c);
+		sbuf_add(&c, b.buf, (size_t)(at - b.buf));
+		sbuf_puts(&c, strchr(at, '\n') + 1);
+		assert_int_equal(dicelog_parse(c.buf, &p, &err), HP_OK);
+		assert_int_equal(dicelog_check(&p, &err), HP_EINVAL);
+		assert_non_null(strstr(err.msg, "dice key in the log is not"));
+		dicelog_free(&p);
+		sbuf_free(&c);
+	}
+	t = edit(b.buf, "standing: blue ", "standing: blue");
+	assert_int_equal(dicelog_parse(t, &p, &err), HP_EINVAL);
+	assert_non_null(strstr(err.msg, "expected 'standing: SIDE HASH'"));
+	dicelog_free(&p);
+	free(t);
+	sbuf_free(&b);
+	l.rolls = NULL;
+	dicelog_free(&l);
+	dice_free(&d);
+	dice_free(&d2);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vector),
 		cmocka_unit_test(test_tampering),
+		cmocka_unit_test(test_standing_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
