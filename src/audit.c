@@ -770,12 +770,14 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 		    "that does not exist", wh);
 	if ((rc = check_sources(c, aw, l, wh, err)) != HP_OK)
 		return rc;
-	/* The log's order lines are the current files, in side order. */
+	/* The log's order lines are the current files, in side order (not
+	 * the order stored: a standing file is stored at the resolution,
+	 * after a later side's file filled at a deadline). */
 	n = 0;
-	for (k = 0; k < aw->no; k++) {
-		const struct aorder *o = &aw->o[k];
+	for (k = 0; k < aw->no * c->nsides; k++) {
+		const struct aorder *o = &aw->o[k % aw->no];
 
-		if (!o->current)
+		if (!o->current || o->side != k / aw->no)
 			continue;
 		if (n >= l->norders || strcmp(l->orders[n].side,
 		    c->sides[o->side]) != 0 || strcmp(l->orders[n].source,
