@@ -29,6 +29,7 @@
 #include "deadline.h"
 #include "fixtures.h"
 #include "minisign.h"
+#include "moderator.h"
 #include "seedchain.h"
 #include "turn.h"
 
@@ -500,7 +501,28 @@ test_standing_fixed_at_open(void **state)
 	(void)state;
 	submit(st, 0, NULL, "attack 1\n");
 	submit(st, 1, NULL, "attack 1\n");
-	/* Mid-window: north's (new) player sends standing orders. */
+	/* Mid-window the moderator replaces north's player, and the new
+	 * player sends standing orders. */
+	{
+		struct mod_command cmd;
+		struct sbuf reply;
+
+		memset(&cmd, 0, sizeof cmd);
+		strlcpy_(cmd.campaign, "d", sizeof cmd.campaign);
+		strlcpy_(cmd.verb, "replace", sizeof cmd.verb);
+		strlcpy_(cmd.arg, "north", sizeof cmd.arg);
+		strlcpy_(cmd.email, "nia@example.org", sizeof cmd.email);
+		strlcpy_(cmd.name, "Nia", sizeof cmd.name);
+		sbuf_init(&reply);
+		assert_int_equal(store_begin(st, &err), HP_OK);
+		if (moderator_exec(st, NULL, &cmd, NULL, 1800000000L, &reply,
+		    &err) != HP_OK)
+			fail_msg("replace: %s", err.msg);
+		assert_int_equal(store_commit(st, &err), HP_OK);
+		sbuf_free(&reply);
+		assert_int_equal(fx_db_long(db, "SELECT count(*) FROM players "
+		    "WHERE name = 'Nia' AND side_idx = 0"), 1);
+	}
 	submit(st, 0, "standing", "answer withdraw\n");
 	assert_int_equal(turn_resolve_signed(st, "d", NULL, sk, &n, &err),
 	    HP_OK);
