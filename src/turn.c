@@ -798,6 +798,40 @@ out:
 	return rc;
 }
 
+/* Resolve the campaign's open windows while nothing is missing (only
+ * while they name no side, when sideless); *resolved counts them. */
+static int
+resolve_loop(struct store *st, const char *campaign,
+    const struct turn_hooks *hooks, const struct minisign_seckey *sk,
+    bool sideless, int *resolved, struct hp_error *err)
+{
+	int rc, n = 0;
+
+	for (;;) {
+		struct store_window w;
+		unsigned missing;
+
+		rc = turn_pending(st, campaign, &w, &missing, err);
+		if (rc == HP_ENOENT && (n > 0 || sideless)) {
+			rc = HP_OK;  /* the game ended */
+			break;
+		}
+		/* No open window at first: resolve_one says why (no such
+		 * campaign, or it has ended). */
+		if (rc != HP_OK && rc != HP_ENOENT)
+			break;
+		if (rc == HP_OK && ((missing != 0 && n > 0) || (sideless &&
+		    w.spec.sides != 0)))
+			break;
+		if ((rc = resolve_one(st, campaign, hooks, sk, err)) != HP_OK)
+			break;
+		n++;
+	}
+	if (resolved != NULL)
+		*resolved = n;
+	return rc;
+}
+
 int
 turn_resolve(struct store *st, const char *campaign, int *resolved,
     struct hp_error *err)
@@ -817,53 +851,12 @@ turn_resolve_signed(struct store *st, const char *campaign,
     const struct turn_hooks *hooks, const struct minisign_seckey *sk,
     int *resolved, struct hp_error *err)
 {
-	int rc, n = 0;
-
-	for (;;) {
-		struct store_window w;
-		unsigned missing;
-
-		rc = turn_pending(st, campaign, &w, &missing, err);
-		if (rc == HP_ENOENT && n > 0) {
-			rc = HP_OK;  /* the game ended */
-			break;
-		}
-		/* No open window at first: resolve_one says why (no such
-		 * campaign, or it has ended). */
-		if (rc != HP_OK && rc != HP_ENOENT)
-			break;
-		if (rc == HP_OK && missing != 0 && n > 0)
-			break;
-		if ((rc = resolve_one(st, campaign, hooks, sk, err)) != HP_OK)
-			break;
-		n++;
-	}
-	if (resolved != NULL)
-		*resolved = n;
-	return rc;
+	return resolve_loop(st, campaign, hooks, sk, false, resolved, err);
 }
 
 int
 turn_resolve_sideless(struct store *st, const char *campaign,
     const struct minisign_seckey *sk, int *resolved, struct hp_error *err)
 {
-	struct store_window w;
-	unsigned missing;
-	int rc, n = 0;
-
-	for (;;) {
-		rc = turn_pending(st, campaign, &w, &missing, err);
-		if (rc == HP_ENOENT) {
-			rc = HP_OK;  /* ended */
-			break;
-		}
-		if (rc != HP_OK || w.spec.sides != 0)
-			break;
-		if ((rc = resolve_one(st, campaign, NULL, sk, err)) != HP_OK)
-			break;
-		n++;
-	}
-	if (resolved != NULL)
-		*resolved = n;
-	return rc;
+	return resolve_loop(st, campaign, NULL, sk, true, resolved, err);
 }

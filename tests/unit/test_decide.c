@@ -140,16 +140,33 @@ deployed(struct game *g)
 	assert_int_equal(turn_advance(g, &stop, &next, &more, &err), HP_OK);
 }
 
+/* South (initiative) fires 1 die at 4+: 4, a hit; north 2 at 5+: 5 2, one
+ * hit. */
+static const int before[] = { 4, 5, 2 };
+
+/* Past the deploy window, turn 1's orders (north attack 2, south attack
+ * 1) resolved up to the stop: the window in w, the files in raw (caller
+ * frees), the events in ev (caller frees). */
+static void
+stopped(struct game *g, struct window_spec *w, char *raw[2],
+    struct turn_stop *stop, struct events *ev)
+{
+	deployed(g);
+	assert_true(g->rules->next_window(g, w));
+	raw[0] = file_for(g, w, 0, "attack 2\n");
+	raw[1] = file_for(g, w, 1, "attack 1\n");
+	resolve(g, w, raw, NULL, NULL, before, 3, stop, ev);
+}
+
 /* Two sides asked two different questions; the resolution resumes with
  * the orders it had and the answers, and rolls after the stop too. */
 static void
 test_stop_and_resume(void **state)
 {
-	/* South (initiative) fires 1 die at 4+: 4, a hit; north 2 at 5+:
-	 * 5 2, one hit. After the answers: north presses with its 2 attack
-	 * dice from the interrupted orders: 6 6; south commits 2 reserves:
-	 * 4 (saves one) 1. */
-	static const int before[] = { 4, 5, 2 }, after[] = { 6, 6, 4, 1 };
+	/* After the answers: north presses with its 2 attack dice from the
+	 * interrupted orders: 6 6; south commits 2 reserves: 4 (saves one)
+	 * 1. */
+	static const int after[] = { 6, 6, 4, 1 };
 	struct window_spec w, dw, next;
 	struct turn_resume res;
 	struct turn_stop stop;
@@ -160,11 +177,7 @@ test_stop_and_resume(void **state)
 	bool more;
 
 	(void)state;
-	deployed(&g);
-	assert_true(g.rules->next_window(&g, &w));
-	raw[0] = file_for(&g, &w, 0, "attack 2\n");
-	raw[1] = file_for(&g, &w, 1, "attack 1\n");
-	resolve(&g, &w, raw, NULL, NULL, before, 3, &stop, &ev);
+	stopped(&g, &w, raw, &stop, &ev);
 	assert_int_equal(stop.step, 1);
 	assert_int_equal(stop.ask, 3u);
 	assert_true(fx_event_has(&ev, "South fires: 1 die, 1 hit (needs 4+)."));
@@ -219,10 +232,11 @@ test_stop_and_resume(void **state)
 	{
 		static const int nodice[] = { 4, 1 };
 		struct game h;
+		char *hraw[2];
 
-		deployed(&h);
-		assert_true(h.rules->next_window(&h, &w));
-		resolve(&h, &w, raw, NULL, NULL, before, 3, &stop, &ev);
+		stopped(&h, &w, hraw, &stop, &ev);
+		free(hraw[0]);
+		free(hraw[1]);
 		events_free(&ev);
 		assert_int_equal(turn_advance(&h, &stop, &dw, &more, &err),
 		    HP_OK);
@@ -246,7 +260,7 @@ test_stop_and_resume(void **state)
 static void
 test_standing_answers(void **state)
 {
-	static const int before[] = { 4, 5, 2 }, after[] = { 6 };
+	static const int after[] = { 6 };
 	struct window_spec w, dw, sw;
 	struct turn_resume res;
 	struct turn_stop stop;
@@ -294,7 +308,6 @@ test_standing_answers(void **state)
 static void
 test_stop_invariant(void **state)
 {
-	static const int before[] = { 4, 5, 2 };
 	struct window_spec w, next;
 	struct turn_stop stop;
 	struct events ev;
@@ -304,11 +317,7 @@ test_stop_invariant(void **state)
 	bool more;
 
 	(void)state;
-	deployed(&g);
-	assert_true(g.rules->next_window(&g, &w));
-	raw[0] = file_for(&g, &w, 0, "attack 2\n");
-	raw[1] = file_for(&g, &w, 1, "attack 1\n");
-	resolve(&g, &w, raw, NULL, NULL, before, 3, &stop, &ev);
+	stopped(&g, &w, raw, &stop, &ev);
 	events_free(&ev);
 	stop.ask = 1;  /* the ruleset's decision window names both */
 	assert_int_equal(turn_advance(&g, &stop, &next, &more, &err),
