@@ -1148,7 +1148,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		/* Player input: a file signed by a player (docs/AUDIT.md,
 		 * "Threat model"); it reaches every later key. */
 		for (k = 0; k < aw->no; k++)
-			if (aw->o[k].current && aw->o[k].sig != NULL)
+			if ((aw->o[k].current || aw->o[k].snap) &&
+			    aw->o[k].sig != NULL)
 				input = true;
 		if (!input)
 			s->no_input_windows++;
