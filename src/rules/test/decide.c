@@ -46,6 +46,7 @@ svar(const struct game *g, const char *key, int side, int dflt)
 	return game_var(g, k, dflt);
 }
 
+/* Set the var "KEY.SIDE". */
 static void
 set_svar(struct game *g, const char *key, int side, int val)
 {
@@ -55,6 +56,7 @@ set_svar(struct game *g, const char *key, int side, int val)
 	game_set_var(g, k, val);
 }
 
+/* Two sides of the scenario's strength, no initiative yet (G7). */
 static int
 td_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
@@ -98,6 +100,8 @@ td_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	return HP_OK;
 }
 
+/* deploy (turn 0, no side), then each turn orders and, after a stop,
+ * decide for the sides asked. */
 static bool
 td_next_window(const struct game *g, struct window_spec *w)
 {
@@ -155,6 +159,8 @@ parse_answer(int side, const struct order_line *l, struct td_orders *o)
 	return true;
 }
 
+/* One order a file: attack N or hold; an answer in a decision window;
+ * answer ... in standing orders. *out is a struct td_orders (owned). */
 static int
 td_parse(const struct game *g, const struct window_spec *w, int side,
     const struct order_body *body, void **out, struct sbuf *canon,
@@ -220,6 +226,7 @@ td_parse(const struct game *g, const struct window_spec *w, int side,
 	return HP_OK;
 }
 
+/* Free what td_parse made. */
 static void
 td_free_orders(void *p)
 {
@@ -373,6 +380,7 @@ apply(struct resolve_ctx *c)
 	return RESOLVE_DONE;
 }
 
+/* deploy: the initiative; orders: fire (0), ask (1), answers (2). */
 static enum resolve_rc
 td_resolve(struct resolve_ctx *c)
 {
@@ -402,6 +410,7 @@ td_resolve(struct resolve_ctx *c)
 	}
 }
 
+/* Ends after the last turn or when a side has no strength left. */
 static void
 td_victory(struct game *g, struct events *ev)
 {
@@ -417,6 +426,7 @@ td_victory(struct game *g, struct events *ev)
 	events_add(ev, EVENT_ALL_SIDES, 0, "The game ends: %s.", g->result);
 }
 
+/* The built-in opponent: attack 2; answers by the hits so far. */
 static void
 td_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
@@ -431,6 +441,7 @@ td_opponent(const struct game *g, const struct window_spec *w, int side,
 		    2 : 0);
 }
 
+/* Both strengths on one line (no map to speak of). */
 static void
 td_render_map(const struct game *g, int side, struct sbuf *b)
 {
@@ -439,6 +450,7 @@ td_render_map(const struct game *g, int side, struct sbuf *b)
 	    0), svar(g, "str", SOUTH, 0));
 }
 
+/* Strengths, initiative and turn. */
 static void
 td_status(const struct game *g, int side, struct sbuf *b)
 {
@@ -452,6 +464,7 @@ td_status(const struct game *g, int side, struct sbuf *b)
 	    round < turns ? round : turns, turns);
 }
 
+/* The order form; in a decision window each side its own question. */
 static void
 td_order_template(const struct game *g, const struct window_spec *w,
     int side, struct sbuf *b)
