@@ -580,7 +580,10 @@ def check_statements(bundle, name, wins, nends, end_arg, modpin):
         if stmts or gap:
             raise Bad("campaign %s has %d moderator statements but no "
                       "moderator key" % (name, len(stmts) + gap))
-        return None, [], None
+        return None, [], sum(
+            deadline_filled(os.path.join(bundle, "windows", "%04d" % k))
+            for k in range(1, len(wins) + 1)
+            if wins[k - 1]["state"] == "resolved")
     key = parse_pubkey(modpub)
     mid = keyid_hex(key[0])
     if gap:

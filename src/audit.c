@@ -1076,6 +1076,8 @@ check_statements(const struct acamp *c, const struct audit_opts *opts,
 		if (c->nmod > 0)
 			return discrepancy(err, "campaign %s has %d moderator "
 			    "statements but no moderator key", c->name, c->nmod);
+		for (i = 0; i < c->nw; i++)
+			s->deadline_fills += deadline_filled(&c->w[i]);
 		return HP_OK;
 	}
 	if (!modstmt_keyid(c->modpub, s->moderator_key_id))
