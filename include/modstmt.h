@@ -47,6 +47,9 @@ int modstmt_parse(const char *text, struct modstmt *m, struct hp_error *err);
  * pubtext; HP_EINVAL saying what failed. */
 int modstmt_verify(const char *pubtext, const char *text, const char *sigtext,
     struct hp_error *err);
+/* Is text a statement saying "proceed" in turn's window number? Its
+ * sequence number, else 0. */
+int modstmt_proceed_in(const char *text, int turn, int number);
 /* The key id (16 hex digits) of public key file text pub into id[17];
  * false if it does not parse. */
 bool modstmt_keyid(const char *pub, char *id);

@@ -892,6 +892,29 @@ check_spec(const struct game *g, const struct awin *aw, struct hp_error *err)
 }
 
 /* Replay window i on g and compare everything it produces. */
+/* Report text t with the order files of window aw (log l) appended as
+ * side sees them, as report_render stores it; NULL (t freed) on error. */
+static char *
+replay_files(const struct acamp *c, const struct game *g,
+    const struct dicelog *l, const struct awin *aw, int side, char *t,
+    struct hp_error *err)
+{
+	struct sbuf b;
+	int k, stmt = 0;
+
+	for (k = 0; k < c->nmod && stmt == 0; k++)
+		stmt = modstmt_proceed_in(c->mod[k].text, aw->w.spec.turn,
+		    aw->w.spec.number);
+	sbuf_init(&b);
+	sbuf_puts(&b, t);
+	free(t);
+	if (report_files(g, l, side, stmt, &b, err) != HP_OK) {
+		sbuf_free(&b);
+		return NULL;
+	}
+	return sbuf_steal(&b);
+}
+
 static int
 replay_window(const struct acamp *c, int i, struct game *g,
     const struct dicelog *l, struct audit_stats *s, struct hp_error *err)
@@ -976,7 +999,8 @@ replay_window(const struct acamp *c, int i, struct game *g,
 		if (stored == NULL)
 			continue;
 		if ((t = report_render_text(g, &aw->w, i + 1 < c->nw ?
-		    &c->w[i + 1].w : NULL, &ev, &d, j, &rerr)) == NULL) {
+		    &c->w[i + 1].w : NULL, &ev, &d, j, &rerr)) == NULL ||
+		    (t = replay_files(c, g, l, aw, j, t, &rerr)) == NULL) {
 			rc = discrepancy(err, "%s: cannot render the report: %s",
 			    wh, rerr.msg);
 			goto out;

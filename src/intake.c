@@ -696,6 +696,12 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		tmpl_set(c, "player", p->name);
 		tmpl_set(c, "orders", res.canon);
 		tmpl_set(c, "side", res.side_name);
+		{	/* The file's hash: the report names the one used. */
+			char hex[65];
+
+			sodium_bin2hex(hex, sizeof hex, fh, sizeof fh);
+			tmpl_set(c, "hash", hex);
+		}
 		if (res.replaced)
 			tmpl_set(c, "replaced", "yes");
 		/* While paused nothing is resolved, all orders in or not. */

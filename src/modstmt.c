@@ -137,6 +137,17 @@ modstmt_verify(const char *pubtext, const char *text, const char *sigtext,
 	    strlen(text), err);
 }
 
+int
+modstmt_proceed_in(const char *text, int turn, int number)
+{
+	struct modstmt m;
+
+	if (modstmt_parse(text, &m, NULL) != HP_OK || m.turn != turn ||
+	    m.number != number || strcmp(m.verb, "proceed") != 0)
+		return 0;
+	return m.seq;
+}
+
 bool
 modstmt_keyid(const char *pub, char *id)
 {

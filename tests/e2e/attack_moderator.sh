@@ -15,6 +15,8 @@
 #     key"); with the key and the statement dropped from the record, only
 #     an auditor who pinned the moderator key catches it, and both
 #     verifiers do ("has no moderator key").
+#  (Also: the acknowledgement names the hash of the file accepted and the
+#  report the hash of the file used, or that the moderator filled it.)
 #  3. The operator seats a key of its own for Blue ("replace" refused
 #     without the moderator's signature; a patched server does it anyway)
 #     and signs Blue's next orders with it: all three verifiers fail ("no
@@ -38,6 +40,15 @@ grep -qF "has a moderator key already" "$T/err" || fail "second key: $(cat "$T/e
 send hill blue
 hp run --once >"$T/out" 2>"$T/err" || fail "run: $(cat "$T/err")"
 grep -q "1 accepted" "$T/out" || fail "Blue's orders not taken in: $(cat "$T/out")"
+# The acknowledgement names the hash of the file accepted; Blue's report
+# names the file the window used, the same one.
+H=$(sqlite3 "$DB" "SELECT lower(hex(hash)) FROM orders WHERE source = 'mail'")
+W1=$(sqlite3 "$DB" "SELECT window_id FROM orders WHERE source = 'mail'")
+sqlite3 "$DB" "SELECT CAST(data AS TEXT) FROM outbox WHERE kind = 'ack'" >"$T/ack"
+grep -qx "$H" "$T/ack" || fail "the ack does not name the hash $H: $(cat "$T/ack")"
+sqlite3 "$DB" "SELECT body FROM reports WHERE window_id = $W1 AND side_idx = 0" >"$T/rep"
+grep -qx "  blue: $H" "$T/rep" && grep -qx "    the signed file sent by mail" "$T/rep" ||
+	fail "Blue's report does not name the file used: $(cat "$T/rep")"
 
 # refused PHRASE ARGS...: hexpost moderate hill ARGS exits 65 saying PHRASE.
 refused() {
@@ -92,6 +103,9 @@ grep -qF "The moderator's statement 1, signed by the moderator's key" "$T/mail" 
 	grep -qx "action: proceed ai" "$T/mail" ||
 	fail "Blue got no mail with the statement: $(cat "$T/mail")"
 hp run --once >/dev/null 2>"$T/err" || fail "run: $(cat "$T/err")"
+sqlite3 "$DB" "SELECT body FROM reports WHERE window_id = $W AND side_idx = 0" >"$T/rep"
+grep -qF "filled by the moderator's signed statement 1 ('proceed')" "$T/rep" ||
+	fail "Blue's report does not say the moderator filled the side: $(cat "$T/rep")"
 clean b1
 grep -qF "1 moderator statements verified" "$T/out" || fail "not counted: $(cat "$T/out")"
 
@@ -102,6 +116,7 @@ mv "$T/before" "$D"
 KEY=$(sqlite3 "$DB" "SELECT moderator_pubkey FROM campaigns")
 sqlite3 "$DB" "UPDATE campaigns SET moderator_pubkey = NULL" || fail "sqlite"
 hp moderate hill proceed ai >/dev/null 2>"$T/err" || fail "unsigned proceed: $(cat "$T/err")"
+cp -r "$D" "$T/nokey"	# the same without the forged statement, below
 sqlite3 "$DB" "UPDATE campaigns SET moderator_pubkey = CAST(readfile('$T/mod.pub') AS TEXT);
     INSERT INTO moderator_statements (campaign_id, seq, statement, signature,
     created) VALUES (1, 1, CAST(readfile('$T/s.txt') AS TEXT),
@@ -114,8 +129,9 @@ hp audit export hill "$T/b2" >/dev/null 2>"$T/err" || fail "export: $(cat "$T/er
 caught "$T/b2" "$PHRASE"
 pinned "$T/b2" "$PHRASE"
 # The key and the statement dropped: the fill looks like a deadline's.
-sqlite3 "$DB" "UPDATE campaigns SET moderator_pubkey = NULL;
-    DELETE FROM moderator_statements" || fail "drop"
+rm -rf "$D"
+mv "$T/nokey" "$D"
+hp run --once >/dev/null 2>"$T/err" || fail "run: $(cat "$T/err")"
 hp audit hill >"$T/out" 2>"$T/err" || fail "unpinned audit: $(cat "$T/err")"
 grep -qF "NOTE: no moderator key" "$T/out" || fail "no note: $(cat "$T/out")"
 grep -qF "filled at a deadline" "$T/out" || fail "fill not noted: $(cat "$T/out")"
