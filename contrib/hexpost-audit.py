@@ -133,8 +133,35 @@ class Bad(Exception):
     """A discrepancy: the audit fails with this message."""
 
 
+def minisign_lines(text, what, need):
+    """The lines of a minisign file as hexpost reads them (docs/AUDIT.md,
+    "Settled questions"): LF or CRLF endings, the last one optional; no NUL
+    and no CR but before LF; after the first `need` lines only empty
+    ones."""
+    if "\0" in text:
+        raise Bad("%s: a NUL byte" % what)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for i, line in enumerate(lines):
+        if line.endswith("\r") and (i + 1 < len(lines) or
+                                    text.endswith("\n")):
+            line = lines[i] = line[:-1]
+        if "\r" in line:
+            raise Bad("%s: line %d contains a stray carriage return"
+                      % (what, i + 1))
+    if len(lines) < need:
+        raise Bad("%s: missing line %d" % (what, len(lines) + 1))
+    for i, line in enumerate(lines[need:]):
+        if line:
+            raise Bad("%s: unexpected text on line %d" % (what, need + i + 1))
+    return lines[:need]
+
+
 def parse_pubkey(text):
     lines = [l for l in text.splitlines() if l.strip()]
+    if len(lines) > 1 and len(lines[0].encode()) > COMMENT_LINE_MAX:
+        raise Bad("public key: the untrusted comment line is too long")
     b = b64(lines[-1])
     if len(b) != 42 or b[:2] != b"Ed":
         raise Bad("not a minisign public key")
@@ -150,11 +177,15 @@ def minisign_verify(pubtext, sigtext, data):
     return minisign_verify_key(parse_pubkey(pubtext), sigtext, data)
 
 
+# Longest untrusted comment line (prefix included, line ending not) and
+# longest trusted comment (after its prefix), in bytes, that minisign reads.
+COMMENT_LINE_MAX = 1022
+TRUSTED_MAX = 1023
+
+
 def sig_keyid(sigtext):
     """The key id a .minisig says it was made with."""
-    lines = sigtext.split("\n")
-    if len(lines) < 2:
-        raise Bad("not a minisign signature")
+    lines = minisign_lines(sigtext, "signature", 4)
     sig = b64(lines[1])
     if len(sig) != 74:
         raise Bad("not a minisign signature")
@@ -164,10 +195,14 @@ def sig_keyid(sigtext):
 def minisign_verify_key(key, sigtext, data):
     """minisign_verify with a (keyid, public key) pair."""
     keyid, pk = key
-    lines = sigtext.split("\n")
-    if len(lines) < 4 or not lines[0].startswith("untrusted comment: ") \
+    lines = minisign_lines(sigtext, "signature", 4)
+    if not lines[0].startswith("untrusted comment: ") \
             or not lines[2].startswith("trusted comment: "):
         raise Bad("not a minisign signature")
+    if len(lines[0].encode()) > COMMENT_LINE_MAX:
+        raise Bad("signature: the untrusted comment line is too long")
+    if len(lines[2].encode()) - len("trusted comment: ") > TRUSTED_MAX:
+        raise Bad("signature: the trusted comment is too long")
     sig = b64(lines[1])
     gsig = b64(lines[3])
     if len(sig) != 74 or len(gsig) != 64:
@@ -339,15 +374,25 @@ def order_header(data):
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     h = {}
+    body = False
     for line in data.decode("utf-8").split("\n"):
         line = line.split("#", 1)[0].strip(" \t\n\v\f\r")
         if not line:
             continue
         m = re.fullmatch(r"([A-Za-z-]+):[ \t]*(.*)", line, re.S)
-        if m is None:
-            break
+        known = m is not None and m.group(1).lower() in (
+            "campaign", "turn", "window", "side", "nonce")
+        if body or m is None:
+            # After the first order an unknown "key: value" line is an
+            # order (the ruleset's to judge); a known header is an error
+            # (docs/AUDIT.md, "Settled questions").
+            if known:
+                raise Bad("header '%s:' after the first order"
+                          % m.group(1).lower())
+            body = True
+            continue
         key = m.group(1).lower()
-        if key not in ("campaign", "turn", "window", "side", "nonce"):
+        if not known:
             raise Bad("unknown header '%s:'" % m.group(1))
         if key in h and (key != "nonce" or h[key]):
             raise Bad("header '%s:' given twice" % key)
@@ -934,7 +979,7 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
             sig = path + ".minisig"
             if os.path.exists(sig):
                 sigtext = read(sig)
-                kid = b64(sigtext.split("\n")[1])[2:10]
+                kid = sig_keyid(sigtext)
                 kid = keyid_hex(kid)
                 if (side, kid) not in players:
                     raise Bad("%s: %s's order file is signed by key %s, "

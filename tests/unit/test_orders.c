@@ -359,6 +359,37 @@ test_empty_nonce(void **state)
 	parsed_free(&p);
 }
 
+/* Settled in docs/AUDIT.md: an empty nonce may be given again, filled or
+ * not (the filled one counts); a filled one may not be followed by another
+ * nonce line. After the first order, an unknown "key: value" line is an
+ * order line (the ruleset judges it); a known header there is an error.
+ * contrib/hexpost-audit.py agrees (tests/e2e/audit_vectors.sh). */
+static void
+test_spec_header_questions(void **state)
+{
+	struct parsed p;
+	const char *t;
+
+	(void)state;
+	parse(&p, HDR "nonce:\nnonce: x\nmove 1 B2\n");
+	assert_int_equal(p.rc, HP_OK);
+	assert_string_equal(p.h.nonce, "x");
+	parsed_free(&p);
+	parse(&p, HDR "nonce:\nnonce:\n");
+	assert_int_equal(p.rc, HP_OK);
+	assert_int_equal(p.h.have & ORDERS_H_NONCE, 0);
+	parsed_free(&p);
+	t = HDR "nonce: x\nnonce:\n";
+	expect_one_error(t, strlen(t), 6, "header 'nonce:' given twice");
+	parse(&p, HDR "fire 1\nfoo: bar\n");
+	assert_int_equal(p.rc, HP_OK);
+	assert_int_equal(p.b.n, 2);
+	assert_string_equal(p.b.v[1].text, "foo: bar");
+	parsed_free(&p);
+	t = HDR "fire 1\nTurn: 3\n";
+	expect_one_error(t, strlen(t), 6, "after the first order");
+}
+
 static void
 test_bom(void **state)
 {
@@ -1015,6 +1046,7 @@ main(void)
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_bom),
 		cmocka_unit_test(test_empty_nonce),
+		cmocka_unit_test(test_spec_header_questions),
 		cmocka_unit_test(test_nul_byte),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_long_lines),
