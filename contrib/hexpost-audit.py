@@ -381,7 +381,7 @@ def order_header(data):
             continue
         m = re.fullmatch(r"([A-Za-z-]+):[ \t]*(.*)", line, re.S)
         known = m is not None and m.group(1).lower() in (
-            "campaign", "turn", "window", "side", "nonce")
+            "campaign", "turn", "window", "side", "nonce", "chain")
         if body or m is None:
             # After the first order an unknown "key: value" line is an
             # order (the ruleset's to judge); a known header is an error
@@ -405,7 +405,26 @@ def order_header(data):
     if (not re.fullmatch(r"-?[0-9]+", h["turn"])
             or not 0 <= int(h["turn"]) <= 100000):
         raise Bad("bad 'turn:' header")
+    if "chain" in h and not re.fullmatch(r"[0-9a-f]{64}", h["chain"]):
+        raise Bad("bad 'chain:' header")
     return h["campaign"], int(h["turn"]), h["window"], h["side"]
+
+
+def order_chain(data):
+    """The seed chain head an order file's "chain:" header names, or
+    None (read as order_header reads the header)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    for line in data.decode("utf-8").split("\n"):
+        line = line.split("#", 1)[0].strip(" \t\n\v\f\r")
+        if not line:
+            continue
+        m = re.fullmatch(r"([A-Za-z-]+):[ \t]*(.*)", line, re.S)
+        if m is None:
+            return None
+        if m.group(1).lower() == "chain":
+            return m.group(2)
+    return None
 
 
 # --- key rotation (docs/AUDIT.md, "Key rotation") ---------------------------
@@ -954,6 +973,13 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
                 raise Bad("%s: %s's order file (%s) is for campaign '%s' side"
                           " '%s', not this campaign and side"
                           % (where, side, source, hc, hs))
+            fchain = order_chain(data)
+            if fchain is not None and fchain != sc["head"].hex():
+                raise Bad("%s: %s's order file (%s) names seed chain head "
+                          "%s..., not %s... of the campaign's seed chain "
+                          "statement: the seed chain was replaced after the "
+                          "player got it" % (where, side, source, fchain[:16],
+                                             sc["head"].hex()[:16]))
             if source == "standing":
                 if hw.lower() != "standing":
                     raise Bad("%s: %s's order file is marked as standing "

@@ -276,6 +276,31 @@ known_source(const char *source)
  * it is used in (standing orders: the window "standing", any turn)? A file
  * signed for another window must not be passed off as this one's
  * (docs/AUDIT.md, "Order file headers"). */
+/* A file's "chain:" header against the head of the campaign's seed chain
+ * statement: a player's file naming another head shows the chain was
+ * replaced after the player got it (docs/AUDIT.md, "Order file
+ * headers"). */
+static int
+check_file_chain(const struct acamp *c, const struct order_header *h,
+    const char *wh, const char *side, const char *source,
+    struct hp_error *err)
+{
+	struct seedchain sc;
+	char head[65];
+
+	if (c->chain == NULL || seedchain_parse(c->chain, &sc, NULL) != HP_OK)
+		return discrepancy(err, "%s: %s's order file names a seed chain "
+		    "head, but the campaign has no valid seed chain statement",
+		    wh, side);
+	sodium_bin2hex(head, sizeof head, sc.head, sizeof sc.head);
+	if (strcmp(head, h->chain) != 0)
+		return discrepancy(err, "%s: %s's order file (%s) names seed "
+		    "chain head %.16s..., not %.16s... of the campaign's seed "
+		    "chain statement: the seed chain was replaced after the "
+		    "player got it", wh, side, source, h->chain, head);
+	return HP_OK;
+}
+
 static int
 check_file_header(const struct acamp *c, const struct awin *aw,
     const struct aorder *o, const char *wh, const char *side,
@@ -299,6 +324,9 @@ check_file_header(const struct acamp *c, const struct awin *aw,
 		return discrepancy(err, "%s: %s's order file (%s) is for "
 		    "campaign '%s' side '%s', not this campaign and side", wh,
 		    side, o->source, h.campaign, h.side);
+	if ((h.have & ORDERS_H_CHAIN) && (rc = check_file_chain(c, &h, wh,
+	    side, o->source, err)) != HP_OK)
+		return rc;
 	hstanding = strcasecmp(h.window, "standing") == 0;
 	if (standing && !hstanding)
 		return discrepancy(err, "%s: %s's order file is marked as "
