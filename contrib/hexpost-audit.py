@@ -586,6 +586,8 @@ def parse_modstmt(text):
                   "campaign:, sequence:, window:, turn:, number:, name:, "
                   "action: and 'end', each ending in LF)" % MODSTMT_MAGIC)
     m = {k: lines[i + 1][len(k) + 2:] for i, k in enumerate(keys)}
+    if any(v.startswith(" ") for v in m.values()):
+        raise Bad("moderator statement: more than one space after a colon")
     for k in ("sequence", "window", "turn", "number"):
         v = m[k]
         if not v.isdigit() or not v.isascii() or (v[0] == "0" and v != "0"):
@@ -718,7 +720,7 @@ def check_seat(seats, stmts, widx, side, source, kid, where):
     files by any key the side had."""
     cur, hist = seats.setdefault(side, ["", []])
     new = [m["arg"].split(" ")[1] for m in stmts if m["window"] == widx
-           and m["verb"] == "replace" and m["arg"].split(" ")[0] == side]
+           and m["verb"] == "replace" and m["arg"].split(" ")[0] == side][-1:]
     if source == "standing" and kid in hist:
         return
     if cur == "" or cur == kid or kid in new:

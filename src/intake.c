@@ -444,6 +444,21 @@ replay_one(const char *raw, size_t len, const unsigned char *hash, void *arg)
 		r->same_nonce = true;
 }
 
+/* The header of order file data into h, as far as it parses. */
+static void
+header_of(const unsigned char *data, size_t len, struct order_header *h)
+{
+	struct order_body body;
+	struct order_errors oerrs;
+
+	orders_errors_init(&oerrs);
+	memset(h, 0, sizeof *h);
+	if (orders_parse_file((const char *)data, len, h, &body, &oerrs) ==
+	    HP_OK)
+		orders_body_free(&body);
+	orders_errors_free(&oerrs);
+}
+
 /* A file's "chain:" header against campaign cid's seed chain head: into
  * reason (size rlen) why not, "" when it names that head or none. */
 static int
@@ -451,20 +466,13 @@ chain_header_check(struct store *st, int64_t cid, const unsigned char *data,
     size_t len, char *reason, size_t rlen, struct hp_error *err)
 {
 	struct order_header h;
-	struct order_body body;
-	struct order_errors oerrs;
 	struct store_chain ch;
 	struct seedchain sc;
 	char head[65];
 	int rc;
 
 	reason[0] = '\0';
-	orders_errors_init(&oerrs);
-	memset(&h, 0, sizeof h);
-	if (orders_parse_file((const char *)data, len, &h, &body, &oerrs) ==
-	    HP_OK)
-		orders_body_free(&body);
-	orders_errors_free(&oerrs);
+	header_of(data, len, &h);
 	if (!(h.have & ORDERS_H_CHAIN))
 		return HP_OK;
 	if ((rc = store_chain_get(st, cid, &ch, err)) != HP_OK &&
@@ -490,16 +498,9 @@ static void
 order_nonce(const unsigned char *data, size_t len, char *nonce, size_t nlen)
 {
 	struct order_header h;
-	struct order_body body;
-	struct order_errors oerrs;
 
 	nonce[0] = '\0';
-	orders_errors_init(&oerrs);
-	memset(&h, 0, sizeof h);
-	if (orders_parse_file((const char *)data, len, &h, &body, &oerrs) ==
-	    HP_OK)
-		orders_body_free(&body);
-	orders_errors_free(&oerrs);
+	header_of(data, len, &h);
 	if (h.have & ORDERS_H_NONCE)
 		strlcpy_(nonce, h.nonce, nlen);
 }

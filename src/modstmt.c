@@ -35,25 +35,6 @@ modstmt_format(const struct modstmt *m)
 	return sbuf_steal(&b);
 }
 
-/* The value of line "key: VALUE" at *p into buf (len bytes); advances *p
- * past the line. */
-static bool
-field(const char **p, const char *key, char *buf, size_t len)
-{
-	size_t k = strlen(key);
-	const char *e;
-
-	if (strncmp(*p, key, k) != 0 || (*p)[k] != ':' || (*p)[k + 1] != ' ')
-		return false;
-	*p += k + 2;
-	if ((e = strchr(*p, '\n')) == NULL || (size_t)(e - *p) >= len)
-		return false;
-	memcpy(buf, *p, (size_t)(e - *p));
-	buf[e - *p] = '\0';
-	*p = e + 1;
-	return true;
-}
-
 /* A decimal number without sign or leading zero, 0..1000000000. */
 static bool
 number(const char *s, int *out)
@@ -82,18 +63,30 @@ modstmt_parse(const char *text, struct modstmt *m, struct hp_error *err)
 	memset(m, 0, sizeof *m);
 	ok = strncmp(p, MODSTMT_MAGIC "\n", strlen(MODSTMT_MAGIC) + 1) == 0;
 	p += ok ? strlen(MODSTMT_MAGIC) + 1 : 0;
-	ok = ok && field(&p, "campaign", m->campaign, sizeof m->campaign) &&
-	    field(&p, "sequence", buf, sizeof buf) && number(buf, &m->seq) &&
-	    field(&p, "window", buf, sizeof buf) && number(buf, &m->window) &&
-	    field(&p, "turn", buf, sizeof buf) && number(buf, &m->turn) &&
-	    field(&p, "number", buf, sizeof buf) && number(buf, &m->number) &&
-	    field(&p, "name", m->name, sizeof m->name) &&
-	    field(&p, "action", buf, sizeof buf) && strcmp(p, "end\n") == 0;
+	ok = ok &&
+	    util_field(&p, "campaign", m->campaign, sizeof m->campaign) &&
+	    util_field(&p, "sequence", buf, sizeof buf) &&
+	    number(buf, &m->seq) &&
+	    util_field(&p, "window", buf, sizeof buf) &&
+	    number(buf, &m->window) &&
+	    util_field(&p, "turn", buf, sizeof buf) &&
+	    number(buf, &m->turn) &&
+	    util_field(&p, "number", buf, sizeof buf) &&
+	    number(buf, &m->number) &&
+	    util_field(&p, "name", m->name, sizeof m->name) &&
+	    util_field(&p, "action", buf, sizeof buf) &&
+	    strcmp(p, "end\n") == 0;
 	if (!ok) {
 		hp_seterr(err, HP_EINVAL, "not a moderator statement (expected "
 		    "the lines '" MODSTMT_MAGIC "', campaign:, sequence:, "
 		    "window:, turn:, number:, name:, action: and 'end', each "
 		    "ending in LF)");
+		return HP_EINVAL;
+	}
+	/* One space after each colon: a value never starts with one. */
+	if (m->campaign[0] == ' ' || m->name[0] == ' ' || buf[0] == ' ') {
+		hp_seterr(err, HP_EINVAL, "moderator statement: more than one "
+		    "space after a colon");
 		return HP_EINVAL;
 	}
 	k = strcspn(buf, " ");

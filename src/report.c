@@ -189,9 +189,17 @@ report_files(const struct game *g, const struct dicelog *l, int side,
 			    "standing orders");
 		tmpl_set(it, "how", how);
 	}
+	/* A $HEXPOST_TEMPLATES directory without this file (made before
+	 * it existed) gets the built-in one. */
 	if ((tpl = report_template("report-files.txt", err)) == NULL) {
-		tmpl_ctx_free(c);
-		return HP_EINTERNAL;
+		const struct embedded_file *f =
+		    embedded_find("templates/report-files.txt");
+
+		if (f == NULL) {
+			tmpl_ctx_free(c);
+			return HP_EINTERNAL;
+		}
+		tpl = xstrdup(f->data);
 	}
 	rc = tmpl_render(tpl, c, out, err);
 	free(tpl);
