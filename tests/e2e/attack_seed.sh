@@ -111,6 +111,39 @@ PHRASE="the revealed seed is not seed 1 of the signed seed chain: it does not ha
 caught_db vale "$PHRASE"
 hp audit export vale "$T/b-vale" >/dev/null 2>"$T/err" || fail "export vale"
 caught "$T/b-vale" "$PHRASE"
+# newchain NAME: a new seed chain for campaign NAME (a fresh tail, its
+# statement re-signed with the server key, the open window's seed from it),
+# put in the database as a patched server would.
+newchain() {
+	python3 - "$T" "$1" <<'PY' || fail "new chain"
+import hashlib, os, sys
+t, name = sys.argv[1], sys.argv[2]
+def link(s):
+    return hashlib.blake2b(b"hexpost-chain-v1\x00" + s, digest_size=32).digest()
+s = [os.urandom(32)]
+for _ in range(65536):
+    s.append(link(s[-1]))
+head, s1 = s[65536], s[65535]
+c = hashlib.blake2b(b"hexpost-commit-v1\x00" + s1, digest_size=32).digest()
+open(t + "/chain.txt", "w").write(
+    "hexpost seed chain v1\ncampaign: %s\ndice: random\nlength: 65536\n"
+    "head: %s\nend\n" % (name, head.hex()))
+open(t + "/newchain.sql", "w").write(
+    "UPDATE campaigns SET chain_tail = X'%s' WHERE name = '%s';"
+    "UPDATE windows SET seed = X'%s', commitment = X'%s' WHERE state = "
+    "'open' AND campaign_id = (SELECT id FROM campaigns WHERE name = "
+    "'%s');" % (s[0].hex(), name, s1.hex(), c.hex(), name))
+PY
+	rm -f "$T/chain.txt.minisig"
+	minisign -S -s "$D/server.key" -m "$T/chain.txt" \
+		-t "hexpost seed chain: campaign $1, 65536 seeds, random dice" >/dev/null ||
+		fail "minisign -S chain"
+	sqlite3 "$DB" "$(cat "$T/newchain.sql") UPDATE campaigns SET chain_statement
+	    = CAST(readfile('$T/chain.txt') AS TEXT), chain_signature =
+	    CAST(readfile('$T/chain.txt.minisig') AS TEXT) WHERE name = '$1'" ||
+		fail "replace the chain"
+}
+
 # The whole seed chain replaced before the first window resolves (a new
 # tail, its statement re-signed with the server key, the first seed taken
 # from it): every check holds, for hexpost and the Python verifier alike;
@@ -121,34 +154,7 @@ hp player add dale blue --email blue@example.org --name Bea \
 hp run --once >/dev/null 2>&1 || fail "run (welcome)"
 WELCOME=$(grep -l "^Subject: .*dale: welcome" "$D/outbox/new/"* | head -1)
 [ -n "$WELCOME" ] || fail "no welcome mail for dale"
-python3 - "$T" <<'PY' || fail "new chain"
-import hashlib, os, sys
-t = sys.argv[1]
-def link(s):
-    return hashlib.blake2b(b"hexpost-chain-v1\x00" + s, digest_size=32).digest()
-tail = os.urandom(32)
-s = [tail]
-for _ in range(65536):
-    s.append(link(s[-1]))
-head, s1 = s[65536], s[65535]
-c = hashlib.blake2b(b"hexpost-commit-v1\x00" + s1, digest_size=32).digest()
-open(t + "/chain.txt", "w").write(
-    "hexpost seed chain v1\ncampaign: dale\ndice: random\nlength: 65536\n"
-    "head: %s\nend\n" % head.hex())
-open(t + "/newchain.sql", "w").write(
-    "UPDATE campaigns SET chain_tail = X'%s' WHERE name = 'dale';"
-    "UPDATE windows SET seed = X'%s', commitment = X'%s' WHERE state = "
-    "'open' AND campaign_id = (SELECT id FROM campaigns WHERE name = "
-    "'dale');" % (tail.hex(), s1.hex(), c.hex()))
-PY
-rm -f "$T/chain.txt.minisig"
-minisign -S -s "$D/server.key" -m "$T/chain.txt" \
-	-t "hexpost seed chain: campaign dale, 65536 seeds, random dice" >/dev/null ||
-	fail "minisign -S chain"
-sqlite3 "$DB" "$(cat "$T/newchain.sql") UPDATE campaigns SET chain_statement
-    = CAST(readfile('$T/chain.txt') AS TEXT), chain_signature =
-    CAST(readfile('$T/chain.txt.minisig') AS TEXT) WHERE name = 'dale'" ||
-	fail "replace the chain"
+newchain dale
 for i in 1 2; do
 	send dale blue
 	hp run --once >"$T/out" 2>"$T/err" || fail "run dale: $(cat "$T/err")"
@@ -187,33 +193,7 @@ hp run --once >"$T/out" 2>"$T/err" || fail "run fell: $(cat "$T/err")"
 grep -q "1 accepted" "$T/out" || fail "Blue's chained orders not taken in: $(cat "$T/out")"
 sqlite3 "$DB" "SELECT raw FROM orders WHERE source = 'mail' ORDER BY id DESC
     LIMIT 1" | grep -qx "chain: $HEAD" || fail "no chain: line in Blue's file"
-python3 - "$T" fell <<'PY' || fail "new chain"
-import hashlib, os, sys
-t, name = sys.argv[1], sys.argv[2]
-def link(s):
-    return hashlib.blake2b(b"hexpost-chain-v1\x00" + s, digest_size=32).digest()
-s = [os.urandom(32)]
-for _ in range(65536):
-    s.append(link(s[-1]))
-head, s1 = s[65536], s[65535]
-c = hashlib.blake2b(b"hexpost-commit-v1\x00" + s1, digest_size=32).digest()
-open(t + "/chain.txt", "w").write(
-    "hexpost seed chain v1\ncampaign: %s\ndice: random\nlength: 65536\n"
-    "head: %s\nend\n" % (name, head.hex()))
-open(t + "/newchain.sql", "w").write(
-    "UPDATE campaigns SET chain_tail = X'%s' WHERE name = '%s';"
-    "UPDATE windows SET seed = X'%s', commitment = X'%s' WHERE state = "
-    "'open' AND campaign_id = (SELECT id FROM campaigns WHERE name = "
-    "'%s');" % (s[0].hex(), name, s1.hex(), c.hex(), name))
-PY
-rm -f "$T/chain.txt.minisig"
-minisign -S -s "$D/server.key" -m "$T/chain.txt" \
-	-t "hexpost seed chain: campaign fell, 65536 seeds, random dice" >/dev/null ||
-	fail "minisign -S chain"
-sqlite3 "$DB" "$(cat "$T/newchain.sql") UPDATE campaigns SET chain_statement
-    = CAST(readfile('$T/chain.txt') AS TEXT), chain_signature =
-    CAST(readfile('$T/chain.txt.minisig') AS TEXT) WHERE name = 'fell'" ||
-	fail "replace the chain"
+newchain fell
 hp moderate fell resume >/dev/null 2>"$T/err" || fail "resume fell: $(cat "$T/err")"
 hp turn resolve fell >/dev/null 2>"$T/err" || fail "resolve fell: $(cat "$T/err")"
 PHRASE="names seed chain head ${HEAD:0:16}..., not"
