@@ -3,7 +3,8 @@
 alone, written from docs/AUDIT.md (not from hexpost's C sources).
 
     python3 hexpost-audit.py [--pubkey server.pub] [--accept-test-dice]
-                             [--player-key SIDE=KEY.pub]... BUNDLE-DIRECTORY
+                             [--player-key SIDE=KEY.pub]...
+                             [--moderator-key KEY.pub] BUNDLE-DIRECTORY
 
 The server keys: the trusted one (--pubkey, else the bundle's server.pub)
 and those the key rotation statements (rotations/) link to it, each
@@ -15,7 +16,11 @@ Ed25519, RFC 8032) by one of those keys, in the order of the chain, the
 hash chain, the revealed seed against the
 commitment, each order file against its hash and its player's signature,
 the dice key, and every roll re-derived from the stream. It does not replay
-the game's rules (`hexpost audit --bundle DIR` does). A test campaign
+the game's rules (`hexpost audit --bundle DIR` does). The moderator's
+statements (moderator/), each signed by the campaign's moderator key
+(moderator.pub; pin the one the moderator gave you with --moderator-key):
+an end on record and each proceed must be one, and a side's files change
+key only by a replace statement. A test campaign
 (`dice: test`, made with `campaign new --seed TEXT`) fails unless
 --accept-test-dice is given, and is then checked with a loud warning. Exit 0
 when all is well, 1 naming the first discrepancy, 2 on usage or unreadable
@@ -128,8 +133,35 @@ class Bad(Exception):
     """A discrepancy: the audit fails with this message."""
 
 
+def minisign_lines(text, what, need):
+    """The lines of a minisign file as hexpost reads them (docs/AUDIT.md,
+    "Settled questions"): LF or CRLF endings, the last one optional; no NUL
+    and no CR but before LF; after the first `need` lines only empty
+    ones."""
+    if "\0" in text:
+        raise Bad("%s: a NUL byte" % what)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    for i, line in enumerate(lines):
+        if line.endswith("\r") and (i + 1 < len(lines) or
+                                    text.endswith("\n")):
+            line = lines[i] = line[:-1]
+        if "\r" in line:
+            raise Bad("%s: line %d contains a stray carriage return"
+                      % (what, i + 1))
+    if len(lines) < need:
+        raise Bad("%s: missing line %d" % (what, len(lines) + 1))
+    for i, line in enumerate(lines[need:]):
+        if line:
+            raise Bad("%s: unexpected text on line %d" % (what, need + i + 1))
+    return lines[:need]
+
+
 def parse_pubkey(text):
     lines = [l for l in text.splitlines() if l.strip()]
+    if len(lines) > 1 and len(lines[0].encode()) > COMMENT_LINE_MAX:
+        raise Bad("public key: the untrusted comment line is too long")
     b = b64(lines[-1])
     if len(b) != 42 or b[:2] != b"Ed":
         raise Bad("not a minisign public key")
@@ -145,11 +177,15 @@ def minisign_verify(pubtext, sigtext, data):
     return minisign_verify_key(parse_pubkey(pubtext), sigtext, data)
 
 
+# Longest untrusted comment line (prefix included, line ending not) and
+# longest trusted comment (after its prefix), in bytes, that minisign reads.
+COMMENT_LINE_MAX = 1022
+TRUSTED_MAX = 1023
+
+
 def sig_keyid(sigtext):
     """The key id a .minisig says it was made with."""
-    lines = sigtext.split("\n")
-    if len(lines) < 2:
-        raise Bad("not a minisign signature")
+    lines = minisign_lines(sigtext, "signature", 4)
     sig = b64(lines[1])
     if len(sig) != 74:
         raise Bad("not a minisign signature")
@@ -159,10 +195,14 @@ def sig_keyid(sigtext):
 def minisign_verify_key(key, sigtext, data):
     """minisign_verify with a (keyid, public key) pair."""
     keyid, pk = key
-    lines = sigtext.split("\n")
-    if len(lines) < 4 or not lines[0].startswith("untrusted comment: ") \
+    lines = minisign_lines(sigtext, "signature", 4)
+    if not lines[0].startswith("untrusted comment: ") \
             or not lines[2].startswith("trusted comment: "):
         raise Bad("not a minisign signature")
+    if len(lines[0].encode()) > COMMENT_LINE_MAX:
+        raise Bad("signature: the untrusted comment line is too long")
+    if len(lines[2].encode()) - len("trusted comment: ") > TRUSTED_MAX:
+        raise Bad("signature: the trusted comment is too long")
     sig = b64(lines[1])
     gsig = b64(lines[3])
     if len(sig) != 74 or len(gsig) != 64:
@@ -341,15 +381,25 @@ def order_header(data):
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     h = {}
+    body = False
     for line in data.decode("utf-8").split("\n"):
         line = line.split("#", 1)[0].strip(" \t\n\v\f\r")
         if not line:
             continue
         m = re.fullmatch(r"([A-Za-z-]+):[ \t]*(.*)", line, re.S)
-        if m is None:
-            break
+        known = m is not None and m.group(1).lower() in (
+            "campaign", "turn", "window", "side", "nonce", "chain")
+        if body or m is None:
+            # After the first order an unknown "key: value" line is an
+            # order (the ruleset's to judge); a known header is an error
+            # (docs/AUDIT.md, "Settled questions").
+            if known:
+                raise Bad("header '%s:' after the first order"
+                          % m.group(1).lower())
+            body = True
+            continue
         key = m.group(1).lower()
-        if key not in ("campaign", "turn", "window", "side", "nonce"):
+        if not known:
             raise Bad("unknown header '%s:'" % m.group(1))
         if key in h and (key != "nonce" or h[key]):
             raise Bad("header '%s:' given twice" % key)
@@ -362,7 +412,26 @@ def order_header(data):
     if (not re.fullmatch(r"-?[0-9]+", h["turn"])
             or not 0 <= int(h["turn"]) <= 100000):
         raise Bad("bad 'turn:' header")
+    if "chain" in h and not re.fullmatch(r"[0-9a-f]{64}", h["chain"]):
+        raise Bad("bad 'chain:' header")
     return h["campaign"], int(h["turn"]), h["window"], h["side"]
+
+
+def order_chain(data):
+    """The seed chain head an order file's "chain:" header names, or
+    None (read as order_header reads the header)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    for line in data.decode("utf-8").split("\n"):
+        line = line.split("#", 1)[0].strip(" \t\n\v\f\r")
+        if not line:
+            continue
+        m = re.fullmatch(r"([A-Za-z-]+):[ \t]*(.*)", line, re.S)
+        if m is None:
+            return None
+        if m.group(1).lower() == "chain":
+            return m.group(2)
+    return None
 
 
 # --- key rotation (docs/AUDIT.md, "Key rotation") ---------------------------
@@ -505,6 +574,182 @@ SOURCES = ("mail", "cli", "opponent", "standing", "deadline-ai",
            "deadline-hold")
 
 
+# --- moderator statements (docs/AUDIT.md, "Moderator statements") ----------
+
+MODSTMT_MAGIC = "hexpost moderator statement v1"
+MOD_VERBS = ("replace", "proceed", "end", "extend", "deadline")
+
+
+def parse_modstmt(text):
+    """A moderator statement in canonical form, as a dict."""
+    lines = text.split("\n")
+    keys = ("campaign", "sequence", "window", "turn", "number", "name",
+            "action")
+    if (len(lines) != 10 or lines[0] != MODSTMT_MAGIC or lines[8] != "end"
+            or lines[9] != ""
+            or any(not lines[i + 1].startswith(k + ": ")
+                   for i, k in enumerate(keys))):
+        raise Bad("not a moderator statement (expected the lines '%s', "
+                  "campaign:, sequence:, window:, turn:, number:, name:, "
+                  "action: and 'end', each ending in LF)" % MODSTMT_MAGIC)
+    m = {k: lines[i + 1][len(k) + 2:] for i, k in enumerate(keys)}
+    if any(v.startswith(" ") for v in m.values()):
+        raise Bad("moderator statement: more than one space after a colon")
+    for k in ("sequence", "window", "turn", "number"):
+        v = m[k]
+        if not v.isdigit() or not v.isascii() or (v[0] == "0" and v != "0"):
+            raise Bad("moderator statement: '%s' is not a number" % k)
+        m[k] = int(v)
+    verb, _, arg = m["action"].partition(" ")
+    if verb not in MOD_VERBS or m["sequence"] < 1 or m["window"] < 1:
+        raise Bad("moderator statement: action '%s' or a number is not one "
+                  "a statement takes" % verb)
+    m["verb"], m["arg"] = verb, arg
+    return m
+
+
+def format_modstmt(m):
+    """The canonical text of statement m."""
+    return ("%s\ncampaign: %s\nsequence: %d\nwindow: %d\nturn: %d\n"
+            "number: %d\nname: %s\naction: %s\nend\n"
+            % (MODSTMT_MAGIC, m["campaign"], m["sequence"], m["window"],
+               m["turn"], m["number"], m["name"],
+               m["verb"] + (" " + m["arg"] if m["arg"] else "")))
+
+
+def deadline_filled(wdir):
+    """How many sides of a resolved window a deadline policy filled."""
+    try:
+        log = parse_log(read(os.path.join(wdir, "dice-log.txt")))
+    except (OSError, Bad, ValueError, KeyError, IndexError):
+        return 0
+    return sum(1 for o in log["orders"] if o[1].startswith("deadline-"))
+
+
+def check_statements(bundle, name, wins, nends, end_arg, modpin):
+    """The moderator key against the pinned one and every statement;
+    returns (key id or None, statements, sides filled without a proceed
+    statement)."""
+    mpath = os.path.join(bundle, "moderator.pub")
+    modpub = read(mpath) if os.path.exists(mpath) else None
+    stmts, n = [], 1
+    while os.path.exists(os.path.join(bundle, "moderator", "%04d.txt" % n)):
+        stmts.append(n)
+        n += 1
+    gap = os.path.exists(os.path.join(bundle, "moderator",
+                                      "%04d.txt" % (n + 1)))
+    if modpin is not None:
+        pid = keyid_hex(modpin[0])
+        if modpub is None:
+            raise Bad("you pinned moderator key %s, but campaign %s has no "
+                      "moderator key: its moderator actions (replace, "
+                      "proceed, end, extensions) are on the server's word"
+                      % (pid, name))
+        if parse_pubkey(modpub) != modpin:
+            raise Bad("campaign %s's moderator key is not the key you "
+                      "pinned (%s): the server may have registered a "
+                      "moderator key of its own" % (name, pid))
+    if modpub is None:
+        if stmts or gap:
+            raise Bad("campaign %s has %d moderator statements but no "
+                      "moderator key" % (name, len(stmts) + gap))
+        return None, [], sum(
+            deadline_filled(os.path.join(bundle, "windows", "%04d" % k))
+            for k in range(1, len(wins) + 1)
+            if wins[k - 1]["state"] == "resolved")
+    key = parse_pubkey(modpub)
+    mid = keyid_hex(key[0])
+    if gap:
+        raise Bad("moderator statement %d is missing" % n)
+    out, last, ends, proceeded = [], 1, 0, set()
+    for num in stmts:
+        path = os.path.join(bundle, "moderator", "%04d.txt" % num)
+        text = read(path)
+        try:
+            minisign_verify_key(key, read(path + ".minisig"),
+                                text.encode())
+        except (Bad, ValueError, OSError) as e:
+            raise Bad("moderator statement %d is not signed by the "
+                      "moderator's key %s: %s" % (num, mid, e))
+        try:
+            m = parse_modstmt(text)
+        except Bad as e:
+            raise Bad("moderator statement %d: %s" % (num, e))
+        if text != format_modstmt(m):
+            raise Bad("moderator statement %d is not in canonical form" % num)
+        if m["sequence"] != num or m["campaign"] != name:
+            raise Bad("moderator statement %d names campaign %s, number %d"
+                      % (num, m["campaign"], m["sequence"]))
+        if m["window"] < last or m["window"] > len(wins):
+            raise Bad("moderator statement %d is for window %d, not one "
+                      "from %d to %d (statements follow the windows)"
+                      % (num, m["window"], last, len(wins)))
+        last = m["window"]
+        w = wins[m["window"] - 1]
+        wh = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
+        if (m["turn"], m["number"], m["name"]) != (
+                int(w["turn"]), int(w["number"]), w["name"]):
+            raise Bad("moderator statement %d names turn %d window %d '%s', "
+                      "but the campaign's window %d is %s"
+                      % (num, m["turn"], m["number"], m["name"], m["window"],
+                         wh))
+        wdir = os.path.join(bundle, "windows", "%04d" % m["window"])
+        if m["verb"] == "end":
+            ends += 1
+            if (ends > 1 or nends == 0 or m["window"] != len(wins)
+                    or w["state"] == "resolved" or m["arg"] != end_arg):
+                raise Bad("moderator statement %d ends the game ('%s') in "
+                          "%s, but the end on record is %s"
+                          % (num, m["arg"], wh, "'%s'" % end_arg if nends
+                             else "none"))
+        if m["verb"] == "proceed":
+            if w["state"] != "resolved" or deadline_filled(wdir) == 0:
+                raise Bad("moderator statement %d says 'proceed %s' in %s, "
+                          "but no side of that window was filled (no "
+                          "deadline-ai or deadline-hold file)"
+                          % (num, m["arg"], wh))
+            proceeded.add(m["window"])
+        out.append(m)
+    if nends and not ends:
+        raise Bad("the moderator's end of %s ('%s') is on record, but no "
+                  "statement signed by the moderator's key %s ends it: "
+                  "whoever runs the server may have ended the game"
+                  % (name, end_arg, mid))
+    fills = sum(deadline_filled(os.path.join(bundle, "windows", "%04d" % k))
+                for k in range(1, len(wins) + 1)
+                if k not in proceeded and wins[k - 1]["state"] == "resolved")
+    return mid, out, fills
+
+
+def check_seat(seats, stmts, widx, side, source, kid, where):
+    """A side's signed file against its seats: its first key until a
+    replace statement (in that window, the old or the new key); standing
+    files by any key the side had."""
+    cur, hist = seats.setdefault(side, ["", []])
+    new = [m["arg"].split(" ")[1] for m in stmts if m["window"] == widx
+           and m["verb"] == "replace" and m["arg"].split(" ")[0] == side][-1:]
+    if source == "standing" and kid in hist:
+        return
+    if cur == "" or cur == kid or kid in new:
+        if cur == "":
+            seats[side] = [kid, hist + [kid]]
+        return
+    raise Bad("%s: %s's order file is signed by key %s, but %s's key was %s "
+              "and no statement signed by the moderator's key replaced it: "
+              "the server may have seated a key of its own"
+              % (where, side, kid, side, cur))
+
+
+def seat_window(seats, stmts, widx):
+    """After window widx: each side a statement replaced has its new key."""
+    for m in stmts:
+        if m["window"] == widx and m["verb"] == "replace":
+            side, kid = m["arg"].split(" ")[:2]
+            cur, hist = seats.setdefault(side, ["", []])
+            seats[side] = [kid, hist + [kid]]
+
+
+
 def kv(path):
     out = {}
     with open(path, encoding="utf-8") as f:
@@ -521,7 +766,8 @@ def read(path, mode="r"):
         return f.read()
 
 
-def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
+def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
+          modpin=None):
     camp = kv(os.path.join(bundle, "campaign.txt"))
     name = camp["campaign"]
     if camp.get("dice") not in ("random", "test"):
@@ -606,11 +852,18 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
     if sc["length"] < nw:
         raise Bad("%s has %d windows, but its seed chain has only %d seeds"
                   % (where, nw, sc["length"]))
+    ctext_all = read(os.path.join(bundle, "campaign.txt"))
+    nends = sum(1 for line in ctext_all.split("\n")
+                if line.startswith("end:"))
+    modid, stmts, fills = check_statements(bundle, name, wins, nends,
+                                           camp.get("end", ""), modpin)
+    seats = {}
     link = sc["head"]
     prev = bytes(32)
     stats = {"windows": 0, "rolls": 0, "signed": 0, "unsigned": 0,
              "rotations": followed, "test": camp["dice"] == "test",
-             "noinput": 0}
+             "noinput": 0, "modid": modid, "stmts": len(stmts),
+             "modpinned": modpin is not None, "fills": fills}
     have_input = False
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
@@ -740,6 +993,13 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
                 raise Bad("%s: %s's order file (%s) is for campaign '%s' side"
                           " '%s', not this campaign and side"
                           % (where, side, source, hc, hs))
+            fchain = order_chain(data)
+            if fchain is not None and fchain != sc["head"].hex():
+                raise Bad("%s: %s's order file (%s) names seed chain head "
+                          "%s..., not %s... of the campaign's seed chain "
+                          "statement: the seed chain was replaced after the "
+                          "player got it" % (where, side, source, fchain[:16],
+                                             sc["head"].hex()[:16]))
             if source == "standing":
                 if hw.lower() != "standing":
                     raise Bad("%s: %s's order file is marked as standing "
@@ -765,7 +1025,7 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
             sig = path + ".minisig"
             if os.path.exists(sig):
                 sigtext = read(sig)
-                kid = b64(sigtext.split("\n")[1])[2:10]
+                kid = sig_keyid(sigtext)
                 kid = keyid_hex(kid)
                 if (side, kid) not in players:
                     raise Bad("%s: %s's order file is signed by key %s, "
@@ -786,6 +1046,8 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
                                   "which is not a key you pinned for %s: the "
                                   "server may have registered a key of its "
                                   "own" % (where, side, kid, side))
+                if modid is not None:
+                    check_seat(seats, stmts, i + 1, side, source, kid, where)
                 stats["signed"] += 1
                 have_input = True
             elif source == "mail":
@@ -824,6 +1086,7 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
             raise Bad("%s: the next window's commitment differs from the "
                       "log's" % where)
         prev = b2(logb, 32)
+        seat_window(seats, stmts, i + 1)
         if not have_input:
             stats["noinput"] += 1
         stats["windows"] += 1
@@ -832,9 +1095,9 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=()):
 
 
 def main(argv):
-    args, pub, accept, pins = argv[1:], None, False, []
+    args, pub, accept, pins, modpin = argv[1:], None, False, [], None
     while len(args) > 1 and args[0] in ("--pubkey", "--accept-test-dice",
-                                        "--player-key"):
+                                        "--player-key", "--moderator-key"):
         if args[0] == "--accept-test-dice":
             accept, args = True, args[1:]
         elif len(args) > 2 and args[0] == "--player-key" and "=" in args[1]:
@@ -842,6 +1105,8 @@ def main(argv):
             args = args[2:]
         elif len(args) > 2 and args[0] == "--pubkey":
             pub, args = args[1], args[2:]
+        elif len(args) > 2 and args[0] == "--moderator-key":
+            modpin, args = args[1], args[2:]
         else:
             break
     if len(args) != 1 or args[0].startswith("--"):
@@ -849,7 +1114,8 @@ def main(argv):
         return 2
     try:
         s = audit(args[0], pub, accept,
-                  [(sd, parse_pubkey(read(f))) for sd, f in pins])
+                  [(sd, parse_pubkey(read(f))) for sd, f in pins],
+                  parse_pubkey(read(modpin)) if modpin else None)
     except Bad as e:
         print("hexpost-audit: FAILED: %s" % e, file=sys.stderr)
         return 1
@@ -870,6 +1136,21 @@ def main(argv):
               "signed file: their dice depend on no player input and were "
               "fixed, perhaps chosen, when the campaign was created"
               % s["noinput"])
+    if s["modid"] is not None:
+        print("hexpost-audit: moderator key %s (%s): %d moderator statements "
+              "verified; every key change of a side is one of them"
+              % (s["modid"], "the key you pinned" if s["modpinned"] else
+                 "the campaign's, not pinned: pass --moderator-key",
+                 s["stmts"]))
+    else:
+        print("hexpost-audit: NOTE: no moderator key: the moderator's "
+              "actions (replace, proceed, end, extensions) are on the "
+              "server's word")
+    if s["fills"]:
+        print("hexpost-audit: NOTE: %d sides filled at a deadline, by the "
+              "server's clock: only those players can tell whether a file "
+              "was sent in time (acknowledgements name its hash)"
+              % s["fills"])
     if s["unsigned"]:
         print("hexpost-audit: %d order files in dice keys are unsigned "
               "(cli or standing: entered by the moderator, not signed by a "

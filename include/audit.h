@@ -32,6 +32,9 @@ struct audit_opts {
 	                           * auditor got from the players; a pinned
 	                           * side's files must be signed by one */
 	int npins;
+	const char *moderator_key;  /* the moderator's public key file the
+	                           * auditor got from the moderator, or NULL
+	                           * (docs/AUDIT.md, "Moderator statements") */
 };
 
 struct audit_stats {
@@ -61,6 +64,11 @@ struct audit_stats {
 	int server_keys;          /* server keys that signed the logs */
 	char server_key_id[17];
 	char key_source[64];      /* where the trusted server key came from */
+	char moderator_key_id[17];  /* the campaign's moderator key; "" none */
+	int mod_statements;       /* moderator statements verified */
+	int mod_pinned;           /* 1: the moderator key was the pinned one */
+	int deadline_fills;       /* sides filled without a proceed statement
+	                           * (at a deadline: the server's clock) */
 };
 
 /* Audit campaign name in the database. HP_EINVAL names the first

@@ -2,6 +2,7 @@
 #ifndef HEXPOST_H
 #define HEXPOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -79,6 +80,10 @@ size_t strlcpy_(char *, const char *, size_t);
 
 /* Read a whole file; caller frees. Returns NULL and sets err on failure. */
 char *util_read_file(const char *, size_t *, struct hp_error *);
+/* The value of the canonical line "KEY: VALUE\n" at *p into buf (len
+ * bytes), advancing *p past it; false if *p is not such a line or the
+ * value does not fit. */
+bool util_field(const char **p, const char *key, char *buf, size_t len);
 struct stat;
 /* Read a file opened once with O_NOFOLLOW; *sb is fstat of the descriptor
  * read. Caller frees. NULL and err set on failure (a symlink included). */

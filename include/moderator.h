@@ -14,7 +14,12 @@
  * (with "email:", optional "key:" (the minisign public key's base64 line)
  * and "name:" lines), "resend [SIDE]" (the last reports again) and "end
  * [RESULT]". Each command changes the state in one transaction with its
- * answer and notices in the outbox. */
+ * answer and notices in the outbox.
+ *
+ * In a campaign with a moderator key ("moderator-key", command line only,
+ * once), replace, proceed, end, extend and deadline are moderator
+ * statements (include/modstmt.h): each needs the statement's signature by
+ * that key, is recorded with it and mailed to every player. */
 #ifndef MODERATOR_H
 #define MODERATOR_H
 
@@ -34,6 +39,11 @@ struct mod_command {
 	char name[GAME_NAME_MAX];
 	char key[128];          /* minisign public key, base64 line */
 	char nonce[128];
+	/* A moderator statement (docs/AUDIT.md, "Moderator statements"):
+	 * the .minisig text of the statement this command makes, by the
+	 * campaign's moderator key (not owned; NULL: none). */
+	const char *sig;
+	bool print_statement;   /* only write the statement to reply */
 };
 
 /* Is text a command file (a "command:" line) rather than an order file? */
@@ -51,7 +61,8 @@ int moderator_exec(struct store *, const struct config *,
     struct sbuf *reply, struct hp_error *);
 
 /* hexpost moderate NAME COMMAND [ARG...] [--email A] [--key FILE]
- * [--name N]: argv[0] is "moderate". Returns an exit code. */
+ * [--name N] [--sig FILE] [--print-statement]: argv[0] is "moderate".
+ * Returns an exit code. */
 int moderator_cli(int argc, char **argv, const struct config *,
     const char *db_path);
 

@@ -43,6 +43,9 @@ struct order_header {
 	char window[32];
 	char side[16];
 	char nonce[80];
+	char chain[65];  /* optional: the seed chain's head, 64 hex digits, as
+	                  * the player got it (docs/AUDIT.md, "Order file
+	                  * headers") */
 	int have;        /* bitmask of ORDERS_H_* seen */
 };
 #define ORDERS_H_CAMPAIGN 1
@@ -50,6 +53,7 @@ struct order_header {
 #define ORDERS_H_WINDOW 4
 #define ORDERS_H_SIDE 8
 #define ORDERS_H_NONCE 16
+#define ORDERS_H_CHAIN 32
 
 void orders_errors_init(struct order_errors *);
 void orders_errors_free(struct order_errors *);

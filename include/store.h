@@ -500,4 +500,29 @@ int store_standing_fix(struct store *, int64_t wid, struct hp_error *);
 int store_standing_fixed(struct store *, int64_t wid, bool *fixed,
     struct hp_error *);
 
+/* Moderator statements (migration 16, docs/AUDIT.md "Moderator
+ * statements"). */
+struct store_modstmt {
+	int seq;
+	char *statement;          /* owned; canonical text */
+	char *signature;          /* owned; .minisig by the moderator key */
+};
+/* Campaign cid's moderator public key file text into *pub (caller frees;
+ * NULL when none is registered). */
+int store_modkey_get(struct store *, int64_t cid, char **pub,
+    struct hp_error *);
+/* Register campaign cid's moderator public key (file text). */
+int store_modkey_put(struct store *, int64_t cid, const char *pub,
+    struct hp_error *);
+/* Record statement number seq of campaign cid with its signature. */
+int store_modstmt_add(struct store *, int64_t cid, int seq,
+    const char *statement, const char *signature, long at,
+    struct hp_error *);
+/* Every statement of campaign cid in sequence order into *out (free with
+ * store_modstmt_free); *n how many. */
+int store_modstmt_all(struct store *, int64_t cid, struct store_modstmt **out,
+    int *n, struct hp_error *);
+/* Free what store_modstmt_all returned. */
+void store_modstmt_free(struct store_modstmt *, int n);
+
 #endif

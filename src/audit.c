@@ -17,6 +17,7 @@
 #include "dicelog.h"
 #include "minisign.h"
 #include "orders.h"
+#include "modstmt.h"
 #include "report.h"
 #include "seedchain.h"
 #include "serverkey.h"
@@ -101,6 +102,12 @@ struct acamp {
 		unsigned char keyid[MINISIGN_KEYID_LEN];
 		unsigned char pk[32];
 	} pin[32];
+	char *modpub;            /* the moderator's key (NULL: none) */
+	struct amod {            /* moderator statements, in order */
+		int num;
+		char *text, *sig;
+	} *mod;
+	int nmod;
 };
 
 static void
@@ -136,6 +143,12 @@ acamp_free(struct acamp *c)
 		free(c->rot[i].newpub);
 	}
 	free(c->rot);
+	for (i = 0; i < c->nmod; i++) {
+		free(c->mod[i].text);
+		free(c->mod[i].sig);
+	}
+	free(c->mod);
+	free(c->modpub);
 	free(c->chain);
 	free(c->chainsig);
 	free(c->chainpub);
@@ -266,6 +279,31 @@ known_source(const char *source)
  * it is used in (standing orders: the window "standing", any turn)? A file
  * signed for another window must not be passed off as this one's
  * (docs/AUDIT.md, "Order file headers"). */
+/* A file's "chain:" header against the head of the campaign's seed chain
+ * statement: a player's file naming another head shows the chain was
+ * replaced after the player got it (docs/AUDIT.md, "Order file
+ * headers"). */
+static int
+check_file_chain(const struct acamp *c, const struct order_header *h,
+    const char *wh, const char *side, const char *source,
+    struct hp_error *err)
+{
+	struct seedchain sc;
+	char head[65];
+
+	if (c->chain == NULL || seedchain_parse(c->chain, &sc, NULL) != HP_OK)
+		return discrepancy(err, "%s: %s's order file names a seed chain "
+		    "head, but the campaign has no valid seed chain statement",
+		    wh, side);
+	sodium_bin2hex(head, sizeof head, sc.head, sizeof sc.head);
+	if (strcmp(head, h->chain) != 0)
+		return discrepancy(err, "%s: %s's order file (%s) names seed "
+		    "chain head %.16s..., not %.16s... of the campaign's seed "
+		    "chain statement: the seed chain was replaced after the "
+		    "player got it", wh, side, source, h->chain, head);
+	return HP_OK;
+}
+
 static int
 check_file_header(const struct acamp *c, const struct awin *aw,
     const struct aorder *o, const char *wh, const char *side,
@@ -289,6 +327,9 @@ check_file_header(const struct acamp *c, const struct awin *aw,
 		return discrepancy(err, "%s: %s's order file (%s) is for "
 		    "campaign '%s' side '%s', not this campaign and side", wh,
 		    side, o->source, h.campaign, h.side);
+	if ((h.have & ORDERS_H_CHAIN) && (rc = check_file_chain(c, &h, wh,
+	    side, o->source, err)) != HP_OK)
+		return rc;
 	hstanding = strcasecmp(h.window, "standing") == 0;
 	if (standing && !hstanding)
 		return discrepancy(err, "%s: %s's order file is marked as "
@@ -930,6 +971,29 @@ replay_resume(const struct acamp *c, int cont, int step,
 			res->prior[ow->o[k].side] = ow->o[k].raw;
 }
 
+/* Report text t with the order files of window aw (log l) appended as
+ * side sees them, as report_render stores it; NULL (t freed) on error. */
+static char *
+replay_files(const struct acamp *c, const struct game *g,
+    const struct dicelog *l, const struct awin *aw, int side, char *t,
+    struct hp_error *err)
+{
+	struct sbuf b;
+	int k, stmt = 0;
+
+	for (k = 0; k < c->nmod && stmt == 0; k++)
+		stmt = modstmt_proceed_in(c->mod[k].text, aw->w.spec.turn,
+		    aw->w.spec.number);
+	sbuf_init(&b);
+	sbuf_puts(&b, t);
+	free(t);
+	if (report_files(g, l, side, stmt, &b, err) != HP_OK) {
+		sbuf_free(&b);
+		return NULL;
+	}
+	return sbuf_steal(&b);
+}
+
 /* Replay window i on g, resuming res (NULL: none), and compare everything
  * it produces; *stop says whether it stopped to ask. */
 static int
@@ -1018,7 +1082,8 @@ replay_window(const struct acamp *c, int i, struct game *g,
 		if (stored == NULL)
 			continue;
 		if ((t = report_render_text(g, &aw->w, i + 1 < c->nw ?
-		    &c->w[i + 1].w : NULL, &ev, &d, j, &rerr)) == NULL) {
+		    &c->w[i + 1].w : NULL, &ev, &d, j, &rerr)) == NULL ||
+		    (t = replay_files(c, g, l, aw, j, t, &rerr)) == NULL) {
 			rc = discrepancy(err, "%s: cannot render the report: %s",
 			    wh, rerr.msg);
 			goto out;
@@ -1053,6 +1118,207 @@ first_diff(const char *a, const char *b)
 }
 
 /* Check the whole model. */
+/* Moderator statements (docs/AUDIT.md, "Moderator statements"). */
+
+/* Per side, the keys seated so far: the current one ("" none yet, "-"
+ * none) and every one the side had. */
+struct seats {
+	char cur[GAME_MAX_SIDES][17];
+	char hist[GAME_MAX_SIDES][17 * 32];
+};
+
+/* Does window i (0-based) have a file written at a deadline? How many. */
+static int
+deadline_filled(const struct awin *aw)
+{
+	int k, n = 0;
+
+	for (k = 0; k < aw->no; k++)
+		if (aw->o[k].current && strncmp(aw->o[k].source, "deadline-",
+		    9) == 0)
+			n++;
+	return n;
+}
+
+/* The moderator key against the pinned one, and every statement: signed
+ * by the moderator key, numbered, for its window; an end on record must
+ * be one of them, and each proceed must have filled a side. */
+static int
+check_statements(const struct acamp *c, const struct audit_opts *opts,
+    struct audit_stats *s, struct hp_error *err)
+{
+	struct hp_error verr = { 0, "" };
+	struct modstmt m;
+	char wh[128], pinned_id[17] = "";
+	bool proceeded[1024];
+	int i, last = 1, ends = 0;
+
+	memset(proceeded, 0, sizeof proceeded);
+	if (opts != NULL && opts->moderator_key != NULL) {
+		char *pin = util_read_file(opts->moderator_key, NULL, err);
+
+		if (pin == NULL)
+			return err->code;
+		if (!modstmt_keyid(pin, pinned_id)) {
+			free(pin);
+			hp_seterr(err, HP_EINVAL, "--moderator-key %s: not a "
+			    "minisign public key", opts->moderator_key);
+			return HP_EINVAL;
+		}
+		i = c->modpub != NULL && same_key(c->modpub, pin);
+		free(pin);
+		if (c->modpub == NULL)
+			return discrepancy(err, "you pinned moderator key %s, but "
+			    "campaign %s has no moderator key: its moderator "
+			    "actions (replace, proceed, end, extensions) are on "
+			    "the server's word", pinned_id, c->name);
+		if (!i)
+			return discrepancy(err, "campaign %s's moderator key is "
+			    "not the key you pinned (%s): the server may have "
+			    "registered a moderator key of its own", c->name,
+			    pinned_id);
+		s->mod_pinned = 1;
+	}
+	if (c->modpub == NULL) {
+		if (c->nmod > 0)
+			return discrepancy(err, "campaign %s has %d moderator "
+			    "statements but no moderator key", c->name, c->nmod);
+		for (i = 0; i < c->nw; i++)
+			s->deadline_fills += deadline_filled(&c->w[i]);
+		return HP_OK;
+	}
+	if (!modstmt_keyid(c->modpub, s->moderator_key_id))
+		return discrepancy(err, "campaign %s's moderator key does not "
+		    "parse", c->name);
+	for (i = 0; i < c->nmod; i++) {
+		const struct amod *a = &c->mod[i];
+		const struct awin *aw;
+
+		if (a->num != i + 1)
+			return discrepancy(err, "moderator statement %d is "
+			    "missing", i + 1);
+		if (a->sig == NULL || modstmt_verify(c->modpub, a->text,
+		    a->sig, &verr) != HP_OK)
+			return discrepancy(err, "moderator statement %d is not "
+			    "signed by the moderator's key %s: %s", a->num,
+			    s->moderator_key_id, a->sig == NULL ? "no signature" :
+			    verr.msg);
+		if (modstmt_parse(a->text, &m, &verr) != HP_OK)
+			return discrepancy(err, "moderator statement %d: %s",
+			    a->num, verr.msg);
+		if (m.seq != a->num || strcmp(m.campaign, c->name) != 0)
+			return discrepancy(err, "moderator statement %d names "
+			    "campaign %s, number %d", a->num, m.campaign, m.seq);
+		if (m.window < last || m.window > c->nw)
+			return discrepancy(err, "moderator statement %d is for "
+			    "window %d, not one from %d to %d (statements follow "
+			    "the windows)", a->num, m.window, last, c->nw);
+		last = m.window;
+		aw = &c->w[m.window - 1];
+		where(aw, wh, sizeof wh);
+		if (aw->w.spec.turn != m.turn || aw->w.spec.number != m.number ||
+		    strcmp(aw->w.spec.name, m.name) != 0)
+			return discrepancy(err, "moderator statement %d names "
+			    "turn %d window %d '%s', but the campaign's window %d "
+			    "is %s", a->num, m.turn, m.number, m.name, m.window,
+			    wh);
+		if (strcmp(m.verb, "end") == 0) {
+			if (ends++ > 0 || c->nends == 0 || m.window != c->nw ||
+			    aw->w.state == WSTATE_RESOLVED ||
+			    strcmp(m.arg, c->end_arg) != 0)
+				return discrepancy(err, "moderator statement %d "
+				    "ends the game ('%s') in %s, but the end on "
+				    "record is %s%s%s", a->num, m.arg, wh,
+				    c->nends ? "'" : "none", c->nends ?
+				    c->end_arg : "", c->nends ? "'" : "");
+		}
+		if (strcmp(m.verb, "proceed") == 0) {
+			if (aw->w.state != WSTATE_RESOLVED ||
+			    deadline_filled(aw) == 0)
+				return discrepancy(err, "moderator statement %d "
+				    "says 'proceed %s' in %s, but no side of that "
+				    "window was filled (no deadline-ai or "
+				    "deadline-hold file)", a->num, m.arg, wh);
+			if (m.window - 1 < (int)sizeof proceeded)
+				proceeded[m.window - 1] = true;
+		}
+	}
+	if (c->nends > 0 && ends == 0)
+		return discrepancy(err, "the moderator's end of %s ('%s') is on "
+		    "record, but no statement signed by the moderator's key %s "
+		    "ends it: whoever runs the server may have ended the game",
+		    c->name, c->end_arg, s->moderator_key_id);
+	for (i = 0; i < c->nw; i++)
+		if (i >= (int)sizeof proceeded || !proceeded[i])
+			s->deadline_fills += deadline_filled(&c->w[i]);
+	s->mod_statements = c->nmod;
+	return HP_OK;
+}
+
+/* Window i's signed files against the seats: in a campaign with a
+ * moderator key, a side's files are signed by its first key until a
+ * moderator statement replaces it (in that window, the old key or the new
+ * one); standing files by any key the side had. */
+static int
+check_seats(const struct acamp *c, int i, struct seats *seat,
+    struct hp_error *err)
+{
+	const struct awin *aw = &c->w[i];
+	char newk[GAME_MAX_SIDES][17], id[17], wh[128];
+	struct modstmt m;
+	int k, side;
+
+	if (c->modpub == NULL)
+		return HP_OK;
+	memset(newk, 0, sizeof newk);
+	for (k = 0; k < c->nmod; k++) {
+		char sname[GAME_ID_MAX + 1], kid[17];
+
+		if (modstmt_parse(c->mod[k].text, &m, NULL) != HP_OK ||
+		    m.window != i + 1 || strcmp(m.verb, "replace") != 0 ||
+		    sscanf(m.arg, "%16s %16s", sname, kid) != 2)
+			continue;
+		for (side = 0; side < c->nsides; side++)
+			if (strcmp(c->sides[side], sname) == 0)
+				strlcpy_(newk[side], kid, sizeof newk[side]);
+	}
+	where(aw, wh, sizeof wh);
+	for (k = 0; k < aw->no; k++) {
+		const struct aorder *o = &aw->o[k];
+		char *cur;
+
+		if (!o->current || o->sig == NULL || o->sigpub == NULL ||
+		    o->side < 0 || o->side >= c->nsides ||
+		    !modstmt_keyid(o->sigpub, id))
+			continue;
+		cur = seat->cur[o->side];
+		if (strcmp(o->source, "standing") == 0 &&
+		    strstr(seat->hist[o->side], id) != NULL)
+			continue;
+		if (cur[0] == '\0' || strcmp(cur, id) == 0 ||
+		    strcmp(newk[o->side], id) == 0) {
+			if (cur[0] == '\0') {
+				strlcpy_(cur, id, 17);
+				strcat(seat->hist[o->side], id);
+			}
+			continue;
+		}
+		return discrepancy(err, "%s: %s's order file is signed by key "
+		    "%s, but %s's key was %s and no statement signed by the "
+		    "moderator's key replaced it: the server may have seated a "
+		    "key of its own", wh, c->sides[o->side], id,
+		    c->sides[o->side], cur);
+	}
+	for (side = 0; side < c->nsides; side++)
+		if (newk[side][0] != '\0') {
+			strlcpy_(seat->cur[side], newk[side], 17);
+			if (strlen(seat->hist[side]) + 17 <
+			    sizeof seat->hist[side])
+				strcat(seat->hist[side], newk[side]);
+		}
+	return HP_OK;
+}
+
 static int
 acamp_check(const struct acamp *c, const struct audit_opts *opts,
     struct audit_stats *s, struct hp_error *err)
@@ -1061,6 +1327,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	unsigned char prev[32];
 	struct keychain kc;
 	struct seedchain sc;
+	struct seats seat;
 	struct game g;
 	struct sbuf dump;
 	char wh[128];
@@ -1069,6 +1336,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 
 	memset(prev, 0, sizeof prev);
 	memset(&kc, 0, sizeof kc);
+	memset(&seat, 0, sizeof seat);
 	game_init(&g);
 	sbuf_init(&dump);
 	if (c->test_dice) {
@@ -1083,7 +1351,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		s->test_dice = true;
 	}
 	if ((rc = keychain_build(c, &kc, s, err)) != HP_OK ||
-	    (rc = check_chain(c, &kc, &sc, s, err)) != HP_OK)
+	    (rc = check_chain(c, &kc, &sc, s, err)) != HP_OK ||
+	    (rc = check_statements(c, opts, s, err)) != HP_OK)
 		goto out;
 	if ((g.rules = ruleset_find(c->ruleset)) == NULL) {
 		rc = discrepancy(err, "campaign %s uses ruleset %s, which this "
@@ -1123,6 +1392,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 			goto out;
 		dicelog_init(&l);
 		rc = check_window_records(c, i, &kc, prev, &l, s, err);
+		if (rc == HP_OK)
+			rc = check_seats(c, i, &seat, err);
 		if (rc == HP_OK) {
 			struct turn_resume res;
 			struct turn_stop stop = { -1, 0 };
@@ -1403,6 +1674,24 @@ load_db(struct store *st, const char *name, struct acamp *c,
 	if ((rc = store_command_count(st, cid, "end", &c->nends, c->end_arg,
 	    sizeof c->end_arg, err)) != HP_OK)
 		goto out;
+	{	/* The moderator's key and statements (migration 016). */
+		struct store_modstmt *ms = NULL;
+		int nms = 0;
+
+		if ((rc = store_modkey_get(st, cid, &c->modpub, err)) !=
+		    HP_OK || (rc = store_modstmt_all(st, cid, &ms, &nms,
+		    err)) != HP_OK)
+			goto out;
+		c->mod = xcalloc((size_t)(nms > 0 ? nms : 1), sizeof *c->mod);
+		for (k = 0; k < nms; k++) {
+			c->mod[k].num = ms[k].seq;
+			c->mod[k].text = ms[k].statement;
+			c->mod[k].sig = ms[k].signature;
+			ms[k].statement = ms[k].signature = NULL;
+		}
+		c->nmod = nms;
+		store_modstmt_free(ms, nms);
+	}
 	if ((rc = load_db_rotations(st, c, err)) != HP_OK ||
 	    (rc = store_windows_all(st, cid, &ws, &n, err)) != HP_OK)
 		goto out;
@@ -1627,6 +1916,9 @@ static const char bundle_readme[] =
     "  server-keys/ID.pub  every server key (the audit trusts only\n"
     "                      server.pub and the keys the statements link to it)\n"
     "  players.txt         the players' key ids; keys/ID.pub their keys\n"
+    "  moderator.pub       the moderator's key, if the campaign has one, and\n"
+    "  moderator/NNNN.txt  the statements it signed (NNNN.txt.minisig):\n"
+    "                      replace, proceed, end, extend, deadline\n"
     "  state.txt           the campaign's state when exported\n"
     "  scenario.scn        the scenario file it was started from (if any)\n"
     "  windows/NNNN/       one directory per window, in order:\n"
@@ -1641,7 +1933,9 @@ static const char bundle_readme[] =
     "(after a key rotation, with server-keys/ID.pub of the key that signed)\n"
     "and a rotation statement with the old key:\n"
     "  minisign -V -p server-keys/OLDID.pub -m rotations/0001.txt\n"
-    "Check everything, replay included:\n"
+    "Check everything, replay included (pin the keys you got from the\n"
+    "players and the moderator: --player-key SIDE=FILE, --moderator-key\n"
+    "FILE):\n"
     "  hexpost audit --bundle THIS-DIRECTORY\n"
     "Check signatures, chain, seeds and dice with Python alone:\n"
     "  python3 hexpost-audit.py THIS-DIRECTORY\n";
@@ -1853,6 +2147,24 @@ audit_export(struct store *st, const char *name, const char *dir,
 	if ((rc = put_file(dir, "players.txt", players.buf ? players.buf : "",
 	    err)) != HP_OK)
 		goto out;
+	/* The moderator's key and signed statements ("Moderator
+	 * statements"). */
+	if (c.modpub != NULL && (rc = put_file(dir, "moderator.pub",
+	    c.modpub, err)) != HP_OK)
+		goto out;
+	for (k = 0; k < c.nmod; k++) {
+		char fname[64];
+
+		pjoin(path, dir, "moderator");
+		if ((rc = mkdir_p(path, err)) != HP_OK)
+			goto out;
+		snprintf(fname, sizeof fname, "%04d.txt", c.mod[k].num);
+		if ((rc = put_file(path, fname, c.mod[k].text, err)) != HP_OK)
+			goto out;
+		snprintf(fname, sizeof fname, "%04d.txt.minisig", c.mod[k].num);
+		if ((rc = put_file(path, fname, c.mod[k].sig, err)) != HP_OK)
+			goto out;
+	}
 	rc = export_server_keys(dir, &c, pub, err);
 out:
 	free(pub);
@@ -1969,6 +2281,42 @@ load_bundle_rotations(const char *dir, struct acamp *c, struct hp_error *err)
 		r->csig = get_file(path, name, false, err);
 	}
 	free(nums);
+	return HP_OK;
+}
+
+/* The bundle's moderator.pub and moderator/NNNN.txt (with .minisig) into
+ * c: statements numbered 1, 2, ...; a gap fails the audit. */
+static int
+load_bundle_statements(const char *dir, struct acamp *c, struct hp_error *err)
+{
+	char path[4096], name[64];
+	int n;
+
+	c->modpub = get_file(dir, "moderator.pub", false, err);
+	pjoin(path, dir, "moderator");
+	for (n = 1; n <= 99999; n++) {
+		char *text;
+
+		snprintf(name, sizeof name, "%04d.txt", n);
+		if ((text = get_file(path, name, false, err)) == NULL)
+			break;
+		c->mod = xrealloc(c->mod, (size_t)n * sizeof *c->mod);
+		c->mod[n - 1].num = n;
+		c->mod[n - 1].text = text;
+		snprintf(name, sizeof name, "%04d.txt.minisig", n);
+		c->mod[n - 1].sig = get_file(path, name, false, err);
+		c->nmod = n;
+	}
+	/* A statement after a gap: the one missing fails the audit. */
+	snprintf(name, sizeof name, "moderator/%04d.txt", n + 1);
+	pjoin(path, dir, name);
+	if (access(path, F_OK) == 0) {
+		c->mod = xrealloc(c->mod, (size_t)n * sizeof *c->mod);
+		c->mod[n - 1].num = n + 1;
+		c->mod[n - 1].text = xstrdup("");
+		c->mod[n - 1].sig = NULL;
+		c->nmod = n;
+	}
 	return HP_OK;
 }
 
@@ -2203,6 +2551,8 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 		goto out;
 	}
 	rc = load_bundle_rotations(dir, c, err);
+	if (rc == HP_OK)
+		rc = load_bundle_statements(dir, c, err);
 out:
 	free(camp);
 	free(wtxt);
@@ -2342,4 +2692,20 @@ audit_print(FILE *f, const char *what, const struct audit_stats *s)
 	if (s->moderator_end)
 		fprintf(f, "  ended by the moderator's 'end' on record; the "
 		    "replay applied it after the last resolved window\n");
+	if (s->moderator_key_id[0] != '\0')
+		fprintf(f, "  moderator key %s (%s): %d moderator statements "
+		    "verified; every key change of a side is one of them\n",
+		    s->moderator_key_id, s->mod_pinned ? "the key you pinned" :
+		    "the campaign's, not pinned: pass --moderator-key",
+		    s->mod_statements);
+	else
+		fprintf(f, "  NOTE: no moderator key: the moderator's actions "
+		    "(replace, proceed, end, extensions) are on the server's "
+		    "word\n");
+	if (s->deadline_fills > 0)
+		fprintf(f, "  NOTE: %d side%s filled at a deadline, by the "
+		    "server's clock: only %s player can tell whether a file "
+		    "was sent in time (acknowledgements name its hash)\n",
+		    s->deadline_fills, s->deadline_fills == 1 ? "" : "s",
+		    s->deadline_fills == 1 ? "that" : "those");
 }

@@ -16,6 +16,7 @@
 #include "mime.h"
 #include "minisign.h"
 #include "moderator.h"
+#include "seedchain.h"
 #include "tmpl.h"
 #include "turn.h"
 
@@ -443,21 +444,63 @@ replay_one(const char *raw, size_t len, const unsigned char *hash, void *arg)
 		r->same_nonce = true;
 }
 
+/* The header of order file data into h, as far as it parses. */
+static void
+header_of(const unsigned char *data, size_t len, struct order_header *h)
+{
+	struct order_body body;
+	struct order_errors oerrs;
+
+	orders_errors_init(&oerrs);
+	memset(h, 0, sizeof *h);
+	if (orders_parse_file((const char *)data, len, h, &body, &oerrs) ==
+	    HP_OK)
+		orders_body_free(&body);
+	orders_errors_free(&oerrs);
+}
+
+/* A file's "chain:" header against campaign cid's seed chain head: into
+ * reason (size rlen) why not, "" when it names that head or none. */
+static int
+chain_header_check(struct store *st, int64_t cid, const unsigned char *data,
+    size_t len, char *reason, size_t rlen, struct hp_error *err)
+{
+	struct order_header h;
+	struct store_chain ch;
+	struct seedchain sc;
+	char head[65];
+	int rc;
+
+	reason[0] = '\0';
+	header_of(data, len, &h);
+	if (!(h.have & ORDERS_H_CHAIN))
+		return HP_OK;
+	if ((rc = store_chain_get(st, cid, &ch, err)) != HP_OK &&
+	    rc != HP_ENOENT)
+		return rc;
+	head[0] = '\0';
+	if (rc == HP_OK && seedchain_parse(ch.statement, &sc, NULL) == HP_OK)
+		sodium_bin2hex(head, sizeof head, sc.head, sizeof sc.head);
+	if (rc == HP_OK)
+		store_chain_free(&ch);
+	if (strcmp(head, h.chain) != 0)
+		snprintf(reason, rlen, "Your order file names the seed chain "
+		    "head %.16s..., but this campaign's seed chain statement "
+		    "has %.16s...: compare it with the statement in your "
+		    "welcome mail (if they differ, the server replaced the "
+		    "chain; keep that mail).", h.chain, head[0] ? head :
+		    "(none)");
+	return HP_OK;
+}
+
 /* The nonce of order file data into nonce ("" if none). */
 static void
 order_nonce(const unsigned char *data, size_t len, char *nonce, size_t nlen)
 {
 	struct order_header h;
-	struct order_body body;
-	struct order_errors oerrs;
 
 	nonce[0] = '\0';
-	orders_errors_init(&oerrs);
-	memset(&h, 0, sizeof h);
-	if (orders_parse_file((const char *)data, len, &h, &body, &oerrs) ==
-	    HP_OK)
-		orders_body_free(&body);
-	orders_errors_free(&oerrs);
+	header_of(data, len, &h);
 	if (h.have & ORDERS_H_NONCE)
 		strlcpy_(nonce, h.nonce, nlen);
 }
@@ -667,6 +710,12 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		return refuse(m, p->email, p->campaign_id, p->id, reason, NULL,
 		    NULL, err);
 	}
+	if ((rc = chain_header_check(m->st, p->campaign_id, fdata, flen,
+	    reason, sizeof reason, err)) != HP_OK || reason[0] != '\0') {
+		free(fdata);
+		return rc != HP_OK ? rc : refuse(m, p->email, p->campaign_id,
+		    p->id, reason, NULL, NULL, err);
+	}
 	turn_submit_init(&res);
 	/* The signer's campaign, never the one the file names: a key gives
 	 * orders only where it plays. */
@@ -696,6 +745,12 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		tmpl_set(c, "player", p->name);
 		tmpl_set(c, "orders", res.canon);
 		tmpl_set(c, "side", res.side_name);
+		{	/* The file's hash: the report names the one used. */
+			char hex[65];
+
+			sodium_bin2hex(hex, sizeof hex, fh, sizeof fh);
+			tmpl_set(c, "hash", hex);
+		}
 		if (res.replaced)
 			tmpl_set(c, "replaced", "yes");
 		/* While paused nothing is resolved, all orders in or not. */

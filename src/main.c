@@ -1204,11 +1204,12 @@ cmd_audit(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "accept-test-dice", no_argument, NULL, 'T' },
 		{ "player-key", required_argument, NULL, 'K' },
+		{ "moderator-key", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct hp_error err = { 0, "" };
-	struct audit_opts ao = { NULL, NULL, false, NULL, 0 };
+	struct audit_opts ao = { NULL, NULL, false, NULL, 0, NULL };
 	const char *pins[32];
 	struct audit_stats as;
 	const char *bundle = NULL;
@@ -1234,6 +1235,9 @@ cmd_audit(int argc, char **argv)
 				return usage_of("audit") + HP_EX_USAGE;
 			pins[ao.npins++] = optarg;
 			ao.pins = pins;
+			break;
+		case 'M':
+			ao.moderator_key = optarg;
 			break;
 		case 'h':
 			return usage_of("audit") * 0;
@@ -1310,10 +1314,14 @@ static const struct cmd cmds[] = {
 	    "window whose orders are in, deliver the outbox; repeat every "
 	    "poll_interval seconds unless --once", cmd_run },
 	{ "moderate", "moderate NAME COMMAND [ARG...] [--email A] [--key F] "
-	    "[--name N]", "moderator commands: status, report [SIDE], pause, "
+	    "[--name N] [--sig F] [--print-statement]", "moderator commands: "
+	    "status, report [SIDE], pause, "
 	    "resume, extend HOURS, deadline TIME, set KEY VALUE, proceed "
 	    "[ai|hold], replace SIDE --email A [--key F], resend [SIDE], end "
-	    "[RESULT]", cmd_moderate },
+	    "[RESULT], moderator-key --key F (once: then replace, proceed, "
+	    "end, extend and deadline need --sig, the moderator key's "
+	    "signature of the statement --print-statement writes)",
+	    cmd_moderate },
 	{ "campaign new", "campaign new NAME --ruleset R [--scenario S|FILE] "
 	    "[--options O] [--seed TEXT] [--allow-test-ruleset]", "start a "
 	    "campaign; --seed makes every die predictable (tests and demos "
@@ -1363,7 +1371,8 @@ static const struct cmd cmds[] = {
 	    "self-contained audit bundle of campaign NAME into DIR",
 	    cmd_audit_export },
 	{ "audit", "audit NAME | audit --bundle DIR [--pubkey FILE] "
-	    "[--accept-test-dice] [--player-key SIDE=FILE]... [-v]",
+	    "[--accept-test-dice] [--player-key SIDE=FILE]... "
+	    "[--moderator-key FILE] [-v]",
 	    "check every signature, commitment, die, the hash chain and a full "
 	    "replay; exits 65 at the first discrepancy, naming it",
 	    cmd_audit },

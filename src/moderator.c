@@ -11,6 +11,7 @@
 #include "mail.h"
 #include "minisign.h"
 #include "moderator.h"
+#include "modstmt.h"
 #include "turn.h"
 
 #define MOD_MAX_PLAYERS 64
@@ -25,6 +26,7 @@ static const struct {
 	{ "resume", true, 0 }, { "extend", true, 2 }, { "deadline", true, 2 },
 	{ "set", true, 2 }, { "proceed", true, 1 }, { "replace", true, 2 },
 	{ "resend", true, 1 }, { "end", true, 1 },
+	{ "moderator-key", true, 0 },
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
@@ -211,6 +213,9 @@ struct exec {
 	struct deadline_settings ds;
 	struct sbuf *reply;
 	struct hp_error *err;
+	char *stmt;             /* the signed statement and its signature, as
+	                         * mailed (NULL: none) */
+	bool announced;         /* stmt went out in a notice */
 };
 
 /* Queue a notice about the command to every player. */
@@ -218,12 +223,23 @@ static int
 notify_all(struct exec *x, const char *subject, const char *text)
 {
 	char seed[64];
+	struct sbuf b;
+	int rc;
 
 	if (x->cfg == NULL)
 		return HP_OK;
 	snprintf(seed, sizeof seed, "cmd%lld", (long long)x->cmdid);
-	return deadline_notice(x->st, x->cfg, x->cid, &x->g, true, seed,
-	    subject, text, x->err);
+	if (x->stmt == NULL)
+		return deadline_notice(x->st, x->cfg, x->cid, &x->g, true, seed,
+		    subject, text, x->err);
+	/* A signed statement goes to every player with the notice. */
+	sbuf_init(&b);
+	sbuf_printf(&b, "%s\n%s", text, x->stmt);
+	rc = deadline_notice(x->st, x->cfg, x->cid, &x->g, true, seed,
+	    subject, b.buf, x->err);
+	sbuf_free(&b);
+	x->announced = true;
+	return rc;
 }
 
 /* The open window, its clock and the sides that owe orders. */
@@ -591,6 +607,173 @@ do_request(struct exec *x, bool report)
 	return HP_OK;
 }
 
+/* moderator-key: register the campaign's moderator key (--key), once. */
+static int
+do_modkey(struct exec *x)
+{
+	char *have = NULL, pub[300], id[17];
+	int rc;
+
+	if (x->who != NULL) {
+		hp_seterr(x->err, HP_EINVAL, "the moderator key is registered "
+		    "on the command line only");
+		return HP_EINVAL;
+	}
+	if ((rc = store_modkey_get(x->st, x->cid, &have, x->err)) != HP_OK)
+		return rc;
+	if (have != NULL) {
+		free(have);
+		hp_seterr(x->err, HP_ESTATE, "campaign %s has a moderator key "
+		    "already; it is registered once (a key changed later could "
+		    "be anybody's)", x->g.name);
+		return HP_ESTATE;
+	}
+	snprintf(pub, sizeof pub, "untrusted comment: minisign public key\n"
+	    "%s\n", x->cmd->key);
+	if (x->cmd->key[0] == '\0' || !modstmt_keyid(pub, id)) {
+		hp_seterr(x->err, HP_EINVAL, "moderator-key needs the "
+		    "moderator's minisign public key (--key FILE)");
+		return HP_EINVAL;
+	}
+	snprintf(pub, sizeof pub, "untrusted comment: minisign public key %s\n"
+	    "%s\n", id, x->cmd->key);
+	if ((rc = store_modkey_put(x->st, x->cid, pub, x->err)) != HP_OK)
+		return rc;
+	sbuf_printf(x->reply, "Campaign %s: the moderator's key is %s. From "
+	    "now on replace, proceed, end, extend and deadline are statements "
+	    "signed by that key, each mailed to every player; an audit given "
+	    "--moderator-key checks them.\n\n%s", x->g.name, id, pub);
+	return notify_all(x, "moderator key", x->reply->buf);
+}
+
+/* The canonical argument of statement verb v into m->arg. */
+static int
+statement_arg(struct exec *x, struct modstmt *m)
+{
+	const char *a = x->cmd->arg;
+	struct minisign_pubkey pk;
+	char pub[300], id[17] = "-";
+	long v;
+	int side;
+	size_t i;
+
+	for (i = 0; a[i] != '\0'; i++)
+		if ((unsigned char)a[i] < 0x20 || a[i] == 0x7f) {
+			hp_seterr(x->err, HP_EINVAL, "%s: a control character in "
+			    "the argument", m->verb);
+			return HP_EINVAL;
+		}
+	if (strcmp(m->verb, "replace") == 0) {
+		if ((side = game_side_index(&x->g, a)) < 0) {
+			hp_seterr(x->err, HP_EINVAL, "no side '%s' in %s", a,
+			    x->g.name);
+			return HP_EINVAL;
+		}
+		snprintf(pub, sizeof pub, "untrusted comment: k\n%s\n",
+		    x->cmd->key);
+		if (x->cmd->key[0] != '\0' && minisign_pubkey_parse(pub,
+		    strlen(pub), &pk, NULL) == HP_OK)
+			minisign_keyid_hex(pk.keyid, id);
+		snprintf(m->arg, sizeof m->arg, "%s %s", x->g.sides[side].name,
+		    id);
+	} else if (strcmp(m->verb, "proceed") == 0)
+		strlcpy_(m->arg, a[0] ? a : "ai", sizeof m->arg);
+	else if (strcmp(m->verb, "extend") == 0 && parse_num(a, 1, 10000, &v))
+		snprintf(m->arg, sizeof m->arg, "%ld", v);
+	else if (strlen(a) >= sizeof m->arg) {
+		hp_seterr(x->err, HP_EINVAL, "%s: argument too long", m->verb);
+		return HP_EINVAL;
+	} else
+		strlcpy_(m->arg, a, sizeof m->arg);
+	return HP_OK;
+}
+
+/* For a statement verb: the statement this command makes (into reply
+ * with --print-statement: *done set), checked against its signature by
+ * the campaign's moderator key and recorded. A campaign without a
+ * moderator key takes the command unsigned. */
+static int
+statement(struct exec *x, bool *done)
+{
+	struct store_window *ws = NULL, w;
+	struct store_modstmt *all = NULL;
+	struct hp_error verr = { 0, "" };
+	struct modstmt m;
+	struct store_clock c;
+	unsigned missing;
+	char *pub = NULL, *text = NULL;
+	int rc, n = 0, i, nstmt = 0;
+
+	*done = false;
+	if (!modstmt_signed_verb(x->cmd->verb))
+		return HP_OK;
+	if ((rc = store_modkey_get(x->st, x->cid, &pub, x->err)) != HP_OK)
+		return rc;
+	if (pub == NULL && !x->cmd->print_statement)
+		return HP_OK;
+	memset(&m, 0, sizeof m);
+	strlcpy_(m.verb, x->cmd->verb, sizeof m.verb);
+	if ((rc = open_window(x, &w, &c, &missing)) != HP_OK ||
+	    (rc = statement_arg(x, &m)) != HP_OK ||
+	    (rc = store_windows_all(x->st, x->cid, &ws, &n, x->err)) != HP_OK ||
+	    (rc = store_modstmt_all(x->st, x->cid, &all, &nstmt, x->err)) !=
+	    HP_OK)
+		goto out;
+	for (i = 0; i < n && ws[i].id != w.id; i++)
+		;
+	strlcpy_(m.campaign, x->g.name, sizeof m.campaign);
+	m.seq = nstmt + 1;
+	m.window = i + 1;
+	m.turn = w.spec.turn;
+	m.number = w.spec.number;
+	strlcpy_(m.name, w.spec.name, sizeof m.name);
+	text = modstmt_format(&m);
+	if (x->cmd->print_statement) {
+		sbuf_puts(x->reply, text);
+		*done = true;
+		goto out;
+	}
+	if (x->cmd->sig == NULL) {
+		hp_seterr(x->err, HP_EINVAL, "campaign %s has a moderator key: "
+		    "'%s %s' is a statement signed by it. Write it with "
+		    "'hexpost moderate %s %s%s%s --print-statement > s.txt', "
+		    "sign it where the moderator's secret key is ('minisign -S "
+		    "-s moderator.key -m s.txt') and give --sig s.txt.minisig",
+		    x->g.name, m.verb, m.arg, x->g.name, x->cmd->verb,
+		    x->cmd->arg[0] ? " " : "", x->cmd->arg);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if (modstmt_verify(pub, text, x->cmd->sig, &verr) != HP_OK) {
+		hp_seterr(x->err, HP_EINVAL, "the signature given is not the "
+		    "campaign's moderator key's over statement %d ('%s %s'): "
+		    "%s", m.seq, m.verb, m.arg, verr.msg);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if ((rc = store_modstmt_add(x->st, x->cid, m.seq, text, x->cmd->sig,
+	    x->now, x->err)) != HP_OK)
+		goto out;
+	{
+		struct sbuf b;
+
+		sbuf_init(&b);
+		sbuf_printf(&b, "The moderator's statement %d, signed by the "
+		    "moderator's key (check it with minisign -V -p "
+		    "moderator.pub -m statement.txt):\n---8<--- statement.txt\n"
+		    "%s---8<--- statement.txt.minisig\n%s%s---8<---\n", m.seq,
+		    text, x->cmd->sig, x->cmd->sig[0] != '\0' &&
+		    x->cmd->sig[strlen(x->cmd->sig) - 1] != '\n' ? "\n" : "");
+		x->stmt = sbuf_steal(&b);
+	}
+out:
+	store_modstmt_free(all, nstmt);
+	free(ws);
+	free(text);
+	free(pub);
+	return rc;
+}
+
 /* Run the parsed command x->cmd. */
 static int
 dispatch(struct exec *x)
@@ -611,6 +794,8 @@ dispatch(struct exec *x)
 		return do_replace(x);
 	if (strcmp(v, "resend") == 0)
 		return do_resend(x);
+	if (strcmp(v, "moderator-key") == 0)
+		return do_modkey(x);
 	return do_end(x);
 }
 
@@ -622,6 +807,7 @@ moderator_exec(struct store *st, const struct config *cfg,
 	struct exec x;
 	char line[300];
 	size_t i;
+	bool printed = false;
 	int rc;
 
 	for (i = 0; i < NVERBS && strcmp(verbs[i].verb, cmd->verb) != 0; i++)
@@ -629,7 +815,7 @@ moderator_exec(struct store *st, const struct config *cfg,
 	if (i == NVERBS) {
 		hp_seterr(err, HP_EINVAL, "unknown command '%s' (status, report, "
 		    "pause, resume, extend, deadline, set, proceed, replace, "
-		    "resend, end)", cmd->verb);
+		    "resend, end, moderator-key)", cmd->verb);
 		return HP_EINVAL;
 	}
 	if ((verbs[i].args == 0 && cmd->arg[0] != '\0') ||
@@ -675,7 +861,16 @@ moderator_exec(struct store *st, const struct config *cfg,
 	    cmd->nonce : NULL, line, cmd->email, now, &x.cmdid, err)) !=
 	    HP_OK)
 		goto undo;
+	if ((rc = statement(&x, &printed)) != HP_OK)
+		goto undo;
+	if (printed) {	/* --print-statement: nothing is carried out */
+		store_rollback_savepoint(st);
+		goto out;
+	}
 	if ((rc = dispatch(&x)) != HP_OK)
+		goto undo;
+	if (x.stmt != NULL && !x.announced && (rc = notify_all(&x,
+	    "moderator statement", reply->buf)) != HP_OK)
 		goto undo;
 	rc = store_release(st, err);
 	log_info("%s: %s by %s", x.g.name, line, who ? who->name :
@@ -684,6 +879,7 @@ moderator_exec(struct store *st, const struct config *cfg,
 undo:
 	store_rollback_savepoint(st);
 out:
+	free(x.stmt);
 	game_free(&x.g);
 	return rc;
 }
@@ -723,6 +919,8 @@ moderator_cli(int argc, char **argv, const struct config *cfg,
 		{ "email", required_argument, NULL, 'e' },
 		{ "key", required_argument, NULL, 'k' },
 		{ "name", required_argument, NULL, 'n' },
+		{ "sig", required_argument, NULL, 's' },
+		{ "print-statement", no_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -730,11 +928,23 @@ moderator_cli(int argc, char **argv, const struct config *cfg,
 	struct mod_command cmd;
 	struct store *st = NULL;
 	struct sbuf reply, arg;
+	char *sig = NULL;
 	int ch, rc, i;
 
 	memset(&cmd, 0, sizeof cmd);
-	while ((ch = getopt_long(argc, argv, "e:k:n:h", opts, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "e:k:n:s:ph", opts, NULL)) != -1)
 		switch (ch) {
+		case 's':
+			free(sig);
+			if ((sig = util_read_file(optarg, NULL, &err)) == NULL) {
+				fprintf(stderr, "hexpost: %s\n", err.msg);
+				return HP_EX_NOINPUT;
+			}
+			cmd.sig = sig;
+			break;
+		case 'p':
+			cmd.print_statement = true;
+			break;
 		case 'e':
 			strlcpy_(cmd.email, optarg, sizeof cmd.email);
 			break;
@@ -745,18 +955,23 @@ moderator_cli(int argc, char **argv, const struct config *cfg,
 			if (key_line(optarg, cmd.key, sizeof cmd.key, &err) !=
 			    HP_OK) {
 				fprintf(stderr, "hexpost: %s\n", err.msg);
+				free(sig);
 				return HP_EX_DATAERR;
 			}
 			break;
 		default:
 			fprintf(stderr, "usage: hexpost moderate NAME COMMAND "
-			    "[ARG...] [--email A] [--key FILE] [--name N]\n");
+			    "[ARG...] [--email A] [--key FILE] [--name N] "
+			    "[--sig FILE] [--print-statement]\n");
+			free(sig);
 			return ch == 'h' ? 0 : HP_EX_USAGE;
 		}
 	if (argc - optind < 2 || strlen(argv[optind]) >= sizeof cmd.campaign ||
 	    strlen(argv[optind + 1]) >= sizeof cmd.verb) {
 		fprintf(stderr, "usage: hexpost moderate NAME COMMAND [ARG...] "
-		    "[--email A] [--key FILE] [--name N]\n");
+		    "[--email A] [--key FILE] [--name N] [--sig FILE] "
+		    "[--print-statement]\n");
+		free(sig);
 		return HP_EX_USAGE;
 	}
 	strlcpy_(cmd.campaign, argv[optind], sizeof cmd.campaign);
@@ -770,6 +985,7 @@ moderator_cli(int argc, char **argv, const struct config *cfg,
 	if (access(db_path, F_OK) != 0) {
 		fprintf(stderr, "hexpost: %s: no database (run 'hexpost init' "
 		    "first, or give --db)\n", db_path);
+		free(sig);
 		return HP_EX_NOINPUT;
 	}
 	sbuf_init(&reply);
@@ -790,6 +1006,7 @@ out:
 	else
 		fprintf(stderr, "hexpost: %s\n", err.msg);
 	sbuf_free(&reply);
+	free(sig);
 	store_close(st);
 	return hp_exit_code(rc);
 }

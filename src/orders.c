@@ -92,7 +92,7 @@ utf8_seq(const unsigned char *p, size_t left)
 }
 
 static const char *header_names[] = { "campaign", "turn", "window", "side",
-	"nonce" };
+	"nonce", "chain" };
 
 /* Parse "key: value" if line is a header line; returns the header index,
  * -2 for an unknown key, -1 if the line is not header-shaped. */
@@ -171,6 +171,16 @@ set_header(struct order_header *h, int which, const char *val, int lineno,
 		if (strlen(val) >= sizeof h->nonce)
 			goto toolong;
 		strlcpy_(h->nonce, val, sizeof h->nonce);
+		break;
+	case 5:
+		if (strlen(val) != 64 || strspn(val, "0123456789abcdef") !=
+		    64) {
+			orders_error(errs, lineno, "expected the seed chain's "
+			    "head (64 lowercase hex digits, from the welcome "
+			    "mail) after 'chain:', got '%.40s'", val);
+			return -1;
+		}
+		strlcpy_(h->chain, val, sizeof h->chain);
 		break;
 	}
 	h->have |= bit;
@@ -287,8 +297,9 @@ orders_parse_file(const char *text, size_t len, struct order_header *h,
 		which = header_line(line, &val);
 		if (which == -2 && !in_body) {
 			orders_error(errs, lineno, "unknown header '%.*s'; "
-			    "expected campaign:, turn:, window:, side: or "
-			    "nonce:", (int)(strchr(line, ':') - line + 1), line);
+			    "expected campaign:, turn:, window:, side:, nonce: "
+			    "or chain:", (int)(strchr(line, ':') - line + 1),
+			    line);
 			bad = true;
 			continue;
 		}

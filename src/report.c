@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "embedded.h"
+#include "modstmt.h"
 #include "report.h"
 #include "tmpl.h"
 #include "turn.h"
@@ -149,6 +150,104 @@ render_side(const char *tpl, const struct game *g,
 }
 
 int
+report_files(const struct game *g, const struct dicelog *l, int side,
+    int stmt, struct sbuf *out, struct hp_error *err)
+{
+	struct tmpl_ctx *c = tmpl_ctx_new(), *it;
+	char hex[65], how[200], *tpl;
+	bool first = true;
+	int i, rc;
+
+	for (i = 0; i < l->norders; i++) {
+		const struct dicelog_order *o = &l->orders[i];
+		const char *src = o->source;
+
+		if (side >= 0 && strcmp(o->side, g->sides[side].name) != 0)
+			continue;
+		it = tmpl_list_add(c, "files");
+		if (first)
+			tmpl_set(it, "first", "yes");
+		first = false;
+		tmpl_set(it, "side", o->side);
+		hex_str(o->hash, 32, hex);
+		tmpl_set(it, "hash", hex);
+		if (strncmp(src, "deadline-", 9) == 0 && stmt > 0)
+			snprintf(how, sizeof how, "filled by the moderator's signed "
+			    "statement %d ('proceed'): %s", stmt, strcmp(src,
+			    "deadline-ai") == 0 ? "the built-in opponent's "
+			    "orders" : "the hold file");
+		else if (strncmp(src, "deadline-", 9) == 0)
+			snprintf(how, sizeof how, "no file came in time: filled at "
+			    "the deadline or by the moderator's 'proceed' with %s",
+			    strcmp(src, "deadline-ai") == 0 ? "the built-in "
+			    "opponent's orders" : "the hold file");
+		else
+			snprintf(how, sizeof how, "%s", strcmp(src, "mail") == 0 ?
+			    "the signed file sent by mail" : strcmp(src, "cli") ==
+			    0 ? "entered on the command line" : strcmp(src,
+			    "opponent") == 0 ? "written by the built-in opponent" :
+			    "standing orders");
+		tmpl_set(it, "how", how);
+	}
+	/* A $HEXPOST_TEMPLATES directory without this file (made before
+	 * it existed) gets the built-in one. */
+	if ((tpl = report_template("report-files.txt", err)) == NULL) {
+		const struct embedded_file *f =
+		    embedded_find("templates/report-files.txt");
+
+		if (f == NULL) {
+			tmpl_ctx_free(c);
+			return HP_EINTERNAL;
+		}
+		tpl = xstrdup(f->data);
+	}
+	rc = tmpl_render(tpl, c, out, err);
+	free(tpl);
+	tmpl_ctx_free(c);
+	return rc;
+}
+
+/* Append the order files window w used (its stored dice log) to *body,
+ * as side sees them (report_files). */
+static int
+files_of(struct store *st, int64_t cid, const struct game *g,
+    const struct store_window *w, int side, char **body, struct hp_error *err)
+{
+	struct store_modstmt *ms = NULL;
+	struct dicelog l;
+	struct sbuf b;
+	char *text = NULL, *sig = NULL, *pub = NULL;
+	int rc, i, n = 0, stmt = 0;
+
+	dicelog_init(&l);
+	sbuf_init(&b);
+	rc = store_dicelog_get(st, w->id, &text, &sig, &pub, err);
+	if (rc == HP_ENOENT) {	/* no log (tests without one): no files */
+		rc = HP_OK;
+		goto out;
+	}
+	if (rc != HP_OK || (rc = dicelog_parse(text, &l, err)) != HP_OK ||
+	    (rc = store_modstmt_all(st, cid, &ms, &n, err)) != HP_OK)
+		goto out;
+	for (i = 0; i < n && stmt == 0; i++)
+		stmt = modstmt_proceed_in(ms[i].statement, w->spec.turn,
+		    w->spec.number);
+	sbuf_puts(&b, *body);
+	if ((rc = report_files(g, &l, side, stmt, &b, err)) != HP_OK)
+		goto out;
+	free(*body);
+	*body = sbuf_steal(&b);
+out:
+	store_modstmt_free(ms, n);
+	sbuf_free(&b);
+	dicelog_free(&l);
+	free(text);
+	free(sig);
+	free(pub);
+	return rc;
+}
+
+int
 report_render(struct store *st, int64_t cid, const struct game *g,
     const struct store_window *w, const struct events *ev,
     const struct dice *d, struct hp_error *err)
@@ -173,7 +272,8 @@ report_render(struct store *st, int64_t cid, const struct game *g,
 			free(tpl);
 			return HP_EINTERNAL;
 		}
-		rc = store_report_put(st, w->id, side, body, err);
+		if ((rc = files_of(st, cid, g, w, side, &body, err)) == HP_OK)
+			rc = store_report_put(st, w->id, side, body, err);
 		free(body);
 		if (rc != HP_OK) {
 			free(tpl);

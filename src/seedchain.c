@@ -50,24 +50,6 @@ seedchain_format(const struct seedchain *c, struct sbuf *out)
 	    "random", c->length, hex);
 }
 
-/* The value of line "KEY: VALUE" at *p, advancing *p past it. */
-static bool
-field(const char **p, const char *key, char *buf, size_t len)
-{
-	size_t kl = strlen(key);
-	const char *e;
-
-	if (strncmp(*p, key, kl) != 0 || (*p)[kl] != ':' || (*p)[kl + 1] != ' ')
-		return false;
-	*p += kl + 2;
-	if ((e = strchr(*p, '\n')) == NULL || (size_t)(e - *p) >= len)
-		return false;
-	memcpy(buf, *p, (size_t)(e - *p));
-	buf[e - *p] = '\0';
-	*p = e + 1;
-	return true;
-}
-
 int
 seedchain_parse(const char *text, struct seedchain *c, struct hp_error *err)
 {
@@ -84,10 +66,11 @@ seedchain_parse(const char *text, struct seedchain *c, struct hp_error *err)
 	if (strncmp(p, SEEDCHAIN_MAGIC "\n", sizeof SEEDCHAIN_MAGIC) != 0)
 		goto bad;
 	p += sizeof SEEDCHAIN_MAGIC;
-	if (!field(&p, "campaign", c->campaign, sizeof c->campaign) ||
-	    !field(&p, "dice", dice, sizeof dice) ||
-	    !field(&p, "length", len, sizeof len) ||
-	    !field(&p, "head", head, sizeof head) || strcmp(p, "end\n") != 0)
+	if (!util_field(&p, "campaign", c->campaign, sizeof c->campaign) ||
+	    !util_field(&p, "dice", dice, sizeof dice) ||
+	    !util_field(&p, "length", len, sizeof len) ||
+	    !util_field(&p, "head", head, sizeof head) ||
+	    strcmp(p, "end\n") != 0)
 		goto bad;
 	if (strcmp(dice, "test") != 0 && strcmp(dice, "random") != 0)
 		goto bad;

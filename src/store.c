@@ -2906,3 +2906,105 @@ store_standing_fixed(struct store *st, int64_t wid, bool *fixed,
 		return dberr(st, err, "standing snapshot");
 	return HP_OK;
 }
+
+int
+store_modkey_get(struct store *st, int64_t cid, char **pub,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	*pub = NULL;
+	if ((s = prep(st, "SELECT moderator_pubkey FROM campaigns WHERE id = "
+	    "?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    sqlite3_column_type(s, 0) != SQLITE_NULL)
+		*pub = xstrdup(col_text(s, 0));
+	if (stmt_done(st, s) != SQLITE_OK) {
+		free(*pub);
+		*pub = NULL;
+		return dberr(st, err, "load moderator key");
+	}
+	return HP_OK;
+}
+
+int
+store_modkey_put(struct store *st, int64_t cid, const char *pub,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE campaigns SET moderator_pubkey = ?2 WHERE "
+	    "id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	bind_text(s, 2, pub);
+	return exec_done(st, s, err, "register moderator key");
+}
+
+int
+store_modstmt_add(struct store *st, int64_t cid, int seq,
+    const char *statement, const char *signature, long at,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "INSERT INTO moderator_statements (campaign_id, seq, "
+	    "statement, signature, created) VALUES (?1, ?2, ?3, ?4, ?5)",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	sqlite3_bind_int(s, 2, seq);
+	bind_text(s, 3, statement);
+	bind_text(s, 4, signature);
+	sqlite3_bind_int64(s, 5, at);
+	return exec_done(st, s, err, "record moderator statement");
+}
+
+int
+store_modstmt_all(struct store *st, int64_t cid, struct store_modstmt **out,
+    int *n, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = prep(st, "SELECT seq, statement, signature FROM "
+	    "moderator_statements WHERE campaign_id = ?1 ORDER BY seq",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_modstmt *m;
+
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 8;
+			*out = xrealloc(*out, (size_t)cap * sizeof **out);
+		}
+		m = &(*out)[(*n)++];
+		m->seq = sqlite3_column_int(s, 0);
+		m->statement = xstrdup(col_text(s, 1));
+		m->signature = xstrdup(col_text(s, 2));
+	}
+	if (stmt_done(st, s) != SQLITE_OK || step != SQLITE_DONE) {
+		store_modstmt_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return dberr(st, err, "load moderator statements");
+	}
+	return HP_OK;
+}
+
+void
+store_modstmt_free(struct store_modstmt *m, int n)
+{
+	int i;
+
+	for (i = 0; m != NULL && i < n; i++) {
+		free(m[i].statement);
+		free(m[i].signature);
+	}
+	free(m);
+}

@@ -398,3 +398,20 @@ out:
 	free(bcopy);
 	return rc;
 }
+
+bool
+util_field(const char **p, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+	const char *e;
+
+	if (strncmp(*p, key, kl) != 0 || (*p)[kl] != ':' || (*p)[kl + 1] != ' ')
+		return false;
+	*p += kl + 2;
+	if ((e = strchr(*p, '\n')) == NULL || (size_t)(e - *p) >= len)
+		return false;
+	memcpy(buf, *p, (size_t)(e - *p));
+	buf[e - *p] = '\0';
+	*p = e + 1;
+	return true;
+}

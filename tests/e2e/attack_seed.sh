@@ -17,7 +17,9 @@
 # one thing the audit cannot catch: the whole chain replaced and its
 # statement re-signed before the first seed is revealed; then the players'
 # welcome mails hold the original statement, whose head no longer matches
-# the bundle's chain.txt (checked here as a player would).
+# the bundle's chain.txt (checked here as a player would). Once a player
+# signs the head (a "chain:" header) before the chain is replaced, every
+# verifier catches it, and intake refuses files naming the old head.
 # Usage: bash attack_seed.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 . "$(dirname "$0")/lib-attack.sh"
@@ -109,6 +111,39 @@ PHRASE="the revealed seed is not seed 1 of the signed seed chain: it does not ha
 caught_db vale "$PHRASE"
 hp audit export vale "$T/b-vale" >/dev/null 2>"$T/err" || fail "export vale"
 caught "$T/b-vale" "$PHRASE"
+# newchain NAME: a new seed chain for campaign NAME (a fresh tail, its
+# statement re-signed with the server key, the open window's seed from it),
+# put in the database as a patched server would.
+newchain() {
+	python3 - "$T" "$1" <<'PY' || fail "new chain"
+import hashlib, os, sys
+t, name = sys.argv[1], sys.argv[2]
+def link(s):
+    return hashlib.blake2b(b"hexpost-chain-v1\x00" + s, digest_size=32).digest()
+s = [os.urandom(32)]
+for _ in range(65536):
+    s.append(link(s[-1]))
+head, s1 = s[65536], s[65535]
+c = hashlib.blake2b(b"hexpost-commit-v1\x00" + s1, digest_size=32).digest()
+open(t + "/chain.txt", "w").write(
+    "hexpost seed chain v1\ncampaign: %s\ndice: random\nlength: 65536\n"
+    "head: %s\nend\n" % (name, head.hex()))
+open(t + "/newchain.sql", "w").write(
+    "UPDATE campaigns SET chain_tail = X'%s' WHERE name = '%s';"
+    "UPDATE windows SET seed = X'%s', commitment = X'%s' WHERE state = "
+    "'open' AND campaign_id = (SELECT id FROM campaigns WHERE name = "
+    "'%s');" % (s[0].hex(), name, s1.hex(), c.hex(), name))
+PY
+	rm -f "$T/chain.txt.minisig"
+	minisign -S -s "$D/server.key" -m "$T/chain.txt" \
+		-t "hexpost seed chain: campaign $1, 65536 seeds, random dice" >/dev/null ||
+		fail "minisign -S chain"
+	sqlite3 "$DB" "$(cat "$T/newchain.sql") UPDATE campaigns SET chain_statement
+	    = CAST(readfile('$T/chain.txt') AS TEXT), chain_signature =
+	    CAST(readfile('$T/chain.txt.minisig') AS TEXT) WHERE name = '$1'" ||
+		fail "replace the chain"
+}
+
 # The whole seed chain replaced before the first window resolves (a new
 # tail, its statement re-signed with the server key, the first seed taken
 # from it): every check holds, for hexpost and the Python verifier alike;
@@ -119,34 +154,7 @@ hp player add dale blue --email blue@example.org --name Bea \
 hp run --once >/dev/null 2>&1 || fail "run (welcome)"
 WELCOME=$(grep -l "^Subject: .*dale: welcome" "$D/outbox/new/"* | head -1)
 [ -n "$WELCOME" ] || fail "no welcome mail for dale"
-python3 - "$T" <<'PY' || fail "new chain"
-import hashlib, os, sys
-t = sys.argv[1]
-def link(s):
-    return hashlib.blake2b(b"hexpost-chain-v1\x00" + s, digest_size=32).digest()
-tail = os.urandom(32)
-s = [tail]
-for _ in range(65536):
-    s.append(link(s[-1]))
-head, s1 = s[65536], s[65535]
-c = hashlib.blake2b(b"hexpost-commit-v1\x00" + s1, digest_size=32).digest()
-open(t + "/chain.txt", "w").write(
-    "hexpost seed chain v1\ncampaign: dale\ndice: random\nlength: 65536\n"
-    "head: %s\nend\n" % head.hex())
-open(t + "/newchain.sql", "w").write(
-    "UPDATE campaigns SET chain_tail = X'%s' WHERE name = 'dale';"
-    "UPDATE windows SET seed = X'%s', commitment = X'%s' WHERE state = "
-    "'open' AND campaign_id = (SELECT id FROM campaigns WHERE name = "
-    "'dale');" % (tail.hex(), s1.hex(), c.hex()))
-PY
-rm -f "$T/chain.txt.minisig"
-minisign -S -s "$D/server.key" -m "$T/chain.txt" \
-	-t "hexpost seed chain: campaign dale, 65536 seeds, random dice" >/dev/null ||
-	fail "minisign -S chain"
-sqlite3 "$DB" "$(cat "$T/newchain.sql") UPDATE campaigns SET chain_statement
-    = CAST(readfile('$T/chain.txt') AS TEXT), chain_signature =
-    CAST(readfile('$T/chain.txt.minisig') AS TEXT) WHERE name = 'dale'" ||
-	fail "replace the chain"
+newchain dale
 for i in 1 2; do
 	send dale blue
 	hp run --once >"$T/out" 2>"$T/err" || fail "run dale: $(cat "$T/err")"
@@ -161,4 +169,41 @@ old=$(tr -d '\r' <"$WELCOME" | sed -n 's/^head: //p')
 [ ${#old} -eq 64 ] || fail "no chain head in the welcome mail"
 grep -qx "head: $old" "$T/b-dale/chain.txt" &&
 	fail "the welcome mail's chain head matches the replaced chain"
+
+# The same once Blue signs the head it got (a "chain:" header, from the
+# welcome mail, contrib/hexpost-player --chain): the chain replaced after
+# Blue's first file was taken in (campaign paused) is caught by every
+# verifier, and a file naming the old head is refused from then on.
+hp campaign new fell --ruleset fire-and-movement >/dev/null || fail "campaign new fell"
+hp player add fell blue --email blue@example.org --name Bea \
+	--key "$T/blue.pub" >/dev/null || fail "player add fell"
+hp run --once >/dev/null 2>&1 || fail "run (welcome)"
+WELCOME=$(grep -l "^Subject: .*fell: welcome" "$D/outbox/new/"* | head -1)
+HEAD=$(tr -d '\r' <"$WELCOME" | sed -n 's/^head: //p')
+[ ${#HEAD} -eq 64 ] || fail "no chain head in fell's welcome mail"
+send_chain() {	# send_chain CAMPAIGN HEAD: Blue's orders, signing HEAD
+	hp orders suggest "$1" --side blue >"$T/suggest.txt" || fail "suggest"
+	bash "$PLAYER" -t hexpost@localhost -f blue@example.org --chain "$2" \
+		-k "$T/blue.key" --maildir "$D/inbox" "$T/suggest.txt" >/dev/null ||
+		fail "hexpost-player --chain"
+}
+hp moderate fell pause >/dev/null 2>"$T/err" || fail "pause fell: $(cat "$T/err")"
+send_chain fell "$HEAD"
+hp run --once >"$T/out" 2>"$T/err" || fail "run fell: $(cat "$T/err")"
+grep -q "1 accepted" "$T/out" || fail "Blue's chained orders not taken in: $(cat "$T/out")"
+sqlite3 "$DB" "SELECT raw FROM orders WHERE source = 'mail' ORDER BY id DESC
+    LIMIT 1" | grep -qx "chain: $HEAD" || fail "no chain: line in Blue's file"
+newchain fell
+hp moderate fell resume >/dev/null 2>"$T/err" || fail "resume fell: $(cat "$T/err")"
+hp turn resolve fell >/dev/null 2>"$T/err" || fail "resolve fell: $(cat "$T/err")"
+PHRASE="names seed chain head ${HEAD:0:16}..., not"
+caught_db fell "$PHRASE"
+hp audit export fell "$T/b-fell" >/dev/null 2>"$T/err" || fail "export fell"
+caught "$T/b-fell" "$PHRASE"
+send_chain fell "$HEAD"
+hp run --once >"$T/out" 2>"$T/err" || fail "run fell: $(cat "$T/err")"
+grep -q "1 refused" "$T/out" || fail "a file naming the old head was not refused: $(cat "$T/out")"
+sqlite3 "$DB" "SELECT CAST(data AS TEXT) FROM outbox WHERE kind = 'refusal'
+    ORDER BY id DESC LIMIT 1" | tr -d '\r' | tr '\n' ' ' | grep -qF "names the seed chain head ${HEAD:0:16}" ||
+	fail "the refusal does not say why"
 echo "attack_seed: ok"

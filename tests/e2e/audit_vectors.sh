@@ -58,5 +58,63 @@ assert b2(v + "dice-log.txt") == (
     "af770b9eb8d491937d9ea904d7919b708aac6b017ddd4ecf9a0c15837fe8ce62")
 assert b2(v + "chain.txt") == (
     "751c93a48237e75b06f02c079603b765d4fbdd8f022b8c89079dd063144ff00d")
+# Order file headers (docs/AUDIT.md, "Settled questions"): an empty
+# nonce may be given again, filled or not; a filled one may not; after the
+# first order an unknown "key: value" line is an order, a known header an
+# error. tests/unit/test_orders.c checks hexpost's parser on the same.
+H = b"campaign: demo\nturn: 3\nwindow: blue\nside: blue\n"
+for ok in (b"nonce:\nnonce: x\n", b"nonce:\nnonce:\n",
+           b"fire 1\nfoo: bar\n", b"nonce: x\nfire 1\nx-y: z\n"):
+    assert m.order_header(H + ok) == ("demo", 3, "blue", "blue"), ok
+for bad in (b"nonce: x\nnonce:\n", b"nonce: x\nnonce: y\n",
+            b"fire 1\nnonce: x\n", b"fire 1\nTurn: 3\n", b"foo: bar\n"):
+    try:
+        m.order_header(H + bad)
+    except m.Bad:
+        continue
+    raise AssertionError("accepted %r" % bad)
+PY
+# minisign files (docs/AUDIT.md, "Settled questions"): LF or CRLF, the last
+# line ending optional, empty lines after; the untrusted comment line at
+# most 1022 bytes with its prefix, the trusted comment at most 1023 after
+# it. tests/unit/test_minisign.c checks hexpost's parser on the same.
+command -v minisign >/dev/null || fail "minisign is not installed"
+MT=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-vectors.XXXXXX") || exit 1
+trap 'rm -rf "$MT"' EXIT
+minisign -G -W -p "$MT/k.pub" -s "$MT/k.key" >/dev/null 2>&1 || fail "minisign -G"
+printf 'hexpost\n' >"$MT/m.txt"
+for n in 1023 1024; do
+	minisign -S -s "$MT/k.key" -m "$MT/m.txt" -x "$MT/t$n.minisig" \
+		-t "$(head -c $n /dev/zero | tr '\0' x)" >/dev/null 2>&1 ||
+		fail "minisign -S -t ($n bytes)"
+done
+python3 - "$SRC" "$MT" <<'PY' || fail "minisign line rules"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location(
+    "hpa", sys.argv[1] + "/contrib/hexpost-audit.py")
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+d = sys.argv[2] + "/"
+pub, msg = open(d + "k.pub").read(), open(d + "m.txt", "rb").read()
+sig = open(d + "t1023.minisig").read()
+def ok(s):
+    m.minisign_verify(pub, s, msg)
+def bad(s):
+    try:
+        m.minisign_verify(pub, s, msg)
+    except (m.Bad, ValueError):
+        return
+    raise AssertionError("accepted %r" % s[:60])
+ok(sig)
+ok(sig.replace("\n", "\r\n"))
+ok(sig.rstrip("\n"))
+ok(sig + "\n\r\n\n")
+bad(sig + "x\n")
+bad(sig.rstrip("\n") + "\r")
+bad(open(d + "t1024.minisig").read())
+lines = sig.split("\n")
+u = "untrusted comment: "
+ok("\n".join([u + "y" * (1022 - len(u))] + lines[1:]))
+bad("\n".join([u + "y" * (1023 - len(u))] + lines[1:]))
 PY
 echo "audit_vectors: ok"

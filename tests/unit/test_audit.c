@@ -76,13 +76,13 @@ done(struct store *st)
 }
 
 /* Bundles checked with the bundle's own server.pub; test dice accepted. */
-static const struct audit_opts accept = { NULL, NULL, true, NULL, 0 };
+static const struct audit_opts accept = { NULL, NULL, true, NULL, 0, NULL };
 
 /* The audit fails naming msg. */
 static void
 audit_fails(struct store *st, const char *pub, const char *msg)
 {
-	struct audit_opts o = { pub, NULL, true, NULL, 0 };
+	struct audit_opts o = { pub, NULL, true, NULL, 0, NULL };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 
@@ -95,7 +95,7 @@ static void
 test_clean_and_bundle(void **state)
 {
 	struct store *st = campaign(true);
-	struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	char bdir[700];
@@ -250,7 +250,7 @@ test_deadline_files(void **state)
 {
 	struct minisign_seckey *sk = NULL;
 	struct store *st = human_campaign(&sk);
-	struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct store_window w;
@@ -301,7 +301,7 @@ static void
 test_seed_chain(void **state)
 {
 	struct store *st = campaign(true);
-	struct audit_opts o = { pk_path, NULL, false, NULL, 0 };
+	struct audit_opts o = { pk_path, NULL, false, NULL, 0, NULL };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 	struct minisign_seckey *sk = NULL;
@@ -419,7 +419,7 @@ test_moderator_end(void **state)
 {
 	struct minisign_seckey *sk = NULL;
 	struct store *st = human_campaign(&sk);
-	struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct mod_command cmd;
@@ -537,7 +537,7 @@ test_key_history(void **state)
 {
 	struct hp_error err = { 0, "" };
 	struct minisign_seckey *server = NULL, *key[2], *dee;
-	struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL };
 	struct audit_stats s, sb;
 	struct mod_command cmd;
 	struct store *st;
@@ -683,7 +683,7 @@ static void
 bundle_fails(const char *bdir, const char *cmd, const char *pub,
     const char *msg)
 {
-	struct audit_opts o = { pub, NULL, true, NULL, 0 };
+	struct audit_opts o = { pub, NULL, true, NULL, 0, NULL };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 	char copy[800], sh[8192];
@@ -708,7 +708,7 @@ test_key_rotation(void **state)
 	struct minisign_seckey *sk = NULL, *orig = NULL, *z = NULL;
 	struct serverkey_rotation r;
 	struct serverkey_statement stm;
-	struct audit_opts o = { NULL, NULL, true, NULL, 0 };
+	struct audit_opts o = { NULL, NULL, true, NULL, 0, NULL };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct store *st = human_campaign(&sk);

@@ -390,7 +390,7 @@ submit(struct store *st, int side, const char *window, const char *body)
 static void
 audit_ok(struct store *st, int stops)
 {
-	struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
+	struct audit_opts o = { .server_pub = pk_path, .accept_test_dice = true };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 	char bdir[700];
@@ -412,7 +412,7 @@ test_campaign_stop_deadline_audit(void **state)
 {
 	struct minisign_seckey *sk = NULL;
 	struct store *st = campaign(&sk);
-	struct audit_opts o = { NULL, NULL, true, NULL, 0 };
+	struct audit_opts o = { .accept_test_dice = true };
 	struct hp_error err = { 0, "" };
 	struct audit_stats s;
 	struct store_window w, ow;
@@ -587,7 +587,7 @@ test_standing_fixed_at_open(void **state)
 	fx_db_exec(db, "UPDATE window_standing SET raw = replace(raw, "
 	    "'withdraw', 'press')");
 	{
-		struct audit_opts o = { pk_path, NULL, true, NULL, 0 };
+		struct audit_opts o = { .server_pub = pk_path, .accept_test_dice = true };
 		struct audit_stats s;
 
 		assert_int_equal(audit_campaign(st, "d", &o, &s, &err),

@@ -560,7 +560,11 @@ test_resolve_atomic(void **state)
 	    "window_id = 1"), 3);
 	rep = fx_db_rows(path, "SELECT body FROM reports WHERE window_id = 1 "
 	    "AND side_idx = -1");
-	assert_string_equal(rep, "GOOD a turn 1 blue\n\n");
+	/* The template's text, then the order files the window used (the
+	 * built-in report-files.txt: the directory has none). */
+	assert_int_equal(strncmp(rep, "GOOD a turn 1 blue\n\n", 20), 0);
+	assert_non_null(strstr(rep, "\nOrder files used in this window"));
+	assert_non_null(strstr(rep, "\n  blue: "));
 	free(rep);
 	assert_int_equal(check_keys(st, "a"), n);
 	free(before);
