@@ -90,6 +90,23 @@ struct ruleset {
 	/* A ready-to-edit order body for side in window w, commented. */
 	void (*order_template)(const struct game *, const struct window_spec *,
 	    int side, struct sbuf *);
+
+	/* A test ruleset: `rules list` marks it "(test)" and `campaign new`
+	 * needs --allow-test-ruleset for it. */
+	bool test;
+	/* Hidden information (include/view.h, docs/AUDIT.md "Sealed dice"):
+	 * the campaign gets a sealed dice stream, and each side's order file
+	 * enters the dice key through its nonce alone (an opaque commitment),
+	 * so no side's public dice depend on another's hidden orders. */
+	bool hidden;
+	/* May side see unit (index)? NULL: every unit is visible. The view
+	 * (view.h) drops the others from everything side is shown. */
+	bool (*visible)(const struct game *, int side, int unit);
+	/* May side see hex h? NULL: every hex. */
+	bool (*hex_visible)(const struct game *, int side, struct hex h);
+	/* Strip from g (side's copy, from view_game) the ruleset-owned state
+	 * (rstate, vars) side may not see. NULL: nothing to strip. */
+	void (*redact)(struct game *, int side);
 };
 
 extern const struct ruleset ruleset_fam;

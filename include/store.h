@@ -477,4 +477,34 @@ int store_window_count(struct store *, int64_t cid, int *n,
 int store_player_keys(struct store *, int64_t cid, struct store_player **out,
     int *n, struct hp_error *);
 
+/* sealed dice and events citing several rolls (migration 15, view) */
+
+/* Record campaign cid's sealed seed (caller's transaction). */
+int store_sealed_seed_put(struct store *, int64_t cid,
+    const unsigned char *seed, struct hp_error *);
+/* Campaign cid's sealed seed into seed (DICE_SEEDLEN bytes); HP_ENOENT when
+ * the campaign has no sealed stream. */
+int store_sealed_seed_get(struct store *, int64_t cid, unsigned char *seed,
+    struct hp_error *);
+/* Record the sealed statement's signature and the signer's public key. */
+int store_sealed_sign(struct store *, int64_t cid, const char *signature,
+    const char *pubkey, struct hp_error *);
+/* The sealed statement's signature and key (caller frees both; NULL when
+ * unsigned). */
+int store_sealed_signature(struct store *, int64_t cid, char **signature,
+    char **pubkey, struct hp_error *);
+/* Store the sealed rolls of d (d->slog) for window wid. */
+int store_sealed_dice_put(struct store *, int64_t wid, const struct dice *,
+    struct hp_error *);
+/* Load window wid's sealed rolls into d->slog, in the order drawn. */
+int store_sealed_dice_load(struct store *, int64_t wid, struct dice *,
+    struct hp_error *);
+/* Store the roll ranges (nroll, roll_set) of ev's events, already stored
+ * with store_events_put. */
+int store_events_put_rolls(struct store *, int64_t wid,
+    const struct events *, struct hp_error *);
+/* Load the roll ranges of ev's events, loaded with store_events_load. */
+int store_events_load_rolls(struct store *, int64_t wid, struct events *,
+    struct hp_error *);
+
 #endif

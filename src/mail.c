@@ -10,6 +10,7 @@
 #include "mime.h"
 #include "report.h"
 #include "turn.h"
+#include "view.h"
 
 char *
 mail_render(const char *name, const struct tmpl_ctx *c, struct hp_error *err)
@@ -216,7 +217,7 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 	}
 	if (store_window_current(st, cid, &w, NULL) == HP_OK &&
 	    (w.spec.sides & (1u << side))) {
-		char *t = turn_order_template(g, &w.spec, side);
+		char *t = view_order_template(g, &w.spec, side);
 
 		tmpl_set(c, "template", t);
 		tmpl_set_int(c, "turn", w.spec.turn);

@@ -30,6 +30,7 @@
 #include "sim.h"
 #include "store.h"
 #include "turn.h"
+#include "view.h"
 
 struct cmd {
 	const char *name;   /* "campaign new" */
@@ -682,7 +683,7 @@ orders_print(int argc, char **argv, const char *cmd, bool suggest)
 		fputs(b.buf, stdout);
 		sbuf_free(&b);
 	} else {
-		char *t = turn_order_template(&g, &w.spec, side);
+		char *t = view_order_template(&g, &w.spec, side);
 
 		fputs(t, stdout);
 		free(t);
@@ -758,8 +759,8 @@ cmd_map(int argc, char **argv)
 	sbuf_init(&b);
 	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) == HP_OK &&
 	    (rc = resolve_side(&g, sidename, &side, &err)) == HP_OK) {
-		g.rules->render_map(&g, side, &b);
-		g.rules->status(&g, side, &b);
+		view_map(&g, side, &b);
+		view_status(&g, side, &b);
 		fputs(b.buf, stdout);
 	}
 	sbuf_free(&b);

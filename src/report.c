@@ -3,10 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "embedded.h"
 #include "report.h"
 #include "tmpl.h"
 #include "turn.h"
+#include "view.h"
 
 char *
 report_template(const char *name, struct hp_error *err)
@@ -36,22 +39,59 @@ hex_str(const unsigned char *b, size_t n, char *out)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-/* Is roll seq shown to side? Yes if an event it can see reports it, or if
- * no event reports it at all. */
-static bool
-roll_visible(const struct events *ev, int seq, int side)
+/* The fields of roll r in a template list item. */
+static void
+report_roll(struct tmpl_ctx *it, const struct dice_roll *r)
 {
-	bool referenced = false;
-	size_t i;
-
-	for (i = 0; i < ev->n; i++) {
-		if (ev->v[i].roll != seq)
-			continue;
-		referenced = true;
-		if (side < 0 || (ev->v[i].visible & (1u << side)))
-			return true;
+	tmpl_set_int(it, "sides", r->sides);
+	tmpl_set(it, "purpose", r->purpose);
+	if (r->target > 0) {
+		tmpl_set_int(it, "target", r->target);
+		tmpl_set(it, "outcome", r->result >= r->target ?
+		    "success" : "failure");
 	}
-	return !referenced;
+	tmpl_set_int(it, "result", r->result);
+}
+
+/* The sealed-dice lines of a report (docs/AUDIT.md, "Sealed dice"): for
+ * each visibility set that side belongs to (the moderator: every set) its
+ * seed and this window's key, so that side checks each sealed roll it is
+ * shown at once; after the game's end, the campaign's sealed seed for all.
+ * Nothing when the campaign has no sealed stream (d not sealed_on). */
+static void
+report_sealed(struct tmpl_ctx *c, const struct game *g, const struct dice *d,
+    int side)
+{
+	unsigned char sseed[32], skey[DICE_KEYLEN];
+	char hex[2 * 32 + 1], label[96];
+	struct dice_roll any;
+	struct tmpl_ctx *it;
+	unsigned m;
+
+	if (!d->sealed_on)
+		return;
+	memset(&any, 0, sizeof any);
+	for (m = 1; m < (1u << g->nsides) && m < DICE_SEALED_SETS; m++) {
+		if (side >= 0 && !(m & (1u << side)))
+			continue;
+		it = tmpl_list_add(c, "sealed_sets");
+		any.visible = m;
+		view_sealed_label(g, &any, label, sizeof label);
+		label[strlen(label) - 2] = '\0';	/* drop ":0" */
+		tmpl_set(it, "set", label + 2);
+		dice_sealed_set_seed(d->sealed_seed, m, sseed);
+		hex_str(sseed, 32, hex);
+		tmpl_set(it, "set_seed", hex);
+		dice_sealed_key(sseed, d->key, skey);
+		hex_str(skey, DICE_KEYLEN, hex);
+		tmpl_set(it, "set_key", hex);
+	}
+	if (side < 0 || g->status == GAME_FINISHED) {
+		hex_str(d->sealed_seed, DICE_SEEDLEN, hex);
+		tmpl_set(c, "sealed_seed", hex);
+	}
+	sodium_memzero(sseed, sizeof sseed);
+	sodium_memzero(skey, sizeof skey);
 }
 
 /* Render one side's report (side -1: the moderator). Caller frees. */
@@ -79,7 +119,7 @@ render_side(const char *tpl, const struct game *g,
 	for (i = 0; i < ev->n; i++) {
 		const struct event *e = &ev->v[i];
 
-		if (side >= 0 && !(e->visible & (1u << side)))
+		if (!view_event(e, side))
 			continue;
 		if (ph == NULL || strcmp(last, e->phase) != 0) {
 			ph = tmpl_list_add(c, "phases");
@@ -92,24 +132,29 @@ render_side(const char *tpl, const struct game *g,
 	for (i = 0; i < d->nlog; i++) {
 		const struct dice_roll *r = &d->log[i];
 
-		if (!roll_visible(ev, r->seq, side))
+		if (!view_roll(ev, r, side))
 			continue;
 		it = tmpl_list_add(c, "rolls");
 		tmpl_set_int(it, "seq", r->seq);
-		tmpl_set_int(it, "sides", r->sides);
-		tmpl_set(it, "purpose", r->purpose);
-		if (r->target > 0) {
-			tmpl_set_int(it, "target", r->target);
-			tmpl_set(it, "outcome", r->result >= r->target ?
-			    "success" : "failure");
-		}
-		tmpl_set_int(it, "result", r->result);
+		report_roll(it, r);
 	}
+	for (i = 0; i < d->nslog; i++) {
+		const struct dice_roll *r = &d->slog[i];
+		char label[96];
+
+		if (!view_roll(ev, r, side))
+			continue;
+		it = tmpl_list_add(c, "rolls");
+		view_sealed_label(g, r, label, sizeof label);
+		tmpl_set(it, "seq", label);
+		report_roll(it, r);
+	}
+	report_sealed(c, g, d, side);
 	sbuf_init(&tmp);
-	g->rules->status(g, side, &tmp);
+	view_status(g, side, &tmp);
 	tmpl_set(c, "status", tmp.buf ? tmp.buf : "");
 	sbuf_free(&tmp);
-	g->rules->render_map(g, side, &tmp);
+	view_map(g, side, &tmp);
 	tmpl_set(c, "map", tmp.buf ? tmp.buf : "");
 	sbuf_free(&tmp);
 	if (g->status == GAME_FINISHED)
@@ -127,7 +172,7 @@ render_side(const char *tpl, const struct game *g,
 		sbuf_free(&tmp);
 		if (side >= 0 && (next->spec.sides & (1u << side)) &&
 		    !g->sides[side].ai) {
-			char *t = turn_order_template(g, &next->spec, side);
+			char *t = view_order_template(g, &next->spec, side);
 
 			tmpl_set(c, "template", t);
 			free(t);

@@ -2790,3 +2790,196 @@ store_player_keys(struct store *st, int64_t cid, struct store_player **out,
 	}
 	return HP_OK;
 }
+
+/* sealed dice and events citing several rolls (migration 15, view) */
+
+int
+store_sealed_seed_put(struct store *st, int64_t cid, const unsigned char *seed,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE campaigns SET sealed_seed = ?2 WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	sqlite3_bind_blob(s, 2, seed, DICE_SEEDLEN, SQLITE_TRANSIENT);
+	return exec_done(st, s, err, "store sealed seed");
+}
+
+int
+store_sealed_seed_get(struct store *st, int64_t cid, unsigned char *seed,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int rc = HP_ENOENT;
+
+	if ((s = prep(st, "SELECT sealed_seed FROM campaigns WHERE id = ?1",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    sqlite3_column_type(s, 0) == SQLITE_BLOB &&
+	    sqlite3_column_bytes(s, 0) == DICE_SEEDLEN) {
+		col_blob(s, 0, seed, DICE_SEEDLEN);
+		rc = HP_OK;
+	}
+	if (stmt_done(st, s) != SQLITE_OK)
+		return dberr(st, err, "sealed seed");
+	if (rc == HP_ENOENT)
+		hp_seterr(err, HP_ENOENT, "campaign has no sealed dice");
+	return rc;
+}
+
+int
+store_sealed_sign(struct store *st, int64_t cid, const char *signature,
+    const char *pubkey, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE campaigns SET sealed_signature = ?2, "
+	    "sealed_pubkey = ?3 WHERE id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	bind_text(s, 2, signature);
+	bind_text(s, 3, pubkey);
+	return exec_done(st, s, err, "sign sealed statement");
+}
+
+int
+store_sealed_signature(struct store *st, int64_t cid, char **signature,
+    char **pubkey, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	*signature = *pubkey = NULL;
+	if ((s = prep(st, "SELECT sealed_signature, sealed_pubkey FROM "
+	    "campaigns WHERE id = ?1", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		if (sqlite3_column_type(s, 0) == SQLITE_TEXT)
+			*signature = xstrdup(col_text(s, 0));
+		if (sqlite3_column_type(s, 1) == SQLITE_TEXT)
+			*pubkey = xstrdup(col_text(s, 1));
+	}
+	if (stmt_done(st, s) != SQLITE_OK) {
+		free(*signature);
+		free(*pubkey);
+		*signature = *pubkey = NULL;
+		return dberr(st, err, "sealed signature");
+	}
+	return HP_OK;
+}
+
+int
+store_sealed_dice_put(struct store *st, int64_t wid, const struct dice *d,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < d->nslog; i++) {
+		const struct dice_roll *r = &d->slog[i];
+
+		if ((s = prep(st, "INSERT INTO sealed_dice (window_id, set_mask, "
+		    "seq, draw, purpose, sides, target, result) VALUES (?1, ?2, "
+		    "?3, ?4, ?5, ?6, ?7, ?8)", err)) == NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, wid);
+		sqlite3_bind_int(s, 2, (int)r->visible);
+		sqlite3_bind_int(s, 3, r->seq);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)i + 1);
+		bind_text(s, 5, r->purpose);
+		sqlite3_bind_int(s, 6, r->sides);
+		sqlite3_bind_int(s, 7, r->target);
+		sqlite3_bind_int(s, 8, r->result);
+		if ((rc = exec_done(st, s, err, "store sealed roll")) != HP_OK)
+			return rc;
+	}
+	return HP_OK;
+}
+
+int
+store_sealed_dice_load(struct store *st, int64_t wid, struct dice *d,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT set_mask, seq, purpose, sides, target, "
+	    "result FROM sealed_dice WHERE window_id = ?1 ORDER BY draw", err))
+	    == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct dice_roll *r = dice_slog_entry(d);
+
+		r->visible = (unsigned)sqlite3_column_int(s, 0);
+		r->seq = sqlite3_column_int(s, 1);
+		strlcpy_(r->purpose, col_text(s, 2), sizeof r->purpose);
+		r->sides = sqlite3_column_int(s, 3);
+		r->target = sqlite3_column_int(s, 4);
+		r->result = sqlite3_column_int(s, 5);
+		r->sealed = true;
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "load sealed dice");
+	return HP_OK;
+}
+
+int
+store_events_put_rolls(struct store *st, int64_t wid, const struct events *ev,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ev->n; i++) {
+		const struct event *e = &ev->v[i];
+
+		if (e->nroll == 0 && e->roll_set == 0)
+			continue;
+		if ((s = prep(st, "UPDATE events SET nroll = ?3, roll_set = ?4 "
+		    "WHERE window_id = ?1 AND seq = ?2", err)) == NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, wid);
+		sqlite3_bind_int(s, 2, e->seq);
+		sqlite3_bind_int(s, 3, e->nroll);
+		sqlite3_bind_int(s, 4, (int)e->roll_set);
+		if ((rc = exec_done(st, s, err, "store event rolls")) != HP_OK)
+			return rc;
+	}
+	return HP_OK;
+}
+
+int
+store_events_load_rolls(struct store *st, int64_t wid, struct events *ev,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+	int step;
+
+	if ((s = prep(st, "SELECT seq, nroll, roll_set FROM events WHERE "
+	    "window_id = ?1 AND (nroll != 0 OR roll_set != 0)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		int seq = sqlite3_column_int(s, 0);
+
+		for (i = 0; i < ev->n; i++)
+			if (ev->v[i].seq == seq) {
+				ev->v[i].nroll = sqlite3_column_int(s, 1);
+				ev->v[i].roll_set =
+				    (unsigned)sqlite3_column_int(s, 2);
+			}
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "load event rolls");
+	return HP_OK;
+}
