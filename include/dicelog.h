@@ -36,6 +36,10 @@ struct dicelog {
 	unsigned char seed[DICE_SEEDLEN];
 	struct dicelog_order orders[GAME_MAX_SIDES];
 	int norders;                  /* in side order; they make the key */
+	bool nonce_form;              /* hidden orders: each hash is the
+	                               * file's nonce commitment, and the lines
+	                               * read "order-nonce:" (docs/AUDIT.md,
+	                               * "Hidden orders") */
 	unsigned char key[DICE_KEYLEN];
 	char opponent[GAME_MAX_SIDES][GAME_ID_MAX]; /* played by the server */
 	int nopponent;

@@ -9,6 +9,7 @@
 #include <sodium.h>
 
 #include "dicelog.h"
+#include "sealed.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
@@ -72,8 +73,8 @@ dicelog_format(const struct dicelog *l, struct sbuf *b)
 	put_hex(b, l->seed, DICE_SEEDLEN);
 	sbuf_puts(b, "\n");
 	for (k = 0; k < l->norders; k++) {
-		sbuf_printf(b, "order: %s %s ", l->orders[k].side,
-		    l->orders[k].source);
+		sbuf_printf(b, "%s: %s %s ", l->nonce_form ? "order-nonce" :
+		    "order", l->orders[k].side, l->orders[k].source);
 		put_hex(b, l->orders[k].hash, 32);
 		sbuf_puts(b, "\n");
 	}
@@ -304,12 +305,16 @@ dicelog_parse(const char *text, struct dicelog *l, struct hp_error *err)
 
 		if (!next_line(&ls))
 			return bad(err, &ls, "expected 'order:' or 'key:'");
-		if (strncmp(ls.line, "order: ", 7) != 0)
+		if (strncmp(ls.line, "order: ", 7) == 0)
+			v = ls.line + 7;
+		else if (strncmp(ls.line, "order-nonce: ", 13) == 0) {
+			v = ls.line + 13;
+			l->nonce_form = true;	/* canonical check: all alike */
+		} else
 			break;
 		if (l->norders == GAME_MAX_SIDES)
 			return bad(err, &ls, "too many order lines");
 		o = &l->orders[l->norders++];
-		v = ls.line + 7;
 		if ((sp = strchr(v, ' ')) == NULL || (size_t)(sp - v) >=
 		    sizeof o->side || (sp2 = strchr(sp + 1, ' ')) == NULL ||
 		    (size_t)(sp2 - sp - 1) >= sizeof o->source ||
@@ -487,6 +492,16 @@ dicelog_record(struct store *st, int64_t cid, const struct game *g,
 		strlcpy_(o->side, g->sides[i].name, sizeof o->side);
 		strlcpy_(o->source, cur[i].source, sizeof o->source);
 		memcpy(o->hash, cur[i].hash, 32);
+		if (g->rules->hidden) {
+			l.nonce_form = true;
+			if (sealed_file_commitment(cur[i].raw, g->sides[i].name,
+			    o->hash) != HP_OK) {
+				hp_seterr(err, HP_EINTERNAL, "stored order file "
+				    "of %s does not parse", g->sides[i].name);
+				rc = HP_EINTERNAL;
+				goto out;
+			}
+		}
 	}
 	memcpy(l.key, key, DICE_KEYLEN);
 	for (i = 0; i < g->nsides; i++)

@@ -10,6 +10,7 @@
 #include "mime.h"
 #include "report.h"
 #include "turn.h"
+#include "sealed.h"
 #include "view.h"
 
 char *
@@ -242,6 +243,21 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 				tmpl_set(c, "chain_sig", ch.signature);
 			store_chain_free(&ch);
 		}
+	}
+	{	/* the signed sealed statement (docs/AUDIT.md, "Sealed dice") */
+		struct sbuf sb;
+		char *ssig = NULL, *spub = NULL;
+
+		sbuf_init(&sb);
+		if (sealed_statement(st, cid, g, &sb, NULL) == HP_OK) {
+			tmpl_set(c, "sealed", sb.buf);
+			if (store_sealed_signature(st, cid, &ssig, &spub, NULL) ==
+			    HP_OK && ssig != NULL)
+				tmpl_set(c, "sealed_sig", ssig);
+		}
+		free(ssig);
+		free(spub);
+		sbuf_free(&sb);
 	}
 	body = mail_render("welcome.txt", c, err);
 	tmpl_ctx_free(c);

@@ -30,6 +30,7 @@
 #include "sim.h"
 #include "store.h"
 #include "turn.h"
+#include "sealed.h"
 #include "view.h"
 
 struct cmd {
@@ -269,13 +270,16 @@ cmd_campaign_new(int argc, char **argv)
 		{ "scenario", required_argument, NULL, 's' },
 		{ "options", required_argument, NULL, 'o' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "allow-test-ruleset", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct hp_error err = { 0, "" };
 	const char *rules = NULL, *scen = NULL, *opt = "", *seed = NULL;
+	const struct ruleset *rs;
 	struct minisign_seckey *sk = NULL;
 	struct store *st;
+	bool allow_test = false;
 	int ch, rc, ex;
 
 	while ((ch = getopt_long(argc, argv, "r:s:o:S:h", opts, NULL)) != -1)
@@ -292,6 +296,9 @@ cmd_campaign_new(int argc, char **argv)
 		case 'S':
 			seed = optarg;
 			break;
+		case 'T':
+			allow_test = true;
+			break;
 		case 'h':
 			return usage_of("campaign new") * 0;
 		default:
@@ -299,6 +306,12 @@ cmd_campaign_new(int argc, char **argv)
 		}
 	if (argc - optind != 1 || rules == NULL)
 		return usage_of("campaign new") + HP_EX_USAGE;
+	if ((rs = ruleset_find(rules)) != NULL && rs->test && !allow_test) {
+		fprintf(stderr, "hexpost: %s is a test ruleset (see 'hexpost "
+		    "rules list'); give --allow-test-ruleset to use it\n",
+		    rules);
+		return HP_EX_USAGE;
+	}
 	if ((st = open_db(false, &ex)) == NULL)
 		return ex;
 	/* The seed chain statement is signed at once (docs/AUDIT.md, "Seed
@@ -308,6 +321,8 @@ cmd_campaign_new(int argc, char **argv)
 		    (const unsigned char *)seed, seed ? strlen(seed) : 0, &err);
 	if (rc == HP_OK && sk != NULL)
 		rc = seedchain_sign(st, argv[optind], sk, &err);
+	if (rc == HP_OK && sk != NULL)	/* docs/AUDIT.md, "Sealed dice" */
+		rc = sealed_sign(st, argv[optind], sk, &err);
 	minisign_seckey_free(sk);
 	store_close(st);
 	if (rc != HP_OK)
@@ -831,8 +846,8 @@ cmd_rules_list(int argc, char **argv)
 	if ((rc = no_options(argc, argv, "rules list", 0)) >= 0)
 		return rc;
 	for (r = ruleset_all(); *r != NULL; r++) {
-		printf("%-20s %s (seed %s)\n", (*r)->name, (*r)->title,
-		    (*r)->seed);
+		printf("%-20s %s (seed %s)%s\n", (*r)->name, (*r)->title,
+		    (*r)->seed, (*r)->test ? " (test)" : "");
 		if ((*r)->options_help != NULL)
 			printf("  option %s\n", (*r)->options_help);
 	}
@@ -1299,8 +1314,9 @@ static const struct cmd cmds[] = {
 	    "[ai|hold], replace SIDE --email A [--key F], resend [SIDE], end "
 	    "[RESULT]", cmd_moderate },
 	{ "campaign new", "campaign new NAME --ruleset R [--scenario S|FILE] "
-	    "[--options O] [--seed TEXT]", "start a campaign; --seed makes "
-	    "every die predictable (tests and demos only)", cmd_campaign_new },
+	    "[--options O] [--seed TEXT] [--allow-test-ruleset]", "start a "
+	    "campaign; --seed makes every die predictable (tests and demos "
+	    "only)", cmd_campaign_new },
 	{ "campaign list", "campaign list", "list campaigns",
 	    cmd_campaign_list },
 	{ "campaign show", "campaign show NAME", "sides, players and the open "

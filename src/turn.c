@@ -7,6 +7,7 @@
 #include "deadline.h"
 #include "dicelog.h"
 #include "report.h"
+#include "sealed.h"
 #include "seedchain.h"
 #include "turn.h"
 
@@ -118,8 +119,9 @@ turn_campaign_new(struct store *st, const char *name, const char *rules,
 		goto out;
 	if ((rc = store_campaign_create(st, &g, master, masterlen, &cid,
 	    err)) != HP_OK || (rc = store_campaign_set_scenario(st, cid, text,
-	    err)) != HP_OK || (rc = window_open(st, cid, &g, &w, err)) !=
-	    HP_OK) {
+	    err)) != HP_OK || (g.rules->hidden && (rc = sealed_create(st, cid,
+	    &g, master, masterlen, err)) != HP_OK) ||
+	    (rc = window_open(st, cid, &g, &w, err)) != HP_OK) {
 		store_rollback(st);
 		goto out;
 	}
@@ -530,9 +532,21 @@ window_key(struct store *st, int64_t cid, const struct game *g,
 		memset(hashes[0], 0, 32);
 	else if (rc != HP_OK)
 		return rc;
-	for (i = 0; i < GAME_MAX_SIDES; i++)
-		if (cur[i].raw != NULL)
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
+		if (cur[i].raw == NULL)
+			continue;
+		/* Hidden orders enter through their nonce alone
+		 * (docs/AUDIT.md, "Hidden orders"). */
+		if (g->rules->hidden) {
+			if (sealed_file_commitment(cur[i].raw,
+			    g->sides[i].name, hashes[nh++]) != HP_OK) {
+				hp_seterr(err, HP_EINTERNAL, "stored order file "
+				    "of %s does not parse", g->sides[i].name);
+				return HP_EINTERNAL;
+			}
+		} else
 			memcpy(hashes[nh++], cur[i].hash, 32);
+	}
 	dice_derive_key(w->seed, g->name, w->spec.turn, w->spec.number,
 	    (const unsigned char (*)[32])hashes, nh, key);
 	return HP_OK;
@@ -596,6 +610,14 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = window_key(st, cid, &g, &w, cur, key, err)) != HP_OK)
 		goto rollback;
 	dice_init_stream(&d, key);
+	if (g.rules->hidden) {
+		unsigned char sseed[DICE_SEEDLEN];
+
+		if ((rc = store_sealed_seed_get(st, cid, sseed, err)) != HP_OK)
+			goto rollback;
+		dice_sealed_enable(&d, sseed);
+		sodium_memzero(sseed, sizeof sseed);
+	}
 	if ((rc = turn_resolve_window(&g, &w.spec, raw, &d, &ev, err)) !=
 	    HP_OK)
 		goto rollback;
@@ -610,6 +632,8 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = store_game_save(st, cid, &g, err)) != HP_OK ||
 	    (rc = store_events_put(st, w.id, &ev, err)) != HP_OK ||
 	    (rc = store_dice_put(st, w.id, &d, err)) != HP_OK ||
+	    (rc = store_sealed_dice_put(st, w.id, &d, err)) != HP_OK ||
+	    (rc = store_events_put_rolls(st, w.id, &ev, err)) != HP_OK ||
 	    (rc = store_window_set_state(st, w.id, WSTATE_RESOLVED, key,
 	    err)) != HP_OK)
 		goto rollback;
