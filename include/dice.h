@@ -56,10 +56,10 @@ struct dice {
 	struct dice_roll *log;    /* public rolls only */
 	size_t nlog;
 	size_t caplog;
-	/* Sealed stream (dice_sealed_enable): the campaign's sealed seed and
-	 * one stream per visibility set; its rolls are logged apart. */
-	bool sealed_on;
-	unsigned char sealed_seed[DICE_SEEDLEN];
+	/* Sealed stream (dice_sealed_enable): one stream per visibility set,
+	 * keyed from that set's seed; its rolls are logged apart. */
+	unsigned sealed_on;       /* bit per set (1 << mask) with a seed */
+	unsigned char sealed_seed[DICE_SEALED_SETS][DICE_SEEDLEN];
 	struct dice_stream sealed[DICE_SEALED_SETS];
 	struct dice_roll *slog;   /* sealed rolls, in the order drawn */
 	size_t nslog;
@@ -112,13 +112,11 @@ int dice_roll_sealed(struct dice *, unsigned visible, int sides, int target,
  * dice_roll_sealed(n) - 1; a pile of one needs no roll and gives 0. */
 int dice_draw_sealed(struct dice *, unsigned visible, int n,
     const char *purpose);
-/* Give stream dice d (keyed with the window's public key) the campaign's
- * sealed seed: sealed rolls then come from the streams of docs/AUDIT.md. */
-void dice_sealed_enable(struct dice *, const unsigned char *sealed_seed);
-/* The seed of visibility set mask: BLAKE2b-256 keyed by the campaign's
- * sealed seed over "hexpost-sealed-set-v1\0" || u32be(mask). */
-void dice_sealed_set_seed(const unsigned char *sealed_seed, unsigned mask,
-    unsigned char *out32);
+/* Give stream dice d (keyed with the window's public key) the seed of
+ * visibility set mask: its sealed rolls then come from the stream of
+ * docs/AUDIT.md, "Sealed dice". */
+void dice_sealed_enable(struct dice *, unsigned mask,
+    const unsigned char *set_seed);
 /* The key of set mask's stream in the window whose public key is wkey:
  * BLAKE2b-256 keyed by the set's seed over "hexpost-sealed-v1\0" || wkey. */
 void dice_sealed_key(const unsigned char *set_seed, const unsigned char *wkey,

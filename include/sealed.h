@@ -18,26 +18,29 @@
 #include "minisign.h"
 #include "store.h"
 
-#define SEALED_MAGIC "hexpost sealed dice v1"
+#define SEALED_MAGIC "hexpost sealed set v1"
 
-/* The canonical statement of campaign g (its name and sides) with sealed
- * seed seed, test dice or not, appended to out. */
-void sealed_format(const struct game *g, bool test,
+/* The sides of set mask joined by '+' ("blue+red"), appended to out. */
+void sealed_set_sides(const struct game *g, unsigned mask, struct sbuf *out);
+/* The canonical statement of set mask of campaign g, whose seed is seed,
+ * test dice or not, appended to out. */
+void sealed_format(const struct game *g, bool test, unsigned mask,
     const unsigned char *seed, struct sbuf *out);
-/* The trusted comment the server signs a statement with. */
-void sealed_trusted_comment(const char *campaign, char *buf, size_t len);
-/* Draw campaign cid's sealed seed (from master, masterlen > 0, for a test
- * campaign) and store it, in the caller's transaction. */
+/* The trusted comment the server signs set mask's statement with. */
+void sealed_trusted_comment(const struct game *g, unsigned mask, char *buf,
+    size_t len);
+/* Draw the seed of every visibility set of campaign cid (from master,
+ * masterlen > 0, for a test campaign) and store them, in the caller's
+ * transaction. */
 int sealed_create(struct store *, int64_t cid, const struct game *,
     const unsigned char *master, size_t masterlen, struct hp_error *);
-/* Campaign cid's statement text into out; HP_ENOENT when it has no sealed
- * dice. */
-int sealed_statement(struct store *, int64_t cid, const struct game *,
-    struct sbuf *out, struct hp_error *);
-/* Sign the statement of campaign name with sk in its own transaction
- * (nothing to do when it has no sealed dice). */
+/* Sign every set statement of campaign name with sk in its own
+ * transaction (nothing to do when it has no sealed dice). */
 int sealed_sign(struct store *, const char *campaign,
     const struct minisign_seckey *sk, struct hp_error *);
+/* Give d the seeds of every sealed set of campaign cid (none: nothing). */
+int sealed_enable(struct store *, int64_t cid, struct dice *d,
+    struct hp_error *);
 /* The nonce commitment through which an order file of a campaign with
  * hidden orders enters the dice key (docs/AUDIT.md, "Hidden orders"):
  * BLAKE2b-256("hexpost-hidden-order-v1\0" || side || 0x00 || nonce). */

@@ -479,20 +479,25 @@ int store_player_keys(struct store *, int64_t cid, struct store_player **out,
 
 /* sealed dice and events citing several rolls (migration 15, view) */
 
-/* Record campaign cid's sealed seed (caller's transaction). */
-int store_sealed_seed_put(struct store *, int64_t cid,
+/* One visibility set's sealed seed and its statement's signature. */
+struct store_sealed_set {
+	unsigned mask;
+	unsigned char seed[32];
+	char *signature;          /* owned; NULL: unsigned */
+	char *pubkey;             /* owned; NULL: unsigned */
+};
+/* Record the seed of set mask of campaign cid (caller's transaction). */
+int store_sealed_set_put(struct store *, int64_t cid, unsigned mask,
     const unsigned char *seed, struct hp_error *);
-/* Campaign cid's sealed seed into seed (DICE_SEEDLEN bytes); HP_ENOENT when
- * the campaign has no sealed stream. */
-int store_sealed_seed_get(struct store *, int64_t cid, unsigned char *seed,
-    struct hp_error *);
-/* Record the sealed statement's signature and the signer's public key. */
-int store_sealed_sign(struct store *, int64_t cid, const char *signature,
-    const char *pubkey, struct hp_error *);
-/* The sealed statement's signature and key (caller frees both; NULL when
- * unsigned). */
-int store_sealed_signature(struct store *, int64_t cid, char **signature,
-    char **pubkey, struct hp_error *);
+/* Record the signature of set mask's statement and the signer's key. */
+int store_sealed_set_sign(struct store *, int64_t cid, unsigned mask,
+    const char *signature, const char *pubkey, struct hp_error *);
+/* Campaign cid's sealed sets, by mask: *out (free with
+ * store_sealed_sets_free) gets *n entries; *n 0 when it has none. */
+int store_sealed_sets(struct store *, int64_t cid,
+    struct store_sealed_set **out, int *n, struct hp_error *);
+/* Free what store_sealed_sets returned and wipe the seeds. */
+void store_sealed_sets_free(struct store_sealed_set *, int n);
 /* Store the sealed rolls of d (d->slog) for window wid. */
 int store_sealed_dice_put(struct store *, int64_t wid, const struct dice *,
     struct hp_error *);

@@ -17,7 +17,6 @@
 #define TAG_SEED "hexpost-seed-v1"
 #define TAG_DICE "hexpost-dice-v1"
 #define TAG_STREAM "hexpost-stream-v1"
-#define TAG_SEALED_SET "hexpost-sealed-set-v1"
 #define TAG_SEALED "hexpost-sealed-v1"
 
 #define MASTER_MIN crypto_generichash_KEYBYTES_MIN	/* 16 */
@@ -360,19 +359,6 @@ dice_roll(struct dice *d, int sides, int target, const char *purpose)
 }
 
 void
-dice_sealed_set_seed(const unsigned char *sealed_seed, unsigned mask,
-    unsigned char *out32)
-{
-	crypto_generichash_state st;
-
-	dice_sodium_init();
-	gh_init(&st, sealed_seed, DICE_SEEDLEN, 32);
-	gh_update_str0(&st, TAG_SEALED_SET);
-	gh_update_u32be(&st, (uint32_t)mask);
-	gh_final(&st, out32, 32);
-}
-
-void
 dice_sealed_key(const unsigned char *set_seed, const unsigned char *wkey,
     unsigned char *out32)
 {
@@ -386,10 +372,12 @@ dice_sealed_key(const unsigned char *set_seed, const unsigned char *wkey,
 }
 
 void
-dice_sealed_enable(struct dice *d, const unsigned char *sealed_seed)
+dice_sealed_enable(struct dice *d, unsigned mask, const unsigned char *set_seed)
 {
-	memcpy(d->sealed_seed, sealed_seed, DICE_SEEDLEN);
-	d->sealed_on = true;
+	if (mask == 0 || mask >= DICE_SEALED_SETS)
+		fatalx("dice: sealed set %#x", mask);
+	memcpy(d->sealed_seed[mask], set_seed, DICE_SEEDLEN);
+	d->sealed_on |= 1u << mask;
 }
 
 struct dice_roll *
@@ -418,7 +406,6 @@ dice_roll_sealed(struct dice *d, unsigned visible, int sides, int target,
 {
 	struct dice_stream *s;
 	struct dice_roll *e;
-	unsigned char sseed[32];
 	int r;
 
 	if (sides < 2 || sides > 65536)
@@ -429,12 +416,11 @@ dice_roll_sealed(struct dice *d, unsigned visible, int sides, int target,
 	if (d->mode == DICE_SCRIPTED)
 		r = dice_script_roll(d, sides);
 	else if (d->mode == DICE_STREAM) {
-		if (!d->sealed_on)
-			fatalx("dice: sealed roll without a sealed seed");
+		if (!(d->sealed_on & (1u << visible)))
+			fatalx("dice: sealed roll for set %#x without its seed",
+			    visible);
 		if (!s->ready) {
-			dice_sealed_set_seed(d->sealed_seed, visible, sseed);
-			dice_sealed_key(sseed, d->key, s->key);
-			sodium_memzero(sseed, sizeof sseed);
+			dice_sealed_key(d->sealed_seed[visible], d->key, s->key);
 			s->block = 0;
 			s->bufpos = sizeof s->buf;
 			s->ready = true;

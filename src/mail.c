@@ -244,20 +244,35 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 			store_chain_free(&ch);
 		}
 	}
-	{	/* the signed sealed statement (docs/AUDIT.md, "Sealed dice") */
+	{	/* the signed statements of side's sealed sets (docs/AUDIT.md,
+		 * "Sealed dice"): only the sets side belongs to */
+		struct store_sealed_set *v = NULL;
+		unsigned char master[64];
+		size_t mlen = sizeof master;
+		struct tmpl_ctx *it;
 		struct sbuf sb;
-		char *ssig = NULL, *spub = NULL;
+		int n = 0, i;
 
-		sbuf_init(&sb);
-		if (sealed_statement(st, cid, g, &sb, NULL) == HP_OK) {
-			tmpl_set(c, "sealed", sb.buf);
-			if (store_sealed_signature(st, cid, &ssig, &spub, NULL) ==
-			    HP_OK && ssig != NULL)
-				tmpl_set(c, "sealed_sig", ssig);
-		}
-		free(ssig);
-		free(spub);
-		sbuf_free(&sb);
+		if (store_master_seed(st, cid, master, &mlen, NULL) == HP_OK &&
+		    store_sealed_sets(st, cid, &v, &n, NULL) == HP_OK)
+			for (i = 0; i < n; i++) {
+				if (!(v[i].mask & (1u << side)))
+					continue;
+				it = tmpl_list_add(c, "sealed");
+				sbuf_init(&sb);
+				sealed_format(g, mlen > 0, v[i].mask, v[i].seed,
+				    &sb);
+				tmpl_set(it, "statement", sb.buf);
+				sbuf_free(&sb);
+				sbuf_init(&sb);
+				sealed_set_sides(g, v[i].mask, &sb);
+				tmpl_set(it, "set", sb.buf);
+				sbuf_free(&sb);
+				if (v[i].signature != NULL)
+					tmpl_set(it, "sig", v[i].signature);
+			}
+		store_sealed_sets_free(v, n);
+		sodium_memzero(master, sizeof master);
 	}
 	body = mail_render("welcome.txt", c, err);
 	tmpl_ctx_free(c);

@@ -9,6 +9,7 @@
 #include "report.h"
 #include "tmpl.h"
 #include "turn.h"
+#include "sealed.h"
 #include "view.h"
 
 char *
@@ -54,43 +55,34 @@ report_roll(struct tmpl_ctx *it, const struct dice_roll *r)
 }
 
 /* The sealed-dice lines of a report (docs/AUDIT.md, "Sealed dice"): for
- * each visibility set that side belongs to (the moderator: every set) its
- * seed and this window's key, so that side checks each sealed roll it is
- * shown at once; after the game's end, the campaign's sealed seed for all.
- * Nothing when the campaign has no sealed stream (d not sealed_on). */
+ * each visibility set side belongs to (the moderator: every set) its seed
+ * and this window's key, so that side checks each sealed roll it is shown
+ * at once. Nothing when the campaign has no sealed stream. */
 static void
 report_sealed(struct tmpl_ctx *c, const struct game *g, const struct dice *d,
     int side)
 {
-	unsigned char sseed[32], skey[DICE_KEYLEN];
-	char hex[2 * 32 + 1], label[96];
-	struct dice_roll any;
+	unsigned char skey[DICE_KEYLEN];
+	char hex[2 * 32 + 1];
 	struct tmpl_ctx *it;
+	struct sbuf b;
 	unsigned m;
 
-	if (!d->sealed_on)
-		return;
-	memset(&any, 0, sizeof any);
-	for (m = 1; m < (1u << g->nsides) && m < DICE_SEALED_SETS; m++) {
-		if (side >= 0 && !(m & (1u << side)))
+	for (m = 1; m < DICE_SEALED_SETS; m++) {
+		if (!(d->sealed_on & (1u << m)) ||
+		    (side >= 0 && !(m & (1u << side))))
 			continue;
 		it = tmpl_list_add(c, "sealed_sets");
-		any.visible = m;
-		view_sealed_label(g, &any, label, sizeof label);
-		label[strlen(label) - 2] = '\0';	/* drop ":0" */
-		tmpl_set(it, "set", label + 2);
-		dice_sealed_set_seed(d->sealed_seed, m, sseed);
-		hex_str(sseed, 32, hex);
+		sbuf_init(&b);
+		sealed_set_sides(g, m, &b);
+		tmpl_set(it, "set", b.buf ? b.buf : "");
+		sbuf_free(&b);
+		hex_str(d->sealed_seed[m], 32, hex);
 		tmpl_set(it, "set_seed", hex);
-		dice_sealed_key(sseed, d->key, skey);
+		dice_sealed_key(d->sealed_seed[m], d->key, skey);
 		hex_str(skey, DICE_KEYLEN, hex);
 		tmpl_set(it, "set_key", hex);
 	}
-	if (side < 0 || g->status == GAME_FINISHED) {
-		hex_str(d->sealed_seed, DICE_SEEDLEN, hex);
-		tmpl_set(c, "sealed_seed", hex);
-	}
-	sodium_memzero(sseed, sizeof sseed);
 	sodium_memzero(skey, sizeof skey);
 }
 

@@ -2794,82 +2794,87 @@ store_player_keys(struct store *st, int64_t cid, struct store_player **out,
 /* sealed dice and events citing several rolls (migration 15, view) */
 
 int
-store_sealed_seed_put(struct store *st, int64_t cid, const unsigned char *seed,
-    struct hp_error *err)
+store_sealed_set_put(struct store *st, int64_t cid, unsigned mask,
+    const unsigned char *seed, struct hp_error *err)
 {
 	sqlite3_stmt *s;
 
-	if ((s = prep(st, "UPDATE campaigns SET sealed_seed = ?2 WHERE id = ?1",
-	    err)) == NULL)
+	if ((s = prep(st, "INSERT INTO sealed_sets (campaign_id, set_mask, "
+	    "seed) VALUES (?1, ?2, ?3)", err)) == NULL)
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, cid);
-	sqlite3_bind_blob(s, 2, seed, DICE_SEEDLEN, SQLITE_TRANSIENT);
-	return exec_done(st, s, err, "store sealed seed");
+	sqlite3_bind_int(s, 2, (int)mask);
+	sqlite3_bind_blob(s, 3, seed, 32, SQLITE_TRANSIENT);
+	return exec_done(st, s, err, "store sealed set");
 }
 
 int
-store_sealed_seed_get(struct store *st, int64_t cid, unsigned char *seed,
-    struct hp_error *err)
+store_sealed_set_sign(struct store *st, int64_t cid, unsigned mask,
+    const char *signature, const char *pubkey, struct hp_error *err)
 {
 	sqlite3_stmt *s;
-	int rc = HP_ENOENT;
 
-	if ((s = prep(st, "SELECT sealed_seed FROM campaigns WHERE id = ?1",
-	    err)) == NULL)
+	if ((s = prep(st, "UPDATE sealed_sets SET signature = ?3, pubkey = ?4 "
+	    "WHERE campaign_id = ?1 AND set_mask = ?2", err)) == NULL)
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, cid);
-	if (sqlite3_step(s) == SQLITE_ROW &&
-	    sqlite3_column_type(s, 0) == SQLITE_BLOB &&
-	    sqlite3_column_bytes(s, 0) == DICE_SEEDLEN) {
-		col_blob(s, 0, seed, DICE_SEEDLEN);
-		rc = HP_OK;
-	}
-	if (stmt_done(st, s) != SQLITE_OK)
-		return dberr(st, err, "sealed seed");
-	if (rc == HP_ENOENT)
-		hp_seterr(err, HP_ENOENT, "campaign has no sealed dice");
-	return rc;
+	sqlite3_bind_int(s, 2, (int)mask);
+	bind_text(s, 3, signature);
+	bind_text(s, 4, pubkey);
+	return exec_done(st, s, err, "sign sealed set");
 }
 
 int
-store_sealed_sign(struct store *st, int64_t cid, const char *signature,
-    const char *pubkey, struct hp_error *err)
+store_sealed_sets(struct store *st, int64_t cid,
+    struct store_sealed_set **out, int *n, struct hp_error *err)
 {
+	struct store_sealed_set *v = NULL, *e;
 	sqlite3_stmt *s;
+	int step, cap = 0;
 
-	if ((s = prep(st, "UPDATE campaigns SET sealed_signature = ?2, "
-	    "sealed_pubkey = ?3 WHERE id = ?1", err)) == NULL)
+	*out = NULL;
+	*n = 0;
+	if ((s = prep(st, "SELECT set_mask, seed, signature, pubkey FROM "
+	    "sealed_sets WHERE campaign_id = ?1 ORDER BY set_mask", err)) ==
+	    NULL)
 		return HP_EDB;
 	sqlite3_bind_int64(s, 1, cid);
-	bind_text(s, 2, signature);
-	bind_text(s, 3, pubkey);
-	return exec_done(st, s, err, "sign sealed statement");
-}
-
-int
-store_sealed_signature(struct store *st, int64_t cid, char **signature,
-    char **pubkey, struct hp_error *err)
-{
-	sqlite3_stmt *s;
-
-	*signature = *pubkey = NULL;
-	if ((s = prep(st, "SELECT sealed_signature, sealed_pubkey FROM "
-	    "campaigns WHERE id = ?1", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if (sqlite3_step(s) == SQLITE_ROW) {
-		if (sqlite3_column_type(s, 0) == SQLITE_TEXT)
-			*signature = xstrdup(col_text(s, 0));
-		if (sqlite3_column_type(s, 1) == SQLITE_TEXT)
-			*pubkey = xstrdup(col_text(s, 1));
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, (size_t)cap * sizeof *v);
+		}
+		e = &v[(*n)++];
+		memset(e, 0, sizeof *e);
+		e->mask = (unsigned)sqlite3_column_int(s, 0);
+		col_blob(s, 1, e->seed, 32);
+		if (sqlite3_column_type(s, 2) == SQLITE_TEXT)
+			e->signature = xstrdup(col_text(s, 2));
+		if (sqlite3_column_type(s, 3) == SQLITE_TEXT)
+			e->pubkey = xstrdup(col_text(s, 3));
 	}
-	if (stmt_done(st, s) != SQLITE_OK) {
-		free(*signature);
-		free(*pubkey);
-		*signature = *pubkey = NULL;
-		return dberr(st, err, "sealed signature");
+	stmt_done(st, s);
+	if (step != SQLITE_DONE) {
+		store_sealed_sets_free(v, *n);
+		*n = 0;
+		return dberr(st, err, "load sealed sets");
 	}
+	*out = v;
 	return HP_OK;
+}
+
+void
+store_sealed_sets_free(struct store_sealed_set *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].signature);
+		free(v[i].pubkey);
+	}
+	if (v != NULL)
+		sodium_memzero(v, (size_t)n * sizeof *v);
+	free(v);
 }
 
 int

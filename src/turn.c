@@ -610,14 +610,9 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = window_key(st, cid, &g, &w, cur, key, err)) != HP_OK)
 		goto rollback;
 	dice_init_stream(&d, key);
-	if (g.rules->hidden) {
-		unsigned char sseed[DICE_SEEDLEN];
-
-		if ((rc = store_sealed_seed_get(st, cid, sseed, err)) != HP_OK)
-			goto rollback;
-		dice_sealed_enable(&d, sseed);
-		sodium_memzero(sseed, sizeof sseed);
-	}
+	if (g.rules->hidden && (rc = sealed_enable(st, cid, &d, err)) !=
+	    HP_OK)
+		goto rollback;
 	if ((rc = turn_resolve_window(&g, &w.spec, raw, &d, &ev, err)) !=
 	    HP_OK)
 		goto rollback;
