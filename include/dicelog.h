@@ -77,4 +77,16 @@ int dicelog_record(struct store *, int64_t cid, const struct game *,
     const unsigned char *key, const struct dice *d,
     const struct minisign_seckey *sk, struct hp_error *);
 
+#define SEALEDROLLS_MAGIC "hexpost sealed rolls v1"
+/* The canonical text of window (turn, window, name) of campaign's sealed
+ * rolls d->slog, in the order drawn (docs/AUDIT.md, "Sealed dice"),
+ * appended to out. */
+void dicelog_sealed_format(const char *campaign, int turn, int window,
+    const char *name, const struct dice *d, struct sbuf *out);
+/* Parse such a text strictly (it must be its canonical text) into d->slog
+ * (d zeroed by the caller) and check that it names campaign, turn, window
+ * and name. HP_EINVAL with the line on error. */
+int dicelog_sealed_parse(const char *text, const char *campaign, int turn,
+    int window, const char *name, struct dice *d, struct hp_error *);
+
 #endif

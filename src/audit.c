@@ -1645,6 +1645,51 @@ export_server_keys(const char *dir, const struct acamp *c, const char *pub,
 	return put_server_key(dir, c->chainpub, err);
 }
 
+/* The sealed sets of c into DIR/sealed/: each set's statement and its
+ * signature, and its seed once the game has ended (docs/AUDIT.md, "Sealed
+ * dice"). */
+static int
+export_sealed(const char *dir, const struct acamp *c, struct hp_error *err)
+{
+	struct game g;
+	struct sbuf b;
+	char path[4096], name[32], hex[65];
+	unsigned m;
+	int rc = HP_OK, k;
+
+	if (c->sealed_sets == 0)
+		return HP_OK;
+	pjoin(path, dir, "sealed");
+	if ((rc = mkdir_p(path, err)) != HP_OK)
+		return rc;
+	memset(&g, 0, sizeof g);
+	strlcpy_(g.name, c->name, sizeof g.name);
+	g.nsides = c->nsides;
+	for (k = 0; k < c->nsides; k++)
+		strlcpy_(g.sides[k].name, c->sides[k], sizeof g.sides[k].name);
+	sbuf_init(&b);
+	for (m = 1; m < DICE_SEALED_SETS && rc == HP_OK; m++) {
+		if (!(c->sealed_sets & (1u << m)))
+			continue;
+		sbuf_free(&b);
+		sealed_format(&g, c->test_dice, m, c->sealed_seed[m], &b);
+		snprintf(name, sizeof name, "%u.txt", m);
+		rc = put_file(path, name, b.buf, err);
+		snprintf(name, sizeof name, "%u.txt.minisig", m);
+		if (rc == HP_OK && c->sealed_sig[m] != NULL)
+			rc = put_file(path, name, c->sealed_sig[m], err);
+		if (rc != HP_OK || !c->finished)
+			continue;
+		hexs(c->sealed_seed[m], 32, hex);
+		sbuf_free(&b);
+		sbuf_printf(&b, "%s\n", hex);
+		snprintf(name, sizeof name, "%u.seed", m);
+		rc = put_file(path, name, b.buf, err);
+	}
+	sbuf_free(&b);
+	return rc;
+}
+
 static const char bundle_readme[] =
     "hexpost audit bundle\n"
     "====================\n\n"
@@ -1759,6 +1804,8 @@ audit_export(struct store *st, const char *name, const char *dir,
 	    err)) != HP_OK) || (c.chainsig != NULL && (rc = put_file(dir,
 	    "chain.txt.minisig", c.chainsig, err)) != HP_OK))
 		goto out;
+	if ((rc = export_sealed(dir, &c, err)) != HP_OK)
+		goto out;
 	for (i = 0; i < c.nw; i++) {
 		struct awin *aw = &c.w[i];
 		bool resolved = aw->w.state == WSTATE_RESOLVED;
@@ -1781,6 +1828,15 @@ audit_export(struct store *st, const char *name, const char *dir,
 			goto out;
 		if (!resolved)
 			continue;
+		if (c.finished && aw->have_sealed && c.sealed_sets != 0) {
+			/* Sealed rolls: only once the game has ended. */
+			sbuf_free(&b);
+			dicelog_sealed_format(c.name, aw->w.spec.turn,
+			    aw->w.spec.number, aw->w.spec.name, &aw->sdice, &b);
+			if ((rc = put_file(sub, "sealed-rolls.txt", b.buf,
+			    err)) != HP_OK)
+				goto out;
+		}
 		if ((aw->log != NULL && (rc = put_file(sub, "dice-log.txt",
 		    aw->log, err)) != HP_OK) || (aw->logsig != NULL &&
 		    (rc = put_file(sub, "dice-log.txt.minisig", aw->logsig,
@@ -2069,6 +2125,33 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			goto out;
 		}
 	}
+	{	/* sealed sets: statement, signature, seed after the end */
+		char name[32], *t;
+		unsigned m;
+
+		for (m = 1; m < DICE_SEALED_SETS; m++) {
+			snprintf(name, sizeof name, "sealed/%u.txt", m);
+			if ((t = get_file(dir, name, false, err)) == NULL)
+				continue;
+			free(t);
+			c->sealed_sets |= 1u << m;
+			snprintf(name, sizeof name, "sealed/%u.txt.minisig", m);
+			c->sealed_sig[m] = get_file(dir, name, false, err);
+			snprintf(name, sizeof name, "sealed/%u.seed", m);
+			if ((t = get_file(dir, name, false, err)) == NULL)
+				continue;
+			if (strlen(t) != 65 || t[64] != '\n' || sodium_hex2bin(
+			    c->sealed_seed[m], 32, t, 64, NULL, NULL, NULL) !=
+			    0) {
+				hp_seterr(err, HP_EINVAL, "%s/%s: expected 64 hex "
+				    "digits and a newline", dir, name);
+				free(t);
+				goto out;
+			}
+			free(t);
+			c->sealed_known |= 1u << m;
+		}
+	}
 	/* Missing: the audit says the campaign has no seed chain. */
 	c->chain = get_file(dir, "chain.txt", false, err);
 	c->chainsig = get_file(dir, "chain.txt.minisig", false, err);
@@ -2143,6 +2226,24 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 		}
 		aw->log = get_file(sub, "dice-log.txt", false, err);
 		aw->logsig = get_file(sub, "dice-log.txt.minisig", false, err);
+		{	/* sealed rolls, in a bundle of an ended game */
+			struct hp_error e3 = { 0, "" };
+			char *t = get_file(sub, "sealed-rolls.txt", false, err);
+
+			memset(&aw->sdice, 0, sizeof aw->sdice);
+			if (t != NULL) {
+				aw->have_sealed = true;
+				if (dicelog_sealed_parse(t, c->name,
+				    aw->w.spec.turn, aw->w.spec.number,
+				    aw->w.spec.name, &aw->sdice, &e3) != HP_OK) {
+					hp_seterr(err, HP_EINVAL, "%s/sealed-rolls"
+					    ".txt: %s", sub, e3.msg);
+					free(t);
+					goto out;
+				}
+				free(t);
+			}
+		}
 		aw->o = xcalloc(GAME_MAX_SIDES, sizeof *aw->o);
 		for (k = 0; k < c->nsides; k++) {
 			struct aorder *o;
@@ -2173,8 +2274,13 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 						strlcpy_(o->source,
 						    l.orders[j].source,
 						    sizeof o->source);
-						memcpy(o->hash,
-						    l.orders[j].hash, 32);
+						/* nonce form: the line holds
+						 * the nonce commitment, the
+						 * file's hash is its own */
+						if (!l.nonce_form)
+							memcpy(o->hash,
+							    l.orders[j].hash,
+							    32);
 					}
 			}
 			dicelog_free(&l);

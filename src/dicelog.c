@@ -537,3 +537,77 @@ out:
 	dicelog_free(&l);
 	return rc;
 }
+
+void
+dicelog_sealed_format(const char *campaign, int turn, int window,
+    const char *name, const struct dice *d, struct sbuf *out)
+{
+	size_t i;
+
+	sbuf_printf(out, SEALEDROLLS_MAGIC "\ncampaign: %s\nturn: %d\nwindow: "
+	    "%d %s\nrolls: %zu\n", campaign, turn, window, name, d->nslog);
+	for (i = 0; i < d->nslog; i++) {
+		const struct dice_roll *r = &d->slog[i];
+
+		sbuf_printf(out, "roll: %u %d %d %d %d ", r->visible, r->seq,
+		    r->sides, r->target, r->result);
+		put_purpose(out, r->purpose);
+		sbuf_puts(out, "\n");
+	}
+	sbuf_puts(out, "end\n");
+}
+
+int
+dicelog_sealed_parse(const char *text, const char *campaign, int turn,
+    int window, const char *name, struct dice *d, struct hp_error *err)
+{
+	struct lines ls = { text, 0, "" };
+	struct sbuf canon;
+	const char *v;
+	char *end;
+	size_t i, n;
+	int set, rc;
+
+	if (!utf8_ok((const unsigned char *)text, strlen(text)))
+		return bad(err, &ls, "the sealed rolls are not valid UTF-8");
+	if (!next_line(&ls) || strcmp(ls.line, SEALEDROLLS_MAGIC) != 0)
+		return bad(err, &ls, "not hexpost sealed rolls (first line must "
+		    "be '" SEALEDROLLS_MAGIC "')");
+	if (!next_line(&ls) || !next_line(&ls) || !next_line(&ls))
+		return bad(err, &ls, "expected 'campaign:', 'turn:', 'window:'");
+	if ((v = field(&ls, "rolls")) == NULL || *v < '0' || *v > '9')
+		return bad(err, &ls, "expected 'rolls: N'");
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno != 0 || *end != '\0' || n > 10000000)
+		return bad(err, &ls, "expected 'rolls: N'");
+	for (i = 0; i < n; i++) {
+		struct dice_roll *r;
+
+		if ((v = field(&ls, "roll")) == NULL)
+			return bad(err, &ls, "expected 'roll: SET SEQ SIDES TARGET "
+			    "RESULT PURPOSE'");
+		r = dice_slog_entry(d);
+		r->sealed = true;
+		if (!parse_int(&v, &set) || set < 1 || set >= DICE_SEALED_SETS ||
+		    *v++ != ' ' || !parse_int(&v, &r->seq) || *v++ != ' ' ||
+		    !parse_int(&v, &r->sides) || *v++ != ' ' ||
+		    !parse_int(&v, &r->target) || *v++ != ' ' ||
+		    !parse_int(&v, &r->result) || *v++ != ' ' ||
+		    !parse_purpose(v, r->purpose))
+			return bad(err, &ls, "expected 'roll: SET SEQ SIDES TARGET "
+			    "RESULT PURPOSE'");
+		r->visible = (unsigned)set;
+	}
+	if (!next_line(&ls) || strcmp(ls.line, "end") != 0 || *ls.p != '\0')
+		return bad(err, &ls, "expected 'end' as the last line");
+	sbuf_init(&canon);
+	dicelog_sealed_format(campaign, turn, window, name, d, &canon);
+	rc = strcmp(canon.buf, text) == 0 ? HP_OK : HP_EINVAL;
+	sbuf_free(&canon);
+	if (rc != HP_OK)
+		hp_seterr(err, rc, "the sealed rolls are not the canonical text "
+		    "for campaign %s turn %d window %d '%s' (docs/AUDIT.md)",
+		    campaign, turn, window, name);
+	return rc;
+}
