@@ -258,6 +258,7 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 			for (i = 0; i < n; i++) {
 				if (!(v[i].mask & (1u << side)))
 					continue;
+				tmpl_set(c, "sealed_intro", "yes");
 				it = tmpl_list_add(c, "sealed");
 				sbuf_init(&sb);
 				sealed_format(g, mlen > 0, v[i].mask, v[i].seed,
