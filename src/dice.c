@@ -306,24 +306,32 @@ dice_copy_purpose(char *dst, const char *src)
 		dst[i - 1] = '\0';
 }
 
-struct dice_roll *
-dice_log_entry(struct dice *d)
+/* A new zeroed entry at the end of the roll array *v (n used, cap
+ * allocated), grown as needed; what names it in messages. */
+static struct dice_roll *
+dice_entry(struct dice_roll **v, size_t *n, size_t *cap, const char *what)
 {
 	struct dice_roll *r;
 	size_t ncap;
 
-	if (d->nlog >= (size_t)INT_MAX)
-		fatalx("dice: too many rolls");
-	if (d->nlog == d->caplog) {
-		ncap = d->caplog ? d->caplog * 2 : 32;
-		if (ncap > SIZE_MAX / sizeof *d->log)
-			fatalx("dice: roll log overflow");
-		d->log = xrealloc(d->log, ncap * sizeof *d->log);
-		d->caplog = ncap;
+	if (*n >= (size_t)INT_MAX)
+		fatalx("dice: too many %s", what);
+	if (*n == *cap) {
+		ncap = *cap ? *cap * 2 : 32;
+		if (ncap > SIZE_MAX / sizeof **v)
+			fatalx("dice: %s overflow", what);
+		*v = xrealloc(*v, ncap * sizeof **v);
+		*cap = ncap;
 	}
-	r = &d->log[d->nlog++];
+	r = &(*v)[(*n)++];
 	memset(r, 0, sizeof *r);
 	return r;
+}
+
+struct dice_roll *
+dice_log_entry(struct dice *d)
+{
+	return dice_entry(&d->log, &d->nlog, &d->caplog, "rolls");
 }
 
 static void
@@ -383,21 +391,7 @@ dice_sealed_enable(struct dice *d, unsigned mask, const unsigned char *set_seed)
 struct dice_roll *
 dice_slog_entry(struct dice *d)
 {
-	struct dice_roll *r;
-	size_t ncap;
-
-	if (d->nslog >= (size_t)INT_MAX)
-		fatalx("dice: too many sealed rolls");
-	if (d->nslog == d->capslog) {
-		ncap = d->capslog ? d->capslog * 2 : 32;
-		if (ncap > SIZE_MAX / sizeof *d->slog)
-			fatalx("dice: sealed roll log overflow");
-		d->slog = xrealloc(d->slog, ncap * sizeof *d->slog);
-		d->capslog = ncap;
-	}
-	r = &d->slog[d->nslog++];
-	memset(r, 0, sizeof *r);
-	return r;
+	return dice_entry(&d->slog, &d->nslog, &d->capslog, "sealed rolls");
 }
 
 int

@@ -112,23 +112,19 @@ grep -q "S:blue:" "$T/g0/blue/"*report* ||
 ! grep -q "S:blue:\|card for blue\|spotting for blue\|Blue scout" \
 	"$T/g0/red/"* || fail "red's mail shows something of blue's hidden"
 
-STEP="hidden unit position"
-play "$T/g1" fog-id "blue-start=D0,blue-deck=abcdef" B1
-same_for red g0 g1
-differs_for blue g0 g1
-STEP="hand of cards"
-play "$T/g2" fog-id "blue-start=A0,blue-deck=uvwxyz" B1
-same_for red g0 g2
-differs_for blue g0 g2
-STEP="sealed roll"
-play "$T/g3" fog-id "$BASE" B1 \
+# variant WHAT DIR OPTIONS BLUE1 [SQL]: game DIR differs from g0 only in
+# WHAT (one of Blue's hidden things): Red's mail is the same, Blue's not.
+variant() {
+	STEP=$1
+	play "$T/$2" fog-id "$3" "$4" "${5:-}"
+	same_for red g0 "$2"
+	differs_for blue g0 "$2"
+}
+variant "hidden unit position" g1 "blue-start=D0,blue-deck=abcdef" B1
+variant "hand of cards" g2 "blue-start=A0,blue-deck=uvwxyz" B1
+variant "sealed roll" g3 "$BASE" B1 \
 	"UPDATE sealed_sets SET seed = randomblob(32) WHERE set_mask = 1"
-same_for red g0 g3
-differs_for blue g0 g3
-STEP="hidden order"
-play "$T/g4" fog-id "$BASE" D2
-same_for red g0 g4
-differs_for blue g0 g4
+variant "hidden order" g4 "$BASE" D2
 
 # A game with real dice, audited at its end.
 STEP="audit"

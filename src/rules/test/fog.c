@@ -201,8 +201,6 @@ fog_parse(const struct game *g, const struct window_spec *w, int side,
 		    lbl, sizeof lbl));
 	if (o->play != 0)
 		sbuf_printf(canon, "play %c\n", o->play);
-	if (canon->len == 0)
-		sbuf_puts(canon, "");
 	*out = o;
 	return HP_OK;
 }
