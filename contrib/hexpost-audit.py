@@ -304,9 +304,14 @@ def parse_log(text):
     for k in ("previous", "commitment", "seed"):
         log[k] = bytes.fromhex(field(k))
     log["orders"] = []
+    log["nonce_form"] = False
     line = next(it, "")
-    while line.startswith("order: "):
-        side, source, h = line[7:].split(" ")
+    while line.startswith("order: ") or line.startswith("order-nonce: "):
+        # "order-nonce:": hidden orders enter the key through their nonce
+        # commitment (docs/AUDIT.md, "Hidden orders").
+        if line.startswith("order-nonce: "):
+            log["nonce_form"] = True
+        side, source, h = line.split(": ", 1)[1].split(" ")
         log["orders"].append((side, source, bytes.fromhex(h)))
         line = next(it, "")
     log["standing"] = []
@@ -354,7 +359,8 @@ def format_log(log):
            "previous: " + log["previous"].hex(),
            "commitment: " + log["commitment"].hex(),
            "seed: " + log["seed"].hex()]
-    out += ["order: %s %s %s" % (side, src, h.hex())
+    out += ["%s: %s %s %s" % ("order-nonce" if log.get("nonce_form")
+                              else "order", side, src, h.hex())
             for side, src, h in log["orders"]]
     out += ["standing: %s %s" % (side, h.hex())
             for side, h in log["standing"]]
@@ -378,6 +384,21 @@ def log_comment(log):
 def order_header(data):
     """campaign, turn, window and side of an order file's header, read as
     hexpost reads it (docs/AUDIT.md, "Order file headers")."""
+    h = order_header_fields(data)
+    return h["campaign"], int(h["turn"]), h["window"], h["side"]
+
+
+def hidden_order_commitment(side, data):
+    """The nonce commitment through which an order file of a campaign with
+    hidden orders enters the dice key (docs/AUDIT.md, "Hidden orders")."""
+    nonce = order_header_fields(data).get("nonce", "")
+    return b2(b"hexpost-hidden-order-v1\x00" + side.encode() + b"\x00"
+              + nonce.encode(), 32)
+
+
+def order_header_fields(data):
+    """The header of an order file as a dict, checked as hexpost checks
+    it."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     h = {}
@@ -414,7 +435,7 @@ def order_header(data):
         raise Bad("bad 'turn:' header")
     if "chain" in h and not re.fullmatch(r"[0-9a-f]{64}", h["chain"]):
         raise Bad("bad 'chain:' header")
-    return h["campaign"], int(h["turn"]), h["window"], h["side"]
+    return h
 
 
 def order_chain(data):
@@ -766,6 +787,120 @@ def read(path, mode="r"):
         return f.read()
 
 
+# --- sealed dice (docs/AUDIT.md, "Sealed dice") -----------------------------
+
+SEALED_MAGIC = "hexpost sealed set v1"
+SEALED_ROLLS_MAGIC = "hexpost sealed rolls v1"
+
+
+def set_sides(sides, mask):
+    return "+".join(sd for k, sd in enumerate(sides) if mask >> k & 1)
+
+
+def sealed_statement(name, test, sides, mask, seed):
+    return ("%s\ncampaign: %s\ndice: %s\nset: %d %s\ncommitment: %s\nend\n"
+            % (SEALED_MAGIC, name, "test" if test else "random", mask,
+               set_sides(sides, mask), commit(seed).hex()))
+
+
+def sealed_key(set_seed, window_key):
+    return b2(b"hexpost-sealed-v1\x00" + window_key, 32, set_seed)
+
+
+def load_sealed(bundle, name, test, sides, chain):
+    """The seeds of the sealed sets ({mask: seed}), each checked against its
+    statement, signed by a server key of the chain; {} when the bundle has
+    no sealed dice."""
+    d = os.path.join(bundle, "sealed")
+    if not os.path.isdir(d):
+        return {}
+    seeds = {}
+    for mask in range(1, 1 << len(sides)):
+        where = "campaign %s sealed set %d" % (name, mask)
+        path = os.path.join(d, "%d.txt" % mask)
+        if not os.path.exists(path):
+            raise Bad("%s: the set statement is missing (a campaign with "
+                      "sealed dice has one per set of sides)" % where)
+        if not os.path.exists(os.path.join(d, "%d.seed" % mask)):
+            raise Bad("%s: its seed is not revealed: sealed dice are "
+                      "audited after the game's end (a bundle carries the "
+                      "seeds only then)" % where)
+        st = read(os.path.join(d, "%d.seed" % mask))
+        if not re.fullmatch(r"[0-9a-f]{64}\n", st):
+            raise Bad("%s: the seed file is not 64 hex digits and a newline"
+                      % where)
+        seed = bytes.fromhex(st[:64])
+        text = read(path)
+        if text != sealed_statement(name, test, sides, mask, seed):
+            raise Bad("%s: the revealed seed does not match the set "
+                      "statement's commitment (or the statement is not "
+                      "canonical)" % where)
+        if not os.path.exists(path + ".minisig"):
+            raise Bad("%s: the set statement is not signed" % where)
+        sig = read(path + ".minisig")
+        kid = sig_keyid(sig)
+        if kid not in [k[0] for k in chain]:
+            raise Bad("%s: the set statement is signed by a server key no "
+                      "rotation statement links to the trusted key" % where)
+        try:
+            tc = minisign_verify_key(chain[[k[0] for k in chain].index(kid)],
+                                     sig, text.encode())
+        except (Bad, ValueError) as e:
+            raise Bad("%s: the set statement does not match its server "
+                      "signature: %s" % (where, e))
+        want = "hexpost sealed set: campaign %s, set %d (%s)" % (
+            name, mask, set_sides(sides, mask))
+        if tc != want:
+            raise Bad("%s: the statement's trusted comment is '%s', expected "
+                      "'%s'" % (where, tc, want))
+        seeds[mask] = seed
+    return seeds
+
+
+def check_sealed_rolls(path, where, name, w, key, seeds):
+    """Re-derive every sealed roll of a window; their number."""
+    if not os.path.exists(path):
+        raise Bad("%s: the sealed rolls are missing" % where)
+    text = read(path)
+    lines = text.split("\n")
+    head = [SEALED_ROLLS_MAGIC, "campaign: " + name, "turn: " + w["turn"],
+            "window: %s %s" % (w["number"], w["name"])]
+    if lines[:4] != head or not lines[4].startswith("rolls: ") \
+            or lines[-2:] != ["end", ""]:
+        raise Bad("%s: the sealed rolls are not for this window or not in "
+                  "canonical form" % where)
+    n = int(lines[4][7:])
+    rolls = lines[5:-2]
+    if len(rolls) != n:
+        raise Bad("%s: the sealed rolls say %d rolls but list %d"
+                  % (where, n, len(rolls)))
+    streams, count = {}, {}
+    for line in rolls:
+        if not line.startswith("roll: "):
+            raise Bad("%s: bad sealed roll line '%s'" % (where, line))
+        mask, seq, sides, target, result, purpose = line[6:].split(" ", 5)
+        mask, seq, sides, result = int(mask), int(seq), int(sides), int(result)
+        if mask not in seeds:
+            raise Bad("%s: a sealed roll of set %d, which does not exist"
+                      % (where, mask))
+        count[mask] = count.get(mask, 0) + 1
+        if seq != count[mask]:
+            raise Bad("%s: sealed roll %d of set %d is numbered #%d"
+                      % (where, count[mask], mask, seq))
+        if mask not in streams:
+            streams[mask] = Dice(sealed_key(seeds[mask], key))
+        if not 2 <= sides <= 65536:
+            raise Bad("%s: sealed roll #%d of set %d has %d sides"
+                      % (where, seq, mask, sides))
+        got = streams[mask].roll(sides)
+        if got != result:
+            raise Bad("%s: sealed roll #%d of set %d (d%d, %s) is %d on "
+                      "record, but its stream gives %d"
+                      % (where, seq, mask, sides, unescape(purpose), result,
+                         got))
+    return n
+
+
 def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
           modpin=None):
     camp = kv(os.path.join(bundle, "campaign.txt"))
@@ -863,7 +998,12 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
     stats = {"windows": 0, "rolls": 0, "signed": 0, "unsigned": 0,
              "rotations": followed, "test": camp["dice"] == "test",
              "noinput": 0, "modid": modid, "stmts": len(stmts),
-             "modpinned": modpin is not None, "fills": fills}
+             "modpinned": modpin is not None, "fills": fills,
+             "sealed_sets": 0, "sealed_rolls": 0}
+    sides_list = [camp_sides[k] for k in sorted(camp_sides)]
+    sealed = load_sealed(bundle, name, camp["dice"] == "test", sides_list,
+                         chain)
+    stats["sealed_sets"] = len(sealed)
     have_input = False
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
@@ -981,7 +1121,16 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
                                           ", ".join(SOURCES)))
             path = os.path.join(wdir, sub, side + ".txt")
             data = read(path, "rb")
-            if b2(data, 32) != h:
+            if log["nonce_form"]:
+                try:
+                    hc = hidden_order_commitment(side, data)
+                except (Bad, UnicodeDecodeError) as e:
+                    raise Bad("%s: %s's order file has no valid header: %s"
+                              % (where, side, e))
+                if hc != h:
+                    raise Bad("%s: %s's order file's nonce commitment is not "
+                              "the one in the dice log" % (where, side))
+            elif b2(data, 32) != h:
                 raise Bad("%s: %s's order file does not hash to the hash in "
                           "the dice log" % (where, side))
             try:
@@ -1081,6 +1230,10 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
                 raise Bad("%s: roll #%d (d%d, %s) is %d in the log, but the "
                           "dice stream gives %d" % (where, seq, sides,
                                                     purpose, result, got))
+        if sealed:
+            stats["sealed_rolls"] += check_sealed_rolls(
+                os.path.join(wdir, "sealed-rolls.txt"), where, name, w, key,
+                sealed)
         nxt = bytes.fromhex(wins[i + 1]["commitment"]) if i + 1 < nw else None
         if log["next"] != nxt:
             raise Bad("%s: the next window's commitment differs from the "
@@ -1131,6 +1284,10 @@ def main(argv):
     print("hexpost-audit: OK: %d windows, %d dice re-derived, %d player "
           "signatures verified, %d key rotation statements followed"
           % (s["windows"], s["rolls"], s["signed"], s["rotations"]))
+    if s["sealed_sets"]:
+        print("hexpost-audit: %d sealed sets checked against their signed "
+              "statements, %d sealed dice re-derived"
+              % (s["sealed_sets"], s["sealed_rolls"]))
     if s["noinput"]:
         print("hexpost-audit: NOTE: %d windows came before any player's "
               "signed file: their dice depend on no player input and were "

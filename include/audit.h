@@ -53,6 +53,8 @@ struct audit_stats {
 	int no_input_windows;     /* windows before the first signed player
 	                           * file: dice no player input reached */
 	long rolls;               /* dice re-derived */
+	long sealed_rolls;        /* sealed dice re-derived */
+	int sealed_sets;          /* sealed set statements checked */
 	int reports;              /* reports re-rendered and compared */
 	int events;               /* windows whose stored events were compared */
 	int stops;                /* resolutions that stopped to ask and

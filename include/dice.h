@@ -14,11 +14,31 @@
 #define DICE_PURPOSE_MAX 120
 
 struct dice_roll {
-	int seq;                  /* 1-based within the window */
+	int seq;                  /* 1-based within the window's stream (a
+	                           * sealed roll: within its visibility set) */
 	char purpose[DICE_PURPOSE_MAX];
 	int sides;
 	int target;               /* succeeds on result >= target; 0: no target */
 	int result;
+	unsigned visible;         /* bit per side shown it during the game;
+	                           * DICE_ALL_SIDES for a public roll */
+	bool sealed;              /* from the sealed stream */
+};
+
+#define DICE_ALL_SIDES 0xffu
+/* Sealed streams: one per visibility set (a non-empty set of up to
+ * GAME_MAX_SIDES = 4 sides), so a side's shown sealed rolls are exactly
+ * the whole of the streams whose set holds it (docs/AUDIT.md, "Sealed
+ * dice"). */
+#define DICE_SEALED_SETS 16
+
+struct dice_stream {
+	unsigned char key[DICE_KEYLEN];
+	uint64_t block;
+	unsigned char buf[64];
+	size_t bufpos;
+	bool ready;               /* key derived */
+	int n;                    /* rolls drawn from it so far */
 };
 
 enum dice_mode { DICE_STREAM, DICE_SCRIPTED };
@@ -33,9 +53,17 @@ struct dice {
 	size_t nscript;
 	size_t scriptpos;
 	bool script_exhausted;    /* set when a scripted roll ran out */
-	struct dice_roll *log;
+	struct dice_roll *log;    /* public rolls only */
 	size_t nlog;
 	size_t caplog;
+	/* Sealed stream (dice_sealed_enable): one stream per visibility set,
+	 * keyed from that set's seed; its rolls are logged apart. */
+	unsigned sealed_on;       /* bit per set (1 << mask) with a seed */
+	unsigned char sealed_seed[DICE_SEALED_SETS][DICE_SEEDLEN];
+	struct dice_stream sealed[DICE_SEALED_SETS];
+	struct dice_roll *slog;   /* sealed rolls, in the order drawn */
+	size_t nslog;
+	size_t capslog;
 };
 
 /* Fill seed with DICE_SEEDLEN bytes from randombytes_buf. */
@@ -71,6 +99,31 @@ void dice_shuffle(struct dice *, int *deck, int n, const char *purpose);
  * position, roll(n) - 1, of the card drawn. A deck of one card needs no
  * roll (nothing is logged) and gives 0. */
 int dice_draw(struct dice *, int n, const char *purpose);
+/* A roll from the window's sealed stream, shown during the game only to
+ * the sides in visible (bit per side, non-empty, < DICE_SEALED_SETS) and
+ * the moderator; revealed to all at the game's end. Logged in d->slog,
+ * numbered within its visibility set. Scripted dice take the next scripted
+ * value. Stream dice need dice_sealed_enable first (a broken invariant
+ * otherwise). */
+int dice_roll_sealed(struct dice *, unsigned visible, int sides, int target,
+    const char *purpose);
+/* Draw without replacement from the sealed stream (cards, hit tokens): the
+ * 0-based position 0..n-1 of the card drawn among the n still in the pile,
+ * dice_roll_sealed(n) - 1; a pile of one needs no roll and gives 0. */
+int dice_draw_sealed(struct dice *, unsigned visible, int n,
+    const char *purpose);
+/* Give stream dice d (keyed with the window's public key) the seed of
+ * visibility set mask: its sealed rolls then come from the stream of
+ * docs/AUDIT.md, "Sealed dice". */
+void dice_sealed_enable(struct dice *, unsigned mask,
+    const unsigned char *set_seed);
+/* The key of set mask's stream in the window whose public key is wkey:
+ * BLAKE2b-256 keyed by the set's seed over "hexpost-sealed-v1\0" || wkey. */
+void dice_sealed_key(const unsigned char *set_seed, const unsigned char *wkey,
+    unsigned char *out32);
+/* A new zeroed sealed log entry (for loaders); owned by d. */
+struct dice_roll *dice_slog_entry(struct dice *);
+
 /* Derive a window's dice key from its seed and context (docs/AUDIT.md):
  * BLAKE2b-256 keyed by the seed over a domain tag, the campaign name, turn,
  * window number and the BLAKE2b-256 hashes of the accepted order files

@@ -41,6 +41,10 @@ struct dicelog {
 	 * SIDE HASH" lines; source unused). */
 	struct dicelog_order standing[GAME_MAX_SIDES];
 	int nstanding;
+	bool nonce_form;              /* hidden orders: each hash is the
+	                               * file's nonce commitment, and the lines
+	                               * read "order-nonce:" (docs/AUDIT.md,
+	                               * "Hidden orders") */
 	unsigned char key[DICE_KEYLEN];
 	char opponent[GAME_MAX_SIDES][GAME_ID_MAX]; /* played by the server */
 	int nopponent;
@@ -84,5 +88,17 @@ int dicelog_record_standing(struct store *, int64_t cid, const struct game *,
     const struct store_order *standing, const unsigned char *key,
     const struct dice *d, const struct minisign_seckey *sk,
     struct hp_error *);
+
+#define SEALEDROLLS_MAGIC "hexpost sealed rolls v1"
+/* The canonical text of window (turn, window, name) of campaign's sealed
+ * rolls d->slog, in the order drawn (docs/AUDIT.md, "Sealed dice"),
+ * appended to out. */
+void dicelog_sealed_format(const char *campaign, int turn, int window,
+    const char *name, const struct dice *d, struct sbuf *out);
+/* Parse such a text strictly (it must be its canonical text) into d->slog
+ * (d zeroed by the caller) and check that it names campaign, turn, window
+ * and name. HP_EINVAL with the line on error. */
+int dicelog_sealed_parse(const char *text, const char *campaign, int turn,
+    int window, const char *name, struct dice *d, struct hp_error *);
 
 #endif

@@ -120,11 +120,25 @@ struct ruleset {
 	/* A ruleset for tests of the engine: `rules list` marks it "(test)"
 	 * and `campaign new` takes it only with --allow-test-ruleset. */
 	bool test;
+	/* Hidden information (include/view.h, docs/AUDIT.md "Sealed dice"):
+	 * the campaign gets a sealed dice stream, and each side's order file
+	 * enters the dice key through its nonce alone (an opaque commitment),
+	 * so no side's public dice depend on another's hidden orders. */
+	bool hidden;
+	/* May side see unit (index)? NULL: every unit is visible. The view
+	 * (view.h) drops the others from everything side is shown. */
+	bool (*visible)(const struct game *, int side, int unit);
+	/* May side see hex h? NULL: every hex. */
+	bool (*hex_visible)(const struct game *, int side, struct hex h);
+	/* Strip from g (side's copy, from view_game) the ruleset-owned state
+	 * (rstate, vars) side may not see. NULL: nothing to strip. */
+	void (*redact)(struct game *, int side);
 };
 
 extern const struct ruleset ruleset_fam;
 extern const struct ruleset ruleset_pw;
 extern const struct ruleset ruleset_test_decide;
+extern const struct ruleset ruleset_test_fog;
 
 const struct ruleset *ruleset_find(const char *name);
 const struct ruleset *const *ruleset_all(void);

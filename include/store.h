@@ -525,4 +525,39 @@ int store_modstmt_all(struct store *, int64_t cid, struct store_modstmt **out,
 /* Free what store_modstmt_all returned. */
 void store_modstmt_free(struct store_modstmt *, int n);
 
+/* sealed dice and events citing several rolls (migration 15, view) */
+
+/* One visibility set's sealed seed and its statement's signature. */
+struct store_sealed_set {
+	unsigned mask;
+	unsigned char seed[32];
+	char *signature;          /* owned; NULL: unsigned */
+	char *pubkey;             /* owned; NULL: unsigned */
+};
+/* Record the seed of set mask of campaign cid (caller's transaction). */
+int store_sealed_set_put(struct store *, int64_t cid, unsigned mask,
+    const unsigned char *seed, struct hp_error *);
+/* Record the signature of set mask's statement and the signer's key. */
+int store_sealed_set_sign(struct store *, int64_t cid, unsigned mask,
+    const char *signature, const char *pubkey, struct hp_error *);
+/* Campaign cid's sealed sets, by mask: *out (free with
+ * store_sealed_sets_free) gets *n entries; *n 0 when it has none. */
+int store_sealed_sets(struct store *, int64_t cid,
+    struct store_sealed_set **out, int *n, struct hp_error *);
+/* Free what store_sealed_sets returned and wipe the seeds. */
+void store_sealed_sets_free(struct store_sealed_set *, int n);
+/* Store the sealed rolls of d (d->slog) for window wid. */
+int store_sealed_dice_put(struct store *, int64_t wid, const struct dice *,
+    struct hp_error *);
+/* Load window wid's sealed rolls into d->slog, in the order drawn. */
+int store_sealed_dice_load(struct store *, int64_t wid, struct dice *,
+    struct hp_error *);
+/* Store the roll ranges (nroll, roll_set) of ev's events, already stored
+ * with store_events_put. */
+int store_events_put_rolls(struct store *, int64_t wid,
+    const struct events *, struct hp_error *);
+/* Load the roll ranges of ev's events, loaded with store_events_load. */
+int store_events_load_rolls(struct store *, int64_t wid, struct events *,
+    struct hp_error *);
+
 #endif

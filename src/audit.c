@@ -19,6 +19,7 @@
 #include "orders.h"
 #include "modstmt.h"
 #include "report.h"
+#include "sealed.h"
 #include "seedchain.h"
 #include "serverkey.h"
 #include "turn.h"
@@ -53,6 +54,8 @@ struct awin {
 	struct dice dice;
 	bool have_events;        /* stored events (database only) */
 	struct events ev;
+	bool have_sealed;        /* sealed rolls on record (sdice.slog) */
+	struct dice sdice;
 	char *reports[GAME_MAX_SIDES + 1];  /* [side + 1] */
 };
 
@@ -94,6 +97,13 @@ struct acamp {
 	                          * knows every die (docs/AUDIT.md) */
 	char *chain, *chainsig;  /* seed chain statement and its signature */
 	char *chainpub;          /* the key recorded with it (database) */
+	/* Sealed dice (docs/AUDIT.md, "Sealed dice"): per visibility set its
+	 * statement's signature and, once revealed, its seed. */
+	unsigned sealed_sets;    /* bit (1 << mask) per set on record */
+	unsigned sealed_known;   /* bit per set whose seed is revealed */
+	unsigned char sealed_seed[DICE_SEALED_SETS][32];
+	char *sealed_sig[DICE_SEALED_SETS];
+	bool finished;           /* the stored game has ended (database) */
 	unsigned keyed;          /* bit per side a player with a key played */
 	unsigned pinned;         /* bit per side the auditor pinned keys of */
 	int npin;
@@ -130,6 +140,7 @@ acamp_free(struct acamp *c)
 		free(aw->logsig);
 		free(aw->logpub);
 		dice_free(&aw->dice);
+		dice_free(&aw->sdice);
 		events_free(&aw->ev);
 		for (j = 0; j <= GAME_MAX_SIDES; j++)
 			free(aw->reports[j]);
@@ -149,6 +160,8 @@ acamp_free(struct acamp *c)
 	}
 	free(c->mod);
 	free(c->modpub);
+	for (i = 0; i < DICE_SEALED_SETS; i++)
+		free(c->sealed_sig[i]);
 	free(c->chain);
 	free(c->chainsig);
 	free(c->chainpub);
@@ -518,6 +531,35 @@ same_rolls(const char *wh, const char *what, const struct dice_roll *a,
 	return HP_OK;
 }
 
+/* Did the replay draw exactly the sealed rolls on record (set, number,
+ * die, target, result, purpose, in the order drawn)? */
+static int
+same_sealed(const char *wh, const struct dice *d, const struct dice *rec,
+    struct audit_stats *s, struct hp_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < d->nslog && i < rec->nslog; i++) {
+		const struct dice_roll *a = &d->slog[i], *b = &rec->slog[i];
+
+		if (a->visible != b->visible || a->seq != b->seq ||
+		    a->sides != b->sides || a->target != b->target ||
+		    a->result != b->result || strcmp(a->purpose, b->purpose) !=
+		    0)
+			return discrepancy(err, "%s: sealed roll %zu differs: the "
+			    "replay has set %u #%d d%d target %d result %d (%s), "
+			    "the record set %u #%d d%d target %d result %d (%s)",
+			    wh, i + 1, a->visible, a->seq, a->sides, a->target,
+			    a->result, a->purpose, b->visible, b->seq, b->sides,
+			    b->target, b->result, b->purpose);
+	}
+	if (d->nslog != rec->nslog)
+		return discrepancy(err, "%s: the replay draws %zu sealed rolls, "
+		    "the record has %zu", wh, d->nslog, rec->nslog);
+	s->sealed_rolls += (long)d->nslog;
+	return HP_OK;
+}
+
 static int
 same_events(const char *wh, const struct events *a, const struct events *b,
     struct hp_error *err)
@@ -529,6 +571,7 @@ same_events(const char *wh, const struct events *a, const struct events *b,
 
 		if (x->seq != y->seq || x->step != y->step ||
 		    x->visible != y->visible || x->roll != y->roll ||
+		    x->nroll != y->nroll || x->roll_set != y->roll_set ||
 		    strcmp(x->phase, y->phase) != 0 ||
 		    strcmp(x->text, y->text) != 0)
 			return discrepancy(err, "%s: event %zu differs: stored "
@@ -818,12 +861,24 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	for (k = 0; k < aw->no * c->nsides; k++) {
 		const struct aorder *o = &aw->o[k % aw->no];
 
+		unsigned char nc[32];
+		const unsigned char *want = o->hash;
+
 		if (!o->current || o->side != k / aw->no)
 			continue;
+		/* Hidden orders: the line carries the file's nonce
+		 * commitment (docs/AUDIT.md, "Hidden orders"). */
+		if (l->nonce_form && n < l->norders) {
+			if (sealed_file_commitment(o->raw, c->sides[o->side],
+			    nc) != HP_OK)
+				return discrepancy(err, "%s: %s's order file "
+				    "does not parse", wh, c->sides[o->side]);
+			want = nc;
+		}
 		if (n >= l->norders || strcmp(l->orders[n].side,
 		    c->sides[o->side]) != 0 || strcmp(l->orders[n].source,
 		    o->source) != 0 || sodium_memcmp(l->orders[n].hash,
-		    o->hash, 32) != 0)
+		    want, 32) != 0)
 			return discrepancy(err, "%s: the order files do not "
 			    "match the dice log's order lines (%s's file)", wh,
 			    c->sides[o->side]);
@@ -912,6 +967,68 @@ check_chain(const struct acamp *c, struct keychain *kc, struct seedchain *sc,
 		return discrepancy(err, "%s has %d windows, but its seed chain "
 		    "has only %d seeds", wh, c->nw, sc->length);
 	return HP_OK;
+}
+
+/* The sealed sets (docs/AUDIT.md, "Sealed dice"): a ruleset with hidden
+ * information has one per non-empty set of sides, each statement signed by
+ * a key the audit accepts, and each seed revealed and matching its
+ * statement's commitment; sealed dice are checked only after the game's
+ * end, when every seed is revealed. */
+static int
+check_sealed(const struct acamp *c, struct keychain *kc, const struct game *g,
+    struct audit_stats *s, struct hp_error *err)
+{
+	struct minisign_sig sig;
+	struct sbuf text;
+	char wh[GAME_NAME_MAX + 40], tc[256];
+	unsigned m, all;
+	int rc = HP_OK;
+
+	all = 0;
+	for (m = 1; m < (1u << g->nsides) && m < DICE_SEALED_SETS; m++)
+		all |= 1u << m;
+	if (!g->rules->hidden) {
+		if (c->sealed_sets != 0)
+			return discrepancy(err, "campaign %s has sealed dice, but "
+			    "its ruleset %s has no hidden information", c->name,
+			    c->ruleset);
+		return HP_OK;
+	}
+	if (c->sealed_sets != all)
+		return discrepancy(err, "campaign %s: ruleset %s has hidden "
+		    "information, but the sealed sets on record are not one per "
+		    "set of sides", c->name, c->ruleset);
+	sbuf_init(&text);
+	for (m = 1; m < DICE_SEALED_SETS && rc == HP_OK; m++) {
+		if (!(all & (1u << m)))
+			continue;
+		snprintf(wh, sizeof wh, "campaign %s sealed set %u", c->name, m);
+		if (!(c->sealed_known & (1u << m))) {
+			rc = discrepancy(err, "%s: its seed is not revealed: sealed "
+			    "dice are audited after the game's end (a bundle "
+			    "carries the seeds only then)", wh);
+			break;
+		}
+		if (c->sealed_sig[m] == NULL) {
+			rc = discrepancy(err, "%s: the set statement is not signed",
+			    wh);
+			break;
+		}
+		sbuf_free(&text);
+		sealed_format(g, c->test_dice, m, c->sealed_seed[m], &text);
+		if ((rc = keychain_verify(kc, wh, "sealed set statement (made "
+		    "from the revealed seed)", text.buf, c->sealed_sig[m], &sig,
+		    s, err)) != HP_OK)
+			break;
+		sealed_trusted_comment(g, m, tc, sizeof tc);
+		if (strcmp(tc, sig.trusted) != 0)
+			rc = discrepancy(err, "%s: the statement's trusted comment "
+			    "is '%s', expected '%s'", wh, sig.trusted, tc);
+		else
+			s->sealed_sets++;
+	}
+	sbuf_free(&text);
+	return rc;
 }
 
 /* Is window i's revealed seed the next link of the chain: does it hash to
@@ -1060,6 +1177,9 @@ replay_window(const struct acamp *c, int i, struct game *g,
 	s->orders += l->norders;
 	events_init(&ev);
 	dice_init_stream(&d, l->key);
+	for (k = 1; k < DICE_SEALED_SETS; k++)
+		if (c->sealed_known & (1u << k))
+			dice_sealed_enable(&d, (unsigned)k, c->sealed_seed[k]);
 	rc = turn_resolve_window_resume(g, &aw->w.spec, raw, standing, res,
 	    stop, &d, &ev, &rerr);
 	if (rc == HP_OK)
@@ -1070,6 +1190,9 @@ replay_window(const struct acamp *c, int i, struct game *g,
 	}
 	if ((rc = same_rolls(wh, "the replay", d.log, d.nlog, l->rolls,
 	    l->nrolls, err)) != HP_OK)
+		goto out;
+	if ((d.nslog > 0 || aw->have_sealed) &&
+	    (rc = same_sealed(wh, &d, &aw->sdice, s, err)) != HP_OK)
 		goto out;
 	if (aw->have_events) {
 		if ((rc = same_events(wh, &aw->ev, &ev, err)) != HP_OK)
@@ -1371,6 +1494,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		rc = discrepancy(err, "campaign %s has no windows", c->name);
 		goto out;
 	}
+	if ((rc = check_sealed(c, &kc, &g, s, err)) != HP_OK)
+		goto out;
 	for (i = 0; i < c->nw; i++) {
 		const struct awin *aw = &c->w[i];
 		struct dicelog l;
@@ -1631,9 +1756,29 @@ load_db(struct store *st, const char *name, struct acamp *c,
 	}
 	state_dump(&g, &dump);
 	c->state = sbuf_steal(&dump);
+	c->finished = g.status == GAME_FINISHED;
 	if ((rc = store_campaign_scenario(st, cid, &c->scenario_text, err)) !=
 	    HP_OK)
 		goto out;
+	{	/* sealed sets (docs/AUDIT.md, "Sealed dice") */
+		struct store_sealed_set *v = NULL;
+		int nv = 0;
+
+		if ((rc = store_sealed_sets(st, cid, &v, &nv, err)) != HP_OK)
+			goto out;
+		for (k = 0; k < nv; k++) {
+			unsigned m = v[k].mask;
+
+			if (m == 0 || m >= DICE_SEALED_SETS)
+				continue;
+			c->sealed_sets |= 1u << m;
+			c->sealed_known |= 1u << m;
+			memcpy(c->sealed_seed[m], v[k].seed, 32);
+			if (v[k].signature != NULL)
+				c->sealed_sig[m] = xstrdup(v[k].signature);
+		}
+		store_sealed_sets_free(v, nv);
+	}
 	{
 		unsigned char master[64];
 		size_t mlen = sizeof master;
@@ -1743,9 +1888,15 @@ load_db(struct store *st, const char *name, struct acamp *c,
 			goto out;
 		aw->have_dice = true;
 		if ((rc = store_events_load(st, aw->w.id, &aw->ev, err)) !=
-		    HP_OK)
+		    HP_OK || (rc = store_events_load_rolls(st, aw->w.id,
+		    &aw->ev, err)) != HP_OK)
 			goto out;
 		aw->have_events = true;
+		memset(&aw->sdice, 0, sizeof aw->sdice);
+		if ((rc = store_sealed_dice_load(st, aw->w.id, &aw->sdice,
+		    err)) != HP_OK)
+			goto out;
+		aw->have_sealed = true;
 		for (k = -1; k < g.nsides; k++)
 			aw->reports[k + 1] = store_report_get(st, aw->w.id, k,
 			    &e2);
@@ -1898,6 +2049,51 @@ export_server_keys(const char *dir, const struct acamp *c, const char *pub,
 	return put_server_key(dir, c->chainpub, err);
 }
 
+/* The sealed sets of c into DIR/sealed/: each set's statement and its
+ * signature, and its seed once the game has ended (docs/AUDIT.md, "Sealed
+ * dice"). */
+static int
+export_sealed(const char *dir, const struct acamp *c, struct hp_error *err)
+{
+	struct game g;
+	struct sbuf b;
+	char path[4096], name[32], hex[65];
+	unsigned m;
+	int rc = HP_OK, k;
+
+	if (c->sealed_sets == 0)
+		return HP_OK;
+	pjoin(path, dir, "sealed");
+	if ((rc = mkdir_p(path, err)) != HP_OK)
+		return rc;
+	memset(&g, 0, sizeof g);
+	strlcpy_(g.name, c->name, sizeof g.name);
+	g.nsides = c->nsides;
+	for (k = 0; k < c->nsides; k++)
+		strlcpy_(g.sides[k].name, c->sides[k], sizeof g.sides[k].name);
+	sbuf_init(&b);
+	for (m = 1; m < DICE_SEALED_SETS && rc == HP_OK; m++) {
+		if (!(c->sealed_sets & (1u << m)))
+			continue;
+		sbuf_free(&b);
+		sealed_format(&g, c->test_dice, m, c->sealed_seed[m], &b);
+		snprintf(name, sizeof name, "%u.txt", m);
+		rc = put_file(path, name, b.buf, err);
+		snprintf(name, sizeof name, "%u.txt.minisig", m);
+		if (rc == HP_OK && c->sealed_sig[m] != NULL)
+			rc = put_file(path, name, c->sealed_sig[m], err);
+		if (rc != HP_OK || !c->finished)
+			continue;
+		hexs(c->sealed_seed[m], 32, hex);
+		sbuf_free(&b);
+		sbuf_printf(&b, "%s\n", hex);
+		snprintf(name, sizeof name, "%u.seed", m);
+		rc = put_file(path, name, b.buf, err);
+	}
+	sbuf_free(&b);
+	return rc;
+}
+
 static const char bundle_readme[] =
     "hexpost audit bundle\n"
     "====================\n\n"
@@ -2017,6 +2213,8 @@ audit_export(struct store *st, const char *name, const char *dir,
 	    err)) != HP_OK) || (c.chainsig != NULL && (rc = put_file(dir,
 	    "chain.txt.minisig", c.chainsig, err)) != HP_OK))
 		goto out;
+	if ((rc = export_sealed(dir, &c, err)) != HP_OK)
+		goto out;
 	for (i = 0; i < c.nw; i++) {
 		struct awin *aw = &c.w[i];
 		bool resolved = aw->w.state == WSTATE_RESOLVED;
@@ -2039,6 +2237,15 @@ audit_export(struct store *st, const char *name, const char *dir,
 			goto out;
 		if (!resolved)
 			continue;
+		if (c.finished && aw->have_sealed && c.sealed_sets != 0) {
+			/* Sealed rolls: only once the game has ended. */
+			sbuf_free(&b);
+			dicelog_sealed_format(c.name, aw->w.spec.turn,
+			    aw->w.spec.number, aw->w.spec.name, &aw->sdice, &b);
+			if ((rc = put_file(sub, "sealed-rolls.txt", b.buf,
+			    err)) != HP_OK)
+				goto out;
+		}
 		if ((aw->log != NULL && (rc = put_file(sub, "dice-log.txt",
 		    aw->log, err)) != HP_OK) || (aw->logsig != NULL &&
 		    (rc = put_file(sub, "dice-log.txt.minisig", aw->logsig,
@@ -2386,6 +2593,33 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			goto out;
 		}
 	}
+	{	/* sealed sets: statement, signature, seed after the end */
+		char name[32], *t;
+		unsigned m;
+
+		for (m = 1; m < DICE_SEALED_SETS; m++) {
+			snprintf(name, sizeof name, "sealed/%u.txt", m);
+			if ((t = get_file(dir, name, false, err)) == NULL)
+				continue;
+			free(t);
+			c->sealed_sets |= 1u << m;
+			snprintf(name, sizeof name, "sealed/%u.txt.minisig", m);
+			c->sealed_sig[m] = get_file(dir, name, false, err);
+			snprintf(name, sizeof name, "sealed/%u.seed", m);
+			if ((t = get_file(dir, name, false, err)) == NULL)
+				continue;
+			if (strlen(t) != 65 || t[64] != '\n' || sodium_hex2bin(
+			    c->sealed_seed[m], 32, t, 64, NULL, NULL, NULL) !=
+			    0) {
+				hp_seterr(err, HP_EINVAL, "%s/%s: expected 64 hex "
+				    "digits and a newline", dir, name);
+				free(t);
+				goto out;
+			}
+			free(t);
+			c->sealed_known |= 1u << m;
+		}
+	}
 	/* Missing: the audit says the campaign has no seed chain. */
 	c->chain = get_file(dir, "chain.txt", false, err);
 	c->chainsig = get_file(dir, "chain.txt.minisig", false, err);
@@ -2460,6 +2694,24 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 		}
 		aw->log = get_file(sub, "dice-log.txt", false, err);
 		aw->logsig = get_file(sub, "dice-log.txt.minisig", false, err);
+		{	/* sealed rolls, in a bundle of an ended game */
+			struct hp_error e3 = { 0, "" };
+			char *t = get_file(sub, "sealed-rolls.txt", false, err);
+
+			memset(&aw->sdice, 0, sizeof aw->sdice);
+			if (t != NULL) {
+				aw->have_sealed = true;
+				if (dicelog_sealed_parse(t, c->name,
+				    aw->w.spec.turn, aw->w.spec.number,
+				    aw->w.spec.name, &aw->sdice, &e3) != HP_OK) {
+					hp_seterr(err, HP_EINVAL, "%s/sealed-rolls"
+					    ".txt: %s", sub, e3.msg);
+					free(t);
+					goto out;
+				}
+				free(t);
+			}
+		}
 		aw->o = xcalloc(2 * GAME_MAX_SIDES, sizeof *aw->o);
 		/* The order files, then the standing orders of the sides the
 		 * window names (G3). */
@@ -2499,7 +2751,12 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 					    0) {
 						strlcpy_(o->source, lo[j].source,
 						    sizeof o->source);
-						memcpy(o->hash, lo[j].hash, 32);
+						/* nonce form: an order line holds
+						 * the nonce commitment, the
+						 * file's hash is its own */
+						if (snap || !l.nonce_form)
+							memcpy(o->hash,
+							    lo[j].hash, 32);
 					}
 			}
 			dicelog_free(&l);
@@ -2671,6 +2928,10 @@ audit_print(FILE *f, const char *what, const struct audit_stats *s)
 		    "is in none of them, and signed every log\n", s->rotations);
 	fprintf(f, "  seed chain statement signed when the campaign was "
 	    "created; %d revealed seeds linked to its head\n", s->chain_links);
+	if (s->sealed_sets > 0)
+		fprintf(f, "  %d sealed set statements signed when the campaign "
+		    "was created, each seed matching its commitment; %ld sealed "
+		    "dice re-derived\n", s->sealed_sets, s->sealed_rolls);
 	if (s->no_input_windows > 0)
 		fprintf(f, "  NOTE: %d window%s came before any player's signed "
 		    "file: %s dice depend on no player input and were fixed, "

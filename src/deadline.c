@@ -11,6 +11,7 @@
 #include "mail.h"
 #include "tmpl.h"
 #include "turn.h"
+#include "view.h"
 
 #define DEADLINE_MAX_PLAYERS 64
 #define DEADLINE_TIME_MAX 253402300799L   /* 9999-12-31T23:59:59Z */
@@ -371,7 +372,7 @@ remind(struct store *st, const struct config *cfg, int64_t cid,
 		    "built-in opponent plays your side" : ds->missing ==
 		    DEADLINE_HOLD ? "your side holds (does nothing)" :
 		    "the moderator decides");
-		t = turn_order_template(g, &w->spec, p[i].side);
+		t = view_order_template(g, &w->spec, p[i].side);
 		tmpl_set(c, "template", t);
 		free(t);
 		body = mail_render("reminder.txt", c, err);

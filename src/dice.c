@@ -17,6 +17,7 @@
 #define TAG_SEED "hexpost-seed-v1"
 #define TAG_DICE "hexpost-dice-v1"
 #define TAG_STREAM "hexpost-stream-v1"
+#define TAG_SEALED "hexpost-sealed-v1"
 
 #define MASTER_MIN crypto_generichash_KEYBYTES_MIN	/* 16 */
 #define MASTER_MAX crypto_generichash_KEYBYTES_MAX	/* 64 */
@@ -207,46 +208,50 @@ dice_free(struct dice *d)
 	if (d == NULL)
 		return;
 	free(d->log);
+	free(d->slog);
 	sodium_memzero(d, sizeof *d);
 }
 
-/* Next stream byte; block i is BLAKE2b-512(key, tag || 0x00 || u64be(i)). */
+/* Next byte of a stream keyed by key; block i is BLAKE2b-512(key, tag ||
+ * 0x00 || u64be(i)). The public and every sealed stream work alike. */
 static unsigned char
-dice_byte(struct dice *d)
+dice_byte(const unsigned char *key, uint64_t *block, unsigned char *buf,
+    size_t *bufpos)
 {
 	crypto_generichash_state st;
 	unsigned char ctr[8];
 
-	if (d->bufpos >= sizeof d->buf) {
-		if (d->block == UINT64_MAX)
+	if (*bufpos >= 64) {
+		if (*block == UINT64_MAX)
 			fatalx("dice: stream exhausted");
-		put_u64be(ctr, d->block);
-		gh_init(&st, d->key, DICE_KEYLEN, sizeof d->buf);
+		put_u64be(ctr, *block);
+		gh_init(&st, key, DICE_KEYLEN, 64);
 		gh_update_str0(&st, TAG_STREAM);
 		gh_update(&st, ctr, sizeof ctr);
-		gh_final(&st, d->buf, sizeof d->buf);
-		d->block++;
-		d->bufpos = 0;
+		gh_final(&st, buf, 64);
+		(*block)++;
+		*bufpos = 0;
 	}
-	return d->buf[d->bufpos++];
+	return buf[(*bufpos)++];
 }
 
-/* Unbiased 1..sides from the stream by rejection sampling. */
+/* Unbiased 1..sides from a stream by rejection sampling. */
 static int
-dice_stream_roll(struct dice *d, int sides)
+dice_stream_roll(const unsigned char *key, uint64_t *block,
+    unsigned char *buf, size_t *bufpos, int sides)
 {
 	uint32_t n = (uint32_t)sides, limit, v;
 
 	if (n <= 256) {
 		limit = 256 - (256 % n);
 		do
-			v = dice_byte(d);
+			v = dice_byte(key, block, buf, bufpos);
 		while (v >= limit);
 	} else {
 		limit = 65536 - (65536 % n);
 		do {
-			v = (uint32_t)dice_byte(d) << 8;
-			v |= dice_byte(d);
+			v = (uint32_t)dice_byte(key, block, buf, bufpos) << 8;
+			v |= dice_byte(key, block, buf, bufpos);
 		} while (v >= limit);
 	}
 	return (int)(v % n) + 1;
@@ -301,24 +306,32 @@ dice_copy_purpose(char *dst, const char *src)
 		dst[i - 1] = '\0';
 }
 
-struct dice_roll *
-dice_log_entry(struct dice *d)
+/* A new zeroed entry at the end of the roll array *v (n used, cap
+ * allocated), grown as needed; what names it in messages. */
+static struct dice_roll *
+dice_entry(struct dice_roll **v, size_t *n, size_t *cap, const char *what)
 {
 	struct dice_roll *r;
 	size_t ncap;
 
-	if (d->nlog >= (size_t)INT_MAX)
-		fatalx("dice: too many rolls");
-	if (d->nlog == d->caplog) {
-		ncap = d->caplog ? d->caplog * 2 : 32;
-		if (ncap > SIZE_MAX / sizeof *d->log)
-			fatalx("dice: roll log overflow");
-		d->log = xrealloc(d->log, ncap * sizeof *d->log);
-		d->caplog = ncap;
+	if (*n >= (size_t)INT_MAX)
+		fatalx("dice: too many %s", what);
+	if (*n == *cap) {
+		ncap = *cap ? *cap * 2 : 32;
+		if (ncap > SIZE_MAX / sizeof **v)
+			fatalx("dice: %s overflow", what);
+		*v = xrealloc(*v, ncap * sizeof **v);
+		*cap = ncap;
 	}
-	r = &d->log[d->nlog++];
+	r = &(*v)[(*n)++];
 	memset(r, 0, sizeof *r);
 	return r;
+}
+
+struct dice_roll *
+dice_log_entry(struct dice *d)
+{
+	return dice_entry(&d->log, &d->nlog, &d->caplog, "rolls");
 }
 
 static void
@@ -332,6 +345,7 @@ dice_log_append(struct dice *d, int sides, int target, int result,
 	r->sides = sides;
 	r->target = target;
 	r->result = result;
+	r->visible = DICE_ALL_SIDES;
 }
 
 int
@@ -344,11 +358,90 @@ dice_roll(struct dice *d, int sides, int target, const char *purpose)
 	if (d->mode == DICE_SCRIPTED)
 		r = dice_script_roll(d, sides);
 	else if (d->mode == DICE_STREAM)
-		r = dice_stream_roll(d, sides);
+		r = dice_stream_roll(d->key, &d->block, d->buf, &d->bufpos,
+		    sides);
 	else
 		fatalx("dice: bad mode %d", (int)d->mode);
 	dice_log_append(d, sides, target, r, purpose);
 	return r;
+}
+
+void
+dice_sealed_key(const unsigned char *set_seed, const unsigned char *wkey,
+    unsigned char *out32)
+{
+	crypto_generichash_state st;
+
+	dice_sodium_init();
+	gh_init(&st, set_seed, 32, DICE_KEYLEN);
+	gh_update_str0(&st, TAG_SEALED);
+	gh_update(&st, wkey, DICE_KEYLEN);
+	gh_final(&st, out32, DICE_KEYLEN);
+}
+
+void
+dice_sealed_enable(struct dice *d, unsigned mask, const unsigned char *set_seed)
+{
+	if (mask == 0 || mask >= DICE_SEALED_SETS)
+		fatalx("dice: sealed set %#x", mask);
+	memcpy(d->sealed_seed[mask], set_seed, DICE_SEEDLEN);
+	d->sealed_on |= 1u << mask;
+}
+
+struct dice_roll *
+dice_slog_entry(struct dice *d)
+{
+	return dice_entry(&d->slog, &d->nslog, &d->capslog, "sealed rolls");
+}
+
+int
+dice_roll_sealed(struct dice *d, unsigned visible, int sides, int target,
+    const char *purpose)
+{
+	struct dice_stream *s;
+	struct dice_roll *e;
+	int r;
+
+	if (sides < 2 || sides > 65536)
+		fatalx("dice: %d-sided sealed die", sides);
+	if (visible == 0 || visible >= DICE_SEALED_SETS)
+		fatalx("dice: sealed roll shown to side set %#x", visible);
+	s = &d->sealed[visible];
+	if (d->mode == DICE_SCRIPTED)
+		r = dice_script_roll(d, sides);
+	else if (d->mode == DICE_STREAM) {
+		if (!(d->sealed_on & (1u << visible)))
+			fatalx("dice: sealed roll for set %#x without its seed",
+			    visible);
+		if (!s->ready) {
+			dice_sealed_key(d->sealed_seed[visible], d->key, s->key);
+			s->block = 0;
+			s->bufpos = sizeof s->buf;
+			s->ready = true;
+		}
+		r = dice_stream_roll(s->key, &s->block, s->buf, &s->bufpos,
+		    sides);
+	} else
+		fatalx("dice: bad mode %d", (int)d->mode);
+	e = dice_slog_entry(d);
+	e->seq = ++s->n;
+	dice_copy_purpose(e->purpose, purpose);
+	e->sides = sides;
+	e->target = target;
+	e->result = r;
+	e->visible = visible;
+	e->sealed = true;
+	return r;
+}
+
+int
+dice_draw_sealed(struct dice *d, unsigned visible, int n, const char *purpose)
+{
+	if (n < 1 || n > 65536)
+		fatalx("dice: sealed draw from %d cards", n);
+	if (n == 1)
+		return 0;
+	return dice_roll_sealed(d, visible, n, 0, purpose) - 1;
 }
 
 int

@@ -9,6 +9,7 @@
 #include <sodium.h>
 
 #include "dicelog.h"
+#include "sealed.h"
 
 static const char hexdig[] = "0123456789abcdef";
 
@@ -72,8 +73,8 @@ dicelog_format(const struct dicelog *l, struct sbuf *b)
 	put_hex(b, l->seed, DICE_SEEDLEN);
 	sbuf_puts(b, "\n");
 	for (k = 0; k < l->norders; k++) {
-		sbuf_printf(b, "order: %s %s ", l->orders[k].side,
-		    l->orders[k].source);
+		sbuf_printf(b, "%s: %s %s ", l->nonce_form ? "order-nonce" :
+		    "order", l->orders[k].side, l->orders[k].source);
 		put_hex(b, l->orders[k].hash, 32);
 		sbuf_puts(b, "\n");
 	}
@@ -309,12 +310,16 @@ dicelog_parse(const char *text, struct dicelog *l, struct hp_error *err)
 
 		if (!next_line(&ls))
 			return bad(err, &ls, "expected 'order:' or 'key:'");
-		if (strncmp(ls.line, "order: ", 7) != 0)
+		if (strncmp(ls.line, "order: ", 7) == 0)
+			v = ls.line + 7;
+		else if (strncmp(ls.line, "order-nonce: ", 13) == 0) {
+			v = ls.line + 13;
+			l->nonce_form = true;	/* canonical check: all alike */
+		} else
 			break;
 		if (l->norders == GAME_MAX_SIDES)
 			return bad(err, &ls, "too many order lines");
 		o = &l->orders[l->norders++];
-		v = ls.line + 7;
 		if ((sp = strchr(v, ' ')) == NULL || (size_t)(sp - v) >=
 		    sizeof o->side || (sp2 = strchr(sp + 1, ' ')) == NULL ||
 		    (size_t)(sp2 - sp - 1) >= sizeof o->source ||
@@ -523,6 +528,16 @@ dicelog_record_standing(struct store *st, int64_t cid, const struct game *g,
 		strlcpy_(o->side, g->sides[i].name, sizeof o->side);
 		strlcpy_(o->source, cur[i].source, sizeof o->source);
 		memcpy(o->hash, cur[i].hash, 32);
+		if (g->rules->hidden) {
+			l.nonce_form = true;
+			if (sealed_file_commitment(cur[i].raw, g->sides[i].name,
+			    o->hash) != HP_OK) {
+				hp_seterr(err, HP_EINTERNAL, "stored order file "
+				    "of %s does not parse", g->sides[i].name);
+				rc = HP_EINTERNAL;
+				goto out;
+			}
+		}
 	}
 	for (i = 0; standing != NULL && i < g->nsides; i++) {
 		struct dicelog_order *o;
@@ -566,5 +581,79 @@ out:
 	free(sig);
 	sbuf_free(&text);
 	dicelog_free(&l);
+	return rc;
+}
+
+void
+dicelog_sealed_format(const char *campaign, int turn, int window,
+    const char *name, const struct dice *d, struct sbuf *out)
+{
+	size_t i;
+
+	sbuf_printf(out, SEALEDROLLS_MAGIC "\ncampaign: %s\nturn: %d\nwindow: "
+	    "%d %s\nrolls: %zu\n", campaign, turn, window, name, d->nslog);
+	for (i = 0; i < d->nslog; i++) {
+		const struct dice_roll *r = &d->slog[i];
+
+		sbuf_printf(out, "roll: %u %d %d %d %d ", r->visible, r->seq,
+		    r->sides, r->target, r->result);
+		put_purpose(out, r->purpose);
+		sbuf_puts(out, "\n");
+	}
+	sbuf_puts(out, "end\n");
+}
+
+int
+dicelog_sealed_parse(const char *text, const char *campaign, int turn,
+    int window, const char *name, struct dice *d, struct hp_error *err)
+{
+	struct lines ls = { text, 0, "" };
+	struct sbuf canon;
+	const char *v;
+	char *end;
+	size_t i, n;
+	int set, rc;
+
+	if (!utf8_ok((const unsigned char *)text, strlen(text)))
+		return bad(err, &ls, "the sealed rolls are not valid UTF-8");
+	if (!next_line(&ls) || strcmp(ls.line, SEALEDROLLS_MAGIC) != 0)
+		return bad(err, &ls, "not hexpost sealed rolls (first line must "
+		    "be '" SEALEDROLLS_MAGIC "')");
+	if (!next_line(&ls) || !next_line(&ls) || !next_line(&ls))
+		return bad(err, &ls, "expected 'campaign:', 'turn:', 'window:'");
+	if ((v = field(&ls, "rolls")) == NULL || *v < '0' || *v > '9')
+		return bad(err, &ls, "expected 'rolls: N'");
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno != 0 || *end != '\0' || n > 10000000)
+		return bad(err, &ls, "expected 'rolls: N'");
+	for (i = 0; i < n; i++) {
+		struct dice_roll *r;
+
+		if ((v = field(&ls, "roll")) == NULL)
+			return bad(err, &ls, "expected 'roll: SET SEQ SIDES TARGET "
+			    "RESULT PURPOSE'");
+		r = dice_slog_entry(d);
+		r->sealed = true;
+		if (!parse_int(&v, &set) || set < 1 || set >= DICE_SEALED_SETS ||
+		    *v++ != ' ' || !parse_int(&v, &r->seq) || *v++ != ' ' ||
+		    !parse_int(&v, &r->sides) || *v++ != ' ' ||
+		    !parse_int(&v, &r->target) || *v++ != ' ' ||
+		    !parse_int(&v, &r->result) || *v++ != ' ' ||
+		    !parse_purpose(v, r->purpose))
+			return bad(err, &ls, "expected 'roll: SET SEQ SIDES TARGET "
+			    "RESULT PURPOSE'");
+		r->visible = (unsigned)set;
+	}
+	if (!next_line(&ls) || strcmp(ls.line, "end") != 0 || *ls.p != '\0')
+		return bad(err, &ls, "expected 'end' as the last line");
+	sbuf_init(&canon);
+	dicelog_sealed_format(campaign, turn, window, name, d, &canon);
+	rc = strcmp(canon.buf, text) == 0 ? HP_OK : HP_EINVAL;
+	sbuf_free(&canon);
+	if (rc != HP_OK)
+		hp_seterr(err, rc, "the sealed rolls are not the canonical text "
+		    "for campaign %s turn %d window %d '%s' (docs/AUDIT.md)",
+		    campaign, turn, window, name);
 	return rc;
 }

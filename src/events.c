@@ -40,18 +40,52 @@ events_append(struct events *ev)
 	return e;
 }
 
-void
-events_add(struct events *ev, unsigned visible, int roll, const char *fmt, ...)
+/* Append an event with its text from fmt and ap; owned by ev. */
+static struct event *
+events_vadd(struct events *ev, unsigned visible, int roll, const char *fmt,
+    va_list ap)
 {
 	struct event *e = events_append(ev);
-	va_list ap;
 
 	e->seq = (int)ev->n;
 	e->step = ev->step;
 	strlcpy_(e->phase, ev->phase, sizeof e->phase);
 	e->visible = visible;
 	e->roll = roll;
-	va_start(ap, fmt);
 	vsnprintf(e->text, sizeof e->text, fmt, ap);
+	return e;
+}
+
+void
+events_add(struct events *ev, unsigned visible, int roll, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	events_vadd(ev, visible, roll, fmt, ap);
 	va_end(ap);
+}
+
+void
+events_add_rolls(struct events *ev, unsigned visible, unsigned set,
+    int first, int nroll, const char *fmt, ...)
+{
+	struct event *e;
+	va_list ap;
+
+	va_start(ap, fmt);
+	e = events_vadd(ev, visible, first, fmt, ap);
+	va_end(ap);
+	e->nroll = nroll > 1 ? nroll : 0;
+	e->roll_set = set;
+}
+
+bool
+events_cites(const struct event *e, unsigned set, int seq)
+{
+	int n = e->nroll > 1 ? e->nroll : 1;
+
+	if (e->roll <= 0 || e->roll_set != set)
+		return false;
+	return seq >= e->roll && seq - e->roll < n;
 }

@@ -10,6 +10,8 @@
 #include "mime.h"
 #include "report.h"
 #include "turn.h"
+#include "sealed.h"
+#include "view.h"
 
 char *
 mail_render(const char *name, const struct tmpl_ctx *c, struct hp_error *err)
@@ -216,7 +218,7 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 	}
 	if (store_window_current(st, cid, &w, NULL) == HP_OK &&
 	    (w.spec.sides & (1u << side))) {
-		char *t = turn_order_template(g, &w.spec, side);
+		char *t = view_order_template(g, &w.spec, side);
 
 		tmpl_set(c, "template", t);
 		tmpl_set_int(c, "turn", w.spec.turn);
@@ -241,6 +243,37 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 				tmpl_set(c, "chain_sig", ch.signature);
 			store_chain_free(&ch);
 		}
+	}
+	{	/* the signed statements of side's sealed sets (docs/AUDIT.md,
+		 * "Sealed dice"): only the sets side belongs to */
+		struct store_sealed_set *v = NULL;
+		unsigned char master[64];
+		size_t mlen = sizeof master;
+		struct tmpl_ctx *it;
+		struct sbuf sb;
+		int n = 0, i;
+
+		if (store_master_seed(st, cid, master, &mlen, NULL) == HP_OK &&
+		    store_sealed_sets(st, cid, &v, &n, NULL) == HP_OK)
+			for (i = 0; i < n; i++) {
+				if (!(v[i].mask & (1u << side)))
+					continue;
+				tmpl_set(c, "sealed_intro", "yes");
+				it = tmpl_list_add(c, "sealed");
+				sbuf_init(&sb);
+				sealed_format(g, mlen > 0, v[i].mask, v[i].seed,
+				    &sb);
+				tmpl_set(it, "statement", sb.buf);
+				sbuf_free(&sb);
+				sbuf_init(&sb);
+				sealed_set_sides(g, v[i].mask, &sb);
+				tmpl_set(it, "set", sb.buf);
+				sbuf_free(&sb);
+				if (v[i].signature != NULL)
+					tmpl_set(it, "sig", v[i].signature);
+			}
+		store_sealed_sets_free(v, n);
+		sodium_memzero(master, sizeof master);
 	}
 	body = mail_render("welcome.txt", c, err);
 	tmpl_ctx_free(c);

@@ -30,6 +30,8 @@
 #include "sim.h"
 #include "store.h"
 #include "turn.h"
+#include "sealed.h"
+#include "view.h"
 
 struct cmd {
 	const char *name;   /* "campaign new" */
@@ -277,8 +279,8 @@ cmd_campaign_new(int argc, char **argv)
 	const struct ruleset *rs;
 	struct minisign_seckey *sk = NULL;
 	struct store *st;
-	int ch, rc, ex;
 	bool allow_test = false;
+	int ch, rc, ex;
 
 	while ((ch = getopt_long(argc, argv, "r:s:o:S:h", opts, NULL)) != -1)
 		switch (ch) {
@@ -320,6 +322,8 @@ cmd_campaign_new(int argc, char **argv)
 		    (const unsigned char *)seed, seed ? strlen(seed) : 0, &err);
 	if (rc == HP_OK && sk != NULL)
 		rc = seedchain_sign(st, argv[optind], sk, &err);
+	if (rc == HP_OK && sk != NULL)	/* docs/AUDIT.md, "Sealed dice" */
+		rc = sealed_sign(st, argv[optind], sk, &err);
 	/* Windows before the first turn that name no side (a turn-0 deploy
 	 * rolling the first initiative, G7) resolve at once. */
 	if (rc == HP_OK)
@@ -699,7 +703,7 @@ orders_print(int argc, char **argv, const char *cmd, bool suggest)
 		fputs(b.buf, stdout);
 		sbuf_free(&b);
 	} else {
-		char *t = turn_order_template(&g, &w.spec, side);
+		char *t = view_order_template(&g, &w.spec, side);
 
 		fputs(t, stdout);
 		free(t);
@@ -775,8 +779,8 @@ cmd_map(int argc, char **argv)
 	sbuf_init(&b);
 	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) == HP_OK &&
 	    (rc = resolve_side(&g, sidename, &side, &err)) == HP_OK) {
-		g.rules->render_map(&g, side, &b);
-		g.rules->status(&g, side, &b);
+		view_map(&g, side, &b);
+		view_status(&g, side, &b);
 		fputs(b.buf, stdout);
 	}
 	sbuf_free(&b);

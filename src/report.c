@@ -3,11 +3,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "embedded.h"
 #include "modstmt.h"
 #include "report.h"
 #include "tmpl.h"
 #include "turn.h"
+#include "sealed.h"
+#include "view.h"
 
 char *
 report_template(const char *name, struct hp_error *err)
@@ -37,22 +41,50 @@ hex_str(const unsigned char *b, size_t n, char *out)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 }
 
-/* Is roll seq shown to side? Yes if an event it can see reports it, or if
- * no event reports it at all. */
-static bool
-roll_visible(const struct events *ev, int seq, int side)
+/* The fields of roll r in a template list item. */
+static void
+report_roll(struct tmpl_ctx *it, const struct dice_roll *r)
 {
-	bool referenced = false;
-	size_t i;
-
-	for (i = 0; i < ev->n; i++) {
-		if (ev->v[i].roll != seq)
-			continue;
-		referenced = true;
-		if (side < 0 || (ev->v[i].visible & (1u << side)))
-			return true;
+	tmpl_set_int(it, "sides", r->sides);
+	tmpl_set(it, "purpose", r->purpose);
+	if (r->target > 0) {
+		tmpl_set_int(it, "target", r->target);
+		tmpl_set(it, "outcome", r->result >= r->target ?
+		    "success" : "failure");
 	}
-	return !referenced;
+	tmpl_set_int(it, "result", r->result);
+}
+
+/* The sealed-dice lines of a report (docs/AUDIT.md, "Sealed dice"): for
+ * each visibility set side belongs to (the moderator: every set) its seed
+ * and this window's key, so that side checks each sealed roll it is shown
+ * at once. Nothing when the campaign has no sealed stream. */
+static void
+report_sealed(struct tmpl_ctx *c, const struct game *g, const struct dice *d,
+    int side)
+{
+	unsigned char skey[DICE_KEYLEN];
+	char hex[2 * 32 + 1];
+	struct tmpl_ctx *it;
+	struct sbuf b;
+	unsigned m;
+
+	for (m = 1; m < DICE_SEALED_SETS; m++) {
+		if (!(d->sealed_on & (1u << m)) ||
+		    (side >= 0 && !(m & (1u << side))))
+			continue;
+		it = tmpl_list_add(c, "sealed_sets");
+		sbuf_init(&b);
+		sealed_set_sides(g, m, &b);
+		tmpl_set(it, "set", b.buf ? b.buf : "");
+		sbuf_free(&b);
+		hex_str(d->sealed_seed[m], 32, hex);
+		tmpl_set(it, "set_seed", hex);
+		dice_sealed_key(d->sealed_seed[m], d->key, skey);
+		hex_str(skey, DICE_KEYLEN, hex);
+		tmpl_set(it, "set_key", hex);
+	}
+	sodium_memzero(skey, sizeof skey);
 }
 
 /* Render one side's report (side -1: the moderator). Caller frees. */
@@ -80,7 +112,7 @@ render_side(const char *tpl, const struct game *g,
 	for (i = 0; i < ev->n; i++) {
 		const struct event *e = &ev->v[i];
 
-		if (side >= 0 && !(e->visible & (1u << side)))
+		if (!view_event(e, side))
 			continue;
 		if (ph == NULL || strcmp(last, e->phase) != 0) {
 			ph = tmpl_list_add(c, "phases");
@@ -93,24 +125,29 @@ render_side(const char *tpl, const struct game *g,
 	for (i = 0; i < d->nlog; i++) {
 		const struct dice_roll *r = &d->log[i];
 
-		if (!roll_visible(ev, r->seq, side))
+		if (!view_roll(ev, r, side))
 			continue;
 		it = tmpl_list_add(c, "rolls");
 		tmpl_set_int(it, "seq", r->seq);
-		tmpl_set_int(it, "sides", r->sides);
-		tmpl_set(it, "purpose", r->purpose);
-		if (r->target > 0) {
-			tmpl_set_int(it, "target", r->target);
-			tmpl_set(it, "outcome", r->result >= r->target ?
-			    "success" : "failure");
-		}
-		tmpl_set_int(it, "result", r->result);
+		report_roll(it, r);
 	}
+	for (i = 0; i < d->nslog; i++) {
+		const struct dice_roll *r = &d->slog[i];
+		char label[96];
+
+		if (!view_roll(ev, r, side))
+			continue;
+		it = tmpl_list_add(c, "rolls");
+		view_sealed_label(g, r, label, sizeof label);
+		tmpl_set(it, "seq", label);
+		report_roll(it, r);
+	}
+	report_sealed(c, g, d, side);
 	sbuf_init(&tmp);
-	g->rules->status(g, side, &tmp);
+	view_status(g, side, &tmp);
 	tmpl_set(c, "status", tmp.buf ? tmp.buf : "");
 	sbuf_free(&tmp);
-	g->rules->render_map(g, side, &tmp);
+	view_map(g, side, &tmp);
 	tmpl_set(c, "map", tmp.buf ? tmp.buf : "");
 	sbuf_free(&tmp);
 	if (g->status == GAME_FINISHED)
@@ -128,7 +165,7 @@ render_side(const char *tpl, const struct game *g,
 		sbuf_free(&tmp);
 		if (side >= 0 && (next->spec.sides & (1u << side)) &&
 		    !g->sides[side].ai) {
-			char *t = turn_order_template(g, &next->spec, side);
+			char *t = view_order_template(g, &next->spec, side);
 
 			tmpl_set(c, "template", t);
 			free(t);

@@ -63,6 +63,7 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 		struct events ev;
 		struct dice d;
 		size_t nh = 0;
+		unsigned m;
 
 		for (s = 0; s < g->nsides; s++) {
 			if (!(w.sides & (1u << s)))
@@ -75,6 +76,13 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 		dice_derive_key(seed, g->name, w.turn, w.number,
 		    (const unsigned char (*)[32])hashes, nh, key);
 		dice_init_stream(&d, key);
+		/* Sealed sets as a test campaign draws them (sealed.c). */
+		for (m = 1; rules->hidden && m < (1u << g->nsides) &&
+		    m < DICE_SEALED_SETS; m++) {
+			dice_seed_from_master(master, masterlen, g->name, 0,
+			    (int)m, seed);
+			dice_sealed_enable(&d, m, seed);
+		}
 		events_init(&ev);
 		struct turn_stop stop = { -1, 0 };
 

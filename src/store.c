@@ -3008,3 +3008,201 @@ store_modstmt_free(struct store_modstmt *m, int n)
 	}
 	free(m);
 }
+
+/* sealed dice and events citing several rolls (migration 15, view) */
+
+int
+store_sealed_set_put(struct store *st, int64_t cid, unsigned mask,
+    const unsigned char *seed, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "INSERT INTO sealed_sets (campaign_id, set_mask, "
+	    "seed) VALUES (?1, ?2, ?3)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	sqlite3_bind_int(s, 2, (int)mask);
+	sqlite3_bind_blob(s, 3, seed, 32, SQLITE_TRANSIENT);
+	return exec_done(st, s, err, "store sealed set");
+}
+
+int
+store_sealed_set_sign(struct store *st, int64_t cid, unsigned mask,
+    const char *signature, const char *pubkey, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+
+	if ((s = prep(st, "UPDATE sealed_sets SET signature = ?3, pubkey = ?4 "
+	    "WHERE campaign_id = ?1 AND set_mask = ?2", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	sqlite3_bind_int(s, 2, (int)mask);
+	bind_text(s, 3, signature);
+	bind_text(s, 4, pubkey);
+	return exec_done(st, s, err, "sign sealed set");
+}
+
+int
+store_sealed_sets(struct store *st, int64_t cid,
+    struct store_sealed_set **out, int *n, struct hp_error *err)
+{
+	struct store_sealed_set *v = NULL, *e;
+	sqlite3_stmt *s;
+	int step, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if ((s = prep(st, "SELECT set_mask, seed, signature, pubkey FROM "
+	    "sealed_sets WHERE campaign_id = ?1 ORDER BY set_mask", err)) ==
+	    NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			v = xrealloc(v, (size_t)cap * sizeof *v);
+		}
+		e = &v[(*n)++];
+		memset(e, 0, sizeof *e);
+		e->mask = (unsigned)sqlite3_column_int(s, 0);
+		col_blob(s, 1, e->seed, 32);
+		if (sqlite3_column_type(s, 2) == SQLITE_TEXT)
+			e->signature = xstrdup(col_text(s, 2));
+		if (sqlite3_column_type(s, 3) == SQLITE_TEXT)
+			e->pubkey = xstrdup(col_text(s, 3));
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE) {
+		store_sealed_sets_free(v, *n);
+		*n = 0;
+		return dberr(st, err, "load sealed sets");
+	}
+	*out = v;
+	return HP_OK;
+}
+
+void
+store_sealed_sets_free(struct store_sealed_set *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].signature);
+		free(v[i].pubkey);
+	}
+	if (v != NULL)
+		sodium_memzero(v, (size_t)n * sizeof *v);
+	free(v);
+}
+
+int
+store_sealed_dice_put(struct store *st, int64_t wid, const struct dice *d,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < d->nslog; i++) {
+		const struct dice_roll *r = &d->slog[i];
+
+		if ((s = prep(st, "INSERT INTO sealed_dice (window_id, set_mask, "
+		    "seq, draw, purpose, sides, target, result) VALUES (?1, ?2, "
+		    "?3, ?4, ?5, ?6, ?7, ?8)", err)) == NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, wid);
+		sqlite3_bind_int(s, 2, (int)r->visible);
+		sqlite3_bind_int(s, 3, r->seq);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)i + 1);
+		bind_text(s, 5, r->purpose);
+		sqlite3_bind_int(s, 6, r->sides);
+		sqlite3_bind_int(s, 7, r->target);
+		sqlite3_bind_int(s, 8, r->result);
+		if ((rc = exec_done(st, s, err, "store sealed roll")) != HP_OK)
+			return rc;
+	}
+	return HP_OK;
+}
+
+int
+store_sealed_dice_load(struct store *st, int64_t wid, struct dice *d,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT set_mask, seq, purpose, sides, target, "
+	    "result FROM sealed_dice WHERE window_id = ?1 ORDER BY draw", err))
+	    == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct dice_roll *r = dice_slog_entry(d);
+
+		r->visible = (unsigned)sqlite3_column_int(s, 0);
+		r->seq = sqlite3_column_int(s, 1);
+		strlcpy_(r->purpose, col_text(s, 2), sizeof r->purpose);
+		r->sides = sqlite3_column_int(s, 3);
+		r->target = sqlite3_column_int(s, 4);
+		r->result = sqlite3_column_int(s, 5);
+		r->sealed = true;
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "load sealed dice");
+	return HP_OK;
+}
+
+int
+store_events_put_rolls(struct store *st, int64_t wid, const struct events *ev,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ev->n; i++) {
+		const struct event *e = &ev->v[i];
+
+		if (e->nroll == 0 && e->roll_set == 0)
+			continue;
+		if ((s = prep(st, "UPDATE events SET nroll = ?3, roll_set = ?4 "
+		    "WHERE window_id = ?1 AND seq = ?2", err)) == NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, wid);
+		sqlite3_bind_int(s, 2, e->seq);
+		sqlite3_bind_int(s, 3, e->nroll);
+		sqlite3_bind_int(s, 4, (int)e->roll_set);
+		if ((rc = exec_done(st, s, err, "store event rolls")) != HP_OK)
+			return rc;
+	}
+	return HP_OK;
+}
+
+int
+store_events_load_rolls(struct store *st, int64_t wid, struct events *ev,
+    struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+	int step;
+
+	if ((s = prep(st, "SELECT seq, nroll, roll_set FROM events WHERE "
+	    "window_id = ?1 AND (nroll != 0 OR roll_set != 0)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, wid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		int seq = sqlite3_column_int(s, 0);
+
+		for (i = 0; i < ev->n; i++)
+			if (ev->v[i].seq == seq) {
+				ev->v[i].nroll = sqlite3_column_int(s, 1);
+				ev->v[i].roll_set =
+				    (unsigned)sqlite3_column_int(s, 2);
+			}
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "load event rolls");
+	return HP_OK;
+}

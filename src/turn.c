@@ -7,6 +7,7 @@
 #include "deadline.h"
 #include "dicelog.h"
 #include "report.h"
+#include "sealed.h"
 #include "seedchain.h"
 #include "turn.h"
 
@@ -129,8 +130,9 @@ turn_campaign_new(struct store *st, const char *name, const char *rules,
 		goto out;
 	if ((rc = store_campaign_create(st, &g, master, masterlen, &cid,
 	    err)) != HP_OK || (rc = store_campaign_set_scenario(st, cid, text,
-	    err)) != HP_OK || (rc = window_open(st, cid, &g, &w, NULL,
-	    err)) != HP_OK) {
+	    err)) != HP_OK || (g.rules->hidden && (rc = sealed_create(st, cid,
+	    &g, master, masterlen, err)) != HP_OK) ||
+	    (rc = window_open(st, cid, &g, &w, NULL, err)) != HP_OK) {
 		store_rollback(st);
 		goto out;
 	}
@@ -637,9 +639,21 @@ window_key(struct store *st, int64_t cid, const struct game *g,
 		memset(hashes[0], 0, 32);
 	else if (rc != HP_OK)
 		return rc;
-	for (i = 0; i < GAME_MAX_SIDES; i++)
-		if (cur[i].raw != NULL)
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
+		if (cur[i].raw == NULL)
+			continue;
+		/* Hidden orders enter through their nonce alone
+		 * (docs/AUDIT.md, "Hidden orders"). */
+		if (g->rules->hidden) {
+			if (sealed_file_commitment(cur[i].raw,
+			    g->sides[i].name, hashes[nh++]) != HP_OK) {
+				hp_seterr(err, HP_EINTERNAL, "stored order file "
+				    "of %s does not parse", g->sides[i].name);
+				return HP_EINTERNAL;
+			}
+		} else
 			memcpy(hashes[nh++], cur[i].hash, 32);
+	}
 	for (i = 0; i < GAME_MAX_SIDES; i++)
 		if (standing[i].raw != NULL)
 			memcpy(hashes[nh++], standing[i].hash, 32);
@@ -754,6 +768,9 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = window_key(st, cid, &g, &w, cur, snap, key, err)) != HP_OK)
 		goto rollback;
 	dice_init_stream(&d, key);
+	if (g.rules->hidden && (rc = sealed_enable(st, cid, &d, err)) !=
+	    HP_OK)
+		goto rollback;
 	if ((rc = turn_resolve_window_resume(&g, &w.spec, raw, standing,
 	    of != 0 ? &res : NULL, &stop, &d, &ev, err)) != HP_OK)
 		goto rollback;
@@ -762,6 +779,8 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = store_game_save(st, cid, &g, err)) != HP_OK ||
 	    (rc = store_events_put(st, w.id, &ev, err)) != HP_OK ||
 	    (rc = store_dice_put(st, w.id, &d, err)) != HP_OK ||
+	    (rc = store_sealed_dice_put(st, w.id, &d, err)) != HP_OK ||
+	    (rc = store_events_put_rolls(st, w.id, &ev, err)) != HP_OK ||
 	    (rc = store_window_set_state(st, w.id, WSTATE_RESOLVED, key,
 	    err)) != HP_OK)
 		goto rollback;

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "dice.h"
+#include "events.h"
+#include "sealed.h"
 #include "hexpost.h"
 
 /* Vector inputs (docs/AUDIT.md, "Test vectors"). */
@@ -440,6 +442,126 @@ test_game_dice_vectors(void **state)
 	dice_free(&d);
 }
 
+/* Sealed dice (docs/AUDIT.md, "Sealed dice"): the set seed 80 81 .. 9f of
+ * set 1 under the window key K of the vectors. */
+static void
+sealed_vector_dice(struct dice *d, unsigned char *key)
+{
+	unsigned char seed[32], s1[32];
+	unsigned char hashes[2][32];
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		seed[i] = (unsigned char)i;
+		s1[i] = (unsigned char)(0x80 + i);
+	}
+	memset(hashes[0], 0x11, 32);
+	memset(hashes[1], 0x22, 32);
+	dice_derive_key(seed, V_CAMPAIGN, 3, 1,
+	    (const unsigned char (*)[32])hashes, 2, key);
+	dice_init_stream(d, key);
+	dice_sealed_enable(d, 1, s1);
+}
+
+static void
+test_sealed_vectors(void **state)
+{
+	unsigned char key[DICE_KEYLEN], s1[32], out[32];
+	struct dice d;
+	int want[6] = { 4, 1, 1, 4, 4, 2 }, i;
+
+	(void)state;
+	sealed_vector_dice(&d, key);
+	for (i = 0; i < 32; i++)
+		s1[i] = (unsigned char)(0x80 + i);
+	dice_commit(s1, out);
+	assert_hex(out, "d85fe68025072647be4eb4d0129f83cc"
+	    "5f056e7939edc3f51c9cdae3266dcdbf", 32);
+	dice_sealed_key(s1, key, out);
+	assert_hex(out, "4ab1c968da11c0f62c0bdab4b9676742"
+	    "b9c2e02d4624701e61a798c5a97db600", 32);
+	for (i = 0; i < 6; i++)
+		assert_int_equal(dice_roll_sealed(&d, 1, 6, 0, "s"), want[i]);
+	dice_free(&d);
+	sealed_vector_dice(&d, key);
+	assert_int_equal(dice_draw_sealed(&d, 1, 6, "card"), 3);
+	assert_int_equal(dice_draw_sealed(&d, 1, 5, "card"), 0);
+	assert_int_equal(dice_draw_sealed(&d, 1, 4, "card"), 2);
+	assert_int_equal(dice_draw_sealed(&d, 1, 1, "last card"), 0);
+	assert_int_equal(d.nslog, 3);   /* a pile of one needs no roll */
+	dice_free(&d);
+	sealed_order_commitment("blue", "n-1", out);
+	assert_hex(out, "308b4267b16b3acf7b5a3294a75608ff"
+	    "c8ab7ef123950b374d0cbe8523375d1e", 32);
+	sealed_order_commitment("blue", "", out);
+	assert_hex(out, "c942cf2d3f421591df38087d99a776a9"
+	    "50a29b68d0a5de339f35e3b8431a9065", 32);
+}
+
+/* Sealed rolls leave the public stream and log alone, are numbered within
+ * their set, and carry their set; scripted dice take the next value. */
+static void
+test_sealed_streams(void **state)
+{
+	unsigned char key[DICE_KEYLEN], s2[32];
+	struct dice a, b;
+	static const int script[] = { 2, 5, 3 };
+	int i, ra[4], rb[4];
+
+	(void)state;
+	sealed_vector_dice(&a, key);
+	sealed_vector_dice(&b, key);
+	memset(s2, 0x42, sizeof s2);
+	dice_sealed_enable(&b, 2, s2);
+	/* a: public only; b: public and sealed rolls interleaved. */
+	for (i = 0; i < 4; i++)
+		ra[i] = dice_roll(&a, 6, 0, "public");
+	for (i = 0; i < 4; i++) {
+		rb[i] = dice_roll(&b, 6, 0, "public");
+		dice_roll_sealed(&b, 1, 6, 0, "for blue");
+		dice_roll_sealed(&b, 2, 20, 0, "for red");
+	}
+	assert_memory_equal(ra, rb, sizeof ra);
+	assert_int_equal(b.nlog, 4);
+	assert_int_equal(b.nslog, 8);
+	for (i = 0; i < 8; i++) {
+		assert_true(b.slog[i].sealed);
+		assert_int_equal(b.slog[i].visible, i % 2 ? 2u : 1u);
+		assert_int_equal(b.slog[i].seq, i / 2 + 1);
+		assert_int_equal(b.log[i / 2].visible, DICE_ALL_SIDES);
+		assert_false(b.log[i / 2].sealed);
+	}
+	dice_free(&a);
+	dice_free(&b);
+	dice_init_scripted(&a, script, 3);
+	assert_int_equal(dice_roll(&a, 6, 0, "p"), 2);
+	assert_int_equal(dice_roll_sealed(&a, 3, 6, 0, "s"), 5);
+	assert_int_equal(dice_draw_sealed(&a, 1, 6, "card"), 2);
+	assert_int_equal(a.nlog, 1);
+	assert_int_equal(a.nslog, 2);
+	dice_free(&a);
+}
+
+/* An event citing rolls 3..5 of set 2 cites exactly those (G6). */
+static void
+test_event_roll_range(void **state)
+{
+	struct events ev;
+
+	(void)state;
+	events_init(&ev);
+	events_add_rolls(&ev, 3, 2, 3, 3, "three sealed rolls");
+	events_add(&ev, 3, 4, "one public roll");
+	assert_false(events_cites(&ev.v[0], 2, 2));
+	assert_true(events_cites(&ev.v[0], 2, 3));
+	assert_true(events_cites(&ev.v[0], 2, 5));
+	assert_false(events_cites(&ev.v[0], 2, 6));
+	assert_false(events_cites(&ev.v[0], 0, 4));
+	assert_true(events_cites(&ev.v[1], 0, 4));
+	assert_false(events_cites(&ev.v[1], 0, 5));
+	events_free(&ev);
+}
+
 int
 main(void)
 {
@@ -458,6 +580,9 @@ main(void)
 		cmocka_unit_test(test_scripted),
 		cmocka_unit_test(test_log),
 		cmocka_unit_test(test_new_seed),
+		cmocka_unit_test(test_sealed_vectors),
+		cmocka_unit_test(test_sealed_streams),
+		cmocka_unit_test(test_event_roll_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
