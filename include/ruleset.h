@@ -94,6 +94,7 @@ struct ruleset {
 
 extern const struct ruleset ruleset_fam;
 extern const struct ruleset ruleset_pw;
+extern const struct ruleset ruleset_platoon;
 
 const struct ruleset *ruleset_find(const char *name);
 const struct ruleset *const *ruleset_all(void);
