@@ -353,6 +353,16 @@ t_coherency_orders(void **state)
 	}
 	assert_true(g.units[b].flags & PLT_F_SUPP);
 	assert_true(fx_event_has(&ev, "out of coherency: it is suppressed"));
+	dice_free(&d);
+	events_free(&ev);
+	/* Removing the order marker ('none') does not excuse it either. */
+	g.units[b].flags = 0;
+	{
+		static const int none[] = { 0 };
+
+		enact(&g, BLUE, "order b none\n", none, 0, &d, &ev);
+	}
+	assert_true(g.units[b].flags & PLT_F_SUPP);
 	done(&d, &ev, &g);
 }
 

@@ -43,21 +43,26 @@ passes(const struct game *g, int side, const char *text)
 	return ok;
 }
 
-/* The direction (0..5) from a that points most nearly at b. */
+/* The direction (0..5) from a that points most nearly at b; of two
+ * equally good, the northern one (the same choice for both sides of a
+ * map that is a mirror image left to right). */
 static int
 dir_towards(struct hex a, struct hex b)
 {
 	struct hex v = hex_sub(b, a);
 	double vx = 1.5 * v.q, vy = sqrt(3.0) * (v.r + v.q / 2.0), best = -1e9;
+	double by = 0;
 	int d, bd = 0;
 
 	for (d = 0; d < 6; d++) {
 		struct hex u = hex_directions[d];
-		double c = vx * 1.5 * u.q + vy * sqrt(3.0) * (u.r + u.q / 2.0);
+		double uy = sqrt(3.0) * (u.r + u.q / 2.0);
+		double c = vx * 1.5 * u.q + vy * uy;
 
-		if (c > best + 1e-9) {
+		if (c > best + 1e-9 || (c > best - 1e-9 && uy < by)) {
 			best = c;
 			bd = d;
+			by = uy;
 		}
 	}
 	return bd;
@@ -83,6 +88,28 @@ nearest_any(const struct game *g, int side, struct hex h)
 	return best;
 }
 
+/* The nearest live enemy squad seen from h within cm, -1 if none. */
+static int
+nearest_seen(const struct game *g, int side, struct hex h, int cm)
+{
+	int j, best = -1, bd = 0;
+
+	for (j = 0; j < g->nunits; j++) {
+		int k;
+
+		if (!plt_alive(g, j) || g->units[j].side == side ||
+		    plt_dist_cm(g->units[j].pos, h) > cm ||
+		    !plt_los(g, side, h, g->units[j].pos))
+			continue;
+		k = hex_distance(g->units[j].pos, h);
+		if (best < 0 || k < bd) {
+			best = j;
+			bd = k;
+		}
+	}
+	return best;
+}
+
 /* Fire lines for every point of the platoon's squads (at pos[k]) at the
  * nearest enemy to each. */
 static void
@@ -94,7 +121,11 @@ fire_all(const struct game *g, int side, const int *sq, const struct hex *pos,
 	for (k = 0; k < n; k++)
 		for (kind = 0; kind < 2; kind++) {
 			pts = plt_points(g, sq[k], kind, o, mmm);
-			if (pts <= 0 || (t = nearest_any(g, side, pos[k])) < 0)
+			if (pts <= 0)
+				continue;
+			if ((t = nearest_seen(g, side, pos[k], kind ?
+			    PLT_HW_LONG_CM : PLT_FF_LONG_CM)) < 0 &&
+			    (t = nearest_any(g, side, pos[k])) < 0)
 				continue;
 			sbuf_printf(b, "fire %s %s %d %s%s\n", g->units[sq[k]].id,
 			    kind ? "hw" : "ff", pts, g->units[t].id,

@@ -716,6 +716,7 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 {
 	struct game_unit *pu = &g->units[it->platoon];
 	int al, re, lo, i, k, allow;
+	enum plt_order kind;
 	bool was_coherent, moved = false, nearer = true;
 	struct hex start[64];
 	int ns = 0, idx[64];
@@ -732,23 +733,23 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 	events_add(ev, ALL, 0, "%s reveals %s: %s%s.", sname(g, pu->side),
 	    pu->id, plt_order_names[it->kind], it->mmm ?
 	    " (Move, Move, Move)" : "");
-	if ((pu->flags & PLT_F_SUPP) && (it->kind == PLT_O_ADVANCE ||
-	    it->kind == PLT_O_ASSAULT)) {
-		events_add(ev, ALL, 0, "%s is suppressed: it cannot advance; "
-		    "the order is not enacted.", pu->id);
-		return;
-	}
-	if (it->kind == PLT_O_NONE)
-		return;
-	if (it->mmm)
-		pu->flags |= PLT_F_MMM;
 	was_coherent = plt_coherent(g, it->platoon);
 	for (i = 0; i < g->nunits && ns < 64; i++)
 		if (plt_alive(g, i) && g->units[i].attached == it->platoon) {
 			idx[ns] = i;
 			start[ns++] = g->units[i].pos;
 		}
-	switch (it->kind) {
+	kind = it->kind;
+	if ((pu->flags & PLT_F_SUPP) && (kind == PLT_O_ADVANCE ||
+	    kind == PLT_O_ASSAULT)) {
+		/* It became suppressed after its orders were written. */
+		events_add(ev, ALL, 0, "%s is suppressed: it cannot advance; "
+		    "the order is not enacted.", pu->id);
+		kind = PLT_O_NONE;
+	}
+	if (it->mmm && kind != PLT_O_NONE)
+		pu->flags |= PLT_F_MMM;
+	switch (kind) {
 	case PLT_O_ASSAULT:
 		fire_phase(g, it, d, ev);
 		allow = allowance(g, it, d, ev);
