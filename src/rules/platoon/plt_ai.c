@@ -152,6 +152,8 @@ free_hex(const struct game *g, int side, struct hex h, int self)
 	return true;
 }
 
+/* The orders of platoon p as the opponent would give them (bare: g without
+ * p's squads, to measure paths through their hexes), appended to b. */
 static void
 plan_platoon(const struct game *g, const struct game *bare, int side, int p,
     struct sbuf *b)
@@ -271,6 +273,8 @@ one_platoon(const struct game *g, int side, int p, struct sbuf *b)
 	game_free(&bare);
 }
 
+/* The built-in opponent's order body for side: every platoon, then the
+ * close combat defence; appended to b. */
 void
 plt_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)

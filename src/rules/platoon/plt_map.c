@@ -75,6 +75,7 @@ terrain_index(const char *name)
 	return -1;
 }
 
+/* The terrain entry of h (a static table row), NULL off the map. */
 const struct plt_terrain *
 plt_terrain(const struct game *g, struct hex h)
 {
@@ -86,6 +87,7 @@ plt_terrain(const struct game *g, struct hex h)
 	return &terrains[i];
 }
 
+/* Does h carry a road? */
 bool
 plt_road(const struct game *g, struct hex h)
 {
@@ -94,6 +96,7 @@ plt_road(const struct game *g, struct hex h)
 	return gh != NULL && strstr(gh->terrain, "+road") != NULL;
 }
 
+/* The elevation of h, 0 off the map. */
 int
 plt_elev(const struct game *g, struct hex h)
 {
@@ -102,6 +105,7 @@ plt_elev(const struct game *g, struct hex h)
 	return gh != NULL ? gh->elevation : 0;
 }
 
+/* The obstacle (enum plt_edge) on the side dir of h. */
 int
 plt_edge(const struct game *g, struct hex h, int dir)
 {
@@ -113,12 +117,14 @@ plt_edge(const struct game *g, struct hex h, int dir)
 	return gh->edge[dir];
 }
 
+/* Is u a platoon (not a squad)? */
 bool
 plt_is_platoon(const struct game_unit *u)
 {
 	return strcmp(u->kind, PLT_PLATOON) == 0;
 }
 
+/* Is unit i a squad on the map, not removed? */
 bool
 plt_alive(const struct game *g, int i)
 {
@@ -127,6 +133,7 @@ plt_alive(const struct game *g, int i)
 	return u->placed && u->strength > 0 && !plt_is_platoon(u);
 }
 
+/* The squad standing in h, -1 if none. */
 int
 plt_squad_at(const struct game *g, struct hex h)
 {
@@ -138,6 +145,7 @@ plt_squad_at(const struct game *g, struct hex h)
 	return -1;
 }
 
+/* The distance between two hex centres in cm. */
 int
 plt_dist_cm(struct hex a, struct hex b)
 {
@@ -146,6 +154,7 @@ plt_dist_cm(struct hex a, struct hex b)
 
 /* --- profiles (game vars "pf.KIND.x") ------------------------------------- */
 
+/* The profile value what of kind (game var pf.KIND.WHAT), -1 if none. */
 static int
 pvar(const struct game *g, const char *kind, const char *what)
 {
@@ -155,6 +164,7 @@ pvar(const struct game *g, const char *kind, const char *what)
 	return game_var(g, key, -1);
 }
 
+/* Set the profile value what of kind. */
 static void
 set_pvar(struct game *g, const char *kind, const char *what, int v)
 {
@@ -189,6 +199,7 @@ profile_of_kind(const struct game *g, const char *kind,
 	return true;
 }
 
+/* Fill p with squad unit's profile (its name: the squad's description). */
 bool
 plt_profile(const struct game *g, int unit, struct plt_profile *p)
 {
@@ -254,6 +265,7 @@ blocks(const struct game *g, int side, struct hex m, int hi)
 	return s >= 0 && g->units[s].side != side;
 }
 
+/* Can a squad of side at a see b (range, terrain, elevation, squads)? */
 bool
 plt_los(const struct game *g, int side, struct hex a, struct hex b)
 {
@@ -275,6 +287,8 @@ plt_los(const struct game *g, int side, struct hex a, struct hex b)
 	return true;
 }
 
+/* The cover of a squad at target against fire from from: its terrain or
+ * the obstacle on the side facing from, whichever is higher. */
 int
 plt_cover(const struct game *g, struct hex target, struct hex from)
 {
@@ -300,6 +314,7 @@ plt_cover(const struct game *g, struct hex target, struct hex from)
 	return c;
 }
 
+/* The cm it costs to step from a into its neighbour b, -1 if impossible. */
 int
 plt_step_cost(const struct game *g, struct hex a, struct hex b)
 {
@@ -333,6 +348,7 @@ struct plt_dij {
 	int *dist, *prev;
 };
 
+/* The row-major index of h, -1 off the layout. */
 static int
 hidx(const struct game *g, struct hex h)
 {
@@ -344,6 +360,7 @@ hidx(const struct game *g, struct hex h)
 	return o.row * g->layout.cols + o.col;
 }
 
+/* The hex of row-major index i. */
 static struct hex
 hex_of(const struct game *g, int i)
 {
@@ -352,6 +369,7 @@ hex_of(const struct game *g, int i)
 	return hex_from_offset(&g->layout, o);
 }
 
+/* Fill r (caller frees with dij_free) with the cheapest costs from a. */
 static void
 dijkstra(const struct game *g, int side, struct hex a, bool contact,
     struct plt_dij *r)
@@ -401,6 +419,7 @@ out:
 	free(heap);
 }
 
+/* Free what dijkstra allocated in r. */
 static void
 dij_free(struct plt_dij *r)
 {
@@ -425,6 +444,7 @@ dij_path(const struct game *g, const struct plt_dij *r, int j,
 	return n;
 }
 
+/* Cheapest path from a to b (see platoon.h); its length or -1. */
 int
 plt_path(const struct game *g, int side, struct hex a, struct hex b,
     bool allow_contact, struct hex *path, int max, int *cost)
@@ -444,6 +464,7 @@ plt_path(const struct game *g, int side, struct hex a, struct hex b,
 	return n;
 }
 
+/* Cheapest path from a to contact with squad e (see platoon.h). */
 int
 plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
     struct hex *path, int max, int *len)
@@ -474,6 +495,7 @@ plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
 
 /* --- platoons ----------------------------------------------------------- */
 
+/* Are platoon p's squads one chain of adjacent hexes? */
 bool
 plt_coherent(const struct game *g, int p)
 {
@@ -506,6 +528,7 @@ plt_coherent(const struct game *g, int p)
 	return reached == total;
 }
 
+/* Count platoon p's squads on the map, reduced and removed. */
 void
 plt_counts(const struct game *g, int p, int *alive, int *reduced, int *lost)
 {
@@ -525,12 +548,14 @@ plt_counts(const struct game *g, int p, int *alive, int *reduced, int *lost)
 	}
 }
 
+/* Platoon p's Morale Check Point: half its initial squads, rounded down. */
 int
 plt_mcp(const struct game *g, int p)
 {
 	return g->units[p].x[PLT_X_SQUADS0] / 2;
 }
 
+/* 2 if all of platoon p's squads are in cover, 1 if at least half, else 0. */
 int
 plt_cover_level(const struct game *g, int p)
 {
@@ -553,6 +578,7 @@ plt_cover_level(const struct game *g, int p)
 	return 2 * in >= n ? 1 : 0;
 }
 
+/* Side's home table edge (enum plt_home). */
 int
 plt_home(const struct game *g, int side)
 {
@@ -564,6 +590,7 @@ plt_home(const struct game *g, int side)
 	return h >= 0 && h < 4 ? h : PLT_NORTH;
 }
 
+/* Rows or columns from h to side's home edge. */
 int
 plt_home_dist(const struct game *g, int side, struct hex h)
 {
@@ -581,6 +608,7 @@ plt_home_dist(const struct game *g, int side, struct hex h)
 	}
 }
 
+/* The nearest enemy squad platoon p sees, and its cost to contact. */
 int
 plt_nearest_enemy(const struct game *g, int p, int *cost)
 {
@@ -647,6 +675,7 @@ bad(struct plt_build *b, int line, const char *fmt, ...)
 	b->errors++;
 }
 
+/* Are the campaign options opt all known to platoon? (err if not) */
 static bool
 option_ok(const char *opt, struct hp_error *err)
 {
@@ -668,6 +697,7 @@ option_ok(const char *opt, struct hp_error *err)
 	return true;
 }
 
+/* Parse label into h, a hex of the map; false after a complaint. */
 static bool
 board_hex(struct plt_build *b, int line, const char *what, const char *label,
     struct hex *h)
@@ -681,6 +711,7 @@ board_hex(struct plt_build *b, int line, const char *what, const char *label,
 	return true;
 }
 
+/* The hexes of the scenario: terrain by the legend, elevation, roads. */
 static void
 build_map(struct plt_build *b)
 {
@@ -846,6 +877,7 @@ build_options(struct plt_build *b)
 	}
 }
 
+/* Platoons and their squads, in the file's order, with every check. */
 static void
 build_units(struct plt_build *b)
 {
@@ -926,6 +958,7 @@ build_units(struct plt_build *b)
 			    g->units[i].id);
 }
 
+/* Build g from the scenario sc; HP_EINVAL with every complaint listed. */
 int
 plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
@@ -1000,12 +1033,14 @@ struct plt_render {
 	const struct game *g;
 };
 
+/* Does h exist on the drawn map? */
 static bool
 r_exists(void *arg, struct hex h)
 {
 	return hex_at(((struct plt_render *)arg)->g, h) != NULL;
 }
 
+/* The two text lines of hex h: label, terrain, height or road; squad. */
 static void
 r_cell(void *arg, struct hex h, struct render_cell *cell)
 {
@@ -1025,6 +1060,7 @@ r_cell(void *arg, struct hex h, struct render_cell *cell)
 		cell->line[1][0] = '\0';
 }
 
+/* The character of an obstacle on side dir of h, 0 for none. */
 static char
 r_edge(void *arg, struct hex h, int dir)
 {
@@ -1036,6 +1072,7 @@ r_edge(void *arg, struct hex h, int dir)
 	return edge_cost[e] >= 3 ? '#' : '+';
 }
 
+/* The map and the squads' roster; every side sees the whole table. */
 void
 plt_render_map(const struct game *g, int side, struct sbuf *b)
 {
@@ -1074,6 +1111,7 @@ plt_render_map(const struct game *g, int side, struct sbuf *b)
 	}
 }
 
+/* Side's victory points (see platoon.h). */
 int
 plt_score(const struct game *g, int side)
 {
@@ -1094,6 +1132,7 @@ plt_score(const struct game *g, int side)
 	return n;
 }
 
+/* Status lines: the turn, each side's score and its platoons' state. */
 void
 plt_status(const struct game *g, int side, struct sbuf *b)
 {

@@ -8,6 +8,7 @@
 
 #include "platoon.h"
 
+/* One simultaneous window per turn for every side, until the end. */
 bool
 plt_next_window(const struct game *g, struct window_spec *w)
 {
@@ -50,6 +51,7 @@ own(const struct game *g, int side, const struct order_line *l,
 	return i;
 }
 
+/* The order named w (enum plt_order), -1 if none. */
 static int
 order_kind(const char *w)
 {
@@ -541,6 +543,7 @@ canon_text(const struct game *g, const struct plt_orders *o, struct sbuf *c)
 	sbuf_printf(c, "defend %s\n", dn[o->defend]);
 }
 
+/* Parse and check side's order lines (see struct ruleset.parse). */
 int
 plt_parse(const struct game *g, const struct window_spec *w, int side,
     const struct order_body *b, void **out, struct sbuf *canon,
@@ -605,12 +608,14 @@ plt_parse(const struct game *g, const struct window_spec *w, int side,
 	return HP_OK;
 }
 
+/* Free parsed orders. */
 void
 plt_free_orders(void *p)
 {
 	free(p);
 }
 
+/* A ready-to-edit order body for side, with its platoons and squads. */
 void
 plt_order_template(const struct game *g, const struct window_spec *w,
     int side, struct sbuf *b)

@@ -21,16 +21,33 @@ struct hit {
 };
 
 struct hits {
-	struct hit v[256];
-	int n;
+	struct hit *v;
+	int n, cap;
 };
 
+/* Add a hit on target by a squad of side at from; h owns the array. */
+static void
+add_hit(struct hits *h, int target, int side, struct hex from, bool cc)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 32;
+		h->v = xrealloc(h->v, sizeof *h->v * (size_t)h->cap);
+	}
+	h->v[h->n].target = target;
+	h->v[h->n].side = side;
+	h->v[h->n].from = from;
+	h->v[h->n].cc = cc;
+	h->n++;
+}
+
+/* The order-file name of side s. */
 static const char *
 sname(const struct game *g, int s)
 {
 	return g->sides[s].name;
 }
 
+/* The label of h into buf (8 bytes); buf. */
 static char *
 lab(const struct game *g, struct hex h, char *buf)
 {
@@ -74,6 +91,7 @@ order_group(const struct game *g, struct dice *d, struct events *ev,
 	}
 }
 
+/* Roll the initiative of every side into order[], highest first. */
 void
 plt_initiative(const struct game *g, struct dice *d, struct events *ev,
     int *order)
@@ -87,6 +105,8 @@ plt_initiative(const struct game *g, struct dice *d, struct events *ev,
 
 /* --- points -------------------------------------------------------------- */
 
+/* Dice of kind (0 Firefight, 1 Heavy Weapon, 2 Close Combat) squad has
+ * under order o. */
 int
 plt_points(const struct game *g, int squad, int kind, enum plt_order o,
     bool mmm)
@@ -106,6 +126,7 @@ plt_points(const struct game *g, int squad, int kind, enum plt_order o,
 	return pf.cc[g->units[squad].strength == 1];
 }
 
+/* Squad's armour now (one less under Move, Move, Move). */
 static int
 armour(const struct game *g, int squad)
 {
@@ -249,13 +270,10 @@ shoot(struct game *g, struct dice *d, struct events *ev, int squad,
 		    g->units[target].id);
 		r = dice_roll(d, 10, need, purpose);
 		sbuf_printf(&t, "%s%d", k ? " " : "", r);
-		if (r >= need && h->n < (int)(sizeof h->v / sizeof h->v[0])) {
+		if (r >= need) {
 			hits++;
-			h->v[h->n].target = target;
-			h->v[h->n].side = g->units[squad].side;
-			h->v[h->n].from = g->units[squad].pos;
-			h->v[h->n].cc = false;
-			h->n++;
+			add_hit(h, target, g->units[squad].side,
+			    g->units[squad].pos, false);
 		}
 	}
 	events_add(ev, ALL, first, "%s (%s) fires %d %s dice at %s (%s, %d "
@@ -273,17 +291,16 @@ static void
 fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
     struct events *ev)
 {
-	int used[GAME_MAX_UNITS > 4096 ? 4096 : GAME_MAX_UNITS][2];
-	struct hits *h = xcalloc(1, sizeof *h);
+	int (*used)[2] = xcalloc((size_t)g->nunits + 1, sizeof *used);
+	struct hits h = { NULL, 0, 0 };
 	int i, k, n, t;
 	bool auto_all = it->kind == PLT_O_ENGAGE || it->nfire < 0;
 
-	memset(used, 0, sizeof used);
 	for (i = 0; i < it->nfire; i++) {
 		const struct plt_fire *f = &it->fire[i];
 		int s = f->squad, hw = f->hw;
 
-		if (s >= 4096 || !plt_alive(g, s))
+		if (!plt_alive(g, s))
 			continue;
 		n = plt_points(g, s, hw, it->kind, it->mmm) - used[s][hw];
 		if (n > f->n)
@@ -305,10 +322,10 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 			continue; /* engage: fired below at the nearest */
 		}
 		used[s][hw] += n;
-		shoot(g, d, ev, s, t, hw, n, it->kind, h);
+		shoot(g, d, ev, s, t, hw, n, it->kind, &h);
 	}
 	if (auto_all)
-		for (i = 0; i < g->nunits && i < 4096; i++) {
+		for (i = 0; i < g->nunits; i++) {
 			if (!plt_alive(g, i) || g->units[i].attached !=
 			    it->platoon)
 				continue;
@@ -319,11 +336,12 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 				    k)) < 0)
 					continue;
 				used[i][k] += n;
-				shoot(g, d, ev, i, t, k, n, it->kind, h);
+				shoot(g, d, ev, i, t, k, n, it->kind, &h);
 			}
 		}
-	apply_hits(g, d, ev, h);
-	free(h);
+	apply_hits(g, d, ev, &h);
+	free(h.v);
+	free(used);
 }
 
 /* --- movement ------------------------------------------------------------- */
@@ -469,6 +487,7 @@ assault_move(struct game *g, const struct plt_order_item *it, int allow,
 
 /* --- close combat ------------------------------------------------------- */
 
+/* The cover of h's terrain alone. */
 static int
 hex_cover(const struct game *g, struct hex h)
 {
@@ -497,13 +516,9 @@ strike(struct game *g, struct dice *d, struct events *ev, int s, int t,
 		    g->units[s].id, g->units[t].id);
 		r = dice_roll(d, 10, need, purpose);
 		sbuf_printf(&b, "%s%d", k ? " " : "", r);
-		if (r >= need && h->n < (int)(sizeof h->v / sizeof h->v[0])) {
+		if (r >= need) {
 			hits++;
-			h->v[h->n].target = t;
-			h->v[h->n].side = g->units[s].side;
-			h->v[h->n].from = g->units[s].pos;
-			h->v[h->n].cc = true;
-			h->n++;
+			add_hit(h, t, g->units[s].side, g->units[s].pos, true);
 		}
 	}
 	events_add(ev, ALL, first, "Close combat: %s %s %d dice at %s: needs "
@@ -540,11 +555,13 @@ pick(const struct game *g, const int *v, int n, bool strongest)
 	return b;
 }
 
+/* Close combat of an assaulting platoon with every enemy squad in
+ * contact: both sides roll, then all hits are saved. */
 static void
 close_combat(struct game *g, const struct plt_orders *all[],
     const struct plt_order_item *it, struct dice *d, struct events *ev)
 {
-	struct hits *h = xcalloc(1, sizeof *h);
+	struct hits h = { NULL, 0, 0 };
 	int i, k, c[6], nc, n, left;
 	char *defends = xcalloc((size_t)g->nunits, 1);
 	bool any = false;
@@ -563,11 +580,12 @@ close_combat(struct game *g, const struct plt_orders *all[],
 			    g->units[i].pos))
 				continue;
 			n = x->n < left ? x->n : left;
-			strike(g, d, ev, i, x->target, n, true, h);
+			strike(g, d, ev, i, x->target, n, true, &h);
 			left -= n;
 		}
 		if (left > 0)
-			strike(g, d, ev, i, pick(g, c, nc, false), left, true, h);
+			strike(g, d, ev, i, pick(g, c, nc, false), left, true,
+			    &h);
 		for (k = 0; k < nc; k++)
 			defends[c[k]] = 1;
 	}
@@ -590,19 +608,19 @@ close_combat(struct game *g, const struct plt_orders *all[],
 		left = plt_points(g, i, 2, PLT_O_NONE, false);
 		if (how != PLT_D_EVEN) {
 			strike(g, d, ev, i, pick(g, att, na,
-			    how == PLT_D_STRONGEST), left, false, h);
+			    how == PLT_D_STRONGEST), left, false, &h);
 			continue;
 		}
 		for (j = 0; j < na; j++) {
 			n = left / (na - j);
 			if (n > 0)
-				strike(g, d, ev, i, att[j], n, false, h);
+				strike(g, d, ev, i, att[j], n, false, &h);
 			left -= n;
 		}
 	}
 	if (any)
-		apply_hits(g, d, ev, h);
-	free(h);
+		apply_hits(g, d, ev, &h);
+	free(h.v);
 	free(defends);
 }
 
@@ -624,6 +642,8 @@ check_number(const struct game *g, int p, int base, bool supp_counts)
 	return n;
 }
 
+/* The reform order's recovery: one squad at once, checks for the others,
+ * and a rally from suppression. */
 static void
 reform(struct game *g, const struct plt_order_item *it, struct dice *d,
     struct events *ev)
@@ -710,6 +730,8 @@ gap(const struct game *g, int i, struct hex h)
 	return best;
 }
 
+/* Enact one order it of its side (all: every side's orders, for the
+ * defenders' choices), then coherency and morale. */
 void
 plt_enact(struct game *g, const struct plt_orders *all[],
     const struct plt_order_item *it, struct dice *d, struct events *ev)
@@ -842,6 +864,7 @@ list_len(const struct game *g, const struct plt_orders *o, int side,
 	return n + (no_order_advance(g, o, side, extra) ? 1 : 0);
 }
 
+/* End of turn: clear the turn's flags and decide whether the battle ends. */
 static void
 end_turn(struct game *g, struct events *ev)
 {
@@ -863,6 +886,7 @@ end_turn(struct game *g, struct events *ev)
 	events_add(ev, ALL, 0, "End of turn %d.", g->turn);
 }
 
+/* One step of the turn's window: initiative, then one order a step. */
 enum resolve_rc
 plt_resolve(struct resolve_ctx *c)
 {
@@ -924,6 +948,7 @@ plt_resolve(struct resolve_ctx *c)
 	return RESOLVE_DONE;
 }
 
+/* When the battle is over: the highest score wins, a tie is a draw. */
 void
 plt_victory(struct game *g, struct events *ev)
 {
