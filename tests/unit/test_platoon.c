@@ -73,6 +73,26 @@ new_game(struct game *g, const char *options, const char *text)
 	orders_errors_free(&errs);
 }
 
+/* A board of 2 columns and rows open hexes with Blue's squad b1 (profile
+ * kind) at A1 and Red's r1 at A<rows>, into g. */
+static void
+column_game(struct game *g, int rows, const char *kind)
+{
+	struct sbuf t;
+	int r;
+
+	sbuf_init(&t);
+	sbuf_printf(&t, "ruleset: platoon\nname: long\nmap: 2 %d\n"
+	    "legend: . open\n", rows);
+	for (r = 0; r < rows; r++)
+		sbuf_puts(&t, "terrain: ..\n");
+	sbuf_printf(&t, "side: blue B\nside: red R\nunit: b platoon blue -\n"
+	    "unit: b1 %s blue A1 - - b\nunit: r platoon red -\n"
+	    "unit: r1 rifle red A%d - - r\n", kind, rows);
+	new_game(g, NULL, t.buf);
+	sbuf_free(&t);
+}
+
 static int
 I(const struct game *g, const char *id)
 {
@@ -405,26 +425,10 @@ t_los(void **state)
 	assert_false(plt_los(&g, RED, e1, e6));
 	game_free(&g);
 	/* 100 cm: 50 hexes; 51 is out of sight. */
-	{
-		struct sbuf t;
-		int r;
-
-		sbuf_init(&t);
-		sbuf_puts(&t, "ruleset: platoon\nname: long\nmap: 2 60\n"
-		    "legend: . open\n");
-		for (r = 0; r < 60; r++)
-			sbuf_puts(&t, "terrain: ..\n");
-		sbuf_puts(&t, "side: blue B\nside: red R\n"
-		    "unit: b platoon blue -\nunit: b1 rifle blue A1 - - b\n"
-		    "unit: r platoon red -\nunit: r1 rifle red A60 - - r\n");
-		new_game(&g, NULL, t.buf);
-		assert_true(plt_los(&g, BLUE, fx_hex(&g, "A1"),
-		    fx_hex(&g, "A51")));
-		assert_false(plt_los(&g, BLUE, fx_hex(&g, "A1"),
-		    fx_hex(&g, "A52")));
-		game_free(&g);
-		sbuf_free(&t);
-	}
+	column_game(&g, 60, "rifle");
+	assert_true(plt_los(&g, BLUE, fx_hex(&g, "A1"), fx_hex(&g, "A51")));
+	assert_false(plt_los(&g, BLUE, fx_hex(&g, "A1"), fx_hex(&g, "A52")));
+	game_free(&g);
 }
 
 /* 1.2: 1D10 each, ties re-rolled among the tied sides. */
@@ -689,25 +693,11 @@ t_fire_mods(void **state)
 	events_free(&ev);
 	game_free(&g);
 	/* 42 cm: long Heavy Weapon range (+1); Firefight out of range. */
-	{
-		struct sbuf t;
-		int r;
-
-		sbuf_init(&t);
-		sbuf_puts(&t, "ruleset: platoon\nname: long\nmap: 2 30\n"
-		    "legend: . open\n");
-		for (r = 0; r < 30; r++)
-			sbuf_puts(&t, "terrain: ..\n");
-		sbuf_puts(&t, "side: blue B\nside: red R\n"
-		    "unit: b platoon blue -\nunit: b1 heavy blue A1 - - b\n"
-		    "unit: r platoon red -\nunit: r1 rifle red A22 - - r\n");
-		new_game(&g, NULL, t.buf);
-		enact(&g, BLUE, "order b advance\nfire b1 hw 2 r1\n"
-		    "fire b1 ff 2 r1\n", hw, 2, &d, &ev);
-		assert_int_equal(d.log[0].target, 8);
-		assert_true(fx_event_has(&ev, "b1 cannot fire at r1"));
-		sbuf_free(&t);
-	}
+	column_game(&g, 22, "heavy");
+	enact(&g, BLUE, "order b advance\nfire b1 hw 2 r1\nfire b1 ff 2 r1\n",
+	    hw, 2, &d, &ev);
+	assert_int_equal(d.log[0].target, 8);
+	assert_true(fx_event_has(&ev, "b1 cannot fire at r1"));
 	done(&d, &ev, &g);
 }
 

@@ -68,29 +68,10 @@ dir_towards(struct hex a, struct hex b)
 	return bd;
 }
 
-/* The nearest live enemy squad to h (any, seen or not), -1 if none. */
+/* The nearest live enemy squad to h: any (cm < 0), or one seen from h
+ * within cm; -1 if none. */
 static int
-nearest_any(const struct game *g, int side, struct hex h)
-{
-	int j, best = -1, bd = 0;
-
-	for (j = 0; j < g->nunits; j++) {
-		int k;
-
-		if (!plt_alive(g, j) || g->units[j].side == side)
-			continue;
-		k = hex_distance(g->units[j].pos, h);
-		if (best < 0 || k < bd) {
-			best = j;
-			bd = k;
-		}
-	}
-	return best;
-}
-
-/* The nearest live enemy squad seen from h within cm, -1 if none. */
-static int
-nearest_seen(const struct game *g, int side, struct hex h, int cm)
+nearest_enemy_to(const struct game *g, int side, struct hex h, int cm)
 {
 	int j, best = -1, bd = 0;
 
@@ -98,8 +79,8 @@ nearest_seen(const struct game *g, int side, struct hex h, int cm)
 		int k;
 
 		if (!plt_alive(g, j) || g->units[j].side == side ||
-		    plt_dist_cm(g->units[j].pos, h) > cm ||
-		    !plt_los(g, side, h, g->units[j].pos))
+		    (cm >= 0 && (plt_dist_cm(g->units[j].pos, h) > cm ||
+		    !plt_los(g, side, h, g->units[j].pos))))
 			continue;
 		k = hex_distance(g->units[j].pos, h);
 		if (best < 0 || k < bd) {
@@ -123,9 +104,9 @@ fire_all(const struct game *g, int side, const int *sq, const struct hex *pos,
 			pts = plt_points(g, sq[k], kind, o, mmm);
 			if (pts <= 0)
 				continue;
-			if ((t = nearest_seen(g, side, pos[k], kind ?
+			if ((t = nearest_enemy_to(g, side, pos[k], kind ?
 			    PLT_HW_LONG_CM : PLT_FF_LONG_CM)) < 0 &&
-			    (t = nearest_any(g, side, pos[k])) < 0)
+			    (t = nearest_enemy_to(g, side, pos[k], -1)) < 0)
 				continue;
 			sbuf_printf(b, "fire %s %s %d %s%s\n", g->units[sq[k]].id,
 			    kind ? "hw" : "ff", pts, g->units[t].id,
@@ -177,7 +158,7 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 	if (n == 0)
 		return;
 	for (k = 0; k < n; k++) {
-		e = nearest_any(g, side, pos[k]);
+		e = nearest_enemy_to(g, side, pos[k], -1);
 		if (e >= 0 && plt_dist_cm(pos[k], g->units[e].pos) <=
 		    PLT_FF_CM && plt_los(g, side, pos[k], g->units[e].pos))
 			near++;
@@ -210,7 +191,7 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 	}
 	/* Advance as a block: the longest shift (up to 5 hexes) that every
 	 * squad can pay with the lowest possible allowance (low + 1). */
-	e = nearest_any(g, side, pos[0]);
+	e = nearest_enemy_to(g, side, pos[0], -1);
 	if (e < 0) {
 		sbuf_printf(b, "order %s none\n", pu->id);
 		return;
