@@ -854,14 +854,25 @@ no_order_advance(const struct game *g, const struct plt_orders *o,
 	return false;
 }
 
-/* The count of orders side reveals this turn. */
+/* The count of orders side reveals this turn: its list, and the
+ * platoon "no order becomes Advance" chose when the turn began (var
+ * noadv.SIDE, the platoon's index + 1), built into *extra. */
 static int
 list_len(const struct game *g, const struct plt_orders *o, int side,
     struct plt_order_item *extra)
 {
-	int n = o != NULL ? o->n : 0;
+	char key[16];
+	int n = o != NULL ? o->n : 0, p;
 
-	return n + (no_order_advance(g, o, side, extra) ? 1 : 0);
+	snprintf(key, sizeof key, "noadv.%d", side);
+	if ((p = game_var(g, key, 0) - 1) < 0 || p >= g->nunits)
+		return n;
+	memset(extra, 0, sizeof *extra);
+	extra->platoon = p;
+	extra->kind = PLT_O_ADVANCE;
+	extra->reform = -1;
+	extra->nfire = -1; /* all points at the nearest */
+	return n + 1;
 }
 
 /* End of turn: clear the turn's flags and decide whether the battle ends. */
@@ -902,10 +913,17 @@ plt_resolve(struct resolve_ctx *c)
 	if (c->step == 0) {
 		events_phase(c->ev, "initiative");
 		plt_initiative(g, c->dice, c->ev, order);
+		extra = xcalloc(1, sizeof *extra);
 		for (s = 0; s < g->nsides; s++) {
 			snprintf(key, sizeof key, "init.%d", s);
 			game_set_var(g, key, order[s]);
+			/* Fixed now: the schedule of the turn's steps must not
+			 * change as platoons are lost. */
+			snprintf(key, sizeof key, "noadv.%d", s);
+			game_set_var(g, key, no_order_advance(g, o[s], s,
+			    extra) ? extra->platoon + 1 : 0);
 		}
+		free(extra);
 		return RESOLVE_CONTINUE;
 	}
 	extra = xcalloc(GAME_MAX_SIDES, sizeof *extra);
