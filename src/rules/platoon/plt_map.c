@@ -582,7 +582,7 @@ plt_cover_level(const struct game *g, int p)
 int
 plt_home(const struct game *g, int side)
 {
-	char key[16];
+	char key[24];
 	int h;
 
 	snprintf(key, sizeof key, "home.%d", side);
@@ -859,7 +859,7 @@ build_options(struct plt_build *b)
 			if ((nh = game_hex_at(g, hex_neighbour(h, d))) != NULL)
 				nh->edge[(d + 3) % 6] = k;
 		} else if (strcmp(it->name, "home") == 0) {
-			char key[16];
+			char key[24];
 
 			s = k == 2 ? game_side_index(g, w1) : -1;
 			for (d = 0; d < 4 && strcmp(w2, home_names[d]); d++)

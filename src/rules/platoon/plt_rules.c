@@ -861,7 +861,7 @@ static int
 list_len(const struct game *g, const struct plt_orders *o, int side,
     struct plt_order_item *extra)
 {
-	char key[16];
+	char key[24];
 	int n = o != NULL ? o->n : 0, p;
 
 	snprintf(key, sizeof key, "noadv.%d", side);
@@ -906,7 +906,7 @@ plt_resolve(struct resolve_ctx *c)
 	struct plt_order_item *extra;
 	int order[GAME_MAX_SIDES], s, k, taken[GAME_MAX_SIDES] = { 0 };
 	int len[GAME_MAX_SIDES], step = 0;
-	char key[16];
+	char key[24];
 
 	for (s = 0; s < g->nsides; s++)
 		o[s] = c->orders[s];
