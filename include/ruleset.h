@@ -139,6 +139,7 @@ extern const struct ruleset ruleset_fam;
 extern const struct ruleset ruleset_pw;
 extern const struct ruleset ruleset_test_decide;
 extern const struct ruleset ruleset_test_fog;
+extern const struct ruleset ruleset_platoon;
 
 const struct ruleset *ruleset_find(const char *name);
 const struct ruleset *const *ruleset_all(void);

@@ -8,6 +8,7 @@
 static const struct ruleset *const rulesets[] = {
 	&ruleset_fam,
 	&ruleset_pw,
+	&ruleset_platoon,
 	&ruleset_test_decide,
 	&ruleset_test_fog,
 	NULL

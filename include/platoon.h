@@ -1,0 +1,199 @@
+/* platoon: the sci-fi infantry platoon rules (seed 001), two to four
+ * sides. Profiles, terrain, geometry and the parsed order form are exposed
+ * for the unit tests; every reading of the seed is in docs/rules/platoon.md.
+ * Scale: one hex is 2 cm; rule arithmetic is in cm. */
+#ifndef PLATOON_H
+#define PLATOON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "game.h"
+#include "hex.h"
+#include "ruleset.h"
+
+#define PLT_CM_PER_HEX 2
+#define PLT_SIGHT_CM 100
+#define PLT_FF_CM 20
+#define PLT_FF_LONG_CM 30
+#define PLT_FF_SHORT_CM 10     /* "< 10cm" */
+#define PLT_HW_CM 40
+#define PLT_HW_LONG_CM 100
+#define PLT_HW_SHORT_CM 12     /* "< 12cm" (text); var hw.short.cm */
+
+/* A profile (the seed's table, or a scenario's "option: profile"). */
+#define PLT_PROFILES_MAX 16
+struct plt_profile {
+	char id[GAME_KIND_MAX];
+	char name[GAME_NAME_MAX];
+	int move;          /* cm */
+	int ff[2];         /* fresh / reduced */
+	int hw[2];
+	int cc[2];
+	int armour;
+	int points;
+};
+
+/* Terrain kinds (game_hex.terrain names). */
+struct plt_terrain {
+	const char *name;
+	int cover;         /* armour bonus */
+	bool area;         /* blocks sight beyond its first hex */
+	bool rough;        /* costs double */
+	bool impassable;
+};
+
+/* Linear obstacles on hexsides: game_hex.edge[dir] codes. */
+enum plt_edge { PLT_E_NONE, PLT_E_HEDGE, PLT_E_FENCE, PLT_E_WALL,
+	PLT_E_BOCAGE, PLT_E_HIGHWALL, PLT_E_WIRE, PLT_E_NKINDS };
+
+/* Squad (unit of a profile kind): strength 2 fresh, 1 reduced, 0 removed;
+ * attached: its platoon's index. Platoon (kind "platoon", not placed):
+ * x[] below, flags below. */
+#define PLT_PLATOON "platoon"
+#define PLT_X_SQUADS0 0   /* squads at the start of the game */
+#define PLT_X_ORDER 1     /* order enacted this turn (enum plt_order) */
+#define PLT_X_BAD 2       /* lost + reduced after its last morale check */
+#define PLT_F_SUPP 0x1    /* suppressed */
+#define PLT_F_MMM 0x2     /* Move, Move, Move this turn: armour -1 */
+#define PLT_F_DONE 0x4    /* has enacted its order this turn */
+/* Squad x[] slots. */
+#define PLT_X_KILLER 0    /* side+1 that removed or reduced it last */
+
+enum plt_order { PLT_O_NONE, PLT_O_ADVANCE, PLT_O_ASSAULT, PLT_O_FALLBACK,
+	PLT_O_ENGAGE, PLT_O_REFORM };
+extern const char *const plt_order_names[];
+
+enum plt_home { PLT_NORTH, PLT_SOUTH, PLT_EAST, PLT_WEST };
+
+/* --- parsed orders ------------------------------------------------------ */
+
+#define PLT_PATH_MAX 12
+#define PLT_LINES_MAX 64
+#define PLT_ORDERS_MAX 64
+
+struct plt_move {
+	int squad;
+	int n;
+	struct hex h[PLT_PATH_MAX];   /* waypoints */
+};
+
+struct plt_fire {
+	int squad;
+	bool hw;
+	bool av;
+	int n;                        /* dice */
+	int target;                   /* squad index */
+};
+
+struct plt_cc {
+	int squad;
+	int n;
+	int target;
+};
+
+struct plt_order_item {
+	int platoon;
+	int line;
+	enum plt_order kind;
+	bool mmm;
+	int reform;                   /* squad recovering at once, -1 */
+	int nmove, nfire, ncc;
+	struct plt_move move[PLT_LINES_MAX / 4];
+	struct plt_fire fire[PLT_LINES_MAX / 2];
+	struct plt_cc cc[PLT_LINES_MAX / 4];
+};
+
+enum plt_defend { PLT_D_EVEN, PLT_D_WEAKEST, PLT_D_STRONGEST };
+
+struct plt_orders {
+	int side;
+	enum plt_defend defend;
+	int n;
+	struct plt_order_item o[PLT_ORDERS_MAX];
+};
+
+/* --- map and geometry (plt_map.c) ---------------------------------------- */
+
+/* The profile of squad unit (reduced values in [1]); false if none. */
+bool plt_profile(const struct game *, int unit, struct plt_profile *);
+const struct plt_terrain *plt_terrain(const struct game *, struct hex);
+bool plt_is_platoon(const struct game_unit *);
+/* A squad on the map (not removed). */
+bool plt_alive(const struct game *, int unit);
+/* The squad in h, or -1. */
+int plt_squad_at(const struct game *, struct hex);
+int plt_edge(const struct game *, struct hex, int dir);
+bool plt_road(const struct game *, struct hex);
+int plt_elev(const struct game *, struct hex);
+/* Cost in cm of moving from a into adjacent b, -1 if impossible. */
+int plt_step_cost(const struct game *, struct hex a, struct hex b);
+/* Can a squad of side standing at a see b (range, terrain, elevation,
+ * non-friendly squads)? */
+bool plt_los(const struct game *, int side, struct hex a, struct hex b);
+/* Cover of a squad at target against an attacker at from. */
+int plt_cover(const struct game *, struct hex target, struct hex from);
+int plt_dist_cm(struct hex, struct hex);
+/* Squads of platoon p on the map: is it one chain of adjacent squads? */
+bool plt_coherent(const struct game *, int platoon);
+/* Squad counts of platoon p: on the map, reduced, removed. */
+void plt_counts(const struct game *, int platoon, int *alive, int *reduced,
+    int *lost);
+int plt_mcp(const struct game *, int platoon);
+/* All (2) or at least half (1) of its squads in cover, else 0. */
+int plt_cover_level(const struct game *, int platoon);
+/* Cheapest path from a to a hex next to enemy squad e (contact allowed):
+ * its cost in cm (0 if already in contact), the path (without a) in path
+ * and its length in *len; -1 if none. */
+int plt_path_to_contact(const struct game *, int side, struct hex a, int e,
+    struct hex *path, int max, int *len);
+/* Victory points of side: the Points of enemy squads it removed, +1 per
+ * enemy squad it reduced that is still reduced. */
+int plt_score(const struct game *, int side);
+/* side's home table edge (enum plt_home). */
+int plt_home(const struct game *, int side);
+/* Hexes from h to side's home edge. */
+int plt_home_dist(const struct game *, int side, struct hex);
+/* The nearest enemy squad platoon p sees, -1 if none; *cost its path cost
+ * in cm to contact. */
+int plt_nearest_enemy(const struct game *, int platoon, int *cost);
+/* Cheapest path (cm) from a to b for a squad of side, avoiding other
+ * squads' hexes and (unless allow_contact) hexes next to enemy squads
+ * except b. Fills path (without a), returns its length or -1. */
+int plt_path(const struct game *, int side, struct hex a, struct hex b,
+    bool allow_contact, struct hex *path, int max, int *cost);
+int plt_setup(struct game *, const struct scenario *, struct hp_error *);
+void plt_render_map(const struct game *, int side, struct sbuf *);
+void plt_status(const struct game *, int side, struct sbuf *);
+
+/* --- orders (plt_orders.c) ----------------------------------------------- */
+
+int plt_parse(const struct game *, const struct window_spec *, int side,
+    const struct order_body *, void **out, struct sbuf *canon,
+    struct order_errors *errs);
+void plt_free_orders(void *);
+bool plt_next_window(const struct game *, struct window_spec *);
+void plt_order_template(const struct game *, const struct window_spec *,
+    int side, struct sbuf *);
+/* Points of kind (ff/hw/cc: 0/1/2) squad i fires with under order o. */
+int plt_points(const struct game *, int squad, int kind, enum plt_order o,
+    bool mmm);
+
+/* --- rules (plt_rules.c) --------------------------------------------------- */
+
+/* Initiative order of the g->nsides sides into order[]. */
+void plt_initiative(const struct game *, struct dice *, struct events *,
+    int *order);
+enum resolve_rc plt_resolve(struct resolve_ctx *);
+void plt_victory(struct game *, struct events *);
+/* Enact one order (tests call it directly). */
+void plt_enact(struct game *, const struct plt_orders *all[],
+    const struct plt_order_item *, struct dice *, struct events *);
+
+/* --- opponent (plt_ai.c) ---------------------------------------------------- */
+
+void plt_opponent(const struct game *, const struct window_spec *, int side,
+    struct sbuf *);
+
+
+#endif

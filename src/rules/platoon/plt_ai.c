@@ -1,0 +1,272 @@
+/* plt_ai: the built-in opponent of the platoon ruleset, for any side. Per
+ * platoon, in the order of the scenario: a suppressed platoon engages if
+ * an enemy is near, else reforms; a platoon with a reduced squad and no
+ * enemy in Firefight range reforms; one that can surely reach the nearest
+ * enemy it sees assaults; one with enemies in Firefight range engages;
+ * the others advance as a block towards the nearest enemy (a move short
+ * enough to stay coherent whatever the die) and fire at the nearest. Its
+ * orders always pass the parser (tests: t_opponent_orders_parse). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "orders.h"
+#include "platoon.h"
+
+/* Does text (one platoon's lines) pass the parser for side? */
+static bool
+passes(const struct game *g, int side, const char *text)
+{
+	struct sbuf f, canon;
+	struct order_header hd;
+	struct order_body body;
+	struct order_errors errs;
+	struct window_spec w;
+	void *out = NULL;
+	bool ok = false;
+
+	sbuf_init(&f);
+	sbuf_init(&canon);
+	orders_errors_init(&errs);
+	memset(&body, 0, sizeof body);
+	plt_next_window(g, &w);
+	sbuf_printf(&f, "campaign: x\nturn: %d\nwindow: orders\nside: %s\n%s",
+	    g->turn, g->sides[side].name, text);
+	if (orders_parse_file(f.buf, f.len, &hd, &body, &errs) == HP_OK &&
+	    plt_parse(g, &w, side, &body, &out, &canon, &errs) == HP_OK)
+		ok = true;
+	plt_free_orders(out);
+	orders_body_free(&body);
+	orders_errors_free(&errs);
+	sbuf_free(&f);
+	sbuf_free(&canon);
+	return ok;
+}
+
+/* The direction (0..5) from a that points most nearly at b; of two
+ * equally good, the northern one (the same choice for both sides of a
+ * map that is a mirror image left to right). */
+static int
+dir_towards(struct hex a, struct hex b)
+{
+	struct hex v = hex_sub(b, a);
+	double vx = 1.5 * v.q, vy = sqrt(3.0) * (v.r + v.q / 2.0), best = -1e9;
+	double by = 0;
+	int d, bd = 0;
+
+	for (d = 0; d < 6; d++) {
+		struct hex u = hex_directions[d];
+		double uy = sqrt(3.0) * (u.r + u.q / 2.0);
+		double c = vx * 1.5 * u.q + vy * uy;
+
+		if (c > best + 1e-9 || (c > best - 1e-9 && uy < by)) {
+			best = c;
+			bd = d;
+			by = uy;
+		}
+	}
+	return bd;
+}
+
+/* The nearest live enemy squad to h: any (cm < 0), or one seen from h
+ * within cm; -1 if none. */
+static int
+nearest_enemy_to(const struct game *g, int side, struct hex h, int cm)
+{
+	int j, best = -1, bd = 0;
+
+	for (j = 0; j < g->nunits; j++) {
+		int k;
+
+		if (!plt_alive(g, j) || g->units[j].side == side ||
+		    (cm >= 0 && (plt_dist_cm(g->units[j].pos, h) > cm ||
+		    !plt_los(g, side, h, g->units[j].pos))))
+			continue;
+		k = hex_distance(g->units[j].pos, h);
+		if (best < 0 || k < bd) {
+			best = j;
+			bd = k;
+		}
+	}
+	return best;
+}
+
+/* Fire lines for every point of the platoon's squads (at pos[k]) at the
+ * nearest enemy to each. */
+static void
+fire_all(const struct game *g, int side, const int *sq, const struct hex *pos,
+    int n, enum plt_order o, bool mmm, struct sbuf *b)
+{
+	int k, kind, pts, t;
+
+	for (k = 0; k < n; k++)
+		for (kind = 0; kind < 2; kind++) {
+			pts = plt_points(g, sq[k], kind, o, mmm);
+			if (pts <= 0)
+				continue;
+			if ((t = nearest_enemy_to(g, side, pos[k], kind ?
+			    PLT_HW_LONG_CM : PLT_FF_LONG_CM)) < 0 &&
+			    (t = nearest_enemy_to(g, side, pos[k], -1)) < 0)
+				continue;
+			sbuf_printf(b, "fire %s %s %d %s%s\n", g->units[sq[k]].id,
+			    kind ? "hw" : "ff", pts, g->units[t].id,
+			    kind ? " ap" : "");
+		}
+}
+
+/* Is h a hex a squad of side may end an advance in? */
+static bool
+free_hex(const struct game *g, int side, struct hex h, int self)
+{
+	const struct plt_terrain *t = plt_terrain(g, h);
+	int d, s;
+
+	if (t == NULL || t->impassable)
+		return false;
+	s = plt_squad_at(g, h);
+	if (s >= 0 && s != self)
+		return false;
+	for (d = 0; d < 6; d++)
+		if ((s = plt_squad_at(g, hex_neighbour(h, d))) >= 0 &&
+		    g->units[s].side != side)
+			return false;
+	return true;
+}
+
+/* The orders of platoon p as the opponent would give them (bare: g without
+ * p's squads, to measure paths through their hexes), appended to b. */
+static void
+plan_platoon(const struct game *g, const struct game *bare, int side, int p,
+    struct sbuf *b)
+{
+	const struct game_unit *pu = &g->units[p];
+	struct plt_profile pf;
+	struct hex pos[64], dest[64];
+	int sq[64], n = 0, i, k, e, cost, low = 99, reduced = -1, near = 0;
+	int steps, dir;
+	char a[8];
+
+	for (i = 0; i < g->nunits && n < 64; i++)
+		if (plt_alive(g, i) && g->units[i].attached == p) {
+			sq[n] = i;
+			pos[n++] = g->units[i].pos;
+			if (plt_profile(g, i, &pf) && pf.move < low)
+				low = pf.move;
+			if (g->units[i].strength == 1 && reduced < 0)
+				reduced = i;
+		}
+	if (n == 0)
+		return;
+	for (k = 0; k < n; k++) {
+		e = nearest_enemy_to(g, side, pos[k], -1);
+		if (e >= 0 && plt_dist_cm(pos[k], g->units[e].pos) <=
+		    PLT_FF_CM && plt_los(g, side, pos[k], g->units[e].pos))
+			near++;
+	}
+	if (pu->flags & PLT_F_SUPP) {
+		if (near > 0 && plt_coherent(g, p)) {
+			sbuf_printf(b, "order %s engage\n", pu->id);
+			fire_all(g, side, sq, pos, n, PLT_O_ENGAGE, false, b);
+		} else if (reduced >= 0)
+			sbuf_printf(b, "order %s reform %s\n", pu->id,
+			    g->units[reduced].id);
+		else
+			sbuf_printf(b, "order %s reform\n", pu->id);
+		return;
+	}
+	if (reduced >= 0 && near == 0) {
+		sbuf_printf(b, "order %s reform %s\n", pu->id,
+		    g->units[reduced].id);
+		return;
+	}
+	e = plt_nearest_enemy(g, p, &cost);
+	if (e >= 0 && cost >= 0 && cost <= low + 3) {
+		sbuf_printf(b, "order %s assault\n", pu->id);
+		return;
+	}
+	if (near * 2 >= n && plt_coherent(g, p)) {
+		sbuf_printf(b, "order %s engage\n", pu->id);
+		fire_all(g, side, sq, pos, n, PLT_O_ENGAGE, false, b);
+		return;
+	}
+	/* Advance as a block: the longest shift (up to 5 hexes) that every
+	 * squad can pay with the lowest possible allowance (low + 1). */
+	e = nearest_enemy_to(g, side, pos[0], -1);
+	if (e < 0) {
+		sbuf_printf(b, "order %s none\n", pu->id);
+		return;
+	}
+	dir = dir_towards(pos[0], g->units[e].pos);
+	for (steps = 5; steps > 0; steps--) {
+		bool ok = true;
+
+		for (k = 0; k < n && ok; k++) {
+			struct hex path[64];
+			int c, m;
+
+			dest[k] = pos[k];
+			for (m = 0; m < steps; m++)
+				dest[k] = hex_neighbour(dest[k], dir);
+			if (!free_hex(g, side, dest[k], sq[k])) {
+				ok = false;
+				break;
+			}
+			/* Squads of the platoon move one after the other:
+			 * a mate's hex may be free later, so only measure. */
+			if (plt_path(bare, side, pos[k], dest[k], false, path,
+			    64, &c) < 0 || c > low + 1)
+				ok = false;
+		}
+		if (ok && plt_coherent(g, p))
+			break;
+	}
+	sbuf_printf(b, "order %s advance\n", pu->id);
+	if (steps > 0)
+		for (k = 0; k < n; k++)
+			sbuf_printf(b, "move %s %s\n", g->units[sq[k]].id,
+			    hex_label(&g->layout, dest[k], a, sizeof a));
+	fire_all(g, side, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false,
+	    b);
+}
+
+/* The orders of platoon p: the plan if the parser takes it, else a
+ * platoon that stays put (reform or none), which always passes. */
+static void
+one_platoon(const struct game *g, int side, int p, struct sbuf *b)
+{
+	struct game bare;
+	struct sbuf t;
+	int i;
+
+	game_copy(&bare, g);
+	for (i = 0; i < bare.nunits; i++)
+		if (bare.units[i].attached == p && !plt_is_platoon(&bare.units[i]))
+			bare.units[i].placed = false;
+	sbuf_init(&t);
+	plan_platoon(g, &bare, side, p, &t);
+	if (t.buf != NULL && passes(g, side, t.buf))
+		sbuf_puts(b, t.buf);
+	else if (t.buf != NULL)
+		sbuf_printf(b, "order %s %s\n", g->units[p].id,
+		    (g->units[p].flags & PLT_F_SUPP) || !plt_coherent(g, p) ?
+		    "reform" : "none");
+	sbuf_free(&t);
+	game_free(&bare);
+}
+
+/* The built-in opponent's order body for side: every platoon, then the
+ * close combat defence; appended to b. */
+void
+plt_opponent(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	int p;
+
+	(void)w;
+	sbuf_printf(b, "# %s: the built-in opponent's orders.\n",
+	    g->sides[side].label);
+	for (p = 0; p < g->nunits; p++)
+		if (plt_is_platoon(&g->units[p]) && g->units[p].side == side)
+			one_platoon(g, side, p, b);
+	sbuf_puts(b, "defend weakest\n");
+}

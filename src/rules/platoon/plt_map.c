@@ -1,0 +1,1161 @@
+/* plt_map: the platoon ruleset's data and geometry: profiles (as game
+ * vars, so a scenario can add its own), the terrain table, the scenario
+ * set-up, line of sight, cover, paths and coherency, the map as drawn in
+ * reports and the status lines. Readings: docs/rules/platoon.md. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platoon.h"
+#include "render.h"
+#include "scenario.h"
+
+/* The terrain table (docs/rules/platoon.md, "1.4" and "1.5.3"). */
+static const struct plt_terrain terrains[] = {
+	{ "open", 0, false, false, false },
+	{ "scrub", 1, false, false, false },
+	{ "grass", 1, false, false, false },
+	{ "lightwoods", 2, true, false, false },
+	{ "heavywoods", 4, true, false, false },
+	{ "urban", 4, true, false, false },
+	{ "closeurban", 4, true, true, false },
+	{ "fortified", 5, true, false, false },
+	{ "bunker", 6, true, false, false },
+	{ "trench", 4, false, false, false },
+	{ "sandbags", 3, false, false, false },
+	{ "rough", 0, false, true, false },
+	{ "river", 0, false, true, false },
+	{ "lake", 0, false, false, true },
+	{ "cliff", 0, false, false, true },
+	{ "volcano", 0, false, false, true },
+};
+#define NTERRAIN (int)(sizeof terrains / sizeof terrains[0])
+static const char tcode[NTERRAIN + 1] = " ,\"wWUCFKTSr~LXV";
+
+static const char *const edge_names[PLT_E_NKINDS] = { "none", "hedge",
+	"fence", "wall", "bocage", "highwall", "wire" };
+static const int edge_cost[PLT_E_NKINDS] = { 0, 1, 1, 1, 3, 3, 3 };
+static const int edge_cover[PLT_E_NKINDS] = { 0, 1, 0, 2, 2, 3, 0 };
+
+static const char *const home_names[] = { "north", "south", "east", "west" };
+
+const char *const plt_order_names[] = { "none", "advance", "assault",
+	"fallback", "engage", "reform" };
+
+/* --- small helpers --------------------------------------------------------- */
+
+/* The game hex at h (row-major fast path, then a search), or NULL. */
+static const struct game_hex *
+hex_at(const struct game *g, struct hex h)
+{
+	struct hex_offset o = hex_to_offset(&g->layout, h);
+	int i;
+
+	if (o.col < 0 || o.row < 0 || o.col >= g->layout.cols ||
+	    o.row >= g->layout.rows)
+		return NULL;
+	i = o.row * g->layout.cols + o.col;
+	if (i < g->nhex && hex_eq(g->hexes[i].h, h))
+		return &g->hexes[i];
+	return game_hex_at_c(g, h);
+}
+
+/* Index of terrain name (up to '+'), -1 if unknown. */
+static int
+terrain_index(const char *name)
+{
+	size_t n = strcspn(name, "+");
+	int i;
+
+	for (i = 0; i < NTERRAIN; i++)
+		if (strlen(terrains[i].name) == n &&
+		    strncmp(terrains[i].name, name, n) == 0)
+			return i;
+	return -1;
+}
+
+/* The terrain entry of h (a static table row), NULL off the map. */
+const struct plt_terrain *
+plt_terrain(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh = hex_at(g, h);
+	int i;
+
+	if (gh == NULL || (i = terrain_index(gh->terrain)) < 0)
+		return NULL;
+	return &terrains[i];
+}
+
+/* Does h carry a road? */
+bool
+plt_road(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh = hex_at(g, h);
+
+	return gh != NULL && strstr(gh->terrain, "+road") != NULL;
+}
+
+/* The elevation of h, 0 off the map. */
+int
+plt_elev(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh = hex_at(g, h);
+
+	return gh != NULL ? gh->elevation : 0;
+}
+
+/* The obstacle (enum plt_edge) on the side dir of h. */
+int
+plt_edge(const struct game *g, struct hex h, int dir)
+{
+	const struct game_hex *gh = hex_at(g, h);
+
+	if (gh == NULL || dir < 0 || dir > 5 || gh->edge[dir] < 0 ||
+	    gh->edge[dir] >= PLT_E_NKINDS)
+		return PLT_E_NONE;
+	return gh->edge[dir];
+}
+
+/* Is u a platoon (not a squad)? */
+bool
+plt_is_platoon(const struct game_unit *u)
+{
+	return strcmp(u->kind, PLT_PLATOON) == 0;
+}
+
+/* Is unit i a squad on the map, not removed? */
+bool
+plt_alive(const struct game *g, int i)
+{
+	const struct game_unit *u = &g->units[i];
+
+	return u->placed && u->strength > 0 && !plt_is_platoon(u);
+}
+
+/* The squad standing in h, -1 if none. */
+int
+plt_squad_at(const struct game *g, struct hex h)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		if (plt_alive(g, i) && hex_eq(g->units[i].pos, h))
+			return i;
+	return -1;
+}
+
+/* The distance between two hex centres in cm. */
+int
+plt_dist_cm(struct hex a, struct hex b)
+{
+	return PLT_CM_PER_HEX * hex_distance(a, b);
+}
+
+/* --- profiles (game vars "pf.KIND.x") ------------------------------------- */
+
+/* The profile value what of kind (game var pf.KIND.WHAT), -1 if none. */
+static int
+pvar(const struct game *g, const char *kind, const char *what)
+{
+	char key[40];
+
+	snprintf(key, sizeof key, "pf.%s.%s", kind, what);
+	return game_var(g, key, -1);
+}
+
+/* Set the profile value what of kind. */
+static void
+set_pvar(struct game *g, const char *kind, const char *what, int v)
+{
+	char key[40];
+
+	snprintf(key, sizeof key, "pf.%s.%s", kind, what);
+	game_set_var(g, key, v);
+}
+
+/* Fill p from the vars of kind; false if kind is no profile. */
+static bool
+profile_of_kind(const struct game *g, const char *kind,
+    struct plt_profile *p)
+{
+	int v;
+
+	memset(p, 0, sizeof *p);
+	if ((p->move = pvar(g, kind, "m")) < 0)
+		return false;
+	strlcpy_(p->id, kind, sizeof p->id);
+	v = pvar(g, kind, "ff");
+	p->ff[0] = v / 100;
+	p->ff[1] = v % 100;
+	v = pvar(g, kind, "hw");
+	p->hw[0] = v / 100;
+	p->hw[1] = v % 100;
+	v = pvar(g, kind, "cc");
+	p->cc[0] = v / 100;
+	p->cc[1] = v % 100;
+	p->armour = pvar(g, kind, "ar");
+	p->points = pvar(g, kind, "pt");
+	return true;
+}
+
+/* Fill p with squad unit's profile (its name: the squad's description). */
+bool
+plt_profile(const struct game *g, int unit, struct plt_profile *p)
+{
+	if (unit < 0 || unit >= g->nunits ||
+	    !profile_of_kind(g, g->units[unit].kind, p))
+		return false;
+	strlcpy_(p->name, g->units[unit].name, sizeof p->name);
+	return true;
+}
+
+/* "A/B" into v[2], each 0..99; false if malformed. */
+static bool
+slash_pair(const char *s, int *v)
+{
+	char a[8], *sl;
+
+	if (strlen(s) >= sizeof a)
+		return false;
+	strlcpy_(a, s, sizeof a);
+	if ((sl = strchr(a, '/')) == NULL)
+		return false;
+	*sl = '\0';
+	return orders_parse_int(a, 0, 99, &v[0]) == HP_OK &&
+	    orders_parse_int(sl + 1, 0, 99, &v[1]) == HP_OK && v[1] <= v[0];
+}
+
+/* Store profile p as game vars (a squad's name keeps the description). */
+static void
+store_profile(struct game *g, const struct plt_profile *p)
+{
+	set_pvar(g, p->id, "m", p->move);
+	set_pvar(g, p->id, "ff", p->ff[0] * 100 + p->ff[1]);
+	set_pvar(g, p->id, "hw", p->hw[0] * 100 + p->hw[1]);
+	set_pvar(g, p->id, "cc", p->cc[0] * 100 + p->cc[1]);
+	set_pvar(g, p->id, "ar", p->armour);
+	set_pvar(g, p->id, "pt", p->points);
+}
+
+/* The seed's table ("Points" is a placeholder: the column is missing). */
+static const struct plt_profile builtin[] = {
+	{ "rifle", "Regular Infantry Squad", 10, { 3, 1 }, { 1, 0 },
+	    { 2, 1 }, 2, 2 },
+	{ "heavy", "Regular Heavy Weapon Squad", 10, { 2, 1 }, { 2, 1 },
+	    { 2, 1 }, 2, 2 },
+};
+
+/* --- line of sight, cover, movement ---------------------------------------- */
+
+/* Does hex m block the view of a squad of side between a and b? */
+static bool
+blocks(const struct game *g, int side, struct hex m, int hi)
+{
+	const struct plt_terrain *t = plt_terrain(g, m);
+	int em = plt_elev(g, m), s;
+
+	if (em > hi)
+		return true;
+	if (em < hi)
+		return false; /* "elements above ... can ALWAYS trace a LoS" */
+	if (t != NULL && t->area)
+		return true;
+	s = plt_squad_at(g, m);
+	return s >= 0 && g->units[s].side != side;
+}
+
+/* Can a squad of side at a see b (range, terrain, elevation, squads)? */
+bool
+plt_los(const struct game *g, int side, struct hex a, struct hex b)
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+	int n, i, ea = plt_elev(g, a), eb = plt_elev(g, b);
+	int hi = ea > eb ? ea : eb;
+
+	if (plt_dist_cm(a, b) > PLT_SIGHT_CM)
+		return false;
+	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
+		return false;
+	for (i = 1; i < n - 1; i++) {
+		if (!blocks(g, side, st[i].h, hi))
+			continue;
+		if (st[i].tie && !blocks(g, side, st[i].alt, hi))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+/* The cover of a squad at target against fire from from: its terrain or
+ * the obstacle on the side facing from, whichever is higher. */
+int
+plt_cover(const struct game *g, struct hex target, struct hex from)
+{
+	const struct plt_terrain *t = plt_terrain(g, target);
+	struct hex_line_step st[HEX_LINE_MAX];
+	int c = t != NULL ? t->cover : 0, n, d, e;
+
+	if (hex_eq(target, from))
+		return c;
+	n = hex_line(target, from, st, HEX_LINE_MAX);
+	if (n < 2)
+		return c;
+	d = hex_direction_to(target, st[1].h);
+	e = edge_cover[plt_edge(g, target, d)];
+	if (e > c)
+		c = e;
+	if (st[1].tie) {
+		d = hex_direction_to(target, st[1].alt);
+		e = edge_cover[plt_edge(g, target, d)];
+		if (e > c)
+			c = e;
+	}
+	return c;
+}
+
+/* The cm it costs to step from a into its neighbour b, -1 if impossible. */
+int
+plt_step_cost(const struct game *g, struct hex a, struct hex b)
+{
+	const struct plt_terrain *t = plt_terrain(g, b);
+	int d = hex_direction_to(a, b);
+
+	if (t == NULL || t->impassable || d < 0)
+		return -1;
+	return (t->rough ? 2 : 1) * PLT_CM_PER_HEX +
+	    edge_cost[plt_edge(g, a, d)];
+}
+
+/* Is h next to a squad of a side other than side? */
+static bool
+enemy_adjacent(const struct game *g, int side, struct hex h)
+{
+	int d, s;
+
+	for (d = 0; d < 6; d++)
+		if ((s = plt_squad_at(g, hex_neighbour(h, d))) >= 0 &&
+		    g->units[s].side != side)
+			return true;
+	return false;
+}
+
+/* Dijkstra over the map from a: dist[] in cm (-1 unreached) and prev[]
+ * by the row-major index; hexes with a squad are closed, and (unless
+ * contact) so is every hex next to an enemy squad except as an end. */
+struct plt_dij {
+	int n;
+	int *dist, *prev;
+};
+
+/* The row-major index of h, -1 off the layout. */
+static int
+hidx(const struct game *g, struct hex h)
+{
+	struct hex_offset o = hex_to_offset(&g->layout, h);
+
+	if (o.col < 0 || o.row < 0 || o.col >= g->layout.cols ||
+	    o.row >= g->layout.rows)
+		return -1;
+	return o.row * g->layout.cols + o.col;
+}
+
+/* The hex of row-major index i. */
+static struct hex
+hex_of(const struct game *g, int i)
+{
+	struct hex_offset o = { i % g->layout.cols, i / g->layout.cols };
+
+	return hex_from_offset(&g->layout, o);
+}
+
+/* Fill r (caller frees with dij_free) with the cheapest costs from a. */
+static void
+dijkstra(const struct game *g, int side, struct hex a, bool contact,
+    struct plt_dij *r)
+{
+	int n = g->layout.cols * g->layout.rows, *heap, nh = 0, i, d;
+
+	r->n = n;
+	r->dist = xmalloc(sizeof(int) * (size_t)n);
+	r->prev = xmalloc(sizeof(int) * (size_t)n);
+	heap = xmalloc(sizeof(int) * (size_t)(n * 6 + 1));
+	for (i = 0; i < n; i++)
+		r->dist[i] = r->prev[i] = -1;
+	if ((i = hidx(g, a)) < 0)
+		goto out;
+	r->dist[i] = 0;
+	heap[nh++] = i;
+	while (nh > 0) {
+		int best = 0, cur, k;
+
+		/* A lazy heap: the smallest (dist, index) first. */
+		for (k = 1; k < nh; k++)
+			if (r->dist[heap[k]] < r->dist[heap[best]] ||
+			    (r->dist[heap[k]] == r->dist[heap[best]] &&
+			    heap[k] < heap[best]))
+				best = k;
+		cur = heap[best];
+		heap[best] = heap[--nh];
+		if (cur != hidx(g, a) && !contact &&
+		    enemy_adjacent(g, side, hex_of(g, cur)))
+			continue; /* may end here, not pass through */
+		for (d = 0; d < 6; d++) {
+			struct hex nb = hex_neighbour(hex_of(g, cur), d);
+			int j = hidx(g, nb), c;
+
+			if (j < 0 || plt_squad_at(g, nb) >= 0 ||
+			    (c = plt_step_cost(g, hex_of(g, cur), nb)) < 0)
+				continue;
+			if (r->dist[j] >= 0 && r->dist[j] <= r->dist[cur] + c)
+				continue;
+			r->dist[j] = r->dist[cur] + c;
+			r->prev[j] = cur;
+			if (nh < n * 6)
+				heap[nh++] = j;
+		}
+	}
+out:
+	free(heap);
+}
+
+/* Free what dijkstra allocated in r. */
+static void
+dij_free(struct plt_dij *r)
+{
+	free(r->dist);
+	free(r->prev);
+}
+
+/* Write the path of r ending at index j (without its start) into path;
+ * its length, or -1 when longer than max. */
+static int
+dij_path(const struct game *g, const struct plt_dij *r, int j,
+    struct hex *path, int max)
+{
+	int n = 0, k;
+
+	for (k = j; r->prev[k] >= 0; k = r->prev[k])
+		n++;
+	if (n > max)
+		return -1;
+	for (k = j, j = n - 1; r->prev[k] >= 0; k = r->prev[k])
+		path[j--] = hex_of(g, k);
+	return n;
+}
+
+/* Cheapest path from a to b (see platoon.h); its length or -1. */
+int
+plt_path(const struct game *g, int side, struct hex a, struct hex b,
+    bool allow_contact, struct hex *path, int max, int *cost)
+{
+	struct plt_dij r;
+	int j = hidx(g, b), n = -1;
+
+	*cost = -1;
+	if (j < 0)
+		return -1;
+	dijkstra(g, side, a, allow_contact, &r);
+	if (r.dist[j] >= 0) {
+		*cost = r.dist[j];
+		n = dij_path(g, &r, j, path, max);
+	}
+	dij_free(&r);
+	return n;
+}
+
+/* Cheapest path from a to contact with squad e (see platoon.h). */
+int
+plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
+    struct hex *path, int max, int *len)
+{
+	struct plt_dij r;
+	int d, best = -1, bj = -1;
+
+	*len = 0;
+	if (hex_adjacent(a, g->units[e].pos))
+		return 0;
+	dijkstra(g, side, a, true, &r);
+	for (d = 0; d < 6; d++) {
+		int j = hidx(g, hex_neighbour(g->units[e].pos, d));
+
+		if (j < 0 || r.dist[j] < 0)
+			continue;
+		if (best < 0 || r.dist[j] < best || (r.dist[j] == best &&
+		    j < bj)) {
+			best = r.dist[j];
+			bj = j;
+		}
+	}
+	if (bj >= 0 && path != NULL)
+		*len = dij_path(g, &r, bj, path, max);
+	dij_free(&r);
+	return best;
+}
+
+/* --- platoons ----------------------------------------------------------- */
+
+/* Are platoon p's squads one chain of adjacent hexes? */
+bool
+plt_coherent(const struct game *g, int p)
+{
+	int *q = xmalloc(sizeof(int) * (size_t)(g->nunits + 1));
+	char *seen = xcalloc((size_t)g->nunits + 1, 1);
+	int n = 0, head = 0, i, total = 0, reached = 0;
+
+	for (i = 0; i < g->nunits; i++)
+		if (plt_alive(g, i) && g->units[i].attached == p) {
+			if (total++ == 0) {
+				q[n++] = i;
+				seen[i] = 1;
+			}
+		}
+	while (head < n) {
+		int c = q[head++];
+
+		reached++;
+		for (i = 0; i < g->nunits; i++)
+			if (!seen[i] && plt_alive(g, i) &&
+			    g->units[i].attached == p &&
+			    hex_distance(g->units[i].pos,
+			    g->units[c].pos) <= 1) {
+				seen[i] = 1;
+				q[n++] = i;
+			}
+	}
+	free(q);
+	free(seen);
+	return reached == total;
+}
+
+/* Count platoon p's squads on the map, reduced and removed. */
+void
+plt_counts(const struct game *g, int p, int *alive, int *reduced, int *lost)
+{
+	int i;
+
+	*alive = *reduced = *lost = 0;
+	for (i = 0; i < g->nunits; i++) {
+		if (g->units[i].attached != p || plt_is_platoon(&g->units[i]))
+			continue;
+		if (g->units[i].strength <= 0)
+			(*lost)++;
+		else {
+			(*alive)++;
+			if (g->units[i].strength == 1)
+				(*reduced)++;
+		}
+	}
+}
+
+/* Platoon p's Morale Check Point: half its initial squads, rounded down. */
+int
+plt_mcp(const struct game *g, int p)
+{
+	return g->units[p].x[PLT_X_SQUADS0] / 2;
+}
+
+/* 2 if all of platoon p's squads are in cover, 1 if at least half, else 0. */
+int
+plt_cover_level(const struct game *g, int p)
+{
+	int i, n = 0, in = 0;
+
+	for (i = 0; i < g->nunits; i++) {
+		const struct plt_terrain *t;
+
+		if (!plt_alive(g, i) || g->units[i].attached != p)
+			continue;
+		n++;
+		t = plt_terrain(g, g->units[i].pos);
+		if (t != NULL && t->cover > 0)
+			in++;
+	}
+	if (n == 0)
+		return 0;
+	if (in == n)
+		return 2;
+	return 2 * in >= n ? 1 : 0;
+}
+
+/* Side's home table edge (enum plt_home). */
+int
+plt_home(const struct game *g, int side)
+{
+	char key[24];
+	int h;
+
+	snprintf(key, sizeof key, "home.%d", side);
+	h = game_var(g, key, side == 0 ? PLT_SOUTH : PLT_NORTH);
+	return h >= 0 && h < 4 ? h : PLT_NORTH;
+}
+
+/* Rows or columns from h to side's home edge. */
+int
+plt_home_dist(const struct game *g, int side, struct hex h)
+{
+	struct hex_offset o = hex_to_offset(&g->layout, h);
+
+	switch (plt_home(g, side)) {
+	case PLT_NORTH:
+		return o.row;
+	case PLT_SOUTH:
+		return g->layout.rows - 1 - o.row;
+	case PLT_EAST:
+		return g->layout.cols - 1 - o.col;
+	default:
+		return o.col;
+	}
+}
+
+/* The nearest enemy squad platoon p sees, and its cost to contact. */
+int
+plt_nearest_enemy(const struct game *g, int p, int *cost)
+{
+	int i, j, best = -1, bd = 0, side = g->units[p].side;
+
+	*cost = -1;
+	for (j = 0; j < g->nunits; j++) {
+		int d = -1;
+
+		if (!plt_alive(g, j) || g->units[j].side == side)
+			continue;
+		for (i = 0; i < g->nunits; i++) {
+			int k;
+
+			if (!plt_alive(g, i) || g->units[i].attached != p ||
+			    !plt_los(g, side, g->units[i].pos, g->units[j].pos))
+				continue;
+			k = hex_distance(g->units[i].pos, g->units[j].pos);
+			if (d < 0 || k < d)
+				d = k;
+		}
+		if (d >= 0 && (best < 0 || d < bd)) {
+			best = j;
+			bd = d;
+		}
+	}
+	if (best < 0)
+		return -1;
+	for (i = 0; i < g->nunits; i++) {
+		int c, len;
+
+		if (!plt_alive(g, i) || g->units[i].attached != p)
+			continue;
+		c = plt_path_to_contact(g, side, g->units[i].pos, best, NULL,
+		    0, &len);
+		if (c >= 0 && (*cost < 0 || c < *cost))
+			*cost = c;
+	}
+	return best;
+}
+
+/* --- set-up ------------------------------------------------------------------ */
+
+struct plt_build {
+	struct game *g;
+	const struct scenario *sc;
+	int errors;
+};
+
+static void bad(struct plt_build *, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Record a complaint about line of the scenario. */
+static void
+bad(struct plt_build *b, int line, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	scenario_error(b->sc, line, "%s", msg);
+	b->errors++;
+}
+
+/* Are the campaign options opt all known to platoon? (err if not) */
+static bool
+option_ok(const char *opt, struct hp_error *err)
+{
+	char buf[256], *p, *tok, *save = NULL;
+	int n;
+
+	strlcpy_(buf, opt, sizeof buf);
+	for (p = buf; (tok = strtok_r(p, ",", &save)) != NULL; p = NULL) {
+		if (strcmp(tok, "no-order-advance") == 0 ||
+		    strcmp(tok, "move-move-move") == 0)
+			continue;
+		if (strncmp(tok, "turns=", 6) == 0 &&
+		    orders_parse_int(tok + 6, 1, 500, &n) == HP_OK)
+			continue;
+		hp_seterr(err, HP_EINVAL, "unknown option '%s' (options: "
+		    "no-order-advance, move-move-move, turns=N)", tok);
+		return false;
+	}
+	return true;
+}
+
+/* Parse label into h, a hex of the map; false after a complaint. */
+static bool
+board_hex(struct plt_build *b, int line, const char *what, const char *label,
+    struct hex *h)
+{
+	if (!hex_parse_label(&b->g->layout, label, h) ||
+	    !game_on_map(b->g, *h)) {
+		bad(b, line, "%s: \"%s\" is not a hex of this %dx%d map", what,
+		    label, b->g->layout.cols, b->g->layout.rows);
+		return false;
+	}
+	return true;
+}
+
+/* The hexes of the scenario: terrain by the legend, elevation, roads. */
+static void
+build_map(struct plt_build *b)
+{
+	const struct scenario *sc = b->sc;
+	struct game *g = b->g;
+	char roads[sizeof sc->roads], *tok, *save = NULL;
+	int col, row, c;
+	struct hex h;
+
+	for (c = 0; c < 256; c++)
+		if (sc->legend_line[c] != 0 && terrain_index(sc->legend[c]) < 0)
+			bad(b, sc->legend_line[c], "legend: no terrain \"%s\" "
+			    "in platoon (see docs/rules/platoon.md, \"The "
+			    "scenarios\")", sc->legend[c]);
+	if (sc->nterrain != sc->rows)
+		return;
+	for (row = 0; row < sc->rows; row++)
+		for (col = 0; col < sc->cols; col++) {
+			struct hex_offset o = { col, row };
+			struct game_hex *gh;
+
+			c = (unsigned char)sc->terrain[row][col];
+			gh = game_add_hex(g, hex_from_offset(&g->layout, o),
+			    sc->legend[c]);
+			gh->elevation = sc->nelevation ?
+			    sc->elevation[row][col] - '0' : 0;
+		}
+	strlcpy_(roads, sc->roads, sizeof roads);
+	for (tok = strtok_r(roads, " \t", &save); tok != NULL;
+	    tok = strtok_r(NULL, " \t", &save)) {
+		struct game_hex *gh;
+		size_t n;
+
+		if (!board_hex(b, sc->roads_line, "road", tok, &h))
+			continue;
+		gh = game_hex_at(g, h);
+		n = strlen(gh->terrain);
+		if (strstr(gh->terrain, "+road") != NULL)
+			continue;
+		if (n + sizeof "+road" > sizeof gh->terrain) {
+			bad(b, sc->roads_line, "road: terrain \"%s\" cannot "
+			    "take a road", gh->terrain);
+			continue;
+		}
+		memcpy(gh->terrain + n, "+road", sizeof "+road");
+	}
+}
+
+/* "option: profile ID MOVE FF HW CC ARMOUR POINTS Description..." */
+static void
+build_profile(struct plt_build *b, const struct scenario_item *it)
+{
+	char w[7][64];
+	struct plt_profile p;
+	int n = 0;
+
+	memset(&p, 0, sizeof p);
+	memset(w, 0, sizeof w);
+	n = sscanf(it->value, "%63s %63s %63s %63s %63s %63s %63s %n", w[0],
+	    w[1], w[2], w[3], w[4], w[5], w[6], &n) == 7 ? n : -1;
+	if (n < 0 || strlen(w[0]) >= sizeof p.id || strcmp(w[0],
+	    PLT_PLATOON) == 0 || orders_parse_int(w[1], 1, 99, &p.move) ||
+	    !slash_pair(w[2], p.ff) || !slash_pair(w[3], p.hw) ||
+	    !slash_pair(w[4], p.cc) || orders_parse_int(w[5], 0, 9,
+	    &p.armour) || orders_parse_int(w[6], 0, 999, &p.points)) {
+		bad(b, it->line, "option: profile ID MOVE FF/FF HW/HW CC/CC "
+		    "ARMOUR POINTS DESCRIPTION (e.g. profile rifle 10 3/1 1/0 "
+		    "2/1 2 2 Regular Infantry Squad)");
+		return;
+	}
+	strlcpy_(p.id, w[0], sizeof p.id);
+	strlcpy_(p.name, it->value + n, sizeof p.name);
+	if (p.name[0] == '\0')
+		strlcpy_(p.name, p.id, sizeof p.name);
+	store_profile(b->g, &p);
+}
+
+/* The description of profile kind (a scenario's, else the built-in). */
+static const char *
+profile_name(const struct scenario *sc, const char *kind, char *buf,
+    size_t len)
+{
+	int i, n;
+	char id[64];
+
+	for (i = sc->noptions - 1; i >= 0; i--) {
+		if (strcmp(sc->options[i].name, "profile") != 0 ||
+		    sscanf(sc->options[i].value, "%63s %*s %*s %*s %*s %*s "
+		    "%*s %n", id, &n) != 1 || strcmp(id, kind) != 0)
+			continue;
+		strlcpy_(buf, sc->options[i].value + n, len);
+		return buf[0] ? buf : kind;
+	}
+	for (i = 0; i < (int)(sizeof builtin / sizeof builtin[0]); i++)
+		if (strcmp(builtin[i].id, kind) == 0)
+			return builtin[i].name;
+	return kind;
+}
+
+/* "option: edge HEX DIR KIND" and "option: home SIDE EDGE". */
+static void
+build_options(struct plt_build *b)
+{
+	static const char *const flat_dirs[6] = { "se", "ne", "n", "nw",
+		"sw", "s" };
+	const struct scenario *sc = b->sc;
+	struct game *g = b->g;
+	int i, k, d, s;
+
+	for (i = 0; i < (int)(sizeof builtin / sizeof builtin[0]); i++)
+		store_profile(g, &builtin[i]);
+	for (i = 0; i < sc->noptions; i++) {
+		const struct scenario_item *it = &sc->options[i];
+		char w1[64] = "", w2[64] = "", w3[64] = "", extra[8] = "";
+		struct hex h;
+
+		if (strcmp(it->name, "profile") == 0) {
+			build_profile(b, it);
+			continue;
+		}
+		k = sscanf(it->value, "%63s %63s %63s %7s", w1, w2, w3, extra);
+		if (strcmp(it->name, "edge") == 0) {
+			struct game_hex *gh, *nh;
+
+			if (k != 3) {
+				bad(b, it->line, "option: edge HEX DIR KIND");
+				continue;
+			}
+			if (!board_hex(b, it->line, "option: edge", w1, &h))
+				continue;
+			for (d = 0; d < 6 && strcmp(w2, flat_dirs[d]); d++)
+				;
+			for (k = 1; k < PLT_E_NKINDS &&
+			    strcmp(w3, edge_names[k]); k++)
+				;
+			if (d == 6 || k == PLT_E_NKINDS) {
+				bad(b, it->line, "option: edge: expected a "
+				    "direction (n ne se s sw nw) and an "
+				    "obstacle (hedge fence wall bocage "
+				    "highwall wire), got \"%s %s\"", w2, w3);
+				continue;
+			}
+			gh = game_hex_at(g, h);
+			gh->edge[d] = k;
+			if ((nh = game_hex_at(g, hex_neighbour(h, d))) != NULL)
+				nh->edge[(d + 3) % 6] = k;
+		} else if (strcmp(it->name, "home") == 0) {
+			char key[24];
+
+			s = k == 2 ? game_side_index(g, w1) : -1;
+			for (d = 0; d < 4 && strcmp(w2, home_names[d]); d++)
+				;
+			if (s < 0 || d == 4) {
+				bad(b, it->line, "option: home SIDE "
+				    "north|south|east|west");
+				continue;
+			}
+			snprintf(key, sizeof key, "home.%d", s);
+			game_set_var(g, key, d);
+		} else
+			bad(b, it->line, "option: platoon knows profile, edge "
+			    "and home (docs/rules/platoon.md)");
+	}
+}
+
+/* Platoons and their squads, in the file's order, with every check. */
+static void
+build_units(struct plt_build *b)
+{
+	const struct scenario *sc = b->sc;
+	struct game *g = b->g;
+	struct plt_profile pf;
+	char name[GAME_NAME_MAX];
+	int i, s, p;
+	struct hex h;
+
+	for (i = 0; i < sc->nunits; i++) {
+		const struct scenario_unit *su = &sc->units[i];
+		struct game_unit *u;
+
+		if ((s = game_side_index(g, su->side)) < 0) {
+			bad(b, su->line, "unit: no side \"%s\"", su->side);
+			continue;
+		}
+		if (game_unit_index(g, su->id) >= 0) {
+			bad(b, su->line, "unit: \"%s\" is listed twice",
+			    su->id);
+			continue;
+		}
+		if (strcmp(su->kind, PLT_PLATOON) == 0) {
+			if (strcmp(su->at, "-") != 0 || su->carried_by[0]) {
+				bad(b, su->line, "unit: a platoon is not on "
+				    "the map: unit: ID platoon SIDE -");
+				continue;
+			}
+			u = game_add_unit(g, su->id, PLT_PLATOON, su->id, s);
+			u->facing = -1;
+			u->strength = 1;
+			continue;
+		}
+		if (!profile_of_kind(g, su->kind, &pf)) {
+			bad(b, su->line, "unit: no profile \"%s\" (rifle, "
+			    "heavy, or an 'option: profile' line)", su->kind);
+			continue;
+		}
+		p = su->carried_by[0] ? game_unit_index(g, su->carried_by) : -1;
+		if (p < 0 || !plt_is_platoon(&g->units[p]) ||
+		    g->units[p].side != s) {
+			bad(b, su->line, "unit: a squad names its platoon, "
+			    "listed before it: unit: ID %s SIDE HEX - - "
+			    "PLATOON", su->kind);
+			continue;
+		}
+		if (!board_hex(b, su->line, "unit", su->at, &h))
+			continue;
+		if (plt_squad_at(g, h) >= 0) {
+			bad(b, su->line, "unit: %s is taken (one squad a hex)",
+			    su->at);
+			continue;
+		}
+		if (plt_terrain(g, h) == NULL || plt_terrain(g, h)->impassable) {
+			bad(b, su->line, "unit: %s is impassable terrain",
+			    su->at);
+			continue;
+		}
+		u = game_add_unit(g, su->id, su->kind, profile_name(sc,
+		    su->kind, name, sizeof name), s);
+		u->placed = true;
+		u->pos = h;
+		u->facing = -1;
+		u->strength = 2;
+		u->attached = p;
+		g->units[p].x[PLT_X_SQUADS0]++;
+	}
+	for (i = 0; i < g->nunits; i++)
+		if (plt_is_platoon(&g->units[i]) &&
+		    g->units[i].x[PLT_X_SQUADS0] == 0)
+			bad(b, 0, "unit: platoon %s has no squads",
+			    g->units[i].id);
+	for (i = 0; i < g->nunits; i++)
+		if (plt_is_platoon(&g->units[i]) && !plt_coherent(g, i))
+			bad(b, 0, "unit: platoon %s starts out of coherency "
+			    "(its squads must form a chain of adjacent hexes)",
+			    g->units[i].id);
+}
+
+/* Build g from the scenario sc; HP_EINVAL with every complaint listed. */
+int
+plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
+{
+	struct plt_build b = { g, sc, 0 };
+	const char *turns;
+	int i, n;
+
+	if (!option_ok(g->options, err))
+		return HP_EINVAL;
+	strlcpy_(g->scenario, sc->name, sizeof g->scenario);
+	g->layout.orient = HEX_FLAT;
+	g->layout.parity = HEX_ODD;
+	g->layout.row_base = 1;
+	g->layout.cols = sc->cols;
+	g->layout.rows = sc->rows;
+	if (sc->cols > 26)
+		bad(&b, sc->map_line, "map: platoon names columns A to Z: at "
+		    "most 26 columns");
+	if (sc->nsides < 2)
+		bad(&b, sc->nsides ? sc->sides[0].line : 0, "side: platoon "
+		    "needs two to four sides");
+	g->nsides = sc->nsides;
+	for (i = 0; i < sc->nsides; i++) {
+		strlcpy_(g->sides[i].name, sc->sides[i].name,
+		    sizeof g->sides[i].name);
+		strlcpy_(g->sides[i].label, sc->sides[i].label,
+		    sizeof g->sides[i].label);
+		g->sides[i].ai = true;
+	}
+	build_map(&b);
+	build_options(&b);
+	if (sc->nterrain == sc->rows)
+		build_units(&b);
+	for (i = 0; i < sc->nvars; i++) {
+		if (strcmp(sc->vars[i].name, "hw.short.cm") != 0) {
+			bad(&b, sc->vars[i].line, "var: platoon knows only "
+			    "hw.short.cm (12 or 20)");
+			continue;
+		}
+		n = scenario_var(sc, "hw.short.cm", PLT_HW_SHORT_CM);
+		if (n != 12 && n != 20)
+			bad(&b, sc->vars[i].line, "var: hw.short.cm is 12 "
+			    "(the seed's text) or 20 (its table)");
+		game_set_var(g, "hw.short.cm", n);
+	}
+	for (i = 0; i < sc->nsides; i++) {
+		int k, any = 0;
+
+		for (k = 0; k < g->nunits; k++)
+			any |= plt_alive(g, k) && g->units[k].side == i;
+		if (!any)
+			bad(&b, sc->sides[i].line, "side: %s has no squads",
+			    sc->sides[i].name);
+	}
+	n = sc->turns > 0 ? sc->turns : 8;
+	if ((turns = game_option(g, "turns")) != NULL)
+		orders_parse_int(turns, 1, 500, &n);
+	game_set_var(g, "turns", n);
+	g->turn = 1;
+	g->window = 1;
+	if (b.errors > 0) {
+		hp_seterr(err, HP_EINVAL, "scenario %s: %d error%s", sc->name,
+		    b.errors, b.errors == 1 ? "" : "s");
+		return HP_EINVAL;
+	}
+	return HP_OK;
+}
+
+/* --- the map and status --------------------------------------------------- */
+
+struct plt_render {
+	const struct game *g;
+};
+
+/* Does h exist on the drawn map? */
+static bool
+r_exists(void *arg, struct hex h)
+{
+	return hex_at(((struct plt_render *)arg)->g, h) != NULL;
+}
+
+/* The two text lines of hex h: label, terrain, height or road; squad. */
+static void
+r_cell(void *arg, struct hex h, struct render_cell *cell)
+{
+	const struct game *g = ((struct plt_render *)arg)->g;
+	const struct game_hex *gh = hex_at(g, h);
+	int t = gh != NULL ? terrain_index(gh->terrain) : -1, s;
+	char a[8];
+
+	hex_label(&g->layout, h, a, sizeof a);
+	snprintf(cell->line[0], sizeof cell->line[0], "%.3s%c%c", a,
+	    t >= 0 ? tcode[t] : ' ', plt_elev(g, h) > 0 ? '^' :
+	    plt_road(g, h) ? ':' : ' ');
+	if ((s = plt_squad_at(g, h)) >= 0)
+		snprintf(cell->line[1], sizeof cell->line[1], "%.4s%s",
+		    g->units[s].id, g->units[s].strength == 1 ? "'" : "");
+	else
+		cell->line[1][0] = '\0';
+}
+
+/* The character of an obstacle on side dir of h, 0 for none. */
+static char
+r_edge(void *arg, struct hex h, int dir)
+{
+	const struct game *g = ((struct plt_render *)arg)->g;
+	int e = plt_edge(g, h, dir);
+
+	if (e == PLT_E_NONE)
+		return 0;
+	return edge_cost[e] >= 3 ? '#' : '+';
+}
+
+/* The map and the squads' roster; every side sees the whole table. */
+void
+plt_render_map(const struct game *g, int side, struct sbuf *b)
+{
+	struct plt_render pr = { g };
+	struct render_map m;
+	struct plt_profile pf;
+	char a[8];
+	int i;
+
+	(void)side; /* the seed hides nothing on the map but the orders */
+	memset(&m, 0, sizeof m);
+	m.layout = &g->layout;
+	m.arg = &pr;
+	m.exists = r_exists;
+	m.cell = r_cell;
+	m.edge = r_edge;
+	render_hexmap(&m, b);
+	sbuf_puts(b, "\nTerrain: , scrub \" grass w light woods W heavy woods "
+	    "U urban C close urban\nF fortified K bunker T trench S sandbags "
+	    "r rough ~ river L lake X cliff\nV volcano; ^ higher ground, : "
+	    "road. Hex edges: + simple, # complex obstacle.\nSquads: id (id' "
+	    "reduced). One hex is 2 cm.\n\n");
+	sbuf_printf(b, "  %-6s %-6s %-28s %-4s %-8s %s\n", "squad", "plt",
+	    "profile", "hex", "state", "FF HW CC AR");
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+		int r;
+
+		if (!plt_alive(g, i) || !plt_profile(g, i, &pf))
+			continue;
+		r = u->strength == 1;
+		sbuf_printf(b, "  %-6s %-6s %-28.28s %-4s %-8s %d  %d  %d  "
+		    "%d\n", u->id, g->units[u->attached].id, u->name,
+		    hex_label(&g->layout, u->pos, a, sizeof a), r ? "reduced" :
+		    "fresh", pf.ff[r], pf.hw[r], pf.cc[r], pf.armour);
+	}
+}
+
+/* Side's victory points (see platoon.h). */
+int
+plt_score(const struct game *g, int side)
+{
+	struct plt_profile pf;
+	int i, n = 0;
+
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+
+		if (plt_is_platoon(u) || u->x[PLT_X_KILLER] != side + 1 ||
+		    !plt_profile(g, i, &pf))
+			continue;
+		if (u->strength <= 0)
+			n += pf.points;
+		else if (u->strength == 1)
+			n += 1;
+	}
+	return n;
+}
+
+/* Status lines: the turn, each side's score and its platoons' state. */
+void
+plt_status(const struct game *g, int side, struct sbuf *b)
+{
+	int s, i;
+
+	(void)side;
+	sbuf_printf(b, "Turn %d of %d.\n", g->turn, game_var(g, "turns", 8));
+	for (s = 0; s < g->nsides; s++) {
+		sbuf_printf(b, "  %-8s score %d (home edge %s)\n",
+		    g->sides[s].name, plt_score(g, s),
+		    home_names[plt_home(g, s)]);
+		for (i = 0; i < g->nunits; i++) {
+			int al, re, lo;
+
+			if (!plt_is_platoon(&g->units[i]) ||
+			    g->units[i].side != s)
+				continue;
+			plt_counts(g, i, &al, &re, &lo);
+			sbuf_printf(b, "    platoon %-6s squads %d (reduced "
+			    "%d, lost %d), MCP %d%s%s\n", g->units[i].id, al,
+			    re, lo, plt_mcp(g, i), (g->units[i].flags &
+			    PLT_F_SUPP) ? ", SUPPRESSED" : "", al > 0 &&
+			    !plt_coherent(g, i) ? ", out of coherency" : "");
+		}
+	}
+}

@@ -1,0 +1,689 @@
+/* plt_orders: the platoon ruleset's order window, its order parser (the
+ * checks that need nothing but the orders and the map), the order template
+ * and the ruleset's registration. Format and readings:
+ * docs/rules/platoon.md, "Play by mail". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platoon.h"
+
+/* One simultaneous window per turn for every side, until the end. */
+bool
+plt_next_window(const struct game *g, struct window_spec *w)
+{
+	int s;
+
+	if (g->status == GAME_FINISHED)
+		return false;
+	memset(w, 0, sizeof *w);
+	w->turn = g->turn;
+	w->number = 1;
+	w->kind = WINDOW_ORDERS;
+	strlcpy_(w->name, "orders", sizeof w->name);
+	for (s = 0; s < g->nsides; s++)
+		w->sides |= 1u << s;
+	return true;
+}
+
+/* A unit of the side by id (a platoon when platoon, else a squad on the
+ * map); -1 with an error otherwise. */
+static int
+own(const struct game *g, int side, const struct order_line *l,
+    const char *id, bool platoon, struct order_errors *errs)
+{
+	int i = game_unit_index(g, id);
+
+	if (i < 0 || plt_is_platoon(&g->units[i]) != platoon) {
+		orders_error(errs, l->lineno, "no %s '%s' (the order template "
+		    "lists yours)", platoon ? "platoon" : "squad", id);
+		return -1;
+	}
+	if (g->units[i].side != side) {
+		orders_error(errs, l->lineno, "%s %s is not yours", platoon ?
+		    "platoon" : "squad", id);
+		return -1;
+	}
+	if (!platoon && !plt_alive(g, i)) {
+		orders_error(errs, l->lineno, "squad %s has been removed", id);
+		return -1;
+	}
+	return i;
+}
+
+/* The order named w (enum plt_order), -1 if none. */
+static int
+order_kind(const char *w)
+{
+	int k;
+
+	for (k = 0; k <= PLT_O_REFORM; k++)
+		if (strcmp(w, plt_order_names[k]) == 0)
+			return k;
+	return -1;
+}
+
+/* The item of platoon p in o, or NULL. */
+static struct plt_order_item *
+item_of(struct plt_orders *o, int p)
+{
+	int k;
+
+	for (k = 0; k < o->n; k++)
+		if (o->o[k].platoon == p)
+			return &o->o[k];
+	return NULL;
+}
+
+/* "order PLATOON KIND [mmm] [SQUAD]" */
+static void
+parse_order(const struct game *g, int side, const struct order_line *l,
+    struct plt_orders *o, struct order_errors *errs)
+{
+	struct plt_order_item *it;
+	int p, k, w = 3, al, re, lo;
+
+	if (l->nwords < 3) {
+		orders_error(errs, l->lineno, "expected 'order PLATOON advance|"
+		    "assault|fallback|engage|reform|none'");
+		return;
+	}
+	if ((p = own(g, side, l, l->words[1], true, errs)) < 0)
+		return;
+	if ((k = order_kind(l->words[2])) < 0) {
+		orders_error(errs, l->lineno, "no order '%s' (advance, assault, "
+		    "fallback, engage, reform, none)", l->words[2]);
+		return;
+	}
+	if ((it = item_of(o, p)) != NULL) {
+		orders_error(errs, l->lineno, "platoon %s already has an order "
+		    "on line %d (one order per platoon)", l->words[1],
+		    it->line);
+		return;
+	}
+	plt_counts(g, p, &al, &re, &lo);
+	if (al == 0) {
+		orders_error(errs, l->lineno, "platoon %s has no squads left",
+		    l->words[1]);
+		return;
+	}
+	if (o->n == PLT_ORDERS_MAX) {
+		orders_error(errs, l->lineno, "too many orders");
+		return;
+	}
+	it = &o->o[o->n];
+	memset(it, 0, sizeof *it);
+	it->platoon = p;
+	it->line = l->lineno;
+	it->kind = k;
+	it->reform = -1;
+	if (w < l->nwords && strcmp(l->words[w], "mmm") == 0) {
+		if (!game_option_flag(g, "move-move-move")) {
+			orders_error(errs, l->lineno, "'mmm' (Move, Move, Move) "
+			    "needs the campaign option move-move-move");
+			return;
+		}
+		if (k != PLT_O_ADVANCE && k != PLT_O_ASSAULT &&
+		    k != PLT_O_FALLBACK) {
+			orders_error(errs, l->lineno, "'mmm' goes with advance, "
+			    "assault or fallback (it is a move)");
+			return;
+		}
+		it->mmm = true;
+		w++;
+	}
+	if (k == PLT_O_REFORM && w < l->nwords) {
+		int s = own(g, side, l, l->words[w], false, errs);
+
+		if (s < 0)
+			return;
+		if (g->units[s].attached != p || g->units[s].strength != 1) {
+			orders_error(errs, l->lineno, "squad %s is not a "
+			    "reduced squad of platoon %s", l->words[w],
+			    l->words[1]);
+			return;
+		}
+		it->reform = s;
+		w++;
+	}
+	if (w < l->nwords) {
+		orders_error(errs, l->lineno, "unexpected '%s' after the order",
+		    l->words[w]);
+		return;
+	}
+	if ((g->units[p].flags & PLT_F_SUPP) && (k == PLT_O_ADVANCE ||
+	    k == PLT_O_ASSAULT)) {
+		orders_error(errs, l->lineno, "platoon %s is suppressed: it "
+		    "may fall back, engage, reform or do nothing, not %s",
+		    l->words[1], l->words[2]);
+		return;
+	}
+	if (!plt_coherent(g, p) && (k == PLT_O_ENGAGE)) {
+		orders_error(errs, l->lineno, "platoon %s is out of coherency: "
+		    "it may only be given a movement order (advance, assault, "
+		    "fallback, reform)", l->words[1]);
+		return;
+	}
+	if (k == PLT_O_ASSAULT) {
+		struct plt_profile pf;
+		int cost, e, i, low = 99;
+
+		for (i = 0; i < g->nunits; i++)
+			if (plt_alive(g, i) && g->units[i].attached == p &&
+			    plt_profile(g, i, &pf) && pf.move < low)
+				low = pf.move;
+		e = plt_nearest_enemy(g, p, &cost);
+		if (e < 0 || cost < 0 || cost > low + 10 + (it->mmm ? 10 : 0)) {
+			orders_error(errs, l->lineno, "platoon %s cannot "
+			    "assault: %s", l->words[1], e < 0 ? "it sees no "
+			    "enemy squad" : cost < 0 ? "no way reaches the "
+			    "nearest enemy it sees" : "the nearest enemy it "
+			    "sees is out of reach of its maximum move");
+			return;
+		}
+	}
+	o->n++;
+}
+
+/* "move SQUAD HEX..." */
+static void
+parse_move(const struct game *g, int side, const struct order_line *l,
+    struct plt_orders *o, struct order_errors *errs)
+{
+	struct plt_order_item *it;
+	struct plt_move *m;
+	int s, k;
+
+	if (l->nwords < 3) {
+		orders_error(errs, l->lineno, "expected 'move SQUAD HEX [HEX..]'");
+		return;
+	}
+	if ((s = own(g, side, l, l->words[1], false, errs)) < 0)
+		return;
+	if ((it = item_of(o, g->units[s].attached)) == NULL) {
+		orders_error(errs, l->lineno, "platoon %s of squad %s has no "
+		    "order line before this one", g->units[g->units[s].attached].id,
+		    l->words[1]);
+		return;
+	}
+	if (it->kind != PLT_O_ADVANCE && it->kind != PLT_O_FALLBACK &&
+	    it->kind != PLT_O_REFORM) {
+		orders_error(errs, l->lineno, "%s: a %s order has no 'move' "
+		    "lines%s", l->words[1], plt_order_names[it->kind],
+		    it->kind == PLT_O_ASSAULT ? " (the assault moves towards "
+		    "the nearest enemy by itself)" : "");
+		return;
+	}
+	for (k = 0; k < it->nmove; k++)
+		if (it->move[k].squad == s) {
+			orders_error(errs, l->lineno, "squad %s already moves "
+			    "(one move line a squad)", l->words[1]);
+			return;
+		}
+	if (l->nwords - 2 > PLT_PATH_MAX ||
+	    it->nmove == (int)(sizeof it->move / sizeof it->move[0])) {
+		orders_error(errs, l->lineno, "too many hexes (at most %d "
+		    "waypoints)", PLT_PATH_MAX);
+		return;
+	}
+	m = &it->move[it->nmove];
+	m->squad = s;
+	m->n = 0;
+	for (k = 2; k < l->nwords; k++) {
+		struct hex h;
+		const struct plt_terrain *t;
+
+		if (!hex_parse_label(&g->layout, l->words[k], &h) ||
+		    (t = plt_terrain(g, h)) == NULL) {
+			orders_error(errs, l->lineno, "expected a hex of the map "
+			    "(A1 to %c%d), got '%s'", 'A' + g->layout.cols - 1,
+			    g->layout.rows, l->words[k]);
+			return;
+		}
+		if (t->impassable) {
+			orders_error(errs, l->lineno, "%s is impassable (%s)",
+			    l->words[k], t->name);
+			return;
+		}
+		if (it->kind == PLT_O_FALLBACK || (g->units[it->platoon].flags &
+		    PLT_F_SUPP)) {
+			struct hex prev = m->n ? m->h[m->n - 1] :
+			    g->units[s].pos;
+
+			if (plt_home_dist(g, side, h) >
+			    plt_home_dist(g, side, prev)) {
+				orders_error(errs, l->lineno, "%s leads away "
+				    "from your home edge (%s may only move "
+				    "towards it)", l->words[k],
+				    it->kind == PLT_O_FALLBACK ? "a fall back" :
+				    "a suppressed platoon");
+				return;
+			}
+		}
+		m->h[m->n++] = h;
+	}
+	it->nmove++;
+}
+
+/* "fire SQUAD ff|hw N TARGET [ap|av]" */
+static void
+parse_fire(const struct game *g, int side, const struct order_line *l,
+    struct plt_orders *o, struct order_errors *errs)
+{
+	struct plt_order_item *it;
+	struct plt_fire *f;
+	int s, t, n, k, used = 0, have;
+	bool hw;
+
+	if (l->nwords < 5 || l->nwords > 6 || (strcmp(l->words[2], "ff") &&
+	    strcmp(l->words[2], "hw")) || (l->nwords == 6 &&
+	    strcmp(l->words[5], "ap") && strcmp(l->words[5], "av"))) {
+		orders_error(errs, l->lineno, "expected 'fire SQUAD ff|hw "
+		    "DICE TARGET [ap|av]'");
+		return;
+	}
+	if ((s = own(g, side, l, l->words[1], false, errs)) < 0)
+		return;
+	hw = strcmp(l->words[2], "hw") == 0;
+	if (orders_parse_int(l->words[3], 1, 99, &n) != HP_OK) {
+		orders_error(errs, l->lineno, "expected a number of dice, got "
+		    "'%s'", l->words[3]);
+		return;
+	}
+	t = game_unit_index(g, l->words[4]);
+	if (t < 0 || plt_is_platoon(&g->units[t]) || !plt_alive(g, t) ||
+	    g->units[t].side == side) {
+		orders_error(errs, l->lineno, "no enemy squad '%s' on the map",
+		    l->words[4]);
+		return;
+	}
+	if (l->nwords == 6 && strcmp(l->words[5], "av") == 0) {
+		orders_error(errs, l->lineno, "anti-vehicle fire needs a "
+		    "vehicle: the seed has none yet (use ap)");
+		return;
+	}
+	if (l->nwords == 6 && !hw) {
+		orders_error(errs, l->lineno, "ap/av is a Heavy Weapon mode");
+		return;
+	}
+	if ((it = item_of(o, g->units[s].attached)) == NULL) {
+		orders_error(errs, l->lineno, "platoon %s of squad %s has no "
+		    "order line before this one",
+		    g->units[g->units[s].attached].id, l->words[1]);
+		return;
+	}
+	if (it->kind == PLT_O_REFORM || it->kind == PLT_O_NONE) {
+		orders_error(errs, l->lineno, "a %s order may not fire",
+		    plt_order_names[it->kind]);
+		return;
+	}
+	have = plt_points(g, s, hw, it->kind, it->mmm);
+	for (k = 0; k < it->nfire; k++)
+		if (it->fire[k].squad == s && it->fire[k].hw == hw)
+			used += it->fire[k].n;
+	if (used + n > have) {
+		orders_error(errs, l->lineno, "squad %s has %d %s point%s "
+		    "under this order, and this line makes %d", l->words[1],
+		    have, hw ? "Heavy Weapon" : "Firefight", have == 1 ? "" :
+		    "s", used + n);
+		return;
+	}
+	if (it->nfire == (int)(sizeof it->fire / sizeof it->fire[0])) {
+		orders_error(errs, l->lineno, "too many fire lines");
+		return;
+	}
+	f = &it->fire[it->nfire++];
+	f->squad = s;
+	f->hw = hw;
+	f->n = n;
+	f->target = t;
+}
+
+/* "cc SQUAD N TARGET" */
+static void
+parse_cc(const struct game *g, int side, const struct order_line *l,
+    struct plt_orders *o, struct order_errors *errs)
+{
+	struct plt_order_item *it;
+	int s, t, n, k, used = 0;
+
+	if (l->nwords != 4) {
+		orders_error(errs, l->lineno, "expected 'cc SQUAD DICE TARGET'");
+		return;
+	}
+	if ((s = own(g, side, l, l->words[1], false, errs)) < 0)
+		return;
+	if (orders_parse_int(l->words[2], 1, 99, &n) != HP_OK) {
+		orders_error(errs, l->lineno, "expected a number of dice, got "
+		    "'%s'", l->words[2]);
+		return;
+	}
+	t = game_unit_index(g, l->words[3]);
+	if (t < 0 || plt_is_platoon(&g->units[t]) || !plt_alive(g, t) ||
+	    g->units[t].side == side) {
+		orders_error(errs, l->lineno, "no enemy squad '%s' on the map",
+		    l->words[3]);
+		return;
+	}
+	if ((it = item_of(o, g->units[s].attached)) == NULL ||
+	    it->kind != PLT_O_ASSAULT) {
+		orders_error(errs, l->lineno, "close combat comes only with an "
+		    "assault order for platoon %s",
+		    g->units[g->units[s].attached].id);
+		return;
+	}
+	for (k = 0; k < it->ncc; k++)
+		if (it->cc[k].squad == s)
+			used += it->cc[k].n;
+	if (used + n > plt_points(g, s, 2, it->kind, false) ||
+	    it->ncc == (int)(sizeof it->cc / sizeof it->cc[0])) {
+		orders_error(errs, l->lineno, "squad %s has %d Close Combat "
+		    "points, and this line makes %d", l->words[1],
+		    plt_points(g, s, 2, it->kind, false), used + n);
+		return;
+	}
+	it->cc[it->ncc].squad = s;
+	it->cc[it->ncc].n = n;
+	it->cc[it->ncc].target = t;
+	it->ncc++;
+}
+
+/* The checks of a whole order: Engage uses every point, "MUST move", the
+ * coherency of the planned end hexes (with the terrain exception), and a
+ * suppressed platoon safe in cover stays put. */
+static void
+check_item(const struct game *g, int side, const struct plt_order_item *it,
+    struct order_errors *errs)
+{
+	const struct game_unit *pu = &g->units[it->platoon];
+	struct hex end[64];
+	int sq[64], n = 0, i, k, j, kind;
+
+	for (i = 0; i < g->nunits && n < 64; i++) {
+		if (!plt_alive(g, i) || g->units[i].attached != it->platoon)
+			continue;
+		sq[n] = i;
+		end[n] = g->units[i].pos;
+		for (k = 0; k < it->nmove; k++)
+			if (it->move[k].squad == i)
+				end[n] = it->move[k].h[it->move[k].n - 1];
+		n++;
+	}
+	if (it->kind == PLT_O_ENGAGE)
+		for (k = 0; k < n; k++)
+			for (kind = 0; kind < 2; kind++) {
+				int used = 0, have = plt_points(g, sq[k], kind,
+				    it->kind, false);
+
+				for (j = 0; j < it->nfire; j++)
+					if (it->fire[j].squad == sq[k] &&
+					    it->fire[j].hw == kind)
+						used += it->fire[j].n;
+				if (used < have)
+					orders_error(errs, it->line, "engage: "
+					    "squad %s must fire all %d %s "
+					    "point%s (it has %d in fire "
+					    "lines)", g->units[sq[k]].id, have,
+					    kind ? "Heavy Weapon" : "Firefight",
+					    have == 1 ? "" : "s", used);
+			}
+	if (it->mmm && it->kind != PLT_O_ASSAULT && it->nmove < n)
+		orders_error(errs, it->line, "Move, Move, Move: every squad of "
+		    "%s MUST move (a move line each)", pu->id);
+	if ((pu->flags & PLT_F_SUPP) && it->nmove > 0 &&
+	    plt_cover_level(g, it->platoon) == 2) {
+		bool near = false;
+
+		for (k = 0; k < n; k++)
+			for (j = 0; j < g->nunits; j++)
+				if (plt_alive(g, j) && g->units[j].side != side &&
+				    plt_dist_cm(g->units[j].pos,
+				    g->units[sq[k]].pos) <= PLT_FF_CM)
+					near = true;
+		if (!near)
+			orders_error(errs, it->line, "platoon %s is suppressed, "
+			    "in cover and out of Firefight range of the enemy: "
+			    "it will not leave its position (no move lines)",
+			    pu->id);
+	}
+	if (it->nmove == 0)
+		return;
+	/* Coherency of the plan: one chain of adjacent end hexes. */
+	{
+		char seen[64] = { 0 };
+		int q[64], nq = 0, h = 0, reached = 0;
+		bool incoherent, nearer = true;
+
+		for (k = 0; k < n; k++)
+			for (j = 0; j < k; j++)
+				if (hex_eq(end[k], end[j]))
+					orders_error(errs, it->line, "squads "
+					    "%s and %s would end in the same "
+					    "hex", g->units[sq[j]].id,
+					    g->units[sq[k]].id);
+		if (n == 0)
+			return;
+		q[nq++] = 0;
+		seen[0] = 1;
+		while (h < nq) {
+			int c = q[h++];
+
+			reached++;
+			for (k = 0; k < n; k++)
+				if (!seen[k] && hex_distance(end[k], end[c]) <=
+				    1) {
+					seen[k] = 1;
+					q[nq++] = k;
+				}
+		}
+		incoherent = reached < n;
+		if (!incoherent)
+			return;
+		/* The exception: out of coherency now, and every squad
+		 * that moves ends nearer its nearest mate. */
+		for (k = 0; k < n; k++) {
+			int before = 1000, after = 1000;
+
+			if (hex_eq(end[k], g->units[sq[k]].pos))
+				continue;
+			for (j = 0; j < n; j++) {
+				if (j == k)
+					continue;
+				if (hex_distance(g->units[sq[j]].pos,
+				    g->units[sq[k]].pos) < before)
+					before = hex_distance(
+					    g->units[sq[j]].pos,
+					    g->units[sq[k]].pos);
+				if (hex_distance(end[j], end[k]) < after)
+					after = hex_distance(end[j], end[k]);
+			}
+			if (after >= before)
+				nearer = false;
+		}
+		if (plt_coherent(g, it->platoon) || !nearer)
+			orders_error(errs, it->line, "platoon %s would end out "
+			    "of coherency (every squad within 2 cm, an adjacent "
+			    "hex, of the next)", pu->id);
+	}
+}
+
+/* Write the canonical text of o. */
+static void
+canon_text(const struct game *g, const struct plt_orders *o, struct sbuf *c)
+{
+	static const char *const dn[] = { "even", "weakest", "strongest" };
+	char a[8];
+	int k, j, m;
+
+	for (k = 0; k < o->n; k++) {
+		const struct plt_order_item *it = &o->o[k];
+
+		sbuf_printf(c, "order %s %s%s%s%s\n", g->units[it->platoon].id,
+		    plt_order_names[it->kind], it->mmm ? " mmm" : "",
+		    it->reform >= 0 ? " " : "", it->reform >= 0 ?
+		    g->units[it->reform].id : "");
+		for (j = 0; j < it->nmove; j++) {
+			sbuf_printf(c, "move %s", g->units[it->move[j].squad].id);
+			for (m = 0; m < it->move[j].n; m++)
+				sbuf_printf(c, " %s", hex_label(&g->layout,
+				    it->move[j].h[m], a, sizeof a));
+			sbuf_puts(c, "\n");
+		}
+		for (j = 0; j < it->nfire; j++)
+			sbuf_printf(c, "fire %s %s %d %s%s\n",
+			    g->units[it->fire[j].squad].id, it->fire[j].hw ?
+			    "hw" : "ff", it->fire[j].n,
+			    g->units[it->fire[j].target].id, it->fire[j].hw ?
+			    " ap" : "");
+		for (j = 0; j < it->ncc; j++)
+			sbuf_printf(c, "cc %s %d %s\n",
+			    g->units[it->cc[j].squad].id, it->cc[j].n,
+			    g->units[it->cc[j].target].id);
+	}
+	sbuf_printf(c, "defend %s\n", dn[o->defend]);
+}
+
+/* Parse and check side's order lines (see struct ruleset.parse). */
+int
+plt_parse(const struct game *g, const struct window_spec *w, int side,
+    const struct order_body *b, void **out, struct sbuf *canon,
+    struct order_errors *errs)
+{
+	struct plt_orders *o = xcalloc(1, sizeof *o);
+	size_t before = errs->n, k;
+	int defend_line = 0;
+
+	o->side = side;
+	o->defend = PLT_D_EVEN;
+	*out = NULL;
+	if (strcmp(w->name, "standing") == 0) {
+		orders_error(errs, 0, "platoon takes no standing orders: put "
+		    "'defend even|weakest|strongest' in each turn's file");
+		free(o);
+		return HP_EINVAL;
+	}
+	for (k = 0; k < b->n; k++) {
+		const struct order_line *l = &b->v[k];
+		const char *v = l->words[0];
+
+		if (strcmp(v, "order") == 0)
+			parse_order(g, side, l, o, errs);
+		else if (strcmp(v, "move") == 0)
+			parse_move(g, side, l, o, errs);
+		else if (strcmp(v, "fire") == 0)
+			parse_fire(g, side, l, o, errs);
+		else if (strcmp(v, "cc") == 0)
+			parse_cc(g, side, l, o, errs);
+		else if (strcmp(v, "defend") == 0) {
+			static const char *const dn[] = { "even", "weakest",
+				"strongest" };
+			int d;
+
+			for (d = 0; d < 3 && (l->nwords != 2 ||
+			    strcmp(l->words[1], dn[d])); d++)
+				;
+			if (d == 3)
+				orders_error(errs, l->lineno, "expected 'defend "
+				    "even|weakest|strongest'");
+			else if (defend_line)
+				orders_error(errs, l->lineno, "'defend' is "
+				    "already given on line %d", defend_line);
+			else {
+				o->defend = d;
+				defend_line = l->lineno;
+			}
+		} else
+			orders_error(errs, l->lineno, "unknown order '%s' "
+			    "(expected order, move, fire, cc or defend)", v);
+	}
+	if (errs->n == before)
+		for (k = 0; k < (size_t)o->n; k++)
+			check_item(g, side, &o->o[k], errs);
+	if (errs->n > before) {
+		free(o);
+		return HP_EINVAL;
+	}
+	canon_text(g, o, canon);
+	*out = o;
+	return HP_OK;
+}
+
+/* Free parsed orders. */
+void
+plt_free_orders(void *p)
+{
+	free(p);
+}
+
+/* A ready-to-edit order body for side, with its platoons and squads. */
+void
+plt_order_template(const struct game *g, const struct window_spec *w,
+    int side, struct sbuf *b)
+{
+	struct plt_profile pf;
+	char a[8];
+	int p, i;
+
+	sbuf_printf(b, "# %s, turn %d. One line each; '#' starts a comment.\n"
+	    "# List your platoons' orders in the sequence you want them "
+	    "revealed;\n# hexpost rolls initiative and interleaves the sides "
+	    "one order at a time.\n"
+	    "#   order PLATOON advance|assault|fallback|engage|none [mmm]\n"
+	    "#   order PLATOON reform [SQUAD]   (SQUAD: reduced, recovers at "
+	    "once)\n"
+	    "#   move SQUAD HEX [HEX..]         (waypoints; advance, fallback, "
+	    "reform)\n"
+	    "#   fire SQUAD ff|hw DICE TARGET [ap]\n"
+	    "#   cc SQUAD DICE TARGET           (assault: close combat "
+	    "split)\n"
+	    "#   defend even|weakest|strongest  (your close combat split when "
+	    "assaulted)\n"
+	    "# One hex is 2 cm. Firefight 10 hexes (long 15), Heavy Weapon 20 "
+	    "(long 50).\n", g->sides[side].label, w->turn);
+	for (p = 0; p < g->nunits; p++) {
+		int al, re, lo;
+
+		if (!plt_is_platoon(&g->units[p]) || g->units[p].side != side)
+			continue;
+		plt_counts(g, p, &al, &re, &lo);
+		if (al == 0)
+			continue;
+		sbuf_printf(b, "# Platoon %s%s:\n", g->units[p].id,
+		    (g->units[p].flags & PLT_F_SUPP) ? " (SUPPRESSED)" : "");
+		for (i = 0; i < g->nunits; i++) {
+			int r;
+
+			if (!plt_alive(g, i) || g->units[i].attached != p ||
+			    !plt_profile(g, i, &pf))
+				continue;
+			r = g->units[i].strength == 1;
+			sbuf_printf(b, "#   %-6s %-4s %-7s FF %d HW %d CC %d "
+			    "move %d cm\n", g->units[i].id, hex_label(
+			    &g->layout, g->units[i].pos, a, sizeof a), r ?
+			    "reduced" : "fresh", pf.ff[r], pf.hw[r], pf.cc[r],
+			    pf.move);
+		}
+	}
+	sbuf_puts(b, "defend even\n");
+}
+
+const struct ruleset ruleset_platoon = {
+	.name = "platoon",
+	.title = "Sci-fi infantry platoon rules",
+	.seed = "001",
+	.options_help = "no-order-advance  one platoon with no order "
+	    "advances (optional rule)\nmove-move-move    'mmm': +1D10 cm for "
+	    "a point of armour (optional rule)\nturns=N           turn limit "
+	    "(default 8)",
+	.setup = plt_setup,
+	.default_scenario = "outpost",
+	.next_window = plt_next_window,
+	.parse = plt_parse,
+	.free_orders = plt_free_orders,
+	.resolve = plt_resolve,
+	.victory = plt_victory,
+	.opponent = plt_opponent,
+	.render_map = plt_render_map,
+	.status = plt_status,
+	.order_template = plt_order_template,
+};

@@ -1,0 +1,1001 @@
+/* plt_rules: resolution of a platoon turn: initiative, the interleaved
+ * reveal of the sides' order lists, movement, shooting, hits and saves,
+ * close combat, recovery, coherency and morale, and victory. Every rule's
+ * reading is in docs/rules/platoon.md. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platoon.h"
+
+#define ALL EVENT_ALL_SIDES
+
+
+/* A hit waiting for its save: target squad, the hex it came from, close
+ * combat (cover only against a striker outside it). */
+struct hit {
+	int target;
+	int side;
+	struct hex from;
+	bool cc;
+};
+
+struct hits {
+	struct hit *v;
+	int n, cap;
+};
+
+/* Add a hit on target by a squad of side at from; h owns the array. */
+static void
+add_hit(struct hits *h, int target, int side, struct hex from, bool cc)
+{
+	if (h->n == h->cap) {
+		h->cap = h->cap ? h->cap * 2 : 32;
+		h->v = xrealloc(h->v, sizeof *h->v * (size_t)h->cap);
+	}
+	h->v[h->n].target = target;
+	h->v[h->n].side = side;
+	h->v[h->n].from = from;
+	h->v[h->n].cc = cc;
+	h->n++;
+}
+
+/* The order-file name of side s. */
+static const char *
+sname(const struct game *g, int s)
+{
+	return g->sides[s].name;
+}
+
+/* The label of h into buf (8 bytes); buf. */
+static char *
+lab(const struct game *g, struct hex h, char *buf)
+{
+	return hex_label(&g->layout, h, buf, 8);
+}
+
+/* --- initiative ---------------------------------------------------------- */
+
+/* Order the n sides in v by 1D10 each, re-rolling within every tie. */
+static void
+order_group(const struct game *g, struct dice *d, struct events *ev,
+    int *v, int n)
+{
+	int roll[GAME_MAX_SIDES], i, j, k, seq;
+	char purpose[48];
+
+	if (n < 2)
+		return;
+	for (i = 0; i < n; i++) {
+		snprintf(purpose, sizeof purpose, "initiative %s",
+		    sname(g, v[i]));
+		roll[i] = dice_roll(d, 10, 0, purpose);
+		seq = (int)d->nlog;
+		events_add(ev, ALL, seq, "Initiative: %s rolls %d.",
+		    sname(g, v[i]), roll[i]);
+	}
+	/* Highest first; stable insertion sort. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && roll[j] > roll[j - 1]; j--) {
+			k = roll[j]; roll[j] = roll[j - 1]; roll[j - 1] = k;
+			k = v[j]; v[j] = v[j - 1]; v[j - 1] = k;
+		}
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && roll[j] == roll[i]; j++)
+			;
+		if (j - i > 1) {
+			events_add(ev, ALL, 0, "Initiative: a tie on %d; the "
+			    "tied sides roll again.", roll[i]);
+			order_group(g, d, ev, v + i, j - i);
+		}
+	}
+}
+
+/* Roll the initiative of every side into order[], highest first. */
+void
+plt_initiative(const struct game *g, struct dice *d, struct events *ev,
+    int *order)
+{
+	int i;
+
+	for (i = 0; i < g->nsides; i++)
+		order[i] = i;
+	order_group(g, d, ev, order, g->nsides);
+}
+
+/* --- points -------------------------------------------------------------- */
+
+/* Dice of kind (0 Firefight, 1 Heavy Weapon, 2 Close Combat) squad has
+ * under order o. */
+int
+plt_points(const struct game *g, int squad, int kind, enum plt_order o,
+    bool mmm)
+{
+	struct plt_profile pf;
+	int r;
+
+	if (!plt_profile(g, squad, &pf) || g->units[squad].strength <= 0)
+		return 0;
+	r = g->units[squad].strength == 1;
+	if (kind < 2 && (o == PLT_O_ASSAULT || o == PLT_O_FALLBACK || mmm))
+		r = 1; /* "fire at your 'reduced' rating" */
+	if (kind == 0)
+		return pf.ff[r];
+	if (kind == 1)
+		return pf.hw[r];
+	return pf.cc[g->units[squad].strength == 1];
+}
+
+/* Squad's armour now (one less under Move, Move, Move). */
+static int
+armour(const struct game *g, int squad)
+{
+	struct plt_profile pf;
+	int a = plt_profile(g, squad, &pf) ? pf.armour : 0;
+
+	if (g->units[g->units[squad].attached].flags & PLT_F_MMM)
+		a--;
+	return a;
+}
+
+/* --- hits ------------------------------------------------------------------- */
+
+/* Save every hit in order (11 - (armour + cover)); an unsaved hit reduces,
+ * a second removes. */
+static void
+apply_hits(struct game *g, struct dice *d, struct events *ev,
+    const struct hits *h)
+{
+	char a[8], purpose[48];
+	int i;
+
+	for (i = 0; i < h->n; i++) {
+		struct game_unit *u = &g->units[h->v[i].target];
+		int cover, need, r;
+
+		if (u->strength <= 0) {
+			events_add(ev, ALL, 0, "A hit on %s is lost: it is "
+			    "already removed.", u->id);
+			continue;
+		}
+		cover = plt_cover(g, u->pos, h->v[i].from);
+		if (h->v[i].cc) {
+			const struct plt_terrain *t = plt_terrain(g,
+			    h->v[i].from);
+
+			/* "Cover can ONLY be claimed if one side is
+			 * OUTSIDE of the cover." */
+			if (t != NULL && t->cover > 0)
+				cover = 0;
+		}
+		need = 11 - (armour(g, h->v[i].target) + cover);
+		snprintf(purpose, sizeof purpose, "save %s", u->id);
+		r = dice_roll(d, 10, need, purpose);
+		if (r >= need) {
+			events_add(ev, ALL, (int)d->nlog, "%s (%s) saves: %d "
+			    "(needs %d = 11 - armour %d - cover %d).", u->id,
+			    lab(g, u->pos, a), r, need, armour(g,
+			    h->v[i].target), cover);
+			continue;
+		}
+		u->strength--;
+		u->x[PLT_X_KILLER] = h->v[i].side + 1;
+		if (u->strength == 1)
+			events_add(ev, ALL, (int)d->nlog, "%s (%s) fails its "
+			    "save: %d (needs %d); it is reduced.", u->id,
+			    lab(g, u->pos, a), r, need);
+		else {
+			events_add(ev, ALL, (int)d->nlog, "%s (%s) fails its "
+			    "save: %d (needs %d); it is removed.", u->id,
+			    lab(g, u->pos, a), r, need);
+			u->placed = false;
+		}
+	}
+}
+
+/* --- shooting ------------------------------------------------------------ */
+
+/* The to-hit number of a die of squad at target, or 0 if out of range. */
+static int
+to_hit(const struct game *g, int squad, int target, bool hw,
+    enum plt_order o)
+{
+	int cm = plt_dist_cm(g->units[squad].pos, g->units[target].pos);
+	int need = 7, hs = game_var(g, "hw.short.cm", PLT_HW_SHORT_CM);
+
+	if (!hw) {
+		if (cm > PLT_FF_LONG_CM)
+			return 0;
+		if (cm > PLT_FF_CM)
+			need += 2;
+		if (cm < PLT_FF_SHORT_CM)
+			need -= 2;
+		if (o == PLT_O_ENGAGE)
+			need -= 1;
+	} else {
+		if (cm > PLT_HW_LONG_CM)
+			return 0;
+		if (cm > PLT_HW_CM)
+			need += 1;
+		if (cm < hs)
+			need -= 2;
+	}
+	return need;
+}
+
+/* Can squad fire at target now (seen, in range)? */
+static bool
+eligible(const struct game *g, int squad, int target, bool hw)
+{
+	return plt_alive(g, target) && g->units[target].side !=
+	    g->units[squad].side && plt_los(g, g->units[squad].side,
+	    g->units[squad].pos, g->units[target].pos) &&
+	    to_hit(g, squad, target, hw, PLT_O_ADVANCE) > 0;
+}
+
+/* The nearest enemy squad the squad may fire at, -1 if none. */
+static int
+nearest_target(const struct game *g, int squad, bool hw)
+{
+	int j, best = -1, bd = 0;
+
+	for (j = 0; j < g->nunits; j++) {
+		int k;
+
+		if (!eligible(g, squad, j, hw))
+			continue;
+		k = hex_distance(g->units[squad].pos, g->units[j].pos);
+		if (best < 0 || k < bd) {
+			best = j;
+			bd = k;
+		}
+	}
+	return best;
+}
+
+/* Roll n dice of squad at target (hits into h). */
+static void
+shoot(struct game *g, struct dice *d, struct events *ev, int squad,
+    int target, bool hw, int n, enum plt_order o, struct hits *h)
+{
+	char purpose[48], a[8], b[8];
+	int need = to_hit(g, squad, target, hw, o), k, r, hits = 0;
+	int first = (int)d->nlog + 1;
+	struct sbuf t;
+
+	sbuf_init(&t);
+	for (k = 0; k < n; k++) {
+		snprintf(purpose, sizeof purpose, "%s %s at %s",
+		    hw ? "heavy weapon" : "firefight", g->units[squad].id,
+		    g->units[target].id);
+		r = dice_roll(d, 10, need, purpose);
+		sbuf_printf(&t, "%s%d", k ? " " : "", r);
+		if (r >= need) {
+			hits++;
+			add_hit(h, target, g->units[squad].side,
+			    g->units[squad].pos, false);
+		}
+	}
+	events_add(ev, ALL, first, "%s (%s) fires %d %s dice at %s (%s, %d "
+	    "cm): needs %d, rolls %s: %d hit%s.", g->units[squad].id,
+	    lab(g, g->units[squad].pos, a), n, hw ? "Heavy Weapon" :
+	    "Firefight", g->units[target].id, lab(g, g->units[target].pos, b),
+	    plt_dist_cm(g->units[squad].pos, g->units[target].pos), need,
+	    t.buf ? t.buf : "", hits, hits == 1 ? "" : "s");
+	sbuf_free(&t);
+}
+
+/* The fire lines of an order, then (engage) every point left at the
+ * nearest eligible enemy; then the saves. */
+static void
+fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
+    struct events *ev)
+{
+	int (*used)[2] = xcalloc((size_t)g->nunits + 1, sizeof *used);
+	struct hits h = { NULL, 0, 0 };
+	int i, k, n, t;
+	bool auto_all = it->kind == PLT_O_ENGAGE || it->nfire < 0;
+
+	for (i = 0; i < it->nfire; i++) {
+		const struct plt_fire *f = &it->fire[i];
+		int s = f->squad, hw = f->hw;
+
+		if (!plt_alive(g, s))
+			continue;
+		n = plt_points(g, s, hw, it->kind, it->mmm) - used[s][hw];
+		if (n > f->n)
+			n = f->n;
+		if (n <= 0) {
+			events_add(ev, ALL, 0, "%s has no %s points left for "
+			    "%s.", g->units[s].id, hw ? "Heavy Weapon" :
+			    "Firefight", g->units[f->target].id);
+			continue;
+		}
+		t = f->target;
+		if (!eligible(g, s, t, hw)) {
+			if (!auto_all) {
+				events_add(ev, ALL, 0, "%s cannot fire at %s "
+				    "(removed, unseen or out of range).",
+				    g->units[s].id, g->units[t].id);
+				continue;
+			}
+			continue; /* engage: fired below at the nearest */
+		}
+		used[s][hw] += n;
+		shoot(g, d, ev, s, t, hw, n, it->kind, &h);
+	}
+	if (auto_all)
+		for (i = 0; i < g->nunits; i++) {
+			if (!plt_alive(g, i) || g->units[i].attached !=
+			    it->platoon)
+				continue;
+			for (k = 0; k < 2; k++) {
+				n = plt_points(g, i, k, it->kind, it->mmm) -
+				    used[i][k];
+				if (n <= 0 || (t = nearest_target(g, i,
+				    k)) < 0)
+					continue;
+				used[i][k] += n;
+				shoot(g, d, ev, i, t, k, n, it->kind, &h);
+			}
+		}
+	apply_hits(g, d, ev, &h);
+	free(h.v);
+	free(used);
+}
+
+/* --- movement ------------------------------------------------------------- */
+
+/* Is h next to a squad of another side than squad i's? */
+static bool
+touches_enemy(const struct game *g, int i, struct hex h)
+{
+	int d, s;
+
+	for (d = 0; d < 6; d++)
+		if ((s = plt_squad_at(g, hex_neighbour(h, d))) >= 0 &&
+		    g->units[s].side != g->units[i].side)
+			return true;
+	return false;
+}
+
+/* Move squad i along the cheapest path through its waypoints, as far as
+ * allow cm pay (the road bonus if every hex is road); contact with an
+ * enemy squad only when contact. Returns the cm spent. */
+static int
+move_squad(struct game *g, struct events *ev, int i, const struct hex *wp,
+    int nwp, int allow, int road_bonus, bool contact)
+{
+	struct hex path[256], seg[256], at = g->units[i].pos, start = at;
+	int np = 0, n, k, cost, spent = 0, pass, lim;
+	bool all_road;
+	char a[8], b[8];
+
+	/* The squad itself is no obstacle to its own path. */
+	g->units[i].placed = false;
+	for (k = 0; k < nwp; k++) {
+		if (hex_eq(at, wp[k]))
+			continue;
+		n = plt_path(g, g->units[i].side, at, wp[k], contact, seg,
+		    256 - np, &cost);
+		if (n <= 0)
+			break;
+		memcpy(path + np, seg, sizeof seg[0] * (size_t)n);
+		np += n;
+		at = wp[k];
+	}
+	g->units[i].placed = true;
+	if (np == 0) {
+		if (nwp > 0 && !hex_eq(start, wp[nwp - 1]))
+			events_add(ev, ALL, 0, "%s finds no way to %s.",
+			    g->units[i].id, lab(g, wp[nwp - 1], a));
+		return 0;
+	}
+	/* Road: "The whole move MUST be on road": the bonus counts only if
+	 * every hex walked with it is road. */
+	for (pass = road_bonus > 0 ? 0 : 1; pass < 2; pass++) {
+		lim = allow + (pass == 0 ? road_bonus : 0);
+		all_road = plt_road(g, start);
+		at = start;
+		spent = 0;
+		for (k = 0; k < np; k++) {
+			int c = plt_step_cost(g, at, path[k]);
+
+			if (c < 0 || spent + c > lim ||
+			    plt_squad_at(g, path[k]) >= 0 ||
+			    (!contact && touches_enemy(g, i, path[k])))
+				break;
+			all_road = all_road && plt_road(g, path[k]);
+			spent += c;
+			at = path[k];
+		}
+		if (pass == 1 || all_road)
+			break;
+	}
+	if (!hex_eq(at, start)) {
+		g->units[i].pos = at;
+		events_add(ev, ALL, 0, "%s moves %s to %s (%d cm)%s.",
+		    g->units[i].id, lab(g, start, a), lab(g, at, b), spent,
+		    hex_eq(at, path[np - 1]) ? "" : ", stopping short");
+	}
+	return spent;
+}
+
+/* The platoon's allowance in cm: the lowest Movement + 1D10 (reform:
+ * 5 + 1D5), + 5 Fall Back, + 1D10 Move, Move, Move. */
+static int
+allowance(struct game *g, const struct plt_order_item *it, struct dice *d,
+    struct events *ev)
+{
+	struct plt_profile pf;
+	int i, low = -1, r, cm;
+	char purpose[48];
+	const char *pid = g->units[it->platoon].id;
+
+	for (i = 0; i < g->nunits; i++)
+		if (plt_alive(g, i) && g->units[i].attached == it->platoon &&
+		    plt_profile(g, i, &pf) && (low < 0 || pf.move < low))
+			low = pf.move;
+	if (low < 0)
+		return 0;
+	if (it->kind == PLT_O_REFORM) {
+		snprintf(purpose, sizeof purpose, "reform move %s", pid);
+		r = dice_roll(d, 5, 0, purpose);
+		events_add(ev, ALL, (int)d->nlog, "%s reforms: moves up to 5 + "
+		    "D5 (%d) = %d cm.", pid, r, 5 + r);
+		return 5 + r;
+	}
+	snprintf(purpose, sizeof purpose, "move %s", pid);
+	r = dice_roll(d, 10, 0, purpose);
+	cm = low + r + (it->kind == PLT_O_FALLBACK ? 5 : 0);
+	events_add(ev, ALL, (int)d->nlog, "%s moves up to %d + D10 (%d)%s = "
+	    "%d cm.", pid, low, r, it->kind == PLT_O_FALLBACK ?
+	    " + 5 (Fall Back)" : "", cm);
+	if (it->mmm) {
+		snprintf(purpose, sizeof purpose, "move move move %s", pid);
+		r = dice_roll(d, 10, 0, purpose);
+		cm += r;
+		events_add(ev, ALL, (int)d->nlog, "%s: Move, Move, Move: + D10 "
+		    "(%d) = %d cm, armour -1 this turn.", pid, r, cm);
+	}
+	return cm;
+}
+
+/* Each squad of the assault goes towards the nearest enemy squad its
+ * platoon sees, its full allowance or into contact. */
+static void
+assault_move(struct game *g, const struct plt_order_item *it, int allow,
+    struct events *ev)
+{
+	int i, e, cost, len;
+	struct hex path[256];
+
+	for (i = 0; i < g->nunits; i++) {
+		if (!plt_alive(g, i) || g->units[i].attached != it->platoon)
+			continue;
+		if ((e = plt_nearest_enemy(g, it->platoon, &cost)) < 0)
+			return;
+		g->units[i].placed = false;
+		cost = plt_path_to_contact(g, g->units[i].side,
+		    g->units[i].pos, e, path, 256, &len);
+		g->units[i].placed = true;
+		if (cost <= 0 || len <= 0)
+			continue;
+		move_squad(g, ev, i, &path[len - 1], 1, allow, 0, true);
+	}
+}
+
+/* --- close combat ------------------------------------------------------- */
+
+/* The cover of h's terrain alone. */
+static int
+hex_cover(const struct game *g, struct hex h)
+{
+	const struct plt_terrain *t = plt_terrain(g, h);
+
+	return t != NULL ? t->cover : 0;
+}
+
+/* Roll n close combat dice of squad s at t (hits into h). */
+static void
+strike(struct game *g, struct dice *d, struct events *ev, int s, int t,
+    int n, bool attacker, struct hits *h)
+{
+	int need = 5, k, r, hits = 0, first = (int)d->nlog + 1;
+	char purpose[48];
+	struct sbuf b;
+
+	if (attacker)
+		need--; /* elan */
+	else if (hex_cover(g, g->units[s].pos) > 0 &&
+	    hex_cover(g, g->units[t].pos) == 0)
+		need--; /* resisting someone outside their cover */
+	sbuf_init(&b);
+	for (k = 0; k < n; k++) {
+		snprintf(purpose, sizeof purpose, "close combat %s at %s",
+		    g->units[s].id, g->units[t].id);
+		r = dice_roll(d, 10, need, purpose);
+		sbuf_printf(&b, "%s%d", k ? " " : "", r);
+		if (r >= need) {
+			hits++;
+			add_hit(h, t, g->units[s].side, g->units[s].pos, true);
+		}
+	}
+	events_add(ev, ALL, first, "Close combat: %s %s %d dice at %s: needs "
+	    "%d, rolls %s: %d hit%s.", g->units[s].id, attacker ? "attacks "
+	    "with" : "defends with", n, g->units[t].id, need, b.buf ? b.buf :
+	    "", hits, hits == 1 ? "" : "s");
+	sbuf_free(&b);
+}
+
+/* Adjacent squads of other sides than side's, in index order. */
+static int
+contacts(const struct game *g, int s, int *out, int max)
+{
+	int j, n = 0;
+
+	for (j = 0; j < g->nunits && n < max; j++)
+		if (plt_alive(g, j) && g->units[j].side != g->units[s].side &&
+		    hex_adjacent(g->units[j].pos, g->units[s].pos))
+			out[n++] = j;
+	return n;
+}
+
+/* The weakest (lowest strength, then lowest index) or strongest of v. */
+static int
+pick(const struct game *g, const int *v, int n, bool strongest)
+{
+	int k, b = v[0];
+
+	for (k = 1; k < n; k++)
+		if (strongest ? g->units[v[k]].strength >
+		    g->units[b].strength : g->units[v[k]].strength <
+		    g->units[b].strength)
+			b = v[k];
+	return b;
+}
+
+/* Close combat of an assaulting platoon with every enemy squad in
+ * contact: both sides roll, then all hits are saved. */
+static void
+close_combat(struct game *g, const struct plt_orders *all[],
+    const struct plt_order_item *it, struct dice *d, struct events *ev)
+{
+	struct hits h = { NULL, 0, 0 };
+	int i, k, c[6], nc, n, left;
+	char *defends = xcalloc((size_t)g->nunits, 1);
+	bool any = false;
+
+	for (i = 0; i < g->nunits; i++) {
+		if (!plt_alive(g, i) || g->units[i].attached != it->platoon ||
+		    (nc = contacts(g, i, c, 6)) == 0)
+			continue;
+		any = true;
+		left = plt_points(g, i, 2, it->kind, false);
+		for (k = 0; k < it->ncc && left > 0; k++) {
+			const struct plt_cc *x = &it->cc[k];
+
+			if (x->squad != i || !plt_alive(g, x->target) ||
+			    !hex_adjacent(g->units[x->target].pos,
+			    g->units[i].pos))
+				continue;
+			n = x->n < left ? x->n : left;
+			strike(g, d, ev, i, x->target, n, true, &h);
+			left -= n;
+		}
+		if (left > 0)
+			strike(g, d, ev, i, pick(g, c, nc, false), left, true,
+			    &h);
+		for (k = 0; k < nc; k++)
+			defends[c[k]] = 1;
+	}
+	for (i = 0; i < g->nunits; i++) {
+		int att[6], na = 0, j, side;
+		enum plt_defend how;
+
+		if (!defends[i])
+			continue;
+		for (j = 0; j < g->nunits && na < 6; j++)
+			if (plt_alive(g, j) && g->units[j].attached ==
+			    it->platoon && hex_adjacent(g->units[j].pos,
+			    g->units[i].pos))
+				att[na++] = j;
+		if (na == 0)
+			continue;
+		side = g->units[i].side;
+		how = all != NULL && all[side] != NULL ? all[side]->defend :
+		    PLT_D_EVEN;
+		left = plt_points(g, i, 2, PLT_O_NONE, false);
+		if (how != PLT_D_EVEN) {
+			strike(g, d, ev, i, pick(g, att, na,
+			    how == PLT_D_STRONGEST), left, false, &h);
+			continue;
+		}
+		for (j = 0; j < na; j++) {
+			n = left / (na - j);
+			if (n > 0)
+				strike(g, d, ev, i, att[j], n, false, &h);
+			left -= n;
+		}
+	}
+	if (any)
+		apply_hits(g, d, ev, &h);
+	free(h.v);
+	free(defends);
+}
+
+/* --- recovery, coherency, morale ----------------------------------------- */
+
+/* The recovery (Base Seven) or morale (Base Five) number of platoon p. */
+static int
+check_number(const struct game *g, int p, int base, bool supp_counts)
+{
+	int al, re, lo, over, n = base;
+
+	plt_counts(g, p, &al, &re, &lo);
+	over = re + lo - plt_mcp(g, p);
+	if (over > 0)
+		n += over;
+	n -= plt_cover_level(g, p);
+	if (supp_counts && (g->units[p].flags & PLT_F_SUPP))
+		n += 1;
+	return n;
+}
+
+/* The reform order's recovery: one squad at once, checks for the others,
+ * and a rally from suppression. */
+static void
+reform(struct game *g, const struct plt_order_item *it, struct dice *d,
+    struct events *ev)
+{
+	struct game_unit *pu = &g->units[it->platoon];
+	char purpose[48];
+	int i, need, r;
+
+	if (it->reform >= 0 && plt_alive(g, it->reform) &&
+	    g->units[it->reform].strength == 1) {
+		g->units[it->reform].strength = 2;
+		events_add(ev, ALL, 0, "%s recovers: no longer reduced.",
+		    g->units[it->reform].id);
+	}
+	need = check_number(g, it->platoon, 7, true);
+	for (i = 0; i < g->nunits; i++) {
+		if (!plt_alive(g, i) || g->units[i].attached != it->platoon ||
+		    g->units[i].strength != 1)
+			continue;
+		snprintf(purpose, sizeof purpose, "recovery %s",
+		    g->units[i].id);
+		r = dice_roll(d, 10, need, purpose);
+		if (r >= need)
+			g->units[i].strength = 2;
+		events_add(ev, ALL, (int)d->nlog, "%s recovery check: %d "
+		    "(needs %d): %s.", g->units[i].id, r, need, r >= need ?
+		    "recovers" : "stays reduced");
+	}
+	if (pu->flags & PLT_F_SUPP) {
+		snprintf(purpose, sizeof purpose, "rally %s", pu->id);
+		r = dice_roll(d, 10, need, purpose);
+		if (r >= need)
+			pu->flags &= ~PLT_F_SUPP;
+		events_add(ev, ALL, (int)d->nlog, "%s tries to shake off "
+		    "suppression: %d (needs %d): %s.", pu->id, r, need,
+		    r >= need ? "no longer suppressed" : "still suppressed");
+	}
+}
+
+/* Every platoon whose lost + reduced count grew and is over its MCP
+ * takes a morale check (Base Five); a failure suppresses it. */
+static void
+morale(struct game *g, struct dice *d, struct events *ev)
+{
+	char purpose[48];
+	int p, al, re, lo, need, r;
+
+	for (p = 0; p < g->nunits; p++) {
+		if (!plt_is_platoon(&g->units[p]))
+			continue;
+		plt_counts(g, p, &al, &re, &lo);
+		if (re + lo <= g->units[p].x[PLT_X_BAD]) {
+			g->units[p].x[PLT_X_BAD] = re + lo;
+			continue;
+		}
+		g->units[p].x[PLT_X_BAD] = re + lo;
+		if (re + lo <= plt_mcp(g, p) || al == 0)
+			continue;
+		need = check_number(g, p, 5, false);
+		snprintf(purpose, sizeof purpose, "morale %s", g->units[p].id);
+		r = dice_roll(d, 10, need, purpose);
+		events_add(ev, ALL, (int)d->nlog, "%s morale check (%d lost or "
+		    "reduced, MCP %d): %d (needs %d): %s.", g->units[p].id,
+		    re + lo, plt_mcp(g, p), r, need, r >= need ? "passed" :
+		    "FAILED, suppressed");
+		if (r < need)
+			g->units[p].flags |= PLT_F_SUPP;
+	}
+}
+
+/* --- one order ------------------------------------------------------------- */
+
+/* Distance from squad i at h to its nearest platoon-mate. */
+static int
+gap(const struct game *g, int i, struct hex h)
+{
+	int j, best = 1000;
+
+	for (j = 0; j < g->nunits; j++)
+		if (j != i && plt_alive(g, j) && g->units[j].attached ==
+		    g->units[i].attached && hex_distance(g->units[j].pos,
+		    h) < best)
+			best = hex_distance(g->units[j].pos, h);
+	return best;
+}
+
+/* Enact one order it of its side (all: every side's orders, for the
+ * defenders' choices), then coherency and morale. */
+void
+plt_enact(struct game *g, const struct plt_orders *all[],
+    const struct plt_order_item *it, struct dice *d, struct events *ev)
+{
+	struct game_unit *pu = &g->units[it->platoon];
+	int al, re, lo, i, k, allow;
+	enum plt_order kind;
+	bool was_coherent, moved = false, nearer = true;
+	struct hex start[64];
+	int ns = 0, idx[64];
+
+	plt_counts(g, it->platoon, &al, &re, &lo);
+	pu->flags |= PLT_F_DONE;
+	pu->x[PLT_X_ORDER] = it->kind;
+	if (al == 0) {
+		events_add(ev, ALL, 0, "%s reveals %s: %s, but it has no squads "
+		    "left.", sname(g, pu->side), pu->id,
+		    plt_order_names[it->kind]);
+		return;
+	}
+	events_add(ev, ALL, 0, "%s reveals %s: %s%s.", sname(g, pu->side),
+	    pu->id, plt_order_names[it->kind], it->mmm ?
+	    " (Move, Move, Move)" : "");
+	was_coherent = plt_coherent(g, it->platoon);
+	for (i = 0; i < g->nunits && ns < 64; i++)
+		if (plt_alive(g, i) && g->units[i].attached == it->platoon) {
+			idx[ns] = i;
+			start[ns++] = g->units[i].pos;
+		}
+	kind = it->kind;
+	if ((pu->flags & PLT_F_SUPP) && (kind == PLT_O_ADVANCE ||
+	    kind == PLT_O_ASSAULT)) {
+		/* It became suppressed after its orders were written. */
+		events_add(ev, ALL, 0, "%s is suppressed: it cannot advance; "
+		    "the order is not enacted.", pu->id);
+		kind = PLT_O_NONE;
+	}
+	if (it->mmm && kind != PLT_O_NONE)
+		pu->flags |= PLT_F_MMM;
+	switch (kind) {
+	case PLT_O_ASSAULT:
+		fire_phase(g, it, d, ev);
+		allow = allowance(g, it, d, ev);
+		assault_move(g, it, allow, ev);
+		close_combat(g, all, it, d, ev);
+		break;
+	case PLT_O_ADVANCE:
+	case PLT_O_FALLBACK:
+	case PLT_O_REFORM:
+		allow = it->nmove > 0 ? allowance(g, it, d, ev) : 0;
+		for (k = 0; k < it->nmove; k++)
+			if (plt_alive(g, it->move[k].squad))
+				move_squad(g, ev, it->move[k].squad,
+				    it->move[k].h, it->move[k].n, allow, 5, false);
+		if (it->kind == PLT_O_REFORM)
+			reform(g, it, d, ev);
+		else
+			fire_phase(g, it, d, ev);
+		break;
+	case PLT_O_ENGAGE:
+		fire_phase(g, it, d, ev);
+		break;
+	default:
+		break;
+	}
+	/* Coherency: the terrain exception holds when every squad that
+	 * moved ended nearer its nearest platoon-mate than it started. */
+	for (k = 0; k < ns; k++) {
+		if (!plt_alive(g, idx[k]) ||
+		    hex_eq(start[k], g->units[idx[k]].pos))
+			continue;
+		moved = true;
+		if (gap(g, idx[k], g->units[idx[k]].pos) >=
+		    gap(g, idx[k], start[k]))
+			nearer = false;
+	}
+	if (!plt_coherent(g, it->platoon) && !(pu->flags & PLT_F_SUPP)) {
+		if (!was_coherent && moved && nearer)
+			events_add(ev, ALL, 0, "%s is still out of coherency, "
+			    "but closed up as the terrain allowed.", pu->id);
+		else {
+			pu->flags |= PLT_F_SUPP;
+			events_add(ev, ALL, 0, "%s ends out of coherency: it "
+			    "is suppressed.", pu->id);
+		}
+	}
+	morale(g, d, ev);
+}
+
+/* --- the turn --------------------------------------------------------------- */
+
+/* The synthesized order of "no order becomes Advance": the first
+ * platoon of side with no order line, firing all at the nearest. */
+static bool
+no_order_advance(const struct game *g, const struct plt_orders *o,
+    int side, struct plt_order_item *it)
+{
+	int p, k;
+
+	if (!game_option_flag(g, "no-order-advance"))
+		return false;
+	for (p = 0; p < g->nunits; p++) {
+		int al, re, lo;
+		bool has = false;
+
+		if (!plt_is_platoon(&g->units[p]) || g->units[p].side != side)
+			continue;
+		plt_counts(g, p, &al, &re, &lo);
+		for (k = 0; o != NULL && k < o->n; k++)
+			has |= o->o[k].platoon == p;
+		if (has || al == 0)
+			continue;
+		memset(it, 0, sizeof *it);
+		it->platoon = p;
+		it->kind = PLT_O_ADVANCE;
+		it->reform = -1;
+		it->nfire = -1; /* all points at the nearest */
+		return true;
+	}
+	return false;
+}
+
+/* The count of orders side reveals this turn: its list, and the
+ * platoon "no order becomes Advance" chose when the turn began (var
+ * noadv.SIDE, the platoon's index + 1), built into *extra. */
+static int
+list_len(const struct game *g, const struct plt_orders *o, int side,
+    struct plt_order_item *extra)
+{
+	char key[24];
+	int n = o != NULL ? o->n : 0, p;
+
+	snprintf(key, sizeof key, "noadv.%d", side);
+	if ((p = game_var(g, key, 0) - 1) < 0 || p >= g->nunits)
+		return n;
+	memset(extra, 0, sizeof *extra);
+	extra->platoon = p;
+	extra->kind = PLT_O_ADVANCE;
+	extra->reform = -1;
+	extra->nfire = -1; /* all points at the nearest */
+	return n + 1;
+}
+
+/* End of turn: clear the turn's flags and decide whether the battle ends. */
+static void
+end_turn(struct game *g, struct events *ev)
+{
+	int s, i, alive = 0;
+
+	for (s = 0; s < g->nsides; s++) {
+		for (i = 0; i < g->nunits; i++)
+			if (plt_alive(g, i) && g->units[i].side == s)
+				break;
+		alive += i < g->nunits;
+	}
+	for (i = 0; i < g->nunits; i++)
+		if (plt_is_platoon(&g->units[i]))
+			g->units[i].flags &= ~(PLT_F_MMM | PLT_F_DONE);
+	if (alive <= 1)
+		game_set_var(g, "over", 2);
+	else if (g->turn >= game_var(g, "turns", 8))
+		game_set_var(g, "over", 3);
+	events_add(ev, ALL, 0, "End of turn %d.", g->turn);
+}
+
+/* One step of the turn's window: initiative, then one order a step. */
+enum resolve_rc
+plt_resolve(struct resolve_ctx *c)
+{
+	struct game *g = c->g;
+	const struct plt_orders *o[GAME_MAX_SIDES] = { 0 };
+	struct plt_order_item *extra;
+	int order[GAME_MAX_SIDES], s, k, taken[GAME_MAX_SIDES] = { 0 };
+	int len[GAME_MAX_SIDES], step = 0;
+	char key[24];
+
+	for (s = 0; s < g->nsides; s++)
+		o[s] = c->orders[s];
+	if (c->step == 0) {
+		events_phase(c->ev, "initiative");
+		plt_initiative(g, c->dice, c->ev, order);
+		extra = xcalloc(1, sizeof *extra);
+		for (s = 0; s < g->nsides; s++) {
+			snprintf(key, sizeof key, "init.%d", s);
+			game_set_var(g, key, order[s]);
+			/* Fixed now: the schedule of the turn's steps must not
+			 * change as platoons are lost. */
+			snprintf(key, sizeof key, "noadv.%d", s);
+			game_set_var(g, key, no_order_advance(g, o[s], s,
+			    extra) ? extra->platoon + 1 : 0);
+		}
+		free(extra);
+		return RESOLVE_CONTINUE;
+	}
+	extra = xcalloc(GAME_MAX_SIDES, sizeof *extra);
+	for (s = 0; s < g->nsides; s++) {
+		snprintf(key, sizeof key, "init.%d", s);
+		order[s] = game_var(g, key, s);
+		len[order[s]] = list_len(g, o[order[s]], order[s],
+		    &extra[order[s]]);
+	}
+	/* Step k (1-based) is the k-th reveal of the round-robin over the
+	 * sides in initiative order, skipping sides whose lists are spent. */
+	for (;;) {
+		bool any = false;
+
+		for (k = 0; k < g->nsides; k++) {
+			s = order[k];
+			if (taken[s] >= len[s])
+				continue;
+			any = true;
+			if (++step == c->step) {
+				const struct plt_order_item *it =
+				    o[s] != NULL && taken[s] < o[s]->n ?
+				    &o[s]->o[taken[s]] : &extra[s];
+
+				events_phase(c->ev, "orders");
+				plt_enact(g, o, it, c->dice, c->ev);
+				free(extra);
+				return RESOLVE_CONTINUE;
+			}
+			taken[s]++;
+		}
+		if (!any)
+			break;
+	}
+	free(extra);
+	events_phase(c->ev, "end of turn");
+	end_turn(g, c->ev);
+	if (!game_var(g, "over", 0))
+		g->turn++;
+	return RESOLVE_DONE;
+}
+
+/* When the battle is over: the highest score wins, a tie is a draw. */
+void
+plt_victory(struct game *g, struct events *ev)
+{
+	int over = game_var(g, "over", 0), s, best = -1, bs = -1, tie = 0;
+	struct sbuf t;
+
+	if (g->status == GAME_FINISHED || !over)
+		return;
+	g->status = GAME_FINISHED;
+	sbuf_init(&t);
+	for (s = 0; s < g->nsides; s++) {
+		int sc = plt_score(g, s);
+
+		sbuf_printf(&t, "%s%s %d", s ? ", " : "", sname(g, s), sc);
+		if (sc > bs) {
+			bs = sc;
+			best = s;
+			tie = 0;
+		} else if (sc == bs)
+			tie = 1;
+	}
+	if (tie)
+		snprintf(g->result, sizeof g->result, "Draw: %s; scores %s",
+		    over == 2 ? "one side is left" : "the turn limit was "
+		    "reached", t.buf);
+	else
+		snprintf(g->result, sizeof g->result, "%s wins: %s; scores %s",
+		    sname(g, best), over == 2 ? "one side is left" :
+		    "the turn limit was reached", t.buf);
+	sbuf_free(&t);
+	events_add(ev, ALL, 0, "The battle is over. %s", g->result);
+}
