@@ -141,7 +141,7 @@ for TURN in $(seq 1 30); do
 				fail "Blue's report shows $r, hidden from Blue"
 		fi
 	done
-	if grep -q '^Subject: .*game over: ' "$W/report"; then
+	if grep -q '^\(Subject\|X-Hexpost-Topic\): .*game over: ' "$W/report"; then
 		result=$(sed -n 's/^RESULT: //p' "$W/report")
 		break
 	fi
