@@ -89,6 +89,14 @@ const struct mime_part *mime_find(const struct mime_msg *, const char *name);
 size_t mime_find_suffix(const struct mime_msg *, const char *suffix,
     const struct mime_part **out, size_t max);
 
+/* Read text, a block of header fields (RFC 5322 syntax, up to the first
+ * empty line or the end: a quoted message's header, a group of fields of
+ * a message/delivery-status part), with GMime and call fn with each
+ * field's name and unfolded value, in order. Returns the number of
+ * fields. */
+int mime_fields(const unsigned char *text, size_t len,
+    void (*fn)(const char *name, const char *value, void *), void *arg);
+
 struct mime_out {
 	const char *from;           /* "Name <addr>" or "addr" */
 	const char *to;             /* one or more addresses */

@@ -1144,6 +1144,46 @@ mime_head_automatic(const unsigned char *head, size_t len,
 }
 
 /* Free everything m owns and clear it; safe on a refused or freed m. */
+int
+mime_fields(const unsigned char *text, size_t len,
+    void (*fn)(const char *name, const char *value, void *), void *arg)
+{
+	GMimeStream *mem;
+	GMimeParser *parser;
+	GMimeMessage *msg;
+	GMimeHeaderList *hl;
+	GByteArray *buf;
+	int i, n = 0;
+
+	if (len > MIME_MAX_MESSAGE)
+		len = MIME_MAX_MESSAGE;
+	pthread_mutex_lock(&gmime_lock);
+	mime_init();
+	/* An empty line ends the block however the text ends. */
+	buf = g_byte_array_sized_new((guint)len + 2);
+	g_byte_array_append(buf, text, (guint)len);
+	g_byte_array_append(buf, (const guint8 *)"\n\n", 2);
+	mem = g_mime_stream_mem_new_with_byte_array(buf);
+	parser = g_mime_parser_new_with_stream(mem);
+	g_object_unref(mem);
+	msg = g_mime_parser_construct_message(parser, NULL);
+	g_object_unref(parser);
+	if (msg != NULL) {
+		hl = g_mime_object_get_header_list((GMimeObject *)msg);
+		for (i = 0; hl != NULL && i < g_mime_header_list_get_count(hl);
+		    i++) {
+			GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
+			const char *v = g_mime_header_get_value(h);
+
+			fn(g_mime_header_get_name(h), v != NULL ? v : "", arg);
+			n++;
+		}
+		g_object_unref(msg);
+	}
+	pthread_mutex_unlock(&gmime_lock);
+	return n;
+}
+
 void
 mime_msg_free(struct mime_msg *m)
 {

@@ -305,3 +305,26 @@ fx_has_error(const struct order_errors *e, int line, const char *s)
 			return true;
 	return false;
 }
+
+/* Helper for the mail and bounce tests (issue 19; see fixtures.h). */
+char *
+fx_db_text(const char *path, const char *sql)
+{
+	sqlite3 *db = fx_db_open(path);
+	sqlite3_stmt *s;
+	char *v = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fatalx("fx_db_text: %s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		size_t n = (size_t)sqlite3_column_bytes(s, 0);
+
+		v = xmalloc(n + 1);
+		if (n > 0)
+			memcpy(v, sqlite3_column_blob(s, 0), n);
+		v[n] = '\0';
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}

@@ -60,4 +60,8 @@ struct store *fx_store_new(const char *path);
 /* Is there an error on line whose message contains s? */
 bool fx_has_error(const struct order_errors *, int line, const char *s);
 
+/* The first column of the first row sql returns, as a NUL-terminated copy
+ * (a blob or text; caller frees), or NULL if there is no row. */
+char *fx_db_text(const char *path, const char *sql);
+
 #endif

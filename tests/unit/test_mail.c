@@ -62,26 +62,13 @@ hill_close(struct hill *h)
 static char *
 queued(struct hill *h, const char *kind, const char *rcpt)
 {
-	char sql[300], *hex, *out;
-	size_t n, i;
+	char sql[300], *m;
 
-	snprintf(sql, sizeof sql, "SELECT hex(data) FROM outbox WHERE kind = "
-	    "'%s' AND rcpt = '%s' ORDER BY id DESC LIMIT 1", kind, rcpt);
-	hex = fx_db_rows(h->path, sql);
-	assert_non_null(hex);
-	n = strlen(hex) / 2;
-	if (n == 0)
+	snprintf(sql, sizeof sql, "SELECT data FROM outbox WHERE kind = '%s' "
+	    "AND rcpt = '%s' ORDER BY id DESC LIMIT 1", kind, rcpt);
+	if ((m = fx_db_text(h->path, sql)) == NULL)
 		fail_msg("no %s to %s queued", kind, rcpt);
-	out = xmalloc(n + 1);
-	for (i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (char)v;
-	}
-	out[n] = '\0';
-	free(hex);
-	return out;
+	return m;
 }
 
 /* The value of header name in message m (first line), or "" if absent. */
