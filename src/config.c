@@ -221,6 +221,12 @@ config_daemon_key(struct config *c, const char *k, const char *v, int *rc,
 			c->deadline_hours = (int)n;
 		else
 			c->remind_hours = (int)n;
+	} else if (strcmp(k, "mail_wait") == 0) {
+		if (strcmp(v, "watch") != 0 && strcmp(v, "poll") != 0) {
+			snprintf(why, whylen, "mail_wait must be watch or poll");
+			*rc = HP_EINVAL;
+		}
+		c->wait_poll = strcmp(v, "poll") == 0;
 	} else if (strcmp(k, "missing") == 0) {
 		if (strcmp(v, "ai") != 0 && strcmp(v, "hold") != 0 &&
 		    strcmp(v, "wait") != 0) {
