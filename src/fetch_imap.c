@@ -1360,12 +1360,40 @@ idle_read(struct imap_sess *s, const char *tag, bool *arrived,
 	return HP_OK;
 }
 
+/* Read responses up to the tagged answer to tag (or, if cont, a "+"
+ * continuation before it) into *r, setting *arrived on EXISTS. */
+static int
+idle_until(struct imap_sess *s, const char *tag, bool cont, bool *arrived,
+    struct imap_resp *r, struct hp_error *err)
+{
+	struct hp_error ferr = { 0, "" };
+	long n;
+	int rc;
+
+	for (;;) {
+		n = fetch_imap_parse(s->buf + s->off, s->len - s->off,
+		    IMAP_MAX_RESPONSE, r, &ferr);
+		if (n < 0)
+			return broken(s, err, "%s", ferr.msg);
+		if (n == 0) {
+			if ((rc = sess_fill(s, err)) != HP_OK)
+				return rc;
+			continue;
+		}
+		if (idle_exists(s->buf + s->off, (size_t)n))
+			*arrived = true;
+		s->off += (size_t)n;
+		if ((cont && r->type == IMAP_R_CONTINUE) ||
+		    (r->type == IMAP_R_TAGGED && strcmp(r->tag, tag) == 0))
+			return HP_OK;
+	}
+}
+
 int
 fetch_imap_idle(struct store *st, const struct config *cfg, int seconds,
     const volatile sig_atomic_t *stop, const volatile sig_atomic_t *reload,
     bool *arrived, struct hp_error *err)
 {
-	struct hp_error ferr = { 0, "" };
 	struct mailbox_url u;
 	struct imap_sess s;
 	struct imap_resp r;
@@ -1373,7 +1401,6 @@ fetch_imap_idle(struct store *st, const struct config *cfg, int seconds,
 	uint32_t validity, last;
 	int64_t mbox;
 	long long end;
-	long n;
 	int rc;
 
 	*arrived = false;
@@ -1415,29 +1442,13 @@ fetch_imap_idle(struct store *st, const struct config *cfg, int seconds,
 	snprintf(line, sizeof line, "%s IDLE\r\n", tag);
 	if ((rc = sess_send(&s, line, strlen(line), err)) != HP_OK)
 		goto out;
-	for (;;) {   /* up to "+ idling" */
-		n = fetch_imap_parse(s.buf + s.off, s.len - s.off,
-		    IMAP_MAX_RESPONSE, &r, &ferr);
-		if (n < 0) {
-			rc = broken(&s, err, "%s", ferr.msg);
-			goto out;
-		}
-		if (n == 0) {
-			if ((rc = sess_fill(&s, err)) != HP_OK)
-				goto out;
-			continue;
-		}
-		if (idle_exists(s.buf + s.off, (size_t)n))
-			*arrived = true;
-		s.off += (size_t)n;
-		if (r.type == IMAP_R_CONTINUE)
-			break;
-		if (r.type == IMAP_R_TAGGED && strcmp(r.tag, tag) == 0) {
-			hp_seterr(err, HP_ENOENT, "%s: IDLE refused: %s",
-			    cfg->imap[0], r.text);
-			rc = HP_ENOENT;
-			goto out;
-		}
+	if ((rc = idle_until(&s, tag, true, arrived, &r, err)) != HP_OK)
+		goto out;
+	if (r.type == IMAP_R_TAGGED) {
+		hp_seterr(err, HP_ENOENT, "%s: IDLE refused: %s", cfg->imap[0],
+		    r.text);
+		rc = HP_ENOENT;
+		goto out;
 	}
 	end = mono_ms() + (long long)seconds * 1000;
 	while (!*arrived && !*stop && !*reload && mono_ms() < end) {
@@ -1455,25 +1466,7 @@ fetch_imap_idle(struct store *st, const struct config *cfg, int seconds,
 	/* End the IDLE; its tagged OK comes after DONE. */
 	if ((rc = sess_send(&s, "DONE\r\n", 6, err)) != HP_OK)
 		goto out;
-	for (;;) {
-		n = fetch_imap_parse(s.buf + s.off, s.len - s.off,
-		    IMAP_MAX_RESPONSE, &r, &ferr);
-		if (n < 0) {
-			rc = broken(&s, err, "%s", ferr.msg);
-			goto out;
-		}
-		if (n == 0) {
-			if ((rc = sess_fill(&s, err)) != HP_OK)
-				goto out;
-			continue;
-		}
-		if (idle_exists(s.buf + s.off, (size_t)n))
-			*arrived = true;
-		s.off += (size_t)n;
-		if (r.type == IMAP_R_TAGGED && strcmp(r.tag, tag) == 0)
-			break;
-	}
-	rc = HP_OK;
+	rc = idle_until(&s, tag, false, arrived, &r, err);
 out:
 	sess_close(&s);
 	return rc;

@@ -23,7 +23,7 @@
 #include "mail.h"
 #include "turn.h"
 
-static const unsigned char MASTER[] = "test-bounce master seed";
+static const char MASTER[] = "test-bounce master seed";
 
 struct hill {
 	const char *path;
@@ -42,26 +42,11 @@ setup(void **state)
 {
 	struct hp_error err = { 0, "" };
 	struct hill *h = xcalloc(1, sizeof *h);
-	struct game g;
 	char *p;
 
 	*state = h;
 	setenv("HEXPOST_NOW", "1800000000", 1);
-	h->path = fx_tmp_db();
-	h->st = fx_store_new(h->path);
-	config_defaults(&h->cfg, "/nonexistent");
-	strlcpy_(h->cfg.from, "hexpost@club.example", sizeof h->cfg.from);
-	strlcpy_(h->cfg.domain, "club.example", sizeof h->cfg.domain);
-	assert_int_equal(turn_campaign_new(h->st, "hill", "fire-and-movement",
-	    NULL, "", MASTER, sizeof MASTER - 1, &err), HP_OK);
-	game_init(&g);
-	assert_int_equal(store_game_load(h->st, "hill", &g, &h->cid, &err),
-	    HP_OK);
-	game_free(&g);
-	assert_int_equal(store_player_add(h->st, h->cid, 0, "bea",
-	    "bea@example.org", NULL, NULL, true, &err), HP_OK);
-	assert_int_equal(store_player_add(h->st, h->cid, 1, "rob",
-	    "rob@example.org", NULL, NULL, false, &err), HP_OK);
+	h->st = fx_club(&h->path, &h->cfg, &h->cid, NULL, MASTER);
 	assert_int_equal(mail_queue_message(h->st, &h->cfg, h->cid, "report",
 	    "rob@example.org", "r1", "[hexpost] hill: turn 1 report",
 	    "Turn 1.\n", &err), HP_OK);

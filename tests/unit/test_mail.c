@@ -18,7 +18,7 @@
 #include "mail.h"
 #include "turn.h"
 
-static const unsigned char MASTER[] = "test-mail master seed";
+static const char MASTER[] = "test-mail master seed";
 
 struct hill {
 	const char *path;
@@ -32,22 +32,7 @@ struct hill {
 static void
 hill_open(struct hill *h)
 {
-	struct hp_error err = { 0, "" };
-
-	h->path = fx_tmp_db();
-	h->st = fx_store_new(h->path);
-	config_defaults(&h->cfg, "/nonexistent");
-	strlcpy_(h->cfg.from, "hexpost@club.example", sizeof h->cfg.from);
-	strlcpy_(h->cfg.domain, "club.example", sizeof h->cfg.domain);
-	assert_int_equal(turn_campaign_new(h->st, "hill", "fire-and-movement",
-	    NULL, "", MASTER, sizeof MASTER - 1, &err), HP_OK);
-	game_init(&h->g);
-	assert_int_equal(store_game_load(h->st, "hill", &h->g, &h->cid, &err),
-	    HP_OK);
-	assert_int_equal(store_player_add(h->st, h->cid, 0, "bea",
-	    "bea@example.org", NULL, NULL, true, &err), HP_OK);
-	assert_int_equal(store_player_add(h->st, h->cid, 1, "rob",
-	    "rob@example.org", NULL, NULL, false, &err), HP_OK);
+	h->st = fx_club(&h->path, &h->cfg, &h->cid, &h->g, MASTER);
 }
 
 static void
