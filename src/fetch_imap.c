@@ -1463,6 +1463,11 @@ fetch_imap_idle(struct store *st, const struct config *cfg, int seconds,
 		if (pr > 0 && (rc = idle_read(&s, tag, arrived, err)) != HP_OK)
 			goto out;
 	}
+	/* Stopping: no goodbyes a frozen server could hold up. */
+	if (*stop) {
+		s.state = IMAP_BROKEN;
+		goto out;
+	}
 	/* End the IDLE; its tagged OK comes after DONE. */
 	if ((rc = sess_send(&s, "DONE\r\n", 6, err)) != HP_OK)
 		goto out;
