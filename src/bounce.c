@@ -25,7 +25,8 @@ struct original {
 	char date[128];
 };
 
-/* Copy v into out (len bytes) without white space at either end. */
+/* Copy v into out (len bytes) without white space at either end; v may
+ * be out itself. */
 static void
 trimmed(char *out, size_t len, const char *v)
 {
@@ -33,7 +34,11 @@ trimmed(char *out, size_t len, const char *v)
 
 	while (*v == ' ' || *v == '\t')
 		v++;
-	strlcpy_(out, v, len);
+	n = strlen(v);
+	if (n >= len)
+		n = len - 1;
+	memmove(out, v, n);
+	out[n] = '\0';
 	n = strlen(out);
 	while (n > 0 && isspace((unsigned char)out[n - 1]))
 		out[--n] = '\0';
