@@ -42,7 +42,7 @@ show_outbox() {
 		echo "$f" >> "$shown"
 		echo "----- outbox/new/$f"
 		awk 'BEGIN { h = 1 }
-		     h && /^(From|To|Subject|Auto-Submitted):/ { print; next }
+		     h && /^(From|To|Subject|X-Hexpost-Topic|Auto-Submitted):/ { print; next }
 		     h && /^\r?$/ { h = 0; print ""; next }
 		     !h { print }' "$data/outbox/new/$f"
 	done

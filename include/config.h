@@ -60,6 +60,9 @@ struct config {
 	/* Refusals to addresses of no registered player: none (default), or
 	 * one short answer per address per day ("stranger_replies"). */
 	bool stranger_daily;
+	/* mail_wait = poll: between passes only sleep poll_interval, no IMAP
+	 * IDLE or inotify watch (mail_wait = watch, the default). */
+	bool wait_poll;
 };
 
 /* Defaults for a data directory: everything inside dir. */

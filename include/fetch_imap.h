@@ -16,6 +16,7 @@
 #ifndef FETCH_IMAP_H
 #define FETCH_IMAP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +43,18 @@ int fetch_imap_run(struct store *, const struct config *,
 int fetch_imap_mark(struct store *, const struct config *,
     struct fetch_imap_stats *, struct hp_error *);
 
+/* Wait up to seconds for new mail in the first configured mailbox, by
+ * IMAP IDLE (RFC 2177) on a connection of its own: *arrived is set when
+ * the server announces a message (EXISTS) or already holds messages past
+ * the last UID fetched. Returns early, *arrived false, once *stop or
+ * *reload is set (checked every second). HP_ENOENT: no IMAP mailbox, or
+ * the server has no IDLE (the caller sleeps instead); HP_ESTATE with err
+ * set: the connection failed. */
+int fetch_imap_idle(struct store *, const struct config *, int seconds,
+    const volatile sig_atomic_t *stop, const volatile sig_atomic_t *reload,
+    bool *arrived,
+    struct hp_error *);
+
 /* Session states, for the logs. */
 enum imap_state {
 	IMAP_DISCONNECTED,
@@ -67,6 +80,7 @@ enum imap_status {
 };
 #define IMAP_CAP_MOVE 1u
 #define IMAP_CAP_UIDPLUS 2u
+#define IMAP_CAP_IDLE 4u
 
 struct imap_resp {
 	enum imap_rtype type;

@@ -89,12 +89,29 @@ const struct mime_part *mime_find(const struct mime_msg *, const char *name);
 size_t mime_find_suffix(const struct mime_msg *, const char *suffix,
     const struct mime_part **out, size_t max);
 
+/* Read text, a block of header fields (RFC 5322 syntax, up to the first
+ * empty line or the end: a quoted message's header, a group of fields of
+ * a message/delivery-status part), with GMime and call fn with each
+ * field's name and unfolded value, in order. Returns the number of
+ * fields. */
+int mime_fields(const unsigned char *text, size_t len,
+    void (*fn)(const char *name, const char *value, void *), void *arg);
+
 struct mime_out {
 	const char *from;           /* "Name <addr>" or "addr" */
 	const char *to;             /* one or more addresses */
 	const char *subject;        /* UTF-8 */
 	const char *message_id;     /* without <> */
 	const char *in_reply_to;    /* without <>; may be NULL */
+	/* References: message ids without <>, one space apart (the thread's
+	 * root first); NULL: in_reply_to alone, if given. */
+	const char *references;
+	/* List-Id (RFC 2919), e.g. "hexpost hill <hill.hexpost.example.org>",
+	 * or NULL. Written after Auto-Submitted, then extra. */
+	const char *list_id;
+	/* Further header fields as name, value pairs (ASCII names; UTF-8
+	 * values are RFC 2047-encoded), ended by a NULL name; may be NULL. */
+	const char *const *extra;
 	const char *auto_submitted; /* "auto-replied" or "auto-generated" */
 	const char *date;           /* RFC 5322 date text, or NULL for now */
 	const char *body;           /* UTF-8 text */
@@ -106,7 +123,8 @@ struct mime_out {
  * charset=utf-8; the attachment always base64 so its bytes survive
  * exactly). Headers include Auto-Submitted, MIME-Version, Content-Type
  * text/plain; charset=utf-8 (or multipart/mixed with an attachment),
- * Message-ID <..>, and In-Reply-To/References when given. The caller frees
+ * Message-ID <..>, In-Reply-To/References, List-Id and the extra fields
+ * when given. The caller frees
  * *out (NUL-terminated, *outlen bytes without the NUL). */
 int mime_build(const struct mime_out *, char **out, size_t *outlen,
     struct hp_error *);

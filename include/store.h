@@ -560,4 +560,48 @@ int store_events_put_rolls(struct store *, int64_t wid,
 int store_events_load_rolls(struct store *, int64_t wid, struct events *,
     struct hp_error *);
 
+/* bounces (issue 19, schema/018_bounces.sql, src/bounce.c) */
+/* The outbox row queued under a Message-ID. */
+struct store_sent {
+	int64_t id;
+	int64_t campaign_id;       /* 0 if none */
+	char kind[16];
+	char rcpt[256];
+	char state[16];            /* queued, sent, failed */
+	unsigned char *data;       /* the message as queued, owned */
+	size_t len;
+};
+/* The outbox row of message_id into *out: 1, 0 when there is none, or a
+ * negative hp_err. */
+int store_outbox_find(struct store *, const char *message_id,
+    struct store_sent *out, struct hp_error *);
+/* A bounce taken in (a row of table bounces). */
+struct store_bounce {
+	int64_t outbox_id;
+	const char *message_id;
+	int64_t campaign_id, player_id;   /* 0 if none */
+	const char *rcpt, *action, *status, *diagnostic, *format;
+	long at;
+};
+/* Record bounce b, the message of hash. *first is set when it is the
+ * first bounce of b->rcpt for b->player_id (the player became
+ * unreachable). In the caller's transaction. */
+int store_bounce_add(struct store *, const unsigned char hash[32],
+    const struct store_bounce *b, bool *first, struct hp_error *);
+/* An active player whose current address bounced. */
+struct store_unreachable {
+	char campaign[GAME_NAME_MAX];
+	char player[GAME_NAME_MAX];
+	char rcpt[256];
+	long since, last;          /* first and last bounce, unix time */
+	int count;
+	char status[16];           /* of the last bounce */
+	char diagnostic[256];
+};
+/* Call fn for every active player of campaign cid (0: every campaign)
+ * whose current address has bounced, oldest first. */
+int store_unreachable_each(struct store *, int64_t cid,
+    void (*fn)(const struct store_unreachable *, void *), void *arg,
+    struct hp_error *);
+
 #endif

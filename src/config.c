@@ -221,6 +221,12 @@ config_daemon_key(struct config *c, const char *k, const char *v, int *rc,
 			c->deadline_hours = (int)n;
 		else
 			c->remind_hours = (int)n;
+	} else if (strcmp(k, "mail_wait") == 0) {
+		if (strcmp(v, "watch") != 0 && strcmp(v, "poll") != 0) {
+			snprintf(why, whylen, "mail_wait must be watch or poll");
+			*rc = HP_EINVAL;
+		}
+		c->wait_poll = strcmp(v, "poll") == 0;
 	} else if (strcmp(k, "missing") == 0) {
 		if (strcmp(v, "ai") != 0 && strcmp(v, "hold") != 0 &&
 		    strcmp(v, "wait") != 0) {
@@ -732,6 +738,10 @@ config_write(const struct config *c, const char *path, struct hp_error *err)
 	    "server_pub = %s\n"
 	    "# Seconds between runs of 'hexpost run'.\n"
 	    "poll_interval = %d\n"
+	    "# A run starts as soon as mail arrives (IMAP IDLE, or inotify on\n"
+	    "# the Maildir inbox): mail_wait = watch; or only every\n"
+	    "# poll_interval seconds: mail_wait = poll.\n"
+	    "#mail_wait = watch\n"
 	    "# Delivery retries: first after retry_base seconds, doubling,\n"
 	    "# given up after retry_max attempts.\n"
 	    "retry_base = %d\n"

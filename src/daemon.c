@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <poll.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -579,6 +581,86 @@ daemon_warn_localhost(const struct config *cfg)
 		    cfg->path[0] ? cfg->path : "hexpost.conf");
 }
 
+/* An inotify watch on new/ of the Maildir cfg->mailbox, or -1: mail
+ * delivered there (renamed or linked into new/) wakes daemon_wait. Not
+ * with IMAP mailboxes (the Maildir is then hexpost's own spool) or
+ * mail_wait = poll. Kept for the daemon's life, so mail that comes
+ * during a pass is seen when it ends. */
+static int
+daemon_watch_open(const struct config *cfg)
+{
+	char dir[CONFIG_PATH_MAX + 8];
+	int fd;
+
+	if (cfg->wait_poll || cfg->nimap > 0 ||
+	    strncmp(cfg->mailbox, "maildir:", 8) != 0)
+		return -1;
+	snprintf(dir, sizeof dir, "%s/new", cfg->mailbox + 8);
+	if ((fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) == -1) {
+		log_warn("inotify: %s: polling every %d s instead",
+		    strerror(errno), cfg->poll_interval);
+		return -1;
+	}
+	if (inotify_add_watch(fd, dir, IN_MOVED_TO | IN_CREATE) == -1) {
+		log_warn("inotify on %s: %s: polling every %d s instead", dir,
+		    strerror(errno), cfg->poll_interval);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Wait for mail between two passes, at most poll_interval seconds and
+ * over within a second of a signal: IMAP IDLE on the first IMAP mailbox,
+ * the inotify watch wfd on the Maildir, else (mail_wait = poll, a server
+ * without IDLE, a failed IDLE) sleep. */
+static void
+daemon_wait(struct store *st, const struct config *cfg, int wfd)
+{
+	struct hp_error err = { 0, "" };
+	struct timespec t0, t;
+	bool arrived = false;
+	long waited = 0;
+	static bool told;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (cfg->nimap > 0 && !cfg->wait_poll) {
+		rc = fetch_imap_idle(st, cfg, cfg->poll_interval,
+		    &stop_requested, &reload_requested, &arrived, &err);
+		if (rc == HP_OK) {
+			if (arrived)
+				log_debug("IMAP IDLE: new mail");
+			return;
+		}
+		if (!told || rc != HP_ENOENT)
+			log_msg(rc == HP_ENOENT ? LOG_LVL_INFO : LOG_LVL_WARN,
+			    "%s: polling every %d s", err.msg,
+			    cfg->poll_interval);
+		told = true;
+	}
+	for (;;) {
+		struct pollfd pfd = { .fd = wfd, .events = POLLIN };
+		char ev[4096];
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		waited = (long)(t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (stop_requested || reload_requested ||
+		    waited >= (long)cfg->poll_interval * 1000)
+			return;
+		if (poll(&pfd, wfd >= 0 ? 1 : 0, (long)cfg->poll_interval *
+		    1000 - waited < 1000 ? (int)((long)cfg->poll_interval *
+		    1000 - waited) : 1000) > 0 && wfd >= 0) {
+			/* Drain what came; one pass takes it all in. */
+			while (read(wfd, ev, sizeof ev) > 0)
+				;
+			log_debug("new mail in %s", cfg->mailbox);
+			return;
+		}
+	}
+}
+
 int
 daemon_run(struct config *cfg, const char *db_path, bool once)
 {
@@ -587,7 +669,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 	struct store *st = NULL;
 	struct minisign_seckey *sk = NULL;
 	struct stat keyst;
-	int rc, lockfd = -1, slept, ex = 0;
+	int rc, lockfd = -1, ex = 0, wfd = -1;
 
 	log_open(cfg->log_syslog, (enum log_level)cfg->log_level);
 	daemon_warn_localhost(cfg);
@@ -630,12 +712,17 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		log_info("started on %s, pid %ld, every %d s", db_path,
 		    (long)getpid(), cfg->poll_interval);
 	daemon_reconcile(st, cfg);
+	if (!once)
+		wfd = daemon_watch_open(cfg);
 	for (;;) {
 		if (reload_requested) {
 			reload_requested = 0;
 			reload(cfg, &sk);
 			if (stat(cfg->server_key, &keyst) == -1)
 				memset(&keyst, 0, sizeof keyst);
+			if (wfd >= 0)
+				close(wfd);
+			wfd = daemon_watch_open(cfg);
 		} else
 			key_watch(cfg, &keyst, &sk);
 		memset(&err, 0, sizeof err);
@@ -650,14 +737,14 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		}
 		if (once || stop_requested)
 			break;
-		for (slept = 0; slept < cfg->poll_interval &&
-		    !stop_requested && !reload_requested; slept++)
-			sleep(1);
+		daemon_wait(st, cfg, wfd);
 		if (stop_requested)
 			break;
 	}
 	if (stop_requested)
 		log_info("stopped by a signal after the current step");
+	if (wfd >= 0)
+		close(wfd);
 	store_close(st);
 	minisign_seckey_free(sk);
 	close(lockfd);

@@ -243,6 +243,8 @@ resp_text(struct cur *c, struct imap_resp *r)
 						r->caps |= IMAP_CAP_MOVE;
 					else if (strcasecmp(cap, "UIDPLUS") == 0)
 						r->caps |= IMAP_CAP_UIDPLUS;
+					else if (strcasecmp(cap, "IDLE") == 0)
+						r->caps |= IMAP_CAP_IDLE;
 					eat(c, ' ');
 				}
 			} else if (!number(c, &r->code_num))
@@ -373,6 +375,8 @@ fetch_imap_parse(const unsigned char *buf, size_t len, size_t max,
 						r->caps |= IMAP_CAP_MOVE;
 					else if (strcasecmp(cap, "UIDPLUS") == 0)
 						r->caps |= IMAP_CAP_UIDPLUS;
+					else if (strcasecmp(cap, "IDLE") == 0)
+						r->caps |= IMAP_CAP_IDLE;
 				}
 			return (long)end;
 		}
@@ -1306,4 +1310,169 @@ fetch_imap_mark(struct store *st, const struct config *cfg,
     struct fetch_imap_stats *stats, struct hp_error *err)
 {
 	return each_mailbox(st, cfg, false, stats, err);
+}
+
+/* ---- waiting for mail (IMAP IDLE) --------------------------------------- */
+
+/* The UIDVALIDITY and UIDNEXT fetch_imap_idle last woke for without
+ * waiting. */
+static uint64_t idle_woke[2];
+
+/* Is the response r[0, n) "* N EXISTS" (a message arrived)? */
+static bool
+idle_exists(const unsigned char *r, size_t n)
+{
+	size_t i = 2;
+
+	if (n < 10 || r[0] != '*' || r[1] != ' ' || !isdigit(r[2]))
+		return false;
+	while (i < n && isdigit(r[i]))
+		i++;
+	return n - i >= 7 && strncasecmp((const char *)r + i, " EXISTS", 7) == 0;
+}
+
+/* Read what the server sent during IDLE (the socket is readable): set
+ * *arrived on EXISTS; HP_OK, or HP_ESTATE if the connection broke or the
+ * server ended the IDLE (a tagged answer, BYE). */
+static int
+idle_read(struct imap_sess *s, const char *tag, bool *arrived,
+    struct hp_error *err)
+{
+	struct hp_error ferr = { 0, "" };
+	struct imap_resp r;
+	long n;
+	int rc;
+
+	if ((rc = sess_fill(s, err)) != HP_OK)
+		return rc;
+	while ((n = fetch_imap_parse(s->buf + s->off, s->len - s->off,
+	    IMAP_MAX_RESPONSE, &r, &ferr)) > 0) {
+		if (idle_exists(s->buf + s->off, (size_t)n))
+			*arrived = true;
+		s->off += (size_t)n;
+		if ((r.type == IMAP_R_TAGGED && strcmp(r.tag, tag) == 0) ||
+		    (r.type == IMAP_R_STATUS && r.status == IMAP_ST_BYE))
+			return broken(s, err, "the server ended IDLE: %s",
+			    r.text);
+	}
+	if (n < 0)
+		return broken(s, err, "%s", ferr.msg);
+	return HP_OK;
+}
+
+/* Read responses up to the tagged answer to tag (or, if cont, a "+"
+ * continuation before it) into *r, setting *arrived on EXISTS. */
+static int
+idle_until(struct imap_sess *s, const char *tag, bool cont, bool *arrived,
+    struct imap_resp *r, struct hp_error *err)
+{
+	struct hp_error ferr = { 0, "" };
+	long n;
+	int rc;
+
+	for (;;) {
+		n = fetch_imap_parse(s->buf + s->off, s->len - s->off,
+		    IMAP_MAX_RESPONSE, r, &ferr);
+		if (n < 0)
+			return broken(s, err, "%s", ferr.msg);
+		if (n == 0) {
+			if ((rc = sess_fill(s, err)) != HP_OK)
+				return rc;
+			continue;
+		}
+		if (idle_exists(s->buf + s->off, (size_t)n))
+			*arrived = true;
+		s->off += (size_t)n;
+		if ((cont && r->type == IMAP_R_CONTINUE) ||
+		    (r->type == IMAP_R_TAGGED && strcmp(r->tag, tag) == 0))
+			return HP_OK;
+	}
+}
+
+int
+fetch_imap_idle(struct store *st, const struct config *cfg, int seconds,
+    const volatile sig_atomic_t *stop, const volatile sig_atomic_t *reload,
+    bool *arrived, struct hp_error *err)
+{
+	struct mailbox_url u;
+	struct imap_sess s;
+	struct imap_resp r;
+	char tag[16], line[32];
+	uint32_t validity, last;
+	int64_t mbox;
+	long long end;
+	int rc;
+
+	*arrived = false;
+	memset(&s, 0, sizeof s);
+	if (cfg->nimap == 0) {
+		hp_seterr(err, HP_ENOENT, "no IMAP mailbox");
+		return HP_ENOENT;
+	}
+	if ((rc = url_split(cfg->imap[0], &u, err)) != HP_OK ||
+	    (rc = store_imap_mailbox(st, cfg->imap[0], &mbox, &validity,
+	    &last, err)) != HP_OK)
+		return rc;
+	if ((rc = sess_open(&s, cfg, cfg->imap[0], &u, err)) != HP_OK)
+		goto out;
+	/* The wait is not a session's work: no mail_budget over it. */
+	s.deadline_ms = mono_ms() + ((long long)seconds + cfg->mail_budget) *
+	    1000;
+	if (!(s.caps & IMAP_CAP_IDLE)) {
+		hp_seterr(err, HP_ENOENT, "%s: the server has no IDLE",
+		    cfg->imap[0]);
+		rc = HP_ENOENT;
+		goto out;
+	}
+	if ((rc = sess_select(&s, u.name, err)) != HP_OK)
+		goto out;
+	/* Mail that came after the pass fetched: no need to wait. Once
+	 * only for the same UIDVALIDITY and UIDNEXT: messages deleted before
+	 * they were fetched leave UIDNEXT past the last UID for good, and a
+	 * mailbox that cannot be fetched keeps it there. */
+	if ((validity != s.uidvalidity || (s.uidnext != 0 &&
+	    s.uidnext > (uint64_t)last + 1)) && (s.uidvalidity !=
+	    idle_woke[0] || s.uidnext != idle_woke[1])) {
+		idle_woke[0] = s.uidvalidity;
+		idle_woke[1] = s.uidnext;
+		*arrived = true;
+		goto out;
+	}
+	snprintf(tag, sizeof tag, "h%u", ++s.tagn);
+	snprintf(line, sizeof line, "%s IDLE\r\n", tag);
+	if ((rc = sess_send(&s, line, strlen(line), err)) != HP_OK)
+		goto out;
+	if ((rc = idle_until(&s, tag, true, arrived, &r, err)) != HP_OK)
+		goto out;
+	if (r.type == IMAP_R_TAGGED) {
+		hp_seterr(err, HP_ENOENT, "%s: IDLE refused: %s", cfg->imap[0],
+		    r.text);
+		rc = HP_ENOENT;
+		goto out;
+	}
+	end = mono_ms() + (long long)seconds * 1000;
+	while (!*arrived && !*stop && !*reload && mono_ms() < end) {
+		struct pollfd pfd = { .fd = s.fd, .events = POLLIN };
+		long long left = end - mono_ms();
+		int pr = poll(&pfd, 1, left < 1000 ? (int)left : 1000);
+
+		if (pr == -1 && errno != EINTR) {
+			rc = broken(&s, err, "poll: %s", strerror(errno));
+			goto out;
+		}
+		if (pr > 0 && (rc = idle_read(&s, tag, arrived, err)) != HP_OK)
+			goto out;
+	}
+	/* Stopping: no goodbyes a frozen server could hold up. */
+	if (*stop) {
+		s.state = IMAP_BROKEN;
+		goto out;
+	}
+	/* End the IDLE; its tagged OK comes after DONE. */
+	if ((rc = sess_send(&s, "DONE\r\n", 6, err)) != HP_OK)
+		goto out;
+	rc = idle_until(&s, tag, false, arrived, &r, err);
+out:
+	sess_close(&s);
+	return rc;
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bounce.h"
 #include "deadline.h"
 #include "intake.h"
 #include "mail.h"
@@ -791,6 +792,7 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 	const unsigned char *raw = pre->raw;
 	size_t len = pre->len, i;
 	struct msgctx m;
+	struct bounce_info bi;
 	bool seen, parsed = pre->parsed;
 	int rc;
 
@@ -850,7 +852,12 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 		goto done;
 	}
 	own_address(cfg->from, own, sizeof own);
-	if (m.automatic) {
+	if (parsed && bounce_detect(&pre->mm, &bi)) {
+		/* Mail that came back: recorded, never answered (bounce.h). */
+		*out = INTAKE_IGNORED;
+		rc = bounce_take(st, cfg, &bi, m.hash, m.message_id, mailbox,
+		    err);
+	} else if (m.automatic) {
 		*out = INTAKE_IGNORED;
 		rc = store_message_record(st, m.hash, m.message_id[0] ?
 		    m.message_id : NULL, mailbox, "ignored",

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <sodium.h>
@@ -66,16 +67,87 @@ make_id(char *buf, size_t len, const char *raw, const char *domain)
 		snprintf(buf, len, "hexpost.%s@%s", tmp, domain);
 }
 
-/* Build and queue one message. */
+/* The thread of one campaign and player (docs/ARCHITECTURE.md §1a):
+ * every message hexpost sends that player in that campaign refers to the
+ * player's first message (the welcome) and carries the same subject. */
+struct thread {
+	char campaign[GAME_NAME_MAX];
+	char player[GAME_NAME_MAX];
+	char root[300];          /* the welcome's Message-ID, "" if no player */
+	char subject[300];       /* "[hexpost] hill: blue" */
+	char list_id[640];       /* "hexpost hill <hill.hexpost.DOMAIN>", or "" */
+};
+
+/* The Message-ID of the welcome of player (row id pid) of campaign. */
+static void
+welcome_id(char *buf, size_t len, const struct config *cfg,
+    const char *campaign, const char *player, int64_t pid)
+{
+	char raw[200];
+
+	snprintf(raw, sizeof raw, "welcome.%s.%s.%lld", campaign, player,
+	    (long long)pid);
+	make_id(buf, len, raw, cfg->domain);
+}
+
+/* Fill *t for the message to player (by name; NULL: the active player of
+ * campaign cid whose address is rcpt) of campaign cid. A recipient who is
+ * no player gets the campaign's List-Id alone (if the campaign has a
+ * player to name it by); t->root is then "". */
+static void
+thread_find(struct store *st, const struct config *cfg, int64_t cid,
+    const char *player, const char *rcpt, struct thread *t)
+{
+	struct store_player p[64];
+	char label[GAME_NAME_MAX];
+	int i, n, k = 0;
+
+	memset(t, 0, sizeof *t);
+	if (cid <= 0 || (n = store_players_of(st, cid, p, 64, NULL)) <= 0)
+		return;
+	if (n > 64)
+		n = 64;
+	strlcpy_(t->campaign, p[0].campaign, sizeof t->campaign);
+	/* A list label is letters, digits and '-' (RFC 2919). */
+	for (i = 0; p[0].campaign[i] != '\0' && k + 1 < (int)sizeof label; i++) {
+		char ch = p[0].campaign[i];
+
+		label[k++] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') :
+		    ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) ?
+		    ch : '-';
+	}
+	label[k] = '\0';
+	snprintf(t->list_id, sizeof t->list_id, "hexpost %s <%s.hexpost.%s>",
+	    label, label, cfg->domain);
+	for (i = 0; i < n; i++)
+		if (player != NULL ? strcmp(p[i].name, player) == 0 :
+		    rcpt != NULL && strcasecmp(p[i].email, rcpt) == 0)
+			break;
+	if (i == n)
+		return;
+	strlcpy_(t->player, p[i].name, sizeof t->player);
+	welcome_id(t->root, sizeof t->root, cfg, p[i].campaign, p[i].name,
+	    p[i].id);
+	snprintf(t->subject, sizeof t->subject, "[hexpost] %s: %s",
+	    p[i].campaign, p[i].name);
+}
+
+/* Build and queue one message. With a thread t (may be NULL): a message of
+ * hexpost's own (in_reply_to NULL) gets the thread's subject, its own
+ * subject going to X-Hexpost-Topic, and refers to the thread's root
+ * unless it is the root; a reply refers to the root and the mail it
+ * answers. */
 static int
 queue(struct store *st, const struct config *cfg, int64_t cid,
     const char *kind, const char *rcpt, const char *envelope,
     const char *auto_submitted, const char *subject, const char *msgid,
-    const char *in_reply_to, const char *body, struct hp_error *err)
+    const char *in_reply_to, const char *body, const struct thread *t,
+    struct hp_error *err)
 {
 	struct mime_out mo;
-	char date[64], *data = NULL;
-	size_t len;
+	char date[64], *data = NULL, refs[700];
+	const char *extra[12];
+	size_t len, nx = 0;
 	time_t now = time(NULL);
 	struct tm tm;
 	int rc;
@@ -91,6 +163,35 @@ queue(struct store *st, const struct config *cfg, int64_t cid,
 	mo.auto_submitted = auto_submitted;
 	mo.date = date;
 	mo.body = body;
+	if (t != NULL && t->list_id[0] != '\0') {
+		mo.list_id = t->list_id;
+		extra[nx++] = "X-Hexpost-Campaign";
+		extra[nx++] = t->campaign;
+	}
+	if (t != NULL && t->root[0] != '\0') {
+		extra[nx++] = "X-Hexpost-Player";
+		extra[nx++] = t->player;
+		if (in_reply_to != NULL && strcmp(in_reply_to, t->root) != 0) {
+			snprintf(refs, sizeof refs, "%s %s", t->root,
+			    in_reply_to);
+			mo.references = refs;
+		} else if (strcmp(msgid, t->root) != 0) {
+			mo.in_reply_to = t->root;
+			mo.references = t->root;
+		}
+		if (in_reply_to == NULL) {
+			mo.subject = t->subject;
+			if (subject != NULL && *subject != '\0' &&
+			    strcmp(subject, t->subject) != 0) {
+				extra[nx++] = "X-Hexpost-Topic";
+				extra[nx++] = subject;
+			}
+		}
+	}
+	extra[nx++] = "X-Hexpost-Kind";
+	extra[nx++] = kind;
+	extra[nx] = NULL;
+	mo.extra = extra;
 	if ((rc = mime_build(&mo, &data, &len, err)) != HP_OK)
 		return rc;
 	rc = store_outbox_add(st, cid, kind, msgid, rcpt, envelope, data, len,
@@ -106,13 +207,18 @@ mail_queue_reply(struct store *st, const struct config *cfg, int64_t cid,
     struct hp_error *err)
 {
 	char msgid[300], raw[200], subj[300];
+	struct thread t;
 
 	snprintf(raw, sizeof raw, "%s.%s", kind, id_seed);
 	make_id(msgid, sizeof msgid, raw, cfg->domain);
+	/* "Re: Re: x" would start a subject of its own in some clients. */
+	while (subject != NULL && strncasecmp(subject, "Re: ", 4) == 0)
+		subject += 4;
 	snprintf(subj, sizeof subj, "Re: %s", subject && *subject ? subject :
 	    "your orders");
+	thread_find(st, cfg, cid, NULL, rcpt, &t);
 	return queue(st, cfg, cid, kind, rcpt, "", "auto-replied", subj, msgid,
-	    in_reply_to, body, err);
+	    in_reply_to, body, &t, err);
 }
 
 struct report_rcpt {
@@ -131,6 +237,7 @@ report_one(int side, const char *name, const char *email, bool mod,
     void *arg)
 {
 	struct report_rcpt *r = arg;
+	struct thread t;
 	char msgid[300], raw[200], subj[300], *body;
 	int view = mod ? -1 : side;
 
@@ -154,8 +261,9 @@ report_one(int side, const char *name, const char *email, bool mod,
 		body = xrealloc(body, n + m + 1);
 		memcpy(body + n, r->footer, m + 1);
 	}
+	thread_find(r->st, r->cfg, r->cid, name, NULL, &t);
 	r->rc = queue(r->st, r->cfg, r->cid, "report", email, r->cfg->from,
-	    "auto-generated", subj, msgid, NULL, body, r->err);
+	    "auto-generated", subj, msgid, NULL, body, &t, r->err);
 	free(body);
 }
 
@@ -204,7 +312,8 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 {
 	struct tmpl_ctx *c = tmpl_ctx_new();
 	struct store_window w;
-	char msgid[300], raw[200], subj[300], *body = NULL, *pub;
+	struct thread th;
+	char msgid[300], subj[300], *body = NULL, *pub;
 	int rc;
 
 	tmpl_set(c, "campaign", g->name);
@@ -281,13 +390,13 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 		return HP_EINTERNAL;
 	/* A replacement may take a retired player's name: the player's row
 	 * id tells the two welcomes apart. */
-	snprintf(raw, sizeof raw, "welcome.%s.%s.%lld", g->name, player,
-	    (long long)player_id(st, cid, player));
-	make_id(msgid, sizeof msgid, raw, cfg->domain);
+	welcome_id(msgid, sizeof msgid, cfg, g->name, player,
+	    player_id(st, cid, player));
 	snprintf(subj, sizeof subj, "[hexpost] %s: welcome, you play %s",
 	    g->name, g->sides[side].name);
+	thread_find(st, cfg, cid, player, NULL, &th);
 	rc = queue(st, cfg, cid, "welcome", email, cfg->from, "auto-generated",
-	    subj, msgid, NULL, body, err);
+	    subj, msgid, NULL, body, &th, err);
 	free(body);
 	return rc;
 }
@@ -298,11 +407,13 @@ mail_queue_message(struct store *st, const struct config *cfg, int64_t cid,
     const char *subject, const char *body, struct hp_error *err)
 {
 	char msgid[300], raw[200];
+	struct thread t;
 
 	snprintf(raw, sizeof raw, "%s.%s", kind, id_seed);
 	make_id(msgid, sizeof msgid, raw, cfg->domain);
+	thread_find(st, cfg, cid, NULL, rcpt, &t);
 	return queue(st, cfg, cid, kind, rcpt, cfg->from, "auto-generated",
-	    subject, msgid, NULL, body, err);
+	    subject, msgid, NULL, body, &t, err);
 }
 
 int

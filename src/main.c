@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "bounce.h"
 #include "deadline.h"
 #include "config.h"
 #include "daemon.h"
@@ -416,6 +417,8 @@ cmd_campaign_show(int argc, char **argv)
 		printf("  side %-6s %s%s\n", g.sides[s].name, g.sides[s].label,
 		    g.sides[s].ai ? " [built-in opponent]" : "");
 	if ((rc = store_player_list(st, cid, print_player, &g, &err)) != HP_OK)
+		goto out;
+	if ((rc = bounce_print(st, cid, stdout, "  ", &err)) != HP_OK)
 		goto out;
 	if (g.status != GAME_FINISHED) {
 		if ((rc = turn_pending(st, g.name, &w, &missing, &err)) !=
@@ -975,6 +978,8 @@ cmd_outbox(int argc, char **argv)
 	if ((rc = store_outbox_list(st, false, print_outbox_row, &n, &err)) ==
 	    HP_OK)
 		rc = store_outbox_counts(st, counts, &err);
+	if (rc == HP_OK)
+		rc = bounce_print(st, 0, stdout, "", &err);
 	store_close(st);
 	if (rc != HP_OK)
 		return fail(&err);

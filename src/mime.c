@@ -363,6 +363,68 @@ msgid_ok(const char *s)
 	return true;
 }
 
+/* Is s NULL or a list of usable message ids, one space apart? */
+static bool
+refs_ok(const char *s)
+{
+	char id[MIME_MAX_ID + 2];
+	const char *p, *e;
+	int n = 0;
+
+	if (s == NULL)
+		return true;
+	for (p = s; *p != '\0'; p = e) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		e = p + strcspn(p, " ");
+		if ((size_t)(e - p) > MIME_MAX_ID || ++n > 16)
+			return false;
+		snprintf(id, sizeof id, "%.*s", (int)(e - p), p);
+		if (!msgid_ok(id))
+			return false;
+	}
+	return n > 0;
+}
+
+/* Is s printable ASCII? */
+static bool
+ascii_text(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			return false;
+	return true;
+}
+
+/* Are the extra header fields (name, value pairs, NULL-ended) usable:
+ * names of letters, digits and '-' that hexpost writes itself no other way,
+ * values clean UTF-8 text of at most 200 bytes? */
+static bool
+extra_ok(const char *const *x)
+{
+	static const char *const own[] = { "date", "from", "to", "subject",
+		"message-id", "in-reply-to", "references", "auto-submitted",
+		"list-id", "mime-version", "content-type",
+		"content-transfer-encoding", NULL };
+	size_t i, k;
+
+	for (i = 0; x != NULL && x[i] != NULL; i += 2) {
+		if (i >= 16 || *x[i] == '\0' || strlen(x[i]) > 40 ||
+		    x[i + 1] == NULL || *x[i + 1] == '\0' ||
+		    strlen(x[i + 1]) > 200 || !clean_text(x[i + 1], false))
+			return false;
+		for (k = 0; x[i][k] != '\0'; k++)
+			if (!g_ascii_isalnum(x[i][k]) && x[i][k] != '-')
+				return false;
+		for (k = 0; own[k] != NULL; k++)
+			if (g_ascii_strcasecmp(x[i], own[k]) == 0)
+				return false;
+	}
+	return true;
+}
+
 /* Is the header present with something other than white space? */
 static bool
 header_nonblank(GMimeObject *o, const char *name)
@@ -1082,6 +1144,46 @@ mime_head_automatic(const unsigned char *head, size_t len,
 }
 
 /* Free everything m owns and clear it; safe on a refused or freed m. */
+int
+mime_fields(const unsigned char *text, size_t len,
+    void (*fn)(const char *name, const char *value, void *), void *arg)
+{
+	GMimeStream *mem;
+	GMimeParser *parser;
+	GMimeMessage *msg;
+	GMimeHeaderList *hl;
+	GByteArray *buf;
+	int i, n = 0;
+
+	if (len > MIME_MAX_MESSAGE)
+		len = MIME_MAX_MESSAGE;
+	pthread_mutex_lock(&gmime_lock);
+	mime_init();
+	/* An empty line ends the block however the text ends. */
+	buf = g_byte_array_sized_new((guint)len + 2);
+	g_byte_array_append(buf, text, (guint)len);
+	g_byte_array_append(buf, (const guint8 *)"\n\n", 2);
+	mem = g_mime_stream_mem_new_with_byte_array(buf);
+	parser = g_mime_parser_new_with_stream(mem);
+	g_object_unref(mem);
+	msg = g_mime_parser_construct_message(parser, NULL);
+	g_object_unref(parser);
+	if (msg != NULL) {
+		hl = g_mime_object_get_header_list((GMimeObject *)msg);
+		for (i = 0; hl != NULL && i < g_mime_header_list_get_count(hl);
+		    i++) {
+			GMimeHeader *h = g_mime_header_list_get_header_at(hl, i);
+			const char *v = g_mime_header_get_value(h);
+
+			fn(g_mime_header_get_name(h), v != NULL ? v : "", arg);
+			n++;
+		}
+		g_object_unref(msg);
+	}
+	pthread_mutex_unlock(&gmime_lock);
+	return n;
+}
+
 void
 mime_msg_free(struct mime_msg *m)
 {
@@ -1236,6 +1338,13 @@ build_check(const struct mime_out *o, bool date_ok, struct hp_error *err)
 		hp_seterr(err, HP_EINVAL, "mime_build: bad message id");
 		return HP_EINVAL;
 	}
+	if (!refs_ok(o->references) || (o->list_id != NULL &&
+	    (!clean_text(o->list_id, false) || !ascii_text(o->list_id))) ||
+	    !extra_ok(o->extra)) {
+		hp_seterr(err, HP_EINVAL, "mime_build: bad References, List-Id "
+		    "or extra header field");
+		return HP_EINVAL;
+	}
 	if (a == NULL || (strcmp(a, "auto-replied") != 0 &&
 	    strcmp(a, "auto-generated") != 0 &&
 	    strcmp(a, "auto-notified") != 0)) {
@@ -1266,6 +1375,29 @@ build_check(const struct mime_out *o, bool date_ok, struct hp_error *err)
 		return HP_EINVAL;
 	}
 	return HP_OK;
+}
+
+/* "<a> <b> ..." for the References of o (the caller frees), or NULL. */
+static char *
+refs_text(const struct mime_out *o)
+{
+	const char *r = o->references != NULL ? o->references : o->in_reply_to;
+	GString *g;
+	const char *p, *e;
+
+	if (r == NULL)
+		return NULL;
+	g = g_string_new(NULL);
+	for (p = r; *p != '\0'; p = e) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		e = p + strcspn(p, " ");
+		g_string_append_printf(g, "%s<%.*s>", g->len ? " " : "",
+		    (int)(e - p), p);
+	}
+	return g_string_free(g, FALSE);
 }
 
 /* Write the checked message o with GMime (any message), taking over the
@@ -1306,11 +1438,19 @@ build_gmime(const struct mime_out *o, InternetAddressList *from,
 	if (o->in_reply_to != NULL) {
 		id = g_strdup_printf("<%s>", o->in_reply_to);
 		g_mime_object_set_header(mo, "In-Reply-To", id, NULL);
+		g_free(id);
+	}
+	if ((id = refs_text(o)) != NULL) {
 		g_mime_object_set_header(mo, "References", id, NULL);
 		g_free(id);
 	}
 	g_mime_object_set_header(mo, "Auto-Submitted", o->auto_submitted,
 	    NULL);
+	if (o->list_id != NULL)
+		g_mime_object_set_header(mo, "List-Id", o->list_id, NULL);
+	for (i = 0; o->extra != NULL && o->extra[i] != NULL; i += 2)
+		g_mime_object_set_header(mo, o->extra[i], o->extra[i + 1],
+		    "utf-8");
 	body = text_part(o->body, NULL);
 	if (o->attach_name != NULL) {
 		mp = g_mime_multipart_new_with_subtype("mixed");
@@ -1525,6 +1665,40 @@ fast_body(const char *b)
 	}
 }
 
+/* References, List-Id and the extra fields of o as GMime writes them
+ * unchanged: References one id (not folded however long) or several on
+ * one line of at most 78; the others unstructured text on one line. */
+static bool
+fast_headers(const struct mime_out *o)
+{
+	char *refs = refs_text(o);
+	const char *p, *e;
+	bool ok = true;
+	size_t i;
+
+	if (o->references != NULL) {
+		for (p = o->references; *p != '\0' && ok; p = e) {
+			char id[MIME_MAX_ID + 1];
+
+			while (*p == ' ')
+				p++;
+			e = p + strcspn(p, " ");
+			if (e == p)
+				break;
+			snprintf(id, sizeof id, "%.*s", (int)(e - p), p);
+			ok = fast_id(id);
+		}
+		if (ok && strchr(refs, ' ') != NULL)
+			ok = fast_line("References", refs, FAST_LINE);
+	}
+	g_free(refs);
+	if (o->list_id != NULL && !fast_text("List-Id", o->list_id))
+		ok = false;
+	for (i = 0; ok && o->extra != NULL && o->extra[i] != NULL; i += 2)
+		ok = fast_text(o->extra[i], o->extra[i + 1]);
+	return ok;
+}
+
 /* Can the checked message o take the fast path? */
 static bool
 fast_ok(const struct mime_out *o, InternetAddressList *from,
@@ -1537,6 +1711,7 @@ fast_ok(const struct mime_out *o, InternetAddressList *from,
 	    fast_text("Subject", o->subject) &&
 	    fast_id(o->message_id) &&
 	    (o->in_reply_to == NULL || fast_id(o->in_reply_to)) &&
+	    fast_headers(o) &&
 	    fast_body(o->body);
 }
 
@@ -1549,6 +1724,7 @@ fast_rest_ok(const struct mime_out *o)
 	    fast_text("Subject", o->subject) &&
 	    fast_id(o->message_id) &&
 	    (o->in_reply_to == NULL || fast_id(o->in_reply_to)) &&
+	    fast_headers(o) &&
 	    fast_body(o->body);
 }
 
@@ -1623,8 +1799,8 @@ build_fast(const struct mime_out *o, char **out, size_t *outlen)
 	static const char tail[] = "MIME-Version: 1.0\n"
 	    "Content-Type: text/plain; charset=utf-8\n"
 	    "Content-Transfer-Encoding: 7bit\n\n";
-	const char *f[32];
-	char *date = NULL, *p;
+	const char *f[64];
+	char *date = NULL, *p, *refs = NULL;
 	GDateTime *now;
 	size_t i, n = 0, len, blen = strlen(o->body);
 
@@ -1646,12 +1822,28 @@ build_fast(const struct mime_out *o, char **out, size_t *outlen)
 	if (o->in_reply_to != NULL) {
 		f[n++] = ">\nIn-Reply-To: <";
 		f[n++] = o->in_reply_to;
-		f[n++] = ">\nReferences: <";
-		f[n++] = o->in_reply_to;
 	}
-	f[n++] = ">\nAuto-Submitted: ";
+	f[n++] = ">\n";
+	if ((refs = refs_text(o)) != NULL) {
+		f[n++] = "References: ";
+		f[n++] = refs;
+		f[n++] = "\n";
+	}
+	f[n++] = "Auto-Submitted: ";
 	f[n++] = o->auto_submitted;
 	f[n++] = "\n";
+	if (o->list_id != NULL) {
+		f[n++] = "List-Id: ";
+		f[n++] = o->list_id;
+		f[n++] = "\n";
+	}
+	for (i = 0; o->extra != NULL && o->extra[i] != NULL &&
+	    n + 8 < sizeof f / sizeof f[0]; i += 2) {
+		f[n++] = o->extra[i];
+		f[n++] = ": ";
+		f[n++] = o->extra[i + 1];
+		f[n++] = "\n";
+	}
 	f[n++] = tail;
 	f[n++] = o->body;
 	/* GMime ends a body that lacks it with a newline. */
@@ -1668,6 +1860,7 @@ build_fast(const struct mime_out *o, char **out, size_t *outlen)
 	*p = '\0';
 	*outlen = len;
 	g_free(date);
+	g_free(refs);
 }
 
 /* Whether mime_build may take the fast path: not when the environment

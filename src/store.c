@@ -3206,3 +3206,125 @@ store_events_load_rolls(struct store *st, int64_t wid, struct events *ev,
 		return dberr(st, err, "load event rolls");
 	return HP_OK;
 }
+
+int
+store_outbox_find(struct store *st, const char *message_id,
+    struct store_sent *out, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step;
+
+	memset(out, 0, sizeof *out);
+	if ((s = prep(st, "SELECT id, coalesce(campaign_id, 0), kind, rcpt, "
+	    "state, data FROM outbox WHERE message_id = ?1", err)) == NULL)
+		return -HP_EDB;
+	bind_text(s, 1, message_id);
+	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(s, 0);
+		out->campaign_id = sqlite3_column_int64(s, 1);
+		strlcpy_(out->kind, col_text(s, 2), sizeof out->kind);
+		strlcpy_(out->rcpt, col_text(s, 3), sizeof out->rcpt);
+		strlcpy_(out->state, col_text(s, 4), sizeof out->state);
+		out->len = (size_t)sqlite3_column_bytes(s, 5);
+		out->data = xmalloc(out->len + 1);
+		if (out->len > 0)
+			memcpy(out->data, sqlite3_column_blob(s, 5), out->len);
+		out->data[out->len] = '\0';
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		return -dberr(st, err, "find an outbox message");
+	return step == SQLITE_ROW ? 1 : 0;
+}
+
+int
+store_bounce_add(struct store *st, const unsigned char hash[32],
+    const struct store_bounce *b, bool *first, struct hp_error *err)
+{
+	sqlite3_stmt *s;
+	int step, rc;
+	long before = 0;
+
+	*first = false;
+	if (b->player_id > 0) {
+		if ((s = prep(st, "SELECT count(*) FROM bounces WHERE "
+		    "player_id = ?1 AND rcpt = ?2 COLLATE NOCASE", err)) ==
+		    NULL)
+			return HP_EDB;
+		sqlite3_bind_int64(s, 1, b->player_id);
+		bind_text(s, 2, b->rcpt);
+		if ((step = sqlite3_step(s)) == SQLITE_ROW)
+			before = (long)sqlite3_column_int64(s, 0);
+		stmt_done(st, s);
+		if (step != SQLITE_ROW)
+			return dberr(st, err, "count bounces");
+	}
+	if ((s = prep(st, "INSERT INTO bounces (hash, outbox_id, message_id, "
+	    "campaign_id, player_id, rcpt, action, status, diagnostic, "
+	    "format, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	    "?11)", err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
+	if (b->outbox_id > 0)
+		sqlite3_bind_int64(s, 2, b->outbox_id);
+	else
+		sqlite3_bind_null(s, 2);
+	bind_text(s, 3, b->message_id);
+	if (b->campaign_id > 0)
+		sqlite3_bind_int64(s, 4, b->campaign_id);
+	else
+		sqlite3_bind_null(s, 4);
+	if (b->player_id > 0)
+		sqlite3_bind_int64(s, 5, b->player_id);
+	else
+		sqlite3_bind_null(s, 5);
+	bind_text(s, 6, b->rcpt);
+	bind_text(s, 7, b->action);
+	bind_text(s, 8, b->status);
+	bind_text(s, 9, b->diagnostic);
+	bind_text(s, 10, b->format);
+	sqlite3_bind_int64(s, 11, b->at);
+	if ((rc = exec_done(st, s, err, "record a bounce")) != HP_OK)
+		return rc;
+	*first = b->player_id > 0 && before == 0;
+	return HP_OK;
+}
+
+int
+store_unreachable_each(struct store *st, int64_t cid,
+    void (*fn)(const struct store_unreachable *, void *), void *arg,
+    struct hp_error *err)
+{
+	struct store_unreachable u;
+	sqlite3_stmt *s;
+	int step;
+
+	if ((s = prep(st, "SELECT c.name, p.name, p.email, min(b.at), "
+	    "max(b.at), count(*), (SELECT b2.status FROM bounces b2 WHERE "
+	    "b2.player_id = p.id ORDER BY b2.at DESC, b2.id DESC LIMIT 1), "
+	    "(SELECT b2.diagnostic FROM bounces b2 WHERE b2.player_id = p.id "
+	    "ORDER BY b2.at DESC, b2.id DESC LIMIT 1) FROM bounces b JOIN "
+	    "players p ON p.id = b.player_id AND p.active = 1 AND "
+	    "b.rcpt = p.email COLLATE NOCASE JOIN campaigns c ON c.id = "
+	    "p.campaign_id WHERE (?1 = 0 OR p.campaign_id = ?1) AND "
+	    "b.action = 'failed' GROUP BY p.id ORDER BY min(b.at), p.id",
+	    err)) == NULL)
+		return HP_EDB;
+	sqlite3_bind_int64(s, 1, cid);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+		memset(&u, 0, sizeof u);
+		strlcpy_(u.campaign, col_text(s, 0), sizeof u.campaign);
+		strlcpy_(u.player, col_text(s, 1), sizeof u.player);
+		strlcpy_(u.rcpt, col_text(s, 2), sizeof u.rcpt);
+		u.since = (long)sqlite3_column_int64(s, 3);
+		u.last = (long)sqlite3_column_int64(s, 4);
+		u.count = sqlite3_column_int(s, 5);
+		strlcpy_(u.status, col_text(s, 6), sizeof u.status);
+		strlcpy_(u.diagnostic, col_text(s, 7), sizeof u.diagnostic);
+		fn(&u, arg);
+	}
+	stmt_done(st, s);
+	if (step != SQLITE_DONE)
+		return dberr(st, err, "list unreachable players");
+	return HP_OK;
+}

@@ -305,3 +305,55 @@ fx_has_error(const struct order_errors *e, int line, const char *s)
 			return true;
 	return false;
 }
+
+/* Helper for the mail and bounce tests (issue 19; see fixtures.h). */
+char *
+fx_db_text(const char *path, const char *sql)
+{
+	sqlite3 *db = fx_db_open(path);
+	sqlite3_stmt *s;
+	char *v = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		fatalx("fx_db_text: %s: %s", sql, sqlite3_errmsg(db));
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		size_t n = (size_t)sqlite3_column_bytes(s, 0);
+
+		v = xmalloc(n + 1);
+		if (n > 0)
+			memcpy(v, sqlite3_column_blob(s, 0), n);
+		v[n] = '\0';
+	}
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return v;
+}
+
+struct store *
+fx_club(const char **path, struct config *cfg, int64_t *cid, struct game *g,
+    const char *master)
+{
+	struct hp_error err = { 0, "" };
+	struct store *st;
+	struct game own;
+
+	*path = fx_tmp_db();
+	st = fx_store_new(*path);
+	config_defaults(cfg, "/nonexistent");
+	strlcpy_(cfg->from, "hexpost@club.example", sizeof cfg->from);
+	strlcpy_(cfg->domain, "club.example", sizeof cfg->domain);
+	if (g == NULL)
+		g = &own;
+	game_init(g);
+	if (turn_campaign_new(st, "hill", "fire-and-movement", NULL, "",
+	    (const unsigned char *)master, strlen(master), &err) != HP_OK ||
+	    store_game_load(st, "hill", g, cid, &err) != HP_OK ||
+	    store_player_add(st, *cid, 0, "bea", "bea@example.org", NULL,
+	    NULL, true, &err) != HP_OK ||
+	    store_player_add(st, *cid, 1, "rob", "rob@example.org", NULL,
+	    NULL, false, &err) != HP_OK)
+		fatalx("fx_club: %s", err.msg);
+	if (g == &own)
+		game_free(&own);
+	return st;
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "config.h"
 #include "game.h"
 #include "ruleset.h"
 #include "store.h"
@@ -59,5 +60,17 @@ void fx_rmtree(const char *path);
 struct store *fx_store_new(const char *path);
 /* Is there an error on line whose message contains s? */
 bool fx_has_error(const struct order_errors *, int line, const char *s);
+
+/* The first column of the first row sql returns, as a NUL-terminated copy
+ * (a blob or text; caller frees), or NULL if there is no row. */
+char *fx_db_text(const char *path, const char *sql);
+/* The club of the mail tests: a new database (*path, removed by
+ * fx_tmp_clean) with campaign hill (fire-and-movement, master seed
+ * master) whose Blue is bea <bea@example.org>, the moderator, and Red rob
+ * <rob@example.org>; cfg for it (from hexpost@club.example, domain
+ * club.example). Returns the store; *cid set, and g loaded if not NULL
+ * (game_free it). Aborts on failure. */
+struct store *fx_club(const char **path, struct config *cfg, int64_t *cid,
+    struct game *g, const char *master);
 
 #endif

@@ -97,7 +97,7 @@ hp campaign new vale --ruleset fire-and-movement >/dev/null || fail "campaign ne
 hp player add vale blue --email blue@example.org --name Bea \
 	--key "$T/blue.pub" >/dev/null || fail "player add vale"
 hp run --once >/dev/null 2>&1 || fail "run (welcome)"
-WELCOME=$(grep -l "^Subject: .*vale: welcome" "$D/outbox/new/"* | head -1)
+WELCOME=$(grep -l "^\(Subject\|X-Hexpost-Topic\): .*vale: welcome" "$D/outbox/new/"* | head -1)
 [ -n "$WELCOME" ] || fail "no welcome mail for vale"
 seed=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 c=$(python3 -c "import hashlib,sys; print(hashlib.blake2b(b'hexpost-commit-v1\x00' + bytes.fromhex(sys.argv[1]), digest_size=32).hexdigest())" "$seed")
@@ -152,7 +152,7 @@ hp campaign new dale --ruleset fire-and-movement >/dev/null || fail "campaign ne
 hp player add dale blue --email blue@example.org --name Bea \
 	--key "$T/blue.pub" >/dev/null || fail "player add dale"
 hp run --once >/dev/null 2>&1 || fail "run (welcome)"
-WELCOME=$(grep -l "^Subject: .*dale: welcome" "$D/outbox/new/"* | head -1)
+WELCOME=$(grep -l "^\(Subject\|X-Hexpost-Topic\): .*dale: welcome" "$D/outbox/new/"* | head -1)
 [ -n "$WELCOME" ] || fail "no welcome mail for dale"
 newchain dale
 for i in 1 2; do

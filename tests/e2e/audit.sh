@@ -66,7 +66,7 @@ C1=$(sqlite3 "$DB" "SELECT hex(commitment) FROM windows ORDER BY id LIMIT 1" |
 	tr 'A-F' 'a-f')
 [ ${#C1} -eq 64 ] || fail "no commitment for the first window"
 hp run --once >/dev/null 2>"$T/err" || fail "run: $(cat "$T/err")"
-grep -l "^Subject: .*welcome" "$D/outbox/new/"* >"$T/welcomes" ||
+grep -l "^X-Hexpost-Kind: welcome" "$D/outbox/new/"* >"$T/welcomes" ||
 	fail "no welcome mail"
 [ "$(wc -l <"$T/welcomes")" -eq 2 ] || fail "not two welcome mails"
 # ... and the signed seed chain statement, whose head the first seed must
@@ -111,7 +111,7 @@ NW=$(sqlite3 "$DB" "SELECT count(*) FROM dice_logs")
 
 # Report mails carry the server's public key.
 PUBLINE=$(sed -n 2p "$D/server.pub")
-grep -l "^Subject: .*report" "$D/outbox/new/"* >"$T/reports" ||
+grep -l "^X-Hexpost-Kind: report" "$D/outbox/new/"* >"$T/reports" ||
 	fail "no report mails"
 while read -r f; do
 	tr -d '\r' <"$f" | sed ':a;/=$/{N;s/=\n//;ba}' | grep -qF "$PUBLINE" ||

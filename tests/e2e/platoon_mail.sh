@@ -95,7 +95,9 @@ for TURN in $(seq 1 30); do
 		grep -qF "$want" "$W/report" ||
 			fail "the report lacks '$want'"
 	done
-	if grep -q '^Subject: .*game over: ' "$W/report"; then
+	# The header, unfolded (a long X-Hexpost-Topic is folded).
+	if sed -n '1,/^$/p' "$W/report" | tr -d '\n' | tr '\t' ' ' |
+	    grep -q 'X-Hexpost-Topic: .*game over: '; then
 		result=$(sed -n 's/^RESULT: //p' "$W/report")
 		break
 	fi

@@ -13,7 +13,7 @@ e2e_start quarantine "${1:?usage: quarantine.sh /path/to/hexpost}" \
 e2e_datadir
 e2e_keys ann
 hp() { "$HEXPOST" --config "$CONF" "$@" >"$T/out" 2>"$T/err"; }
-notices() { grep -l '^Subject: \[hexpost\] hill: resolution failed' "$D"/outbox/new/* 2>/dev/null | wc -l; }
+notices() { grep -l '^\(Subject\|X-Hexpost-Topic\): \[hexpost\] hill: resolution failed' "$D"/outbox/new/* 2>/dev/null | wc -l; }
 
 hp campaign new hill --ruleset fire-and-movement --seed quarantine || fail "campaign"
 hp campaign new dale --ruleset fire-and-movement --seed quarantine2 || fail "campaign 2"
@@ -34,7 +34,7 @@ hp run --once
 grep -q "hill: resolution failed, campaign put in quarantine until the moderator resumes it: .*injected fault" "$T/err" ||
 	fail "not quarantined: $(cat "$T/out" "$T/err")"
 [ "$(notices)" -eq 1 ] || fail "$(notices) notices to the moderator, want 1"
-f=$(grep -l '^Subject: \[hexpost\] hill: resolution failed' "$D"/outbox/new/*)
+f=$(grep -l '^\(Subject\|X-Hexpost-Topic\): \[hexpost\] hill: resolution failed' "$D"/outbox/new/*)
 grep -q '^To: .*ann@example.org' "$f" || fail "the notice is not to Ann: $(head -20 "$f")"
 grep -q "resume" "$f" || fail "the notice does not say how to lift it"
 hp campaign show hill || fail "show"

@@ -1165,6 +1165,27 @@ test_build_fast(void **state)
 	o = reply;
 	o.body = "from lower case\n>From quoted\nFrom\n..\n. \nFrom:x\n";
 	build_same(&o, true);
+	{	/* The thread headers (issue 19): both writers agree, and a
+		 * References line GMime would fold goes its way. */
+		static const char *const x[] = { "X-Hexpost-Campaign", "hill",
+			"X-Hexpost-Kind", "report", NULL };
+		static const char *const xu[] = { "X-Hexpost-Topic",
+			"Gr\xc3\xbc\xc3\x9f" "e", NULL };
+
+		o = reply;
+		o.references = "hexpost.welcome.hill.bea.1@hexpost.example "
+		    "20240102093000.4711@mail.example.org";
+		o.list_id = "hexpost hill <hill.hexpost.hexpost.example>";
+		o.extra = x;
+		build_same(&o, false);   /* References of 91 characters */
+		o.references = "w.1@h.example a.2@m.example";
+		build_same(&o, true);
+		o.in_reply_to = NULL;
+		o.references = NULL;
+		build_same(&o, true);
+		o.extra = xu;            /* encoded: GMime's */
+		build_same(&o, false);
+	}
 
 	/* Messages that go through GMime: it would fold, quote, encode,
 	 * trim or rewrite something. */
