@@ -178,7 +178,7 @@ hp campaign new fell --ruleset fire-and-movement >/dev/null || fail "campaign ne
 hp player add fell blue --email blue@example.org --name Bea \
 	--key "$T/blue.pub" >/dev/null || fail "player add fell"
 hp run --once >/dev/null 2>&1 || fail "run (welcome)"
-WELCOME=$(grep -l "^Subject: .*fell: welcome" "$D/outbox/new/"* | head -1)
+WELCOME=$(grep -l "^\(Subject\|X-Hexpost-Topic\): .*fell: welcome" "$D/outbox/new/"* | head -1)
 HEAD=$(tr -d '\r' <"$WELCOME" | sed -n 's/^head: //p')
 [ ${#HEAD} -eq 64 ] || fail "no chain head in fell's welcome mail"
 send_chain() {	# send_chain CAMPAIGN HEAD: Blue's orders, signing HEAD
