@@ -167,6 +167,136 @@ col_blob(sqlite3_stmt *s, int i, unsigned char *dst, size_t len)
 		memcpy(dst, b, len);
 }
 
+/* Bind args to s; SQLITE_OK or the first bind's error. */
+static int
+bind_args(sqlite3_stmt *s, const struct store_arg *args)
+{
+	int i, rc = SQLITE_OK;
+
+	for (i = 0; args != NULL && args[i].type != STORE_ARG_END &&
+	    rc == SQLITE_OK; i++) {
+		const struct store_arg *a = &args[i];
+
+		switch (a->type) {
+		case STORE_ARG_INT:
+			rc = sqlite3_bind_int64(s, i + 1, a->i);
+			break;
+		case STORE_ARG_TEXT:
+			rc = a->p == NULL ? sqlite3_bind_null(s, i + 1) :
+			    sqlite3_bind_text(s, i + 1, a->p, a->len,
+			    SQLITE_TRANSIENT);
+			break;
+		case STORE_ARG_BLOB:
+			rc = a->p == NULL ? sqlite3_bind_null(s, i + 1) :
+			    sqlite3_bind_blob(s, i + 1, a->p, a->len,
+			    SQLITE_TRANSIENT);
+			break;
+		default:
+			rc = sqlite3_bind_null(s, i + 1);
+			break;
+		}
+	}
+	return rc;
+}
+
+int
+store_query_open(struct store_query *q, struct store *st, const char *what,
+    const char *sql, const struct store_arg *args, struct hp_error *err)
+{
+	memset(q, 0, sizeof *q);
+	q->st = st;
+	q->what = what;
+	if ((q->s = prep(st, sql, err)) == NULL) {
+		q->sqlite_rc = sqlite3_extended_errcode(st->db);
+		q->rc = dberr(st, err, what);
+		return q->rc;
+	}
+	if ((q->sqlite_rc = bind_args(q->s, args)) != SQLITE_OK) {
+		q->rc = dberr(st, err, what);
+		stmt_done(st, q->s);
+		q->s = NULL;
+		return q->rc;
+	}
+	return HP_OK;
+}
+
+bool
+store_query_next(struct store_query *q, struct hp_error *err)
+{
+	int rc;
+
+	if (q->s == NULL || q->done)
+		return false;
+	rc = sqlite3_step(q->s);
+	if (rc == SQLITE_ROW)
+		return true;
+	q->done = true;
+	if (rc == SQLITE_DONE)
+		return false;
+	q->sqlite_rc = sqlite3_extended_errcode(q->st->db);
+	q->rc = dberr(q->st, err, q->what);
+	return false;
+}
+
+int
+store_query_close(struct store_query *q, struct hp_error *err)
+{
+	int rc;
+
+	if (q->s == NULL)
+		return q->rc;
+	rc = stmt_done(q->st, q->s);
+	q->s = NULL;
+	if (rc != SQLITE_OK && q->rc == HP_OK) {
+		q->sqlite_rc = sqlite3_extended_errcode(q->st->db);
+		q->rc = dberr(q->st, err, q->what);
+	}
+	return q->rc;
+}
+
+int
+store_exec(struct store *st, const char *what, const char *sql,
+    const struct store_arg *args, int *sqlite_rc, struct hp_error *err)
+{
+	struct store_query q;
+
+	if (sqlite_rc != NULL)
+		*sqlite_rc = SQLITE_OK;
+	if (store_query_open(&q, st, what, sql, args, err) != HP_OK) {
+		if (sqlite_rc != NULL)
+			*sqlite_rc = q.sqlite_rc;
+		return HP_EDB;
+	}
+	/* A statement that returns rows here is the caller's mistake: the
+	 * rows are not read, and that is an error, not a silent success. */
+	if (store_query_next(&q, err)) {
+		hp_seterr(err, HP_EINTERNAL, "database: %s: returned rows",
+		    what);
+		q.rc = HP_EINTERNAL;
+	}
+	if (store_query_close(&q, err) != HP_OK && sqlite_rc != NULL)
+		*sqlite_rc = q.sqlite_rc;
+	return q.rc;
+}
+
+int
+store_changes(struct store *st)
+{
+	return sqlite3_changes(st->db);
+}
+
+int64_t
+store_last_id(struct store *st)
+{
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+void
+store_busy_timeout(struct store *st, int ms)
+{
+	sqlite3_busy_timeout(st->db, ms);
+}
+
 int
 store_open(struct store **stp, const char *path, bool create,
     struct hp_error *err)
