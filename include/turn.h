@@ -12,6 +12,7 @@
 #include "orders.h"
 #include "ruleset.h"
 #include "store.h"
+#include "window.h"
 
 /* Create a campaign of ruleset rules and open its first window. master (may
  * be NULL) makes every window seed derived from it: for tests and demos
@@ -53,13 +54,6 @@ int turn_submit_tx(struct store *, const char *campaign, const char *text,
 int turn_pending(struct store *, const char *campaign, struct store_window *,
     unsigned *missing, struct hp_error *);
 
-/* Resolve a window in memory: parse each side's order file (raw[side], or
- * NULL), run the ruleset step by step with dice d, then decide victory.
- * Pure: the same state, orders and dice give the same result. */
-int turn_resolve_window(struct game *, const struct window_spec *,
-    const char *const raw[GAME_MAX_SIDES], struct dice *, struct events *,
-    struct hp_error *);
-
 /* Resolve the campaign's open window if every side's orders are in, in one
  * transaction; then keep resolving while the next window needs nothing from
  * a person. *resolved counts the windows resolved. HP_ESTATE if orders are
@@ -85,22 +79,5 @@ int turn_resolve_hooked(struct store *, const char *campaign,
 int turn_resolve_signed(struct store *, const char *campaign,
     const struct turn_hooks *, const struct minisign_seckey *sk,
     int *resolved, struct hp_error *);
-
-/* The order file a side should edit for the open window: header and the
- * ruleset's template. Caller frees. */
-char *turn_order_template(const struct game *, const struct window_spec *,
-    int side);
-
-/* Append the header lines (campaign, turn, window, side) of side's order
- * file for window w. */
-void turn_order_header(const struct game *, const struct window_spec *,
-    int side, struct sbuf *);
-/* The built-in opponent's order file for side in window w, header and
- * all. Caller frees. */
-char *turn_opponent_orders(const struct game *, const struct window_spec *,
-    int side);
-/* The hash of an order file as it enters the dice key: BLAKE2b-256 of its
- * bytes (docs/AUDIT.md). out is 32 bytes. */
-void turn_order_hash(const char *raw, unsigned char *out);
 
 #endif

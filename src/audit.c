@@ -20,7 +20,7 @@
 #include "report.h"
 #include "seedchain.h"
 #include "serverkey.h"
-#include "turn.h"
+#include "window.h"
 
 #define BUNDLE_MAGIC "hexpost audit bundle v1"
 
@@ -2118,48 +2118,6 @@ audit_bundle(const char *dir, const struct audit_opts *opts,
 	}
 	acamp_free(&c);
 	return rc;
-}
-
-char *
-audit_hold_orders(const struct game *g, const struct window_spec *w, int side)
-{
-	int attempt;
-
-	for (attempt = 0; attempt < 2; attempt++) {
-		struct order_header h;
-		struct order_body body = { NULL, 0 };
-		struct order_errors errs;
-		struct sbuf text, canon;
-		void *parsed = NULL;
-		bool ok = false;
-
-		sbuf_init(&text);
-		sbuf_init(&canon);
-		orders_errors_init(&errs);
-		turn_order_header(g, w, side, &text);
-		sbuf_puts(&text, attempt == 0 ? "" : "hold\n");
-		if (orders_parse_file(text.buf, text.len, &h, &body, &errs) ==
-		    HP_OK) {
-			ok = g->rules->parse(g, w, side, &body, &parsed, &canon,
-			    &errs) == HP_OK && errs.n == 0;
-			if (parsed != NULL)
-				g->rules->free_orders(parsed);
-			orders_body_free(&body);
-		}
-		orders_errors_free(&errs);
-		sbuf_free(&canon);
-		if (ok)
-			return sbuf_steal(&text);
-		sbuf_free(&text);
-	}
-	return NULL;
-}
-
-void
-audit_end_result(const char *arg, char *buf, size_t len)
-{
-	snprintf(buf, len, "ended by the moderator%s%.80s", arg[0] ? ": " : "",
-	    arg);
 }
 
 void

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "audit.h"
 #include "deadline.h"
 #include "mail.h"
 #include "tmpl.h"

@@ -9,7 +9,7 @@
 #include "mail.h"
 #include "mime.h"
 #include "report.h"
-#include "turn.h"
+#include "window.h"
 
 char *
 mail_render(const char *name, const struct tmpl_ctx *c, struct hp_error *err)

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
 #include "deadline.h"
 #include "mail.h"
 #include "minisign.h"
 #include "moderator.h"
 #include "turn.h"
+#include "window.h"
 
 #define MOD_MAX_PLAYERS 64
 

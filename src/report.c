@@ -6,7 +6,7 @@
 #include "embedded.h"
 #include "report.h"
 #include "tmpl.h"
-#include "turn.h"
+#include "window.h"
 
 char *
 report_template(const char *name, struct hp_error *err)

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "sim.h"
-#include "turn.h"
+#include "window.h"
 
 void
 sim_wilson(int k, int n, double *lo, double *hi)

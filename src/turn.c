@@ -26,13 +26,6 @@ turn_submit_free(struct turn_submit *r)
 	memset(r, 0, sizeof *r);
 }
 
-void
-turn_order_hash(const char *raw, unsigned char *out)
-{
-	crypto_generichash(out, 32, (const unsigned char *)raw, strlen(raw),
-	    NULL, 0);
-}
-
 /* Take the seed of a new window from the campaign's seed chain (drawn,
  * with its statement, when the first window opens: docs/AUDIT.md, "Seed
  * chain") and record the window as open. A campaign made before the seed
@@ -333,132 +326,6 @@ out:
 	return rc;
 }
 
-/* Parse an order file already accepted for window w (standing orders if
- * its header says so). *parsed is the ruleset's form (free_orders), canon
- * (may be NULL) gets the normalised text. A failure here means stored or
- * generated orders no longer parse: a broken invariant, HP_EINTERNAL. */
-static int
-parse_stored(const struct game *g, const struct window_spec *w, int side,
-    const char *raw, void **parsed, struct sbuf *canon, struct hp_error *err)
-{
-	struct order_header h;
-	struct order_body body;
-	struct order_errors errs;
-	struct window_spec spec = *w;
-	struct sbuf tmp;
-	int rc = HP_OK;
-
-	*parsed = NULL;
-	orders_errors_init(&errs);
-	sbuf_init(&tmp);
-	if (orders_parse_file(raw, strlen(raw), &h, &body, &errs) == HP_OK) {
-		if (strcasecmp(h.window, "standing") == 0)
-			strlcpy_(spec.name, "standing", sizeof spec.name);
-		if (g->rules->parse(g, &spec, side, &body, parsed,
-		    canon ? canon : &tmp, &errs) != HP_OK && errs.n == 0)
-			orders_error(&errs, 0, "rejected");
-		orders_body_free(&body);
-	}
-	if (errs.n > 0) {
-		char *t = orders_errors_text(&errs);
-
-		hp_seterr(err, HP_EINTERNAL, "orders of %s for turn %d window "
-		    "'%s' do not parse: %s", g->sides[side].name, w->turn,
-		    w->name, t);
-		free(t);
-		if (*parsed != NULL)
-			g->rules->free_orders(*parsed);
-		*parsed = NULL;
-		rc = HP_EINTERNAL;
-	}
-	orders_errors_free(&errs);
-	sbuf_free(&tmp);
-	return rc;
-}
-
-int
-turn_resolve_window(struct game *g, const struct window_spec *w,
-    const char *const raw[GAME_MAX_SIDES], struct dice *d, struct events *ev,
-    struct hp_error *err)
-{
-	struct resolve_ctx ctx;
-	enum resolve_rc rrc;
-	int i, rc = HP_OK;
-
-	memset(&ctx, 0, sizeof ctx);
-	ctx.g = g;
-	ctx.w = w;
-	ctx.dice = d;
-	ctx.ev = ev;
-	ctx.err = err;
-	for (i = 0; i < g->nsides; i++) {
-		if (raw[i] == NULL)
-			continue;
-		if ((rc = parse_stored(g, w, i, raw[i], &ctx.orders[i], NULL,
-		    err)) != HP_OK)
-			goto out;
-	}
-	for (ctx.step = 0;; ctx.step++) {
-		ev->step = ctx.step;
-		rrc = g->rules->resolve(&ctx);
-		if (game_error(g) != NULL) {
-			hp_seterr(err, HP_ESTATE, "%s", game_error(g));
-			rc = HP_ESTATE;
-			goto out;
-		}
-		if (rrc == RESOLVE_DONE)
-			break;
-		if (rrc == RESOLVE_ERROR) {
-			rc = HP_EINTERNAL;
-			goto out;
-		}
-		if (ctx.step > 1000) {
-			hp_seterr(err, HP_EINTERNAL, "resolution did not end");
-			rc = HP_EINTERNAL;
-			goto out;
-		}
-	}
-	g->rules->victory(g, ev);
-out:
-	for (i = 0; i < GAME_MAX_SIDES; i++)
-		if (ctx.orders[i] != NULL)
-			g->rules->free_orders(ctx.orders[i]);
-	return rc;
-}
-
-void
-turn_order_header(const struct game *g, const struct window_spec *w, int side,
-    struct sbuf *b)
-{
-	sbuf_printf(b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
-	    g->name, w->turn, w->name, g->sides[side].name);
-}
-
-char *
-turn_order_template(const struct game *g, const struct window_spec *w,
-    int side)
-{
-	struct sbuf b;
-
-	sbuf_init(&b);
-	turn_order_header(g, w, side, &b);
-	sbuf_puts(&b, "nonce:\n\n");
-	g->rules->order_template(g, w, side, &b);
-	return sbuf_steal(&b);
-}
-
-char *
-turn_opponent_orders(const struct game *g, const struct window_spec *w,
-    int side)
-{
-	struct sbuf b;
-
-	sbuf_init(&b);
-	turn_order_header(g, w, side, &b);
-	g->rules->opponent(g, w, side, &b);
-	return sbuf_steal(&b);
-}
-
 /* Fill in orders for sides that need none from a person: the built-in
  * opponent's for AI sides the window names, standing orders for the others.
  * They are stored with the window like any other order file. */
@@ -489,7 +356,7 @@ fill_orders(struct store *st, const struct game *g,
 		} else
 			continue;
 		sbuf_init(&canon);
-		if ((rc = parse_stored(g, &w->spec, i, raw, &parsed, &canon,
+		if ((rc = window_parse_stored(g, &w->spec, i, raw, &parsed, &canon,
 		    err)) != HP_OK) {
 			free(raw);
 			return rc;
