@@ -21,6 +21,7 @@
 
 #include "audit.h"
 #include "bench.h"
+#include "engine.h"
 #include "hexpost.h"
 #include "minisign.h"
 #include "store.h"
@@ -131,6 +132,7 @@ main(int argc, char **argv)
 	}
 	if (sodium_init() < 0)
 		return HP_EX_SOFTWARE;
+	engine_init();
 	snprintf(dir, sizeof dir, "%s/hexpost-bench-audit.XXXXXX", tmp && *tmp ?
 	    tmp : "/tmp");
 	if (mkdtemp(dir) == NULL) {

@@ -70,6 +70,28 @@ struct turn_hooks {
 	    struct hp_error *);
 	void *arg;
 };
+/* What hangs on every window of every campaign (reports, deadline clocks:
+ * the lifecycle knows nothing of them), registered once at start-up by
+ * engine_init. opened runs in the transaction that opens window wid;
+ * resolved in the resolution's, once the window is resolved and its events
+ * and dice are stored, before the call's turn_hooks. An error rolls the
+ * transaction back. */
+struct turn_observer {
+	int (*opened)(struct store *, int64_t wid, struct hp_error *);
+	int (*resolved)(struct store *, int64_t cid, const struct game *,
+	    const struct store_window *, const struct events *,
+	    const struct dice *, struct hp_error *);
+};
+/* Add o (kept, not copied; at most 8, in the order added; adding one
+ * again does nothing). */
+void turn_observe(const struct turn_observer *o);
+/* Run every observer's opened (resolved) hook; HP_EINTERNAL if none is
+ * registered. Called by the lifecycle (turn.c) only. */
+int turn_observers_opened(struct store *, int64_t wid, struct hp_error *);
+int turn_observers_resolved(struct store *, int64_t cid, const struct game *,
+    const struct store_window *, const struct events *, const struct dice *,
+    struct hp_error *);
+
 /* turn_resolve with hooks (may be NULL). */
 int turn_resolve_hooked(struct store *, const char *campaign,
     const struct turn_hooks *, int *resolved, struct hp_error *);

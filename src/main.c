@@ -16,6 +16,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "embedded.h"
+#include "engine.h"
 #include "fetch_imap.h"
 #include "intake.h"
 #include "mail.h"
@@ -1283,6 +1284,7 @@ main(int argc, char **argv)
 	umask(077);
 	if (sodium_init() < 0)
 		fatalx("libsodium failed to initialise");
+	engine_init();
 	while ((ch = getopt_long(argc, argv, "+d:c:vhV", opts, NULL)) != -1)
 		switch (ch) {
 		case 'd':

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "fixtures.h"
 #include "turn.h"
 
@@ -289,6 +290,7 @@ fx_store_new(const char *path)
 	struct hp_error err = { 0, "" };
 	struct store *st = NULL;
 
+	engine_init();
 	if (store_open(&st, path, true, &err) != HP_OK ||
 	    store_migrate(st, &err) != HP_OK)
 		fatalx("fx_store_new %s: %s", path, err.msg);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "fixtures.h"
 #include "hexpost.h"
 #include "intake.h"
@@ -473,6 +474,7 @@ main(void)
 
 	if (sodium_init() < 0)
 		return 1;
+	engine_init();
 	have_minisign = system("minisign -v >/dev/null 2>&1") == 0;
 	log_set_level(LOG_LVL_ERR);
 	return cmocka_run_group_tests(tests, NULL, NULL);
