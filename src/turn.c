@@ -4,9 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deadline.h"
 #include "dicelog.h"
-#include "report.h"
 #include "seedchain.h"
 #include "turn.h"
 
@@ -56,7 +54,7 @@ window_open(struct store *st, int64_t cid, const struct game *g,
 	dice_commit(seed, commit);
 	rc = store_window_insert(st, cid, w, seed, commit, &wid, err);
 	if (rc == HP_OK)
-		rc = deadline_window_opened(st, wid, err);
+		rc = turn_observers_opened(st, wid, err);
 out:
 	sodium_memzero(seed, sizeof seed);
 	sodium_memzero(master, sizeof master);
@@ -486,7 +484,8 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = dicelog_record(st, cid, &g, &w, cur, key, &d, sk, err)) !=
 	    HP_OK)
 		goto rollback;
-	if ((rc = report_render(st, cid, &g, &w, &ev, &d, err)) != HP_OK)
+	if ((rc = turn_observers_resolved(st, cid, &g, &w, &ev, &d, err)) !=
+	    HP_OK)
 		goto rollback;
 	w.state = WSTATE_RESOLVED;
 	if (hooks != NULL && hooks->resolved != NULL &&
