@@ -1,6 +1,7 @@
 /* store: campaign state in SQLite (see include/store.h). */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <sodium.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -281,6 +282,29 @@ store_exec(struct store *st, const char *what, const char *sql,
 	if (store_query_close(&q, err) != HP_OK && sqlite_rc != NULL)
 		*sqlite_rc = q.sqlite_rc;
 	return q.rc;
+}
+
+/* End a query that reads one row: close it; HP_OK if row, else HP_ENOENT
+ * with the message fmt (HP_EDB, err set, if closing fails). */
+static int query_row_end(struct store_query *, bool row, struct hp_error *,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+query_row_end(struct store_query *q, bool row, struct hp_error *err,
+    const char *fmt, ...)
+{
+	va_list ap;
+	char msg[HP_ERRLEN];
+
+	if (store_query_close(q, err) != HP_OK)
+		return HP_EDB;
+	if (row)
+		return HP_OK;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	hp_seterr(err, HP_ENOENT, "%s", msg);
+	return HP_ENOENT;
 }
 
 int
@@ -943,18 +967,14 @@ window_query(struct store *st, const char *sql, int nparams, int64_t cid,
 	struct store_arg args[4] = { STORE_INT(cid), STORE_INT(a),
 	    STORE_INT(b), { STORE_ARG_END, 0, NULL, 0 } };
 	struct store_query q;
+	bool row;
 
 	args[nparams].type = STORE_ARG_END;
 	if (store_query_open(&q, st, "load window", sql, args, err) != HP_OK)
 		return HP_EDB;
-	if (store_query_next(&q, err)) {
+	if ((row = store_query_next(&q, err)))
 		window_row(q.s, w);
-		return store_query_close(&q, err);
-	}
-	if (store_query_close(&q, err) != HP_OK)
-		return HP_EDB;
-	hp_seterr(err, HP_ENOENT, "no such order window");
-	return HP_ENOENT;
+	return query_row_end(&q, row, err, "no such order window");
 }
 
 int
@@ -1415,6 +1435,7 @@ store_ordersig_get(struct store *st, const unsigned char *hash, char **sig,
 {
 	struct store_query q;
 	bool row;
+	int rc;
 
 	*sig = *pubkey = NULL;
 	if (store_query_open(&q, st, "load order signature", "SELECT "
@@ -1425,16 +1446,13 @@ store_ordersig_get(struct store *st, const unsigned char *hash, char **sig,
 		*sig = xstrdup(col_text(q.s, 0));
 		*pubkey = xstrdup(col_text(q.s, 1));
 	}
-	if (store_query_close(&q, err) != HP_OK) {
+	if ((rc = query_row_end(&q, row, err, "no signature recorded")) ==
+	    HP_EDB) {
 		free(*sig);
 		free(*pubkey);
 		*sig = *pubkey = NULL;
-		return HP_EDB;
 	}
-	if (row)
-		return HP_OK;
-	hp_seterr(err, HP_ENOENT, "no signature recorded");
-	return HP_ENOENT;
+	return rc;
 }
 
 int
@@ -1455,6 +1473,7 @@ store_dicelog_get(struct store *st, int64_t wid, char **text, char **sig,
 {
 	struct store_query q;
 	bool row;
+	int rc;
 
 	*text = *sig = *pubkey = NULL;
 	if (store_query_open(&q, st, "load dice log", "SELECT text, signature, "
@@ -1468,17 +1487,13 @@ store_dicelog_get(struct store *st, int64_t wid, char **text, char **sig,
 		if (sqlite3_column_type(q.s, 2) != SQLITE_NULL)
 			*pubkey = xstrdup(col_text(q.s, 2));
 	}
-	if (store_query_close(&q, err) != HP_OK) {
+	if ((rc = query_row_end(&q, row, err, "no dice log")) == HP_EDB) {
 		free(*text);
 		free(*sig);
 		free(*pubkey);
 		*text = *sig = *pubkey = NULL;
-		return HP_EDB;
 	}
-	if (row)
-		return HP_OK;
-	hp_seterr(err, HP_ENOENT, "no dice log");
-	return HP_ENOENT;
+	return rc;
 }
 
 int
@@ -1494,12 +1509,7 @@ store_dicelog_last_hash(struct store *st, int64_t cid, unsigned char *hash,
 		return HP_EDB;
 	if ((row = store_query_next(&q, err)))
 		col_blob(q.s, 0, hash, 32);
-	if (store_query_close(&q, err) != HP_OK)
-		return HP_EDB;
-	if (row)
-		return HP_OK;
-	hp_seterr(err, HP_ENOENT, "no dice log yet");
-	return HP_ENOENT;
+	return query_row_end(&q, row, err, "no dice log yet");
 }
 
 int
@@ -1620,12 +1630,7 @@ store_player_get(struct store *st, int64_t pid, int *side, char *name,
 		strlcpy_(name, col_text(q.s, 1), namelen);
 		strlcpy_(pubkey, col_text(q.s, 2), pklen);
 	}
-	if (store_query_close(&q, err) != HP_OK)
-		return HP_EDB;
-	if (row)
-		return HP_OK;
-	hp_seterr(err, HP_ENOENT, "no player %lld", (long long)pid);
-	return HP_ENOENT;
+	return query_row_end(&q, row, err, "no player %lld", (long long)pid);
 }
 
 
@@ -2016,12 +2021,7 @@ store_player_active(struct store *st, int64_t pid, bool *active,
 		return HP_EDB;
 	if ((row = store_query_next(&q, err)))
 		*active = sqlite3_column_int(q.s, 0) != 0;
-	if (store_query_close(&q, err) != HP_OK)
-		return HP_EDB;
-	if (row)
-		return HP_OK;
-	hp_seterr(err, HP_ENOENT, "no player %lld", (long long)pid);
-	return HP_ENOENT;
+	return query_row_end(&q, row, err, "no player %lld", (long long)pid);
 }
 
 /* key rotation */
@@ -2402,6 +2402,7 @@ store_chain_get(struct store *st, int64_t cid, struct store_chain *c,
 {
 	struct store_query q;
 	bool have = false;
+	int rc;
 
 	memset(c, 0, sizeof *c);
 	if (store_query_open(&q, st, "load seed chain", "SELECT chain_tail, "
@@ -2422,14 +2423,9 @@ store_chain_get(struct store *st, int64_t cid, struct store_chain *c,
 		if (sqlite3_column_type(q.s, 4) != SQLITE_NULL)
 			c->pubkey = xstrdup(col_text(q.s, 4));
 	}
-	if (store_query_close(&q, err) != HP_OK) {
+	if ((rc = query_row_end(&q, have, err, "no seed chain")) == HP_EDB)
 		store_chain_free(c);
-		return HP_EDB;
-	}
-	if (have)
-		return HP_OK;
-	hp_seterr(err, HP_ENOENT, "no seed chain");
-	return HP_ENOENT;
+	return rc;
 }
 
 void

@@ -8,38 +8,10 @@
 # Usage: bash cli_help.sh /path/to/hexpost
 set -u
 
-HEXPOST=${1:?usage: cli_help.sh /path/to/hexpost}
+. "$(dirname "$0")/lib-e2e.sh"
+e2e_start cli_help "${1:?usage: cli_help.sh /path/to/hexpost}"
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-help.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT
 export HEXPOST_DB="$T/none.db"
-unset HEXPOST_CONFIG
-
-fail() {
-	echo "cli_help: FAIL: $*" >&2
-	exit 1
-}
-
-# run WANT CMD...: run hexpost with CMD, output in $T/out and $T/err; the
-# exit status must be WANT.
-run() {
-	local want=$1 rc
-	shift
-	"$HEXPOST" "$@" >"$T/out" 2>"$T/err"
-	rc=$?
-	[ "$rc" -eq "$want" ] || {
-		cat "$T/out" "$T/err" >&2
-		fail "hexpost $* exited $rc, want $want"
-	}
-}
-
-# has FILE TEXT: FILE (out or err) contains the fixed string TEXT.
-has() {
-	grep -qF -- "$2" "$T/$1" || {
-		cat "$T/$1" >&2
-		fail "$1 lacks: $2"
-	}
-}
 
 # The table's entries, "name" or "name sub", from the source.
 awk '/^static const struct cmd cmds\[\] = \{/ { on = 1; next }
@@ -51,7 +23,7 @@ awk '/^static const struct cmd cmds\[\] = \{/ { on = 1; next }
 n=$(wc -l <"$T/entries")
 [ "$n" -ge 20 ] || fail "only $n entries read from the table"
 
-run 0 help
+e2e_run 0 help
 cp "$T/out" "$T/list"
 # Every entry is two lines of the list: its usage, then its help.
 [ "$(grep -c '^  [a-z]' "$T/list")" -eq "$n" ] ||
@@ -59,7 +31,7 @@ cp "$T/out" "$T/list"
 
 while read -r entry; do
 	# shellcheck disable=SC2086
-	run 0 $entry --help
+	e2e_run 0 $entry --help
 	# (moderate parses its own arguments: its usage has no [--db PATH])
 	line=$(sed -n 's/^usage: hexpost \(\[--db PATH\] \)\{0,1\}//p' \
 	    "$T/err" | head -1)
@@ -71,35 +43,35 @@ while read -r entry; do
 	grep -qxF -- "  $line" <(sed 's/ *$//' "$T/list") ||
 		fail "hexpost help lacks the usage of $entry: $line"
 	# shellcheck disable=SC2086
-	run 0 help $entry
-	has out "$line"
+	e2e_run 0 help $entry
+	e2e_has out "$line"
 done <"$T/entries"
 
 # Unknown commands and subcommands: 64 and the whole list.
 for bad in frobnicate "campaign frob" "key" "help frobnicate"; do
 	# shellcheck disable=SC2086
-	run 64 $bad
+	e2e_run 64 $bad
 	word=${bad#help }
-	has err "hexpost: unknown command '${word%% *}'"
+	e2e_has err "hexpost: unknown command '${word%% *}'"
 	sed 's/ *$//' "$T/list" | while IFS= read -r l; do
 		grep -qxF -- "$l" <(sed 's/ *$//' "$T/err") ||
 			fail "'$bad': the list lacks: $l"
 	done || exit 1
 done
 # help of a command word shows its subcommands only.
-run 0 help campaign
+e2e_run 0 help campaign
 [ "$(grep -c '^usage: ' "$T/out")" -eq "$(grep -c '^campaign ' "$T/entries")" ] ||
 	fail "help campaign: $(cat "$T/out")"
-has out "usage: hexpost [--db PATH] campaign show NAME"
+e2e_has out "usage: hexpost [--db PATH] campaign show NAME"
 # A bad option or argument count: 64 with that command's usage.
-run 64 campaign list extra
-has err "usage: hexpost [--db PATH] campaign list"
-run 64 map --bogus x
-has err "usage: hexpost [--db PATH] map NAME"
+e2e_run 64 campaign list extra
+e2e_has err "usage: hexpost [--db PATH] campaign list"
+e2e_run 64 map --bogus x
+e2e_has err "usage: hexpost [--db PATH] map NAME"
 # What the table says a command needs: a database, a configuration.
-run 66 campaign list
-has err "no database (run 'hexpost init' first, or give --db)"
-run 78 key generate
-has err "hexpost: key generate needs a configuration (--config FILE): it names server_key and server_pub"
+e2e_run 66 campaign list
+e2e_has err "no database (run 'hexpost init' first, or give --db)"
+e2e_run 78 key generate
+e2e_has err "hexpost: key generate needs a configuration (--config FILE): it names server_key and server_pub"
 
 echo "cli_help: ok ($n commands)"
