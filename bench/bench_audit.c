@@ -21,6 +21,7 @@
 
 #include "audit.h"
 #include "bench.h"
+#include "engine.h"
 #include "hexpost.h"
 #include "minisign.h"
 #include "store.h"
@@ -70,7 +71,7 @@ player_orders(struct store *st, const char *name,
 	    store_window_current(st, cid, &w, &err) != HP_OK)
 		die(&err, "load");
 	sbuf_init(&b);
-	turn_order_header(&g, &w.spec, 0, &b);
+	window_order_header(&g, &w.spec, 0, &b);
 	randombytes_buf(nonce, sizeof nonce);
 	sodium_bin2hex(hex, sizeof hex, nonce, sizeof nonce);
 	sbuf_printf(&b, "nonce: %s\n", hex);
@@ -103,7 +104,7 @@ take_orders(struct store *st, const char *name, int64_t pid,
 	    turn_submit_tx(st, name, text, strlen(text), 0, pid, "mail", &res,
 	    &err) != HP_OK)
 		die(&err, "submit");
-	turn_order_hash(text, h);
+	window_order_hash(text, h);
 	if (store_ordersig_put(st, h, sig, strlen(sig), pubtext, keyid, pid,
 	    &err) != HP_OK || store_commit(st, &err) != HP_OK)
 		die(&err, "record signature");
@@ -131,6 +132,7 @@ main(int argc, char **argv)
 	}
 	if (sodium_init() < 0)
 		return HP_EX_SOFTWARE;
+	engine_init();
 	snprintf(dir, sizeof dir, "%s/hexpost-bench-audit.XXXXXX", tmp && *tmp ?
 	    tmp : "/tmp");
 	if (mkdtemp(dir) == NULL) {

@@ -14,6 +14,7 @@
 
 #include "bench.h"
 #include "config.h"
+#include "engine.h"
 #include "fetch_imap.h"
 #include "hexpost.h"
 #include "intake.h"
@@ -36,6 +37,7 @@ main(int argc, char **argv)
 	}
 	if (sodium_init() < 0)
 		return 70;
+	engine_init();
 	if (config_load(&cfg, argv[1], &err) != HP_OK ||
 	    store_open(&st, cfg.database, false, &err) != HP_OK) {
 		fprintf(stderr, "bench_imap: %s\n", err.msg);

@@ -43,6 +43,7 @@
 
 #include "bench.h"
 #include "config.h"
+#include "engine.h"
 #include "hexpost.h"
 #include "intake.h"
 #include "maildir.h"
@@ -296,6 +297,7 @@ main(int argc, char **argv)
 		nkeys = ncamp < 8 ? ncamp : 8;
 	if (sodium_init() < 0)
 		die("sodium_init failed");
+	engine_init();
 	if (system("minisign -v >/dev/null 2>&1") != 0)
 		die("minisign(1) is not installed");
 

@@ -69,7 +69,7 @@ fuzz_resolve(struct game *g, const struct window_spec *w,
 	dice_init_stream(&d, key);
 	events_init(&ev);
 	memset(&err, 0, sizeof err);
-	if (turn_resolve_window(g, w, (const char *const *)raw, &d, &ev,
+	if (window_resolve(g, w, (const char *const *)raw, &d, &ev,
 	    &err) != HP_OK) {
 		fprintf(stderr, "%s: %s: %s\n", who, what, err.msg);
 		abort();

@@ -190,7 +190,7 @@ check_resolve(const struct window_spec *w, int side,
 	}
 	if (rules->next_window(&work, &cur))
 		for (s = 0; s < work.nsides; s++)
-			free(turn_order_template(&work, &cur, s));
+			free(window_order_template(&work, &cur, s));
 	sbuf_free(&b);
 }
 

@@ -88,15 +88,6 @@ int audit_bundle(const char *dir, const struct audit_opts *,
 int audit_export(struct store *, const char *name, const char *dir,
     const char *server_pub, struct hp_error *);
 
-/* The order file the "hold" deadline policy writes for side in window w
- * (source deadline-hold): the order header with an empty body if the
- * ruleset accepts that, else with the one line "hold". NULL if the ruleset
- * takes neither. Caller frees. deadline.c writes it, the audit checks it. */
-char *audit_hold_orders(const struct game *, const struct window_spec *w,
-    int side);
-/* The result a moderator's "end ARG" gives the game (ARG may be ""). */
-void audit_end_result(const char *arg, char *buf, size_t len);
-
 /* Print the summary of a successful audit of what. */
 void audit_print(FILE *, const char *what, const struct audit_stats *);
 

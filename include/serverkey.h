@@ -76,6 +76,14 @@ struct serverkey_rotation {
 int serverkey_rotate(struct store *, const struct config *, long now,
     struct serverkey_rotation *, struct hp_error *);
 
+/* The function that queues the players' notices of rotation r inside the
+ * rotation's transaction, *count the number queued (mail's
+ * mail_queue_key_rotation, hung here by engine_init: keys know nothing of
+ * mail). serverkey_rotate refuses (HP_EINTERNAL) while none is set. */
+void serverkey_set_notify(int (*notify)(struct store *,
+    const struct config *, const struct store_rotation *r, int *count,
+    struct hp_error *));
+
 /* Was a rotation finished less than within seconds before now (or after
  * now: a clock set back), with both key files already the new pair and
  * nothing left to finish? Then *done is true and out describes it (seq,

@@ -604,4 +604,82 @@ int store_unreachable_each(struct store *, int64_t cid,
     void (*fn)(const struct store_unreachable *, void *), void *arg,
     struct hp_error *);
 
+/* Statement helper (issue 10, structure): every statement of store.c goes
+ * through it. One call prepares sql from the store's statement cache (sql
+ * must be a string literal: the cache is keyed by its address), binds a
+ * typed argument list, steps and releases; every SQLite return code
+ * (prepare, bind, step, reset) becomes an hp_error naming the statement
+ * (`what`), as "database: what: message" (HP_EBUSY in err for a database
+ * held by another process, HP_EIO for a full disk, as store's other
+ * errors). Public for its unit test and for store files split later; other
+ * modules call the store_* functions above, never SQL. */
+enum store_arg_type {
+	STORE_ARG_END, STORE_ARG_NULL, STORE_ARG_INT, STORE_ARG_TEXT,
+	STORE_ARG_BLOB
+};
+
+struct store_arg {
+	enum store_arg_type type;
+	int64_t i;          /* STORE_ARG_INT */
+	const void *p;      /* text or blob; NULL binds SQL NULL */
+	int len;            /* bytes of p; -1: text up to its NUL */
+};
+
+/* Arguments ?1, ?2, ... in order: STORE_ARGS(STORE_INT(cid),
+ * STORE_TEXT(name)); NULL for none. */
+#define STORE_ARGS(...) ((const struct store_arg[]){ __VA_ARGS__, \
+	{ STORE_ARG_END, 0, NULL, 0 } })
+#define STORE_INT(v) ((struct store_arg){ STORE_ARG_INT, (int64_t)(v), \
+	NULL, 0 })
+#define STORE_NULL ((struct store_arg){ STORE_ARG_NULL, 0, NULL, 0 })
+/* Text up to its NUL; a NULL pointer binds SQL NULL. */
+#define STORE_TEXT(v) ((struct store_arg){ STORE_ARG_TEXT, 0, (v), -1 })
+/* len bytes of text, or of a blob; a NULL pointer binds SQL NULL. */
+#define STORE_TEXTN(v, n) ((struct store_arg){ STORE_ARG_TEXT, 0, (v), \
+	(int)(n) })
+#define STORE_BLOB(v, n) ((struct store_arg){ STORE_ARG_BLOB, 0, (v), \
+	(int)(n) })
+
+/* A row id, or SQL NULL when v <= 0 (no player, no campaign). */
+static inline struct store_arg
+store_arg_id(int64_t v)
+{
+	return v > 0 ? STORE_INT(v) : STORE_NULL;
+}
+
+struct sqlite3_stmt;
+
+/* A statement being stepped: store_query_open, store_query_next while it
+ * gives rows (read them from s with sqlite3_column_*), store_query_close. */
+struct store_query {
+	struct store *st;
+	struct sqlite3_stmt *s;    /* owned by the store's cache */
+	const char *what;          /* names the statement in errors */
+	int sqlite_rc;             /* the last SQLite code (extended) */
+	int rc;                    /* HP_OK, or the error err holds */
+	bool done;
+};
+
+/* Prepare sql (from the cache) and bind args into q. HP_OK, or HP_EDB with
+ * err set (nothing to close). */
+int store_query_open(struct store_query *q, struct store *, const char *what,
+    const char *sql, const struct store_arg *args, struct hp_error *);
+/* Step q: true with a row; false when no row is left (q->rc HP_OK) or on
+ * an error (q->rc HP_EDB, err set, q->sqlite_rc says which). */
+bool store_query_next(struct store_query *q, struct hp_error *);
+/* Release q's statement; returns q->rc, or HP_EDB (err set) if releasing
+ * reports an error not seen yet. */
+int store_query_close(struct store_query *q, struct hp_error *);
+/* Run a statement that returns no rows. If sqlite_rc is not NULL it gets
+ * the step's SQLite code (e.g. SQLITE_CONSTRAINT_UNIQUE, for the caller's
+ * own message). HP_OK or HP_EDB with err set. */
+int store_exec(struct store *, const char *what, const char *sql,
+    const struct store_arg *args, int *sqlite_rc, struct hp_error *);
+/* Rows changed by the last statement run, and the last row id inserted. */
+int store_changes(struct store *);
+int64_t store_last_id(struct store *);
+/* How long a statement waits for a database held by another process
+ * before failing with HP_EBUSY (10 s from store_open). */
+void store_busy_timeout(struct store *, int ms);
+
 #endif

@@ -12,6 +12,7 @@
 #include "orders.h"
 #include "ruleset.h"
 #include "store.h"
+#include "window.h"
 
 /* Create a campaign of ruleset rules and open its first window. master (may
  * be NULL) makes every window seed derived from it: for tests and demos
@@ -53,48 +54,6 @@ int turn_submit_tx(struct store *, const char *campaign, const char *text,
 int turn_pending(struct store *, const char *campaign, struct store_window *,
     unsigned *missing, struct hp_error *);
 
-/* Resolve a window in memory: parse each side's order file (raw[side], or
- * NULL), run the ruleset step by step with dice d, then decide victory.
- * Pure: the same state, orders and dice give the same result. */
-int turn_resolve_window(struct game *, const struct window_spec *,
-    const char *const raw[GAME_MAX_SIDES], struct dice *, struct events *,
-    struct hp_error *);
-
-/* A resolution that stopped to ask (RESOLVE_ASK) and resumes in the
- * decision window opened after it: the step that asked, and the window
- * whose resolution stopped first, with its order files (its ctx->orders
- * become the resumed ctx->prior). */
-struct turn_resume {
-	int step;                           /* the step that asked */
-	struct window_spec w;               /* the window that stopped first */
-	const char *prior[GAME_MAX_SIDES];  /* its order files, raw, or NULL */
-};
-
-/* How a resolution ended: step is -1 when it was done, else the step that
- * returned RESOLVE_ASK and ask the sides it asked. */
-struct turn_stop {
-	int step;
-	unsigned ask;
-};
-
-/* turn_resolve_window with what the engine keeps between windows: the
- * standing orders in force when w opened (standing[side], raw, or NULL;
- * NULL for all), and the stopped resolution w resumes (NULL: none). On a
- * stop (*stop, may be NULL) victory is not decided: the resolution is not
- * over. */
-int turn_resolve_window_resume(struct game *, const struct window_spec *,
-    const char *const raw[GAME_MAX_SIDES],
-    const char *const standing[GAME_MAX_SIDES], const struct turn_resume *,
-    struct turn_stop *stop, struct dice *, struct events *,
-    struct hp_error *);
-
-/* After a window's resolution ended as stop says: set g's turn and window
- * to the next window (*next; *more false when the game ended, which it
- * then marks finished). After a stop the next window must be a decision
- * window naming exactly the sides asked (else HP_EINTERNAL). */
-int turn_advance(struct game *, const struct turn_stop *,
-    struct window_spec *next, bool *more, struct hp_error *);
-
 /* Resolve the campaign's open window if every side's orders are in, in one
  * transaction; then keep resolving while the next window needs nothing from
  * a person. *resolved counts the windows resolved. HP_ESTATE if orders are
@@ -111,6 +70,28 @@ struct turn_hooks {
 	    struct hp_error *);
 	void *arg;
 };
+/* What hangs on every window of every campaign (reports, deadline clocks:
+ * the lifecycle knows nothing of them), registered once at start-up by
+ * engine_init. opened runs in the transaction that opens window wid;
+ * resolved in the resolution's, once the window is resolved and its events
+ * and dice are stored, before the call's turn_hooks. An error rolls the
+ * transaction back. */
+struct turn_observer {
+	int (*opened)(struct store *, int64_t wid, struct hp_error *);
+	int (*resolved)(struct store *, int64_t cid, const struct game *,
+	    const struct store_window *, const struct events *,
+	    const struct dice *, struct hp_error *);
+};
+/* Add o (kept, not copied; at most 8, in the order added; adding one
+ * again does nothing). */
+void turn_observe(const struct turn_observer *o);
+/* Run every observer's opened (resolved) hook; HP_EINTERNAL if none is
+ * registered. Called by the lifecycle (turn.c) only. */
+int turn_observers_opened(struct store *, int64_t wid, struct hp_error *);
+int turn_observers_resolved(struct store *, int64_t cid, const struct game *,
+    const struct store_window *, const struct events *, const struct dice *,
+    struct hp_error *);
+
 /* turn_resolve with hooks (may be NULL). */
 int turn_resolve_hooked(struct store *, const char *campaign,
     const struct turn_hooks *, int *resolved, struct hp_error *);
@@ -127,22 +108,5 @@ int turn_resolve_signed(struct store *, const char *campaign,
  * them. Used when a campaign is created. */
 int turn_resolve_sideless(struct store *, const char *campaign,
     const struct minisign_seckey *sk, int *resolved, struct hp_error *);
-
-/* The order file a side should edit for the open window: header and the
- * ruleset's template. Caller frees. */
-char *turn_order_template(const struct game *, const struct window_spec *,
-    int side);
-
-/* Append the header lines (campaign, turn, window, side) of side's order
- * file for window w. */
-void turn_order_header(const struct game *, const struct window_spec *,
-    int side, struct sbuf *);
-/* The built-in opponent's order file for side in window w, header and
- * all. Caller frees. */
-char *turn_opponent_orders(const struct game *, const struct window_spec *,
-    int side);
-/* The hash of an order file as it enters the dice key: BLAKE2b-256 of its
- * bytes (docs/AUDIT.md). out is 32 bytes. */
-void turn_order_hash(const char *raw, unsigned char *out);
 
 #endif

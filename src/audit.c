@@ -22,7 +22,7 @@
 #include "sealed.h"
 #include "seedchain.h"
 #include "serverkey.h"
-#include "turn.h"
+#include "window.h"
 
 #define BUNDLE_MAGIC "hexpost audit bundle v1"
 
@@ -371,7 +371,7 @@ check_order(const struct acamp *c, const struct awin *aw,
 	int rc;
 
 	where(aw, wh, sizeof wh);
-	turn_order_hash(o->raw, h);
+	window_order_hash(o->raw, h);
 	if (sodium_memcmp(h, o->hash, 32) != 0)
 		return discrepancy(err, "%s: %s's order file (%s%s) does not "
 		    "hash to the hash recorded when it was accepted: the file "
@@ -1075,7 +1075,7 @@ check_spec(const struct game *g, const struct awin *aw, struct hp_error *err)
  * asked at step (G1): what the resumed window's ctx->prior is parsed from. */
 static void
 replay_resume(const struct acamp *c, int cont, int step,
-    struct turn_resume *res)
+    struct window_resume *res)
 {
 	const struct awin *ow = &c->w[cont];
 	int k;
@@ -1115,8 +1115,8 @@ replay_files(const struct acamp *c, const struct game *g,
  * it produces; *stop says whether it stopped to ask. */
 static int
 replay_window(const struct acamp *c, int i, struct game *g,
-    const struct dicelog *l, const struct turn_resume *res,
-    struct turn_stop *stop, struct audit_stats *s, struct hp_error *err)
+    const struct dicelog *l, const struct window_resume *res,
+    struct window_stop *stop, struct audit_stats *s, struct hp_error *err)
 {
 	const struct awin *aw = &c->w[i];
 	const char *raw[GAME_MAX_SIDES] = { 0 };
@@ -1148,7 +1148,7 @@ replay_window(const struct acamp *c, int i, struct game *g,
 			standing[o->side] = o->raw;
 		if (strcmp(o->source, "opponent") == 0 ||
 		    strcmp(o->source, "deadline-ai") == 0) {
-			t = turn_opponent_orders(g, &aw->w.spec, o->side);
+			t = window_opponent_orders(g, &aw->w.spec, o->side);
 			rc = strcmp(t, o->raw);
 			free(t);
 			if (rc != 0)
@@ -1162,7 +1162,7 @@ replay_window(const struct acamp *c, int i, struct game *g,
 			else
 				s->deadline_orders++;
 		} else if (strcmp(o->source, "deadline-hold") == 0) {
-			t = audit_hold_orders(g, &aw->w.spec, o->side);
+			t = window_hold_orders(g, &aw->w.spec, o->side);
 			rc = t == NULL ? 1 : strcmp(t, o->raw);
 			free(t);
 			if (rc != 0)
@@ -1180,10 +1180,10 @@ replay_window(const struct acamp *c, int i, struct game *g,
 	for (k = 1; k < DICE_SEALED_SETS; k++)
 		if (c->sealed_known & (1u << k))
 			dice_sealed_enable(&d, (unsigned)k, c->sealed_seed[k]);
-	rc = turn_resolve_window_resume(g, &aw->w.spec, raw, standing, res,
+	rc = window_resolve_resume(g, &aw->w.spec, raw, standing, res,
 	    stop, &d, &ev, &rerr);
 	if (rc == HP_OK)
-		rc = turn_advance(g, stop, &next, &more, &rerr);
+		rc = window_advance(g, stop, &next, &more, &rerr);
 	if (rc != HP_OK) {
 		rc = discrepancy(err, "%s: the replay fails: %s", wh, rerr.msg);
 		goto out;
@@ -1520,8 +1520,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		if (rc == HP_OK)
 			rc = check_seats(c, i, &seat, err);
 		if (rc == HP_OK) {
-			struct turn_resume res;
-			struct turn_stop stop = { -1, 0 };
+			struct window_resume res;
+			struct window_stop stop = { -1, 0 };
 
 			if (cont >= 0)
 				replay_resume(c, cont, cont_step, &res);
@@ -1571,7 +1571,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 			goto out;
 		}
 		g.status = GAME_FINISHED;
-		audit_end_result(c->end_arg, g.result, sizeof g.result);
+		window_end_result(c->end_arg, g.result, sizeof g.result);
 		s->moderator_end = true;
 	}
 	if (c->w[c->nw - 1].w.state == WSTATE_RESOLVED &&
@@ -2734,7 +2734,7 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 			o->raw = raw;
 			o->current = !snap;
 			o->snap = snap;
-			turn_order_hash(raw, o->hash);
+			window_order_hash(raw, o->hash);
 			/* The source and recorded hash come from the log; a
 			 * log that does not parse fails its own check. */
 			strlcpy_(o->source, snap ? "standing" : "cli",
@@ -2853,48 +2853,6 @@ audit_bundle(const char *dir, const struct audit_opts *opts,
 	}
 	acamp_free(&c);
 	return rc;
-}
-
-char *
-audit_hold_orders(const struct game *g, const struct window_spec *w, int side)
-{
-	int attempt;
-
-	for (attempt = 0; attempt < 2; attempt++) {
-		struct order_header h;
-		struct order_body body = { NULL, 0 };
-		struct order_errors errs;
-		struct sbuf text, canon;
-		void *parsed = NULL;
-		bool ok = false;
-
-		sbuf_init(&text);
-		sbuf_init(&canon);
-		orders_errors_init(&errs);
-		turn_order_header(g, w, side, &text);
-		sbuf_puts(&text, attempt == 0 ? "" : "hold\n");
-		if (orders_parse_file(text.buf, text.len, &h, &body, &errs) ==
-		    HP_OK) {
-			ok = g->rules->parse(g, w, side, &body, &parsed, &canon,
-			    &errs) == HP_OK && errs.n == 0;
-			if (parsed != NULL)
-				g->rules->free_orders(parsed);
-			orders_body_free(&body);
-		}
-		orders_errors_free(&errs);
-		sbuf_free(&canon);
-		if (ok)
-			return sbuf_steal(&text);
-		sbuf_free(&text);
-	}
-	return NULL;
-}
-
-void
-audit_end_result(const char *arg, char *buf, size_t len)
-{
-	snprintf(buf, len, "ended by the moderator%s%.80s", arg[0] ? ": " : "",
-	    arg);
 }
 
 void

@@ -108,7 +108,7 @@ cliorders_submit(struct store *st, const char *campaign, const char *text,
 		rc = HP_EINVAL;
 		goto rollback;
 	}
-	turn_order_hash(raw, hash);
+	window_order_hash(raw, hash);
 	if ((rc = store_ordersig_put(st, hash, sig, strlen(sig), p[i].pubkey,
 	    p[i].key_id, p[i].id, err)) != HP_OK)
 		goto rollback;

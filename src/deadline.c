@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "audit.h"
 #include "deadline.h"
 #include "mail.h"
 #include "tmpl.h"
@@ -304,9 +303,9 @@ fill_side(struct store *st, const struct game *g, const struct store_window *w,
 	int rc;
 
 	if (policy != DEADLINE_AI)
-		text = audit_hold_orders(g, &w->spec, side);
+		text = window_hold_orders(g, &w->spec, side);
 	if (text == NULL) {
-		text = turn_opponent_orders(g, &w->spec, side);
+		text = window_opponent_orders(g, &w->spec, side);
 		source = "deadline-ai";
 	}
 	turn_submit_init(&res);

@@ -10,7 +10,7 @@
 #include "mail.h"
 #include "mime.h"
 #include "report.h"
-#include "turn.h"
+#include "window.h"
 #include "sealed.h"
 #include "view.h"
 

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "daemon.h"
 #include "embedded.h"
+#include "engine.h"
 #include "fetch_imap.h"
 #include "intake.h"
 #include "mail.h"
@@ -34,11 +35,54 @@
 #include "sealed.h"
 #include "view.h"
 
+/* What the dispatcher (main) provides before a subcommand's handler runs:
+ * one table (cmds, at the end) names each subcommand with its usage, its
+ * options, how many arguments it takes and what it needs. */
+enum {
+	CLI_DB = 1,          /* the database, opened (it must exist) */
+	CLI_CONFIG = 2,      /* a configuration (cmd.config_why says why) */
+	CLI_CAMPAIGN = 4,    /* argument 0 names a campaign: loaded (CLI_DB) */
+};
+
+/* A handler's return: an exit code (0 or sysexits), or CLI_USAGE for the
+ * dispatcher to print the command's usage and exit 64. A check returns
+ * CLI_GO when the handler may run. */
+#define CLI_USAGE (-1)
+#define CLI_GO (-2)
+#define CLI_MAX_OPTS 64
+
+/* A subcommand's parsed command line and what the dispatcher opened. */
+struct cli {
+	const struct cmd *cmd;
+	int argc;                    /* positional arguments ... */
+	char **argv;                 /* ... after the options */
+	const char *opt[128];        /* each option's last value, by its
+	                              * letter ("" for a flag), or NULL */
+	struct {
+		int letter;
+		const char *arg;
+	} each[CLI_MAX_OPTS];        /* every option given, in order */
+	int neach;
+	struct store *st;            /* CLI_DB */
+	struct game g;               /* CLI_CAMPAIGN */
+	int64_t cid;                 /* CLI_CAMPAIGN */
+	struct hp_error err;
+};
+
 struct cmd {
-	const char *name;   /* "campaign new" */
-	const char *usage;
+	const char *name;            /* "campaign" */
+	const char *sub;             /* "new", or NULL for a one-word command */
+	const char *usage;           /* after "hexpost [--db PATH] " */
 	const char *help;
-	int (*fn)(int, char **);
+	const struct option *opts;   /* long options besides --help, or NULL */
+	int min_args, max_args;      /* positional arguments */
+	unsigned needs;              /* CLI_* */
+	const char *config_why;      /* CLI_CONFIG: "(--config FILE): ..." */
+	int (*check)(struct cli *);  /* before anything is opened, or NULL:
+	                              * CLI_GO, CLI_USAGE or an exit code */
+	int (*fn)(struct cli *);
+	int (*raw)(int, char **);    /* instead of all the above: its own
+	                              * parsing of argv (argv[0] the command) */
 };
 
 static const char *db_path;
@@ -118,29 +162,13 @@ open_db(bool create, int *ex)
 	return st;
 }
 
-static const struct option help_only[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 }
-};
+static int usage_of(const struct cmd *);
 
-static int usage_of(const char *);
-
-/* Parse only --help; returns -1 to continue, else an exit code. */
+/* 0 for HP_OK, else err's message and exit code. */
 static int
-no_options(int argc, char **argv, const char *name, int want)
+done(int rc, const struct hp_error *err)
 {
-	int ch;
-
-	while ((ch = getopt_long(argc, argv, "h", help_only, NULL)) != -1) {
-		if (ch == 'h') {
-			usage_of(name);
-			return 0;
-		}
-		return usage_of(name) + HP_EX_USAGE;
-	}
-	if (argc - optind != want)
-		return usage_of(name) + HP_EX_USAGE;
-	return -1;
+	return rc == HP_OK ? 0 : fail(err);
 }
 
 /* mkdir -p dir: create dir and its missing parents (mode 0700). */
@@ -222,35 +250,17 @@ init_datadir(const char *dir, struct hp_error *err)
 }
 
 static int
-cmd_init(int argc, char **argv)
+cmd_init(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "datadir", required_argument, NULL, 'D' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct hp_error err = { 0, "" };
-	const char *datadir = NULL;
+	const char *datadir = c->opt['D'];
 	struct store *st;
-	int rc, ex, ch;
+	int rc, ex;
 
-	while ((ch = getopt_long(argc, argv, "D:h", opts, NULL)) != -1)
-		switch (ch) {
-		case 'D':
-			datadir = optarg;
-			break;
-		case 'h':
-			return usage_of("init") * 0;
-		default:
-			return usage_of("init") + HP_EX_USAGE;
-		}
-	if (argc != optind)
-		return usage_of("init") + HP_EX_USAGE;
-	if (datadir != NULL && (rc = init_datadir(datadir, &err)) != HP_OK)
-		return fail(&err);
+	if (datadir != NULL && init_datadir(datadir, &c->err) != HP_OK)
+		return fail(&c->err);
 	if ((st = open_db(true, &ex)) == NULL)
 		return ex;
-	rc = store_migrate(st, &err);
+	rc = store_migrate(st, &c->err);
 	if (rc == HP_OK)
 		printf("%s: schema version %d\n", db_path,
 		    store_schema_version(st));
@@ -258,84 +268,64 @@ cmd_init(int argc, char **argv)
 	if (rc == HP_OK && datadir != NULL)
 		printf("ready: hexpost --config %s/hexpost.conf run --once\n",
 		    datadir);
-	return rc == HP_OK ? 0 : fail(&err);
+	return done(rc, &c->err);
 }
 
 static int load_server_key(struct minisign_seckey **, struct hp_error *);
 
 static int
-cmd_campaign_new(int argc, char **argv)
+cmd_campaign_new(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "ruleset", required_argument, NULL, 'r' },
-		{ "scenario", required_argument, NULL, 's' },
-		{ "options", required_argument, NULL, 'o' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "allow-test-ruleset", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct hp_error err = { 0, "" };
-	const char *rules = NULL, *scen = NULL, *opt = "", *seed = NULL;
-	const struct ruleset *rs;
+	const char *rules = c->opt['r'], *seed = c->opt['S'];
 	struct minisign_seckey *sk = NULL;
-	struct store *st;
-	bool allow_test = false;
-	int ch, rc, ex;
+	int rc;
 
-	while ((ch = getopt_long(argc, argv, "r:s:o:S:h", opts, NULL)) != -1)
-		switch (ch) {
-		case 'r':
-			rules = optarg;
-			break;
-		case 's':
-			scen = optarg;
-			break;
-		case 'o':
-			opt = optarg;
-			break;
-		case 'S':
-			seed = optarg;
-			break;
-		case 'T':
-			allow_test = true;
-			break;
-		case 'h':
-			return usage_of("campaign new") * 0;
-		default:
-			return usage_of("campaign new") + HP_EX_USAGE;
-		}
-	if (argc - optind != 1 || rules == NULL)
-		return usage_of("campaign new") + HP_EX_USAGE;
-	/* Test rulesets exercise the engine; nobody plays them by mistake. */
-	if ((rs = ruleset_find(rules)) != NULL && rs->test && !allow_test) {
+	/* The seed chain statement is signed at once (docs/AUDIT.md, "Seed
+	 * chain"); without a configuration it stays unsigned. */
+	if ((rc = load_server_key(&sk, &c->err)) == HP_OK)
+		rc = turn_campaign_new(c->st, c->argv[0], rules, c->opt['s'],
+		    c->opt['o'] ? c->opt['o'] : "", (const unsigned char *)seed,
+		    seed ? strlen(seed) : 0, &c->err);
+	if (rc == HP_OK && sk != NULL)
+		rc = seedchain_sign(c->st, c->argv[0], sk, &c->err);
+	if (rc == HP_OK && sk != NULL)	/* docs/AUDIT.md, "Sealed dice" */
+		rc = sealed_sign(c->st, c->argv[0], sk, &c->err);
+	/* Windows before the first turn that name no side (a turn-0 deploy
+	 * rolling the first initiative, G7) resolve at once. */
+	if (rc == HP_OK)
+		rc = turn_resolve_sideless(c->st, c->argv[0], sk, NULL, &c->err);
+	minisign_seckey_free(sk);
+	if (rc != HP_OK)
+		return fail(&c->err);
+	printf("campaign %s created (%s)%s\n", c->argv[0], rules, seed ?
+	    "; its dice come from --seed: for tests and demos only" : "");
+	return 0;
+}
+
+/* campaign new and simulate need --ruleset. */
+static int
+need_ruleset(struct cli *c)
+{
+	return c->opt['r'] == NULL ? CLI_USAGE : CLI_GO;
+}
+
+/* campaign new: --ruleset, and a test ruleset only when asked for (test
+ * rulesets exercise the engine; nobody plays them by mistake). */
+static int
+need_ruleset_new(struct cli *c)
+{
+	const struct ruleset *rs;
+
+	if (c->opt['r'] == NULL)
+		return CLI_USAGE;
+	if ((rs = ruleset_find(c->opt['r'])) != NULL && rs->test &&
+	    c->opt['T'] == NULL) {
 		fprintf(stderr, "hexpost: %s is a test ruleset (for the "
 		    "engine's tests); give --allow-test-ruleset to use it\n",
 		    rs->name);
 		return HP_EX_USAGE;
 	}
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
-	/* The seed chain statement is signed at once (docs/AUDIT.md, "Seed
-	 * chain"); without a configuration it stays unsigned. */
-	if ((rc = load_server_key(&sk, &err)) == HP_OK)
-		rc = turn_campaign_new(st, argv[optind], rules, scen, opt,
-		    (const unsigned char *)seed, seed ? strlen(seed) : 0, &err);
-	if (rc == HP_OK && sk != NULL)
-		rc = seedchain_sign(st, argv[optind], sk, &err);
-	if (rc == HP_OK && sk != NULL)	/* docs/AUDIT.md, "Sealed dice" */
-		rc = sealed_sign(st, argv[optind], sk, &err);
-	/* Windows before the first turn that name no side (a turn-0 deploy
-	 * rolling the first initiative, G7) resolve at once. */
-	if (rc == HP_OK)
-		rc = turn_resolve_sideless(st, argv[optind], sk, NULL, &err);
-	minisign_seckey_free(sk);
-	store_close(st);
-	if (rc != HP_OK)
-		return fail(&err);
-	printf("campaign %s created (%s)%s\n", argv[optind], rules, seed ?
-	    "; its dice come from --seed: for tests and demos only" : "");
-	return 0;
+	return CLI_GO;
 }
 
 static void
@@ -353,19 +343,10 @@ print_campaign(const struct store_campaign_info *ci, void *arg)
 }
 
 static int
-cmd_campaign_list(int argc, char **argv)
+cmd_campaign_list(struct cli *c)
 {
-	struct hp_error err = { 0, "" };
-	struct store *st;
-	int rc, ex;
-
-	if ((rc = no_options(argc, argv, "campaign list", 0)) >= 0)
-		return rc;
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
-	rc = store_campaign_list(st, print_campaign, st, &err);
-	store_close(st);
-	return rc == HP_OK ? 0 : fail(&err);
+	return done(store_campaign_list(c->st, print_campaign, c->st, &c->err),
+	    &c->err);
 }
 
 static void
@@ -379,186 +360,128 @@ print_player(int side, const char *name, const char *email, bool mod,
 }
 
 static int
-cmd_campaign_show(int argc, char **argv)
+cmd_campaign_show(struct cli *c)
 {
-	struct hp_error err = { 0, "" };
+	struct hp_error *err = &c->err;
 	struct store_window w;
-	struct store *st;
-	struct game g;
+	struct store *st = c->st;
+	struct game *g = &c->g;
 	unsigned missing = 0;
-	int64_t cid;
-	int rc, ex, s;
+	int rc, s;
 
-	if ((rc = no_options(argc, argv, "campaign show", 1)) >= 0)
-		return rc;
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
-	game_init(&g);
-	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) != HP_OK)
-		goto out;
 	printf("campaign %s\n  ruleset  %s (%s)\n  scenario %s\n  options  %s\n"
-	    "  status   %s%s%s\n  turn     %d\n", g.name, g.rules->name,
-	    g.rules->title, g.scenario, g.options[0] ? g.options : "-",
-	    game_strstatus(g.status), g.result[0] ? ": " : "", g.result,
-	    g.turn);
+	    "  status   %s%s%s\n  turn     %d\n", g->name, g->rules->name,
+	    g->rules->title, g->scenario, g->options[0] ? g->options : "-",
+	    game_strstatus(g->status), g->result[0] ? ": " : "", g->result,
+	    g->turn);
 	{
 		struct store_quarantine q;
 		char since[64];
 
-		if ((rc = store_quarantine_get(st, g.name, &q, &err)) != HP_OK)
-			goto out;
+		if ((rc = store_quarantine_get(st, g->name, &q, err)) != HP_OK)
+			return fail(err);
 		deadline_format(q.since, since, sizeof since);
 		if (q.on)
 			printf("  quarantined since %s: resolution failed: %s\n"
 			    "           (nothing is resolved until 'hexpost "
-			    "moderate %s resume')\n", since, q.error, g.name);
+			    "moderate %s resume')\n", since, q.error, g->name);
 	}
-	for (s = 0; s < g.nsides; s++)
-		printf("  side %-6s %s%s\n", g.sides[s].name, g.sides[s].label,
-		    g.sides[s].ai ? " [built-in opponent]" : "");
-	if ((rc = store_player_list(st, cid, print_player, &g, &err)) != HP_OK)
-		goto out;
-	if ((rc = bounce_print(st, cid, stdout, "  ", &err)) != HP_OK)
-		goto out;
-	if (g.status != GAME_FINISHED) {
-		if ((rc = turn_pending(st, g.name, &w, &missing, &err)) !=
+	for (s = 0; s < g->nsides; s++)
+		printf("  side %-6s %s%s\n", g->sides[s].name, g->sides[s].label,
+		    g->sides[s].ai ? " [built-in opponent]" : "");
+	if ((rc = store_player_list(st, c->cid, print_player, g, err)) != HP_OK)
+		return fail(err);
+	if ((rc = bounce_print(st, c->cid, stdout, "  ", err)) != HP_OK)
+		return fail(err);
+	if (g->status != GAME_FINISHED) {
+		if ((rc = turn_pending(st, g->name, &w, &missing, err)) !=
 		    HP_OK)
-			goto out;
+			return fail(err);
 		printf("  window   turn %d '%s' (%s), waiting for:", w.spec.turn,
 		    w.spec.name, window_strstate(w.state));
-		for (s = 0; s < g.nsides; s++)
+		for (s = 0; s < g->nsides; s++)
 			if (missing & (1u << s))
-				printf(" %s", g.sides[s].name);
+				printf(" %s", g->sides[s].name);
 		printf("%s\n", missing ? "" : " nobody (ready to resolve)");
 	}
-out:
-	game_free(&g);
-	store_close(st);
-	return rc == HP_OK ? 0 : fail(&err);
+	return 0;
 }
 
 static int
-cmd_player_add(int argc, char **argv)
+cmd_player_add(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "email", required_argument, NULL, 'e' },
-		{ "name", required_argument, NULL, 'n' },
-		{ "moderator", no_argument, NULL, 'm' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct hp_error err = { 0, "" };
-	const char *email = NULL, *name = NULL, *keyfile = NULL;
+	const char *email = c->opt['e'], *name = c->opt['n'];
+	const char *keyfile = c->opt['k'];
+	struct hp_error *err = &c->err;
 	char *keytext = NULL, keyhex[17] = "";
 	struct minisign_pubkey pk;
-	bool mod = false;
-	struct store *st;
-	struct game g;
-	int64_t cid;
-	int ch, rc, ex, side;
+	struct store *st = c->st;
+	struct game *g = &c->g;
+	int rc, side;
 
-	while ((ch = getopt_long(argc, argv, "e:n:mk:h", opts, NULL)) != -1)
-		switch (ch) {
-		case 'k':
-			keyfile = optarg;
-			break;
-		case 'e':
-			email = optarg;
-			break;
-		case 'n':
-			name = optarg;
-			break;
-		case 'm':
-			mod = true;
-			break;
-		case 'h':
-			return usage_of("player add") * 0;
-		default:
-			return usage_of("player add") + HP_EX_USAGE;
-		}
-	if (argc - optind != 2 || email == NULL || strchr(email, '@') == NULL)
-		return usage_of("player add") + HP_EX_USAGE;
 	if (keyfile != NULL) {
-		if ((keytext = util_read_file(keyfile, NULL, &err)) == NULL)
-			return fail(&err);
+		if ((keytext = util_read_file(keyfile, NULL, err)) == NULL)
+			return fail(err);
 		if (minisign_pubkey_parse(keytext, strlen(keytext), &pk,
-		    &err) != HP_OK) {
+		    err) != HP_OK) {
 			free(keytext);
 			fprintf(stderr, "hexpost: %s: ", keyfile);
-			return fail(&err);
+			return fail(err);
 		}
 		minisign_keyid_hex(pk.keyid, keyhex);
 	}
-	if ((st = open_db(false, &ex)) == NULL) {
-		free(keytext);
-		return ex;
-	}
-	game_init(&g);
-	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) != HP_OK)
-		goto out;
-	if ((side = game_side_index(&g, argv[optind + 1])) < 0) {
-		hp_seterr(&err, HP_EINVAL, "no side %s in %s", argv[optind + 1],
-		    g.name);
+	if ((side = game_side_index(g, c->argv[1])) < 0) {
+		hp_seterr(err, HP_EINVAL, "no side %s in %s", c->argv[1],
+		    g->name);
 		rc = HP_EINVAL;
 		goto out;
 	}
-	if ((rc = store_begin(st, &err)) != HP_OK)
+	if ((rc = store_begin(st, err)) != HP_OK)
 		goto out;
-	if ((rc = store_player_add(st, cid, side, name ? name : email, email,
-	    keytext, keyfile ? keyhex : NULL, mod, &err)) != HP_OK) {
+	if ((rc = store_player_add(st, c->cid, side, name ? name : email,
+	    email, keytext, keyfile ? keyhex : NULL, c->opt['m'] != NULL,
+	    err)) != HP_OK) {
 		store_rollback(st);
 		goto out;
 	}
-	g.sides[side].ai = false;
-	if (have_cfg && (rc = mail_queue_welcome(st, &cfg, cid, &g, side,
-	    name ? name : email, email, keyfile ? keyhex : NULL, &err)) !=
+	g->sides[side].ai = false;
+	if (have_cfg && (rc = mail_queue_welcome(st, &cfg, c->cid, g, side,
+	    name ? name : email, email, keyfile ? keyhex : NULL, err)) !=
 	    HP_OK) {
 		store_rollback(st);
 		goto out;
 	}
-	if ((rc = store_commit(st, &err)) == HP_OK)
-		printf("%s plays %s in %s%s%s\n", email, g.sides[side].name,
-		    g.name, keyfile ? ", key " : "", keyhex);
+	if ((rc = store_commit(st, err)) == HP_OK)
+		printf("%s plays %s in %s%s%s\n", email, g->sides[side].name,
+		    g->name, keyfile ? ", key " : "", keyhex);
 out:
 	free(keytext);
-	game_free(&g);
-	store_close(st);
-	return rc == HP_OK ? 0 : fail(&err);
+	return done(rc, err);
+}
+
+/* player add needs --email with an @. */
+static int
+need_email(struct cli *c)
+{
+	const char *email = c->opt['e'];
+
+	return email == NULL || strchr(email, '@') == NULL ? CLI_USAGE : CLI_GO;
 }
 
 static int
-cmd_orders_submit(int argc, char **argv)
+cmd_orders_submit(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "sig", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct hp_error err = { 0, "" };
+	struct hp_error *err = &c->err;
 	struct turn_submit res;
-	struct store *st;
 	char *text, *etext, *sig = NULL;
-	const char *sigfile = NULL;
+	const char *sigfile = c->opt['s'];
 	size_t len;
-	int rc, ex, ch;
+	int rc;
 
-	while ((ch = getopt_long(argc, argv, "s:h", opts, NULL)) != -1)
-		switch (ch) {
-		case 's':
-			sigfile = optarg;
-			break;
-		case 'h':
-			return usage_of("orders submit") * 0;
-		default:
-			return usage_of("orders submit") + HP_EX_USAGE;
-		}
-	if (argc - optind != 2)
-		return usage_of("orders submit") + HP_EX_USAGE;
-	if (sigfile != NULL && (sig = util_read_file(sigfile, NULL, &err)) ==
+	if (sigfile != NULL && (sig = util_read_file(sigfile, NULL, err)) ==
 	    NULL)
-		return fail(&err);
-	if (strcmp(argv[optind + 1], "-") == 0) {
+		return fail(err);
+	if (strcmp(c->argv[1], "-") == 0) {
 		struct sbuf b;
 		char chunk[4096];
 		size_t n;
@@ -569,83 +492,53 @@ cmd_orders_submit(int argc, char **argv)
 			sbuf_add(&b, chunk, n);
 		len = b.len;
 		text = sbuf_steal(&b);
-	} else if ((text = util_read_file(argv[optind + 1], &len, &err)) ==
-	    NULL) {
+	} else if ((text = util_read_file(c->argv[1], &len, err)) == NULL) {
 		free(sig);
-		return fail(&err);
-	}
-	if ((st = open_db(false, &ex)) == NULL) {
-		free(text);
-		free(sig);
-		return ex;
+		return fail(err);
 	}
 	turn_submit_init(&res);
-	rc = cliorders_submit(st, argv[optind], text, len, sig, &res, &err);
+	rc = cliorders_submit(c->st, c->argv[0], text, len, sig, &res, err);
 	if (rc == HP_EINVAL) {
 		etext = orders_errors_text(&res.errs);
 		fprintf(stderr, "hexpost: orders rejected, nothing changed:\n%s",
 		    etext);
 		free(etext);
 	} else if (rc != HP_OK)
-		fail(&err);
+		fail(err);
 	else
 		printf("accepted %s orders for turn %d window '%s'%s:\n%s",
 		    res.standing ? "standing" : "the", res.turn, res.window,
 		    res.replaced ? " (replacing the earlier file)" : "",
 		    res.canon);
 	turn_submit_free(&res);
-	store_close(st);
 	free(text);
 	free(sig);
-	return hp_exit_code(rc != HP_OK && err.code == HP_EBUSY ? err.code : rc);
+	return hp_exit_code(rc != HP_OK && err->code == HP_EBUSY ? err->code :
+	    rc);
 }
 
-/* Load a campaign with its open window; side named by --side, or -1. */
+/* The open window of a campaign loaded: HP_ESTATE once it has ended. */
 static int
-load_with_window(struct store *st, const char *name, struct game *g,
-    struct store_window *w, int64_t *cid, struct hp_error *err)
+load_with_window(struct store *st, struct game *g, int64_t cid,
+    struct store_window *w, struct hp_error *err)
 {
 	int rc;
 
-	if ((rc = store_game_load(st, name, g, cid, err)) != HP_OK)
-		return rc;
-	if ((rc = store_window_current(st, *cid, w, err)) == HP_ENOENT)
+	if ((rc = store_window_current(st, cid, w, err)) == HP_ENOENT)
 		hp_seterr(err, HP_ESTATE, "campaign %s has ended: %s", g->name,
 		    g->result);
 	return rc == HP_ENOENT ? HP_ESTATE : rc;
 }
 
 static int
-side_option(int argc, char **argv, const char *cmd, const char **side,
-    int *turn)
+check_turn(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "side", required_argument, NULL, 's' },
-		{ "turn", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	int ch;
+	int turn;
 
-	while ((ch = getopt_long(argc, argv, "s:t:h", opts, NULL)) != -1)
-		switch (ch) {
-		case 's':
-			*side = optarg;
-			break;
-		case 't':
-			if (turn == NULL || orders_parse_int(optarg, 1, 100000,
-			    turn) != HP_OK)
-				return usage_of(cmd) + HP_EX_USAGE;
-			break;
-		case 'h':
-			usage_of(cmd);
-			return 0;
-		default:
-			return usage_of(cmd) + HP_EX_USAGE;
-		}
-	if (argc - optind != 1)
-		return usage_of(cmd) + HP_EX_USAGE;
-	return -1;
+	if (c->opt['t'] != NULL && orders_parse_int(c->opt['t'], 1, 100000,
+	    &turn) != HP_OK)
+		return CLI_USAGE;
+	return CLI_GO;
 }
 
 static int
@@ -667,66 +560,54 @@ resolve_side(const struct game *g, const char *name, int *side,
 /* orders template / orders suggest: print an order file for the open
  * window, as a template or as the built-in opponent would write it. */
 static int
-orders_print(int argc, char **argv, const char *cmd, bool suggest)
+orders_print(struct cli *c, bool suggest)
 {
-	struct hp_error err = { 0, "" };
+	struct hp_error *err = &c->err;
 	struct store_window w;
-	const char *sidename = NULL;
-	struct store *st;
-	struct game g;
-	int64_t cid;
-	int rc, ex, side, s;
+	struct game *g = &c->g;
+	int rc, side, s;
 
-	if ((rc = side_option(argc, argv, cmd, &sidename, NULL)) >= 0)
-		return rc;
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
-	game_init(&g);
-	if ((rc = load_with_window(st, argv[optind], &g, &w, &cid, &err)) !=
-	    HP_OK || (rc = resolve_side(&g, sidename, &side, &err)) != HP_OK)
-		goto out;
+	if ((rc = load_with_window(c->st, g, c->cid, &w, err)) != HP_OK ||
+	    (rc = resolve_side(g, c->opt['s'], &side, err)) != HP_OK)
+		return fail(err);
 	if (side < 0)
-		for (s = 0; s < g.nsides && side < 0; s++)
+		for (s = 0; s < g->nsides && side < 0; s++)
 			if (w.spec.sides & (1u << s))
 				side = s;
 	if (side < 0 || !(w.spec.sides & (1u << side))) {
-		hp_seterr(&err, HP_ESTATE, "%s sends no orders in turn %d "
-		    "window '%s'", side < 0 ? "nobody" : g.sides[side].name,
+		hp_seterr(err, HP_ESTATE, "%s sends no orders in turn %d "
+		    "window '%s'", side < 0 ? "nobody" : g->sides[side].name,
 		    w.spec.turn, w.spec.name);
-		rc = HP_ESTATE;
-		goto out;
+		return fail(err);
 	}
 	if (suggest) {
 		struct sbuf b;
 
 		sbuf_init(&b);
-		turn_order_header(&g, &w.spec, side, &b);
+		window_order_header(g, &w.spec, side, &b);
 		sbuf_puts(&b, "# the built-in opponent's orders\n");
-		g.rules->opponent(&g, &w.spec, side, &b);
+		g->rules->opponent(g, &w.spec, side, &b);
 		fputs(b.buf, stdout);
 		sbuf_free(&b);
 	} else {
-		char *t = view_order_template(&g, &w.spec, side);
+		char *t = view_order_template(g, &w.spec, side);
 
 		fputs(t, stdout);
 		free(t);
 	}
-out:
-	game_free(&g);
-	store_close(st);
-	return rc == HP_OK ? 0 : fail(&err);
+	return 0;
 }
 
 static int
-cmd_orders_template(int argc, char **argv)
+cmd_orders_template(struct cli *c)
 {
-	return orders_print(argc, argv, "orders template", false);
+	return orders_print(c, false);
 }
 
 static int
-cmd_orders_suggest(int argc, char **argv)
+cmd_orders_suggest(struct cli *c)
 {
-	return orders_print(argc, argv, "orders suggest", true);
+	return orders_print(c, true);
 }
 
 /* The server's signing key when the configuration names one (*sk NULL
@@ -741,118 +622,86 @@ load_server_key(struct minisign_seckey **sk, struct hp_error *err)
 }
 
 static int
-cmd_turn_resolve(int argc, char **argv)
+cmd_turn_resolve(struct cli *c)
 {
 	struct minisign_seckey *sk = NULL;
-	struct hp_error err = { 0, "" };
-	struct store *st;
-	int rc, ex, n = 0;
+	int rc, n = 0;
 
-	if ((rc = no_options(argc, argv, "turn resolve", 1)) >= 0)
-		return rc;
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
-	if ((rc = load_server_key(&sk, &err)) == HP_OK)
-		rc = turn_resolve_signed(st, argv[optind], NULL, sk, &n, &err);
+	if ((rc = load_server_key(&sk, &c->err)) == HP_OK)
+		rc = turn_resolve_signed(c->st, c->argv[0], NULL, sk, &n,
+		    &c->err);
 	minisign_seckey_free(sk);
-	store_close(st);
 	if (rc != HP_OK)
-		return fail(&err);
+		return fail(&c->err);
 	printf("resolved %d window%s of %s\n", n, n == 1 ? "" : "s",
-	    argv[optind]);
+	    c->argv[0]);
 	return 0;
 }
 
 static int
-cmd_map(int argc, char **argv)
+cmd_map(struct cli *c)
 {
-	struct hp_error err = { 0, "" };
-	const char *sidename = NULL;
-	struct store *st;
-	struct game g;
+	struct game *g = &c->g;
 	struct sbuf b;
-	int64_t cid;
-	int rc, ex, side;
+	int rc, side;
 
-	if ((rc = side_option(argc, argv, "map", &sidename, NULL)) >= 0)
-		return rc;
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
-	game_init(&g);
+	if ((rc = resolve_side(g, c->opt['s'], &side, &c->err)) != HP_OK)
+		return fail(&c->err);
 	sbuf_init(&b);
-	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) == HP_OK &&
-	    (rc = resolve_side(&g, sidename, &side, &err)) == HP_OK) {
-		view_map(&g, side, &b);
-		view_status(&g, side, &b);
-		fputs(b.buf, stdout);
-	}
+	view_map(g, side, &b);
+	view_status(g, side, &b);
+	fputs(b.buf, stdout);
 	sbuf_free(&b);
-	game_free(&g);
-	store_close(st);
-	return rc == HP_OK ? 0 : fail(&err);
+	return 0;
 }
 
 static int
-cmd_report(int argc, char **argv)
+cmd_report(struct cli *c)
 {
-	struct hp_error err = { 0, "" };
+	struct hp_error *err = &c->err;
 	struct store_window w;
-	const char *sidename = NULL;
-	struct store *st;
-	struct game g;
-	int64_t cid;
-	int rc, ex, side, turn = 0, n, shown = 0;
+	struct store *st = c->st;
+	struct game *g = &c->g;
+	int rc, side, turn = 0, n, shown = 0;
 	char *body;
 
-	if ((rc = side_option(argc, argv, "report", &sidename, &turn)) >= 0)
-		return rc;
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
-	game_init(&g);
-	if ((rc = store_game_load(st, argv[optind], &g, &cid, &err)) != HP_OK ||
-	    (rc = resolve_side(&g, sidename, &side, &err)) != HP_OK)
-		goto out;
+	if (c->opt['t'] != NULL)
+		(void)orders_parse_int(c->opt['t'], 1, 100000, &turn);
+	if ((rc = resolve_side(g, c->opt['s'], &side, err)) != HP_OK)
+		return fail(err);
 	if (turn == 0) {
-		if ((rc = store_window_last_resolved(st, cid, &w, &err)) !=
-		    HP_OK) {
-			hp_seterr(&err, HP_ENOENT, "%s has no resolved turn yet",
-			    g.name);
-			goto out;
+		if (store_window_last_resolved(st, c->cid, &w, err) != HP_OK) {
+			hp_seterr(err, HP_ENOENT, "%s has no resolved turn yet",
+			    g->name);
+			return fail(err);
 		}
 		turn = w.spec.turn;
 	}
 	for (n = 1; n < 100; n++) {
-		if (store_window_get(st, cid, turn, n, &w, &err) != HP_OK)
+		if (store_window_get(st, c->cid, turn, n, &w, err) != HP_OK)
 			break;
 		if (w.state != WSTATE_RESOLVED)
 			continue;
-		if ((body = store_report_get(st, w.id, side, &err)) == NULL) {
-			rc = err.code;
-			goto out;
-		}
+		if ((body = store_report_get(st, w.id, side, err)) == NULL)
+			return fail(err);
 		fputs(body, stdout);
 		free(body);
 		shown++;
 	}
 	if (shown == 0) {
-		hp_seterr(&err, HP_ENOENT, "no report for turn %d of %s", turn,
-		    g.name);
-		rc = HP_ENOENT;
+		hp_seterr(err, HP_ENOENT, "no report for turn %d of %s", turn,
+		    g->name);
+		return fail(err);
 	}
-out:
-	game_free(&g);
-	store_close(st);
-	return rc == HP_OK ? 0 : fail(&err);
+	return 0;
 }
 
 static int
-cmd_rules_list(int argc, char **argv)
+cmd_rules_list(struct cli *c)
 {
 	const struct ruleset *const *r;
-	int rc;
 
-	if ((rc = no_options(argc, argv, "rules list", 0)) >= 0)
-		return rc;
+	(void)c;
 	for (r = ruleset_all(); *r != NULL; r++) {
 		printf("%-20s %s (seed %s)%s\n", (*r)->name, (*r)->title,
 		    (*r)->seed, (*r)->test ? " (test)" : "");
@@ -865,29 +714,16 @@ cmd_rules_list(int argc, char **argv)
 /* Check a scenario file: its shape, then what its ruleset makes of it;
  * every error with its line. */
 static int
-cmd_scenario_check(int argc, char **argv)
+cmd_scenario_check(struct cli *c)
 {
-	static const struct option lo[] = {
-		{ "options", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct hp_error err = { 0, "" };
 	struct order_errors errs;
 	struct scenario sc;
-	const char *opt = "", *path;
+	const char *opt = c->opt['o'] ? c->opt['o'] : "", *path = c->argv[0];
 	char *text = NULL, *list;
 	size_t len = 0;
-	int c, i, rc = HP_EX_DATAERR;
+	int i, rc = HP_EX_DATAERR;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1)
-		if (c == 'o')
-			opt = optarg;
-		else
-			return usage_of("scenario check") + HP_EX_USAGE;
-	if (argc != optind + 1)
-		return usage_of("scenario check") + HP_EX_USAGE;
-	path = argv[optind];
 	if (access(path, F_OK) != 0) {
 		fprintf(stderr, "hexpost: %s: no such file\n", path);
 		return HP_EX_NOINPUT;
@@ -921,7 +757,7 @@ out:
 
 /* The shipped scenarios, with each one's title. */
 static int
-cmd_scenario_list(int argc, char **argv)
+cmd_scenario_list(struct cli *c)
 {
 	const struct embedded_file *f;
 	struct order_errors errs;
@@ -929,10 +765,8 @@ cmd_scenario_list(int argc, char **argv)
 	const char **names;
 	char path[160];
 	size_t n, i;
-	int rc;
 
-	if ((rc = no_options(argc, argv, "scenario list", 0)) >= 0)
-		return rc;
+	(void)c;
 	names = scenario_list(NULL, &n);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof path, "scenarios/%s", names[i]);
@@ -965,76 +799,53 @@ print_outbox_row(const struct store_outbox_row *r, void *arg)
 /* Mail that could not be delivered: failed for good (a 5xx answer, or
  * retry_max attempts), or waiting for another try. */
 static int
-cmd_outbox(int argc, char **argv)
+cmd_outbox(struct cli *c)
 {
-	struct hp_error err = { 0, "" };
-	struct store *st;
-	int rc, ex, n = 0, counts[3];
+	int rc, n = 0, counts[3];
 
-	if ((rc = no_options(argc, argv, "outbox", 0)) >= 0)
-		return rc;
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
-	if ((rc = store_outbox_list(st, false, print_outbox_row, &n, &err)) ==
-	    HP_OK)
-		rc = store_outbox_counts(st, counts, &err);
+	if ((rc = store_outbox_list(c->st, false, print_outbox_row, &n,
+	    &c->err)) == HP_OK)
+		rc = store_outbox_counts(c->st, counts, &c->err);
 	if (rc == HP_OK)
-		rc = bounce_print(st, 0, stdout, "", &err);
-	store_close(st);
+		rc = bounce_print(c->st, 0, stdout, "", &c->err);
 	if (rc != HP_OK)
-		return fail(&err);
+		return fail(&c->err);
 	printf("%d sent, %d queued, %d failed\n", counts[1], counts[0],
 	    counts[2]);
 	return 0;
 }
 
+/* simulate: --ruleset names a ruleset, --games a count. */
 static int
-cmd_simulate(int argc, char **argv)
+check_simulate(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "ruleset", required_argument, NULL, 'r' },
-		{ "games", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "options", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	int games;
+
+	if (c->opt['r'] != NULL && ruleset_find(c->opt['r']) == NULL) {
+		fprintf(stderr, "hexpost: no ruleset %s\n", c->opt['r']);
+		return HP_EX_USAGE;
+	}
+	if (c->opt['n'] != NULL && orders_parse_int(c->opt['n'], 1, 10000000,
+	    &games) != HP_OK)
+		return CLI_USAGE;
+	return need_ruleset(c);
+}
+
+static int
+cmd_simulate(struct cli *c)
+{
 	struct hp_error err = { 0, "" };
 	char names[3][GAME_NAME_MAX];
 	struct game g;
-	const struct ruleset *rules = NULL;
-	const char *seed = "hexpost-simulate", *opt = "";
+	const struct ruleset *rules = ruleset_find(c->opt['r']);
+	const char *seed = c->opt['S'] ? c->opt['S'] : "hexpost-simulate";
+	const char *opt = c->opt['o'] ? c->opt['o'] : "";
 	struct sim_result res;
-	int ch, games = 1000, i;
+	int games = 1000, i;
 	double lo, hi;
 
-	while ((ch = getopt_long(argc, argv, "r:n:S:o:h", opts, NULL)) != -1)
-		switch (ch) {
-		case 'r':
-			if ((rules = ruleset_find(optarg)) == NULL) {
-				fprintf(stderr, "hexpost: no ruleset %s\n",
-				    optarg);
-				return HP_EX_USAGE;
-			}
-			break;
-		case 'n':
-			if (orders_parse_int(optarg, 1, 10000000, &games) !=
-			    HP_OK)
-				return usage_of("simulate") + HP_EX_USAGE;
-			break;
-		case 'S':
-			seed = optarg;
-			break;
-		case 'o':
-			opt = optarg;
-			break;
-		case 'h':
-			return usage_of("simulate") * 0;
-		default:
-			return usage_of("simulate") + HP_EX_USAGE;
-		}
-	if (rules == NULL || argc != optind)
-		return usage_of("simulate") + HP_EX_USAGE;
+	if (c->opt['n'] != NULL)
+		(void)orders_parse_int(c->opt['n'], 1, 10000000, &games);
 	if (sim_run(rules, opt, games, (const unsigned char *)seed,
 	    strlen(seed), &res, &err) != HP_OK)
 		return fail(&err);
@@ -1065,42 +876,18 @@ cmd_simulate(int argc, char **argv)
 }
 
 static int
-cmd_run(int argc, char **argv)
+cmd_run(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "once", no_argument, NULL, '1' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	bool once = false;
-	int ch;
+	int ex;
 
-	while ((ch = getopt_long(argc, argv, "1h", opts, NULL)) != -1)
-		switch (ch) {
-		case '1':
-			once = true;
-			break;
-		case 'h':
-			return usage_of("run") * 0;
-		default:
-			return usage_of("run") + HP_EX_USAGE;
-		}
-	if (argc != optind)
-		return usage_of("run") + HP_EX_USAGE;
-	if (!have_cfg) {
-		fprintf(stderr, "hexpost: run needs a configuration (--config "
-		    "FILE or $HEXPOST_CONFIG; 'hexpost init --datadir DIR' "
-		    "writes one)\n");
-		return HP_EX_CONFIG;
-	}
 	if (access(db_path, F_OK) != 0) {
 		fprintf(stderr, "hexpost: %s: no database (run 'hexpost init' "
 		    "first, or give --db)\n", db_path);
 		return HP_EX_NOINPUT;
 	}
-	if (private_db(&ch) != HP_OK)
-		return ch;
-	return daemon_run(&cfg, db_path, once);
+	if (private_db(&ex) != HP_OK)
+		return ex;
+	return daemon_run(&cfg, db_path, c->opt['1'] != NULL);
 }
 
 static int
@@ -1110,71 +897,32 @@ cmd_moderate(int argc, char **argv)
 }
 
 static int
-cmd_key_generate(int argc, char **argv)
+cmd_key_generate(struct cli *c)
 {
-	struct hp_error err = { 0, "" };
-	int rc;
-
-	if ((rc = no_options(argc, argv, "key generate", 0)) >= 0)
-		return rc;
-	if (!have_cfg) {
-		fprintf(stderr, "hexpost: key generate needs a configuration "
-		    "(--config FILE): it names server_key and server_pub\n");
-		return HP_EX_CONFIG;
-	}
-	if (serverkey_generate(&cfg, &err) != HP_OK)
-		return fail(&err);
+	if (serverkey_generate(&cfg, &c->err) != HP_OK)
+		return fail(&c->err);
 	printf("%s: server key written (public key %s)\n", cfg.server_key,
 	    cfg.server_pub);
 	return 0;
 }
 
 static int
-cmd_key_rotate(int argc, char **argv)
+cmd_key_rotate(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "again", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct hp_error err = { 0, "" };
+	struct hp_error *err = &c->err;
 	struct serverkey_rotation r;
-	struct store *st;
-	bool again = false, done = false;
+	bool done_before = false;
 	char when[32];
 	struct tm tmv;
 	time_t t;
-	int rc, ex, ch;
 
-	while ((ch = getopt_long(argc, argv, "ah", opts, NULL)) != -1)
-		switch (ch) {
-		case 'a':
-			again = true;
-			break;
-		case 'h':
-			return usage_of("key rotate") * 0;
-		default:
-			return usage_of("key rotate") + HP_EX_USAGE;
-		}
-	if (argc != optind)
-		return usage_of("key rotate") + HP_EX_USAGE;
-	if (!have_cfg) {
-		fprintf(stderr, "hexpost: key rotate needs a configuration "
-		    "(--config FILE): it names server_key and server_pub\n");
-		return HP_EX_CONFIG;
-	}
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
 	/* Run again after a crash late in the command (issue 21, item 6):
 	 * a rotation finished within the last day is reported, not made a
 	 * second time, unless --again. */
-	if (!again && (rc = serverkey_rotation_done(st, &cfg, deadline_now(),
-	    86400, &r, &done, &err)) != HP_OK) {
-		store_close(st);
-		return fail(&err);
-	}
-	if (done) {
-		store_close(st);
+	if (c->opt['a'] == NULL && serverkey_rotation_done(c->st, &cfg,
+	    deadline_now(), 86400, &r, &done_before, err) != HP_OK)
+		return fail(err);
+	if (done_before) {
 		t = (time_t)r.when;
 		strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC",
 		    gmtime_r(&t, &tmv));
@@ -1186,10 +934,8 @@ cmd_key_rotate(int argc, char **argv)
 		    r.new_id, when);
 		return 0;
 	}
-	rc = serverkey_rotate(st, &cfg, deadline_now(), &r, &err);
-	store_close(st);
-	if (rc != HP_OK)
-		return fail(&err);
+	if (serverkey_rotate(c->st, &cfg, deadline_now(), &r, err) != HP_OK)
+		return fail(err);
 	printf("key rotation %d: server key %s replaced by %s\n"
 	    "  old key kept as %s and %s\n", r.seq, r.old_id, r.new_id,
 	    r.backup_key, r.backup_pub);
@@ -1204,221 +950,357 @@ cmd_key_rotate(int argc, char **argv)
 	return 0;
 }
 
+/* audit: NAME, or --bundle and no NAME; at most 32 --player-key. */
 static int
-cmd_audit(int argc, char **argv)
+check_audit(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "bundle", required_argument, NULL, 'b' },
-		{ "pubkey", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "accept-test-dice", no_argument, NULL, 'T' },
-		{ "player-key", required_argument, NULL, 'K' },
-		{ "moderator-key", required_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct hp_error err = { 0, "" };
-	struct audit_opts ao = { NULL, NULL, false, NULL, 0, NULL };
-	const char *pins[32];
-	struct audit_stats as;
-	const char *bundle = NULL;
-	struct store *st;
-	int ch, rc, ex;
+	int i, n = 0;
 
-	while ((ch = getopt_long(argc, argv, "b:p:vh", opts, NULL)) != -1)
-		switch (ch) {
-		case 'b':
-			bundle = optarg;
-			break;
-		case 'p':
-			ao.server_pub = optarg;
-			break;
-		case 'v':
-			ao.progress = stdout;
-			break;
-		case 'T':
-			ao.accept_test_dice = true;
-			break;
-		case 'K':
-			if (ao.npins == (int)(sizeof pins / sizeof pins[0]))
-				return usage_of("audit") + HP_EX_USAGE;
-			pins[ao.npins++] = optarg;
+	for (i = 0; i < c->neach; i++)
+		if (c->each[i].letter == 'K' && ++n > 32)
+			return CLI_USAGE;
+	return c->argc != (c->opt['b'] ? 0 : 1) ? CLI_USAGE : CLI_GO;
+}
+
+static int
+cmd_audit(struct cli *c)
+{
+	struct hp_error *err = &c->err;
+	struct audit_opts ao = { 0 };
+	const char *pins[32], *bundle = c->opt['b'];
+	struct audit_stats as;
+	struct store *st;
+	int i, rc, ex;
+
+	ao.server_pub = c->opt['p'];
+	ao.progress = c->opt['v'] ? stdout : NULL;
+	ao.accept_test_dice = c->opt['T'] != NULL;
+	for (i = 0; i < c->neach; i++)
+		if (c->each[i].letter == 'K') {
+			pins[ao.npins++] = c->each[i].arg;
 			ao.pins = pins;
-			break;
-		case 'M':
-			ao.moderator_key = optarg;
-			break;
-		case 'h':
-			return usage_of("audit") * 0;
-		default:
-			return usage_of("audit") + HP_EX_USAGE;
 		}
-	if (argc - optind != (bundle ? 0 : 1))
-		return usage_of("audit") + HP_EX_USAGE;
+	ao.moderator_key = c->opt['M'];
 	if (bundle == NULL && ao.server_pub == NULL && have_cfg &&
 	    access(cfg.server_pub, F_OK) == 0)
 		ao.server_pub = cfg.server_pub;
 	if (bundle != NULL)
-		rc = audit_bundle(bundle, &ao, &as, &err);
+		rc = audit_bundle(bundle, &ao, &as, err);
 	else {
 		if ((st = open_db(false, &ex)) == NULL)
 			return ex;
-		rc = audit_campaign(st, argv[optind], &ao, &as, &err);
+		rc = audit_campaign(st, c->argv[0], &ao, &as, err);
 		store_close(st);
 	}
 	if (rc == HP_EINVAL) {
-		fprintf(stderr, "hexpost: audit FAILED: %s\n", err.msg);
+		fprintf(stderr, "hexpost: audit FAILED: %s\n", err->msg);
 		return HP_EX_DATAERR;
 	}
 	if (rc != HP_OK)
-		return fail(&err);
-	audit_print(stdout, bundle ? bundle : argv[optind], &as);
+		return fail(err);
+	audit_print(stdout, bundle ? bundle : c->argv[0], &as);
 	return 0;
 }
 
 static int
-cmd_audit_export(int argc, char **argv)
+cmd_audit_export(struct cli *c)
 {
-	static const struct option opts[] = {
-		{ "pubkey", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct hp_error err = { 0, "" };
-	const char *pub = NULL;
-	struct store *st;
-	int ch, rc, ex;
+	const char *pub = c->opt['p'];
 
-	while ((ch = getopt_long(argc, argv, "p:h", opts, NULL)) != -1)
-		switch (ch) {
-		case 'p':
-			pub = optarg;
-			break;
-		case 'h':
-			return usage_of("audit export") * 0;
-		default:
-			return usage_of("audit export") + HP_EX_USAGE;
-		}
-	if (argc - optind != 2)
-		return usage_of("audit export") + HP_EX_USAGE;
 	if (pub == NULL && have_cfg && access(cfg.server_pub, F_OK) == 0)
 		pub = cfg.server_pub;
-	if ((st = open_db(false, &ex)) == NULL)
-		return ex;
-	rc = audit_export(st, argv[optind], argv[optind + 1], pub, &err);
-	store_close(st);
-	if (rc != HP_OK)
-		return fail(&err);
+	if (audit_export(c->st, c->argv[0], c->argv[1], pub, &c->err) != HP_OK)
+		return fail(&c->err);
 	printf("%s: audit bundle of %s written; check it with 'hexpost audit "
-	    "--bundle %s'\n", argv[optind + 1], argv[optind], argv[optind + 1]);
+	    "--bundle %s'\n", c->argv[1], c->argv[0], c->argv[1]);
 	return 0;
 }
 
+static int cmd_help(struct cli *);
+
+#define OPT(name, arg, letter) { name, arg, NULL, letter }
+#define OPT_END { NULL, 0, NULL, 0 }
+static const struct option o_init[] = {
+	OPT("datadir", required_argument, 'D'), OPT_END };
+static const struct option o_run[] = {
+	OPT("once", no_argument, '1'), OPT_END };
+static const struct option o_campaign_new[] = {
+	OPT("ruleset", required_argument, 'r'),
+	OPT("scenario", required_argument, 's'),
+	OPT("options", required_argument, 'o'),
+	OPT("seed", required_argument, 'S'),
+	OPT("allow-test-ruleset", no_argument, 'T'), OPT_END };
+static const struct option o_player_add[] = {
+	OPT("email", required_argument, 'e'),
+	OPT("name", required_argument, 'n'),
+	OPT("moderator", no_argument, 'm'),
+	OPT("key", required_argument, 'k'), OPT_END };
+static const struct option o_sig[] = {
+	OPT("sig", required_argument, 's'), OPT_END };
+static const struct option o_side[] = {
+	OPT("side", required_argument, 's'), OPT_END };
+static const struct option o_side_turn[] = {
+	OPT("side", required_argument, 's'),
+	OPT("turn", required_argument, 't'), OPT_END };
+static const struct option o_options[] = {
+	OPT("options", required_argument, 'o'), OPT_END };
+static const struct option o_again[] = {
+	OPT("again", no_argument, 'a'), OPT_END };
+static const struct option o_pubkey[] = {
+	OPT("pubkey", required_argument, 'p'), OPT_END };
+static const struct option o_audit[] = {
+	OPT("bundle", required_argument, 'b'),
+	OPT("pubkey", required_argument, 'p'),
+	OPT("verbose", no_argument, 'v'),
+	OPT("accept-test-dice", no_argument, 'T'),
+	OPT("player-key", required_argument, 'K'),
+	OPT("moderator-key", required_argument, 'M'), OPT_END };
+static const struct option o_simulate[] = {
+	OPT("ruleset", required_argument, 'r'),
+	OPT("games", required_argument, 'n'),
+	OPT("seed", required_argument, 'S'),
+	OPT("options", required_argument, 'o'), OPT_END };
+
+#define NEEDS_KEY_CONFIG "(--config FILE): it names server_key and server_pub"
+
+/* Every subcommand: name, subcommand, usage, help, options, arguments
+ * (least, most), what it needs, why a configuration, check, handler. */
 static const struct cmd cmds[] = {
-	{ "init", "init [--datadir DIR]", "create the database (or bring its "
-	    "schema up to date); with --datadir, a whole data directory: "
+	{ "init", NULL, "init [--datadir DIR]", "create the database (or bring "
+	    "its schema up to date); with --datadir, a whole data directory: "
 	    "hexpost.conf, database, inbox and outbox Maildirs, server key",
-	    cmd_init },
-	{ "run", "run [--once]", "the main job: take in mail, resolve every "
-	    "window whose orders are in, deliver the outbox; repeat every "
-	    "poll_interval seconds unless --once", cmd_run },
-	{ "moderate", "moderate NAME COMMAND [ARG...] [--email A] [--key F] "
-	    "[--name N] [--sig F] [--print-statement]", "moderator commands: "
-	    "status, report [SIDE], pause, "
-	    "resume, extend HOURS, deadline TIME, set KEY VALUE, proceed "
-	    "[ai|hold], replace SIDE --email A [--key F], resend [SIDE], end "
-	    "[RESULT], moderator-key --key F (once: then replace, proceed, "
-	    "end, extend and deadline need --sig, the moderator key's "
-	    "signature of the statement --print-statement writes)",
+	    o_init, 0, 0, 0, NULL, NULL, cmd_init, NULL },
+	{ "run", NULL, "run [--once]", "the main job: take in mail, resolve "
+	    "every window whose orders are in, deliver the outbox; repeat every "
+	    "poll_interval seconds unless --once", o_run, 0, 0, CLI_CONFIG,
+	    "(--config FILE or $HEXPOST_CONFIG; 'hexpost init --datadir DIR' "
+	    "writes one)", NULL, cmd_run, NULL },
+	{ "moderate", NULL, "moderate NAME COMMAND [ARG...] [--email A] "
+	    "[--key FILE] [--name N] [--sig FILE] [--print-statement]", "moderator "
+	    "commands: status, report [SIDE], pause, resume, extend HOURS, "
+	    "deadline TIME, set KEY VALUE, proceed [ai|hold], replace SIDE "
+	    "--email A [--key F], resend [SIDE], end [RESULT], moderator-key "
+	    "--key F (once: then replace, proceed, end, extend and deadline need "
+	    "--sig, the moderator key's signature of the statement "
+	    "--print-statement writes)", NULL, 0, 0, 0, NULL, NULL, NULL,
 	    cmd_moderate },
-	{ "campaign new", "campaign new NAME --ruleset R [--scenario S|FILE] "
+	{ "campaign", "new", "campaign new NAME --ruleset R [--scenario S|FILE] "
 	    "[--options O] [--seed TEXT] [--allow-test-ruleset]", "start a "
 	    "campaign; --seed makes every die predictable (tests and demos "
-	    "only); a test ruleset needs --allow-test-ruleset",
-	    cmd_campaign_new },
-	{ "campaign list", "campaign list", "list campaigns",
-	    cmd_campaign_list },
-	{ "campaign show", "campaign show NAME", "sides, players and the open "
-	    "window", cmd_campaign_show },
-	{ "player add", "player add NAME SIDE --email ADDR [--key PUBKEY] "
-	    "[--name PLAYER] [--moderator]", "a person plays SIDE of campaign NAME (sides "
-	    "without one are played by the built-in opponent)",
-	    cmd_player_add },
-	{ "orders submit", "orders submit NAME FILE [--sig FILE.minisig]",
+	    "only); a test ruleset needs --allow-test-ruleset", o_campaign_new, 1,
+	    1, CLI_DB, NULL, need_ruleset_new, cmd_campaign_new, NULL },
+	{ "campaign", "list", "campaign list", "list campaigns", NULL, 0, 0,
+	    CLI_DB, NULL, NULL, cmd_campaign_list, NULL },
+	{ "campaign", "show", "campaign show NAME", "sides, players and the "
+	    "open window", NULL, 1, 1, CLI_DB | CLI_CAMPAIGN, NULL, NULL,
+	    cmd_campaign_show, NULL },
+	{ "player", "add", "player add NAME SIDE --email ADDR [--key PUBKEY] "
+	    "[--name PLAYER] [--moderator]", "a person plays SIDE of campaign "
+	    "NAME (sides without one are played by the built-in opponent)",
+	    o_player_add, 2, 2, CLI_DB | CLI_CAMPAIGN, NULL, need_email,
+	    cmd_player_add, NULL },
+	{ "orders", "submit", "orders submit NAME FILE [--sig FILE.minisig]",
 	    "submit an order file (FILE - reads standard input); a side whose "
 	    "player has a key needs that player's signature, a side the "
-	    "built-in opponent plays takes none", cmd_orders_submit },
-	{ "orders template", "orders template NAME [--side S]", "print the "
-	    "order file to fill in for the open window", cmd_orders_template },
-	{ "orders suggest", "orders suggest NAME [--side S]", "print the "
-	    "orders the built-in opponent would give", cmd_orders_suggest },
-	{ "turn resolve", "turn resolve NAME", "resolve the open window once "
-	    "all orders are in (and any that follow needing nobody)",
-	    cmd_turn_resolve },
-	{ "map", "map NAME [--side S]", "draw the map as a side sees it",
-	    cmd_map },
-	{ "report", "report NAME [--turn N] [--side S]", "print a turn's "
+	    "built-in opponent plays takes none", o_sig, 2, 2, CLI_DB, NULL,
+	    NULL, cmd_orders_submit, NULL },
+	{ "orders", "template", "orders template NAME [--side S]", "print the "
+	    "order file to fill in for the open window", o_side, 1, 1,
+	    CLI_DB | CLI_CAMPAIGN, NULL, NULL, cmd_orders_template, NULL },
+	{ "orders", "suggest", "orders suggest NAME [--side S]", "print the "
+	    "orders the built-in opponent would give", o_side, 1, 1,
+	    CLI_DB | CLI_CAMPAIGN, NULL, NULL, cmd_orders_suggest, NULL },
+	{ "turn", "resolve", "turn resolve NAME", "resolve the open window "
+	    "once all orders are in (and any that follow needing nobody)", NULL,
+	    1, 1, CLI_DB, NULL, NULL, cmd_turn_resolve, NULL },
+	{ "map", NULL, "map NAME [--side S]", "draw the map as a side sees it",
+	    o_side, 1, 1, CLI_DB | CLI_CAMPAIGN, NULL, NULL, cmd_map, NULL },
+	{ "report", NULL, "report NAME [--turn N] [--side S]", "print a turn's "
 	    "report (default: the last resolved turn, moderator's view)",
-	    cmd_report },
-	{ "rules list", "rules list", "list the rulesets", cmd_rules_list },
-	{ "scenario check", "scenario check FILE [--options O]", "check a "
+	    o_side_turn, 1, 1, CLI_DB | CLI_CAMPAIGN, NULL, check_turn,
+	    cmd_report, NULL },
+	{ "rules", "list", "rules list", "list the rulesets", NULL, 0, 0, 0,
+	    NULL, NULL, cmd_rules_list, NULL },
+	{ "scenario", "check", "scenario check FILE [--options O]", "check a "
 	    "scenario file (docs/SCENARIOS.md): every error with its line, or "
-	    "what it sets up and its placeholders", cmd_scenario_check },
-	{ "scenario list", "scenario list", "the shipped scenarios (campaign "
-	    "new --scenario NAME)", cmd_scenario_list },
-	{ "key generate", "key generate", "write the server's minisign key "
+	    "what it sets up and its placeholders", o_options, 1, 1, 0, NULL,
+	    NULL, cmd_scenario_check, NULL },
+	{ "scenario", "list", "scenario list", "the shipped scenarios "
+	    "(campaign new --scenario NAME)", NULL, 0, 0, 0, NULL, NULL,
+	    cmd_scenario_list, NULL },
+	{ "key", "generate", "key generate", "write the server's minisign key "
 	    "pair (server_key, mode 0600, and server_pub of the configuration)",
-	    cmd_key_generate },
-	{ "key rotate", "key rotate [--again]", "replace the server key, "
+	    NULL, 0, 0, CLI_CONFIG, NEEDS_KEY_CONFIG, NULL, cmd_key_generate,
+	    NULL },
+	{ "key", "rotate", "key rotate [--again]", "replace the server key, "
 	    "keeping the old pair as server_key.N and server_pub.N, with a "
 	    "rotation statement signed by the old key (and countersigned by "
 	    "the new) that audits follow; notices go to every player. Within a "
 	    "day of a finished rotation it reports that one and does nothing, "
-	    "unless --again",
-	    cmd_key_rotate },
-	{ "audit export", "audit export NAME DIR [--pubkey FILE]", "write a "
-	    "self-contained audit bundle of campaign NAME into DIR",
-	    cmd_audit_export },
-	{ "audit", "audit NAME | audit --bundle DIR [--pubkey FILE] "
+	    "unless --again", o_again, 0, 0, CLI_CONFIG | CLI_DB,
+	    NEEDS_KEY_CONFIG, NULL, cmd_key_rotate, NULL },
+	{ "audit", "export", "audit export NAME DIR [--pubkey FILE]", "write a "
+	    "self-contained audit bundle of campaign NAME into DIR", o_pubkey,
+	    2, 2, CLI_DB, NULL, NULL, cmd_audit_export, NULL },
+	{ "audit", NULL, "audit NAME | audit --bundle DIR [--pubkey FILE] "
 	    "[--accept-test-dice] [--player-key SIDE=FILE]... "
 	    "[--moderator-key FILE] [-v]",
 	    "check every signature, commitment, die, the hash chain and a full "
-	    "replay; exits 65 at the first discrepancy, naming it",
-	    cmd_audit },
-	{ "outbox", "outbox", "outgoing mail not delivered: failed for good "
-	    "(refused by the mail server with a 5xx reply, or out of retries) "
-	    "or waiting to be tried again, with the server's last answer",
-	    cmd_outbox },
-	{ "simulate", "simulate --ruleset R [--games N] [--seed S] "
+	    "replay; exits 65 at the first discrepancy, naming it", o_audit, 0,
+	    1, 0, NULL, check_audit, cmd_audit, NULL },
+	{ "outbox", NULL, "outbox", "outgoing mail not delivered: failed for "
+	    "good (refused by the mail server with a 5xx reply, or out of "
+	    "retries) or waiting to be tried again, with the server's last "
+	    "answer", NULL, 0, 0, CLI_DB, NULL, NULL, cmd_outbox, NULL },
+	{ "simulate", NULL, "simulate --ruleset R [--games N] [--seed S] "
 	    "[--options O]", "the built-in opponent plays itself; prints the "
 	    "results with 95% confidence intervals and games per second",
-	    cmd_simulate },
+	    o_simulate, 0, 0, 0, NULL, check_simulate, cmd_simulate, NULL },
+	{ "help", NULL, "help [COMMAND]", "this list, or the usage of one "
+	    "command", NULL, 0, 2, 0, NULL, NULL, cmd_help, NULL },
 };
+#define NCMDS (sizeof cmds / sizeof cmds[0])
 
+/* Print cmd's usage and help to stderr; returns 0. */
 static int
-usage_of(const char *name)
+usage_of(const struct cmd *cmd)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-		if (strcmp(cmds[i].name, name) == 0)
-			fprintf(stderr, "usage: hexpost [--db PATH] %s\n  %s\n",
-			    cmds[i].usage, cmds[i].help);
+	fprintf(stderr, "usage: hexpost [--db PATH] %s\n  %s\n", cmd->usage,
+	    cmd->help);
 	return 0;
 }
 
+/* Every command's usage and help, to f. */
 static void
-usage(void)
+usage(FILE *f)
 {
 	size_t i;
 
-	fprintf(stderr, "usage: hexpost [--config FILE] [--db PATH] [-v] COMMAND "
+	fprintf(f, "usage: hexpost [--config FILE] [--db PATH] [-v] COMMAND "
 	    "[ARGS]\nThe configuration is --config, else $HEXPOST_CONFIG. The "
 	    "database is --db,\nelse the configuration's, else $HEXPOST_DB, "
 	    "else ./hexpost.db.\n\n");
-	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-		fprintf(stderr, "  %-52s\n      %s\n", cmds[i].usage,
-		    cmds[i].help);
+	for (i = 0; i < NCMDS; i++)
+		fprintf(f, "  %-52s\n      %s\n", cmds[i].usage, cmds[i].help);
+}
+
+/* The entry argv names: its command word and, for a two-word command, its
+ * subcommand; *words gets 1 or 2. NULL if none. */
+static const struct cmd *
+cmd_find(int argc, char **argv, int *words)
+{
+	size_t i;
+
+	for (i = 0; i < NCMDS; i++) {
+		if (strcmp(argv[0], cmds[i].name) != 0)
+			continue;
+		if (cmds[i].sub == NULL) {
+			*words = 1;
+			return &cmds[i];
+		}
+		if (argc >= 2 && strcmp(argv[1], cmds[i].sub) == 0) {
+			*words = 2;
+			return &cmds[i];
+		}
+	}
+	return NULL;
+}
+
+/* hexpost help [COMMAND [SUBCOMMAND]]: to standard output. */
+static int
+cmd_help(struct cli *c)
+{
+	size_t i;
+	int n = 0;
+
+	if (c->argc == 0) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < NCMDS; i++)
+		if (strcmp(c->argv[0], cmds[i].name) == 0 && (c->argc == 1 ||
+		    (cmds[i].sub != NULL && strcmp(c->argv[1],
+		    cmds[i].sub) == 0))) {
+			printf("usage: hexpost [--db PATH] %s\n  %s\n",
+			    cmds[i].usage, cmds[i].help);
+			n++;
+		}
+	if (n > 0)
+		return 0;
+	fprintf(stderr, "hexpost: unknown command '%s'\n", c->argv[0]);
+	usage(stderr);
+	return HP_EX_USAGE;
+}
+
+/* Run cmd on argv (argv[0] its last word): parse its options and
+ * arguments, check them, open what it needs, call its handler, close. */
+static int
+cmd_run_one(const struct cmd *cmd, int argc, char **argv)
+{
+	struct option lo[16];
+	char so[2 * 16 + 2];
+	struct cli *c;
+	size_t nl = 0, ns = 0;
+	int ch, rc;
+
+	optind = 0;
+	if (cmd->raw != NULL)
+		return cmd->raw(argc, argv);
+	for (; cmd->opts != NULL && cmd->opts[nl].name != NULL; nl++) {
+		lo[nl] = cmd->opts[nl];
+		so[ns++] = (char)lo[nl].val;
+		if (lo[nl].has_arg == required_argument)
+			so[ns++] = ':';
+	}
+	lo[nl++] = (struct option){ "help", no_argument, NULL, 'h' };
+	lo[nl] = (struct option){ NULL, 0, NULL, 0 };
+	so[ns++] = 'h';
+	so[ns] = '\0';
+	c = xcalloc(1, sizeof *c);
+	c->cmd = cmd;
+	game_init(&c->g);
+	while ((ch = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+		if (ch == 'h') {
+			rc = usage_of(cmd);
+			goto out;
+		}
+		if (ch <= 0 || ch >= 128 || ch == '?' || ch == ':' ||
+		    c->neach == CLI_MAX_OPTS) {
+			rc = CLI_USAGE;
+			goto out;
+		}
+		c->opt[ch] = optarg ? optarg : "";
+		c->each[c->neach].letter = ch;
+		c->each[c->neach++].arg = optarg;
+	}
+	c->argc = argc - optind;
+	c->argv = argv + optind;
+	rc = CLI_USAGE;
+	if (c->argc < cmd->min_args || c->argc > cmd->max_args ||
+	    (cmd->check != NULL && (rc = cmd->check(c)) != CLI_GO))
+		goto out;
+	if ((cmd->needs & CLI_CONFIG) && !have_cfg) {
+		fprintf(stderr, "hexpost: %s%s%s needs a configuration %s\n",
+		    cmd->name, cmd->sub ? " " : "", cmd->sub ? cmd->sub : "",
+		    cmd->config_why);
+		rc = HP_EX_CONFIG;
+		goto out;
+	}
+	if ((cmd->needs & CLI_DB) && (c->st = open_db(false, &rc)) == NULL)
+		goto out;
+	if ((cmd->needs & CLI_CAMPAIGN) && store_game_load(c->st, c->argv[0],
+	    &c->g, &c->cid, &c->err) != HP_OK) {
+		rc = fail(&c->err);
+		goto out;
+	}
+	rc = cmd->fn(c);
+out:
+	if (rc == CLI_USAGE)
+		rc = usage_of(cmd) + HP_EX_USAGE;
+	game_free(&c->g);
+	store_close(c->st);
+	free(c);
+	return rc;
 }
 
 int
@@ -1434,7 +1316,7 @@ main(int argc, char **argv)
 	};
 	struct hp_error err = { 0, "" };
 	const char *cfgpath = getenv("HEXPOST_CONFIG"), *dbopt = NULL;
-	size_t i;
+	const struct cmd *cmd;
 	int ch, sub;
 
 	/* Everything hexpost creates (database, WAL, SHM, keys, mail) is
@@ -1443,6 +1325,7 @@ main(int argc, char **argv)
 	umask(077);
 	if (sodium_init() < 0)
 		fatalx("libsodium failed to initialise");
+	engine_init();
 	while ((ch = getopt_long(argc, argv, "+d:c:vhV", opts, NULL)) != -1)
 		switch (ch) {
 		case 'd':
@@ -1455,13 +1338,13 @@ main(int argc, char **argv)
 			log_set_level(LOG_LVL_DEBUG);
 			break;
 		case 'h':
-			usage();
+			usage(stderr);
 			return 0;
 		case 'V':
 			printf("hexpost %s\n", HEXPOST_VERSION);
 			return 0;
 		default:
-			usage();
+			usage(stderr);
 			return HP_EX_USAGE;
 		}
 	if (cfgpath != NULL && *cfgpath != '\0') {
@@ -1487,29 +1370,15 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	if (argc == 0) {
-		usage();
+		usage(stderr);
 		return HP_EX_USAGE;
 	}
-	for (i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
-		const char *n = cmds[i].name, *sp = strchr(n, ' ');
-
-		if (sp == NULL) {
-			if (strcmp(argv[0], n) != 0)
-				continue;
-			sub = 1;
-		} else {
-			if (strncmp(argv[0], n, (size_t)(sp - n)) != 0 ||
-			    argv[0][sp - n] != '\0' || argc < 2 ||
-			    strcmp(argv[1], sp + 1) != 0)
-				continue;
-			sub = 2;
-		}
-		optind = 0;
-		sub = cmds[i].fn(argc - sub + 1, argv + sub - 1);
+	if ((cmd = cmd_find(argc, argv, &sub)) != NULL) {
+		sub = cmd_run_one(cmd, argc - sub + 1, argv + sub - 1);
 		config_free(&cfg);
 		return sub;
 	}
 	fprintf(stderr, "hexpost: unknown command '%s'\n", argv[0]);
-	usage();
+	usage(stderr);
 	return HP_EX_USAGE;
 }

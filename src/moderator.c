@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
 #include "deadline.h"
 #include "mail.h"
 #include "minisign.h"
 #include "moderator.h"
 #include "modstmt.h"
 #include "turn.h"
+#include "window.h"
 
 #define MOD_MAX_PLAYERS 64
 
@@ -573,7 +573,7 @@ do_end(struct exec *x)
 	/* The audit applies this end, as recorded in the commands table,
 	 * after replaying the resolved windows (docs/AUDIT.md). */
 	x->g.status = GAME_FINISHED;
-	audit_end_result(x->cmd->arg, x->g.result, sizeof x->g.result);
+	window_end_result(x->cmd->arg, x->g.result, sizeof x->g.result);
 	if ((rc = store_game_save(x->st, x->cid, &x->g, x->err)) != HP_OK)
 		return rc;
 	sbuf_printf(x->reply, "Campaign %s has ended: %s.\n", x->g.name,

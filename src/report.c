@@ -9,7 +9,7 @@
 #include "modstmt.h"
 #include "report.h"
 #include "tmpl.h"
-#include "turn.h"
+#include "window.h"
 #include "sealed.h"
 #include "view.h"
 

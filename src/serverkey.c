@@ -12,7 +12,6 @@
 
 #include <sodium.h>
 
-#include "mail.h"
 #include "serverkey.h"
 
 int
@@ -445,6 +444,30 @@ leftovers(const struct config *c, const struct store_rotation *last,
 	return HP_OK;
 }
 
+/* Queues rotation notices: set by serverkey_set_notify. */
+static int (*notify_fn)(struct store *, const struct config *,
+    const struct store_rotation *, int *, struct hp_error *);
+
+void
+serverkey_set_notify(int (*notify)(struct store *, const struct config *,
+    const struct store_rotation *, int *, struct hp_error *))
+{
+	notify_fn = notify;
+}
+
+/* Queue the notices of rotation r through notify_fn. */
+static int
+notify_players(struct store *st, const struct config *c,
+    const struct store_rotation *r, int *count, struct hp_error *err)
+{
+	if (notify_fn == NULL) {
+		hp_seterr(err, HP_EINTERNAL, "key rotation: nothing queues the "
+		    "players' notices (engine_init was not called)");
+		return HP_EINTERNAL;
+	}
+	return notify_fn(st, c, r, count, err);
+}
+
 int
 serverkey_rotate(struct store *st, const struct config *c, long now,
     struct serverkey_rotation *out, struct hp_error *err)
@@ -553,7 +576,7 @@ serverkey_rotate(struct store *st, const struct config *c, long now,
 	if ((rc = store_begin(st, err)) != HP_OK)
 		goto out;
 	if ((rc = store_rotation_add(st, &rec, err)) != HP_OK ||
-	    (rc = mail_queue_key_rotation(st, c, &rec, &out->notices, err)) !=
+	    (rc = notify_players(st, c, &rec, &out->notices, err)) !=
 	    HP_OK || (rc = store_commit(st, err)) != HP_OK) {
 		store_rollback(st);
 		goto out;

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "sim.h"
-#include "turn.h"
+#include "window.h"
 
 void
 sim_wilson(int k, int n, double *lo, double *hi)
@@ -44,7 +44,7 @@ sim_game(const struct ruleset *rules, const char *options, int index,
     int *outcome, long *windows, long *rolls, struct hp_error *err)
 {
 	struct window_spec w, next;
-	struct turn_resume res;
+	struct window_resume res;
 	char name[GAME_NAME_MAX];
 	char *prior[GAME_MAX_SIDES] = { 0 };
 	int rc = HP_OK, s, guard;
@@ -68,8 +68,8 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 		for (s = 0; s < g->nsides; s++) {
 			if (!(w.sides & (1u << s)))
 				continue;
-			raw[s] = turn_opponent_orders(g, &w, s);
-			turn_order_hash(raw[s], hashes[nh++]);
+			raw[s] = window_opponent_orders(g, &w, s);
+			window_order_hash(raw[s], hashes[nh++]);
 		}
 		dice_seed_from_master(master, masterlen, g->name, w.turn,
 		    w.number, seed);
@@ -84,12 +84,12 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 			dice_sealed_enable(&d, m, seed);
 		}
 		events_init(&ev);
-		struct turn_stop stop = { -1, 0 };
+		struct window_stop stop = { -1, 0 };
 
-		rc = turn_resolve_window_resume(g, &w, (const char *const *)raw,
+		rc = window_resolve_resume(g, &w, (const char *const *)raw,
 		    NULL, resuming ? &res : NULL, &stop, &d, &ev, err);
 		if (rc == HP_OK && stop.step >= 0)
-			rc = turn_advance(g, &stop, &next, &more, err);
+			rc = window_advance(g, &stop, &next, &more, err);
 		*rolls += (long)d.nlog;
 		(*windows)++;
 		dice_free(&d);

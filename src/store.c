@@ -1,6 +1,7 @@
 /* store: campaign state in SQLite (see include/store.h). */
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <sodium.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -124,8 +125,11 @@ stmt_done(struct store *st, sqlite3_stmt *s)
 	return sqlite3_finalize(s);
 }
 
-/* Step a statement that returns no rows, then release it. */
-static int
+/* Step a statement that returns no rows, then release it. Kept (inline:
+ * no warning while unused) for store functions written before the
+ * statement helper below (store_exec) on other branches; new code uses
+ * store_exec. */
+static inline int
 exec_done(struct store *st, sqlite3_stmt *s, struct hp_error *err,
     const char *what)
 {
@@ -141,7 +145,8 @@ exec_done(struct store *st, sqlite3_stmt *s, struct hp_error *err,
 	return HP_OK;
 }
 
-static int
+/* Bind text, or NULL for a NULL pointer (as exec_done, for older code). */
+static inline int
 bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	if (v == NULL)
@@ -165,6 +170,159 @@ col_blob(sqlite3_stmt *s, int i, unsigned char *dst, size_t len)
 	memset(dst, 0, len);
 	if (b != NULL && (size_t)sqlite3_column_bytes(s, i) == len)
 		memcpy(dst, b, len);
+}
+
+/* Bind args to s; SQLITE_OK or the first bind's error. */
+static int
+bind_args(sqlite3_stmt *s, const struct store_arg *args)
+{
+	int i, rc = SQLITE_OK;
+
+	for (i = 0; args != NULL && args[i].type != STORE_ARG_END &&
+	    rc == SQLITE_OK; i++) {
+		const struct store_arg *a = &args[i];
+
+		switch (a->type) {
+		case STORE_ARG_INT:
+			rc = sqlite3_bind_int64(s, i + 1, a->i);
+			break;
+		case STORE_ARG_TEXT:
+			rc = a->p == NULL ? sqlite3_bind_null(s, i + 1) :
+			    sqlite3_bind_text(s, i + 1, a->p, a->len,
+			    SQLITE_TRANSIENT);
+			break;
+		case STORE_ARG_BLOB:
+			rc = a->p == NULL ? sqlite3_bind_null(s, i + 1) :
+			    sqlite3_bind_blob(s, i + 1, a->p, a->len,
+			    SQLITE_TRANSIENT);
+			break;
+		default:
+			rc = sqlite3_bind_null(s, i + 1);
+			break;
+		}
+	}
+	return rc;
+}
+
+int
+store_query_open(struct store_query *q, struct store *st, const char *what,
+    const char *sql, const struct store_arg *args, struct hp_error *err)
+{
+	memset(q, 0, sizeof *q);
+	q->st = st;
+	q->what = what;
+	if ((q->s = prep(st, sql, err)) == NULL) {
+		q->sqlite_rc = sqlite3_extended_errcode(st->db);
+		q->rc = dberr(st, err, what);
+		return q->rc;
+	}
+	if ((q->sqlite_rc = bind_args(q->s, args)) != SQLITE_OK) {
+		q->rc = dberr(st, err, what);
+		stmt_done(st, q->s);
+		q->s = NULL;
+		return q->rc;
+	}
+	return HP_OK;
+}
+
+bool
+store_query_next(struct store_query *q, struct hp_error *err)
+{
+	int rc;
+
+	if (q->s == NULL || q->done)
+		return false;
+	rc = sqlite3_step(q->s);
+	if (rc == SQLITE_ROW)
+		return true;
+	q->done = true;
+	if (rc == SQLITE_DONE)
+		return false;
+	q->sqlite_rc = sqlite3_extended_errcode(q->st->db);
+	q->rc = dberr(q->st, err, q->what);
+	return false;
+}
+
+int
+store_query_close(struct store_query *q, struct hp_error *err)
+{
+	int rc;
+
+	if (q->s == NULL)
+		return q->rc;
+	rc = stmt_done(q->st, q->s);
+	q->s = NULL;
+	if (rc != SQLITE_OK && q->rc == HP_OK) {
+		q->sqlite_rc = sqlite3_extended_errcode(q->st->db);
+		q->rc = dberr(q->st, err, q->what);
+	}
+	return q->rc;
+}
+
+int
+store_exec(struct store *st, const char *what, const char *sql,
+    const struct store_arg *args, int *sqlite_rc, struct hp_error *err)
+{
+	struct store_query q;
+
+	if (sqlite_rc != NULL)
+		*sqlite_rc = SQLITE_OK;
+	if (store_query_open(&q, st, what, sql, args, err) != HP_OK) {
+		if (sqlite_rc != NULL)
+			*sqlite_rc = q.sqlite_rc;
+		return HP_EDB;
+	}
+	/* A statement that returns rows here is the caller's mistake: the
+	 * rows are not read, and that is an error, not a silent success. */
+	if (store_query_next(&q, err)) {
+		hp_seterr(err, HP_EINTERNAL, "database: %s: returned rows",
+		    what);
+		q.rc = HP_EINTERNAL;
+	}
+	if (store_query_close(&q, err) != HP_OK && sqlite_rc != NULL)
+		*sqlite_rc = q.sqlite_rc;
+	return q.rc;
+}
+
+/* End a query that reads one row: close it; HP_OK if row, else HP_ENOENT
+ * with the message fmt (HP_EDB, err set, if closing fails). */
+static int query_row_end(struct store_query *, bool row, struct hp_error *,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+query_row_end(struct store_query *q, bool row, struct hp_error *err,
+    const char *fmt, ...)
+{
+	va_list ap;
+	char msg[HP_ERRLEN];
+
+	if (store_query_close(q, err) != HP_OK)
+		return HP_EDB;
+	if (row)
+		return HP_OK;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	hp_seterr(err, HP_ENOENT, "%s", msg);
+	return HP_ENOENT;
+}
+
+int
+store_changes(struct store *st)
+{
+	return sqlite3_changes(st->db);
+}
+
+int64_t
+store_last_id(struct store *st)
+{
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+void
+store_busy_timeout(struct store *st, int ms)
+{
+	sqlite3_busy_timeout(st->db, ms);
 }
 
 int
@@ -353,26 +511,20 @@ static int
 save_sides(struct store *st, int64_t cid, const struct game *g, bool insert,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	int i, rc;
 
 	for (i = 0; i < g->nsides; i++) {
 		const struct game_side *sd = &g->sides[i];
 
-		s = prep(st, insert ?
+		rc = store_exec(st, "save side", insert ?
 		    "INSERT INTO sides (campaign_id, idx, name, label, ai, "
 		    "standing) VALUES (?1, ?2, ?3, ?4, ?5, ?6)" :
 		    "UPDATE sides SET name = ?3, label = ?4, ai = ?5, "
-		    "standing = ?6 WHERE campaign_id = ?1 AND idx = ?2", err);
-		if (s == NULL)
-			return HP_EDB;
-		sqlite3_bind_int64(s, 1, cid);
-		sqlite3_bind_int(s, 2, i);
-		bind_text(s, 3, sd->name);
-		bind_text(s, 4, sd->label);
-		sqlite3_bind_int(s, 5, sd->ai);
-		bind_text(s, 6, sd->standing);
-		if ((rc = exec_done(st, s, err, "save side")) != HP_OK)
+		    "standing = ?6 WHERE campaign_id = ?1 AND idx = ?2",
+		    STORE_ARGS(STORE_INT(cid), STORE_INT(i),
+		    STORE_TEXT(sd->name), STORE_TEXT(sd->label),
+		    STORE_INT(sd->ai), STORE_TEXT(sd->standing)), NULL, err);
+		if (rc != HP_OK)
 			return rc;
 	}
 	return HP_OK;
@@ -382,28 +534,19 @@ static int
 save_units_vars(struct store *st, int64_t cid, const struct game *g,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	int i, j, rc;
 
 	if (game_error(g) != NULL) {
 		hp_seterr(err, HP_ESTATE, "%s", game_error(g));
 		return HP_ESTATE;
 	}
-	if ((s = prep(st, "UPDATE campaigns SET rstate = ?2 WHERE id = ?1",
-	    err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if (g->rstate != NULL)
-		bind_text(s, 2, g->rstate);
-	else
-		sqlite3_bind_null(s, 2);
-	if ((rc = exec_done(st, s, err, "save ruleset state")) != HP_OK)
+	if ((rc = store_exec(st, "save ruleset state", "UPDATE campaigns SET "
+	    "rstate = ?2 WHERE id = ?1", STORE_ARGS(STORE_INT(cid),
+	    STORE_TEXT(g->rstate)), NULL, err)) != HP_OK)
 		return rc;
-	if ((s = prep(st, "DELETE FROM units WHERE campaign_id = ?1",
-	    err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if ((rc = exec_done(st, s, err, "clear units")) != HP_OK)
+	if ((rc = store_exec(st, "clear units", "DELETE FROM units WHERE "
+	    "campaign_id = ?1", STORE_ARGS(STORE_INT(cid)), NULL, err)) !=
+	    HP_OK)
 		return rc;
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
@@ -412,50 +555,31 @@ save_units_vars(struct store *st, int64_t cid, const struct game *g,
 		sbuf_init(&x);
 		for (j = 0; j < GAME_UNIT_X; j++)
 			sbuf_printf(&x, "%s%d", j ? " " : "", u->x[j]);
-		s = prep(st, "INSERT INTO units (campaign_id, idx, uid, kind, "
-		    "name, side_idx, placed, q, r, status, strength, facing, "
-		    "attached, flags, x) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-		    "?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)", err);
-		if (s == NULL) {
-			sbuf_free(&x);
-			return HP_EDB;
-		}
-		sqlite3_bind_int64(s, 1, cid);
-		sqlite3_bind_int(s, 2, i);
-		bind_text(s, 3, u->id);
-		bind_text(s, 4, u->kind);
-		bind_text(s, 5, u->name);
-		sqlite3_bind_int(s, 6, u->side);
-		sqlite3_bind_int(s, 7, u->placed);
-		sqlite3_bind_int(s, 8, u->pos.q);
-		sqlite3_bind_int(s, 9, u->pos.r);
-		sqlite3_bind_int(s, 10, u->status);
-		sqlite3_bind_int(s, 11, u->strength);
-		sqlite3_bind_int(s, 12, u->facing);
-		sqlite3_bind_int(s, 13, u->attached);
-		sqlite3_bind_int(s, 14, u->flags);
-		bind_text(s, 15, x.buf);
-		rc = exec_done(st, s, err, "save unit");
+		rc = store_exec(st, "save unit", "INSERT INTO units "
+		    "(campaign_id, idx, uid, kind, name, side_idx, placed, q, r, "
+		    "status, strength, facing, attached, flags, x) VALUES (?1, "
+		    "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+		    "?15)", STORE_ARGS(STORE_INT(cid), STORE_INT(i),
+		    STORE_TEXT(u->id), STORE_TEXT(u->kind), STORE_TEXT(u->name),
+		    STORE_INT(u->side), STORE_INT(u->placed),
+		    STORE_INT(u->pos.q), STORE_INT(u->pos.r),
+		    STORE_INT(u->status), STORE_INT(u->strength),
+		    STORE_INT(u->facing), STORE_INT(u->attached),
+		    STORE_INT(u->flags), STORE_TEXT(x.buf)), NULL, err);
 		sbuf_free(&x);
 		if (rc != HP_OK)
 			return rc;
 	}
-	if ((s = prep(st, "DELETE FROM vars WHERE campaign_id = ?1",
-	    err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if ((rc = exec_done(st, s, err, "clear vars")) != HP_OK)
+	if ((rc = store_exec(st, "clear vars", "DELETE FROM vars WHERE "
+	    "campaign_id = ?1", STORE_ARGS(STORE_INT(cid)), NULL, err)) !=
+	    HP_OK)
 		return rc;
-	for (i = 0; i < g->nvars; i++) {
-		if ((s = prep(st, "INSERT INTO vars (campaign_id, key, val) "
-		    "VALUES (?1, ?2, ?3)", err)) == NULL)
-			return HP_EDB;
-		sqlite3_bind_int64(s, 1, cid);
-		bind_text(s, 2, g->vars[i].key);
-		sqlite3_bind_int(s, 3, g->vars[i].val);
-		if ((rc = exec_done(st, s, err, "save var")) != HP_OK)
+	for (i = 0; i < g->nvars; i++)
+		if ((rc = store_exec(st, "save var", "INSERT INTO vars "
+		    "(campaign_id, key, val) VALUES (?1, ?2, ?3)",
+		    STORE_ARGS(STORE_INT(cid), STORE_TEXT(g->vars[i].key),
+		    STORE_INT(g->vars[i].val)), NULL, err)) != HP_OK)
 			return rc;
-	}
 	return HP_OK;
 }
 
@@ -464,48 +588,29 @@ store_campaign_create(struct store *st, const struct game *g,
     const unsigned char *master, size_t masterlen, int64_t *cid,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int i, rc;
+	int i, rc, src;
 
-	s = prep(st, "INSERT INTO campaigns (name, ruleset, scenario, options, "
-	    "status, turn, window, layout_orient, layout_parity, layout_cols, "
-	    "layout_rows, layout_row_base, master_seed, result) VALUES (?1, "
-	    "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)", err);
-	if (s == NULL)
-		return HP_EDB;
-	bind_text(s, 1, g->name);
-	bind_text(s, 2, g->rules->name);
-	bind_text(s, 3, g->scenario);
-	bind_text(s, 4, g->options);
-	bind_text(s, 5, game_strstatus(g->status));
-	sqlite3_bind_int(s, 6, g->turn);
-	sqlite3_bind_int(s, 7, g->window);
-	sqlite3_bind_int(s, 8, g->layout.orient);
-	sqlite3_bind_int(s, 9, g->layout.parity);
-	sqlite3_bind_int(s, 10, g->layout.cols);
-	sqlite3_bind_int(s, 11, g->layout.rows);
-	sqlite3_bind_int(s, 12, g->layout.row_base);
-	if (master != NULL && masterlen > 0)
-		sqlite3_bind_blob(s, 13, master, (int)masterlen,
-		    SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, 13);
-	bind_text(s, 14, g->result);
-	if (sqlite3_step(s) != SQLITE_DONE) {
-		if (sqlite3_extended_errcode(st->db) ==
-		    SQLITE_CONSTRAINT_UNIQUE) {
+	rc = store_exec(st, "create campaign", "INSERT INTO campaigns (name, "
+	    "ruleset, scenario, options, status, turn, window, layout_orient, "
+	    "layout_parity, layout_cols, layout_rows, layout_row_base, "
+	    "master_seed, result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+	    "?10, ?11, ?12, ?13, ?14)", STORE_ARGS(STORE_TEXT(g->name),
+	    STORE_TEXT(g->rules->name), STORE_TEXT(g->scenario),
+	    STORE_TEXT(g->options), STORE_TEXT(game_strstatus(g->status)),
+	    STORE_INT(g->turn), STORE_INT(g->window),
+	    STORE_INT(g->layout.orient), STORE_INT(g->layout.parity),
+	    STORE_INT(g->layout.cols), STORE_INT(g->layout.rows),
+	    STORE_INT(g->layout.row_base), STORE_BLOB(masterlen > 0 ? master :
+	    NULL, masterlen), STORE_TEXT(g->result)), &src, err);
+	if (rc != HP_OK) {
+		if (src == SQLITE_CONSTRAINT_UNIQUE) {
 			hp_seterr(err, HP_ESTATE, "campaign %s already exists",
 			    g->name);
-			stmt_done(st, s);
 			return HP_ESTATE;
 		}
-		dberr(st, err, "create campaign");
-		stmt_done(st, s);
-		return HP_EDB;
+		return rc;
 	}
-	if (stmt_done(st, s) != SQLITE_OK)
-		return dberr(st, err, "create campaign");
-	*cid = sqlite3_last_insert_rowid(st->db);
+	*cid = store_last_id(st);
 	if ((rc = save_sides(st, *cid, g, true, err)) != HP_OK)
 		return rc;
 	for (i = 0; i < g->nhex; i++) {
@@ -514,17 +619,12 @@ store_campaign_create(struct store *st, const struct game *g,
 
 		snprintf(edges, sizeof edges, "%d %d %d %d %d %d", h->edge[0],
 		    h->edge[1], h->edge[2], h->edge[3], h->edge[4], h->edge[5]);
-		if ((s = prep(st, "INSERT INTO hexes (campaign_id, q, r, "
-		    "terrain, elevation, edges) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-		    err)) == NULL)
-			return HP_EDB;
-		sqlite3_bind_int64(s, 1, *cid);
-		sqlite3_bind_int(s, 2, h->h.q);
-		sqlite3_bind_int(s, 3, h->h.r);
-		bind_text(s, 4, h->terrain);
-		sqlite3_bind_int(s, 5, h->elevation);
-		bind_text(s, 6, edges);
-		if ((rc = exec_done(st, s, err, "save hex")) != HP_OK)
+		if ((rc = store_exec(st, "save hex", "INSERT INTO hexes "
+		    "(campaign_id, q, r, terrain, elevation, edges) VALUES (?1, "
+		    "?2, ?3, ?4, ?5, ?6)", STORE_ARGS(STORE_INT(*cid),
+		    STORE_INT(h->h.q), STORE_INT(h->h.r),
+		    STORE_TEXT(h->terrain), STORE_INT(h->elevation),
+		    STORE_TEXT(edges)), NULL, err)) != HP_OK)
 			return rc;
 	}
 	return save_units_vars(st, *cid, g, err);
@@ -534,19 +634,13 @@ int
 store_game_save(struct store *st, int64_t cid, const struct game *g,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	int rc;
 
-	s = prep(st, "UPDATE campaigns SET status = ?2, result = ?3, turn = ?4, "
-	    "window = ?5 WHERE id = ?1", err);
-	if (s == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	bind_text(s, 2, game_strstatus(g->status));
-	bind_text(s, 3, g->result);
-	sqlite3_bind_int(s, 4, g->turn);
-	sqlite3_bind_int(s, 5, g->window);
-	if ((rc = exec_done(st, s, err, "save campaign")) != HP_OK)
+	if ((rc = store_exec(st, "save campaign", "UPDATE campaigns SET status "
+	    "= ?2, result = ?3, turn = ?4, window = ?5 WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(cid), STORE_TEXT(game_strstatus(g->status)),
+	    STORE_TEXT(g->result), STORE_INT(g->turn), STORE_INT(g->window)),
+	    NULL, err)) != HP_OK)
 		return rc;
 	if ((rc = save_sides(st, cid, g, false, err)) != HP_OK)
 		return rc;
@@ -588,113 +682,106 @@ int
 store_game_load(struct store *st, const char *name, struct game *g,
     int64_t *cidp, struct hp_error *err)
 {
-	sqlite3_stmt *s = NULL;
+	struct store_query q;
 	int64_t cid;
-	int rc = HP_EDB, step;
+	int rc = HP_EDB, i;
 
-	if ((s = prep(st, "SELECT id, ruleset, scenario, options, status, "
-	    "result, turn, window, layout_orient, layout_parity, layout_cols, "
-	    "layout_rows, layout_row_base, rstate FROM campaigns WHERE "
-	    "name = ?1",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "load campaign", "SELECT id, ruleset, "
+	    "scenario, options, status, result, turn, window, layout_orient, "
+	    "layout_parity, layout_cols, layout_rows, layout_row_base, rstate "
+	    "FROM campaigns WHERE name = ?1", STORE_ARGS(STORE_TEXT(name)),
+	    err) != HP_OK)
 		return HP_EDB;
-	bind_text(s, 1, name);
-	if ((step = sqlite3_step(s)) != SQLITE_ROW) {
-		if (step == SQLITE_DONE) {
+	if (!store_query_next(&q, err)) {
+		if (q.rc == HP_OK) {
 			hp_seterr(err, HP_ENOENT, "no campaign called %s", name);
 			rc = HP_ENOENT;
-		} else
-			dberr(st, err, "load campaign");
+		}
 		goto out;
 	}
-	cid = sqlite3_column_int64(s, 0);
+	cid = sqlite3_column_int64(q.s, 0);
 	strlcpy_(g->name, name, sizeof g->name);
-	if ((g->rules = ruleset_find(col_text(s, 1))) == NULL) {
+	if ((g->rules = ruleset_find(col_text(q.s, 1))) == NULL) {
 		hp_seterr(err, HP_EINTERNAL, "campaign %s uses unknown ruleset "
-		    "%s", name, col_text(s, 1));
+		    "%s", name, col_text(q.s, 1));
 		rc = HP_EINTERNAL;
 		goto out;
 	}
-	strlcpy_(g->scenario, col_text(s, 2), sizeof g->scenario);
-	strlcpy_(g->options, col_text(s, 3), sizeof g->options);
-	g->status = parse_status(col_text(s, 4));
-	strlcpy_(g->result, col_text(s, 5), sizeof g->result);
-	g->turn = sqlite3_column_int(s, 6);
-	g->window = sqlite3_column_int(s, 7);
-	g->layout.orient = sqlite3_column_int(s, 8);
-	g->layout.parity = sqlite3_column_int(s, 9);
-	g->layout.cols = sqlite3_column_int(s, 10);
-	g->layout.rows = sqlite3_column_int(s, 11);
-	g->layout.row_base = sqlite3_column_int(s, 12);
-	game_set_rstate(g, sqlite3_column_type(s, 13) == SQLITE_NULL ? NULL :
-	    col_text(s, 13));
-	stmt_done(st, s);
-
-	if ((s = prep(st, "SELECT idx, name, label, ai, standing FROM sides "
-	    "WHERE campaign_id = ?1 ORDER BY idx", err)) == NULL)
+	strlcpy_(g->scenario, col_text(q.s, 2), sizeof g->scenario);
+	strlcpy_(g->options, col_text(q.s, 3), sizeof g->options);
+	g->status = parse_status(col_text(q.s, 4));
+	strlcpy_(g->result, col_text(q.s, 5), sizeof g->result);
+	g->turn = sqlite3_column_int(q.s, 6);
+	g->window = sqlite3_column_int(q.s, 7);
+	g->layout.orient = sqlite3_column_int(q.s, 8);
+	g->layout.parity = sqlite3_column_int(q.s, 9);
+	g->layout.cols = sqlite3_column_int(q.s, 10);
+	g->layout.rows = sqlite3_column_int(q.s, 11);
+	g->layout.row_base = sqlite3_column_int(q.s, 12);
+	game_set_rstate(g, sqlite3_column_type(q.s, 13) == SQLITE_NULL ?
+	    NULL : col_text(q.s, 13));
+	if (store_query_close(&q, err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
+
+	if (store_query_open(&q, st, "load sides", "SELECT idx, name, label, "
+	    "ai, standing FROM sides WHERE campaign_id = ?1 ORDER BY idx",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
+		return HP_EDB;
 	g->nsides = 0;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW &&
-	    g->nsides < GAME_MAX_SIDES) {
+	while (g->nsides < GAME_MAX_SIDES && store_query_next(&q, err)) {
 		struct game_side *sd = &g->sides[g->nsides++];
 
-		strlcpy_(sd->name, col_text(s, 1), sizeof sd->name);
-		strlcpy_(sd->label, col_text(s, 2), sizeof sd->label);
-		sd->ai = sqlite3_column_int(s, 3) != 0;
+		strlcpy_(sd->name, col_text(q.s, 1), sizeof sd->name);
+		strlcpy_(sd->label, col_text(q.s, 2), sizeof sd->label);
+		sd->ai = sqlite3_column_int(q.s, 3) != 0;
 		free(sd->standing);
-		sd->standing = sqlite3_column_type(s, 4) == SQLITE_NULL ? NULL :
-		    xstrdup(col_text(s, 4));
+		sd->standing = sqlite3_column_type(q.s, 4) == SQLITE_NULL ?
+		    NULL : xstrdup(col_text(q.s, 4));
 	}
-	if (step != SQLITE_DONE && step != SQLITE_ROW) {
-		dberr(st, err, "load sides");
-		goto out;
-	}
-	stmt_done(st, s);
-
-	if ((s = prep(st, "SELECT q, r, terrain, elevation, edges FROM hexes "
-	    "WHERE campaign_id = ?1 ORDER BY q, r", err)) == NULL)
+	if (store_query_close(&q, err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	g->nhex = 0;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		struct hex h = { sqlite3_column_int(s, 0),
-		    sqlite3_column_int(s, 1) };
-		struct game_hex *gh = game_add_hex(g, h, col_text(s, 2));
 
-		gh->elevation = sqlite3_column_int(s, 3);
-		if (!parse_ints(col_text(s, 4), gh->edge, 6)) {
+	if (store_query_open(&q, st, "load hexes", "SELECT q, r, terrain, "
+	    "elevation, edges FROM hexes WHERE campaign_id = ?1 ORDER BY q, r",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
+		return HP_EDB;
+	g->nhex = 0;
+	while (store_query_next(&q, err)) {
+		struct hex h = { sqlite3_column_int(q.s, 0),
+		    sqlite3_column_int(q.s, 1) };
+		struct game_hex *gh = game_add_hex(g, h, col_text(q.s, 2));
+
+		gh->elevation = sqlite3_column_int(q.s, 3);
+		if (!parse_ints(col_text(q.s, 4), gh->edge, 6)) {
 			hp_seterr(err, HP_EINTERNAL, "bad hex edges in %s",
 			    name);
 			rc = HP_EINTERNAL;
 			goto out;
 		}
 	}
-	if (step != SQLITE_DONE) {
-		dberr(st, err, "load hexes");
-		goto out;
-	}
-	stmt_done(st, s);
-
-	if ((s = prep(st, "SELECT uid, kind, name, side_idx, placed, q, r, "
-	    "status, strength, facing, attached, flags, x FROM units WHERE "
-	    "campaign_id = ?1 ORDER BY idx", err)) == NULL)
+	if (store_query_close(&q, err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	g->nunits = 0;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		struct game_unit *u = game_add_unit(g, col_text(s, 0),
-		    col_text(s, 1), col_text(s, 2), sqlite3_column_int(s, 3));
-		const char *x = col_text(s, 12);
 
-		u->placed = sqlite3_column_int(s, 4) != 0;
-		u->pos.q = sqlite3_column_int(s, 5);
-		u->pos.r = sqlite3_column_int(s, 6);
-		u->status = sqlite3_column_int(s, 7);
-		u->strength = sqlite3_column_int(s, 8);
-		u->facing = sqlite3_column_int(s, 9);
-		u->attached = sqlite3_column_int(s, 10);
-		u->flags = sqlite3_column_int(s, 11);
+	if (store_query_open(&q, st, "load units", "SELECT uid, kind, name, "
+	    "side_idx, placed, q, r, status, strength, facing, attached, flags, "
+	    "x FROM units WHERE campaign_id = ?1 ORDER BY idx",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
+		return HP_EDB;
+	g->nunits = 0;
+	while (store_query_next(&q, err)) {
+		struct game_unit *u = game_add_unit(g, col_text(q.s, 0),
+		    col_text(q.s, 1), col_text(q.s, 2),
+		    sqlite3_column_int(q.s, 3));
+		const char *x = col_text(q.s, 12);
+
+		u->placed = sqlite3_column_int(q.s, 4) != 0;
+		u->pos.q = sqlite3_column_int(q.s, 5);
+		u->pos.r = sqlite3_column_int(q.s, 6);
+		u->status = sqlite3_column_int(q.s, 7);
+		u->strength = sqlite3_column_int(q.s, 8);
+		u->facing = sqlite3_column_int(q.s, 9);
+		u->attached = sqlite3_column_int(q.s, 10);
+		u->flags = sqlite3_column_int(q.s, 11);
 		if (!parse_ints(x, u->x, GAME_UNIT_X)) {
 			hp_seterr(err, HP_EINTERNAL, "bad unit slots in %s",
 			    name);
@@ -702,44 +789,37 @@ store_game_load(struct store *st, const char *name, struct game *g,
 			goto out;
 		}
 	}
-	if (step != SQLITE_DONE) {
-		dberr(st, err, "load units");
-		goto out;
-	}
-	for (step = 0; step < g->nunits; step++)
-		if (g->units[step].attached < -1 ||
-		    g->units[step].attached >= g->nunits ||
-		    g->units[step].side < GAME_SIDE_NONE ||
-		    g->units[step].side >= g->nsides) {
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].attached < -1 ||
+		    g->units[i].attached >= g->nunits ||
+		    g->units[i].side < GAME_SIDE_NONE ||
+		    g->units[i].side >= g->nsides) {
 			hp_seterr(err, HP_EINTERNAL, "unit %s of %s is attached "
 			    "to a unit or side that does not exist",
-			    g->units[step].id, name);
-			rc = HP_EINTERNAL;
-			goto out;
+			    g->units[i].id, name);
+			return HP_EINTERNAL;
 		}
-	stmt_done(st, s);
 
-	if ((s = prep(st, "SELECT key, val FROM vars WHERE campaign_id = ?1 "
-	    "ORDER BY key", err)) == NULL)
+	if (store_query_open(&q, st, "load vars", "SELECT key, val FROM vars "
+	    "WHERE campaign_id = ?1 ORDER BY key", STORE_ARGS(STORE_INT(cid)),
+	    err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
 	g->nvars = 0;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW)
-		game_set_var(g, col_text(s, 0), sqlite3_column_int(s, 1));
-	if (step != SQLITE_DONE) {
-		dberr(st, err, "load vars");
-		goto out;
-	}
+	while (store_query_next(&q, err))
+		game_set_var(g, col_text(q.s, 0), sqlite3_column_int(q.s, 1));
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
 	if (game_error(g) != NULL) {
 		hp_seterr(err, HP_ESTATE, "%s", game_error(g));
-		rc = HP_ESTATE;
-		goto out;
+		return HP_ESTATE;
 	}
 	if (cidp != NULL)
 		*cidp = cid;
-	rc = HP_OK;
+	return HP_OK;
 out:
-	stmt_done(st, s);
+	store_query_close(&q, err);
 	return rc;
 }
 
@@ -747,24 +827,22 @@ int
 store_master_seed(struct store *st, int64_t cid, unsigned char *buf,
     size_t *len, struct hp_error *err)
 {
-	sqlite3_stmt *s;
+	struct store_query q;
 	size_t n = 0;
 
-	if ((s = prep(st, "SELECT master_seed FROM campaigns WHERE id = ?1",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "master seed", "SELECT master_seed FROM "
+	    "campaigns WHERE id = ?1", STORE_ARGS(STORE_INT(cid)), err) !=
+	    HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if (sqlite3_step(s) == SQLITE_ROW &&
-	    sqlite3_column_type(s, 0) == SQLITE_BLOB) {
-		n = (size_t)sqlite3_column_bytes(s, 0);
+	if (store_query_next(&q, err) &&
+	    sqlite3_column_type(q.s, 0) == SQLITE_BLOB) {
+		n = (size_t)sqlite3_column_bytes(q.s, 0);
 		if (n > *len)
 			n = *len;
-		memcpy(buf, sqlite3_column_blob(s, 0), n);
+		memcpy(buf, sqlite3_column_blob(q.s, 0), n);
 	}
 	*len = n;
-	if (stmt_done(st, s) != SQLITE_OK)
-		return dberr(st, err, "master seed");
-	return HP_OK;
+	return store_query_close(&q, err);
 }
 
 int
@@ -772,33 +850,27 @@ store_campaign_list(struct store *st,
     void (*fn)(const struct store_campaign_info *, void *), void *arg,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT name, ruleset, scenario, options, status, "
-	    "result, turn, window FROM campaigns ORDER BY name", err)) == NULL)
+	if (store_query_open(&q, st, "list campaigns", "SELECT name, ruleset, "
+	    "scenario, options, status, result, turn, window FROM campaigns "
+	    "ORDER BY name", NULL, err) != HP_OK)
 		return HP_EDB;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		struct store_campaign_info ci;
 
 		memset(&ci, 0, sizeof ci);
-		strlcpy_(ci.name, col_text(s, 0), sizeof ci.name);
-		strlcpy_(ci.ruleset, col_text(s, 1), sizeof ci.ruleset);
-		strlcpy_(ci.scenario, col_text(s, 2), sizeof ci.scenario);
-		strlcpy_(ci.options, col_text(s, 3), sizeof ci.options);
-		strlcpy_(ci.status, col_text(s, 4), sizeof ci.status);
-		strlcpy_(ci.result, col_text(s, 5), sizeof ci.result);
-		ci.turn = sqlite3_column_int(s, 6);
-		ci.window = sqlite3_column_int(s, 7);
+		strlcpy_(ci.name, col_text(q.s, 0), sizeof ci.name);
+		strlcpy_(ci.ruleset, col_text(q.s, 1), sizeof ci.ruleset);
+		strlcpy_(ci.scenario, col_text(q.s, 2), sizeof ci.scenario);
+		strlcpy_(ci.options, col_text(q.s, 3), sizeof ci.options);
+		strlcpy_(ci.status, col_text(q.s, 4), sizeof ci.status);
+		strlcpy_(ci.result, col_text(q.s, 5), sizeof ci.result);
+		ci.turn = sqlite3_column_int(q.s, 6);
+		ci.window = sqlite3_column_int(q.s, 7);
 		fn(&ci, arg);
 	}
-	if (step != SQLITE_DONE) {
-		dberr(st, err, "list campaigns");
-		stmt_done(st, s);
-		return HP_EDB;
-	}
-	stmt_done(st, s);
-	return HP_OK;
+	return store_query_close(&q, err);
 }
 
 int
@@ -806,38 +878,24 @@ store_player_add(struct store *st, int64_t cid, int side, const char *name,
     const char *email, const char *pubkey, const char *keyid, bool moderator,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int rc;
+	int rc, src;
 
-	if ((s = prep(st, "INSERT INTO players (campaign_id, side_idx, name, "
-	    "email, pubkey, key_id, moderator) VALUES (?1, ?2, ?3, ?4, ?5, "
-	    "?6, ?7)", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	sqlite3_bind_int(s, 2, side);
-	bind_text(s, 3, name);
-	bind_text(s, 4, email);
-	bind_text(s, 5, pubkey);
-	bind_text(s, 6, keyid);
-	sqlite3_bind_int(s, 7, moderator);
-	if (sqlite3_step(s) != SQLITE_DONE) {
-		rc = sqlite3_extended_errcode(st->db) ==
-		    SQLITE_CONSTRAINT_UNIQUE ? HP_ESTATE : HP_EDB;
-		if (rc == HP_ESTATE)
-			hp_seterr(err, rc, "player %s already exists", name);
-		else
-			dberr(st, err, "add player");
-		stmt_done(st, s);
+	rc = store_exec(st, "add player", "INSERT INTO players (campaign_id, "
+	    "side_idx, name, email, pubkey, key_id, moderator) VALUES (?1, ?2, "
+	    "?3, ?4, ?5, ?6, ?7)", STORE_ARGS(STORE_INT(cid), STORE_INT(side),
+	    STORE_TEXT(name), STORE_TEXT(email), STORE_TEXT(pubkey),
+	    STORE_TEXT(keyid), STORE_INT(moderator)), &src, err);
+	if (rc != HP_OK) {
+		if (src == SQLITE_CONSTRAINT_UNIQUE) {
+			hp_seterr(err, HP_ESTATE, "player %s already exists",
+			    name);
+			return HP_ESTATE;
+		}
 		return rc;
 	}
-	if (stmt_done(st, s) != SQLITE_OK)
-		return dberr(st, err, "add player");
-	if ((s = prep(st, "UPDATE sides SET ai = 0 WHERE campaign_id = ?1 AND "
-	    "idx = ?2", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	sqlite3_bind_int(s, 2, side);
-	return exec_done(st, s, err, "side to player");
+	return store_exec(st, "side to player", "UPDATE sides SET ai = 0 WHERE "
+	    "campaign_id = ?1 AND idx = ?2", STORE_ARGS(STORE_INT(cid),
+	    STORE_INT(side)), NULL, err);
 }
 
 int
@@ -845,21 +903,17 @@ store_player_list(struct store *st, int64_t cid,
     void (*fn)(int, const char *, const char *, bool, void *), void *arg,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT side_idx, name, email, moderator FROM players "
-	    "WHERE campaign_id = ?1 AND active = 1 ORDER BY side_idx, name",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "list players", "SELECT side_idx, name, "
+	    "email, moderator FROM players WHERE campaign_id = ?1 AND active = "
+	    "1 ORDER BY side_idx, name", STORE_ARGS(STORE_INT(cid)), err) !=
+	    HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW)
-		fn(sqlite3_column_int(s, 0), col_text(s, 1), col_text(s, 2),
-		    sqlite3_column_int(s, 3) != 0, arg);
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "list players");
-	return HP_OK;
+	while (store_query_next(&q, err))
+		fn(sqlite3_column_int(q.s, 0), col_text(q.s, 1),
+		    col_text(q.s, 2), sqlite3_column_int(q.s, 3) != 0, arg);
+	return store_query_close(&q, err);
 }
 
 int
@@ -867,26 +921,19 @@ store_window_insert(struct store *st, int64_t cid,
     const struct window_spec *w, const unsigned char *seed,
     const unsigned char *commitment, int64_t *wid, struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	int rc;
 
-	if ((s = prep(st, "INSERT INTO windows (campaign_id, turn, number, "
-	    "name, kind, sides, prompt, state, seed, commitment) VALUES (?1, "
-	    "?2, ?3, ?4, ?5, ?6, ?7, 'open', ?8, ?9)", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	sqlite3_bind_int(s, 2, w->turn);
-	sqlite3_bind_int(s, 3, w->number);
-	bind_text(s, 4, w->name);
-	sqlite3_bind_int(s, 5, w->kind);
-	sqlite3_bind_int(s, 6, (int)w->sides);
-	bind_text(s, 7, w->prompt);
-	sqlite3_bind_blob(s, 8, seed, DICE_SEEDLEN, SQLITE_TRANSIENT);
-	sqlite3_bind_blob(s, 9, commitment, 32, SQLITE_TRANSIENT);
-	if ((rc = exec_done(st, s, err, "open window")) != HP_OK)
+	if ((rc = store_exec(st, "open window", "INSERT INTO windows "
+	    "(campaign_id, turn, number, name, kind, sides, prompt, state, "
+	    "seed, commitment) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', ?8, "
+	    "?9)", STORE_ARGS(STORE_INT(cid), STORE_INT(w->turn),
+	    STORE_INT(w->number), STORE_TEXT(w->name), STORE_INT(w->kind),
+	    STORE_INT((int)w->sides), STORE_TEXT(w->prompt),
+	    STORE_BLOB(seed, DICE_SEEDLEN), STORE_BLOB(commitment, 32)), NULL,
+	    err)) != HP_OK)
 		return rc;
 	if (wid != NULL)
-		*wid = sqlite3_last_insert_rowid(st->db);
+		*wid = store_last_id(st);
 	return HP_OK;
 }
 
@@ -912,33 +959,22 @@ window_row(sqlite3_stmt *s, struct store_window *w)
 		col_blob(s, 10, w->dice_key, DICE_KEYLEN);
 }
 
-/* Run a window query with up to three integer parameters after cid. */
+/* Run a window query with nparams (1-3) integer parameters: cid, a, b. */
 static int
-window_query(struct store *st, const char *sql, int64_t cid, int a, int b,
-    struct store_window *w, struct hp_error *err)
+window_query(struct store *st, const char *sql, int nparams, int64_t cid,
+    int a, int b, struct store_window *w, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_arg args[4] = { STORE_INT(cid), STORE_INT(a),
+	    STORE_INT(b), { STORE_ARG_END, 0, NULL, 0 } };
+	struct store_query q;
+	bool row;
 
-	if ((s = prep(st, sql, err)) == NULL)
+	args[nparams].type = STORE_ARG_END;
+	if (store_query_open(&q, st, "load window", sql, args, err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if (sqlite3_bind_parameter_count(s) >= 2)
-		sqlite3_bind_int(s, 2, a);
-	if (sqlite3_bind_parameter_count(s) >= 3)
-		sqlite3_bind_int(s, 3, b);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW) {
-		window_row(s, w);
-		stmt_done(st, s);
-		return HP_OK;
-	}
-	stmt_done(st, s);
-	if (step == SQLITE_DONE) {
-		hp_seterr(err, HP_ENOENT, "no such order window");
-		return HP_ENOENT;
-	}
-	return dberr(st, err, "load window");
+	if ((row = store_query_next(&q, err)))
+		window_row(q.s, w);
+	return query_row_end(&q, row, err, "no such order window");
 }
 
 int
@@ -947,7 +983,7 @@ store_window_current(struct store *st, int64_t cid, struct store_window *w,
 {
 	return window_query(st, "SELECT " WINDOW_COLS " FROM windows WHERE "
 	    "campaign_id = ?1 AND state != 'resolved' ORDER BY id DESC LIMIT 1",
-	    cid, 0, 0, w, err);
+	    1, cid, 0, 0, w, err);
 }
 
 int
@@ -956,7 +992,7 @@ store_window_last_resolved(struct store *st, int64_t cid,
 {
 	return window_query(st, "SELECT " WINDOW_COLS " FROM windows WHERE "
 	    "campaign_id = ?1 AND state = 'resolved' ORDER BY id DESC LIMIT 1",
-	    cid, 0, 0, w, err);
+	    1, cid, 0, 0, w, err);
 }
 
 int
@@ -966,9 +1002,9 @@ store_window_get(struct store *st, int64_t cid, int turn, int number,
 	if (number == 0)
 		return window_query(st, "SELECT " WINDOW_COLS " FROM windows "
 		    "WHERE campaign_id = ?1 AND turn = ?2 ORDER BY number DESC "
-		    "LIMIT 1", cid, turn, 0, w, err);
+		    "LIMIT 1", 2, cid, turn, 0, w, err);
 	return window_query(st, "SELECT " WINDOW_COLS " FROM windows WHERE "
-	    "campaign_id = ?1 AND turn = ?2 AND number = ?3", cid, turn,
+	    "campaign_id = ?1 AND turn = ?2 AND number = ?3", 3, cid, turn,
 	    number, w, err);
 }
 
@@ -976,20 +1012,12 @@ int
 store_window_set_state(struct store *st, int64_t wid, enum window_state ws,
     const unsigned char *key, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "UPDATE windows SET state = ?2, dice_key = "
-	    "coalesce(?3, dice_key), resolved_at = CASE WHEN ?2 = 'resolved' "
-	    "THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END WHERE id = ?1",
-	    err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	bind_text(s, 2, window_strstate(ws));
-	if (key != NULL)
-		sqlite3_bind_blob(s, 3, key, DICE_KEYLEN, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(s, 3);
-	return exec_done(st, s, err, "window state");
+	return store_exec(st, "window state", "UPDATE windows SET state = ?2, "
+	    "dice_key = coalesce(?3, dice_key), resolved_at = CASE WHEN ?2 = "
+	    "'resolved' THEN strftime('%Y-%m-%dT%H:%M:%SZ', 'now') END WHERE "
+	    "id = ?1", STORE_ARGS(STORE_INT(wid),
+	    STORE_TEXT(window_strstate(ws)), STORE_BLOB(key, DICE_KEYLEN)),
+	    NULL, err);
 }
 
 int
@@ -997,62 +1025,47 @@ store_orders_put(struct store *st, int64_t wid, int side, int64_t player,
     const char *source, const char *raw, const char *parsed,
     const unsigned char *hash, struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	int rc;
 
-	if ((s = prep(st, "UPDATE orders SET current = 0 WHERE window_id = ?1 "
-	    "AND side_idx = ?2 AND current = 1", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_int(s, 2, side);
-	if ((rc = exec_done(st, s, err, "supersede orders")) != HP_OK)
+	if ((rc = store_exec(st, "supersede orders", "UPDATE orders SET "
+	    "current = 0 WHERE window_id = ?1 AND side_idx = ?2 AND current = "
+	    "1", STORE_ARGS(STORE_INT(wid), STORE_INT(side)), NULL, err)) !=
+	    HP_OK)
 		return rc;
-	if ((s = prep(st, "INSERT INTO orders (window_id, side_idx, player_id, "
-	    "source, raw, parsed, hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	    err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_int(s, 2, side);
-	if (player > 0)
-		sqlite3_bind_int64(s, 3, player);
-	else
-		sqlite3_bind_null(s, 3);
-	bind_text(s, 4, source);
-	bind_text(s, 5, raw);
-	bind_text(s, 6, parsed);
-	sqlite3_bind_blob(s, 7, hash, 32, SQLITE_TRANSIENT);
-	return exec_done(st, s, err, "store orders");
+	return store_exec(st, "store orders", "INSERT INTO orders (window_id, "
+	    "side_idx, player_id, source, raw, parsed, hash) VALUES (?1, ?2, "
+	    "?3, ?4, ?5, ?6, ?7)", STORE_ARGS(STORE_INT(wid), STORE_INT(side),
+	    store_arg_id(player), STORE_TEXT(source), STORE_TEXT(raw),
+	    STORE_TEXT(parsed), STORE_BLOB(hash, 32)), NULL, err);
 }
 
 int
 store_orders_current(struct store *st, int64_t wid,
     struct store_order out[GAME_MAX_SIDES], struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
 	memset(out, 0, sizeof(struct store_order) * GAME_MAX_SIDES);
-	if ((s = prep(st, "SELECT side_idx, source, raw, parsed, hash FROM "
-	    "orders WHERE window_id = ?1 AND current = 1", err)) == NULL)
+	if (store_query_open(&q, st, "load orders", "SELECT side_idx, source, "
+	    "raw, parsed, hash FROM orders WHERE window_id = ?1 AND current = "
+	    "1", STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		int side = sqlite3_column_int(s, 0);
+	while (store_query_next(&q, err)) {
+		int side = sqlite3_column_int(q.s, 0);
 		struct store_order *o;
 
 		if (side < 0 || side >= GAME_MAX_SIDES)
 			continue;
 		o = &out[side];
 		o->side = side;
-		strlcpy_(o->source, col_text(s, 1), sizeof o->source);
-		o->raw = xstrdup(col_text(s, 2));
-		o->parsed = xstrdup(col_text(s, 3));
-		col_blob(s, 4, o->hash, 32);
+		strlcpy_(o->source, col_text(q.s, 1), sizeof o->source);
+		o->raw = xstrdup(col_text(q.s, 2));
+		o->parsed = xstrdup(col_text(q.s, 3));
+		col_blob(q.s, 4, o->hash, 32);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE) {
+	if (store_query_close(&q, err) != HP_OK) {
 		store_orders_free(out);
-		return dberr(st, err, "load orders");
+		return HP_EDB;
 	}
 	return HP_OK;
 }
@@ -1073,25 +1086,19 @@ int
 store_events_put(struct store *st, int64_t wid, const struct events *ev,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < ev->n; i++) {
 		const struct event *e = &ev->v[i];
 
-		if ((s = prep(st, "INSERT INTO events (window_id, seq, step, "
-		    "phase, text, visible, roll) VALUES (?1, ?2, ?3, ?4, ?5, "
-		    "?6, ?7)", err)) == NULL)
-			return HP_EDB;
-		sqlite3_bind_int64(s, 1, wid);
-		sqlite3_bind_int(s, 2, e->seq);
-		sqlite3_bind_int(s, 3, e->step);
-		bind_text(s, 4, e->phase);
-		bind_text(s, 5, e->text);
-		sqlite3_bind_int(s, 6, (int)e->visible);
-		sqlite3_bind_int(s, 7, e->roll);
-		if ((rc = exec_done(st, s, err, "store event")) != HP_OK)
+		if ((rc = store_exec(st, "store event", "INSERT INTO events "
+		    "(window_id, seq, step, phase, text, visible, roll) VALUES "
+		    "(?1, ?2, ?3, ?4, ?5, ?6, ?7)", STORE_ARGS(STORE_INT(wid),
+		    STORE_INT(e->seq), STORE_INT(e->step),
+		    STORE_TEXT(e->phase), STORE_TEXT(e->text),
+		    STORE_INT((int)e->visible), STORE_INT(e->roll)), NULL,
+		    err)) != HP_OK)
 			return rc;
 	}
 	return HP_OK;
@@ -1101,24 +1108,18 @@ int
 store_dice_put(struct store *st, int64_t wid, const struct dice *d,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	size_t i;
 	int rc;
 
 	for (i = 0; i < d->nlog; i++) {
 		const struct dice_roll *r = &d->log[i];
 
-		if ((s = prep(st, "INSERT INTO dice (window_id, seq, purpose, "
-		    "sides, target, result) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-		    err)) == NULL)
-			return HP_EDB;
-		sqlite3_bind_int64(s, 1, wid);
-		sqlite3_bind_int(s, 2, r->seq);
-		bind_text(s, 3, r->purpose);
-		sqlite3_bind_int(s, 4, r->sides);
-		sqlite3_bind_int(s, 5, r->target);
-		sqlite3_bind_int(s, 6, r->result);
-		if ((rc = exec_done(st, s, err, "store roll")) != HP_OK)
+		if ((rc = store_exec(st, "store roll", "INSERT INTO dice "
+		    "(window_id, seq, purpose, sides, target, result) VALUES "
+		    "(?1, ?2, ?3, ?4, ?5, ?6)", STORE_ARGS(STORE_INT(wid),
+		    STORE_INT(r->seq), STORE_TEXT(r->purpose),
+		    STORE_INT(r->sides), STORE_INT(r->target),
+		    STORE_INT(r->result)), NULL, err)) != HP_OK)
 			return rc;
 	}
 	return HP_OK;
@@ -1128,64 +1129,52 @@ int
 store_dice_load(struct store *st, int64_t wid, struct dice *d,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT seq, purpose, sides, target, result FROM dice "
-	    "WHERE window_id = ?1 ORDER BY seq", err)) == NULL)
+	if (store_query_open(&q, st, "load dice", "SELECT seq, purpose, sides, "
+	    "target, result FROM dice WHERE window_id = ?1 ORDER BY seq",
+	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		struct dice_roll *r = dice_log_entry(d);
 
-		r->seq = sqlite3_column_int(s, 0);
-		strlcpy_(r->purpose, col_text(s, 1), sizeof r->purpose);
-		r->sides = sqlite3_column_int(s, 2);
-		r->target = sqlite3_column_int(s, 3);
-		r->result = sqlite3_column_int(s, 4);
+		r->seq = sqlite3_column_int(q.s, 0);
+		strlcpy_(r->purpose, col_text(q.s, 1), sizeof r->purpose);
+		r->sides = sqlite3_column_int(q.s, 2);
+		r->target = sqlite3_column_int(q.s, 3);
+		r->result = sqlite3_column_int(q.s, 4);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "load dice");
-	return HP_OK;
+	return store_query_close(&q, err);
 }
 
 int
 store_report_put(struct store *st, int64_t wid, int side, const char *body,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "INSERT INTO reports (window_id, side_idx, body) "
-	    "VALUES (?1, ?2, ?3)", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_int(s, 2, side);
-	bind_text(s, 3, body);
-	return exec_done(st, s, err, "store report");
+	return store_exec(st, "store report", "INSERT INTO reports (window_id, "
+	    "side_idx, body) VALUES (?1, ?2, ?3)", STORE_ARGS(STORE_INT(wid),
+	    STORE_INT(side), STORE_TEXT(body)), NULL, err);
 }
 
 char *
 store_report_get(struct store *st, int64_t wid, int side,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
+	struct store_query q;
 	char *body = NULL;
-	int step;
 
-	if ((s = prep(st, "SELECT body FROM reports WHERE window_id = ?1 AND "
-	    "side_idx = ?2", err)) == NULL)
+	if (store_query_open(&q, st, "load report", "SELECT body FROM reports "
+	    "WHERE window_id = ?1 AND side_idx = ?2", STORE_ARGS(STORE_INT(wid),
+	    STORE_INT(side)), err) != HP_OK)
 		return NULL;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_int(s, 2, side);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW)
-		body = xstrdup(col_text(s, 0));
-	else if (step == SQLITE_DONE)
+	if (store_query_next(&q, err))
+		body = xstrdup(col_text(q.s, 0));
+	else if (q.rc == HP_OK)
 		hp_seterr(err, HP_ENOENT, "no report for that turn and side");
-	else
-		dberr(st, err, "load report");
-	stmt_done(st, s);
+	if (store_query_close(&q, err) != HP_OK) {
+		free(body);
+		return NULL;
+	}
 	return body;
 }
 
@@ -1210,23 +1199,23 @@ int
 store_players_by_key(struct store *st, const char *key_id,
     struct store_player *out, int max, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step, n = 0;
+	struct store_query q;
+	int n = 0;
 
-	if ((s = prep(st, "SELECT p.id, p.campaign_id, c.name, p.side_idx, "
-	    "p.name, p.email, p.pubkey, p.key_id, p.moderator FROM players p "
-	    "JOIN campaigns c ON c.id = p.campaign_id WHERE p.key_id = ?1 AND "
-	    "p.active = 1 ORDER BY c.status = 'finished', p.id", err)) == NULL)
+	if (store_query_open(&q, st, "players by key", "SELECT p.id, "
+	    "p.campaign_id, c.name, p.side_idx, p.name, p.email, p.pubkey, "
+	    "p.key_id, p.moderator FROM players p JOIN campaigns c ON c.id = "
+	    "p.campaign_id WHERE p.key_id = ?1 AND p.active = 1 ORDER BY "
+	    "c.status = 'finished', p.id", STORE_ARGS(STORE_TEXT(key_id)),
+	    err) != HP_OK)
 		return HP_EDB;
-	bind_text(s, 1, key_id);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		if (n < max)
-			player_from_row(s, &out[n]);
+			player_from_row(q.s, &out[n]);
 		n++;
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "players by key");
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
 	return n;
 }
 
@@ -1234,23 +1223,22 @@ int
 store_player_by_key_in(struct store *st, const char *key_id,
     const char *campaign, struct store_player *out, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step, n = 0;
+	struct store_query q;
+	int n = 0;
 
-	if ((s = prep(st, "SELECT p.id, p.campaign_id, c.name, p.side_idx, "
-	    "p.name, p.email, p.pubkey, p.key_id, p.moderator FROM players p "
-	    "JOIN campaigns c ON c.id = p.campaign_id WHERE p.key_id = ?1 AND "
-	    "c.name = ?2 AND p.active = 1 ORDER BY p.id LIMIT 1", err)) == NULL)
+	if (store_query_open(&q, st, "player by key", "SELECT p.id, "
+	    "p.campaign_id, c.name, p.side_idx, p.name, p.email, p.pubkey, "
+	    "p.key_id, p.moderator FROM players p JOIN campaigns c ON c.id = "
+	    "p.campaign_id WHERE p.key_id = ?1 AND c.name = ?2 AND p.active = "
+	    "1 ORDER BY p.id LIMIT 1", STORE_ARGS(STORE_TEXT(key_id),
+	    STORE_TEXT(campaign)), err) != HP_OK)
 		return HP_EDB;
-	bind_text(s, 1, key_id);
-	bind_text(s, 2, campaign);
-	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		player_from_row(s, out);
+	if (store_query_next(&q, err)) {
+		player_from_row(q.s, out);
 		n = 1;
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE && step != SQLITE_ROW)
-		return dberr(st, err, "player by key");
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
 	return n;
 }
 
@@ -1259,54 +1247,43 @@ store_keyring(struct store *st,
     void (*fn)(const char *, const char *, void *), void *arg,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT DISTINCT key_id, pubkey FROM players WHERE "
-	    "active = 1 AND key_id IS NOT NULL AND pubkey IS NOT NULL", err)) ==
-	    NULL)
+	if (store_query_open(&q, st, "keyring", "SELECT DISTINCT key_id, "
+	    "pubkey FROM players WHERE active = 1 AND key_id IS NOT NULL AND "
+	    "pubkey IS NOT NULL", NULL, err) != HP_OK)
 		return HP_EDB;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW)
-		fn(col_text(s, 0), col_text(s, 1), arg);
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "keyring");
-	return HP_OK;
+	while (store_query_next(&q, err))
+		fn(col_text(q.s, 0), col_text(q.s, 1), arg);
+	return store_query_close(&q, err);
 }
 
 int
 store_player_set_key(struct store *st, int64_t cid, const char *name,
     const char *pubkey, const char *key_id, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "UPDATE players SET pubkey = ?3, key_id = ?4 WHERE "
-	    "campaign_id = ?1 AND name = ?2", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	bind_text(s, 2, name);
-	bind_text(s, 3, pubkey);
-	bind_text(s, 4, key_id);
-	return exec_done(st, s, err, "set player key");
+	return store_exec(st, "set player key", "UPDATE players SET pubkey = "
+	    "?3, key_id = ?4 WHERE campaign_id = ?1 AND name = ?2",
+	    STORE_ARGS(STORE_INT(cid), STORE_TEXT(name), STORE_TEXT(pubkey),
+	    STORE_TEXT(key_id)), NULL, err);
 }
 
 int
 store_message_seen(struct store *st, const unsigned char *hash,
     const char *message_id, bool *seen, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
 
-	if ((s = prep(st, "SELECT 1 FROM messages WHERE hash = ?1 OR "
-	    "(?2 IS NOT NULL AND message_id = ?2) LIMIT 1", err)) == NULL)
+	if (store_query_open(&q, st, "message seen", "SELECT 1 FROM messages "
+	    "WHERE hash = ?1 OR (?2 IS NOT NULL AND message_id = ?2) LIMIT 1",
+	    STORE_ARGS(STORE_BLOB(hash, 32), STORE_TEXT(message_id)), err) !=
+	    HP_OK)
 		return HP_EDB;
-	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
-	bind_text(s, 2, message_id);
-	step = sqlite3_step(s);
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "message seen");
-	*seen = step == SQLITE_ROW;
+	row = store_query_next(&q, err);
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	*seen = row;
 	return HP_OK;
 }
 
@@ -1315,26 +1292,12 @@ store_message_record(struct store *st, const unsigned char *hash,
     const char *message_id, const char *mailbox, const char *outcome,
     const char *detail, int64_t cid, int64_t player, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "INSERT INTO messages (hash, message_id, mailbox, "
-	    "outcome, detail, campaign_id, player_id) VALUES (?1, ?2, ?3, ?4, "
-	    "?5, ?6, ?7)", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
-	bind_text(s, 2, message_id);
-	bind_text(s, 3, mailbox);
-	bind_text(s, 4, outcome);
-	bind_text(s, 5, detail ? detail : "");
-	if (cid > 0)
-		sqlite3_bind_int64(s, 6, cid);
-	else
-		sqlite3_bind_null(s, 6);
-	if (player > 0)
-		sqlite3_bind_int64(s, 7, player);
-	else
-		sqlite3_bind_null(s, 7);
-	return exec_done(st, s, err, "record message");
+	return store_exec(st, "record message", "INSERT INTO messages (hash, "
+	    "message_id, mailbox, outcome, detail, campaign_id, player_id) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)", STORE_ARGS(
+	    STORE_BLOB(hash, 32), STORE_TEXT(message_id), STORE_TEXT(mailbox),
+	    STORE_TEXT(outcome), STORE_TEXT(detail ? detail : ""),
+	    store_arg_id(cid), store_arg_id(player)), NULL, err);
 }
 
 int
@@ -1342,26 +1305,17 @@ store_outbox_add(struct store *st, int64_t cid, const char *kind,
     const char *message_id, const char *rcpt, const char *envelope_from,
     const void *data, size_t len, bool *added, struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	int rc;
 
-	if ((s = prep(st, "INSERT OR IGNORE INTO outbox (message_id, "
-	    "campaign_id, kind, rcpt, envelope_from, data) VALUES (?1, ?2, ?3, "
-	    "?4, ?5, ?6)", err)) == NULL)
-		return HP_EDB;
-	bind_text(s, 1, message_id);
-	if (cid > 0)
-		sqlite3_bind_int64(s, 2, cid);
-	else
-		sqlite3_bind_null(s, 2);
-	bind_text(s, 3, kind);
-	bind_text(s, 4, rcpt);
-	bind_text(s, 5, envelope_from);
-	sqlite3_bind_blob(s, 6, data, (int)len, SQLITE_TRANSIENT);
-	if ((rc = exec_done(st, s, err, "queue message")) != HP_OK)
+	if ((rc = store_exec(st, "queue message", "INSERT OR IGNORE INTO "
+	    "outbox (message_id, campaign_id, kind, rcpt, envelope_from, data) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)", STORE_ARGS(
+	    STORE_TEXT(message_id), store_arg_id(cid), STORE_TEXT(kind),
+	    STORE_TEXT(rcpt), STORE_TEXT(envelope_from), STORE_BLOB(data, len)),
+	    NULL, err)) != HP_OK)
 		return rc;
 	if (added != NULL)
-		*added = sqlite3_changes(st->db) > 0;
+		*added = store_changes(st) > 0;
 	return HP_OK;
 }
 
@@ -1369,39 +1323,36 @@ int
 store_outbox_due(struct store *st, long now, struct store_outmsg *out,
     int max, int *n, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
 	*n = 0;
-	if ((s = prep(st, "SELECT id, message_id, kind, rcpt, envelope_from, "
-	    "data, attempts, stage FROM outbox WHERE state = 'queued' AND "
-	    "next_attempt <= ?1 ORDER BY id LIMIT ?2", err)) == NULL)
+	if (store_query_open(&q, st, "outbox", "SELECT id, message_id, kind, "
+	    "rcpt, envelope_from, data, attempts, stage FROM outbox WHERE "
+	    "state = 'queued' AND next_attempt <= ?1 ORDER BY id LIMIT ?2",
+	    STORE_ARGS(STORE_INT(now), STORE_INT(max)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, now);
-	sqlite3_bind_int(s, 2, max);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		struct store_outmsg *m = &out[(*n)++];
 
 		memset(m, 0, sizeof *m);
-		m->id = sqlite3_column_int64(s, 0);
-		strlcpy_(m->message_id, col_text(s, 1), sizeof m->message_id);
-		strlcpy_(m->kind, col_text(s, 2), sizeof m->kind);
-		strlcpy_(m->rcpt, col_text(s, 3), sizeof m->rcpt);
-		strlcpy_(m->envelope_from, col_text(s, 4),
+		m->id = sqlite3_column_int64(q.s, 0);
+		strlcpy_(m->message_id, col_text(q.s, 1), sizeof m->message_id);
+		strlcpy_(m->kind, col_text(q.s, 2), sizeof m->kind);
+		strlcpy_(m->rcpt, col_text(q.s, 3), sizeof m->rcpt);
+		strlcpy_(m->envelope_from, col_text(q.s, 4),
 		    sizeof m->envelope_from);
-		m->len = (size_t)sqlite3_column_bytes(s, 5);
+		m->len = (size_t)sqlite3_column_bytes(q.s, 5);
 		m->data = xmalloc(m->len + 1);
 		if (m->len > 0)
-			memcpy(m->data, sqlite3_column_blob(s, 5), m->len);
+			memcpy(m->data, sqlite3_column_blob(q.s, 5), m->len);
 		m->data[m->len] = '\0';
-		m->attempts = sqlite3_column_int(s, 6);
-		strlcpy_(m->stage, col_text(s, 7), sizeof m->stage);
+		m->attempts = sqlite3_column_int(q.s, 6);
+		strlcpy_(m->stage, col_text(q.s, 7), sizeof m->stage);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE) {
+	if (store_query_close(&q, err) != HP_OK) {
 		store_outmsg_free(out, *n);
 		*n = 0;
-		return dberr(st, err, "outbox");
+		return HP_EDB;
 	}
 	return HP_OK;
 }
@@ -1420,66 +1371,48 @@ store_outmsg_free(struct store_outmsg *m, int n)
 int
 store_outbox_sent(struct store *st, int64_t id, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "UPDATE outbox SET state = 'sent', attempts = "
-	    "attempts + 1, sent_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
-	    "WHERE id = ?1", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, id);
-	return exec_done(st, s, err, "outbox sent");
+	return store_exec(st, "outbox sent", "UPDATE outbox SET state = "
+	    "'sent', attempts = attempts + 1, sent_at = "
+	    "strftime('%Y-%m-%dT%H:%M:%SZ', 'now') WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(id)), NULL, err);
 }
 
 int
 store_outbox_staged(struct store *st, int64_t id, const char *stage,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "UPDATE outbox SET stage = ?2 WHERE id = ?1",
-	    err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, id);
-	bind_text(s, 2, stage);
-	return exec_done(st, s, err, "outbox staged");
+	return store_exec(st, "outbox staged", "UPDATE outbox SET stage = ?2 "
+	    "WHERE id = ?1", STORE_ARGS(STORE_INT(id), STORE_TEXT(stage)), NULL,
+	    err);
 }
 
 int
 store_outbox_failed(struct store *st, int64_t id, long next, const char *why,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "UPDATE outbox SET attempts = attempts + 1, "
-	    "last_error = ?3, state = CASE WHEN ?2 < 0 THEN 'failed' ELSE "
-	    "'queued' END, next_attempt = CASE WHEN ?2 < 0 THEN next_attempt "
-	    "ELSE ?2 END WHERE id = ?1", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, next);
-	bind_text(s, 3, why);
-	return exec_done(st, s, err, "outbox failed");
+	return store_exec(st, "outbox failed", "UPDATE outbox SET attempts = "
+	    "attempts + 1, last_error = ?3, state = CASE WHEN ?2 < 0 THEN "
+	    "'failed' ELSE 'queued' END, next_attempt = CASE WHEN ?2 < 0 THEN "
+	    "next_attempt ELSE ?2 END WHERE id = ?1", STORE_ARGS(STORE_INT(id),
+	    STORE_INT(next), STORE_TEXT(why)), NULL, err);
 }
 
 int
 store_outbox_counts(struct store *st, int counts[3], struct hp_error *err)
 {
 	static const char *names[3] = { "queued", "sent", "failed" };
-	sqlite3_stmt *s;
-	int step, i;
+	struct store_query q;
+	int i;
 
 	counts[0] = counts[1] = counts[2] = 0;
-	if ((s = prep(st, "SELECT state, count(*) FROM outbox GROUP BY state",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "outbox counts", "SELECT state, count(*) "
+	    "FROM outbox GROUP BY state", NULL, err) != HP_OK)
 		return HP_EDB;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+	while (store_query_next(&q, err))
 		for (i = 0; i < 3; i++)
-			if (strcmp(col_text(s, 0), names[i]) == 0)
-				counts[i] = sqlite3_column_int(s, 1);
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "outbox counts");
-	return HP_OK;
+			if (strcmp(col_text(q.s, 0), names[i]) == 0)
+				counts[i] = sqlite3_column_int(q.s, 1);
+	return store_query_close(&q, err);
 }
 
 /* audit */
@@ -1489,48 +1422,37 @@ store_ordersig_put(struct store *st, const unsigned char *hash,
     const char *sig, size_t siglen, const char *pubkey, const char *key_id,
     int64_t player, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "INSERT OR IGNORE INTO order_signatures (hash, "
-	    "signature, pubkey, key_id, player_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-	    err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
-	sqlite3_bind_text(s, 2, sig, (int)siglen, SQLITE_TRANSIENT);
-	bind_text(s, 3, pubkey);
-	bind_text(s, 4, key_id);
-	if (player > 0)
-		sqlite3_bind_int64(s, 5, player);
-	else
-		sqlite3_bind_null(s, 5);
-	return exec_done(st, s, err, "store order signature");
+	return store_exec(st, "store order signature", "INSERT OR IGNORE INTO "
+	    "order_signatures (hash, signature, pubkey, key_id, player_id) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5)", STORE_ARGS(STORE_BLOB(hash, 32),
+	    STORE_TEXTN(sig, siglen), STORE_TEXT(pubkey), STORE_TEXT(key_id),
+	    store_arg_id(player)), NULL, err);
 }
 
 int
 store_ordersig_get(struct store *st, const unsigned char *hash, char **sig,
     char **pubkey, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
+	int rc;
 
 	*sig = *pubkey = NULL;
-	if ((s = prep(st, "SELECT signature, pubkey FROM order_signatures "
-	    "WHERE hash = ?1", err)) == NULL)
+	if (store_query_open(&q, st, "load order signature", "SELECT "
+	    "signature, pubkey FROM order_signatures WHERE hash = ?1",
+	    STORE_ARGS(STORE_BLOB(hash, 32)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW) {
-		*sig = xstrdup(col_text(s, 0));
-		*pubkey = xstrdup(col_text(s, 1));
+	if ((row = store_query_next(&q, err))) {
+		*sig = xstrdup(col_text(q.s, 0));
+		*pubkey = xstrdup(col_text(q.s, 1));
 	}
-	stmt_done(st, s);
-	if (step == SQLITE_ROW)
-		return HP_OK;
-	if (step == SQLITE_DONE) {
-		hp_seterr(err, HP_ENOENT, "no signature recorded");
-		return HP_ENOENT;
+	if ((rc = query_row_end(&q, row, err, "no signature recorded")) ==
+	    HP_EDB) {
+		free(*sig);
+		free(*pubkey);
+		*sig = *pubkey = NULL;
 	}
-	return dberr(st, err, "load order signature");
+	return rc;
 }
 
 int
@@ -1538,101 +1460,83 @@ store_dicelog_put(struct store *st, int64_t cid, int64_t wid,
     const char *text, const unsigned char *hash, const char *sig,
     const char *pubkey, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "INSERT INTO dice_logs (window_id, campaign_id, text, "
-	    "hash, signature, pubkey) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	    err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_int64(s, 2, cid);
-	bind_text(s, 3, text);
-	sqlite3_bind_blob(s, 4, hash, 32, SQLITE_TRANSIENT);
-	bind_text(s, 5, sig);
-	bind_text(s, 6, pubkey);
-	return exec_done(st, s, err, "store dice log");
+	return store_exec(st, "store dice log", "INSERT INTO dice_logs "
+	    "(window_id, campaign_id, text, hash, signature, pubkey) VALUES "
+	    "(?1, ?2, ?3, ?4, ?5, ?6)", STORE_ARGS(STORE_INT(wid),
+	    STORE_INT(cid), STORE_TEXT(text), STORE_BLOB(hash, 32),
+	    STORE_TEXT(sig), STORE_TEXT(pubkey)), NULL, err);
 }
 
 int
 store_dicelog_get(struct store *st, int64_t wid, char **text, char **sig,
     char **pubkey, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
+	int rc;
 
 	*text = *sig = *pubkey = NULL;
-	if ((s = prep(st, "SELECT text, signature, pubkey FROM dice_logs WHERE "
-	    "window_id = ?1", err)) == NULL)
+	if (store_query_open(&q, st, "load dice log", "SELECT text, signature, "
+	    "pubkey FROM dice_logs WHERE window_id = ?1",
+	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW) {
-		*text = xstrdup(col_text(s, 0));
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
-			*sig = xstrdup(col_text(s, 1));
-		if (sqlite3_column_type(s, 2) != SQLITE_NULL)
-			*pubkey = xstrdup(col_text(s, 2));
+	if ((row = store_query_next(&q, err))) {
+		*text = xstrdup(col_text(q.s, 0));
+		if (sqlite3_column_type(q.s, 1) != SQLITE_NULL)
+			*sig = xstrdup(col_text(q.s, 1));
+		if (sqlite3_column_type(q.s, 2) != SQLITE_NULL)
+			*pubkey = xstrdup(col_text(q.s, 2));
 	}
-	stmt_done(st, s);
-	if (step == SQLITE_ROW)
-		return HP_OK;
-	if (step == SQLITE_DONE) {
-		hp_seterr(err, HP_ENOENT, "no dice log");
-		return HP_ENOENT;
+	if ((rc = query_row_end(&q, row, err, "no dice log")) == HP_EDB) {
+		free(*text);
+		free(*sig);
+		free(*pubkey);
+		*text = *sig = *pubkey = NULL;
 	}
-	return dberr(st, err, "load dice log");
+	return rc;
 }
 
 int
 store_dicelog_last_hash(struct store *st, int64_t cid, unsigned char *hash,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
 
-	if ((s = prep(st, "SELECT hash FROM dice_logs WHERE campaign_id = ?1 "
-	    "ORDER BY window_id DESC LIMIT 1", err)) == NULL)
+	if (store_query_open(&q, st, "last dice log", "SELECT hash FROM "
+	    "dice_logs WHERE campaign_id = ?1 ORDER BY window_id DESC LIMIT 1",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW)
-		col_blob(s, 0, hash, 32);
-	stmt_done(st, s);
-	if (step == SQLITE_ROW)
-		return HP_OK;
-	if (step == SQLITE_DONE) {
-		hp_seterr(err, HP_ENOENT, "no dice log yet");
-		return HP_ENOENT;
-	}
-	return dberr(st, err, "last dice log");
+	if ((row = store_query_next(&q, err)))
+		col_blob(q.s, 0, hash, 32);
+	return query_row_end(&q, row, err, "no dice log yet");
 }
 
 int
 store_windows_all(struct store *st, int64_t cid, struct store_window **out,
     int *n, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step, cap = 0;
+	struct store_query q;
+	int cap = 0;
 
 	*out = NULL;
 	*n = 0;
-	if ((s = prep(st, "SELECT " WINDOW_COLS " FROM windows WHERE "
-	    "campaign_id = ?1 ORDER BY id", err)) == NULL)
+	if (store_query_open(&q, st, "list windows", "SELECT " WINDOW_COLS
+	    " FROM windows WHERE campaign_id = ?1 ORDER BY id",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		if (*n == cap) {
 			cap = cap ? cap * 2 : 64;
 			*out = xrealloc(*out, (size_t)cap * sizeof **out);
 		}
-		window_row(s, &(*out)[(*n)++]);
+		window_row(q.s, &(*out)[(*n)++]);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE) {
+	if (store_query_close(&q, err) != HP_OK) {
 		free(*out);
 		*out = NULL;
 		*n = 0;
-		return dberr(st, err, "list windows");
+		return HP_EDB;
 	}
 	return HP_OK;
 }
@@ -1641,44 +1545,40 @@ int
 store_events_load(struct store *st, int64_t wid, struct events *ev,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT seq, step, phase, text, visible, roll FROM "
-	    "events WHERE window_id = ?1 ORDER BY seq", err)) == NULL)
+	if (store_query_open(&q, st, "load events", "SELECT seq, step, phase, "
+	    "text, visible, roll FROM events WHERE window_id = ?1 ORDER BY seq",
+	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		struct event *e = events_append(ev);
 
-		e->seq = sqlite3_column_int(s, 0);
-		e->step = sqlite3_column_int(s, 1);
-		strlcpy_(e->phase, col_text(s, 2), sizeof e->phase);
-		strlcpy_(e->text, col_text(s, 3), sizeof e->text);
-		e->visible = (unsigned)sqlite3_column_int(s, 4);
-		e->roll = sqlite3_column_int(s, 5);
+		e->seq = sqlite3_column_int(q.s, 0);
+		e->step = sqlite3_column_int(q.s, 1);
+		strlcpy_(e->phase, col_text(q.s, 2), sizeof e->phase);
+		strlcpy_(e->text, col_text(q.s, 3), sizeof e->text);
+		e->visible = (unsigned)sqlite3_column_int(q.s, 4);
+		e->roll = sqlite3_column_int(q.s, 5);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "load events");
-	return HP_OK;
+	return store_query_close(&q, err);
 }
 
 int
 store_orders_all(struct store *st, int64_t wid, struct store_order_row **out,
     int *n, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step, cap = 0;
+	struct store_query q;
+	int cap = 0;
 
 	*out = NULL;
 	*n = 0;
-	if ((s = prep(st, "SELECT id, side_idx, coalesce(player_id, 0), source, "
-	    "raw, hash, current FROM orders WHERE window_id = ?1 ORDER BY id",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "list orders", "SELECT id, side_idx, "
+	    "coalesce(player_id, 0), source, raw, hash, current FROM orders "
+	    "WHERE window_id = ?1 ORDER BY id", STORE_ARGS(STORE_INT(wid)),
+	    err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		struct store_order_row *o;
 
 		if (*n == cap) {
@@ -1687,20 +1587,19 @@ store_orders_all(struct store *st, int64_t wid, struct store_order_row **out,
 		}
 		o = &(*out)[(*n)++];
 		memset(o, 0, sizeof *o);
-		o->id = sqlite3_column_int64(s, 0);
-		o->side = sqlite3_column_int(s, 1);
-		o->player = sqlite3_column_int64(s, 2);
-		strlcpy_(o->source, col_text(s, 3), sizeof o->source);
-		o->raw = xstrdup(col_text(s, 4));
-		col_blob(s, 5, o->hash, 32);
-		o->current = sqlite3_column_int(s, 6) != 0;
+		o->id = sqlite3_column_int64(q.s, 0);
+		o->side = sqlite3_column_int(q.s, 1);
+		o->player = sqlite3_column_int64(q.s, 2);
+		strlcpy_(o->source, col_text(q.s, 3), sizeof o->source);
+		o->raw = xstrdup(col_text(q.s, 4));
+		col_blob(q.s, 5, o->hash, 32);
+		o->current = sqlite3_column_int(q.s, 6) != 0;
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE) {
+	if (store_query_close(&q, err) != HP_OK) {
 		store_order_rows_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return dberr(st, err, "list orders");
+		return HP_EDB;
 	}
 	return HP_OK;
 }
@@ -1719,27 +1618,19 @@ int
 store_player_get(struct store *st, int64_t pid, int *side, char *name,
     size_t namelen, char *pubkey, size_t pklen, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
 
-	if ((s = prep(st, "SELECT side_idx, name, coalesce(pubkey, '') FROM "
-	    "players WHERE id = ?1", err)) == NULL)
+	if (store_query_open(&q, st, "load player", "SELECT side_idx, name, "
+	    "coalesce(pubkey, '') FROM players WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(pid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, pid);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW) {
-		*side = sqlite3_column_int(s, 0);
-		strlcpy_(name, col_text(s, 1), namelen);
-		strlcpy_(pubkey, col_text(s, 2), pklen);
+	if ((row = store_query_next(&q, err))) {
+		*side = sqlite3_column_int(q.s, 0);
+		strlcpy_(name, col_text(q.s, 1), namelen);
+		strlcpy_(pubkey, col_text(q.s, 2), pklen);
 	}
-	stmt_done(st, s);
-	if (step == SQLITE_ROW)
-		return HP_OK;
-	if (step == SQLITE_DONE) {
-		hp_seterr(err, HP_ENOENT, "no player %lld", (long long)pid);
-		return HP_ENOENT;
-	}
-	return dberr(st, err, "load player");
+	return query_row_end(&q, row, err, "no player %lld", (long long)pid);
 }
 
 
@@ -1749,111 +1640,82 @@ int
 store_settings_get(struct store *st, int64_t cid, struct store_settings *o,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
 	memset(o, 0, sizeof *o);
 	o->deadline_hours = o->remind_hours = -1;
-	if ((s = prep(st, "SELECT deadline_hours, remind_hours, missing, "
-	    "paused, paused_at FROM campaign_settings WHERE campaign_id = ?1",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "campaign settings", "SELECT "
+	    "deadline_hours, remind_hours, missing, paused, paused_at FROM "
+	    "campaign_settings WHERE campaign_id = ?1",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		if (sqlite3_column_type(s, 0) != SQLITE_NULL)
-			o->deadline_hours = sqlite3_column_int(s, 0);
-		if (sqlite3_column_type(s, 1) != SQLITE_NULL)
-			o->remind_hours = sqlite3_column_int(s, 1);
-		strlcpy_(o->missing, col_text(s, 2), sizeof o->missing);
-		o->paused = sqlite3_column_int(s, 3) != 0;
-		o->paused_at = (long)sqlite3_column_int64(s, 4);
+	if (store_query_next(&q, err)) {
+		if (sqlite3_column_type(q.s, 0) != SQLITE_NULL)
+			o->deadline_hours = sqlite3_column_int(q.s, 0);
+		if (sqlite3_column_type(q.s, 1) != SQLITE_NULL)
+			o->remind_hours = sqlite3_column_int(q.s, 1);
+		strlcpy_(o->missing, col_text(q.s, 2), sizeof o->missing);
+		o->paused = sqlite3_column_int(q.s, 3) != 0;
+		o->paused_at = (long)sqlite3_column_int64(q.s, 4);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "campaign settings");
-	return HP_OK;
+	return store_query_close(&q, err);
 }
 
 int
 store_settings_put(struct store *st, int64_t cid,
     const struct store_settings *o, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "INSERT OR REPLACE INTO campaign_settings "
-	    "(campaign_id, deadline_hours, remind_hours, missing, paused, "
-	    "paused_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if (o->deadline_hours >= 0)
-		sqlite3_bind_int(s, 2, o->deadline_hours);
-	else
-		sqlite3_bind_null(s, 2);
-	if (o->remind_hours >= 0)
-		sqlite3_bind_int(s, 3, o->remind_hours);
-	else
-		sqlite3_bind_null(s, 3);
-	bind_text(s, 4, o->missing[0] ? o->missing : NULL);
-	sqlite3_bind_int(s, 5, o->paused);
-	if (o->paused)
-		sqlite3_bind_int64(s, 6, o->paused_at);
-	else
-		sqlite3_bind_null(s, 6);
-	return exec_done(st, s, err, "save campaign settings");
+	return store_exec(st, "save campaign settings", "INSERT OR REPLACE "
+	    "INTO campaign_settings (campaign_id, deadline_hours, "
+	    "remind_hours, missing, paused, paused_at) VALUES (?1, ?2, ?3, ?4, "
+	    "?5, ?6)", STORE_ARGS(STORE_INT(cid), o->deadline_hours >= 0 ?
+	    STORE_INT(o->deadline_hours) : STORE_NULL, o->remind_hours >= 0 ?
+	    STORE_INT(o->remind_hours) : STORE_NULL,
+	    STORE_TEXT(o->missing[0] ? o->missing : NULL),
+	    STORE_INT(o->paused), o->paused ? STORE_INT(o->paused_at) :
+	    STORE_NULL), NULL, err);
 }
 
 int
 store_quarantine_get(struct store *st, const char *name,
     struct store_quarantine *q, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query sq;
 
 	memset(q, 0, sizeof *q);
-	if ((s = prep(st, "SELECT q.since, q.error FROM campaign_quarantine q "
-	    "JOIN campaigns c ON c.id = q.campaign_id WHERE c.name = ?1",
-	    err)) == NULL)
+	if (store_query_open(&sq, st, "campaign quarantine", "SELECT q.since, "
+	    "q.error FROM campaign_quarantine q JOIN campaigns c ON c.id = "
+	    "q.campaign_id WHERE c.name = ?1", STORE_ARGS(STORE_TEXT(name)),
+	    err) != HP_OK)
 		return HP_EDB;
-	bind_text(s, 1, name);
-	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	if (store_query_next(&sq, err)) {
 		q->on = true;
-		q->since = (long)sqlite3_column_int64(s, 0);
-		strlcpy_(q->error, col_text(s, 1), sizeof q->error);
+		q->since = (long)sqlite3_column_int64(sq.s, 0);
+		strlcpy_(q->error, col_text(sq.s, 1), sizeof q->error);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "campaign quarantine");
-	return HP_OK;
+	return store_query_close(&sq, err);
 }
 
 int
 store_quarantine_put(struct store *st, int64_t cid, long since,
     const char *error, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "INSERT OR REPLACE INTO campaign_quarantine "
-	    "(campaign_id, since, error) VALUES (?1, ?2, ?3)", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	sqlite3_bind_int64(s, 2, since);
-	bind_text(s, 3, error);
-	return exec_done(st, s, err, "quarantine a campaign");
+	return store_exec(st, "quarantine a campaign", "INSERT OR REPLACE INTO "
+	    "campaign_quarantine (campaign_id, since, error) VALUES (?1, ?2, "
+	    "?3)", STORE_ARGS(STORE_INT(cid), STORE_INT(since),
+	    STORE_TEXT(error)), NULL, err);
 }
 
 int
 store_quarantine_clear(struct store *st, int64_t cid, bool *was,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	int rc;
 
-	if ((s = prep(st, "DELETE FROM campaign_quarantine WHERE "
-	    "campaign_id = ?1", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	rc = exec_done(st, s, err, "lift a quarantine");
-	*was = rc == HP_OK && sqlite3_changes(st->db) > 0;
+	rc = store_exec(st, "lift a quarantine", "DELETE FROM "
+	    "campaign_quarantine WHERE campaign_id = ?1",
+	    STORE_ARGS(STORE_INT(cid)), NULL, err);
+	*was = rc == HP_OK && store_changes(st) > 0;
 	return rc;
 }
 
@@ -1861,48 +1723,34 @@ int
 store_clock_get(struct store *st, int64_t wid, struct store_clock *c,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
 	memset(c, 0, sizeof *c);
-	if ((s = prep(st, "SELECT opened, fixed_deadline, extended, reminded, "
-	    "held FROM window_clock WHERE window_id = ?1", err)) == NULL)
+	if (store_query_open(&q, st, "window clock", "SELECT opened, "
+	    "fixed_deadline, extended, reminded, held FROM window_clock WHERE "
+	    "window_id = ?1", STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	if (store_query_next(&q, err)) {
 		c->have = true;
-		c->opened = (long)sqlite3_column_int64(s, 0);
-		c->fixed = (long)sqlite3_column_int64(s, 1);
-		c->extended = (long)sqlite3_column_int64(s, 2);
-		c->reminded = sqlite3_column_int(s, 3) != 0;
-		c->held = sqlite3_column_int(s, 4) != 0;
+		c->opened = (long)sqlite3_column_int64(q.s, 0);
+		c->fixed = (long)sqlite3_column_int64(q.s, 1);
+		c->extended = (long)sqlite3_column_int64(q.s, 2);
+		c->reminded = sqlite3_column_int(q.s, 3) != 0;
+		c->held = sqlite3_column_int(q.s, 4) != 0;
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "window clock");
-	return HP_OK;
+	return store_query_close(&q, err);
 }
 
 int
 store_clock_put(struct store *st, int64_t wid, const struct store_clock *c,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "INSERT OR REPLACE INTO window_clock (window_id, "
-	    "opened, fixed_deadline, extended, reminded, held) VALUES (?1, ?2, "
-	    "?3, ?4, ?5, ?6)", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, wid);
-	sqlite3_bind_int64(s, 2, c->opened);
-	if (c->fixed > 0)
-		sqlite3_bind_int64(s, 3, c->fixed);
-	else
-		sqlite3_bind_null(s, 3);
-	sqlite3_bind_int64(s, 4, c->extended);
-	sqlite3_bind_int(s, 5, c->reminded);
-	sqlite3_bind_int(s, 6, c->held);
-	return exec_done(st, s, err, "save window clock");
+	return store_exec(st, "save window clock", "INSERT OR REPLACE INTO "
+	    "window_clock (window_id, opened, fixed_deadline, extended, "
+	    "reminded, held) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	    STORE_ARGS(STORE_INT(wid), STORE_INT(c->opened),
+	    store_arg_id(c->fixed), STORE_INT(c->extended),
+	    STORE_INT(c->reminded), STORE_INT(c->held)), NULL, err);
 }
 
 int
@@ -1910,37 +1758,23 @@ store_command_add(struct store *st, int64_t cid, int64_t player,
     const char *nonce, const char *command, const char *detail, long at,
     int64_t *id, struct hp_error *err)
 {
-	sqlite3_stmt *s;
+	int rc, src;
 
-	if ((s = prep(st, "INSERT INTO commands (campaign_id, player_id, nonce, "
-	    "command, detail, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", err)) ==
-	    NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if (player > 0)
-		sqlite3_bind_int64(s, 2, player);
-	else
-		sqlite3_bind_null(s, 2);
-	bind_text(s, 3, nonce);
-	bind_text(s, 4, command);
-	bind_text(s, 5, detail ? detail : "");
-	sqlite3_bind_int64(s, 6, at);
-	if (sqlite3_step(s) != SQLITE_DONE) {
-		int rc = sqlite3_extended_errcode(st->db) ==
-		    SQLITE_CONSTRAINT_UNIQUE ? HP_ESTATE : HP_EDB;
-
-		if (rc == HP_ESTATE)
-			hp_seterr(err, rc, "this command file (nonce %s) was "
-			    "used before", nonce ? nonce : "");
-		else
-			dberr(st, err, "record command");
-		stmt_done(st, s);
+	rc = store_exec(st, "record command", "INSERT INTO commands "
+	    "(campaign_id, player_id, nonce, command, detail, at) VALUES (?1, "
+	    "?2, ?3, ?4, ?5, ?6)", STORE_ARGS(STORE_INT(cid),
+	    store_arg_id(player), STORE_TEXT(nonce), STORE_TEXT(command),
+	    STORE_TEXT(detail ? detail : ""), STORE_INT(at)), &src, err);
+	if (rc != HP_OK) {
+		if (src == SQLITE_CONSTRAINT_UNIQUE) {
+			hp_seterr(err, HP_ESTATE, "this command file (nonce %s) "
+			    "was used before", nonce ? nonce : "");
+			return HP_ESTATE;
+		}
 		return rc;
 	}
-	if (stmt_done(st, s) != SQLITE_OK)
-		return dberr(st, err, "record command");
 	if (id != NULL)
-		*id = sqlite3_last_insert_rowid(st->db);
+		*id = store_last_id(st);
 	return HP_OK;
 }
 
@@ -1948,38 +1782,32 @@ int
 store_players_of(struct store *st, int64_t cid, struct store_player *out,
     int max, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step, n = 0;
+	struct store_query q;
+	int n = 0;
 
-	if ((s = prep(st, "SELECT p.id, p.campaign_id, c.name, p.side_idx, "
-	    "p.name, p.email, coalesce(p.pubkey, ''), coalesce(p.key_id, ''), "
-	    "p.moderator FROM players p JOIN campaigns c ON c.id = "
-	    "p.campaign_id WHERE p.campaign_id = ?1 AND p.active = 1 ORDER BY "
-	    "p.side_idx, p.name", err)) == NULL)
+	if (store_query_open(&q, st, "players of campaign", "SELECT p.id, "
+	    "p.campaign_id, c.name, p.side_idx, p.name, p.email, "
+	    "coalesce(p.pubkey, ''), coalesce(p.key_id, ''), p.moderator FROM "
+	    "players p JOIN campaigns c ON c.id = p.campaign_id WHERE "
+	    "p.campaign_id = ?1 AND p.active = 1 ORDER BY p.side_idx, p.name",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		if (n < max)
-			player_from_row(s, &out[n]);
+			player_from_row(q.s, &out[n]);
 		n++;
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "players of campaign");
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
 	return n;
 }
 
 int
 store_player_retire(struct store *st, int64_t player, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "UPDATE players SET active = 0, name = name || "
-	    "' (replaced, ' || id || ')' WHERE id = ?1 AND active = 1", err)) ==
-	    NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, player);
-	return exec_done(st, s, err, "retire player");
+	return store_exec(st, "retire player", "UPDATE players SET active = 0, "
+	    "name = name || ' (replaced, ' || id || ')' WHERE id = ?1 AND "
+	    "active = 1", STORE_ARGS(STORE_INT(player)), NULL, err);
 }
 
 /* imap: mail fetched over IMAP, and the outbox listing (see store.h). */
@@ -1988,26 +1816,25 @@ int
 store_imap_mailbox(struct store *st, const char *url, int64_t *id,
     uint32_t *uidvalidity, uint32_t *last_uid, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
 
-	if ((s = prep(st, "INSERT INTO imap_mailboxes (url) VALUES (?1) "
-	    "ON CONFLICT (url) DO NOTHING", err)) == NULL)
+	if (store_exec(st, "imap mailbox", "INSERT INTO imap_mailboxes (url) "
+	    "VALUES (?1) ON CONFLICT (url) DO NOTHING",
+	    STORE_ARGS(STORE_TEXT(url)), NULL, err) != HP_OK)
 		return HP_EDB;
-	bind_text(s, 1, url);
-	if (exec_done(st, s, err, "imap mailbox") != HP_OK)
+	if (store_query_open(&q, st, "imap mailbox", "SELECT id, uidvalidity, "
+	    "last_uid FROM imap_mailboxes WHERE url = ?1",
+	    STORE_ARGS(STORE_TEXT(url)), err) != HP_OK)
 		return HP_EDB;
-	if ((s = prep(st, "SELECT id, uidvalidity, last_uid FROM "
-	    "imap_mailboxes WHERE url = ?1", err)) == NULL)
-		return HP_EDB;
-	bind_text(s, 1, url);
-	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		*id = sqlite3_column_int64(s, 0);
-		*uidvalidity = (uint32_t)sqlite3_column_int64(s, 1);
-		*last_uid = (uint32_t)sqlite3_column_int64(s, 2);
+	if ((row = store_query_next(&q, err))) {
+		*id = sqlite3_column_int64(q.s, 0);
+		*uidvalidity = (uint32_t)sqlite3_column_int64(q.s, 1);
+		*last_uid = (uint32_t)sqlite3_column_int64(q.s, 2);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_ROW)
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	if (!row)
 		return dberr(st, err, "imap mailbox");
 	return HP_OK;
 }
@@ -2016,57 +1843,40 @@ int
 store_imap_reset(struct store *st, int64_t id, uint32_t uidvalidity,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
 	if (store_begin(st, err) != HP_OK)
 		return HP_EDB;
-	if ((s = prep(st, "UPDATE imap_mailboxes SET uidvalidity = ?2, "
-	    "last_uid = 0 WHERE id = ?1", err)) == NULL)
-		goto fail;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, uidvalidity);
-	if (exec_done(st, s, err, "imap reset") != HP_OK)
-		goto fail;
-	if ((s = prep(st, "DELETE FROM imap_spool WHERE mailbox_id = ?1 AND "
-	    "uidvalidity <> ?2", err)) == NULL)
-		goto fail;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, uidvalidity);
-	if (exec_done(st, s, err, "imap reset") != HP_OK)
-		goto fail;
+	if (store_exec(st, "imap reset", "UPDATE imap_mailboxes SET "
+	    "uidvalidity = ?2, last_uid = 0 WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(id), STORE_INT(uidvalidity)), NULL, err) !=
+	    HP_OK ||
+	    store_exec(st, "imap reset", "DELETE FROM imap_spool WHERE "
+	    "mailbox_id = ?1 AND uidvalidity <> ?2", STORE_ARGS(STORE_INT(id),
+	    STORE_INT(uidvalidity)), NULL, err) != HP_OK) {
+		store_rollback(st);
+		return HP_EDB;
+	}
 	return store_commit(st, err);
-fail:
-	store_rollback(st);
-	return HP_EDB;
 }
 
 int
 store_imap_spooled(struct store *st, int64_t id, uint32_t uidvalidity,
     const uint32_t *uids, size_t n, uint32_t last_uid, struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	size_t i;
 
 	if (store_begin(st, err) != HP_OK)
 		return HP_EDB;
-	for (i = 0; i < n; i++) {
-		if ((s = prep(st, "INSERT INTO imap_spool (mailbox_id, "
-		    "uidvalidity, uid) VALUES (?1, ?2, ?3) ON CONFLICT DO "
-		    "NOTHING", err)) == NULL)
+	for (i = 0; i < n; i++)
+		if (store_exec(st, "imap spooled", "INSERT INTO imap_spool "
+		    "(mailbox_id, uidvalidity, uid) VALUES (?1, ?2, ?3) ON "
+		    "CONFLICT DO NOTHING", STORE_ARGS(STORE_INT(id),
+		    STORE_INT(uidvalidity), STORE_INT(uids[i])), NULL, err) !=
+		    HP_OK)
 			goto fail;
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_int64(s, 2, uidvalidity);
-		sqlite3_bind_int64(s, 3, uids[i]);
-		if (exec_done(st, s, err, "imap spooled") != HP_OK)
-			goto fail;
-	}
-	if ((s = prep(st, "UPDATE imap_mailboxes SET last_uid = max(last_uid, "
-	    "?3) WHERE id = ?1 AND uidvalidity = ?2", err)) == NULL)
-		goto fail;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, uidvalidity);
-	sqlite3_bind_int64(s, 3, last_uid);
-	if (exec_done(st, s, err, "imap last uid") != HP_OK)
+	if (store_exec(st, "imap last uid", "UPDATE imap_mailboxes SET "
+	    "last_uid = max(last_uid, ?3) WHERE id = ?1 AND uidvalidity = ?2",
+	    STORE_ARGS(STORE_INT(id), STORE_INT(uidvalidity),
+	    STORE_INT(last_uid)), NULL, err) != HP_OK)
 		goto fail;
 	return store_commit(st, err);
 fail:
@@ -2078,64 +1888,50 @@ int
 store_imap_pending(struct store *st, int64_t id,
     void (*fn)(uint32_t, uint32_t, void *), void *arg, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT uidvalidity, uid FROM imap_spool WHERE "
-	    "mailbox_id = ?1 ORDER BY uidvalidity, uid", err)) == NULL)
+	if (store_query_open(&q, st, "imap pending", "SELECT uidvalidity, uid "
+	    "FROM imap_spool WHERE mailbox_id = ?1 ORDER BY uidvalidity, uid",
+	    STORE_ARGS(STORE_INT(id)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, id);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW)
-		fn((uint32_t)sqlite3_column_int64(s, 0),
-		    (uint32_t)sqlite3_column_int64(s, 1), arg);
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "imap pending");
-	return HP_OK;
+	while (store_query_next(&q, err))
+		fn((uint32_t)sqlite3_column_int64(q.s, 0),
+		    (uint32_t)sqlite3_column_int64(q.s, 1), arg);
+	return store_query_close(&q, err);
 }
 
 int
 store_imap_any_pending(struct store *st, int64_t id, bool *any,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT 1 FROM imap_spool WHERE mailbox_id = ?1 "
-	    "LIMIT 1", err)) == NULL)
+	*any = false;
+	if (store_query_open(&q, st, "imap pending", "SELECT 1 FROM imap_spool "
+	    "WHERE mailbox_id = ?1 LIMIT 1", STORE_ARGS(STORE_INT(id)), err) !=
+	    HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, id);
-	step = sqlite3_step(s);
-	*any = step == SQLITE_ROW;
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "imap pending");
-	return HP_OK;
+	*any = store_query_next(&q, err);
+	return store_query_close(&q, err);
 }
 
 int
 store_imap_forget(struct store *st, int64_t id, uint32_t uidvalidity,
     const uint32_t *uids, size_t n, struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	size_t i;
 
 	if (store_begin(st, err) != HP_OK)
 		return HP_EDB;
-	for (i = 0; i < n; i++) {
-		if ((s = prep(st, "DELETE FROM imap_spool WHERE mailbox_id = ?1 "
-		    "AND uidvalidity = ?2 AND uid = ?3", err)) == NULL)
-			goto fail;
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_int64(s, 2, uidvalidity);
-		sqlite3_bind_int64(s, 3, uids[i]);
-		if (exec_done(st, s, err, "imap forget") != HP_OK)
-			goto fail;
-	}
+	for (i = 0; i < n; i++)
+		if (store_exec(st, "imap forget", "DELETE FROM imap_spool WHERE "
+		    "mailbox_id = ?1 AND uidvalidity = ?2 AND uid = ?3",
+		    STORE_ARGS(STORE_INT(id), STORE_INT(uidvalidity),
+		    STORE_INT(uids[i])), NULL, err) != HP_OK) {
+			store_rollback(st);
+			return HP_EDB;
+		}
 	return store_commit(st, err);
-fail:
-	store_rollback(st);
-	return HP_EDB;
 }
 
 int
@@ -2144,32 +1940,28 @@ store_outbox_list(struct store *st, bool all,
     struct hp_error *err)
 {
 	struct store_outbox_row r;
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT id, message_id, kind, rcpt, state, attempts, "
-	    "next_attempt, last_error, created_at FROM outbox WHERE state = "
-	    "'failed' OR (state = 'queued' AND (?1 OR attempts > 0)) ORDER BY "
-	    "id", err)) == NULL)
+	if (store_query_open(&q, st, "outbox list", "SELECT id, message_id, "
+	    "kind, rcpt, state, attempts, next_attempt, last_error, created_at "
+	    "FROM outbox WHERE state = 'failed' OR (state = 'queued' AND (?1 OR "
+	    "attempts > 0)) ORDER BY id", STORE_ARGS(STORE_INT(all)), err) !=
+	    HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int(s, 1, all);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		memset(&r, 0, sizeof r);
-		r.id = sqlite3_column_int64(s, 0);
-		strlcpy_(r.message_id, col_text(s, 1), sizeof r.message_id);
-		strlcpy_(r.kind, col_text(s, 2), sizeof r.kind);
-		strlcpy_(r.rcpt, col_text(s, 3), sizeof r.rcpt);
-		strlcpy_(r.state, col_text(s, 4), sizeof r.state);
-		r.attempts = sqlite3_column_int(s, 5);
-		r.next_attempt = (long)sqlite3_column_int64(s, 6);
-		strlcpy_(r.last_error, col_text(s, 7), sizeof r.last_error);
-		strlcpy_(r.created_at, col_text(s, 8), sizeof r.created_at);
+		r.id = sqlite3_column_int64(q.s, 0);
+		strlcpy_(r.message_id, col_text(q.s, 1), sizeof r.message_id);
+		strlcpy_(r.kind, col_text(q.s, 2), sizeof r.kind);
+		strlcpy_(r.rcpt, col_text(q.s, 3), sizeof r.rcpt);
+		strlcpy_(r.state, col_text(q.s, 4), sizeof r.state);
+		r.attempts = sqlite3_column_int(q.s, 5);
+		r.next_attempt = (long)sqlite3_column_int64(q.s, 6);
+		strlcpy_(r.last_error, col_text(q.s, 7), sizeof r.last_error);
+		strlcpy_(r.created_at, col_text(q.s, 8), sizeof r.created_at);
 		fn(&r, arg);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "outbox list");
-	return HP_OK;
+	return store_query_close(&q, err);
 }
 
 /* integration: what the audit needs from moderation and key history. */
@@ -2178,75 +1970,58 @@ int
 store_ordersig_player(struct store *st, const unsigned char *hash,
     int64_t *player, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
 	*player = 0;
-	if ((s = prep(st, "SELECT coalesce(player_id, 0) FROM order_signatures "
-	    "WHERE hash = ?1", err)) == NULL)
+	if (store_query_open(&q, st, "order signature's player", "SELECT "
+	    "coalesce(player_id, 0) FROM order_signatures WHERE hash = ?1",
+	    STORE_ARGS(STORE_BLOB(hash, 32)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW)
-		*player = sqlite3_column_int64(s, 0);
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "order signature's player");
-	return HP_OK;
+	if (store_query_next(&q, err))
+		*player = sqlite3_column_int64(q.s, 0);
+	return store_query_close(&q, err);
 }
 
 int
 store_command_count(struct store *st, int64_t cid, const char *verb,
     int *count, char *arg, size_t arglen, struct hp_error *err)
 {
-	sqlite3_stmt *s;
+	struct store_query q;
 	size_t n = strlen(verb);
-	int step;
 
 	*count = 0;
 	if (arglen > 0)
 		arg[0] = '\0';
-	if ((s = prep(st, "SELECT command FROM commands WHERE campaign_id = ?1 "
-	    "AND (command = ?2 OR substr(command, 1, ?3) = ?2 || ' ') ORDER BY "
-	    "id", err)) == NULL)
+	if (store_query_open(&q, st, "commands of campaign", "SELECT command "
+	    "FROM commands WHERE campaign_id = ?1 AND (command = ?2 OR "
+	    "substr(command, 1, ?3) = ?2 || ' ') ORDER BY id",
+	    STORE_ARGS(STORE_INT(cid), STORE_TEXT(verb), STORE_INT(n + 1)),
+	    err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	bind_text(s, 2, verb);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)n + 1);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *c = col_text(s, 0);
+	while (store_query_next(&q, err)) {
+		const char *c = col_text(q.s, 0);
 
 		(*count)++;
 		if (arglen > 0)
 			strlcpy_(arg, c[n] == ' ' ? c + n + 1 : "", arglen);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "commands of campaign");
-	return HP_OK;
+	return store_query_close(&q, err);
 }
 
 int
 store_player_active(struct store *st, int64_t pid, bool *active,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
 
 	*active = false;
-	if ((s = prep(st, "SELECT active FROM players WHERE id = ?1", err)) ==
-	    NULL)
+	if (store_query_open(&q, st, "player active", "SELECT active FROM "
+	    "players WHERE id = ?1", STORE_ARGS(STORE_INT(pid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, pid);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW)
-		*active = sqlite3_column_int(s, 0) != 0;
-	stmt_done(st, s);
-	if (step == SQLITE_DONE) {
-		hp_seterr(err, HP_ENOENT, "no player %lld", (long long)pid);
-		return HP_ENOENT;
-	}
-	return step == SQLITE_ROW ? HP_OK : dberr(st, err, "player active");
+	if ((row = store_query_next(&q, err)))
+		*active = sqlite3_column_int(q.s, 0) != 0;
+	return query_row_end(&q, row, err, "no player %lld", (long long)pid);
 }
 
 /* key rotation */
@@ -2255,23 +2030,14 @@ int
 store_rotation_add(struct store *st, const struct store_rotation *r,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "INSERT INTO key_rotations (seq, statement, "
-	    "signature, countersignature, old_key_id, new_key_id, old_pubkey, "
-	    "new_pubkey, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-	    "?9)", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int(s, 1, r->seq);
-	bind_text(s, 2, r->statement);
-	bind_text(s, 3, r->signature);
-	bind_text(s, 4, r->countersignature);
-	bind_text(s, 5, r->old_key_id);
-	bind_text(s, 6, r->new_key_id);
-	bind_text(s, 7, r->old_pubkey);
-	bind_text(s, 8, r->new_pubkey);
-	sqlite3_bind_int64(s, 9, r->created_at);
-	return exec_done(st, s, err, "record key rotation");
+	return store_exec(st, "record key rotation", "INSERT INTO key_rotations "
+	    "(seq, statement, signature, countersignature, old_key_id, "
+	    "new_key_id, old_pubkey, new_pubkey, created_at) VALUES (?1, ?2, "
+	    "?3, ?4, ?5, ?6, ?7, ?8, ?9)", STORE_ARGS(STORE_INT(r->seq),
+	    STORE_TEXT(r->statement), STORE_TEXT(r->signature),
+	    STORE_TEXT(r->countersignature), STORE_TEXT(r->old_key_id),
+	    STORE_TEXT(r->new_key_id), STORE_TEXT(r->old_pubkey),
+	    STORE_TEXT(r->new_pubkey), STORE_INT(r->created_at)), NULL, err);
 }
 
 void
@@ -2294,37 +2060,37 @@ store_rotations_all(struct store *st, struct store_rotation **out, int *n,
     struct hp_error *err)
 {
 	struct store_rotation *v = NULL, *r;
-	sqlite3_stmt *s;
-	int step, cap = 0;
+	struct store_query q;
+	int cap = 0;
 
 	*out = NULL;
 	*n = 0;
-	if ((s = prep(st, "SELECT seq, statement, signature, countersignature, "
-	    "old_key_id, new_key_id, old_pubkey, new_pubkey, created_at FROM "
-	    "key_rotations ORDER BY seq", err)) == NULL)
+	if (store_query_open(&q, st, "key rotations", "SELECT seq, statement, "
+	    "signature, countersignature, old_key_id, new_key_id, old_pubkey, "
+	    "new_pubkey, created_at FROM key_rotations ORDER BY seq", NULL,
+	    err) != HP_OK)
 		return HP_EDB;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 4;
 			v = xrealloc(v, (size_t)cap * sizeof *v);
 		}
 		r = &v[(*n)++];
 		memset(r, 0, sizeof *r);
-		r->seq = sqlite3_column_int(s, 0);
-		r->statement = xstrdup(col_text(s, 1));
-		r->signature = xstrdup(col_text(s, 2));
-		r->countersignature = xstrdup(col_text(s, 3));
-		strlcpy_(r->old_key_id, col_text(s, 4), sizeof r->old_key_id);
-		strlcpy_(r->new_key_id, col_text(s, 5), sizeof r->new_key_id);
-		r->old_pubkey = xstrdup(col_text(s, 6));
-		r->new_pubkey = xstrdup(col_text(s, 7));
-		r->created_at = (long)sqlite3_column_int64(s, 8);
+		r->seq = sqlite3_column_int(q.s, 0);
+		r->statement = xstrdup(col_text(q.s, 1));
+		r->signature = xstrdup(col_text(q.s, 2));
+		r->countersignature = xstrdup(col_text(q.s, 3));
+		strlcpy_(r->old_key_id, col_text(q.s, 4), sizeof r->old_key_id);
+		strlcpy_(r->new_key_id, col_text(q.s, 5), sizeof r->new_key_id);
+		r->old_pubkey = xstrdup(col_text(q.s, 6));
+		r->new_pubkey = xstrdup(col_text(q.s, 7));
+		r->created_at = (long)sqlite3_column_int64(q.s, 8);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE) {
+	if (store_query_close(&q, err) != HP_OK) {
 		store_rotations_free(v, *n);
 		*n = 0;
-		return dberr(st, err, "key rotations");
+		return HP_EDB;
 	}
 	*out = v;
 	return HP_OK;
@@ -2335,35 +2101,35 @@ store_rotation_recipients(struct store *st, struct store_player **out,
     int *n, struct hp_error *err)
 {
 	struct store_player *v = NULL, *p;
-	sqlite3_stmt *s;
-	int step, cap = 0;
+	struct store_query q;
+	int cap = 0;
 
 	*out = NULL;
 	*n = 0;
-	if ((s = prep(st, "SELECT p.id, c.id, c.name, p.side_idx, p.name, "
-	    "p.email FROM players p JOIN campaigns c ON c.id = p.campaign_id "
-	    "WHERE p.active = 1 AND c.status != 'finished' ORDER BY c.name, "
-	    "p.side_idx, p.name", err)) == NULL)
+	if (store_query_open(&q, st, "players to tell of a key rotation",
+	    "SELECT p.id, c.id, c.name, p.side_idx, p.name, p.email FROM "
+	    "players p JOIN campaigns c ON c.id = p.campaign_id WHERE p.active "
+	    "= 1 AND c.status != 'finished' ORDER BY c.name, p.side_idx, "
+	    "p.name", NULL, err) != HP_OK)
 		return HP_EDB;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		if (*n == cap) {
 			cap = cap ? 2 * cap : 8;
 			v = xrealloc(v, (size_t)cap * sizeof *v);
 		}
 		p = &v[(*n)++];
 		memset(p, 0, sizeof *p);
-		p->id = sqlite3_column_int64(s, 0);
-		p->campaign_id = sqlite3_column_int64(s, 1);
-		strlcpy_(p->campaign, col_text(s, 2), sizeof p->campaign);
-		p->side = sqlite3_column_int(s, 3);
-		strlcpy_(p->name, col_text(s, 4), sizeof p->name);
-		strlcpy_(p->email, col_text(s, 5), sizeof p->email);
+		p->id = sqlite3_column_int64(q.s, 0);
+		p->campaign_id = sqlite3_column_int64(q.s, 1);
+		strlcpy_(p->campaign, col_text(q.s, 2), sizeof p->campaign);
+		p->side = sqlite3_column_int(q.s, 3);
+		strlcpy_(p->name, col_text(q.s, 4), sizeof p->name);
+		strlcpy_(p->email, col_text(q.s, 5), sizeof p->email);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE) {
+	if (store_query_close(&q, err) != HP_OK) {
 		free(v);
 		*n = 0;
-		return dberr(st, err, "players to tell of a key rotation");
+		return HP_EDB;
 	}
 	*out = v;
 	return HP_OK;
@@ -2375,21 +2141,19 @@ store_message_seen_content(struct store *st, const unsigned char *hash,
     const char *message_id, const unsigned char *content_hash, bool *seen,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
 
-	if ((s = prep(st, "SELECT 1 FROM messages WHERE hash = ?1 OR "
-	    "(?2 IS NOT NULL AND message_id = ?2 AND (content_hash IS NULL OR "
-	    "content_hash = ?3)) LIMIT 1", err)) == NULL)
+	if (store_query_open(&q, st, "message seen", "SELECT 1 FROM messages "
+	    "WHERE hash = ?1 OR (?2 IS NOT NULL AND message_id = ?2 AND "
+	    "(content_hash IS NULL OR content_hash = ?3)) LIMIT 1",
+	    STORE_ARGS(STORE_BLOB(hash, 32), STORE_TEXT(message_id),
+	    STORE_BLOB(content_hash, 32)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
-	bind_text(s, 2, message_id);
-	sqlite3_bind_blob(s, 3, content_hash, 32, SQLITE_TRANSIENT);
-	step = sqlite3_step(s);
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "message seen");
-	*seen = step == SQLITE_ROW;
+	row = store_query_next(&q, err);
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	*seen = row;
 	return HP_OK;
 }
 
@@ -2398,19 +2162,9 @@ int
 store_message_set_content(struct store *st, const unsigned char *hash,
     const unsigned char *content_hash, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
-
-	if ((s = prep(st, "UPDATE messages SET content_hash = ?2 WHERE "
-	    "hash = ?1", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_blob(s, 1, hash, 32, SQLITE_TRANSIENT);
-	sqlite3_bind_blob(s, 2, content_hash, 32, SQLITE_TRANSIENT);
-	step = sqlite3_step(s);
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "message content hash");
-	return HP_OK;
+	return store_exec(st, "message content hash", "UPDATE messages SET "
+	    "content_hash = ?2 WHERE hash = ?1", STORE_ARGS(STORE_BLOB(hash,
+	    32), STORE_BLOB(content_hash, 32)), NULL, err);
 }
 
 /* Is email an active player's address (store.h)? */
@@ -2418,18 +2172,17 @@ int
 store_email_registered(struct store *st, const char *email, bool *yes,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
 
-	if ((s = prep(st, "SELECT 1 FROM players WHERE active = 1 AND "
-	    "email = ?1 COLLATE NOCASE LIMIT 1", err)) == NULL)
+	if (store_query_open(&q, st, "registered address", "SELECT 1 FROM "
+	    "players WHERE active = 1 AND email = ?1 COLLATE NOCASE LIMIT 1",
+	    STORE_ARGS(STORE_TEXT(email)), err) != HP_OK)
 		return HP_EDB;
-	bind_text(s, 1, email);
-	step = sqlite3_step(s);
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "registered address");
-	*yes = step == SQLITE_ROW;
+	row = store_query_next(&q, err);
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	*yes = row;
 	return HP_OK;
 }
 
@@ -2439,25 +2192,21 @@ store_orders_each(struct store *st, int64_t cid,
     void (*fn)(const char *raw, size_t len, const unsigned char *hash,
     void *arg), void *arg, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT o.raw, o.hash FROM orders o JOIN windows w "
-	    "ON w.id = o.window_id WHERE w.campaign_id = ?1 AND o.source != "
-	    "'opponent' ORDER BY o.id", err)) == NULL)
+	if (store_query_open(&q, st, "order files of a campaign", "SELECT "
+	    "o.raw, o.hash FROM orders o JOIN windows w ON w.id = o.window_id "
+	    "WHERE w.campaign_id = ?1 AND o.source != 'opponent' ORDER BY o.id",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *raw = col_text(s, 0);
-		size_t len = (size_t)sqlite3_column_bytes(s, 0);
+	while (store_query_next(&q, err)) {
+		const char *raw = col_text(q.s, 0);
+		size_t len = (size_t)sqlite3_column_bytes(q.s, 0);
 
-		if (sqlite3_column_bytes(s, 1) == 32)
-			fn(raw, len, sqlite3_column_blob(s, 1), arg);
+		if (sqlite3_column_bytes(q.s, 1) == 32)
+			fn(raw, len, sqlite3_column_blob(q.s, 1), arg);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "order files of a campaign");
-	return HP_OK;
+	return store_query_close(&q, err);
 }
 
 /* May a stranger get a short answer now; record it (store.h). */
@@ -2465,33 +2214,30 @@ int
 store_stranger_answer(struct store *st, const char *address, long now,
     long period, bool *may, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
 
 	*may = false;
-	if ((s = prep(st, "SELECT last_at FROM stranger_answers WHERE "
-	    "address = ?1", err)) == NULL)
+	if (store_query_open(&q, st, "stranger answers", "SELECT last_at FROM "
+	    "stranger_answers WHERE address = ?1",
+	    STORE_ARGS(STORE_TEXT(address)), err) != HP_OK)
 		return HP_EDB;
-	bind_text(s, 1, address);
-	step = sqlite3_step(s);
-	*may = step == SQLITE_DONE || (step == SQLITE_ROW &&
-	    now - (long)sqlite3_column_int64(s, 0) >= period);
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "stranger answers");
-	if ((s = prep(st, *may ? "INSERT INTO stranger_answers (address, "
-	    "last_at) VALUES (?1, ?2) ON CONFLICT (address) DO UPDATE SET "
-	    "last_at = ?2, suppressed = 0" : "UPDATE stranger_answers SET "
-	    "suppressed = suppressed + 1 WHERE address = ?1", err)) == NULL)
+	row = store_query_next(&q, err);
+	*may = q.rc == HP_OK && (!row ||
+	    now - (long)sqlite3_column_int64(q.s, 0) >= period);
+	if (store_query_close(&q, err) != HP_OK) {
+		*may = false;
 		return HP_EDB;
-	bind_text(s, 1, address);
+	}
 	if (*may)
-		sqlite3_bind_int64(s, 2, now);
-	step = sqlite3_step(s);
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "stranger answers");
-	return HP_OK;
+		return store_exec(st, "stranger answers", "INSERT INTO "
+		    "stranger_answers (address, last_at) VALUES (?1, ?2) ON "
+		    "CONFLICT (address) DO UPDATE SET last_at = ?2, suppressed "
+		    "= 0", STORE_ARGS(STORE_TEXT(address), STORE_INT(now)),
+		    NULL, err);
+	return store_exec(st, "stranger answers", "UPDATE stranger_answers SET "
+	    "suppressed = suppressed + 1 WHERE address = ?1",
+	    STORE_ARGS(STORE_TEXT(address)), NULL, err);
 }
 
 int
@@ -2500,46 +2246,36 @@ store_campaign_set_scenario(struct store *st, int64_t cid, const char *text,
 {
 	unsigned char h[crypto_hash_sha256_BYTES];
 	char hex[2 * crypto_hash_sha256_BYTES + 1];
-	sqlite3_stmt *s;
 
-	if ((s = prep(st, "UPDATE campaigns SET scenario_text = ?2, "
-	    "scenario_sha256 = ?3 WHERE id = ?1", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	bind_text(s, 2, text);
 	if (text != NULL) {
 		crypto_hash_sha256(h, (const unsigned char *)text,
 		    strlen(text));
 		sodium_bin2hex(hex, sizeof hex, h, sizeof h);
-		bind_text(s, 3, hex);
-	} else
-		sqlite3_bind_null(s, 3);
-	return exec_done(st, s, err, "save the scenario");
+	}
+	return store_exec(st, "save the scenario", "UPDATE campaigns SET "
+	    "scenario_text = ?2, scenario_sha256 = ?3 WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(cid), STORE_TEXT(text),
+	    STORE_TEXT(text != NULL ? hex : NULL)), NULL, err);
 }
 
 int
 store_campaign_scenario(struct store *st, int64_t cid, char **text,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int rc;
+	struct store_query q;
 
 	*text = NULL;
-	if ((s = prep(st, "SELECT scenario_text FROM campaigns WHERE id = ?1",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "load the scenario", "SELECT "
+	    "scenario_text FROM campaigns WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-		*text = xstrdup(col_text(s, 0));
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		stmt_done(st, s);
-		return dberr(st, err, "load the scenario");
-	}
-	if (stmt_done(st, s) != SQLITE_OK) {
+	if (store_query_next(&q, err) &&
+	    sqlite3_column_type(q.s, 0) != SQLITE_NULL)
+		*text = xstrdup(col_text(q.s, 0));
+	if (store_query_close(&q, err) != HP_OK) {
 		free(*text);
 		*text = NULL;
-		return dberr(st, err, "load the scenario");
+		return HP_EDB;
 	}
 	return HP_OK;
 }
@@ -2550,18 +2286,14 @@ int
 store_fault_put(struct store *st, const char *kind, long since,
     const char *error, bool *added, struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	int rc;
 
 	*added = false;
-	if ((s = prep(st, "INSERT OR IGNORE INTO server_faults (kind, since, "
-	    "error) VALUES (?1, ?2, ?3)", err)) == NULL)
-		return HP_EDB;
-	bind_text(s, 1, kind);
-	sqlite3_bind_int64(s, 2, since);
-	bind_text(s, 3, error);
-	rc = exec_done(st, s, err, "record a server fault");
-	*added = rc == HP_OK && sqlite3_changes(st->db) > 0;
+	rc = store_exec(st, "record a server fault", "INSERT OR IGNORE INTO "
+	    "server_faults (kind, since, error) VALUES (?1, ?2, ?3)",
+	    STORE_ARGS(STORE_TEXT(kind), STORE_INT(since), STORE_TEXT(error)),
+	    NULL, err);
+	*added = rc == HP_OK && store_changes(st) > 0;
 	return rc;
 }
 
@@ -2569,16 +2301,12 @@ int
 store_fault_clear(struct store *st, const char *kind, bool *was,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
 	int rc;
 
 	*was = false;
-	if ((s = prep(st, "DELETE FROM server_faults WHERE kind = ?1", err)) ==
-	    NULL)
-		return HP_EDB;
-	bind_text(s, 1, kind);
-	rc = exec_done(st, s, err, "clear a server fault");
-	*was = rc == HP_OK && sqlite3_changes(st->db) > 0;
+	rc = store_exec(st, "clear a server fault", "DELETE FROM server_faults "
+	    "WHERE kind = ?1", STORE_ARGS(STORE_TEXT(kind)), NULL, err);
+	*was = rc == HP_OK && store_changes(st) > 0;
 	return rc;
 }
 
@@ -2587,73 +2315,62 @@ store_moderators(struct store *st,
     void (*fn)(const char *email, int64_t cid, void *), void *arg,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
-	if ((s = prep(st, "SELECT lower(p.email), min(p.campaign_id) FROM "
-	    "players p JOIN campaigns c ON c.id = p.campaign_id WHERE "
-	    "p.moderator = 1 AND p.active = 1 AND c.status <> 'finished' "
-	    "GROUP BY lower(p.email) ORDER BY 2, 1", err)) == NULL)
+	if (store_query_open(&q, st, "moderators", "SELECT lower(p.email), "
+	    "min(p.campaign_id) FROM players p JOIN campaigns c ON c.id = "
+	    "p.campaign_id WHERE p.moderator = 1 AND p.active = 1 AND c.status "
+	    "<> 'finished' GROUP BY lower(p.email) ORDER BY 2, 1", NULL, err) !=
+	    HP_OK)
 		return HP_EDB;
-	while ((step = sqlite3_step(s)) == SQLITE_ROW)
-		fn(col_text(s, 0), sqlite3_column_int64(s, 1), arg);
-	stmt_done(st, s);
-	if (step != SQLITE_DONE)
-		return dberr(st, err, "moderators");
-	return HP_OK;
+	while (store_query_next(&q, err))
+		fn(col_text(q.s, 0), sqlite3_column_int64(q.s, 1), arg);
+	return store_query_close(&q, err);
 }
 
 int
 store_outbox_held(struct store *st, int64_t id, const char *why,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "UPDATE outbox SET last_error = ?2 WHERE id = ?1",
-	    err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, id);
-	bind_text(s, 2, why);
-	return exec_done(st, s, err, "outbox held");
+	return store_exec(st, "outbox held", "UPDATE outbox SET last_error = ?2 "
+	    "WHERE id = ?1", STORE_ARGS(STORE_INT(id), STORE_TEXT(why)), NULL,
+	    err);
 }
 
 int
 store_outbox_stage_used(struct store *st, const char *stage, bool *used,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
 
 	*used = false;
-	if ((s = prep(st, "SELECT 1 FROM outbox WHERE stage = ?1 LIMIT 1",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "outbox stage", "SELECT 1 FROM outbox "
+	    "WHERE stage = ?1 LIMIT 1", STORE_ARGS(STORE_TEXT(stage)), err) !=
+	    HP_OK)
 		return HP_EDB;
-	bind_text(s, 1, stage);
-	step = sqlite3_step(s);
-	*used = step == SQLITE_ROW;
-	stmt_done(st, s);
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return dberr(st, err, "outbox stage");
-	return HP_OK;
+	*used = store_query_next(&q, err);
+	return store_query_close(&q, err);
 }
 
 int
 store_high_water(struct store *st, int64_t *messages, int64_t *outbox,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step;
+	struct store_query q;
+	bool row;
 
 	*messages = *outbox = 0;
-	if ((s = prep(st, "SELECT (SELECT coalesce(max(id), 0) FROM messages), "
-	    "(SELECT coalesce(max(id), 0) FROM outbox)", err)) == NULL)
+	if (store_query_open(&q, st, "high water", "SELECT (SELECT "
+	    "coalesce(max(id), 0) FROM messages), (SELECT coalesce(max(id), 0) "
+	    "FROM outbox)", NULL, err) != HP_OK)
 		return HP_EDB;
-	if ((step = sqlite3_step(s)) == SQLITE_ROW) {
-		*messages = sqlite3_column_int64(s, 0);
-		*outbox = sqlite3_column_int64(s, 1);
+	if ((row = store_query_next(&q, err))) {
+		*messages = sqlite3_column_int64(q.s, 0);
+		*outbox = sqlite3_column_int64(q.s, 1);
 	}
-	stmt_done(st, s);
-	if (step != SQLITE_ROW)
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	if (!row)
 		return dberr(st, err, "high water");
 	return HP_OK;
 }
@@ -2662,66 +2379,52 @@ int
 store_chain_put(struct store *st, int64_t cid, const unsigned char *tail,
     int length, const char *statement, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "UPDATE campaigns SET chain_tail = ?2, chain_length "
-	    "= ?3, chain_statement = ?4, chain_signature = NULL, chain_pubkey "
-	    "= NULL WHERE id = ?1", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	sqlite3_bind_blob(s, 2, tail, 32, SQLITE_TRANSIENT);
-	sqlite3_bind_int(s, 3, length);
-	bind_text(s, 4, statement);
-	return exec_done(st, s, err, "store seed chain");
+	return store_exec(st, "store seed chain", "UPDATE campaigns SET "
+	    "chain_tail = ?2, chain_length = ?3, chain_statement = ?4, "
+	    "chain_signature = NULL, chain_pubkey = NULL WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(cid), STORE_BLOB(tail, 32), STORE_INT(length),
+	    STORE_TEXT(statement)), NULL, err);
 }
 
 int
 store_chain_sign(struct store *st, int64_t cid, const char *signature,
     const char *pubkey, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-
-	if ((s = prep(st, "UPDATE campaigns SET chain_signature = ?2, "
-	    "chain_pubkey = ?3 WHERE id = ?1", err)) == NULL)
-		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	bind_text(s, 2, signature);
-	bind_text(s, 3, pubkey);
-	return exec_done(st, s, err, "sign seed chain");
+	return store_exec(st, "sign seed chain", "UPDATE campaigns SET "
+	    "chain_signature = ?2, chain_pubkey = ?3 WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(cid), STORE_TEXT(signature),
+	    STORE_TEXT(pubkey)), NULL, err);
 }
 
 int
 store_chain_get(struct store *st, int64_t cid, struct store_chain *c,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step, rc = HP_OK;
+	struct store_query q;
+	bool have = false;
+	int rc;
 
 	memset(c, 0, sizeof *c);
-	if ((s = prep(st, "SELECT chain_tail, chain_length, chain_statement, "
-	    "chain_signature, chain_pubkey FROM campaigns WHERE id = ?1",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "load seed chain", "SELECT chain_tail, "
+	    "chain_length, chain_statement, chain_signature, chain_pubkey FROM "
+	    "campaigns WHERE id = ?1", STORE_ARGS(STORE_INT(cid)), err) !=
+	    HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	step = sqlite3_step(s);
-	if (step == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_BLOB &&
-	    sqlite3_column_bytes(s, 0) == 32 &&
-	    sqlite3_column_type(s, 2) != SQLITE_NULL) {
-		memcpy(c->tail, sqlite3_column_blob(s, 0), 32);
-		c->length = sqlite3_column_int(s, 1);
-		c->statement = xstrdup(col_text(s, 2));
-		if (sqlite3_column_type(s, 3) != SQLITE_NULL)
-			c->signature = xstrdup(col_text(s, 3));
-		if (sqlite3_column_type(s, 4) != SQLITE_NULL)
-			c->pubkey = xstrdup(col_text(s, 4));
-	} else if (step == SQLITE_ROW || step == SQLITE_DONE) {
-		hp_seterr(err, HP_ENOENT, "no seed chain");
-		rc = HP_ENOENT;
+	if (store_query_next(&q, err) &&
+	    sqlite3_column_type(q.s, 0) == SQLITE_BLOB &&
+	    sqlite3_column_bytes(q.s, 0) == 32 &&
+	    sqlite3_column_type(q.s, 2) != SQLITE_NULL) {
+		have = true;
+		memcpy(c->tail, sqlite3_column_blob(q.s, 0), 32);
+		c->length = sqlite3_column_int(q.s, 1);
+		c->statement = xstrdup(col_text(q.s, 2));
+		if (sqlite3_column_type(q.s, 3) != SQLITE_NULL)
+			c->signature = xstrdup(col_text(q.s, 3));
+		if (sqlite3_column_type(q.s, 4) != SQLITE_NULL)
+			c->pubkey = xstrdup(col_text(q.s, 4));
 	}
-	if (stmt_done(st, s) != SQLITE_OK && rc == HP_OK) {
+	if ((rc = query_row_end(&q, have, err, "no seed chain")) == HP_EDB)
 		store_chain_free(c);
-		return dberr(st, err, "load seed chain");
-	}
 	return rc;
 }
 
@@ -2738,35 +2441,33 @@ int
 store_window_count(struct store *st, int64_t cid, int *n,
     struct hp_error *err)
 {
-	sqlite3_stmt *s;
+	struct store_query q;
 
 	*n = 0;
-	if ((s = prep(st, "SELECT count(*) FROM windows WHERE campaign_id = ?1",
-	    err)) == NULL)
+	if (store_query_open(&q, st, "count windows", "SELECT count(*) FROM "
+	    "windows WHERE campaign_id = ?1", STORE_ARGS(STORE_INT(cid)), err) !=
+	    HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		*n = sqlite3_column_int(s, 0);
-	if (stmt_done(st, s) != SQLITE_OK)
-		return dberr(st, err, "count windows");
-	return HP_OK;
+	if (store_query_next(&q, err))
+		*n = sqlite3_column_int(q.s, 0);
+	return store_query_close(&q, err);
 }
 
 int
 store_player_keys(struct store *st, int64_t cid, struct store_player **out,
     int *n, struct hp_error *err)
 {
-	sqlite3_stmt *s;
-	int step, cap = 0;
+	struct store_query q;
+	int cap = 0;
 
 	*out = NULL;
 	*n = 0;
-	if ((s = prep(st, "SELECT id, side_idx, name, pubkey, coalesce(key_id, "
-	    "'') FROM players WHERE campaign_id = ?1 AND pubkey IS NOT "
-	    "NULL AND pubkey != '' ORDER BY id", err)) == NULL)
+	if (store_query_open(&q, st, "player keys", "SELECT id, side_idx, name, "
+	    "pubkey, coalesce(key_id, '') FROM players WHERE campaign_id = ?1 "
+	    "AND pubkey IS NOT NULL AND pubkey != '' ORDER BY id",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
-	sqlite3_bind_int64(s, 1, cid);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+	while (store_query_next(&q, err)) {
 		struct store_player *p;
 
 		if (*n == cap) {
@@ -2775,18 +2476,18 @@ store_player_keys(struct store *st, int64_t cid, struct store_player **out,
 		}
 		p = &(*out)[(*n)++];
 		memset(p, 0, sizeof *p);
-		p->id = sqlite3_column_int64(s, 0);
+		p->id = sqlite3_column_int64(q.s, 0);
 		p->campaign_id = cid;
-		p->side = sqlite3_column_int(s, 1);
-		strlcpy_(p->name, col_text(s, 2), sizeof p->name);
-		strlcpy_(p->pubkey, col_text(s, 3), sizeof p->pubkey);
-		strlcpy_(p->key_id, col_text(s, 4), sizeof p->key_id);
+		p->side = sqlite3_column_int(q.s, 1);
+		strlcpy_(p->name, col_text(q.s, 2), sizeof p->name);
+		strlcpy_(p->pubkey, col_text(q.s, 3), sizeof p->pubkey);
+		strlcpy_(p->key_id, col_text(q.s, 4), sizeof p->key_id);
 	}
-	if (stmt_done(st, s) != SQLITE_OK || step != SQLITE_DONE) {
+	if (store_query_close(&q, err) != HP_OK) {
 		free(*out);
 		*out = NULL;
 		*n = 0;
-		return dberr(st, err, "player keys");
+		return HP_EDB;
 	}
 	return HP_OK;
 }

@@ -4,9 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "deadline.h"
 #include "dicelog.h"
-#include "report.h"
 #include "sealed.h"
 #include "seedchain.h"
 #include "turn.h"
@@ -25,13 +23,6 @@ turn_submit_free(struct turn_submit *r)
 	free(r->canon);
 	orders_errors_free(&r->errs);
 	memset(r, 0, sizeof *r);
-}
-
-void
-turn_order_hash(const char *raw, unsigned char *out)
-{
-	crypto_generichash(out, 32, (const unsigned char *)raw, strlen(raw),
-	    NULL, 0);
 }
 
 /* Take the seed of a new window from the campaign's seed chain (drawn,
@@ -64,11 +55,11 @@ window_open(struct store *st, int64_t cid, const struct game *g,
 	dice_commit(seed, commit);
 	rc = store_window_insert(st, cid, w, seed, commit, &wid, err);
 	if (rc == HP_OK)
-		rc = deadline_window_opened(st, wid, err);
+		rc = turn_observers_opened(st, wid, err);
 	/* The standing orders in force now are the window's (G3). */
 	for (i = 0; i < g->nsides && rc == HP_OK; i++)
 		if (g->sides[i].standing != NULL) {
-			turn_order_hash(g->sides[i].standing, hash);
+			window_order_hash(g->sides[i].standing, hash);
 			rc = store_standing_put(st, wid, i, g->sides[i].standing,
 			    hash, err);
 		}
@@ -280,7 +271,7 @@ turn_submit_tx(struct store *st, const char *campaign, const char *text,
 		g.sides[side].standing = xstrdup(raw);
 		rc = store_game_save(st, cid, &g, err);
 	} else {
-		turn_order_hash(raw, hash);
+		window_order_hash(raw, hash);
 		rc = store_orders_put(st, w.id, side, player, source, raw,
 		    canon.buf ? canon.buf : "", hash, err);
 	}
@@ -346,221 +337,6 @@ out:
 	return rc;
 }
 
-/* Parse an order file already accepted for window w (standing orders if
- * its header says so). *parsed is the ruleset's form (free_orders), canon
- * (may be NULL) gets the normalised text. A failure here means stored or
- * generated orders no longer parse: a broken invariant, HP_EINTERNAL. */
-static int
-parse_stored(const struct game *g, const struct window_spec *w, int side,
-    const char *raw, void **parsed, struct sbuf *canon, struct hp_error *err)
-{
-	struct order_header h;
-	struct order_body body;
-	struct order_errors errs;
-	struct window_spec spec = *w;
-	struct sbuf tmp;
-	int rc = HP_OK;
-
-	*parsed = NULL;
-	orders_errors_init(&errs);
-	sbuf_init(&tmp);
-	if (orders_parse_file(raw, strlen(raw), &h, &body, &errs) == HP_OK) {
-		if (strcasecmp(h.window, "standing") == 0)
-			strlcpy_(spec.name, "standing", sizeof spec.name);
-		if (g->rules->parse(g, &spec, side, &body, parsed,
-		    canon ? canon : &tmp, &errs) != HP_OK && errs.n == 0)
-			orders_error(&errs, 0, "rejected");
-		orders_body_free(&body);
-	}
-	if (errs.n > 0) {
-		char *t = orders_errors_text(&errs);
-
-		hp_seterr(err, HP_EINTERNAL, "orders of %s for turn %d window "
-		    "'%s' do not parse: %s", g->sides[side].name, w->turn,
-		    w->name, t);
-		free(t);
-		if (*parsed != NULL)
-			g->rules->free_orders(*parsed);
-		*parsed = NULL;
-		rc = HP_EINTERNAL;
-	}
-	orders_errors_free(&errs);
-	sbuf_free(&tmp);
-	return rc;
-}
-
-/* Parse every file of raw (may be NULL) for window w into out. */
-static int
-parse_all(const struct game *g, const struct window_spec *w,
-    const char *const *raw, void *out[GAME_MAX_SIDES], struct hp_error *err)
-{
-	int i, rc;
-
-	if (raw == NULL)
-		return HP_OK;
-	for (i = 0; i < g->nsides; i++)
-		if (raw[i] != NULL && (rc = parse_stored(g, w, i, raw[i],
-		    &out[i], NULL, err)) != HP_OK)
-			return rc;
-	return HP_OK;
-}
-
-int
-turn_resolve_window_resume(struct game *g, const struct window_spec *w,
-    const char *const raw[GAME_MAX_SIDES],
-    const char *const standing[GAME_MAX_SIDES], const struct turn_resume *res,
-    struct turn_stop *stop, struct dice *d, struct events *ev,
-    struct hp_error *err)
-{
-	struct resolve_ctx ctx;
-	struct window_spec sw;
-	enum resolve_rc rrc;
-	int i, rc = HP_OK;
-
-	memset(&ctx, 0, sizeof ctx);
-	if (stop != NULL) {
-		stop->step = -1;
-		stop->ask = 0;
-	}
-	ctx.g = g;
-	ctx.w = w;
-	ctx.dice = d;
-	ctx.ev = ev;
-	ctx.err = err;
-	memset(&sw, 0, sizeof sw);
-	strlcpy_(sw.name, "standing", sizeof sw.name);
-	sw.turn = w->turn;
-	if ((rc = parse_all(g, w, raw, ctx.orders, err)) != HP_OK ||
-	    (rc = parse_all(g, &sw, standing, ctx.standing, err)) != HP_OK ||
-	    (res != NULL && (rc = parse_all(g, &res->w, res->prior, ctx.prior,
-	    err)) != HP_OK))
-		goto out;
-	ctx.step = 0;
-	if (res != NULL) {
-		ctx.resumed = true;
-		ctx.step = res->step + 1;
-	}
-	for (;; ctx.step++) {
-		ev->step = ctx.step;
-		rrc = g->rules->resolve(&ctx);
-		if (game_error(g) != NULL) {
-			hp_seterr(err, HP_ESTATE, "%s", game_error(g));
-			rc = HP_ESTATE;
-			goto out;
-		}
-		if (rrc == RESOLVE_DONE)
-			break;
-		if (rrc == RESOLVE_ASK) {
-			if (ctx.ask == 0 || ctx.ask >= (1u << g->nsides)) {
-				hp_seterr(err, HP_EINTERNAL, "turn %d window "
-				    "'%s' stopped to ask, but names no side to "
-				    "ask", w->turn, w->name);
-				rc = HP_EINTERNAL;
-				goto out;
-			}
-			if (stop != NULL) {
-				stop->step = ctx.step;
-				stop->ask = ctx.ask;
-			}
-			goto out;  /* not over: no victory yet */
-		}
-		if (rrc == RESOLVE_ERROR) {
-			rc = HP_EINTERNAL;
-			goto out;
-		}
-		if (ctx.step > 1000) {
-			hp_seterr(err, HP_EINTERNAL, "resolution did not end");
-			rc = HP_EINTERNAL;
-			goto out;
-		}
-	}
-	g->rules->victory(g, ev);
-out:
-	for (i = 0; i < GAME_MAX_SIDES; i++) {
-		if (ctx.orders[i] != NULL)
-			g->rules->free_orders(ctx.orders[i]);
-		if (ctx.standing[i] != NULL)
-			g->rules->free_orders(ctx.standing[i]);
-		if (ctx.prior[i] != NULL)
-			g->rules->free_orders(ctx.prior[i]);
-	}
-	return rc;
-}
-
-int
-turn_resolve_window(struct game *g, const struct window_spec *w,
-    const char *const raw[GAME_MAX_SIDES], struct dice *d, struct events *ev,
-    struct hp_error *err)
-{
-	return turn_resolve_window_resume(g, w, raw, NULL, NULL, NULL, d, ev,
-	    err);
-}
-
-int
-turn_advance(struct game *g, const struct turn_stop *stop,
-    struct window_spec *next, bool *more, struct hp_error *err)
-{
-	bool asked = stop != NULL && stop->step >= 0;
-
-	*more = false;
-	if (g->status != GAME_FINISHED && g->rules->next_window(g, next)) {
-		if (asked && (next->kind != WINDOW_DECISION ||
-		    next->sides != stop->ask)) {
-			hp_seterr(err, HP_EINTERNAL, "the resolution stopped to "
-			    "ask sides %#x, but the ruleset opens turn %d window "
-			    "'%s' for sides %#x, not a decision window for "
-			    "them", stop->ask, next->turn, next->name,
-			    next->sides);
-			return HP_EINTERNAL;
-		}
-		g->turn = next->turn;
-		g->window = next->number;
-		*more = true;
-	} else if (asked) {
-		hp_seterr(err, HP_EINTERNAL, "the resolution stopped to ask, "
-		    "but the ruleset opens no decision window");
-		return HP_EINTERNAL;
-	} else if (g->status != GAME_FINISHED) {
-		g->status = GAME_FINISHED;
-		if (g->result[0] == '\0')
-			strlcpy_(g->result, "the game ended", sizeof g->result);
-	}
-	return HP_OK;
-}
-
-void
-turn_order_header(const struct game *g, const struct window_spec *w, int side,
-    struct sbuf *b)
-{
-	sbuf_printf(b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
-	    g->name, w->turn, w->name, g->sides[side].name);
-}
-
-char *
-turn_order_template(const struct game *g, const struct window_spec *w,
-    int side)
-{
-	struct sbuf b;
-
-	sbuf_init(&b);
-	turn_order_header(g, w, side, &b);
-	sbuf_puts(&b, "nonce:\n\n");
-	g->rules->order_template(g, w, side, &b);
-	return sbuf_steal(&b);
-}
-
-char *
-turn_opponent_orders(const struct game *g, const struct window_spec *w,
-    int side)
-{
-	struct sbuf b;
-
-	sbuf_init(&b);
-	turn_order_header(g, w, side, &b);
-	g->rules->opponent(g, w, side, &b);
-	return sbuf_steal(&b);
-}
-
 /* Fill in orders for sides that need none from a person: the built-in
  * opponent's for AI sides the window names, standing orders for the others
  * (those of the window's snapshot, snap, when it has one: fixed). They are
@@ -585,7 +361,7 @@ fill_orders(struct store *st, const struct game *g,
 		if (w->spec.sides & (1u << i)) {
 			if (!g->sides[i].ai)
 				continue;
-			raw = turn_opponent_orders(g, &w->spec, i);
+			raw = window_opponent_orders(g, &w->spec, i);
 			source = "opponent";
 		} else if (fixed && snap[i].raw != NULL) {
 			raw = xstrdup(snap[i].raw);
@@ -596,13 +372,13 @@ fill_orders(struct store *st, const struct game *g,
 		} else
 			continue;
 		sbuf_init(&canon);
-		if ((rc = parse_stored(g, &w->spec, i, raw, &parsed, &canon,
+		if ((rc = window_parse_stored(g, &w->spec, i, raw, &parsed, &canon,
 		    err)) != HP_OK) {
 			free(raw);
 			return rc;
 		}
 		g->rules->free_orders(parsed);
-		turn_order_hash(raw, hash);
+		window_order_hash(raw, hash);
 		rc = store_orders_put(st, w->id, i, 0, source, raw,
 		    canon.buf ? canon.buf : "", hash, err);
 		sbuf_free(&canon);
@@ -667,7 +443,7 @@ window_key(struct store *st, int64_t cid, const struct game *g,
  * caller), *of that window's id (0: w continues nothing). */
 static int
 load_resume(struct store *st, int64_t cid, const struct store_window *w,
-    struct turn_resume *res, struct store_order prior[GAME_MAX_SIDES],
+    struct window_resume *res, struct store_order prior[GAME_MAX_SIDES],
     int64_t *of, struct hp_error *err)
 {
 	struct store_window ow;
@@ -698,8 +474,8 @@ resolve_one(struct store *st, const char *campaign,
 	struct store_order prior[GAME_MAX_SIDES];
 	struct store_window w;
 	struct window_spec next;
-	struct turn_resume res;
-	struct turn_stop stop;
+	struct window_resume res;
+	struct window_stop stop;
 	struct game g;
 	struct events ev;
 	struct dice d;
@@ -771,10 +547,10 @@ resolve_one(struct store *st, const char *campaign,
 	if (g.rules->hidden && (rc = sealed_enable(st, cid, &d, err)) !=
 	    HP_OK)
 		goto rollback;
-	if ((rc = turn_resolve_window_resume(&g, &w.spec, raw, standing,
+	if ((rc = window_resolve_resume(&g, &w.spec, raw, standing,
 	    of != 0 ? &res : NULL, &stop, &d, &ev, err)) != HP_OK)
 		goto rollback;
-	if ((rc = turn_advance(&g, &stop, &next, &more, err)) != HP_OK)
+	if ((rc = window_advance(&g, &stop, &next, &more, err)) != HP_OK)
 		goto rollback;
 	if ((rc = store_game_save(st, cid, &g, err)) != HP_OK ||
 	    (rc = store_events_put(st, w.id, &ev, err)) != HP_OK ||
@@ -795,7 +571,8 @@ resolve_one(struct store *st, const char *campaign,
 	if ((rc = dicelog_record_standing(st, cid, &g, &w, cur, snap, key, &d,
 	    sk, err)) != HP_OK)
 		goto rollback;
-	if ((rc = report_render(st, cid, &g, &w, &ev, &d, err)) != HP_OK)
+	if ((rc = turn_observers_resolved(st, cid, &g, &w, &ev, &d, err)) !=
+	    HP_OK)
 		goto rollback;
 	w.state = WSTATE_RESOLVED;
 	if (hooks != NULL && hooks->resolved != NULL &&

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "turn.h"
+#include "window.h"
 #include "view.h"
 
 bool
@@ -110,7 +110,7 @@ view_order_template(const struct game *g, const struct window_spec *w,
 	char *t;
 
 	view_game(g, side, &v);
-	t = turn_order_template(&v, w, side);
+	t = window_order_template(&v, w, side);
 	game_free(&v);
 	return t;
 }

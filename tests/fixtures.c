@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "fixtures.h"
 #include "turn.h"
 
@@ -82,7 +83,7 @@ fx_resolve(struct game *g, const char *window, const char *blue_body,
 		    window, "red", red_body);
 	dice_init_scripted(d, dice, ndice);
 	events_init(ev);
-	rc = turn_resolve_window(g, &w, (const char *const *)raw, d, ev, &err);
+	rc = window_resolve(g, &w, (const char *const *)raw, d, ev, &err);
 	if (rc != HP_OK)
 		fprintf(stderr, "fx_resolve: %s\n", err.msg);
 	free(raw[0]);
@@ -289,6 +290,7 @@ fx_store_new(const char *path)
 	struct hp_error err = { 0, "" };
 	struct store *st = NULL;
 
+	engine_init();
 	if (store_open(&st, path, true, &err) != HP_OK ||
 	    store_migrate(st, &err) != HP_OK)
 		fatalx("fx_store_new %s: %s", path, err.msg);

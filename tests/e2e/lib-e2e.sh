@@ -16,6 +16,9 @@
 #   e2e_keys NAME...  $T/NAME.key and $T/NAME.pub, made by the real
 #                  minisign CLI (-W: no password)
 #   decoded FILE   the message with its quoted-printable body decoded
+#   e2e_run WANT ARGS...  run "$HEXPOST" ARGS, output in $T/out and $T/err;
+#                  fails (showing both) unless it exits WANT
+#   e2e_has FILE TEXT  $T/FILE (out or err) contains the fixed string TEXT
 
 E2E_AT_EXIT=()
 
@@ -79,4 +82,24 @@ decoded() {
 		my ($h, $b) = split /\n\n/, $_, 2;
 		$b = decode_qp($b) if $h =~ /^Content-Transfer-Encoding:\s*quoted-printable/mi;
 		print "$h\n\n$b";' "$1"
+}
+
+# e2e_run WANT ARGS...: see above.
+e2e_run() {
+	local want=$1 rc
+	shift
+	"$HEXPOST" "$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	[ "$rc" -eq "$want" ] || {
+		cat "$T/out" "$T/err" >&2
+		fail "hexpost $* exited $rc, want $want"
+	}
+}
+
+# e2e_has FILE TEXT: see above.
+e2e_has() {
+	grep -qF -- "$2" "$T/$1" || {
+		cat "$T/$1" >&2
+		fail "$1 lacks: $2"
+	}
 }

@@ -263,7 +263,7 @@ test_deadline_files(void **state)
 	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM orders WHERE "
 	    "source = 'deadline-ai'"), 1);
 	assert_true(pending(st, &g, &w) == 1);
-	hold = audit_hold_orders(&g, &w.spec, 0);
+	hold = window_hold_orders(&g, &w.spec, 0);
 	assert_non_null(hold);
 	game_free(&g);
 	fill_and_resolve(st, DEADLINE_HOLD, sk);
@@ -355,13 +355,13 @@ test_deadline_forged(void **state)
 
 	(void)state;
 	assert_true(pending(st, &g, &w) == 1);
-	opp = turn_opponent_orders(&g, &w.spec, 0);
+	opp = window_opponent_orders(&g, &w.spec, 0);
 	sbuf_init(&b);
-	turn_order_header(&g, &w.spec, 0, &b);
+	window_order_header(&g, &w.spec, 0, &b);
 	sbuf_puts(&b, "deploy 1 A0\ndeploy 2 B0\ndeploy 3 C0\n");
 	if (strcmp(b.buf, opp) == 0) {
 		sbuf_free(&b);
-		turn_order_header(&g, &w.spec, 0, &b);
+		window_order_header(&g, &w.spec, 0, &b);
 		sbuf_puts(&b, "deploy 1 C0\ndeploy 2 B0\ndeploy 3 A0\n");
 	}
 	assert_string_not_equal(b.buf, opp);
@@ -377,8 +377,8 @@ test_deadline_forged(void **state)
 	st = human_campaign(&sk);
 	fill_and_resolve(st, DEADLINE_AI, sk);
 	assert_true(pending(st, &g, &w) == 1);
-	opp = turn_opponent_orders(&g, &w.spec, 0);
-	hold = audit_hold_orders(&g, &w.spec, 0);
+	opp = window_opponent_orders(&g, &w.spec, 0);
+	hold = window_hold_orders(&g, &w.spec, 0);
 	assert_non_null(hold);
 	game_free(&g);
 	if (strcmp(opp, hold) == 0) {	/* the opponent holds: other bytes */
@@ -511,7 +511,7 @@ signed_window(struct store *st, struct minisign_seckey *key[2],
 	for (side = 0; side < 2; side++) {
 		if (!(missing & (1u << side)))
 			continue;
-		text = turn_opponent_orders(&g, &w.spec, side);
+		text = window_opponent_orders(&g, &w.spec, side);
 		assert_int_equal(minisign_sign_text(key[side],
 		    (const unsigned char *)text, strlen(text), "test", &sig,
 		    &err), HP_OK);
@@ -520,7 +520,7 @@ signed_window(struct store *st, struct minisign_seckey *key[2],
 		assert_int_equal(turn_submit_tx(st, "hill", text, strlen(text),
 		    side, pid[side], "mail", &res, &err), HP_OK);
 		turn_submit_free(&res);
-		turn_order_hash(text, h);
+		window_order_hash(text, h);
 		assert_int_equal(store_ordersig_put(st, h, sig, strlen(sig),
 		    pub[side], id[side], pid[side], &err), HP_OK);
 		assert_int_equal(store_commit(st, &err), HP_OK);
@@ -971,7 +971,7 @@ test_replayed_order_file(void **state)
 		unsigned missing = pending(st, &g, &w);
 
 		if (missing & 1u) {
-			char *text = turn_opponent_orders(&g, &w.spec, 0);
+			char *text = window_opponent_orders(&g, &w.spec, 0);
 
 			if (first == NULL)
 				first = xstrdup(text);
@@ -989,7 +989,7 @@ test_replayed_order_file(void **state)
 	}
 	assert_non_null(first);
 	assert_true(later != 0);
-	turn_order_hash(first, h);
+	window_order_hash(first, h);
 	sodium_bin2hex(hex, sizeof hex, h, 32);
 	rawhex = xmalloc(2 * strlen(first) + 1);
 	sodium_bin2hex(rawhex, 2 * strlen(first) + 1,

@@ -57,7 +57,7 @@ file_for(const struct game *g, const struct window_spec *w, int side,
 	struct sbuf b;
 
 	sbuf_init(&b);
-	turn_order_header(g, w, side, &b);
+	window_order_header(g, w, side, &b);
 	sbuf_puts(&b, body);
 	return sbuf_steal(&b);
 }
@@ -66,8 +66,8 @@ file_for(const struct game *g, const struct window_spec *w, int side,
  * ended; the events stay in ev (freed by the caller). */
 static void
 resolve(struct game *g, const struct window_spec *w, char *raw[2],
-    char *standing[2], const struct turn_resume *res, const int *dice,
-    size_t ndice, struct turn_stop *stop, struct events *ev)
+    char *standing[2], const struct window_resume *res, const int *dice,
+    size_t ndice, struct window_stop *stop, struct events *ev)
 {
 	const char *r[GAME_MAX_SIDES] = { raw[0], raw[1] };
 	const char *s[GAME_MAX_SIDES] = { standing ? standing[0] : NULL,
@@ -77,7 +77,7 @@ resolve(struct game *g, const struct window_spec *w, char *raw[2],
 
 	dice_init_scripted(&d, dice, ndice);
 	events_init(ev);
-	if (turn_resolve_window_resume(g, w, r, s, res, stop, &d, ev, &err) !=
+	if (window_resolve_resume(g, w, r, s, res, stop, &d, ev, &err) !=
 	    HP_OK)
 		fail_msg("resolve: %s", err.msg);
 	assert_false(d.script_exhausted);
@@ -91,7 +91,7 @@ test_deploy_initiative(void **state)
 {
 	static const int dice[] = { 4, 4, 2, 5 };  /* a tie, then south */
 	struct window_spec w, next;
-	struct turn_stop stop;
+	struct window_stop stop;
 	struct events ev;
 	struct game g;
 	char *raw[2] = { NULL, NULL };
@@ -112,7 +112,7 @@ test_deploy_initiative(void **state)
 	assert_true(fx_event_has(&ev, "Initiative: north 4, south 4, a tie."));
 	assert_true(fx_event_has(&ev, "South has the initiative."));
 	assert_int_equal(game_var(&g, "init", -1), 1);
-	assert_int_equal(turn_advance(&g, &stop, &next, &more, &err), HP_OK);
+	assert_int_equal(window_advance(&g, &stop, &next, &more, &err), HP_OK);
 	assert_true(more);
 	assert_int_equal(next.turn, 1);
 	assert_string_equal(next.name, "orders");
@@ -127,7 +127,7 @@ deployed(struct game *g)
 {
 	static const int dice[] = { 2, 5 };
 	struct window_spec w, next;
-	struct turn_stop stop;
+	struct window_stop stop;
 	struct events ev;
 	char *raw[2] = { NULL, NULL };
 	struct hp_error err = { 0, "" };
@@ -137,7 +137,7 @@ deployed(struct game *g)
 	assert_true(g->rules->next_window(g, &w));
 	resolve(g, &w, raw, NULL, NULL, dice, 2, &stop, &ev);
 	events_free(&ev);
-	assert_int_equal(turn_advance(g, &stop, &next, &more, &err), HP_OK);
+	assert_int_equal(window_advance(g, &stop, &next, &more, &err), HP_OK);
 }
 
 /* South (initiative) fires 1 die at 4+: 4, a hit; north 2 at 5+: 5 2, one
@@ -149,7 +149,7 @@ static const int before[] = { 4, 5, 2 };
  * frees), the events in ev (caller frees). */
 static void
 stopped(struct game *g, struct window_spec *w, char *raw[2],
-    struct turn_stop *stop, struct events *ev)
+    struct window_stop *stop, struct events *ev)
 {
 	deployed(g);
 	assert_true(g->rules->next_window(g, w));
@@ -168,8 +168,8 @@ test_stop_and_resume(void **state)
 	 * 1. */
 	static const int after[] = { 6, 6, 4, 1 };
 	struct window_spec w, dw, next;
-	struct turn_resume res;
-	struct turn_stop stop;
+	struct window_resume res;
+	struct window_stop stop;
 	struct events ev;
 	struct game g;
 	char *raw[2], *ans[2], *t;
@@ -188,7 +188,7 @@ test_stop_and_resume(void **state)
 	assert_int_equal(g.status, GAME_ACTIVE);
 	assert_int_equal(game_var(&g, "str.south", 0), 8);
 	events_free(&ev);
-	assert_int_equal(turn_advance(&g, &stop, &dw, &more, &err), HP_OK);
+	assert_int_equal(window_advance(&g, &stop, &dw, &more, &err), HP_OK);
 	assert_true(more);
 	assert_int_equal(dw.kind, WINDOW_DECISION);
 	assert_int_equal(dw.sides, 3u);
@@ -196,12 +196,12 @@ test_stop_and_resume(void **state)
 	assert_int_equal(dw.number, 2);
 	assert_string_equal(dw.name, "decide");
 	/* Each side its own question, ready to edit. */
-	t = turn_order_template(&g, &dw, 0);
+	t = window_order_template(&g, &dw, 0);
 	assert_non_null(strstr(t, "press: roll your attack dice again"));
 	assert_non_null(strstr(t, "\npress\n"));
 	assert_null(strstr(t, "reserve"));
 	free(t);
-	t = turn_order_template(&g, &dw, 1);
+	t = window_order_template(&g, &dw, 1);
 	assert_non_null(strstr(t, "reserve K (0-2)"));
 	assert_non_null(strstr(t, "\nreserve 1\n"));
 	free(t);
@@ -222,7 +222,7 @@ test_stop_and_resume(void **state)
 	assert_int_equal(game_var(&g, "str.south", 0), 6);
 	assert_int_equal(game_var(&g, "asked", -1), 0);
 	events_free(&ev);
-	assert_int_equal(turn_advance(&g, &stop, &next, &more, &err), HP_OK);
+	assert_int_equal(window_advance(&g, &stop, &next, &more, &err), HP_OK);
 	assert_int_equal(next.turn, 2);
 	assert_string_equal(next.name, "orders");
 	free(ans[0]);
@@ -238,7 +238,7 @@ test_stop_and_resume(void **state)
 		free(hraw[0]);
 		free(hraw[1]);
 		events_free(&ev);
-		assert_int_equal(turn_advance(&h, &stop, &dw, &more, &err),
+		assert_int_equal(window_advance(&h, &stop, &dw, &more, &err),
 		    HP_OK);
 		ans[0] = file_for(&h, &dw, 0, "press\n");
 		ans[1] = file_for(&h, &dw, 1, "reserve 2\n");
@@ -262,8 +262,8 @@ test_standing_answers(void **state)
 {
 	static const int after[] = { 6 };
 	struct window_spec w, dw, sw;
-	struct turn_resume res;
-	struct turn_stop stop;
+	struct window_resume res;
+	struct window_stop stop;
 	struct events ev;
 	struct game g;
 	char *raw[2], *standing[2] = { NULL, NULL }, *ans[2] = { NULL, NULL };
@@ -283,7 +283,7 @@ test_standing_answers(void **state)
 	assert_int_equal(stop.ask, 2u);
 	assert_true(fx_event_has(&ev, "North answers by its standing orders."));
 	events_free(&ev);
-	assert_int_equal(turn_advance(&g, &stop, &dw, &more, &err), HP_OK);
+	assert_int_equal(window_advance(&g, &stop, &dw, &more, &err), HP_OK);
 	assert_int_equal(dw.sides, 2u);
 	ans[1] = file_for(&g, &dw, 1, "reserve 1\n");
 	memset(&res, 0, sizeof res);
@@ -309,7 +309,7 @@ static void
 test_stop_invariant(void **state)
 {
 	struct window_spec w, next;
-	struct turn_stop stop;
+	struct window_stop stop;
 	struct events ev;
 	struct game g;
 	char *raw[2];
@@ -320,7 +320,7 @@ test_stop_invariant(void **state)
 	stopped(&g, &w, raw, &stop, &ev);
 	events_free(&ev);
 	stop.ask = 1;  /* the ruleset's decision window names both */
-	assert_int_equal(turn_advance(&g, &stop, &next, &more, &err),
+	assert_int_equal(window_advance(&g, &stop, &next, &more, &err),
 	    HP_EINTERNAL);
 	assert_non_null(strstr(err.msg, "not a decision window for them"));
 	free(raw[0]);

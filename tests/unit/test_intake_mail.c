@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "fixtures.h"
 #include "hexpost.h"
 #include "intake.h"
@@ -96,7 +97,7 @@ setup(void **state)
 	    "blue@example.org", pubtext, keyhex, false, &err), HP_OK);
 	free(pubtext);
 	assert_int_equal(store_window_current(t->st, cid, &w, &err), HP_OK);
-	t->tmpl = turn_order_template(&g, &w.spec, 0);
+	t->tmpl = window_order_template(&g, &w.spec, 0);
 	game_free(&g);
 	assert_non_null(strstr(t->tmpl, "nonce:\n"));
 	return 0;
@@ -967,6 +968,7 @@ main(void)
 
 	if (sodium_init() < 0)
 		return 1;
+	engine_init();
 	have_minisign = system("minisign -v >/dev/null 2>&1") == 0;
 	log_set_level(LOG_LVL_ERR);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -491,7 +491,7 @@ t_interleave(void **state)
 	raw[GREEN] = fx_orders(&g, "orders", "green", "");
 	dice_init_scripted(&d, script, 3);
 	events_init(&ev);
-	assert_int_equal(turn_resolve_window(&g, &w,
+	assert_int_equal(window_resolve(&g, &w,
 	    (const char *const *)raw, &d, &ev, &err), HP_OK);
 	for (k = 0; k < ev.n; k++) {
 		if (strstr(ev.v[k].text, "reveals bx") && !first_b)
@@ -1119,7 +1119,7 @@ t_no_order_advance(void **state)
 	raw[GREEN] = fx_orders(&g, "orders", "green", "order g none\n");
 	dice_init_scripted(&d, script, 15);
 	events_init(&ev);
-	assert_int_equal(turn_resolve_window(&g, &w,
+	assert_int_equal(window_resolve(&g, &w,
 	    (const char *const *)raw, &d, &ev, &err), HP_OK);
 	if (d.nlog != 15)
 		dump(&d, &ev);
@@ -1201,7 +1201,7 @@ t_opponent_games(void **state)
 			key[0] = (unsigned char)turns;
 			dice_init_stream(&d, key);
 			events_init(&ev);
-			assert_int_equal(turn_resolve_window(&g, &w,
+			assert_int_equal(window_resolve(&g, &w,
 			    (const char *const *)raw, &d, &ev, &err), HP_OK);
 			for (s = 0; s < GAME_MAX_SIDES; s++)
 				free(raw[s]);

@@ -123,7 +123,7 @@ turn(struct game *g, const char *blue, const char *red, const int *script,
 		raw[RED] = fx_orders(g, "orders", "red", red);
 	dice_init_scripted(d, script, n);
 	events_init(ev);
-	rc = turn_resolve_window(g, &w, (const char *const *)raw, d, ev, &err);
+	rc = window_resolve(g, &w, (const char *const *)raw, d, ev, &err);
 	if (rc != HP_OK || d->nlog != n || d->script_exhausted) {
 		fprintf(stderr, "turn: rc %d (%s), %zu rolls, wanted %zu\n", rc,
 		    err.msg, d->nlog, n);

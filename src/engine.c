@@ -1,0 +1,21 @@
+/* engine: hooks the upper layers onto the lower (see include/engine.h). */
+#include "deadline.h"
+#include "engine.h"
+#include "mail.h"
+#include "report.h"
+#include "serverkey.h"
+#include "turn.h"
+
+/* Every window's deadline clock starts when it opens; its reports are
+ * rendered and stored when it is resolved. */
+static const struct turn_observer observer = {
+	deadline_window_opened, report_render
+};
+
+/* Register the hooks (engine.h). */
+void
+engine_init(void)
+{
+	turn_observe(&observer);
+	serverkey_set_notify(mail_queue_key_rotation);
+}
