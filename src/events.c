@@ -41,6 +41,9 @@ events_append(struct events *ev)
 }
 
 /* Append an event with its text from fmt and ap; owned by ev. */
+static struct event *events_vadd(struct events *, unsigned, int, const char *,
+    va_list) __attribute__((format(printf, 4, 0)));
+
 static struct event *
 events_vadd(struct events *ev, unsigned visible, int roll, const char *fmt,
     va_list ap)
