@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "common.h"
 #include "turn.h"
 
@@ -78,6 +80,37 @@ fuzz_resolve(struct game *g, const struct window_spec *w,
 	events_free(&ev);
 	for (s = 0; s < GAME_MAX_SIDES; s++)
 		free(raw[s]);
+}
+
+/* Resolve the turn of a copy of g with canon as side's orders and the
+ * other sides' the opponent's, the dice keyed by the input's hash; then draw
+ * every side's map (view, when not NULL, checks each) and status. */
+void
+fuzz_check_resolve(const struct game *g, const struct window_spec *w,
+    int side, const char *canon, const uint8_t *data, size_t size,
+    const char *who, void (*view)(const struct sbuf *, int))
+{
+	unsigned char key[DICE_KEYLEN];
+	char *raw[GAME_MAX_SIDES] = { 0 };
+	struct game work;
+	struct sbuf b;
+	int s;
+
+	game_copy(&work, g);
+	for (s = 0; s < work.nsides; s++)
+		raw[s] = s == side ? fuzz_order_file(&work, w, s, canon) :
+		    fuzz_opponent_file(&work, w, s);
+	crypto_generichash(key, sizeof key, data, size, NULL, 0);
+	fuzz_resolve(&work, w, raw, key, who, "resolution failed");
+	for (s = -1; s < work.nsides; s++) {
+		sbuf_init(&b);
+		work.rules->render_map(&work, s, &b);
+		if (view != NULL)
+			view(&b, s);
+		work.rules->status(&work, s, &b);
+		sbuf_free(&b);
+	}
+	game_free(&work);
 }
 
 /* One window of self-play, the dice seeded from master. */

@@ -42,6 +42,12 @@ void fuzz_self_play(const struct ruleset *rules, const char *options,
  * no errors, rejected ones with errors and no orders. */
 char *fuzz_parse(const struct game *g, const struct window_spec *w, int side,
     const struct order_body *body);
+/* Resolve the turn of a copy of g with canon as side's orders (the others
+ * the opponent's), the dice keyed by data's hash, then draw every side's map
+ * (checked by view when not NULL) and status. */
+void fuzz_check_resolve(const struct game *g, const struct window_spec *w,
+    int side, const char *canon, const uint8_t *data, size_t size,
+    const char *who, void (*view)(const struct sbuf *, int));
 /* The normalised text canon of side's orders must parse again, to itself. */
 void fuzz_check_canon(const struct game *g, const struct window_spec *w,
     int side, const char *canon, const char *who);

@@ -100,33 +100,6 @@ check_width(const struct sbuf *b, int side)
 	}
 }
 
-/* Resolve the turn of a copy of g with canon as side's orders. */
-static void
-check_resolve(const struct game *g, const struct window_spec *w, int side,
-    const char *canon, const uint8_t *data, size_t size)
-{
-	unsigned char key[DICE_KEYLEN];
-	char *raw[GAME_MAX_SIDES] = { 0 };
-	struct game work;
-	struct sbuf b;
-	int s;
-
-	game_copy(&work, g);
-	for (s = 0; s < work.nsides; s++)
-		raw[s] = s == side ? fuzz_order_file(&work, w, s, canon) :
-		    fuzz_opponent_file(&work, w, s);
-	crypto_generichash(key, sizeof key, data, size, NULL, 0);
-	fuzz_resolve(&work, w, raw, key, WHO, "resolution failed");
-	for (s = -1; s < work.nsides; s++) {
-		sbuf_init(&b);
-		rules->render_map(&work, s, &b);
-		check_width(&b, s);
-		rules->status(&work, s, &b);
-		sbuf_free(&b);
-	}
-	game_free(&work);
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -147,7 +120,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rules->next_window(g, &w) &&
 	    (canon = fuzz_parse(g, &w, side, &body)) != NULL) {
 		fuzz_check_canon(g, &w, side, canon, WHO);
-		check_resolve(g, &w, side, canon, data, size);
+		fuzz_check_resolve(g, &w, side, canon, data, size, WHO,
+		    check_width);
 		free(canon);
 	}
 	orders_body_free(&body);
