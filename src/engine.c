@@ -1,4 +1,5 @@
 /* engine: hooks the upper layers onto the lower (see include/engine.h). */
+#include "absence.h"
 #include "deadline.h"
 #include "engine.h"
 #include "mail.h"
@@ -11,11 +12,17 @@
 static const struct turn_observer observer = {
 	deadline_window_opened, report_render
 };
+/* Absences fill the windows of players away; missed windows are counted
+ * when a window is resolved (absence.h). */
+static const struct turn_observer club = {
+	absence_window_opened, absence_window_resolved
+};
 
 /* Register the hooks (engine.h). */
 void
 engine_init(void)
 {
 	turn_observe(&observer);
+	turn_observe(&club);
 	serverkey_set_notify(mail_queue_key_rotation);
 }

@@ -34,6 +34,7 @@
 #include "turn.h"
 #include "sealed.h"
 #include "view.h"
+#include "absence.h"
 
 /* What the dispatcher (main) provides before a subcommand's handler runs:
  * one table (cmds, at the end) names each subcommand with its usage, its
@@ -393,6 +394,18 @@ cmd_campaign_show(struct cli *c)
 		return fail(err);
 	if ((rc = bounce_print(st, c->cid, stdout, "  ", err)) != HP_OK)
 		return fail(err);
+	{
+		struct sbuf ab;
+
+		sbuf_init(&ab);
+		sbuf_add(&ab, "", 0);
+		rc = absence_status(st, g, c->cid, deadline_now(), true, &ab,
+		    err);
+		printf("%s", ab.buf);
+		sbuf_free(&ab);
+		if (rc != HP_OK)
+			return fail(err);
+	}
 	if (g->status != GAME_FINISHED) {
 		if ((rc = turn_pending(st, g->name, &w, &missing, err)) !=
 		    HP_OK)
@@ -1353,6 +1366,7 @@ main(int argc, char **argv)
 			return HP_EX_CONFIG;
 		}
 		have_cfg = true;
+		absence_configure(&cfg);
 		if (util_check_private_dir(cfg.datadir, &err) != HP_OK) {
 			fprintf(stderr, "hexpost: %s\n", err.msg);
 			config_free(&cfg);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "absence.h"
 #include "deadline.h"
 #include "mail.h"
 #include "minisign.h"
@@ -27,6 +28,7 @@ static const struct {
 	{ "set", true, 2 }, { "proceed", true, 1 }, { "replace", true, 2 },
 	{ "resend", true, 1 }, { "end", true, 1 },
 	{ "moderator-key", true, 0 },
+	{ "vacation", false, 2 }, { "extension", false, 2 },
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
@@ -385,7 +387,13 @@ do_set(struct exec *x)
 	else if (strcmp(key, "missing") == 0 &&
 	    deadline_parse_policy(val, &p) == HP_OK)
 		strlcpy_(s.missing, val, sizeof s.missing);
-	else
+	else if ((rc = absence_setting_set(x->st, x->cid, key, val,
+	    x->err)) != HP_ENOENT) {
+		if (rc == HP_OK)
+			sbuf_printf(x->reply, "Campaign %s: %s = %s.\n",
+			    x->g.name, key, val);
+		return rc;
+	} else
 		goto bad;
 	if ((rc = save_settings(x, &s)) != HP_OK)
 		return rc;
@@ -393,7 +401,9 @@ do_set(struct exec *x)
 	return HP_OK;
 bad:
 	hp_seterr(x->err, HP_EINVAL, "set takes 'deadline_hours N', "
-	    "'remind_hours N' or 'missing ai|hold|wait'");
+	    "'remind_hours N', 'missing ai|hold|wait', 'absence_max_days N', "
+	    "'missed_limit N', 'missed_policy tell|ai', 'extensions N' or "
+	    "'extension_hours N'");
 	return HP_EINVAL;
 }
 
@@ -469,6 +479,9 @@ do_replace(struct exec *x)
 	if ((n = store_players_of(x->st, x->cid, p, MOD_MAX_PLAYERS,
 	    x->err)) < 0)
 		return n;
+	if ((rc = absence_side_replaced(x->st, &x->g, x->cid, side, x->now,
+	    x->reply, x->err)) != HP_OK)
+		return rc;
 	for (i = 0; i < n && i < MOD_MAX_PLAYERS; i++) {
 		if (p[i].side != side)
 			continue;
@@ -589,9 +602,15 @@ do_request(struct exec *x, bool report)
 	char *body;
 	int view = -1;
 
-	if (!report)
-		return deadline_status(x->st, x->cfg, x->cid, &x->g, x->now,
+	if (!report) {
+		int rc = deadline_status(x->st, x->cfg, x->cid, &x->g, x->now,
 		    x->reply, x->err);
+
+		if (rc != HP_OK)
+			return rc;
+		return absence_status(x->st, &x->g, x->cid, x->now,
+		    x->who == NULL || x->who->moderator, x->reply, x->err);
+	}
 	if (x->who != NULL)
 		view = x->who->moderator ? -1 : x->who->side;
 	else if (x->cmd->arg[0] != '\0' &&
@@ -796,6 +815,12 @@ dispatch(struct exec *x)
 		return do_resend(x);
 	if (strcmp(v, "moderator-key") == 0)
 		return do_modkey(x);
+	if (strcmp(v, "vacation") == 0)
+		return absence_vacation(x->st, x->cfg, &x->g, x->cid, x->who,
+		    x->cmd->arg, x->now, x->reply, x->err);
+	if (strcmp(v, "extension") == 0)
+		return absence_extension(x->st, x->cfg, &x->g, x->cid, x->who,
+		    x->cmd->arg, x->now, x->reply, x->err);
 	return do_end(x);
 }
 
@@ -815,7 +840,8 @@ moderator_exec(struct store *st, const struct config *cfg,
 	if (i == NVERBS) {
 		hp_seterr(err, HP_EINVAL, "unknown command '%s' (status, report, "
 		    "pause, resume, extend, deadline, set, proceed, replace, "
-		    "resend, end, moderator-key)", cmd->verb);
+		    "resend, end, moderator-key, vacation, extension)",
+		    cmd->verb);
 		return HP_EINVAL;
 	}
 	if ((verbs[i].args == 0 && cmd->arg[0] != '\0') ||
@@ -862,6 +888,10 @@ moderator_exec(struct store *st, const struct config *cfg,
 	    HP_OK)
 		goto undo;
 	if ((rc = statement(&x, &printed)) != HP_OK)
+		goto undo;
+	/* A signed command is the player writing again (absence.h). */
+	if (who != NULL && !printed && (rc = absence_player_wrote(st, who->id,
+	    now, reply, err)) != HP_OK)
 		goto undo;
 	if (printed) {	/* --print-statement: nothing is carried out */
 		store_rollback_savepoint(st);
