@@ -401,7 +401,11 @@ cmd_campaign_show(struct cli *c)
 		sbuf_add(&ab, "", 0);
 		rc = absence_status(st, g, c->cid, deadline_now(), true, &ab,
 		    err);
-		printf("%s", ab.buf);
+		for (char *l = ab.buf, *e; *l != '\0'; l = e + 1) {
+			if ((e = strchr(l, '\n')) == NULL)
+				break;
+			printf("  %.*s\n", (int)(e - l), l);
+		}
 		sbuf_free(&ab);
 		if (rc != HP_OK)
 			return fail(err);
