@@ -14,7 +14,9 @@
  * (with "email:", optional "key:" (the minisign public key's base64 line)
  * and "name:" lines), "resend [SIDE]" (the last reports again) and "end
  * [RESULT]". Each command changes the state in one transaction with its
- * answer and notices in the outbox.
+ * answer and notices in the outbox. "vacation" (any player for their own
+ * side, the moderator for any), "extension HOURS" (players) and the club
+ * keys of "set" are carried out by absence (include/absence.h).
  *
  * In a campaign with a moderator key ("moderator-key", command line only,
  * once), replace, proceed, end, extend and deadline are moderator
