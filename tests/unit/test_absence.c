@@ -46,6 +46,9 @@ set_now(long t)
 	setenv("HEXPOST_NOW", buf, 1);
 }
 
+/* The options of the campaign the next setup makes. */
+static const char *options = "";
+
 /* hill at T0: Blue played by bea (the moderator), Red by rob; 48-hour
  * deadlines, missing sides played by the built-in opponent. */
 static int
@@ -60,7 +63,7 @@ setup(void **state)
 	f->st = fx_store_new(f->path);
 	set_now(T0);
 	assert_int_equal(turn_campaign_new(f->st, "hill", "fire-and-movement",
-	    NULL, "", MASTER, sizeof MASTER - 1, &err), HP_OK);
+	    NULL, options, MASTER, sizeof MASTER - 1, &err), HP_OK);
 	game_init(&g);
 	assert_int_equal(store_game_load(f->st, "hill", &g, &f->cid, &err),
 	    HP_OK);
@@ -77,6 +80,16 @@ setup(void **state)
 	f->cfg.remind_hours = 0;
 	absence_configure(&f->cfg);
 	*state = f;
+	return 0;
+}
+
+/* setup with the option red-standing (Red leaves standing orders). */
+static int
+setup_standing(void **state)
+{
+	options = "red-standing";
+	setup(state);
+	options = "";
 	return 0;
 }
 
@@ -450,6 +463,38 @@ test_missed_reset(void **state)
 	assert_int_equal(count(f, "SELECT count(*) FROM absences"), 0);
 }
 
+/* "orders": the standing orders Red left stay in force; refused while
+ * there are none. */
+static void
+test_vacation_orders(void **state)
+{
+	struct fx *f = *state;
+	struct hp_error err = { 0, "" };
+	struct turn_submit res;
+	struct game g;
+	int64_t cid;
+	char *text;
+
+	refused(f, "vacation until 2027-01-20 orders", &f->rob, T0, HP_EINVAL,
+	    "send an order file with 'window: standing' first");
+	game_init(&g);
+	assert_int_equal(store_game_load(f->st, "hill", &g, &cid, &err), HP_OK);
+	text = fx_orders(&g, "standing", "red", "policy nearest\n");
+	game_free(&g);
+	turn_submit_init(&res);
+	if (turn_submit(f->st, "hill", text, strlen(text), 1, f->rob.id, "cli",
+	    &res, &err) != HP_OK)
+		fail_msg("standing: %s %s", err.msg, orders_errors_text(
+		    &res.errs));
+	assert_true(res.standing);
+	turn_submit_free(&res);
+	free(text);
+	ok(f, "vacation until 2027-01-20 orders", &f->rob, T0,
+	    "holding, with the standing orders you left in force");
+	assert_int_equal(count(f, "SELECT count(*) FROM absences WHERE "
+	    "policy = 'orders'"), 1);
+}
+
 /* Extensions: within the quota and length; refused beyond, from the
  * command line, for a side the window does not wait for, once the orders
  * are in; the moderator's extend unlimited. */
@@ -513,6 +558,8 @@ main(void)
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_extensions, setup,
 		    teardown),
+		cmocka_unit_test_setup_teardown(test_vacation_orders,
+		    setup_standing, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
