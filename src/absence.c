@@ -320,9 +320,21 @@ fill_open(struct store *st, const char *name, long now, struct hp_error *err)
 	for (i = 0; i < g.nsides; i++) {
 		if (!(away & missing & (1u << i)))
 			continue;
-		if ((rc = deadline_fill(st, &g, &w, 1u << i, strcmp(a[i].policy,
-		    "ai") == 0 ? DEADLINE_AI : DEADLINE_HOLD, NULL, err)) !=
-		    HP_OK)
+		rc = deadline_fill(st, &g, &w, 1u << i, strcmp(a[i].policy,
+		    "ai") == 0 ? DEADLINE_AI : DEADLINE_HOLD, NULL, err);
+		if (rc != HP_OK && rc != HP_EDB) {
+			/* No file the rules accept (nothing was written): the
+			 * window waits for its deadline rather than failing
+			 * the resolution that opened it. */
+			log_warn("%s: turn %d window '%s': %s is away but its "
+			    "orders cannot be filled: %s", g.name, w.spec.turn,
+			    w.spec.name, g.sides[i].name, err->msg);
+			rc = HP_OK;
+			err->code = 0;
+			err->msg[0] = '\0';
+			continue;
+		}
+		if (rc != HP_OK)
 			goto out;
 		if ((rc = store_exec(st, "absence fill", "INSERT OR REPLACE "
 		    "INTO absence_fills (window_id, side_idx, absence_id) "
