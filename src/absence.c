@@ -146,6 +146,7 @@ absence_setting_set(struct store *st, int64_t cid, const char *key,
 	    STORE_ARGS(STORE_INT(cid), STORE_INT(v)), NULL, err);
 }
 
+/* Parse a vacation's end (absence.h). */
 int
 absence_parse_until(const char *s, long *out)
 {

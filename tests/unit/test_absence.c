@@ -93,6 +93,7 @@ setup_standing(void **state)
 	return 0;
 }
 
+/* Close the store, remove the database. */
 static int
 teardown(void **state)
 {
