@@ -14,7 +14,8 @@
  * - A window a side's player sent nothing for (filled at the deadline) is
  *   missed; missed_limit in a row tell the moderator once, and with
  *   missed_policy ai the seat goes to the built-in opponent (filled as by
- *   an absence) until the player writes again or is replaced.
+ *   an absence) until the player writes again or is replaced; the player
+ *   is told how to take it back.
  * - A player may ask for "extension HOURS" (at most extension_hours) up to
  *   extensions times per campaign, while their side owes orders; the
  *   other players are told. The moderator's own "extend" is unlimited and

@@ -10,6 +10,7 @@
 
 #include "absence.h"
 #include "deadline.h"
+#include "mail.h"
 #include "turn.h"
 
 #define DAY 86400L
@@ -386,6 +387,45 @@ notice(struct store *st, const struct config *cfg, int64_t cid,
 	return deadline_notice(st, cfg, cid, g, all, seed, subject, text, err);
 }
 
+/* Tell player pid (alone) that the built-in opponent took their seat and
+ * how to take it back; only logged without a configuration. */
+static int
+tell_handed_over(struct store *st, int64_t cid, const struct game *g,
+    int side, int64_t pid, long in_row, const char *seed,
+    struct hp_error *err)
+{
+	struct store_query q;
+	struct sbuf text;
+	char email[256] = "", subj[300], s2[GAME_NAME_MAX + 160];
+	int rc;
+
+	if (store_query_open(&q, st, "player's address", "SELECT email FROM "
+	    "players WHERE id = ?1", STORE_ARGS(STORE_INT(pid)), err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err))
+		strlcpy_(email, (const char *)sqlite3_column_text(q.s, 0),
+		    sizeof email);
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	if (club_cfg == NULL || email[0] == '\0')
+		return HP_OK;
+	sbuf_init(&text);
+	sbuf_printf(&text, "Campaign %s: %s has sent nothing for %ld windows in "
+	    "a row, so the built-in opponent plays %s from now on.\n\nTo take "
+	    "your seat back, write again: your orders for the open window, or "
+	    "any signed command (e.g. 'status'). If you are going away, "
+	    "'vacation until DATE' tells the others and keeps the game going "
+	    "without counting missed turns.\n", g->name, g->sides[side].name,
+	    in_row, g->sides[side].name);
+	snprintf(subj, sizeof subj, "[hexpost] %s: the built-in opponent plays "
+	    "%s", g->name, g->sides[side].name);
+	snprintf(s2, sizeof s2, "%s.%s.handover", g->name, seed);
+	rc = mail_queue_message(st, club_cfg, cid, "notice", email, s2, subj,
+	    text.buf, err);
+	sbuf_free(&text);
+	return rc;
+}
+
 /* Count side i's window w: missed or not (absence_window_resolved). */
 static int
 count_side(struct store *st, int64_t cid, const struct game *g,
@@ -460,6 +500,8 @@ count_side(struct store *st, int64_t cid, const struct game *g,
 	    "answering", text.buf, err);
 	log_warn("%s: %s has missed %ld windows in a row", g->name, pname,
 	    in_row);
+	if (rc == HP_OK && cs->missed_ai)
+		rc = tell_handed_over(st, cid, g, i, pid, in_row, seed, err);
 	if (rc == HP_OK && cs->missed_ai)
 		rc = fill_open(st, g->name, now, err);
 out:

@@ -16,7 +16,8 @@
 #     Bea told; a second one and a longer one refused; the moderator's own
 #     extend still works;
 #  3. missed windows: two in a row tell the moderator once (in her
-#     mailbox); the built-in opponent takes the seat (missed_policy ai);
+#     mailbox); the built-in opponent takes the seat (missed_policy ai) and
+#     Rob is told how to take it back;
 #  4. away and replaced: the moderator replaces Red while the seat is
 #     handed over: the answer says so, the new player's window waits for
 #     them; the audit of the whole campaign passes.
@@ -212,6 +213,8 @@ grep -q "^resolved 1 window of hill" "$W/out" || fail "second miss: $(cat "$W/ou
 	fail "missed: $(q 'SELECT * FROM missed_windows')"
 has bea@example.org "Rob (red) has missed 2 windows in a row"
 [ "$(grep -c "has missed 2 windows in a row" "$W/box")" = 1 ] || fail "told more than once"
+has rob@example.org "so the built-in opponent plays red from now on"
+grep -q "has missed 2 windows" "$W/box" && fail "Rob got the moderator's notice"
 [ "$(open_red)" = deadline-ai ] || fail "Red not handed over: '$(open_red)'"
 orders "Bea <bea@example.org>" bea blue
 run_at 227

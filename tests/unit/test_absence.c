@@ -421,6 +421,8 @@ test_missed(void **state)
 	assert_int_equal(count(f, "SELECT count(*) FROM outbox WHERE "
 	    "CAST(data AS TEXT) LIKE '%has missed%'"), 1);
 	assert_false(mailed(f, "rob@example.org", "has missed"));
+	assert_true(mailed(f, "rob@example.org", "To take your seat back, "
+	    "write again"));
 	/* Handed over: Red's window is played at once, no more notices. */
 	send(f, 0, t + HOUR);
 	assert_int_equal(resolve(f, t + HOUR), 2);
