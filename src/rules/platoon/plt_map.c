@@ -121,7 +121,7 @@ plt_edge(const struct game *g, struct hex h, int dir)
 bool
 plt_is_platoon(const struct game_unit *u)
 {
-	return strcmp(u->kind, PLT_PLATOON) == 0;
+	return u->kind[0] == PLT_PLATOON[0] && strcmp(u->kind, PLT_PLATOON) == 0;
 }
 
 /* Is unit i a squad on the map, not removed? */
@@ -140,7 +140,7 @@ plt_squad_at(const struct game *g, struct hex h)
 	int i;
 
 	for (i = 0; i < g->nunits; i++)
-		if (plt_alive(g, i) && hex_eq(g->units[i].pos, h))
+		if (hex_eq(g->units[i].pos, h) && plt_alive(g, i))
 			return i;
 	return -1;
 }
@@ -327,19 +327,6 @@ plt_step_cost(const struct game *g, struct hex a, struct hex b)
 	    edge_cost[plt_edge(g, a, d)];
 }
 
-/* Is h next to a squad of a side other than side? */
-static bool
-enemy_adjacent(const struct game *g, int side, struct hex h)
-{
-	int d, s;
-
-	for (d = 0; d < 6; d++)
-		if ((s = plt_squad_at(g, hex_neighbour(h, d))) >= 0 &&
-		    g->units[s].side != side)
-			return true;
-	return false;
-}
-
 /* Dijkstra over the map from a: dist[] in cm (-1 unreached) and prev[]
  * by the row-major index; hexes with a squad are closed, and (unless
  * contact) so is every hex next to an enemy squad except as an end. */
@@ -369,54 +356,177 @@ hex_of(const struct game *g, int i)
 	return hex_from_offset(&g->layout, o);
 }
 
-/* Fill r (caller frees with dij_free) with the cheapest costs from a. */
+/* A heap entry of the search: the cost in cm and the row-major index. */
+struct dij_ent {
+	int d, i;
+};
+
+/* Does heap entry x come before y (cost, then index)? */
+static bool
+dij_less(struct dij_ent x, struct dij_ent y)
+{
+	return x.d < y.d || (x.d == y.d && x.i < y.i);
+}
+
+/* Push e on the binary heap h of *n entries (room is the caller's). */
+static void
+dij_push(struct dij_ent *h, int *n, struct dij_ent e)
+{
+	int k = (*n)++;
+
+	while (k > 0 && dij_less(e, h[(k - 1) / 2])) {
+		h[k] = h[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	h[k] = e;
+}
+
+/* Pop the first entry of the binary heap h of *n (> 0) entries. */
+static struct dij_ent
+dij_pop(struct dij_ent *h, int *n)
+{
+	struct dij_ent top = h[0], last = h[--(*n)];
+	int k = 0, c;
+
+	while ((c = 2 * k + 1) < *n) {
+		if (c + 1 < *n && dij_less(h[c + 1], h[c]))
+			c++;
+		if (!dij_less(h[c], last))
+			break;
+		h[k] = h[c];
+		k = c;
+	}
+	h[k] = last;
+	return top;
+}
+
+/* The squads on the map by row-major hex index: occ[i] the lowest-index
+ * squad in hex i (as plt_squad_at finds it) or -1. Caller frees. */
+static int *
+occ_index(const struct game *g)
+{
+	int n = g->layout.cols * g->layout.rows, i, j;
+	int *occ = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+
+	for (i = 0; i < n; i++)
+		occ[i] = -1;
+	for (i = g->nunits - 1; i >= 0; i--)
+		if (plt_alive(g, i) && (j = hidx(g, g->units[i].pos)) >= 0)
+			occ[j] = i;
+	return occ;
+}
+
+/* The row-major indices of the six neighbours of every hex of layout l
+ * (-1 off the layout): nb[i * 6 + d]. Geometry alone, so it is kept for
+ * the last layout asked (the program is single-threaded). */
+static const int *
+nb_table(const struct hex_layout *l)
+{
+	static struct hex_layout have;
+	static int *nb;
+	int n = l->cols * l->rows, i, d;
+
+	if (nb != NULL && memcmp(&have, l, sizeof have) == 0)
+		return nb;
+	free(nb);
+	nb = xmalloc(sizeof(int) * 6 * (size_t)(n > 0 ? n : 1));
+	have = *l;
+	for (i = 0; i < n; i++) {
+		struct hex_offset o = { i % l->cols, i / l->cols };
+		struct hex h = hex_from_offset(l, o);
+
+		for (d = 0; d < 6; d++) {
+			struct hex_offset m = hex_to_offset(l,
+			    hex_neighbour(h, d));
+
+			nb[i * 6 + d] = m.col < 0 || m.row < 0 || m.col >=
+			    l->cols || m.row >= l->rows ? -1 : m.row * l->cols +
+			    m.col;
+		}
+	}
+	return nb;
+}
+
+/* Fill r (caller frees with dij_free) with the cheapest costs from a: a
+ * binary heap of (cost, index), stale entries skipped, and per-search
+ * indices of the squads and the terrain by hex, so that no step of the
+ * search scans the units or the terrain table. The hexes are settled in
+ * (cost, index) order, as before the heap (the same paths). With goals
+ * (ngoal > 0 row-major indices) it stops once the cheapest goal and every
+ * goal as cheap are settled: their costs and paths are final. */
 static void
 dijkstra(const struct game *g, int side, struct hex a, bool contact,
-    struct plt_dij *r)
+    const int *goal, int ngoal, struct plt_dij *r)
 {
-	int n = g->layout.cols * g->layout.rows, *heap, nh = 0, i, d;
+	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k;
+	int *occ, *enter, best = -1;
+	const int *nb = nb_table(&g->layout);
+	const struct game_hex **gh;
+	struct dij_ent *heap;
 
 	r->n = n;
-	r->dist = xmalloc(sizeof(int) * (size_t)n);
-	r->prev = xmalloc(sizeof(int) * (size_t)n);
-	heap = xmalloc(sizeof(int) * (size_t)(n * 6 + 1));
+	r->dist = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+	r->prev = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
 	for (i = 0; i < n; i++)
 		r->dist[i] = r->prev[i] = -1;
-	if ((i = hidx(g, a)) < 0)
-		goto out;
-	r->dist[i] = 0;
-	heap[nh++] = i;
+	if ((ia = hidx(g, a)) < 0)
+		return;
+	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + 1));
+	occ = occ_index(g);
+	enter = xmalloc(sizeof(int) * (size_t)n);
+	gh = xmalloc(sizeof *gh * (size_t)n);
+	for (i = 0; i < n; i++) {
+		const struct plt_terrain *t;
+
+		gh[i] = hex_at(g, hex_of(g, i));
+		t = gh[i] != NULL ? plt_terrain(g, gh[i]->h) : NULL;
+		enter[i] = t == NULL || t->impassable ? -1 : (t->rough ? 2 : 1) *
+		    PLT_CM_PER_HEX;
+	}
+	r->dist[ia] = 0;
+	dij_push(heap, &nh, (struct dij_ent){ 0, ia });
 	while (nh > 0) {
-		int best = 0, cur, k;
+		struct dij_ent e = dij_pop(heap, &nh);
+		int cur = e.i;
 
-		/* A lazy heap: the smallest (dist, index) first. */
-		for (k = 1; k < nh; k++)
-			if (r->dist[heap[k]] < r->dist[heap[best]] ||
-			    (r->dist[heap[k]] == r->dist[heap[best]] &&
-			    heap[k] < heap[best]))
-				best = k;
-		cur = heap[best];
-		heap[best] = heap[--nh];
-		if (cur != hidx(g, a) && !contact &&
-		    enemy_adjacent(g, side, hex_of(g, cur)))
-			continue; /* may end here, not pass through */
+		if (e.d != r->dist[cur])
+			continue; /* stale: a cheaper way was found since */
+		if (best >= 0 && e.d > best)
+			break;
+		for (k = 0; k < ngoal; k++)
+			if (goal[k] == cur && best < 0)
+				best = e.d;
+		if (cur != ia && !contact) {
+			bool near = false;
+
+			for (d = 0; d < 6 && !near; d++) {
+				int j = nb[cur * 6 + d];
+
+				near = j >= 0 && occ[j] >= 0 &&
+				    g->units[occ[j]].side != side;
+			}
+			if (near)
+				continue; /* may end here, not pass through */
+		}
 		for (d = 0; d < 6; d++) {
-			struct hex nb = hex_neighbour(hex_of(g, cur), d);
-			int j = hidx(g, nb), c;
+			int j = nb[cur * 6 + d], c, ed;
 
-			if (j < 0 || plt_squad_at(g, nb) >= 0 ||
-			    (c = plt_step_cost(g, hex_of(g, cur), nb)) < 0)
+			if (j < 0 || occ[j] >= 0 || enter[j] < 0)
 				continue;
+			ed = gh[cur] != NULL ? gh[cur]->edge[d] : 0;
+			c = enter[j] + (ed > 0 && ed < PLT_E_NKINDS ?
+			    edge_cost[ed] : 0);
 			if (r->dist[j] >= 0 && r->dist[j] <= r->dist[cur] + c)
 				continue;
 			r->dist[j] = r->dist[cur] + c;
 			r->prev[j] = cur;
-			if (nh < n * 6)
-				heap[nh++] = j;
+			dij_push(heap, &nh, (struct dij_ent){ r->dist[j], j });
 		}
 	}
-out:
 	free(heap);
+	free(occ);
+	free(enter);
+	free(gh);
 }
 
 /* Free what dijkstra allocated in r. */
@@ -455,7 +565,7 @@ plt_path(const struct game *g, int side, struct hex a, struct hex b,
 	*cost = -1;
 	if (j < 0)
 		return -1;
-	dijkstra(g, side, a, allow_contact, &r);
+	dijkstra(g, side, a, allow_contact, &j, 1, &r);
 	if (r.dist[j] >= 0) {
 		*cost = r.dist[j];
 		n = dij_path(g, &r, j, path, max);
@@ -470,12 +580,16 @@ plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
     struct hex *path, int max, int *len)
 {
 	struct plt_dij r;
-	int d, best = -1, bj = -1;
+	int d, best = -1, bj = -1, goal[6], ng = 0;
 
 	*len = 0;
 	if (hex_adjacent(a, g->units[e].pos))
 		return 0;
-	dijkstra(g, side, a, true, &r);
+	for (d = 0; d < 6; d++)
+		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
+		    d))) >= 0)
+			ng++;
+	dijkstra(g, side, a, true, goal, ng, &r);
 	for (d = 0; d < 6; d++) {
 		int j = hidx(g, hex_neighbour(g->units[e].pos, d));
 
