@@ -13,15 +13,16 @@
 #include "orders.h"
 #include "platoon.h"
 
-/* Does text (one platoon's lines) pass the parser for side? */
+/* Does text (one platoon's lines) pass the parser for side: the list
+ * parser, or with w the parser of window w (a reveal)? */
 static bool
-passes(const struct game *g, int side, const char *text)
+passes(const struct game *g, const struct window_spec *w, int side,
+    const char *text)
 {
 	struct sbuf f, canon;
 	struct order_header hd;
 	struct order_body body;
 	struct order_errors errs;
-	struct window_spec w;
 	void *out = NULL;
 	bool ok = false;
 
@@ -29,11 +30,11 @@ passes(const struct game *g, int side, const char *text)
 	sbuf_init(&canon);
 	orders_errors_init(&errs);
 	memset(&body, 0, sizeof body);
-	plt_next_window(g, &w);
-	sbuf_printf(&f, "campaign: x\nturn: %d\nwindow: orders\nside: %s\n%s",
-	    g->turn, g->sides[side].name, text);
+	sbuf_printf(&f, "campaign: x\nturn: %d\nwindow: %s\nside: %s\n%s",
+	    g->turn, w != NULL ? w->name : "orders", g->sides[side].name, text);
 	if (orders_parse_file(f.buf, f.len, &hd, &body, &errs) == HP_OK &&
-	    plt_parse(g, &w, side, &body, &out, &canon, &errs) == HP_OK)
+	    (w != NULL ? plt_parse(g, w, side, &body, &out, &canon, &errs) :
+	    plt_parse_list(g, side, &body, &out, &canon, &errs)) == HP_OK)
 		ok = true;
 	plt_free_orders(out);
 	orders_body_free(&body);
@@ -244,7 +245,7 @@ one_platoon(const struct game *g, int side, int p, struct sbuf *b)
 			bare.units[i].placed = false;
 	sbuf_init(&t);
 	plan_platoon(g, &bare, side, p, &t);
-	if (t.buf != NULL && passes(g, side, t.buf))
+	if (t.buf != NULL && passes(g, NULL, side, t.buf))
 		sbuf_puts(b, t.buf);
 	else if (t.buf != NULL)
 		sbuf_printf(b, "order %s %s\n", g->units[p].id,
@@ -254,19 +255,92 @@ one_platoon(const struct game *g, int side, int p, struct sbuf *b)
 	game_free(&bare);
 }
 
+/* reveal=each: side's answer in the reveal window w: its first platoon
+ * with a marker left, with the lines of the plan for it when the plan
+ * gives the marker's order, else bare, else (a Move, Move, Move marker
+ * cannot reveal bare) removed. */
+static void
+reveal_answer(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	struct sbuf t, r;
+	int p, kind = -1;
+	bool mmm = false;
+	char want[64];
+	const char *nl;
+
+	for (p = 0; p < g->nunits; p++)
+		if (plt_is_platoon(&g->units[p]) && g->units[p].side == side &&
+		    (kind = plt_marker(g, p, &mmm)) >= 0)
+			break;
+	if (kind < 0)
+		return;
+	sbuf_init(&t);
+	sbuf_init(&r);
+	one_platoon(g, side, p, &t);
+	snprintf(want, sizeof want, "order %s %s%s", g->units[p].id,
+	    plt_order_names[kind], mmm ? " mmm" : "");
+	if (t.buf != NULL && strncmp(t.buf, want, strlen(want)) == 0 &&
+	    (t.buf[strlen(want)] == '\n' || t.buf[strlen(want)] == ' ') &&
+	    (nl = strchr(t.buf, '\n')) != NULL) {
+		/* "order P KIND [mmm] [SQUAD]" becomes "reveal P [SQUAD]". */
+		const char *sq = t.buf + strlen(want);
+
+		sbuf_printf(&r, "reveal %s%.*s%s", g->units[p].id,
+		    (int)(nl - sq), sq, nl);
+	}
+	if (r.buf == NULL || !passes(g, w, side, r.buf)) {
+		sbuf_free(&r);
+		sbuf_init(&r);
+		sbuf_printf(&r, "reveal %s\n", g->units[p].id);
+		if (!passes(g, w, side, r.buf)) {
+			sbuf_free(&r);
+			sbuf_init(&r);
+			sbuf_printf(&r, "remove %s\n", g->units[p].id);
+		}
+	}
+	sbuf_puts(b, r.buf);
+	sbuf_free(&r);
+	sbuf_free(&t);
+}
+
 /* The built-in opponent's order body for side: every platoon, then the
- * close combat defence; appended to b. */
+ * close combat defence; appended to b. reveal=each: the markers of the
+ * same plans (their "order" lines), and in a reveal window the reveal. */
 void
 plt_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
+	struct sbuf t;
 	int p;
 
-	(void)w;
+	if (w->kind == WINDOW_DECISION) {
+		sbuf_printf(b, "# %s: the built-in opponent's reveal.\n",
+		    g->sides[side].label);
+		reveal_answer(g, w, side, b);
+		return;
+	}
 	sbuf_printf(b, "# %s: the built-in opponent's orders.\n",
 	    g->sides[side].label);
-	for (p = 0; p < g->nunits; p++)
-		if (plt_is_platoon(&g->units[p]) && g->units[p].side == side)
+	for (p = 0; p < g->nunits; p++) {
+		if (!plt_is_platoon(&g->units[p]) || g->units[p].side != side)
+			continue;
+		if (!plt_each(g)) {
 			one_platoon(g, side, p, b);
+			continue;
+		}
+		sbuf_init(&t);
+		one_platoon(g, side, p, &t);
+		if (t.buf != NULL) {
+			/* The marker: the plan's "order P KIND [mmm]". */
+			char id[GAME_ID_MAX + 1], kind[16], mmm[8] = "";
+
+			if (sscanf(t.buf, "order %16s %15s %7s", id, kind,
+			    mmm) >= 2)
+				sbuf_printf(b, "order %s %s%s\n", id, kind,
+				    strcmp(mmm, "mmm") == 0 ? " mmm" : "");
+		}
+		sbuf_free(&t);
+	}
 	sbuf_puts(b, "defend weakest\n");
 }

@@ -804,8 +804,12 @@ option_ok(const char *opt, struct hp_error *err)
 		if (strncmp(tok, "turns=", 6) == 0 &&
 		    orders_parse_int(tok + 6, 1, 500, &n) == HP_OK)
 			continue;
+		if (strcmp(tok, "reveal=each") == 0 ||
+		    strcmp(tok, "reveal=list") == 0)
+			continue;
 		hp_seterr(err, HP_EINVAL, "unknown option '%s' (options: "
-		    "no-order-advance, move-move-move, turns=N)", tok);
+		    "no-order-advance, move-move-move, turns=N, "
+		    "reveal=list|each)", tok);
 		return false;
 	}
 	return true;
@@ -985,9 +989,15 @@ build_options(struct plt_build *b)
 			}
 			snprintf(key, sizeof key, "home.%d", s);
 			game_set_var(g, key, d);
+		} else if (strcmp(it->name, "reveal") == 0) {
+			if (k != 1 || (strcmp(w1, "each") != 0 &&
+			    strcmp(w1, "list") != 0))
+				bad(b, it->line, "option: reveal list|each");
+			else if (strcmp(w1, "each") == 0)
+				game_set_var(g, "reveal", 1);
 		} else
-			bad(b, it->line, "option: platoon knows profile, edge "
-			    "and home (docs/rules/platoon.md)");
+			bad(b, it->line, "option: platoon knows profile, edge, "
+			    "home and reveal (docs/rules/platoon.md)");
 	}
 }
 
@@ -1131,6 +1141,9 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	if ((turns = game_option(g, "turns")) != NULL)
 		orders_parse_int(turns, 1, 500, &n);
 	game_set_var(g, "turns", n);
+	/* The campaign's option overrides the scenario's. */
+	if ((turns = game_option(g, "reveal")) != NULL)
+		game_set_var(g, "reveal", strcmp(turns, "each") == 0);
 	g->turn = 1;
 	g->window = 1;
 	if (b.errors > 0) {
