@@ -99,9 +99,6 @@ for pass in $(seq 1 200); do
 	if grep -qF "status   finished" "$W/show"; then
 		break
 	fi
-	window=$(hp orders template "$NAME" --side red 2>/dev/null |
-	    sed -n 's/^window: //p')
-	sent=0
 	for s in blue green; do
 		hp orders suggest "$NAME" --side $s >"$W/$s.txt" 2>/dev/null ||
 			continue
@@ -127,13 +124,11 @@ for pass in $(seq 1 200); do
 				grep -q "resolved [0-9]* windows* of $NAME" "$W/out" ||
 					fail "not filled at the deadline: $(cat "$W/out" "$W/err")"
 				filled=1
-				sent=1
 				continue
 			fi
 		fi
 		cat "$W/$s.txt" >>"$W/$s.sent"
 		send $s "$W/$s.txt"
-		sent=1
 	done
 	run_once
 	# A pass may resolve several windows (Red answers at once). Each
@@ -155,8 +150,6 @@ for pass in $(seq 1 200); do
 			result=$(sed -n 's/^RESULT: //p' "$W/r")
 		fi
 	done
-	[ "$sent" = 1 ] || [ "$window" = reveal ] ||
-		fail "nobody sent orders for window '$window'"
 done
 STEP=end
 hp campaign show "$NAME" | grep -qF "status   finished" ||
