@@ -114,8 +114,8 @@ enum plt_defend { PLT_D_EVEN, PLT_D_WEAKEST, PLT_D_STRONGEST };
 struct plt_orders {
 	int side;
 	enum plt_defend defend;
-	int n;
-	struct plt_order_item o[PLT_ORDERS_MAX];
+	int n, cap;
+	struct plt_order_item *o;     /* n items (cap allocated), owned */
 };
 
 /* --- map and geometry (plt_map.c) ---------------------------------------- */

@@ -69,8 +69,9 @@ terrain_index(const char *name)
 	int i;
 
 	for (i = 0; i < NTERRAIN; i++)
-		if (strlen(terrains[i].name) == n &&
-		    strncmp(terrains[i].name, name, n) == 0)
+		if (terrains[i].name[0] == name[0] &&
+		    strncmp(terrains[i].name, name, n) == 0 &&
+		    terrains[i].name[n] == '\0')
 			return i;
 	return -1;
 }
@@ -447,6 +448,25 @@ nb_table(const struct hex_layout *l)
 	return nb;
 }
 
+/* The cm of entering hex index j (-1: impassable or off the map), kept in
+ * enter[j] (-2: not looked up yet) with its game hex in gh[j]; the hex
+ * a step leaves is always one entered before (or the start, looked up
+ * with it). */
+static int
+enter_cost(const struct game *g, int j, const struct game_hex **gh,
+    int *enter)
+{
+	const struct plt_terrain *t;
+
+	if (enter[j] != -2)
+		return enter[j];
+	gh[j] = hex_at(g, hex_of(g, j));
+	t = gh[j] != NULL ? plt_terrain(g, gh[j]->h) : NULL;
+	enter[j] = t == NULL || t->impassable ? -1 : (t->rough ? 2 : 1) *
+	    PLT_CM_PER_HEX;
+	return enter[j];
+}
+
 /* Fill r (caller frees with dij_free) with the cheapest costs from a: a
  * binary heap of (cost, index), stale entries skipped, and per-search
  * indices of the squads and the terrain by hex, so that no step of the
@@ -473,16 +493,12 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 		return;
 	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + 1));
 	occ = occ_index(g);
+	/* The hexes and their entry costs, looked up when first reached. */
 	enter = xmalloc(sizeof(int) * (size_t)n);
-	gh = xmalloc(sizeof *gh * (size_t)n);
-	for (i = 0; i < n; i++) {
-		const struct plt_terrain *t;
-
-		gh[i] = hex_at(g, hex_of(g, i));
-		t = gh[i] != NULL ? plt_terrain(g, gh[i]->h) : NULL;
-		enter[i] = t == NULL || t->impassable ? -1 : (t->rough ? 2 : 1) *
-		    PLT_CM_PER_HEX;
-	}
+	gh = xcalloc((size_t)n, sizeof *gh);
+	for (i = 0; i < n; i++)
+		enter[i] = -2;
+	(void)enter_cost(g, ia, gh, enter);
 	r->dist[ia] = 0;
 	dij_push(heap, &nh, (struct dij_ent){ 0, ia });
 	while (nh > 0) {
@@ -511,7 +527,8 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 		for (d = 0; d < 6; d++) {
 			int j = nb[cur * 6 + d], c, ed;
 
-			if (j < 0 || occ[j] >= 0 || enter[j] < 0)
+			if (j < 0 || occ[j] >= 0 || enter_cost(g, j, gh,
+			    enter) < 0)
 				continue;
 			ed = gh[cur] != NULL ? gh[cur]->edge[d] : 0;
 			c = enter[j] + (ed > 0 && ed < PLT_E_NKINDS ?

@@ -159,6 +159,10 @@ parse_order(const struct game *g, int side, const struct order_line *l,
 		orders_error(errs, l->lineno, "too many orders");
 		return;
 	}
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 4;
+		o->o = xrealloc(o->o, sizeof *o->o * (size_t)o->cap);
+	}
 	it = &o->o[o->n];
 	memset(it, 0, sizeof *it);
 	it->platoon = p;
@@ -655,7 +659,7 @@ parse_lines(const struct game *g, int side, const struct order_body *b,
 		for (k = 0; k < (size_t)o->n; k++)
 			check_item(g, side, &o->o[k], false, errs);
 	if (errs->n > before) {
-		free(o);
+		plt_free_orders(o);
 		return HP_EINVAL;
 	}
 	canon_text(g, o, canon);
@@ -705,17 +709,19 @@ parse_reveal(const struct game *g, int side, const struct order_body *b,
     void **out, struct sbuf *canon, struct order_errors *errs)
 {
 	struct plt_orders *o = xcalloc(1, sizeof *o);
-	struct plt_order_item *it = &o->o[0];
+	struct plt_order_item *it;
 	size_t before = errs->n, k = 0;
 	int p = -1, kind = -1;
 	bool mmm = false;
 
 	o->side = side;
+	o->cap = 1;
+	o->o = it = xcalloc(1, sizeof *it);
 	*out = NULL;
 	if (plt_asked(g) != side) {
 		orders_error(errs, 0, "%s is not asked for a reveal now",
 		    g->sides[side].name);
-		free(o);
+		plt_free_orders(o);
 		return HP_EINVAL;
 	}
 	memset(it, 0, sizeof *it);
@@ -767,7 +773,7 @@ parse_reveal(const struct game *g, int side, const struct order_body *b,
 		it->line = l->lineno;
 	}
 	if (errs->n > before) {
-		free(o);
+		plt_free_orders(o);
 		return HP_EINVAL;
 	}
 	it->platoon = p;
@@ -794,7 +800,7 @@ parse_reveal(const struct game *g, int side, const struct order_body *b,
 	if (errs->n == before && !it->removed)
 		check_item(g, side, it, true, errs);
 	if (errs->n > before) {
-		free(o);
+		plt_free_orders(o);
 		return HP_EINVAL;
 	}
 	canon_reveal(g, o, canon);
@@ -824,7 +830,11 @@ plt_parse(const struct game *g, const struct window_spec *w, int side,
 void
 plt_free_orders(void *p)
 {
-	free(p);
+	struct plt_orders *o = p;
+
+	if (o != NULL)
+		free(o->o);
+	free(o);
 }
 
 /* Side's platoons and their squads, as template comments. */
