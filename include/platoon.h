@@ -136,6 +136,14 @@ int plt_step_cost(const struct game *, struct hex a, struct hex b);
 /* Can a squad of side standing at a see b (range, terrain, elevation,
  * non-friendly squads)? */
 bool plt_los(const struct game *, int side, struct hex a, struct hex b);
+/* The squads on the map by row-major hex index (the squad plt_squad_at
+ * finds, or -1): built once for a loop of plt_los_in while no squad moves
+ * or is removed. Caller frees. */
+int *plt_occupancy(const struct game *);
+/* plt_los with the squads looked up in occ (plt_occupancy; NULL: found
+ * by plt_squad_at). */
+bool plt_los_in(const struct game *, const int *occ, int side, struct hex a,
+    struct hex b);
 /* Cover of a squad at target against an attacker at from. */
 int plt_cover(const struct game *, struct hex target, struct hex from);
 int plt_dist_cm(struct hex, struct hex);

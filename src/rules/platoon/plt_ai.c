@@ -8,6 +8,7 @@
  * orders always pass the parser (tests: t_opponent_orders_parse). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "orders.h"
@@ -72,7 +73,8 @@ dir_towards(struct hex a, struct hex b)
 /* The nearest live enemy squad to h: any (cm < 0), or one seen from h
  * within cm; -1 if none. */
 static int
-nearest_enemy_to(const struct game *g, int side, struct hex h, int cm)
+nearest_enemy_to(const struct game *g, const int *occ, int side, struct hex h,
+    int cm)
 {
 	int j, best = -1, bd = 0;
 
@@ -81,7 +83,7 @@ nearest_enemy_to(const struct game *g, int side, struct hex h, int cm)
 
 		if (!plt_alive(g, j) || g->units[j].side == side ||
 		    (cm >= 0 && (plt_dist_cm(g->units[j].pos, h) > cm ||
-		    !plt_los(g, side, h, g->units[j].pos))))
+		    !plt_los_in(g, occ, side, h, g->units[j].pos))))
 			continue;
 		k = hex_distance(g->units[j].pos, h);
 		if (best < 0 || k < bd) {
@@ -95,8 +97,8 @@ nearest_enemy_to(const struct game *g, int side, struct hex h, int cm)
 /* Fire lines for every point of the platoon's squads (at pos[k]) at the
  * nearest enemy to each. */
 static void
-fire_all(const struct game *g, int side, const int *sq, const struct hex *pos,
-    int n, enum plt_order o, bool mmm, struct sbuf *b)
+fire_all(const struct game *g, const int *occ, int side, const int *sq,
+    const struct hex *pos, int n, enum plt_order o, bool mmm, struct sbuf *b)
 {
 	int k, kind, pts, t;
 
@@ -105,9 +107,9 @@ fire_all(const struct game *g, int side, const int *sq, const struct hex *pos,
 			pts = plt_points(g, sq[k], kind, o, mmm);
 			if (pts <= 0)
 				continue;
-			if ((t = nearest_enemy_to(g, side, pos[k], kind ?
+			if ((t = nearest_enemy_to(g, occ, side, pos[k], kind ?
 			    PLT_HW_LONG_CM : PLT_FF_LONG_CM)) < 0 &&
-			    (t = nearest_enemy_to(g, side, pos[k], -1)) < 0)
+			    (t = nearest_enemy_to(g, occ, side, pos[k], -1)) < 0)
 				continue;
 			sbuf_printf(b, "fire %s %s %d %s%s\n", g->units[sq[k]].id,
 			    kind ? "hw" : "ff", pts, g->units[t].id,
@@ -134,11 +136,10 @@ free_hex(const struct game *g, int side, struct hex h, int self)
 	return true;
 }
 
-/* The orders of platoon p as the opponent would give them (bare: g without
- * p's squads, to measure paths through their hexes), appended to b. */
+/* plan_platoon with the squads of g looked up in occ (plt_occupancy). */
 static void
-plan_platoon(const struct game *g, const struct game *bare, int side, int p,
-    struct sbuf *b)
+plan_with(const struct game *g, const int *occ, const struct game *bare,
+    int side, int p, struct sbuf *b)
 {
 	const struct game_unit *pu = &g->units[p];
 	struct plt_profile pf;
@@ -159,15 +160,16 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 	if (n == 0)
 		return;
 	for (k = 0; k < n; k++) {
-		e = nearest_enemy_to(g, side, pos[k], -1);
+		e = nearest_enemy_to(g, occ, side, pos[k], -1);
 		if (e >= 0 && plt_dist_cm(pos[k], g->units[e].pos) <=
-		    PLT_FF_CM && plt_los(g, side, pos[k], g->units[e].pos))
+		    PLT_FF_CM && plt_los_in(g, occ, side, pos[k],
+		    g->units[e].pos))
 			near++;
 	}
 	if (pu->flags & PLT_F_SUPP) {
 		if (near > 0 && plt_coherent(g, p)) {
 			sbuf_printf(b, "order %s engage\n", pu->id);
-			fire_all(g, side, sq, pos, n, PLT_O_ENGAGE, false, b);
+			fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
 		} else if (reduced >= 0)
 			sbuf_printf(b, "order %s reform %s\n", pu->id,
 			    g->units[reduced].id);
@@ -187,12 +189,12 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 	}
 	if (near * 2 >= n && plt_coherent(g, p)) {
 		sbuf_printf(b, "order %s engage\n", pu->id);
-		fire_all(g, side, sq, pos, n, PLT_O_ENGAGE, false, b);
+		fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
 		return;
 	}
 	/* Advance as a block: the longest shift (up to 5 hexes) that every
 	 * squad can pay with the lowest possible allowance (low + 1). */
-	e = nearest_enemy_to(g, side, pos[0], -1);
+	e = nearest_enemy_to(g, occ, side, pos[0], -1);
 	if (e < 0) {
 		sbuf_printf(b, "order %s none\n", pu->id);
 		return;
@@ -226,8 +228,20 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 		for (k = 0; k < n; k++)
 			sbuf_printf(b, "move %s %s\n", g->units[sq[k]].id,
 			    hex_label(&g->layout, dest[k], a, sizeof a));
-	fire_all(g, side, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false,
+	fire_all(g, occ, side, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false,
 	    b);
+}
+
+/* The orders of platoon p as the opponent would give them (bare: g without
+ * p's squads, to measure paths through their hexes), appended to b. */
+static void
+plan_platoon(const struct game *g, const struct game *bare, int side, int p,
+    struct sbuf *b)
+{
+	int *occ = plt_occupancy(g);
+
+	plan_with(g, occ, bare, side, p, b);
+	free(occ);
 }
 
 /* The orders of platoon p: the plan if the parser takes it, else a

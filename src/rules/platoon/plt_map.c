@@ -249,9 +249,12 @@ static const struct plt_profile builtin[] = {
 
 /* --- line of sight, cover, movement ---------------------------------------- */
 
-/* Does hex m block the view of a squad of side between a and b? */
+static int hidx(const struct game *, struct hex);
+
+/* Does hex m block the view of a squad of side between a and b (the
+ * squads in occ, or NULL: plt_squad_at)? */
 static bool
-blocks(const struct game *g, int side, struct hex m, int hi)
+blocks(const struct game *g, const int *occ, int side, struct hex m, int hi)
 {
 	const struct plt_terrain *t = plt_terrain(g, m);
 	int em = plt_elev(g, m), s;
@@ -262,13 +265,24 @@ blocks(const struct game *g, int side, struct hex m, int hi)
 		return false; /* "elements above ... can ALWAYS trace a LoS" */
 	if (t != NULL && t->area)
 		return true;
-	s = plt_squad_at(g, m);
+	if (occ == NULL)
+		s = plt_squad_at(g, m);
+	else
+		s = (s = hidx(g, m)) >= 0 ? occ[s] : -1;
 	return s >= 0 && g->units[s].side != side;
 }
 
 /* Can a squad of side at a see b (range, terrain, elevation, squads)? */
 bool
 plt_los(const struct game *g, int side, struct hex a, struct hex b)
+{
+	return plt_los_in(g, NULL, side, a, b);
+}
+
+/* plt_los with the squads of occ (see platoon.h). */
+bool
+plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
+    struct hex b)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
 	int n, i, ea = plt_elev(g, a), eb = plt_elev(g, b);
@@ -279,9 +293,9 @@ plt_los(const struct game *g, int side, struct hex a, struct hex b)
 	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
 		return false;
 	for (i = 1; i < n - 1; i++) {
-		if (!blocks(g, side, st[i].h, hi))
+		if (!blocks(g, occ, side, st[i].h, hi))
 			continue;
-		if (st[i].tie && !blocks(g, side, st[i].alt, hi))
+		if (st[i].tie && !blocks(g, occ, side, st[i].alt, hi))
 			continue;
 		return false;
 	}
@@ -403,8 +417,8 @@ dij_pop(struct dij_ent *h, int *n)
 
 /* The squads on the map by row-major hex index: occ[i] the lowest-index
  * squad in hex i (as plt_squad_at finds it) or -1. Caller frees. */
-static int *
-occ_index(const struct game *g)
+int *
+plt_occupancy(const struct game *g)
 {
 	int n = g->layout.cols * g->layout.rows, i, j;
 	int *occ = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
@@ -492,7 +506,7 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 	if ((ia = hidx(g, a)) < 0)
 		return;
 	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + 1));
-	occ = occ_index(g);
+	occ = plt_occupancy(g);
 	/* The hexes and their entry costs, looked up when first reached. */
 	enter = xmalloc(sizeof(int) * (size_t)n);
 	gh = xcalloc((size_t)n, sizeof *gh);
@@ -743,19 +757,25 @@ plt_home_dist(const struct game *g, int side, struct hex h)
 int
 plt_nearest_enemy(const struct game *g, int p, int *cost)
 {
-	int i, j, best = -1, bd = 0, side = g->units[p].side;
+	int i, j, m, best = -1, bd = 0, side = g->units[p].side, nm = 0;
+	int *occ = plt_occupancy(g), *mates = xmalloc(sizeof(int) *
+	    (size_t)(g->nunits + 1));
 
 	*cost = -1;
+	for (i = 0; i < g->nunits; i++)
+		if (plt_alive(g, i) && g->units[i].attached == p)
+			mates[nm++] = i;
 	for (j = 0; j < g->nunits; j++) {
 		int d = -1;
 
 		if (!plt_alive(g, j) || g->units[j].side == side)
 			continue;
-		for (i = 0; i < g->nunits; i++) {
+		for (m = 0; m < nm; m++) {
 			int k;
 
-			if (!plt_alive(g, i) || g->units[i].attached != p ||
-			    !plt_los(g, side, g->units[i].pos, g->units[j].pos))
+			i = mates[m];
+			if (!plt_los_in(g, occ, side, g->units[i].pos,
+			    g->units[j].pos))
 				continue;
 			k = hex_distance(g->units[i].pos, g->units[j].pos);
 			if (d < 0 || k < d)
@@ -766,18 +786,16 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 			bd = d;
 		}
 	}
-	if (best < 0)
-		return -1;
-	for (i = 0; i < g->nunits; i++) {
+	for (m = 0; best >= 0 && m < nm; m++) {
 		int c, len;
 
-		if (!plt_alive(g, i) || g->units[i].attached != p)
-			continue;
-		c = plt_path_to_contact(g, side, g->units[i].pos, best, NULL,
-		    0, &len);
+		c = plt_path_to_contact(g, side, g->units[mates[m]].pos, best,
+		    NULL, 0, &len);
 		if (c >= 0 && (*cost < 0 || c < *cost))
 			*cost = c;
 	}
+	free(occ);
+	free(mates);
 	return best;
 }
 

@@ -223,26 +223,28 @@ to_hit(const struct game *g, int squad, int target, bool hw,
 	return need;
 }
 
-/* Can squad fire at target now (seen, in range)? */
+/* Can squad fire at target now (seen, in range)? The squads in occ
+ * (plt_occupancy, or NULL). */
 static bool
-eligible(const struct game *g, int squad, int target, bool hw)
+eligible(const struct game *g, const int *occ, int squad, int target,
+    bool hw)
 {
 	return plt_alive(g, target) && g->units[target].side !=
-	    g->units[squad].side && plt_los(g, g->units[squad].side,
+	    g->units[squad].side && plt_los_in(g, occ, g->units[squad].side,
 	    g->units[squad].pos, g->units[target].pos) &&
 	    to_hit(g, squad, target, hw, PLT_O_ADVANCE) > 0;
 }
 
 /* The nearest enemy squad the squad may fire at, -1 if none. */
 static int
-nearest_target(const struct game *g, int squad, bool hw)
+nearest_target(const struct game *g, const int *occ, int squad, bool hw)
 {
 	int j, best = -1, bd = 0;
 
 	for (j = 0; j < g->nunits; j++) {
 		int k;
 
-		if (!eligible(g, squad, j, hw))
+		if (!eligible(g, occ, squad, j, hw))
 			continue;
 		k = hex_distance(g->units[squad].pos, g->units[j].pos);
 		if (best < 0 || k < bd) {
@@ -295,6 +297,8 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 	struct hits h = { NULL, 0, 0 };
 	int i, k, n, t;
 	bool auto_all = it->kind == PLT_O_ENGAGE || it->nfire < 0;
+	/* No squad moves or is removed before the saves below. */
+	int *occ = plt_occupancy(g);
 
 	for (i = 0; i < it->nfire; i++) {
 		const struct plt_fire *f = &it->fire[i];
@@ -312,7 +316,7 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 			continue;
 		}
 		t = f->target;
-		if (!eligible(g, s, t, hw)) {
+		if (!eligible(g, occ, s, t, hw)) {
 			if (!auto_all) {
 				events_add(ev, ALL, 0, "%s cannot fire at %s "
 				    "(removed, unseen or out of range).",
@@ -332,13 +336,14 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 			for (k = 0; k < 2; k++) {
 				n = plt_points(g, i, k, it->kind, it->mmm) -
 				    used[i][k];
-				if (n <= 0 || (t = nearest_target(g, i,
+				if (n <= 0 || (t = nearest_target(g, occ, i,
 				    k)) < 0)
 					continue;
 				used[i][k] += n;
 				shoot(g, d, ev, i, t, k, n, it->kind, &h);
 			}
 		}
+	free(occ);
 	apply_hits(g, d, ev, &h);
 	free(h.v);
 	free(used);
