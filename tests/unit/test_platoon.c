@@ -1374,7 +1374,9 @@ t_reveal_each(void **state)
 }
 
 /* reveal=each: a Move, Move, Move marker must move, so the default
- * answer removes it; the opponent answers reveals that parse, and whole
+ * answer removes it; the scenario's option and the campaign's; the
+ * optional no order becomes Advance as a marker; the opponent answers
+ * reveals that parse, and whole
  * games of the two-side scenario end (simulate's loop; the three-way
  * one: platoon_each_game.sh). */
 static void
@@ -1384,6 +1386,13 @@ t_reveal_each_defaults(void **state)
 	struct plt_orders *o;
 	struct sim_result r;
 	struct hp_error err = { 0, "" };
+	struct window_spec w;
+	struct window_stop stop;
+	struct dice d;
+	struct events ev;
+	struct sbuf sc;
+	char *raw[GAME_MAX_SIDES] = { 0 };
+	static const int init[] = { 9, 5, 1 };
 
 	(void)state;
 	new_game(&g, "reveal=each,move-move-move", NULL);
@@ -1400,6 +1409,37 @@ t_reveal_each_defaults(void **state)
 	assert_true(o->o[0].mmm);
 	assert_int_equal(o->o[0].kind, PLT_O_ADVANCE);
 	plt_free_orders(o);
+	game_free(&g);
+	/* A scenario's option, which the campaign's overrides. */
+	sbuf_init(&sc);
+	sbuf_puts(&sc, board);
+	sbuf_puts(&sc, "option: reveal each\n");
+	new_game(&g, NULL, sc.buf);
+	assert_true(plt_each(&g));
+	game_free(&g);
+	new_game(&g, "reveal=list", sc.buf);
+	assert_false(plt_each(&g));
+	game_free(&g);
+	sbuf_free(&sc);
+	/* no-order-advance: the first platoon without a marker gets an
+	 * Advance marker when the turn begins. */
+	new_game(&g, "reveal=each,no-order-advance", NULL);
+	assert_true(plt_next_window(&g, &w));
+	raw[BLUE] = fx_orders(&g, "orders", "blue", "order b none\n");
+	dice_init_scripted(&d, init, 3);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w,
+	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err), HP_OK);
+	assert_int_equal(d.nlog, 3);
+	assert_int_equal(plt_marker(&g, I(&g, "bx"), NULL), PLT_O_ADVANCE);
+	assert_int_equal(plt_marker(&g, I(&g, "bh"), NULL), -1);
+	assert_true(fx_event_has(&ev, "platoon bx had no order; it advances"));
+	/* Red and Green get theirs too: Blue is asked first. */
+	assert_int_equal(plt_marker(&g, I(&g, "r"), NULL), PLT_O_ADVANCE);
+	assert_int_equal(stop.ask, 1u << BLUE);
+	free(raw[BLUE]);
+	dice_free(&d);
+	events_free(&ev);
 	game_free(&g);
 	memset(&r, 0, sizeof r);
 	assert_int_equal(sim_run(ruleset_find("platoon"), "reveal=each", 3,
