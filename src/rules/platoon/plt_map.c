@@ -433,12 +433,13 @@ plt_occupancy(const struct game *g)
 
 /* The row-major indices of the six neighbours of every hex of layout l
  * (-1 off the layout): nb[i * 6 + d]. Geometry alone, so it is kept for
- * the last layout asked (the program is single-threaded). */
+ * the last layout asked, one table a thread (games are resolved on the
+ * main thread; intake's workers never reach a ruleset). */
 static const int *
 nb_table(const struct hex_layout *l)
 {
-	static struct hex_layout have;
-	static int *nb;
+	static _Thread_local struct hex_layout have;
+	static _Thread_local int *nb;
 	int n = l->cols * l->rows, i, d;
 
 	if (nb != NULL && memcmp(&have, l, sizeof have) == 0)
