@@ -10,8 +10,8 @@
 # welcome explains the markers; a move line in a marker file is refused
 # with its line; a reveal report asks only the side whose turn it is and
 # carries its answer file; an answer the side does not owe is refused;
-# Green misses one reveal's deadline and the campaign's hold policy
-# reveals its first marker for it; the battle ends with a result; 'hexpost
+# Green misses its first reveal's deadline and the campaign's hold
+# policy reveals its first marker for it; the battle ends with a result; 'hexpost
 # audit' of the finished campaign (it counts the stops) and of its
 # exported bundle pass.
 # Usage: bash platoon_each_mail.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
@@ -115,10 +115,8 @@ for pass in $(seq 1 200); do
 				grep -q "0 accepted, 1 refused" "$W/out" ||
 					fail "an answer not owed: $(cat "$W/out")"
 			fi
-			# Green misses its third reveal's deadline.
-			if [ $s = green ] && [ "$filled" = 0 ] &&
-			    grep -c '^window: reveal' "$W"/green.sent 2>/dev/null |
-			    grep -qx 2; then
+			# Green misses its first reveal's deadline.
+			if [ $s = green ] && [ "$filled" = 0 ]; then
 				NOW=$((NOW + 25 * 3600))
 				run_once
 				grep -q "resolved [0-9]* windows* of $NAME" "$W/out" ||
@@ -127,7 +125,6 @@ for pass in $(seq 1 200); do
 				continue
 			fi
 		fi
-		cat "$W/$s.txt" >>"$W/$s.sent"
 		send $s "$W/$s.txt"
 	done
 	run_once
@@ -160,7 +157,7 @@ hp campaign show "$NAME" | grep -qF "status   finished" ||
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM orders WHERE source =
     'deadline-hold'")" = 1 ] || fail "no deadline-hold file"
 stops=$(sqlite3 "$DB" "SELECT count(*) FROM windows WHERE name = 'reveal'")
-[ "$stops" -ge 6 ] || fail "only $stops reveal windows"
+[ "$stops" -ge 3 ] || fail "only $stops reveal windows"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM windows WHERE name = 'reveal'
     AND sides NOT IN (1, 2, 4)")" = 0 ] || fail "a reveal asks several sides"
 hp audit "$NAME" >"$W/audit" 2>&1 || fail "audit: $(cat "$W/audit")"
