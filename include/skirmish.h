@@ -118,6 +118,7 @@ int skm_elev(const struct game *, struct hex);
 int skm_edge(const struct game *, struct hex, int dir);
 int skm_home(const struct game *, int side);   /* 0 n, 1 s, 2 e, 3 w */
 int skm_home_dist(const struct game *, int side, struct hex);
+int skm_dir(const struct game *, int side, int k);
 /* Hindrance weight on the line from a to b (ends excluded, smoke in b
  * included); -1 when sight is blocked. Eyes at floors fa and fb. */
 int skm_sight(const struct game *, struct hex a, int fa, struct hex b,

@@ -45,15 +45,17 @@ path_to(const struct game *g, int u, struct hex goal, int allow,
 {
 	struct hex cur = g->units[u].pos;
 	char lbl[8];
-	int spent = 0, n = 0, d;
+	int spent = 0, n = 0, d, k;
 
 	while (n < SKM_PATH_MAX - 1 && !hex_eq(cur, goal)) {
 		int best = -1, bd = hex_distance(cur, goal), c;
 
-		for (d = 0; d < 6; d++) {
-			struct hex h = hex_neighbour(cur, d);
+		for (k = 0; k < 6; k++) {
+			struct hex h;
 			int hd;
 
+			d = skm_dir(g, g->units[u].side, k);
+			h = hex_neighbour(cur, d);
 			if (!game_on_map(g, h) || known_at(g, g->units[u].side,
 			    h) || (c = skm_step_cost(g, cur, h)) < 0 ||
 			    spent + c > allow)
@@ -151,10 +153,6 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 			sbuf_printf(b, "%s C assault %s\n", u->id, g->units[t].id);
 			continue;
 		}
-		if (t >= 0) {
-			sbuf_printf(b, "%s F fire %s\n", u->id, g->units[t].id);
-			continue;
-		}
 		for (j = 0; j < game_var(g, "obj.n", 0); j++) {
 			char key[32];
 			int d = hex_distance(u->pos, objective(g, j));
@@ -171,12 +169,19 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 		}
 		if (best >= 0 && !k.sw && !k.leader)
 			goal = objective(g, best);
-		if (hex_eq(goal, u->pos) || k.sw) {
-			sbuf_printf(b, "%s F opfire\n", u->id);
+		if (hex_eq(goal, u->pos) || k.sw || k.leader || k.spotter ||
+		    u->status != SKM_GOOD) {
+			if (t >= 0)
+				sbuf_printf(b, "%s F fire %s\n", u->id,
+				    g->units[t].id);
+			else
+				sbuf_printf(b, "%s F opfire\n", u->id);
 			continue;
 		}
 		sbuf_printf(b, "%s M", u->id);
 		path_to(g, i, goal, SKM_MOVE_M, b);
+		if (t >= 0)
+			sbuf_printf(b, " fire %s", g->units[t].id);
 		sbuf_puts(b, "\n");
 	}
 }

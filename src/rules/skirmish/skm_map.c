@@ -151,6 +151,17 @@ skm_home(const struct game *g, int side)
 	return game_var(g, key, side == 0 ? 3 : 2);
 }
 
+/* The k-th direction (0..5) side tries when it steps: mirrored left to
+ * right for a side whose home is the east edge, so a mirrored map plays
+ * the same for both sides. */
+int
+skm_dir(const struct game *g, int side, int k)
+{
+	static const int mirror[6] = { 4, 3, 2, 1, 0, 5 };
+
+	return skm_home(g, side) == 2 ? mirror[k] : k;
+}
+
 /* Hexes from h to side's home edge. */
 int
 skm_home_dist(const struct game *g, int side, struct hex h)
@@ -726,6 +737,7 @@ skm_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		    sizeof g->sides[i].name);
 		strlcpy_(g->sides[i].label, sc->sides[i].label,
 		    sizeof g->sides[i].label);
+		g->sides[i].ai = true;
 	}
 	build_map(&b);
 	build_options(&b, false);

@@ -422,15 +422,17 @@ rout(struct skm_res *r, int u, int n)
 	struct game *g = r->g;
 	struct game_unit *x = &g->units[u];
 	struct hex from = x->pos;
-	int k, d;
+	int k, d, k2;
 
 	for (k = 0; k < n; k++) {
 		int bestd = -1, best = skm_home_dist(g, x->side, x->pos);
 
-		for (d = 0; d < 6; d++) {
-			struct hex h = hex_neighbour(x->pos, d);
+		for (k2 = 0; k2 < 6; k2++) {
+			struct hex h;
 			int hd;
 
+			d = skm_dir(g, x->side, k2);
+			h = hex_neighbour(x->pos, d);
 			if (!game_on_map(g, h) || unit_at(g, h, 1 - x->side) >=
 			    0)
 				continue;
@@ -909,17 +911,19 @@ step_rel(struct skm_res *r, int u, int v, int n, bool closer)
 {
 	struct game *g = r->g;
 	struct game_unit *x = &g->units[u];
-	int k, d;
+	int k, d, k2;
 
 	for (k = 0; k < n; k++) {
 		int cur = hex_distance(x->pos, g->units[v].pos), bestd = -1;
 
 		if (closer && cur <= 1)
 			break;
-		for (d = 0; d < 6; d++) {
-			struct hex h = hex_neighbour(x->pos, d);
+		for (k2 = 0; k2 < 6; k2++) {
+			struct hex h;
 			int hd;
 
+			d = skm_dir(g, x->side, k2);
+			h = hex_neighbour(x->pos, d);
 			if (!game_on_map(g, h) || unit_at(g, h, -1) >= 0)
 				continue;
 			hd = hex_distance(h, g->units[v].pos);
@@ -1057,18 +1061,23 @@ end_turn(struct skm_res *r)
 	int s, i, v, turns = game_var(g, "turns", 8), d;
 
 	events_phase(r->c->ev, "End turn");
-	/* Automatic victory: a side with nothing left in good order. */
-	for (s = 0; s < 2; s++) {
+	/* Automatic victory: a side with nothing left in good order (both
+	 * at once: a draw, winner 3). */
+	for (s = 0, v = 0; s < 2; s++) {
 		char fk[24];
 
 		snprintf(fk, sizeof fk, "force.%d", s);
-		if (lost_or_broken(g, s) >= game_var(g, fk, 0) &&
-		    game_var(g, "winner", 0) == 0) {
-			game_set_var(g, "winner", 2 - s);
-			events_add(r->c->ev, ALL, 0, "Automatic victory: %s has "
-			    "no element left in good order.",
-			    g->sides[s].name);
+		if (lost_or_broken(g, s) >= game_var(g, fk, 0)) {
+			v |= 2 - s;
+			events_add(r->c->ev, ALL, 0, "%s has no element left "
+			    "in good order.", g->sides[s].name);
 		}
+	}
+	if (v != 0) {
+		game_set_var(g, "winner", v);
+		events_add(r->c->ev, ALL, 0, v == 3 ? "Both forces are spent: "
+		    "the game ends." : "Automatic victory for %s.",
+		    g->sides[v - 1 < 2 ? v - 1 : 0].name);
 	}
 	/* 16.1 game end. */
 	d = g->turn - turns;
@@ -1214,7 +1223,9 @@ skm_victory(struct game *g, struct events *ev)
 		if (s > 0)
 			obj[s - 1]++;
 	}
-	if (w == 0 && obj[0] != obj[1])
+	if (w == 3)
+		w = 0;
+	else if (w == 0 && obj[0] != obj[1])
 		w = obj[0] > obj[1] ? 1 : 2;
 	g->status = GAME_FINISHED;
 	for (i = 0; i < g->nunits; i++)
@@ -1223,7 +1234,7 @@ skm_victory(struct game *g, struct events *ev)
 		snprintf(g->result, sizeof g->result, "%s wins (objectives "
 		    "%d-%d)", g->sides[w - 1].name, obj[0], obj[1]);
 	else
-		snprintf(g->result, sizeof g->result, "a draw (objectives "
+		snprintf(g->result, sizeof g->result, "Draw (objectives "
 		    "%d-%d)", obj[0], obj[1]);
 	events_add(ev, ALL, 0, "The game ends: %s. Everything is revealed.",
 	    g->result);
