@@ -311,7 +311,7 @@ skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
 			int top = skm_elev(g, m) + (t ? t->height : 0), c;
 
 			if (skm_elev(g, m) > hi || (t != NULL && t->solid &&
-			    top >= hi) || (t != NULL && top > hi))
+			    top >= hi))
 				c = -1;
 			else
 				c = (t != NULL && top >= hi ? t->hindrance : 0)

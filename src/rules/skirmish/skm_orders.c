@@ -98,6 +98,7 @@ parse_item(const struct game *g, int side, const struct order_line *l,
 	struct hex prev;
 	int w = 2, cost = 0, u, c, j;
 	const char *ow = l->words[1];
+	char lbl[8];
 
 	memset(it, 0, sizeof *it);
 	it->line = l->lineno;
@@ -140,7 +141,8 @@ parse_item(const struct game *g, int side, const struct order_line *l,
 			return map_hex(g, l->lineno, l->words[w], &h, errs);
 		if ((c = skm_step_cost(g, prev, h)) < 0) {
 			orders_error(errs, l->lineno, "%s is not next to the "
-			    "hex before it on the path", l->words[w]);
+			    "hex before it on the path", hex_label(&g->layout,
+			    h, lbl, sizeof lbl));
 			return false;
 		}
 		if (it->npath == SKM_PATH_MAX - 1) {
