@@ -824,6 +824,28 @@ t_indirect(void **state)
 	assert_true(fx_event_has(&ev, "HE continues on C6"));
 	roll_target(&d, 3, 4, "HE on r1: to hit");
 	done(&d, &ev);
+	/* Adjusting fire: up to 2 hexes (4") onto a hex the firer sees with
+	 * an enemy in it: fire for effect, no roll (r1 now at C7, 6 dice). */
+	U(&g, "r1")->pos = fx_hex(&g, "C7");
+	{
+		static const int sa[] = { 2, 1, 1, 1, 1, 1, 1, 1 };
+
+		turn(&g, "bmor F he C7\n", "", sa, 8, &d, &ev);
+		assert_true(fx_event_has(&ev, "HE adjusts from C6 to C7"));
+		roll_target(&d, 3, 4, "HE on r1: to hit");
+		assert_int_equal(skm_cf(&g, I(&g, "bmor"), &h), 2);
+		assert_true(hex_eq(h, fx_hex(&g, "C7")));
+		done(&d, &ev);
+	}
+	/* 3 hexes away is too far to adjust: a new call (attached, 3+). */
+	U(&g, "r1")->pos = fx_hex(&g, "C10");
+	{
+		static const int sb[] = { 2, 1, 1 };
+
+		turn(&g, "bmor F he C10\n", "", sb, 3, &d, &ev);
+		roll_target(&d, 3, 3, "HE called");
+		done(&d, &ev);
+	}
 	turn(&g, "bmor F smoke E6\n", "", s4, 3, &d, &ev);
 	roll_target(&d, 3, 1, "smoke called");
 	/* Smoke +4 at once, flipped to +2 at the end of the turn. */

@@ -776,10 +776,11 @@ indirect(struct skm_res *r, const struct skm_item *it)
 	v = dice_roll(r->c->dice, 6, n <= 6 ? n : 0, smoke ? "smoke called" :
 	    "HE called");
 	events_add(r->c->ev, ALL, (int)r->c->dice->nlog, "%s called on %s: "
-	    "%d, needs %d+%s%s - %s.", smoke ? "Smoke" : "HE", L(g, h), v, n,
-	    why[0] ? "; " : "", why, v >= n ? "on target" : "off target");
-	events_add(r->c->ev, own, 0, "(%s fires, spotted by %s.)",
-	    g->units[f].id, s == f ? "itself" : g->units[s].id);
+	    "%d, needs %d+ - %s.", smoke ? "Smoke" : "HE", L(g, h), v, n,
+	    v >= n ? "on target" : "off target");
+	events_add(r->c->ev, own, 0, "(%s fires, spotted by %s%s%s.)",
+	    g->units[f].id, s == f ? "itself" : g->units[s].id,
+	    why[0] ? "; " : "", why);
 	if (v < n) {
 		if (!smoke)
 			skm_set_cf(g, f, h, 1);
