@@ -1086,6 +1086,41 @@ t_opponent_games(void **state)
 	}
 }
 
+/* The opponent and the template use only what their side sees: moving a
+ * hidden Blue element changes nothing Red is given or writes. */
+static void
+t_opponent_blind(void **state)
+{
+	struct game g;
+	struct hp_error err = { 0, "" };
+	struct window_spec w;
+	struct sbuf a, b;
+	char *ta, *tb;
+
+	(void)state;
+	game_init(&g);
+	g.rules = ruleset_find("skirmish-ww2");
+	strlcpy_(g.name, "blind", sizeof g.name);
+	assert_int_equal(ruleset_setup(&g, "crossroads", NULL, NULL, NULL,
+	    &err), HP_OK);
+	assert_true(U(&g, "bmg")->flags & SKM_F_HIDDEN);
+	assert_true(skm_next_window(&g, &w));
+	sbuf_init(&a);
+	skm_opponent(&g, &w, RED, &a);
+	ta = view_order_template(&g, &w, RED);
+	U(&g, "bmg")->pos = fx_hex(&g, "C2");
+	sbuf_init(&b);
+	skm_opponent(&g, &w, RED, &b);
+	tb = view_order_template(&g, &w, RED);
+	assert_string_equal(a.buf, b.buf);
+	assert_string_equal(ta, tb);
+	free(ta);
+	free(tb);
+	sbuf_free(&a);
+	sbuf_free(&b);
+	game_free(&g);
+}
+
 /* Scenario mistakes are listed with their lines. */
 static void
 t_scenario_errors(void **state)
@@ -1139,6 +1174,7 @@ main(void)
 		cmocka_unit_test(t_parse_errors),
 		cmocka_unit_test(t_fog_views),
 		cmocka_unit_test(t_opponent_games),
+		cmocka_unit_test(t_opponent_blind),
 		cmocka_unit_test(t_scenario_errors),
 	};
 
