@@ -1121,6 +1121,88 @@ t_opponent_blind(void **state)
 	game_free(&g);
 }
 
+/* The faithful mode: the initiative winner without an 'initiative' line
+ * is asked in a decision window; the turn resumes with its answer and the
+ * stopped window's orders. */
+static void
+t_faithful(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	struct hp_error err = { 0, "" };
+	struct window_spec w, w2;
+	struct window_stop stop;
+	struct window_resume res;
+	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *e;
+	/* Initiative: blue 5, red 2; no other roll. */
+	static const int s1[] = { 5, 2 };
+	/* The resumed turn needs no die (nobody fires). */
+	static const int s2[] = { 0 };
+	bool more;
+
+	(void)state;
+	board(&g, "unit: b1 rifle blue A1\nunit: r1 rifle red J10\n",
+	    "turns=10,faithful");
+	assert_true(skm_next_window(&g, &w));
+	raw[BLUE] = fx_orders(&g, "orders", "blue", "b1 M A2\n");
+	raw[RED] = fx_orders(&g, "orders", "red", "r1 M J9\n");
+	dice_init_scripted(&d, s1, 2);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w,
+	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err),
+	    HP_OK);
+	assert_int_equal(stop.step, 0);
+	assert_int_equal(stop.ask, 1u << BLUE);
+	assert_true(fx_event_has(&ev, "blue wins the initiative and is asked "
+	    "to move first or second"));
+	/* Nothing has moved yet. */
+	assert_true(hex_eq(U(&g, "b1")->pos, fx_hex(&g, "A1")));
+	done(&d, &ev);
+	assert_int_equal(window_advance(&g, &stop, &w2, &more, &err), HP_OK);
+	assert_true(more);
+	assert_int_equal(w2.kind, WINDOW_DECISION);
+	assert_int_equal(w2.sides, 1u << BLUE);
+	assert_string_equal(w2.name, "initiative");
+	e = parse_errs(&g, BLUE, "b1 F\n");
+	assert_non_null(e);
+	free(e);
+	ans[BLUE] = fx_orders(&g, "initiative", "blue", "initiative second\n");
+	memset(&res, 0, sizeof res);
+	res.step = stop.step;
+	res.w = w;
+	res.prior[BLUE] = raw[BLUE];
+	res.prior[RED] = raw[RED];
+	dice_init_scripted(&d, s2, 0);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w2,
+	    (const char *const *)ans, NULL, &res, &stop, &d, &ev, &err),
+	    HP_OK);
+	assert_int_equal(stop.step, -1);
+	assert_true(fx_event_has(&ev, "blue chooses to move second"));
+	assert_true(hex_eq(U(&g, "b1")->pos, fx_hex(&g, "A2")));
+	assert_true(hex_eq(U(&g, "r1")->pos, fx_hex(&g, "J9")));
+	/* Red moved first: its move's event comes before Blue's. */
+	{
+		size_t k, rb = 0, bb = 0;
+
+		for (k = 0; k < ev.n; k++) {
+			if (strstr(ev.v[k].text, "r1 (Move & Fire) moves"))
+				rb = k;
+			if (strstr(ev.v[k].text, "b1 (Move & Fire) moves"))
+				bb = k;
+		}
+		assert_true(rb > 0 && rb < bb);
+	}
+	assert_int_equal(g.turn, 2);
+	assert_int_equal(game_var(&g, "asked", 0), 0);
+	done(&d, &ev);
+	free(raw[BLUE]);
+	free(raw[RED]);
+	free(ans[BLUE]);
+	game_free(&g);
+}
+
 /* Scenario mistakes are listed with their lines. */
 static void
 t_scenario_errors(void **state)
@@ -1175,6 +1257,7 @@ main(void)
 		cmocka_unit_test(t_fog_views),
 		cmocka_unit_test(t_opponent_games),
 		cmocka_unit_test(t_opponent_blind),
+		cmocka_unit_test(t_faithful),
 		cmocka_unit_test(t_scenario_errors),
 	};
 

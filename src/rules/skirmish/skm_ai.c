@@ -106,7 +106,10 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 	char lbl[8];
 	int i, j;
 
-	(void)w;
+	if (w->kind == WINDOW_DECISION) {
+		sbuf_puts(b, "initiative first\n");
+		return;
+	}
 	sbuf_puts(b, "initiative first\n");
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];

@@ -700,11 +700,13 @@ option_ok(const char *opt, struct hp_error *err)
 
 	strlcpy_(buf, opt, sizeof buf);
 	for (p = buf; (tok = strtok_r(p, ",", &save)) != NULL; p = NULL) {
+		if (strcmp(tok, "faithful") == 0)
+			continue;
 		if (strncmp(tok, "turns=", 6) == 0 &&
 		    orders_parse_int(tok + 6, 1, 100, &n) == HP_OK)
 			continue;
 		hp_seterr(err, HP_EINVAL, "unknown option '%s' (options: "
-		    "turns=N)", tok);
+		    "turns=N, faithful)", tok);
 		return false;
 	}
 	return true;

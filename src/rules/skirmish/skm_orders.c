@@ -9,14 +9,27 @@
 
 #include "skirmish.h"
 
-/* One simultaneous window per turn for both sides, until the end. */
+/* One simultaneous window per turn for both sides, until the end; in the
+ * faithful mode a decision window when the initiative winner is asked. */
 bool
 skm_next_window(const struct game *g, struct window_spec *w)
 {
+	unsigned asked = (unsigned)game_var(g, "asked", 0);
+
 	if (g->status == GAME_FINISHED)
 		return false;
 	memset(w, 0, sizeof *w);
 	w->turn = g->turn;
+	if (asked != 0) {
+		/* The faithful mode: the initiative winner's choice. */
+		w->number = 2;
+		w->kind = WINDOW_DECISION;
+		strlcpy_(w->name, "initiative", sizeof w->name);
+		w->sides = asked;
+		snprintf(w->prompt, sizeof w->prompt, "you won the "
+		    "initiative: move first or second?");
+		return true;
+	}
 	w->number = 1;
 	w->kind = WINDOW_ORDERS;
 	strlcpy_(w->name, "orders", sizeof w->name);
@@ -274,6 +287,34 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 	char lbl[8];
 
 	o->initiative = -1;
+	if (w->kind == WINDOW_DECISION) {
+		for (k = 0; k < b->n; k++) {
+			const struct order_line *l = &b->v[k];
+			const char *a = l->nwords == 2 && strcmp(l->words[0],
+			    "initiative") == 0 ? l->words[1] : l->nwords == 1 ?
+			    l->words[0] : "";
+
+			if (strcmp(a, "first") && strcmp(a, "second"))
+				orders_error(errs, l->lineno, "answer 'initiative "
+				    "first' or 'initiative second'");
+			else if (o->initiative >= 0)
+				orders_error(errs, l->lineno, "a second answer");
+			else
+				o->initiative = a[0] == 's';
+		}
+		if (errs->n == before && o->initiative < 0)
+			orders_error(errs, 0, "answer 'initiative first' or "
+			    "'initiative second'");
+		if (errs->n > before) {
+			free(o);
+			*out = NULL;
+			return HP_EINVAL;
+		}
+		sbuf_printf(canon, "initiative %s\n", o->initiative ? "second" :
+		    "first");
+		*out = o;
+		return HP_OK;
+	}
 	for (k = 0; k < b->n; k++) {
 		const struct order_line *l = &b->v[k];
 
@@ -390,7 +431,13 @@ skm_order_template(const struct game *g, const struct window_spec *w,
 	char lbl[8];
 	int i, n = 0;
 
-	(void)w;
+	if (w->kind == WINDOW_DECISION) {
+		sbuf_puts(b, "# You won the initiative (3.1: \"Highest roll "
+		    "chooses to move first or second\").\n# Answer "
+		    "'initiative first' or 'initiative second'.\n"
+		    "initiative first\n");
+		return;
+	}
 	sbuf_puts(b, "# One line an element: ELEMENT ORDER [PATH] [CLAUSES]\n"
 	    "#   A  At the Double: 6 hexes (12\"), may not fire\n"
 	    "#   M  Move & Fire: 4 hexes (8\"), fires in the moving fire "
@@ -437,8 +484,10 @@ const struct ruleset ruleset_skirmish = {
 	.name = "skirmish-ww2",
 	.title = "WWII skirmish quick reference (hidden deployment)",
 	.seed = "003",
-	.options_help = "turns=N  the turn after which the game may end "
-	    "(table 16.1; default the scenario's)",
+	.options_help = "turns=N   the turn after which the game may end "
+	    "(table 16.1; default the scenario's)\nfaithful  ask the "
+	    "initiative winner to move first or second (a decision window) "
+	    "unless its orders say",
 	.setup = skm_setup,
 	.default_scenario = "crossroads",
 	.next_window = skm_next_window,

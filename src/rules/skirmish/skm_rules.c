@@ -247,6 +247,7 @@ struct skm_res {
 	int *optarget;             /* opportunity fire: target unit, -1 */
 	struct hex *ophex;
 	unsigned lastset;          /* stream of the last die (0 public) */
+	unsigned ask;              /* faithful mode: the side to ask */
 	int lastseq;
 };
 
@@ -527,11 +528,22 @@ initiative(struct skm_res *r)
 			break;
 	}
 	r->winner = a >= b ? 0 : 1;
+	game_set_var(r->g, "ini.win", r->winner);
+	if (game_option_flag(r->g, "faithful") && !(r->o[r->winner] &&
+	    r->o[r->winner]->initiative >= 0)) {
+		/* The faithful mode asks the winner (a decision window). */
+		r->ask = 1u << r->winner;
+		events_add(r->c->ev, ALL, 0, "%s wins the initiative and is "
+		    "asked to move first or second.",
+		    r->g->sides[r->winner].name);
+		return;
+	}
 	pref = r->o[r->winner] && r->o[r->winner]->initiative >= 0 ?
 	    r->o[r->winner]->initiative : r->st[r->winner] &&
 	    r->st[r->winner]->initiative >= 0 ? r->st[r->winner]->initiative :
 	    0;
 	r->first = pref ? 1 - r->winner : r->winner;
+	game_set_var(r->g, "ini.first", r->first);
 	events_add(r->c->ev, ALL, 0, "%s wins the initiative and moves %s.",
 	    r->g->sides[r->winner].name, pref ? "second" : "first");
 }
@@ -1163,7 +1175,10 @@ end_turn(struct skm_res *r)
 	}
 }
 
-/* Resolve the turn (one step). */
+/* Resolve the turn: step 0 spotting, rally and the initiative (in the
+ * faithful mode it may stop to ask the winner), step 1 the rest, with
+ * the orders of the window, or after a stop those of the window that
+ * stopped and the winner's answer. */
 enum resolve_rc
 skm_resolve(struct resolve_ctx *c)
 {
@@ -1171,28 +1186,54 @@ skm_resolve(struct resolve_ctx *c)
 	struct game *g = c->g;
 	int i;
 
+	if (c->step > 1) {
+		hp_seterr(c->err, HP_EINTERNAL, "skirmish-ww2: no step %d",
+		    c->step);
+		return RESOLVE_ERROR;
+	}
 	memset(&r, 0, sizeof r);
 	r.c = c;
 	r.g = g;
 	for (i = 0; i < 2 && i < g->nsides; i++) {
-		r.o[i] = c->orders[i];
+		r.o[i] = c->resumed ? c->prior[i] : c->orders[i];
 		r.st[i] = c->standing[i];
+	}
+	if (c->step == 0) {
+		for (i = 0; i < 2; i++) {
+			const struct skm_orders *o = r.o[i];
+			int j;
+
+			for (j = 0; o != NULL && j < o->n; j++)
+				g->units[o->it[j].unit].x[SKM_X_ORDER] =
+				    o->it[j].order;
+		}
+		spotting(&r);
+		rally(&r);
+		initiative(&r);
+		if (r.ask != 0) {
+			game_set_var(g, "asked", (int)r.ask);
+			c->ask = r.ask;
+			return RESOLVE_ASK;
+		}
+		return RESOLVE_CONTINUE;
+	}
+	r.winner = game_var(g, "ini.win", 0);
+	r.first = game_var(g, "ini.first", r.winner);
+	if (c->resumed) {
+		const struct skm_orders *a = c->orders[r.winner];
+		int second = a != NULL && a->initiative == 1;
+
+		r.first = second ? 1 - r.winner : r.winner;
+		game_set_var(g, "asked", 0);
+		events_phase(c->ev, "Initiative");
+		events_add(c->ev, ALL, 0, "%s chooses to move %s.",
+		    g->sides[r.winner].name, second ? "second" : "first");
 	}
 	r.pending = xcalloc((size_t)g->nunits + 1, sizeof(int));
 	r.optarget = xcalloc((size_t)g->nunits + 1, sizeof(int));
 	r.ophex = xcalloc((size_t)g->nunits + 1, sizeof(struct hex));
 	for (i = 0; i < g->nunits; i++)
 		r.optarget[i] = -1;
-	for (i = 0; i < 2; i++) {
-		const struct skm_orders *o = r.o[i];
-		int j;
-
-		for (j = 0; o != NULL && j < o->n; j++)
-			g->units[o->it[j].unit].x[SKM_X_ORDER] = o->it[j].order;
-	}
-	spotting(&r);
-	rally(&r);
-	initiative(&r);
 	movement(&r, r.first);
 	movement(&r, 1 - r.first);
 	stationary_fire(&r);
