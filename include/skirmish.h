@@ -172,6 +172,8 @@ int skm_morale_number(const struct game *, int u, int kills, bool rally,
 /* 9.1: the close combat number of unit u. */
 int skm_cc_number(const struct game *, int u);
 enum resolve_rc skm_resolve(struct resolve_ctx *);
+/* Is unit asked for its close-assault reaction (the faithful mode)? */
+bool skm_react_asked(const struct game *, int unit);
 void skm_victory(struct game *, struct events *);
 
 /* --- the built-in opponent (skm_ai.c) ------------------------------------- */

@@ -1203,6 +1203,73 @@ t_faithful(void **state)
 	game_free(&g);
 }
 
+/* The faithful mode: the target of a declared close assault whose side
+ * gave no 'react' line is asked before anything moves. */
+static void
+t_faithful_react(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	struct hp_error err = { 0, "" };
+	struct window_spec w, w2;
+	struct window_stop stop;
+	struct window_resume res;
+	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *t;
+	static const int s1[] = { 5, 2 };
+	static const int s2[] = { 0 };
+	bool more;
+
+	(void)state;
+	board(&g, "unit: b1 rifle blue A1\nunit: r1 rifle red A3\n"
+	    "unit: r2 rifle red J10\n", "turns=10,faithful");
+	assert_true(skm_next_window(&g, &w));
+	raw[BLUE] = fx_orders(&g, "orders", "blue", "initiative first\n"
+	    "b1 C assault r1\n");
+	raw[RED] = fx_orders(&g, "orders", "red", "");
+	dice_init_scripted(&d, s1, 2);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w,
+	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err),
+	    HP_OK);
+	assert_int_equal(stop.step, 1);
+	assert_int_equal(stop.ask, 1u << RED);
+	assert_true(fx_event_has(&ev, "red is asked how r1 reacts to b1's "
+	    "close assault"));
+	done(&d, &ev);
+	assert_int_equal(window_advance(&g, &stop, &w2, &more, &err), HP_OK);
+	assert_int_equal(w2.kind, WINDOW_DECISION);
+	assert_string_equal(w2.name, "react");
+	assert_int_equal(w2.number, 2);
+	t = view_order_template(&g, &w2, RED);
+	assert_non_null(strstr(t, "\nreact r1 stand\n"));
+	assert_null(strstr(t, "react r2"));
+	free(t);
+	t = parse_errs(&g, RED, "react r2 withdraw\n");
+	assert_non_null(strstr(t, "r2 is not asked to react"));
+	free(t);
+	ans[RED] = fx_orders(&g, "react", "red", "react r1 withdraw\n");
+	memset(&res, 0, sizeof res);
+	res.step = stop.step;
+	res.w = w;
+	res.prior[BLUE] = raw[BLUE];
+	res.prior[RED] = raw[RED];
+	dice_init_scripted(&d, s2, 0);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w2,
+	    (const char *const *)ans, NULL, &res, &stop, &d, &ev, &err),
+	    HP_OK);
+	assert_int_equal(stop.step, -1);
+	assert_true(fx_event_has(&ev, "r1 withdraws from A3"));
+	assert_false(skm_react_asked(&g, I(&g, "r1")));
+	assert_int_equal(g.turn, 2);
+	done(&d, &ev);
+	free(raw[BLUE]);
+	free(raw[RED]);
+	free(ans[RED]);
+	game_free(&g);
+}
+
 /* Scenario mistakes are listed with their lines. */
 static void
 t_scenario_errors(void **state)
@@ -1258,6 +1325,7 @@ main(void)
 		cmocka_unit_test(t_opponent_games),
 		cmocka_unit_test(t_opponent_blind),
 		cmocka_unit_test(t_faithful),
+		cmocka_unit_test(t_faithful_react),
 		cmocka_unit_test(t_scenario_errors),
 	};
 

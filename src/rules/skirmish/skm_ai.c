@@ -106,6 +106,13 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 	char lbl[8];
 	int i, j;
 
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "react") == 0) {
+		for (i = 0; i < g->nunits; i++)
+			if (g->units[i].side == side && skm_react_asked(g, i))
+				sbuf_printf(b, "react %s stand\n",
+				    g->units[i].id);
+		return;
+	}
 	if (w->kind == WINDOW_DECISION) {
 		sbuf_puts(b, "initiative first\n");
 		return;

@@ -21,13 +21,18 @@ skm_next_window(const struct game *g, struct window_spec *w)
 	memset(w, 0, sizeof *w);
 	w->turn = g->turn;
 	if (asked != 0) {
-		/* The faithful mode: the initiative winner's choice. */
-		w->number = 2;
+		/* The faithful mode: the initiative winner's choice, or the
+		 * reactions of the targets of close assaults. */
+		bool react = game_var(g, "askk", 0) == 2;
+
+		w->number = game_var(g, "wnum", 1);
 		w->kind = WINDOW_DECISION;
-		strlcpy_(w->name, "initiative", sizeof w->name);
+		strlcpy_(w->name, react ? "react" : "initiative",
+		    sizeof w->name);
 		w->sides = asked;
-		snprintf(w->prompt, sizeof w->prompt, "you won the "
-		    "initiative: move first or second?");
+		snprintf(w->prompt, sizeof w->prompt, react ? "your elements "
+		    "are close assaulted: stand, counter or withdraw?" :
+		    "you won the initiative: move first or second?");
 		return true;
 	}
 	w->number = 1;
@@ -281,13 +286,15 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
     struct order_errors *errs)
 {
 	struct skm_orders *o = xcalloc(1, sizeof *o);
-	bool standing = strcmp(w->name, "standing") == 0;
+	bool react = w->kind == WINDOW_DECISION && strcmp(w->name, "react") ==
+	    0;
+	bool standing = strcmp(w->name, "standing") == 0 || react;
 	size_t k, before = errs->n;
 	int i, j, initl = 0;
 	char lbl[8];
 
 	o->initiative = -1;
-	if (w->kind == WINDOW_DECISION) {
+	if (w->kind == WINDOW_DECISION && !react) {
 		for (k = 0; k < b->n; k++) {
 			const struct order_line *l = &b->v[k];
 			const char *a = l->nwords == 2 && strcmp(l->words[0],
@@ -343,6 +350,12 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 			if ((u = own(g, side, l->lineno, l->words[1], errs)) <
 			    0)
 				continue;
+			if (react && !skm_react_asked(g, u)) {
+				orders_error(errs, l->lineno, "%s is not asked "
+				    "to react (the template lists those that "
+				    "are)", l->words[1]);
+				continue;
+			}
 			if (strcmp(l->words[2], "stand") == 0)
 				r = SKM_R_STAND;
 			else if (strcmp(l->words[2], "counter") == 0)
@@ -364,6 +377,9 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 			}
 			o->react_unit[o->nreact] = u;
 			o->react[o->nreact++] = r;
+		} else if (react) {
+			orders_error(errs, l->lineno, "answer with 'react "
+			    "ELEMENT stand|counter|withdraw' lines only");
 		} else if (standing) {
 			orders_error(errs, l->lineno, "standing orders take "
 			    "'initiative first|second' and 'react ELEMENT "
@@ -431,6 +447,17 @@ skm_order_template(const struct game *g, const struct window_spec *w,
 	char lbl[8];
 	int i, n = 0;
 
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "react") == 0) {
+		sbuf_puts(b, "# Your elements below are close assaulted (9.1: "
+		    "\"the target may react by up to 4\" as if CA\").\n"
+		    "# For each: stand, counter (move into contact) or "
+		    "withdraw (up to 2 hexes away).\n");
+		for (i = 0; i < g->nunits; i++)
+			if (g->units[i].side == side && skm_react_asked(g, i))
+				sbuf_printf(b, "react %s stand\n",
+				    g->units[i].id);
+		return;
+	}
 	if (w->kind == WINDOW_DECISION) {
 		sbuf_puts(b, "# You won the initiative (3.1: \"Highest roll "
 		    "chooses to move first or second\").\n# Answer "

@@ -249,6 +249,7 @@ struct skm_res {
 	unsigned lastset;          /* stream of the last die (0 public) */
 	unsigned ask;              /* faithful mode: the side to ask */
 	int lastseq;
+	const struct skm_orders *ans[2]; /* faithful: reactions answered */
 };
 
 /* The label of h (one of 4 rotating buffers). */
@@ -908,14 +909,75 @@ reaction(const struct skm_res *r, int t)
 {
 	int s = r->g->units[t].side, k, pass;
 
-	for (pass = 0; pass < 2; pass++) {
-		const struct skm_orders *o = pass ? r->st[s] : r->o[s];
+	for (pass = 0; pass < 3; pass++) {
+		const struct skm_orders *o = pass == 0 ? r->o[s] : pass == 1 ?
+		    r->st[s] : r->ans[s];
 
 		for (k = 0; o != NULL && k < o->nreact; k++)
 			if (o->react_unit[k] == t)
 				return o->react[k];
 	}
 	return SKM_R_STAND;
+}
+
+/* Was a reaction of unit t given in advance (orders or standing)? */
+static bool
+reaction_given(const struct skm_res *r, int t)
+{
+	int s = r->g->units[t].side, k, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		const struct skm_orders *o = pass == 0 ? r->o[s] : r->st[s];
+
+		for (k = 0; o != NULL && k < o->nreact; k++)
+			if (o->react_unit[k] == t)
+				return true;
+	}
+	return false;
+}
+
+/* The faithful mode: mark (var rq.ID) each target of an assault that will
+ * go in and whose reaction its side has not given; the sides to ask. */
+static unsigned
+react_asks(struct skm_res *r)
+{
+	struct game *g = r->g;
+	unsigned mask = 0;
+	char key[40];
+	int s, j;
+
+	for (s = 0; s < 2; s++) {
+		const struct skm_orders *o = r->o[s];
+
+		for (j = 0; o != NULL && j < o->n; j++) {
+			int a = o->it[j].unit, t = o->it[j].assault;
+
+			if (t < 0 || !skm_alive(g, a) || g->units[a].status !=
+			    SKM_GOOD || !skm_alive(g, t) ||
+			    !skm_visible(g, g->units[a].side, t) ||
+			    reaction_given(r, t))
+				continue;
+			reveal(r, a, "it declares a close assault");
+			snprintf(key, sizeof key, "rq.%s", g->units[t].id);
+			game_set_var(g, key, 1);
+			mask |= 1u << g->units[t].side;
+			events_add(r->c->ev, ALL, 0, "%s is asked how %s reacts "
+			    "to %s's close assault.",
+			    g->sides[g->units[t].side].name, g->units[t].id,
+			    g->units[a].id);
+		}
+	}
+	return mask;
+}
+
+/* Is unit u asked for its reaction (faithful mode)? */
+bool
+skm_react_asked(const struct game *g, int u)
+{
+	char key[40];
+
+	snprintf(key, sizeof key, "rq.%s", g->units[u].id);
+	return game_var(g, key, 0) != 0;
 }
 
 /* Step u up to n hexes toward (closer) or away from unit v. */
@@ -1176,9 +1238,14 @@ end_turn(struct skm_res *r)
 }
 
 /* Resolve the turn: step 0 spotting, rally and the initiative (in the
- * faithful mode it may stop to ask the winner), step 1 the rest, with
- * the orders of the window, or after a stop those of the window that
- * stopped and the winner's answer. */
+ * faithful mode it may stop to ask the winner), step 1 the close-assault
+ * declarations (in the faithful mode it may stop to ask the targets how
+ * they react), step 2 movement, fire, morale, melee and the end of the
+ * turn. Nothing before a stop moves an element or changes what an order
+ * may name, so the stopped window's orders parse again. After
+ * a stop the orders are those of the window that stopped first; the
+ * answers are in c->orders (var askk says which question: 1 initiative,
+ * 2 reactions). */
 enum resolve_rc
 skm_resolve(struct resolve_ctx *c)
 {
@@ -1186,7 +1253,7 @@ skm_resolve(struct resolve_ctx *c)
 	struct game *g = c->g;
 	int i;
 
-	if (c->step > 1) {
+	if (c->step > 2) {
 		hp_seterr(c->err, HP_EINTERNAL, "skirmish-ww2: no step %d",
 		    c->step);
 		return RESOLVE_ERROR;
@@ -1199,6 +1266,7 @@ skm_resolve(struct resolve_ctx *c)
 		r.st[i] = c->standing[i];
 	}
 	if (c->step == 0) {
+		game_set_var(g, "wnum", 1);
 		for (i = 0; i < 2; i++) {
 			const struct skm_orders *o = r.o[i];
 			int j;
@@ -1211,6 +1279,8 @@ skm_resolve(struct resolve_ctx *c)
 		rally(&r);
 		initiative(&r);
 		if (r.ask != 0) {
+			game_set_var(g, "askk", 1);
+			game_set_var(g, "wnum", game_var(g, "wnum", 1) + 1);
 			game_set_var(g, "asked", (int)r.ask);
 			c->ask = r.ask;
 			return RESOLVE_ASK;
@@ -1219,15 +1289,49 @@ skm_resolve(struct resolve_ctx *c)
 	}
 	r.winner = game_var(g, "ini.win", 0);
 	r.first = game_var(g, "ini.first", r.winner);
-	if (c->resumed) {
-		const struct skm_orders *a = c->orders[r.winner];
-		int second = a != NULL && a->initiative == 1;
+	if (c->step == 1) {
+		/* The initiative winner's answer; then, in the faithful mode,
+		 * the targets of the declared close assaults are asked how
+		 * they react ("Declare all CA before moving any troops"). */
+		if (c->resumed && game_var(g, "askk", 0) == 1) {
+			const struct skm_orders *a = c->orders[r.winner];
+			int second = a != NULL && a->initiative == 1;
 
-		r.first = second ? 1 - r.winner : r.winner;
+			r.first = second ? 1 - r.winner : r.winner;
+			game_set_var(g, "ini.first", r.first);
+			game_set_var(g, "asked", 0);
+			game_set_var(g, "askk", 0);
+			events_phase(c->ev, "Initiative");
+			events_add(c->ev, ALL, 0, "%s chooses to move %s.",
+			    g->sides[r.winner].name, second ? "second" :
+			    "first");
+		}
+		if (game_option_flag(g, "faithful")) {
+			events_phase(c->ev, "Close assault declarations");
+			if ((r.ask = react_asks(&r)) != 0) {
+				game_set_var(g, "asked", (int)r.ask);
+				game_set_var(g, "askk", 2);
+				game_set_var(g, "wnum", game_var(g, "wnum",
+				    1) + 1);
+				c->ask = r.ask;
+				return RESOLVE_ASK;
+			}
+		}
+		return RESOLVE_CONTINUE;
+	}
+	if (c->resumed && game_var(g, "askk", 0) == 2) {
+		for (i = 0; i < 2; i++)
+			r.ans[i] = c->orders[i];
+		for (i = 0; i < g->nunits; i++)
+			if (skm_react_asked(g, i)) {
+				char key[40];
+
+				snprintf(key, sizeof key, "rq.%s",
+				    g->units[i].id);
+				game_set_var(g, key, 0);
+			}
 		game_set_var(g, "asked", 0);
-		events_phase(c->ev, "Initiative");
-		events_add(c->ev, ALL, 0, "%s chooses to move %s.",
-		    g->sides[r.winner].name, second ? "second" : "first");
+		game_set_var(g, "askk", 0);
 	}
 	r.pending = xcalloc((size_t)g->nunits + 1, sizeof(int));
 	r.optarget = xcalloc((size_t)g->nunits + 1, sizeof(int));
