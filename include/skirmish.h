@@ -169,6 +169,8 @@ void skm_he_numbers(const struct game *, int f, int t, struct hex c,
 /* 10.1: the morale test number of unit u (kills this test, rally, severe). */
 int skm_morale_number(const struct game *, int u, int kills, bool rally,
     bool severe);
+/* 11.1: the number to spot hidden unit u (0 automatic, -1 unseen). */
+int skm_spot_number(const struct game *, int u);
 /* 9.1: the close combat number of unit u. */
 int skm_cc_number(const struct game *, int u);
 enum resolve_rc skm_resolve(struct resolve_ctx *);

@@ -610,7 +610,7 @@ t_moving_fire(void **state)
 	game_free(&g);
 }
 
-/* 11.1: spotting with sealed dice, automatic within 4", +1 over 16". */
+/* 11.1: the spotting number and the spotting phase's sealed rolls. */
 static void
 t_spotting(void **state)
 {
@@ -619,20 +619,41 @@ t_spotting(void **state)
 	struct events ev;
 	static const int s1[] = { 5, 3, 1 };
 	static const int s2[] = { 5, 3, 1 };
-	static const int s3[] = { 3, 1 };
+	static const int s3[] = { 6, 3, 1 };
+	static const int s4[] = { 3, 1 };
 	size_t k;
+	int r1;
 
 	(void)state;
 	board(&g, "unit: b1 rifle blue A1\nunit: r1 rifle red A5\n", NULL);
+	r1 = I(&g, "r1");
+	/* The table: 5+; +1 each hindrance; +1 over 16" (8 hexes); 4" or
+	 * less automatic; the best spotter counts. */
+	assert_int_equal(skm_spot_number(&g, r1), 5);
+	terrain(&g, "A3", "scrub");
+	assert_int_equal(skm_spot_number(&g, r1), 6);
+	terrain(&g, "A3", "open");
+	U(&g, "r1")->pos = fx_hex(&g, "A9");
+	assert_int_equal(skm_spot_number(&g, r1), 5);
+	U(&g, "r1")->pos = fx_hex(&g, "A10");
+	assert_int_equal(skm_spot_number(&g, r1), 6);
+	U(&g, "r1")->pos = fx_hex(&g, "A3");
+	assert_int_equal(skm_spot_number(&g, r1), 0);
+	U(&g, "r1")->pos = fx_hex(&g, "A5");
+	terrain(&g, "A3", "stone");
+	assert_int_equal(skm_spot_number(&g, r1), -1);
+	terrain(&g, "A3", "open");
+	/* The phase: r1 hidden in woods 4 hexes away, a 5 spots it. */
 	terrain(&g, "A5", "woods");
 	U(&g, "r1")->flags |= SKM_F_HIDDEN;
-	assert_false(skm_visible(&g, BLUE, I(&g, "r1")));
-	assert_true(skm_visible(&g, RED, I(&g, "r1")));
+	assert_false(skm_visible(&g, BLUE, r1));
+	assert_true(skm_visible(&g, RED, r1));
 	turn(&g, "", "", s1, 3, &d, &ev);
-	/* The spotting roll is sealed, shown to red (whose element it is). */
+	/* The spotting roll is sealed, shown to red (whose element it is),
+	 * with no number that would tell red where blue is. */
 	assert_int_equal(d.nslog, 1);
 	assert_int_equal(d.slog[0].visible, 1u << RED);
-	assert_int_equal(d.slog[0].target, 5);
+	assert_int_equal(d.slog[0].target, 0);
 	assert_false(U(&g, "r1")->flags & SKM_F_HIDDEN);
 	assert_true(fx_event_has(&ev, "spotted (11.1)"));
 	for (k = 0; k < ev.n; k++)
@@ -645,13 +666,22 @@ t_spotting(void **state)
 	U(&g, "r1")->pos = fx_hex(&g, "A10");
 	terrain(&g, "A10", "woods");
 	turn(&g, "", "", s2, 3, &d, &ev);
-	assert_int_equal(d.slog[0].target, 6);
+	assert_true(U(&g, "r1")->flags & SKM_F_HIDDEN);
+	assert_true(fx_event_has(&ev, "Spotting roll against your r1: 5 - "
+	    "still hidden"));
+	done(&d, &ev);
+	/* Out of every enemy sight: still a roll (the owner learns nothing),
+	 * and even a 6 spots nothing. */
+	terrain(&g, "A5", "stone");
+	turn(&g, "", "", s3, 3, &d, &ev);
+	assert_int_equal(d.nslog, 1);
 	assert_true(U(&g, "r1")->flags & SKM_F_HIDDEN);
 	done(&d, &ev);
+	terrain(&g, "A5", "open");
 	/* 4" or less: automatically, no roll. */
 	U(&g, "r1")->pos = fx_hex(&g, "A3");
 	terrain(&g, "A3", "woods");
-	turn(&g, "", "", s3, 2, &d, &ev);
+	turn(&g, "", "", s4, 2, &d, &ev);
 	assert_int_equal(d.nslog, 0);
 	assert_false(U(&g, "r1")->flags & SKM_F_HIDDEN);
 	done(&d, &ev);

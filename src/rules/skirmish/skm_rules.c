@@ -370,49 +370,58 @@ apply_kills(struct skm_res *r)
 
 /* --- phases ------------------------------------------------------------------ */
 
-/* 11.1: roll to spot each hidden element within an enemy's sight. */
+/* 11.1: the number to spot hidden unit u from the best enemy spotter that
+ * sees it: 5+, +1 each hindrance, +1 over 16"; 0 within 4" (automatic);
+ * -1 when no enemy sees it. */
+int
+skm_spot_number(const struct game *g, int u)
+{
+	int best = -1, j, n;
+
+	for (j = 0; j < g->nunits; j++) {
+		int w, d;
+
+		if (!skm_alive(g, j) || g->units[j].side == g->units[u].side ||
+		    (w = skm_sight(g, g->units[j].pos,
+		    g->units[j].x[SKM_X_FLOOR], g->units[u].pos,
+		    g->units[u].x[SKM_X_FLOOR])) < 0)
+			continue;
+		d = hex_distance(g->units[j].pos, g->units[u].pos);
+		n = d <= SKM_AUTO_SPOT ? 0 : 5 + w + (d > SKM_FAR_SPOT);
+		if (best < 0 || n < best)
+			best = n;
+	}
+	return best;
+}
+
+/* 11.1: the spotting phase. Every hidden element gets one sealed roll,
+ * shown to its own side only, whether or not an enemy sees it (so that
+ * neither the roll nor its number tells the owner where the enemy is);
+ * it is spotted when an enemy sees it and the roll makes the number. */
 static void
 spotting(struct skm_res *r)
 {
 	struct game *g = r->g;
 	char p[80];
-	int i, j;
+	int i, best, v;
 
 	events_phase(r->c->ev, "Spotting");
 	for (i = 0; i < g->nunits; i++) {
-		int best = -1, bd = 0, n, v;
-
 		if (!skm_alive(g, i) || !(g->units[i].flags & SKM_F_HIDDEN))
 			continue;
-		for (j = 0; j < g->nunits; j++) {
-			int w, d;
-
-			if (!skm_alive(g, j) || g->units[j].side ==
-			    g->units[i].side || (w = skm_sight(g,
-			    g->units[j].pos, g->units[j].x[SKM_X_FLOOR],
-			    g->units[i].pos, g->units[i].x[SKM_X_FLOOR])) < 0)
-				continue;
-			d = hex_distance(g->units[j].pos, g->units[i].pos);
-			n = d <= SKM_AUTO_SPOT ? 0 : 5 + w + (d > SKM_FAR_SPOT);
-			if (best < 0 || n < best) {
-				best = n;
-				bd = d;
-			}
-		}
-		if (best < 0)
-			continue;
+		best = skm_spot_number(g, i);
 		if (best == 0) {
 			reveal(r, i, "within 4\" of an enemy, spotted "
 			    "automatically");
 			continue;
 		}
 		snprintf(p, sizeof p, "spotting %s", g->units[i].id);
-		v = die(r, i, best <= 6 ? best : 0, p);
+		v = die(r, i, 0, p);
 		events_add_rolls(r->c->ev, seen_by(g, i), r->lastset,
-		    r->lastseq, 1, "Spotting roll against your %s: %d, needs "
-		    "%d+ (%d hexes) - %s.", g->units[i].id, v, best, bd,
-		    v >= best ? "spotted" : "still hidden");
-		if (v >= best)
+		    r->lastseq, 1, "Spotting roll against your %s: %d - %s.",
+		    g->units[i].id, v, best > 0 && v >= best ? "spotted" :
+		    "still hidden");
+		if (best > 0 && v >= best)
 			reveal(r, i, "spotted (11.1)");
 	}
 }
