@@ -61,6 +61,7 @@ struct skm_kind {
 	int heweight;       /* subtracted from HE target numbers */
 	bool spotter;       /* a direct spotter (8.2) */
 	bool leader;        /* leadership bonus (10.1) within 3 hexes */
+	bool dhe;           /* fires direct HE (6.3 exceptions, HE weight) */
 };
 bool skm_kind_of(const struct game *, const char *kind, struct skm_kind *);
 

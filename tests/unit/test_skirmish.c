@@ -559,6 +559,30 @@ t_fire_turn(void **state)
 	game_free(&g);
 }
 
+/* Direct HE (a gun): no stationary-vs-movement or At the Double
+ * modifier; its HE weight (1) lowers the to-kill number. */
+static void
+t_direct_he(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	/* Initiative; r1 moves At the Double to A6 in the open; the gun's 2
+	 * dice at 4+ (the -1s do not apply): 2 hits; to kill 3+ (4 - 1):
+	 * 2 kills; r1 morale 6+: 6. */
+	static const int script[] = { 1, 6, 4, 4, 3, 3, 6 };
+
+	(void)state;
+	board(&g, "unit: bg gun blue A1\nunit: r1 rifle red A8\n", NULL);
+	turn(&g, "bg F fire r1\n", "r1 A A7 A6\n", script, 7, &d, &ev);
+	roll_target(&d, 3, 4, "bg fires at r1: to hit");
+	roll_target(&d, 5, 3, "bg fires at r1: to kill");
+	assert_int_equal(U(&g, "r1")->strength, 6);
+	assert_false(fx_event_has(&ev, "At the Double -1"));
+	done(&d, &ev);
+	game_free(&g);
+}
+
 /* Opportunity fire: the marker goes on the mover where it came into
  * range, the fire happens in the stationary phase at that spot. */
 static void
@@ -1342,6 +1366,7 @@ main(void)
 		cmocka_unit_test(t_tables_91_101),
 		cmocka_unit_test(t_fire_turn),
 		cmocka_unit_test(t_opportunity_fire),
+		cmocka_unit_test(t_direct_he),
 		cmocka_unit_test(t_moving_fire),
 		cmocka_unit_test(t_spotting),
 		cmocka_unit_test(t_hidden_deployment),

@@ -40,13 +40,20 @@ static const char *const home_names[] = { "north", "south", "east", "west" };
 
 /* The element kinds (placeholders: the sheet gives no weapon table). */
 static const struct skm_kind kinds[] = {
+	/* id  name  figures dice sw range long indirect heweight spotter
+	 * leader dhe */
 	{ "rifle", "Rifle section", 8, 1, false, 12, 6, false, 0, false,
+	    false, false },
+	{ "mmg", "MMG team", 3, 5, true, 15, 8, false, 0, false, false,
 	    false },
-	{ "mmg", "MMG team", 3, 5, true, 15, 8, false, 0, false, false },
-	{ "mortar", "Light mortar", 3, 0, true, 0, 0, true, 0, false, false },
+	{ "mortar", "Light mortar", 3, 0, true, 0, 0, true, 0, false, false,
+	    false },
 	{ "fo", "Forward observer", 2, 1, false, 12, 6, false, 0, true,
+	    false, false },
+	{ "hq", "Platoon HQ", 3, 1, false, 12, 6, false, 0, false, true,
 	    false },
-	{ "hq", "Platoon HQ", 3, 1, false, 12, 6, false, 0, false, true },
+	{ "gun", "Infantry gun (direct HE)", 4, 2, true, 15, 8, false, 1,
+	    false, false, true },
 };
 #define NKINDS (int)(sizeof kinds / sizeof kinds[0])
 
@@ -599,7 +606,7 @@ build_units(struct skm_build *b)
 		}
 		if (!skm_kind_of(g, su->kind, &k)) {
 			bad(b, su->line, "unit: no element kind \"%s\" (rifle "
-			    "mmg mortar fo hq)", su->kind);
+			    "mmg mortar fo hq gun)", su->kind);
 			continue;
 		}
 		if (!board_hex(b, su->line, "unit", su->at, &h))

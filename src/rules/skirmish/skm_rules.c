@@ -667,9 +667,11 @@ direct_fire(struct skm_res *r, int f, int t, struct hex th, bool stationary,
 	reveal(r, f, "it opens fire");
 	n = k.sw ? k.dice : uf->strength * k.dice;
 	cover = skm_cover(g, th, uf->pos);
-	hit = skm_to_hit(cover) + skm_fire_mod(g, f, t, th, stationary, false,
-	    why, sizeof why);
-	kill = skm_to_kill(cover);
+	hit = skm_to_hit(cover) + skm_fire_mod(g, f, t, th, stationary,
+	    k.dhe, why, sizeof why);
+	/* "to kill roll is only modified by special weapons or HE": the HE
+	 * weight of a gun firing direct HE. */
+	kill = skm_to_kill(cover) - (k.dhe ? k.heweight : 0);
 	if (hit < 2)
 		hit = 2;
 	if (hit > 6) {
