@@ -29,7 +29,7 @@ grep -q "line .*expected 'initiative first' or 'initiative second'" \
 
 golden_play "$NAME"
 golden_reports "$NAME" >"$T/game.txt"
-grep -q "Spotting roll against your" "$T/game.txt" || fail "no spotting"
+grep -q "Spotting roll for hidden" "$T/game.txt" || fail "no spotting"
 grep -q "Everything is revealed" "$T/game.txt" || fail "no reveal at the end"
 if grep -n ' $' "$T/game.txt" >&2; then
 	fail "lines end in spaces"

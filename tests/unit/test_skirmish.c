@@ -691,7 +691,7 @@ t_spotting(void **state)
 	terrain(&g, "A10", "woods");
 	turn(&g, "", "", s2, 3, &d, &ev);
 	assert_true(U(&g, "r1")->flags & SKM_F_HIDDEN);
-	assert_true(fx_event_has(&ev, "Spotting roll against your r1: 5 - "
+	assert_true(fx_event_has(&ev, "Spotting roll for hidden r1: 5 - "
 	    "still hidden"));
 	done(&d, &ev);
 	/* Out of every enemy sight: still a roll (the owner learns nothing),
@@ -1021,6 +1021,51 @@ t_parse_errors(void **state)
 	assert_non_null(strstr(e, "line 5: either fire at a target or "
 	    "opportunity fire, not both"));
 	free(e);
+	/* Standing orders may name an element no longer in play (they are
+	 * parsed again every window), not one that never was. */
+	U(&g, "b2")->strength = 0;
+	{
+		struct order_errors errs;
+		struct order_header h;
+		struct order_body b;
+		struct window_spec w;
+		struct sbuf canon;
+		char *text = fx_orders(&g, "standing", "blue",
+		    "react b2 counter\ninitiative second\n");
+		void *o = NULL;
+
+		memset(&w, 0, sizeof w);
+		strlcpy_(w.name, "standing", sizeof w.name);
+		orders_errors_init(&errs);
+		assert_int_equal(orders_parse_file(text, strlen(text), &h, &b,
+		    &errs), HP_OK);
+		sbuf_init(&canon);
+		assert_int_equal(skm_parse(&g, &w, BLUE, &b, &o, &canon,
+		    &errs), HP_OK);
+		assert_string_equal(canon.buf, "initiative second\n"
+		    "react b2 counter\n");
+		skm_free_orders(o);
+		orders_body_free(&b);
+		free(text);
+		sbuf_free(&canon);
+		text = fx_orders(&g, "standing", "blue", "react zz counter\n"
+		    "b1 F\n");
+		sbuf_init(&canon);
+		assert_int_equal(orders_parse_file(text, strlen(text), &h, &b,
+		    &errs), HP_OK);
+		assert_int_equal(skm_parse(&g, &w, BLUE, &b, &o, &canon,
+		    &errs), HP_EINVAL);
+		e = orders_errors_text(&errs);
+		assert_non_null(strstr(e, "line 5: no element 'zz' of yours"));
+		assert_non_null(strstr(e, "line 6: standing orders take "
+		    "'initiative first|second' and 'react ELEMENT "
+		    "stand|counter|withdraw' only"));
+		free(e);
+		orders_errors_free(&errs);
+		orders_body_free(&b);
+		free(text);
+		sbuf_free(&canon);
+	}
 	U(&g, "b1")->status = SKM_SUPP;
 	e = parse_errs(&g, BLUE, "b1 C assault r1\n");
 	assert_non_null(strstr(e, "line 5: only an unsuppressed element may "

@@ -347,8 +347,18 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 				    "ELEMENT stand|counter|withdraw'");
 				continue;
 			}
-			if ((u = own(g, side, l->lineno, l->words[1], errs)) <
-			    0)
+			if (standing && !react) {
+				/* Standing orders outlive their elements:
+				 * parsed again each window, they name any
+				 * element of the side, in play or not. */
+				u = game_unit_index(g, l->words[1]);
+				if (u < 0 || g->units[u].side != side) {
+					orders_error(errs, l->lineno, "no element "
+					    "'%s' of yours", l->words[1]);
+					continue;
+				}
+			} else if ((u = own(g, side, l->lineno, l->words[1],
+			    errs)) < 0)
 				continue;
 			if (react && !skm_react_asked(g, u)) {
 				orders_error(errs, l->lineno, "%s is not asked "

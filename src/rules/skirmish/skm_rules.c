@@ -418,7 +418,7 @@ spotting(struct skm_res *r)
 		snprintf(p, sizeof p, "spotting %s", g->units[i].id);
 		v = die(r, i, 0, p);
 		events_add_rolls(r->c->ev, seen_by(g, i), r->lastset,
-		    r->lastseq, 1, "Spotting roll against your %s: %d - %s.",
+		    r->lastseq, 1, "Spotting roll for hidden %s: %d - %s.",
 		    g->units[i].id, v, best > 0 && v >= best ? "spotted" :
 		    "still hidden");
 		if (best > 0 && v >= best)
