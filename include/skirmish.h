@@ -71,7 +71,8 @@ bool skm_kind_of(const struct game *, const char *kind, struct skm_kind *);
 #define SKM_X_FLOOR 2     /* storey in a building, 0 ground */
 #define SKM_X_KILLS 3     /* figures lost this turn (for morale) */
 #define SKM_X_ORDER 4     /* order letter of this turn, 0 none */
-#define SKM_X_HOME 5      /* unused */
+#define SKM_X_START 5     /* hex at the turn's start, col*1000+row+1 (0:
+                           * unset): paths are read from it */
 #define SKM_F_HIDDEN 0x1  /* hidden from the enemy */
 #define SKM_F_MOVED 0x2   /* moved this turn */
 #define SKM_F_DOUBLE 0x4  /* used At the Double this turn */
@@ -110,6 +111,11 @@ struct skm_orders {
 	int nreact;
 	int react_unit[SKM_ITEMS_MAX];
 	int react[SKM_ITEMS_MAX];
+	/* The faithful mode's answers: opportunity-fire markers placed. */
+	int nop;
+	int op_unit[SKM_ITEMS_MAX];
+	int op_target[SKM_ITEMS_MAX];     /* -1: none */
+	struct hex op_hex[SKM_ITEMS_MAX];
 };
 
 /* --- geometry and state (skm_map.c) -------------------------------------- */
@@ -177,6 +183,13 @@ int skm_cc_number(const struct game *, int u);
 enum resolve_rc skm_resolve(struct resolve_ctx *);
 /* Is unit asked for its close-assault reaction (the faithful mode)? */
 bool skm_react_asked(const struct game *, int unit);
+/* Is unit asked where to place its opportunity-fire marker? */
+bool skm_op_asked(const struct game *, int unit);
+/* Did unit pass through h in this turn's movement (the faithful mode)? */
+bool skm_moved_through(const struct game *, int unit, struct hex h);
+/* May unit f place an opportunity-fire marker on unit t at h (sight and
+ * range, the marker's own range rng or 0)? */
+bool skm_op_ok(const struct game *, int f, int t, struct hex h, int rng);
 void skm_victory(struct game *, struct events *);
 
 /* --- the built-in opponent (skm_ai.c) ------------------------------------- */

@@ -1369,6 +1369,83 @@ t_faithful_react(void **state)
 	game_free(&g);
 }
 
+/* The faithful mode: after the first side's move, the second side is
+ * asked where its Opportunity Fire markers go (a hex the mover passed). */
+static void
+t_faithful_opfire(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	struct hp_error err = { 0, "" };
+	struct window_spec w, w2;
+	struct window_stop stop;
+	struct window_resume res;
+	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *t;
+	static const int s1[] = { 1, 6 };
+	/* b1 at r1 marked at A7 (6 hexes): 4 - 1 - 1 = 2+: 8 dice, 2 hits;
+	 * to kill 4+: 1 kill; r1 morale 5+: 6. */
+	static const int s2[] = { 2, 2, 1, 1, 1, 1, 1, 1, 4, 1, 6 };
+	bool more;
+	int k;
+
+	(void)state;
+	board(&g, "unit: b1 rifle blue A1\nunit: r1 rifle red A9\n",
+	    "turns=10,faithful");
+	assert_true(skm_next_window(&g, &w));
+	raw[BLUE] = fx_orders(&g, "orders", "blue", "b1 F opfire\n");
+	raw[RED] = fx_orders(&g, "orders", "red", "initiative first\n"
+	    "r1 A A8 A7 A6\n");
+	dice_init_scripted(&d, s1, 2);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w,
+	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err),
+	    HP_OK);
+	assert_int_equal(stop.step, 2);
+	assert_int_equal(stop.ask, 1u << BLUE);
+	assert_true(hex_eq(U(&g, "r1")->pos, fx_hex(&g, "A6")));
+	done(&d, &ev);
+	assert_int_equal(window_advance(&g, &stop, &w2, &more, &err), HP_OK);
+	assert_string_equal(w2.name, "opfire");
+	t = view_order_template(&g, &w2, BLUE);
+	assert_non_null(strstr(t, "b1 may mark r1 at A8"));
+	assert_non_null(strstr(t, "\nopfire b1 none\n"));
+	free(t);
+	/* The orders of the stopped window still parse (paths from where
+	 * the turn began). */
+	t = parse_errs(&g, RED, "r1 A A8 A7 A6\n");
+	free(t);
+	t = parse_errs(&g, BLUE, "opfire b1 r1 A9\nopfire zz none\n");
+	assert_non_null(strstr(t, "line 5: r1 did not pass A9"));
+	assert_non_null(strstr(t, "line 6: no element 'zz' of yours"));
+	free(t);
+	ans[BLUE] = fx_orders(&g, "opfire", "blue", "opfire b1 r1 A7\n");
+	memset(&res, 0, sizeof res);
+	res.step = stop.step;
+	res.w = w;
+	res.prior[BLUE] = raw[BLUE];
+	res.prior[RED] = raw[RED];
+	dice_init_scripted(&d, s2, 11);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w2,
+	    (const char *const *)ans, NULL, &res, &stop, &d, &ev, &err),
+	    HP_OK);
+	assert_int_equal(stop.step, -1);
+	assert_false(d.script_exhausted);
+	assert_int_equal(d.scriptpos, 11);
+	assert_true(fx_event_has(&ev, "b1 places an Opportunity Fire marker "
+	    "on r1 at A7"));
+	for (k = 1; k <= 8; k++)
+		roll_target(&d, k, 2, "b1 fires at r1: to hit");
+	assert_int_equal(U(&g, "r1")->strength, 7);
+	assert_int_equal(g.turn, 2);
+	done(&d, &ev);
+	free(raw[BLUE]);
+	free(raw[RED]);
+	free(ans[BLUE]);
+	game_free(&g);
+}
+
 /* Scenario mistakes are listed with their lines. */
 static void
 t_scenario_errors(void **state)
@@ -1426,6 +1503,7 @@ main(void)
 		cmocka_unit_test(t_opponent_blind),
 		cmocka_unit_test(t_faithful),
 		cmocka_unit_test(t_faithful_react),
+		cmocka_unit_test(t_faithful_opfire),
 		cmocka_unit_test(t_scenario_errors),
 	};
 

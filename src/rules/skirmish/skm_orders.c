@@ -23,16 +23,18 @@ skm_next_window(const struct game *g, struct window_spec *w)
 	if (asked != 0) {
 		/* The faithful mode: the initiative winner's choice, or the
 		 * reactions of the targets of close assaults. */
-		bool react = game_var(g, "askk", 0) == 2;
+		int kind = game_var(g, "askk", 0);
 
 		w->number = game_var(g, "wnum", 1);
 		w->kind = WINDOW_DECISION;
-		strlcpy_(w->name, react ? "react" : "initiative",
-		    sizeof w->name);
+		strlcpy_(w->name, kind == 2 ? "react" : kind >= 3 ? "opfire" :
+		    "initiative", sizeof w->name);
 		w->sides = asked;
-		snprintf(w->prompt, sizeof w->prompt, react ? "your elements "
-		    "are close assaulted: stand, counter or withdraw?" :
-		    "you won the initiative: move first or second?");
+		snprintf(w->prompt, sizeof w->prompt, "%s", kind == 2 ?
+		    "your elements are close assaulted: stand, counter or "
+		    "withdraw?" : kind >= 3 ? "the enemy has moved: where do "
+		    "your Opportunity Fire markers go?" : "you won the "
+		    "initiative: move first or second?");
 		return true;
 	}
 	w->number = 1;
@@ -146,6 +148,15 @@ parse_item(const struct game *g, int side, const struct order_line *l,
 	it->order = (char)(ow[0] - 'a' + 'A');
 	skm_kind_of(g, g->units[u].kind, &k);
 	prev = g->units[u].pos;
+	if (g->units[u].x[SKM_X_START] > 0) {
+		/* Parsed again after a stop of the faithful mode: the path
+		 * starts where the element stood when the turn began. */
+		struct hex_offset so;
+
+		so.col = (g->units[u].x[SKM_X_START] - 1) / 1000;
+		so.row = (g->units[u].x[SKM_X_START] - 1) % 1000;
+		prev = hex_from_offset(&g->layout, so);
+	}
 	for (; w < l->nwords && hex_parse_label(&g->layout, l->words[w],
 	    &it->path[it->npath]); w++) {
 		struct hex h = it->path[it->npath];
@@ -279,6 +290,65 @@ parse_item(const struct game *g, int side, const struct order_line *l,
 	return true;
 }
 
+/* The faithful mode's answer: "opfire ELEMENT ENEMY HEX" or "opfire
+ * ELEMENT none" for elements asked, the enemy seen passing HEX. */
+static void
+parse_op(const struct game *g, int side, const struct order_body *b,
+    struct skm_orders *o, struct order_errors *errs)
+{
+	size_t k;
+	int u, t, j;
+	struct hex h;
+	char lbl[8];
+
+	for (k = 0; k < b->n; k++) {
+		const struct order_line *l = &b->v[k];
+
+		if (strcmp(l->words[0], "opfire") != 0 || (l->nwords != 3 &&
+		    l->nwords != 4) || (l->nwords == 3 && strcmp(l->words[2],
+		    "none") != 0)) {
+			orders_error(errs, l->lineno, "expected 'opfire ELEMENT "
+			    "ENEMY HEX' or 'opfire ELEMENT none'");
+			continue;
+		}
+		if ((u = own(g, side, l->lineno, l->words[1], errs)) < 0)
+			continue;
+		if (!skm_op_asked(g, u)) {
+			orders_error(errs, l->lineno, "%s is not asked for a "
+			    "marker (the template lists those that are)",
+			    l->words[1]);
+			continue;
+		}
+		for (j = 0; j < o->nop && o->op_unit[j] != u; j++)
+			;
+		if (j < o->nop || o->nop == SKM_ITEMS_MAX) {
+			orders_error(errs, l->lineno, "a second marker for %s",
+			    l->words[1]);
+			continue;
+		}
+		t = -1;
+		if (l->nwords == 4) {
+			if ((t = enemy(g, side, l->lineno, l->words[2], errs)) <
+			    0 || !map_hex(g, l->lineno, l->words[3], &h, errs))
+				continue;
+			hex_label(&g->layout, h, lbl, sizeof lbl);
+			if (!skm_moved_through(g, t, h)) {
+				orders_error(errs, l->lineno, "%s did not pass "
+				    "%s", l->words[2], lbl);
+				continue;
+			}
+			if (!skm_op_ok(g, u, t, h, 0)) {
+				orders_error(errs, l->lineno, "%s cannot see %s "
+				    "within its range", l->words[1], lbl);
+				continue;
+			}
+			o->op_hex[o->nop] = h;
+		}
+		o->op_unit[o->nop] = u;
+		o->op_target[o->nop++] = t;
+	}
+}
+
 /* Parse a side's orders (or its standing orders: initiative, react). */
 int
 skm_parse(const struct game *g, const struct window_spec *w, int side,
@@ -294,6 +364,27 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 	char lbl[8];
 
 	o->initiative = -1;
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
+		parse_op(g, side, b, o, errs);
+		if (errs->n > before) {
+			free(o);
+			*out = NULL;
+			return HP_EINVAL;
+		}
+		for (i = 0; i < o->nop; i++) {
+			if (o->op_target[i] < 0)
+				sbuf_printf(canon, "opfire %s none\n",
+				    g->units[o->op_unit[i]].id);
+			else
+				sbuf_printf(canon, "opfire %s %s %s\n",
+				    g->units[o->op_unit[i]].id,
+				    g->units[o->op_target[i]].id,
+				    hex_label(&g->layout, o->op_hex[i], lbl,
+				    sizeof lbl));
+		}
+		*out = o;
+		return HP_OK;
+	}
 	if (w->kind == WINDOW_DECISION && !react) {
 		for (k = 0; k < b->n; k++) {
 			const struct order_line *l = &b->v[k];
@@ -457,6 +548,50 @@ skm_order_template(const struct game *g, const struct window_spec *w,
 	char lbl[8];
 	int i, n = 0;
 
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
+		int t, np;
+
+		sbuf_puts(b, "# The enemy has moved (3.1: \"places Opportunity "
+		    "Fire markers\"). For each element\n# below: 'opfire "
+		    "ELEMENT ENEMY HEX' (a hex the enemy passed that it sees in "
+		    "range)\n# or 'opfire ELEMENT none'.\n");
+		for (i = 0; i < g->nunits; i++) {
+			if (g->units[i].side != side || !skm_op_asked(g, i))
+				continue;
+			for (t = 0; t < g->nunits; t++) {
+				struct hex h;
+				char key[40];
+				int m;
+
+				if (g->units[t].side == side ||
+				    !skm_alive(g, t))
+					continue;
+				snprintf(key, sizeof key, "mv.%s.n",
+				    g->units[t].id);
+				np = game_var(g, key, 0);
+				for (m = 0; m < np; m++) {
+					struct hex_offset so;
+					int v;
+
+					snprintf(key, sizeof key, "mv.%s.%d",
+					    g->units[t].id, m);
+					v = game_var(g, key, 1);
+					so.col = (v - 1) / 1000;
+					so.row = (v - 1) % 1000;
+					h = hex_from_offset(&g->layout, so);
+					if (skm_op_ok(g, i, t, h, 0))
+						sbuf_printf(b, "#   %s may "
+						    "mark %s at %s\n",
+						    g->units[i].id,
+						    g->units[t].id,
+						    hex_label(&g->layout, h,
+						    lbl, sizeof lbl));
+				}
+			}
+			sbuf_printf(b, "opfire %s none\n", g->units[i].id);
+		}
+		return;
+	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "react") == 0) {
 		sbuf_puts(b, "# Your elements below are close assaulted (9.1: "
 		    "\"the target may react by up to 4\" as if CA\").\n"
@@ -522,9 +657,9 @@ const struct ruleset ruleset_skirmish = {
 	.title = "WWII skirmish quick reference (hidden deployment)",
 	.seed = "003",
 	.options_help = "turns=N   the turn after which the game may end "
-	    "(table 16.1; default the scenario's)\nfaithful  ask the "
-	    "initiative winner to move first or second (a decision window) "
-	    "unless its orders say",
+	    "(table 16.1; default the scenario's)\nfaithful  decision "
+	    "windows ask the initiative winner, the targets of close "
+	    "assaults and where Opportunity Fire markers go",
 	.setup = skm_setup,
 	.default_scenario = "crossroads",
 	.next_window = skm_next_window,

@@ -249,7 +249,6 @@ struct skm_res {
 	unsigned lastset;          /* stream of the last die (0 public) */
 	unsigned ask;              /* faithful mode: the side to ask */
 	int lastseq;
-	const struct skm_orders *ans[2]; /* faithful: reactions answered */
 };
 
 /* The label of h (one of 4 rotating buffers). */
@@ -261,6 +260,26 @@ L(const struct game *g, struct hex h)
 
 	k = (k + 1) % 4;
 	return hex_label(&g->layout, h, buf[k], sizeof buf[k]);
+}
+
+/* The code of hex h in a var (col*1000+row+1). */
+static int
+hcode(const struct game *g, struct hex h)
+{
+	struct hex_offset o = hex_to_offset(&g->layout, h);
+
+	return o.col * 1000 + o.row + 1;
+}
+
+/* The hex of a var's code. */
+static struct hex
+hdecode(const struct game *g, int v)
+{
+	struct hex_offset o;
+
+	o.col = (v - 1) / 1000;
+	o.row = (v - 1) % 1000;
+	return hex_from_offset(&g->layout, o);
 }
 
 /* Who may see news of unit u: everyone, or its side while it is hidden. */
@@ -627,7 +646,16 @@ movement(struct skm_res *r, int side)
 			if (it->order == 'A')
 				u->flags |= SKM_F_DOUBLE;
 			sight_check(r, it->unit);
-			opfire_markers(r, it->unit);
+			if (game_option_flag(g, "faithful")) {
+				char key[40];
+
+				snprintf(key, sizeof key, "mv.%s.%d", u->id,
+				    k);
+				game_set_var(g, key, hcode(g, u->pos));
+				snprintf(key, sizeof key, "mv.%s.n", u->id);
+				game_set_var(g, key, k + 1);
+			} else
+				opfire_markers(r, it->unit);
 		}
 		if (k == it->npath && it->floor >= 0)
 			u->x[SKM_X_FLOOR] = it->floor;
@@ -920,14 +948,19 @@ reaction(const struct skm_res *r, int t)
 {
 	int s = r->g->units[t].side, k, pass;
 
-	for (pass = 0; pass < 3; pass++) {
-		const struct skm_orders *o = pass == 0 ? r->o[s] : pass == 1 ?
-		    r->st[s] : r->ans[s];
+	char key[40];
+
+	for (pass = 0; pass < 2; pass++) {
+		const struct skm_orders *o = pass == 0 ? r->o[s] : r->st[s];
 
 		for (k = 0; o != NULL && k < o->nreact; k++)
 			if (o->react_unit[k] == t)
 				return o->react[k];
 	}
+	/* The faithful mode's answer, kept until the melee. */
+	snprintf(key, sizeof key, "ra.%s", r->g->units[t].id);
+	if (game_var(r->g, key, 0) > 0)
+		return game_var(r->g, key, 0) - 1;
 	return SKM_R_STAND;
 }
 
@@ -989,6 +1022,119 @@ skm_react_asked(const struct game *g, int u)
 
 	snprintf(key, sizeof key, "rq.%s", g->units[u].id);
 	return game_var(g, key, 0) != 0;
+}
+
+/* Is unit u asked where to place its opportunity-fire marker? */
+bool
+skm_op_asked(const struct game *g, int u)
+{
+	char key[40];
+
+	snprintf(key, sizeof key, "oq.%s", g->units[u].id);
+	return game_var(g, key, 0) != 0;
+}
+
+/* Did unit u pass through h in this turn's movement? */
+bool
+skm_moved_through(const struct game *g, int u, struct hex h)
+{
+	char key[40];
+	int k, n;
+
+	snprintf(key, sizeof key, "mv.%s.n", g->units[u].id);
+	n = game_var(g, key, 0);
+	for (k = 0; k < n; k++) {
+		snprintf(key, sizeof key, "mv.%s.%d", g->units[u].id, k);
+		if (hex_eq(hdecode(g, game_var(g, key, 1)), h))
+			return true;
+	}
+	return false;
+}
+
+/* May f place a marker on t at h: sight and range (rng, or the weapon's)? */
+bool
+skm_op_ok(const struct game *g, int f, int t, struct hex h, int rng)
+{
+	struct skm_kind k;
+
+	skm_kind_of(g, g->units[f].kind, &k);
+	if (rng == 0 || rng > k.range)
+		rng = k.range;
+	return skm_sight(g, g->units[f].pos, g->units[f].x[SKM_X_FLOOR], h,
+	    g->units[t].x[SKM_X_FLOOR]) >= 0 && hex_distance(g->units[f].pos,
+	    h) <= rng;
+}
+
+/* The faithful mode: after side mover moved, mark (var oq.ID) each
+ * element of the other side with an 'opfire' order that could place its
+ * marker on a visible mover; the side to ask (0: none). */
+static unsigned
+op_asks(struct skm_res *r, int mover)
+{
+	struct game *g = r->g;
+	const struct skm_orders *o = r->o[1 - mover];
+	unsigned mask = 0;
+	char key[40];
+	int j, t, k, n;
+
+	for (j = 0; o != NULL && j < o->n; j++) {
+		const struct skm_item *it = &o->it[j];
+		bool any = false;
+
+		if (!it->opfire || !active(r, it))
+			continue;
+		for (t = 0; t < g->nunits && !any; t++) {
+			if (!skm_alive(g, t) || g->units[t].side != mover ||
+			    !skm_visible(g, 1 - mover, t))
+				continue;
+			snprintf(key, sizeof key, "mv.%s.n", g->units[t].id);
+			n = game_var(g, key, 0);
+			for (k = 0; k < n && !any; k++) {
+				snprintf(key, sizeof key, "mv.%s.%d",
+				    g->units[t].id, k);
+				any = skm_op_ok(g, it->unit, t, hdecode(g,
+				    game_var(g, key, 1)), it->oprange);
+			}
+		}
+		if (!any)
+			continue;
+		snprintf(key, sizeof key, "oq.%s", g->units[it->unit].id);
+		game_set_var(g, key, 1);
+		mask = 1u << (1 - mover);
+	}
+	if (mask)
+		events_add(r->c->ev, ALL, 0, "%s is asked where to place its "
+		    "Opportunity Fire markers.", g->sides[1 - mover].name);
+	return mask;
+}
+
+/* Place the markers side answered (and clear what was asked). */
+static void
+op_apply(struct skm_res *r, const struct skm_orders *a)
+{
+	struct game *g = r->g;
+	char key[40];
+	int i, k;
+
+	for (k = 0; a != NULL && k < a->nop; k++) {
+		int f = a->op_unit[k], t = a->op_target[k];
+
+		if (t < 0 || !skm_op_asked(g, f))
+			continue;
+		g->units[f].flags |= SKM_F_OPFIRE;
+		snprintf(key, sizeof key, "op.%s", g->units[f].id);
+		game_set_var(g, key, t + 1);
+		snprintf(key, sizeof key, "oph.%s", g->units[f].id);
+		game_set_var(g, key, hcode(g, a->op_hex[k]));
+		events_add(r->c->ev, seen_by(g, f), 0, "%s places an "
+		    "Opportunity Fire marker on %s at %s.", g->units[f].id,
+		    g->units[t].id, L(g, a->op_hex[k]));
+	}
+	for (i = 0; i < g->nunits; i++)
+		if (skm_op_asked(g, i)) {
+			snprintf(key, sizeof key, "oq.%s", g->units[i].id);
+			game_set_var(g, key, 0);
+		}
 }
 
 /* Step u up to n hexes toward (closer) or away from unit v. */
@@ -1182,7 +1328,21 @@ end_turn(struct skm_res *r)
 				game_set_var(g, "ended", 1);
 		}
 	}
-	/* Order markers go. */
+	/* Order markers go (with the faithful mode's records). */
+	for (i = 0; i < g->nunits; i++) {
+		char mk[40];
+
+		g->units[i].x[SKM_X_START] = 0;
+		snprintf(mk, sizeof mk, "mv.%s.n", g->units[i].id);
+		if (game_var(g, mk, 0))
+			game_set_var(g, mk, 0);
+		snprintf(mk, sizeof mk, "op.%s", g->units[i].id);
+		if (game_var(g, mk, 0))
+			game_set_var(g, mk, 0);
+		snprintf(mk, sizeof mk, "ra.%s", g->units[i].id);
+		if (game_var(g, mk, 0))
+			game_set_var(g, mk, 0);
+	}
 	for (i = 0; i < g->nunits; i++) {
 		g->units[i].flags &= ~(unsigned)(SKM_F_MOVED | SKM_F_DOUBLE |
 		    SKM_F_OPFIRE);
@@ -1248,6 +1408,80 @@ end_turn(struct skm_res *r)
 	}
 }
 
+/* Fire, morale, melee and the end of the turn (r's arrays freed). */
+static void
+after_movement(struct skm_res *r)
+{
+	stationary_fire(r);
+	moving_fire(r);
+	morale(r);
+	melee(r);
+	end_turn(r);
+	free(r->pending);
+	free(r->optarget);
+	free(r->ophex);
+}
+
+/* Ask side asked (askk 3 or 4) where its markers go. */
+static enum resolve_rc
+ask_op(struct skm_res *r, unsigned asked, int kind)
+{
+	struct game *g = r->g;
+
+	game_set_var(g, "asked", (int)asked);
+	game_set_var(g, "askk", kind);
+	game_set_var(g, "wnum", game_var(g, "wnum", 1) + 1);
+	r->c->ask = asked;
+	return RESOLVE_ASK;
+}
+
+/* The faithful mode's steps 2-4: the first side moves, the second side
+ * is asked for its markers; the second side moves, the first is asked;
+ * then the markers fire with the rest of the turn. */
+static enum resolve_rc
+faithful_steps(struct skm_res *r)
+{
+	struct resolve_ctx *c = r->c;
+	struct game *g = r->g;
+	unsigned asked;
+	char key[40];
+	int i, kind = game_var(g, "askk", 0);
+
+	if (c->resumed && (kind == 3 || kind == 4)) {
+		op_apply(r, c->orders[kind == 3 ? 1 - r->first : r->first]);
+		game_set_var(g, "asked", 0);
+		game_set_var(g, "askk", 0);
+	}
+	if (c->step == 2) {
+		movement(r, r->first);
+		if ((asked = op_asks(r, r->first)) != 0)
+			return ask_op(r, asked, 3);
+		return RESOLVE_CONTINUE;
+	}
+	if (c->step == 3) {
+		movement(r, 1 - r->first);
+		if ((asked = op_asks(r, 1 - r->first)) != 0)
+			return ask_op(r, asked, 4);
+		return RESOLVE_CONTINUE;
+	}
+	r->pending = xcalloc((size_t)g->nunits + 1, sizeof(int));
+	r->optarget = xcalloc((size_t)g->nunits + 1, sizeof(int));
+	r->ophex = xcalloc((size_t)g->nunits + 1, sizeof(struct hex));
+	for (i = 0; i < g->nunits; i++) {
+		int t;
+
+		snprintf(key, sizeof key, "op.%s", g->units[i].id);
+		t = game_var(g, key, 0) - 1;
+		r->optarget[i] = t;
+		if (t >= 0) {
+			snprintf(key, sizeof key, "oph.%s", g->units[i].id);
+			r->ophex[i] = hdecode(g, game_var(g, key, 1));
+		}
+	}
+	after_movement(r);
+	return RESOLVE_DONE;
+}
+
 /* Resolve the turn: step 0 spotting, rally and the initiative (in the
  * faithful mode it may stop to ask the winner), step 1 the close-assault
  * declarations (in the faithful mode it may stop to ask the targets how
@@ -1264,7 +1498,7 @@ skm_resolve(struct resolve_ctx *c)
 	struct game *g = c->g;
 	int i;
 
-	if (c->step > 2) {
+	if (c->step > 4) {
 		hp_seterr(c->err, HP_EINTERNAL, "skirmish-ww2: no step %d",
 		    c->step);
 		return RESOLVE_ERROR;
@@ -1278,6 +1512,8 @@ skm_resolve(struct resolve_ctx *c)
 	}
 	if (c->step == 0) {
 		game_set_var(g, "wnum", 1);
+		for (i = 0; i < g->nunits; i++)
+			g->units[i].x[SKM_X_START] = hcode(g, g->units[i].pos);
 		for (i = 0; i < 2; i++) {
 			const struct skm_orders *o = r.o[i];
 			int j;
@@ -1330,9 +1566,19 @@ skm_resolve(struct resolve_ctx *c)
 		}
 		return RESOLVE_CONTINUE;
 	}
-	if (c->resumed && game_var(g, "askk", 0) == 2) {
-		for (i = 0; i < 2; i++)
-			r.ans[i] = c->orders[i];
+	if (c->step == 2 && c->resumed && game_var(g, "askk", 0) == 2) {
+		for (i = 0; i < 2; i++) {
+			const struct skm_orders *a = c->orders[i];
+			int k;
+
+			for (k = 0; a != NULL && k < a->nreact; k++) {
+				char key[40];
+
+				snprintf(key, sizeof key, "ra.%s",
+				    g->units[a->react_unit[k]].id);
+				game_set_var(g, key, a->react[k] + 1);
+			}
+		}
 		for (i = 0; i < g->nunits; i++)
 			if (skm_react_asked(g, i)) {
 				char key[40];
@@ -1344,6 +1590,8 @@ skm_resolve(struct resolve_ctx *c)
 		game_set_var(g, "asked", 0);
 		game_set_var(g, "askk", 0);
 	}
+	if (game_option_flag(g, "faithful"))
+		return faithful_steps(&r);
 	r.pending = xcalloc((size_t)g->nunits + 1, sizeof(int));
 	r.optarget = xcalloc((size_t)g->nunits + 1, sizeof(int));
 	r.ophex = xcalloc((size_t)g->nunits + 1, sizeof(struct hex));
@@ -1351,14 +1599,7 @@ skm_resolve(struct resolve_ctx *c)
 		r.optarget[i] = -1;
 	movement(&r, r.first);
 	movement(&r, 1 - r.first);
-	stationary_fire(&r);
-	moving_fire(&r);
-	morale(&r);
-	melee(&r);
-	end_turn(&r);
-	free(r.pending);
-	free(r.optarget);
-	free(r.ophex);
+	after_movement(&r);
 	(void)item_of;
 	return RESOLVE_DONE;
 }
