@@ -2,8 +2,9 @@
  * input byte chooses a position and the side; the rest is an order file.
  * orders_parse_file runs on it and, when it parses, the ruleset's parse for
  * that side against the chosen position. Positions are the fresh crossroads
- * battle (hidden elements on both sides) and every turn of a few
- * self-played crossroads battles of the built-in opponent. (Seeds in
+ * battle (hidden elements on both sides) and every window of a few
+ * self-played crossroads battles of the built-in opponent, some in the
+ * faithful mode (so the decision windows' answers are fuzzed too). (Seeds in
  * fuzz/corpus/skirmish_orders therefore start with one selector character
  * before "campaign:".)
  *
@@ -63,8 +64,8 @@ init(void)
 	for (i = 0; i < 5 && nstates < MAX_STATES; i++) {
 		memset(master, 0, sizeof master);
 		master[0] = (unsigned char)i;
-		fuzz_self_play(rules, "", master, sizeof master, 12, false,
-		    snapshot, WHO);
+		fuzz_self_play(rules, i % 2 ? "faithful" : "", master,
+		    sizeof master, 16, false, snapshot, WHO);
 	}
 }
 
