@@ -1117,6 +1117,22 @@ t_fog_views(void **state)
 	view_game(&g, RED, &v);
 	assert_non_null(strstr(v.rstate, "cf r1 A2 1"));
 	game_free(&v);
+	/* The faithful mode's records of a hidden element do not reach the
+	 * other side's copy; the other side's markers neither. */
+	game_set_var(&g, "mv.r2.n", 1);
+	game_set_var(&g, "mv.r2.0", 5);
+	game_set_var(&g, "op.r1", 1);
+	game_set_var(&g, "mv.r1.n", 1);
+	view_game(&g, BLUE, &v);
+	assert_int_equal(game_var(&v, "mv.r2.n", -1), -1);
+	assert_int_equal(game_var(&v, "mv.r2.0", -1), -1);
+	assert_int_equal(game_var(&v, "op.r1", -1), -1);
+	assert_int_equal(game_var(&v, "mv.r1.n", -1), 1);
+	game_free(&v);
+	view_game(&g, RED, &v);
+	assert_int_equal(game_var(&v, "mv.r2.n", -1), 1);
+	assert_int_equal(game_var(&v, "op.r1", -1), 1);
+	game_free(&v);
 	game_free(&g);
 }
 

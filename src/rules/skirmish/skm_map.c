@@ -401,7 +401,44 @@ skm_vis_cb(const struct game *g, int side, int unit)
 	return skm_visible(g, side, unit);
 }
 
-/* Strip the other side's call-fire markers from side's copy. */
+/* Drop from side's copy the per-element vars (the faithful mode's
+ * records: mv., op., oph., ra., rq., oq.) of elements not in it (the
+ * view removed those it may not see) or of the enemy's opportunity
+ * fire and reactions. */
+static void
+redact_vars(struct game *g, int side)
+{
+	static const char *const pre[] = { "mv.", "op.", "oph.", "ra.", "rq.",
+		"oq." };
+	char id[GAME_ID_MAX + 1];
+	int i, n = 0, k, u;
+
+	for (i = 0; i < g->nvars; i++) {
+		const char *key = g->vars[i].key;
+		bool drop = false;
+
+		for (k = 0; k < (int)(sizeof pre / sizeof pre[0]); k++) {
+			size_t pl = strlen(pre[k]), il;
+
+			if (strncmp(key, pre[k], pl) != 0)
+				continue;
+			il = strcspn(key + pl, ".");
+			if (il > GAME_ID_MAX)
+				il = GAME_ID_MAX;
+			memcpy(id, key + pl, il);
+			id[il] = '\0';
+			u = game_unit_index(g, id);
+			drop = u < 0 || (k > 0 && g->units[u].side != side);
+			break;
+		}
+		if (!drop)
+			g->vars[n++] = g->vars[i];
+	}
+	g->nvars = n;
+}
+
+/* Strip the other side's call-fire markers and hidden records from
+ * side's copy. */
 void
 skm_redact(struct game *g, int side)
 {
@@ -410,7 +447,10 @@ skm_redact(struct game *g, int side)
 	char id[GAME_ID_MAX + 1];
 	int u;
 
-	if (side < 0 || g->rstate == NULL)
+	if (side < 0)
+		return;
+	redact_vars(g, side);
+	if (g->rstate == NULL)
 		return;
 	sbuf_init(&b);
 	for (p = g->rstate; *p != '\0'; p = e ? e + 1 : p + strlen(p)) {
