@@ -116,6 +116,9 @@ struct skm_orders {
 	int op_unit[SKM_ITEMS_MAX];
 	int op_target[SKM_ITEMS_MAX];     /* -1: none */
 	struct hex op_hex[SKM_ITEMS_MAX];
+	/* The faithful mode's answer: the order of the melees (attackers). */
+	int nmelee;
+	int melee[SKM_ITEMS_MAX];
 };
 
 /* --- geometry and state (skm_map.c) -------------------------------------- */
@@ -183,6 +186,11 @@ int skm_cc_number(const struct game *, int u);
 enum resolve_rc skm_resolve(struct resolve_ctx *);
 /* Is unit asked for its close-assault reaction (the faithful mode)? */
 bool skm_react_asked(const struct game *, int unit);
+/* Is unit's close assault one whose order the initiative winner is
+ * asked (the faithful mode)? */
+bool skm_melee_asked(const struct game *, int unit);
+/* Is unit's state mid-turn (a stopped resolution of the faithful mode)? */
+bool skm_mid_turn(const struct game *, int unit);
 /* Is unit asked where to place its opportunity-fire marker? */
 bool skm_op_asked(const struct game *, int unit);
 /* Did unit pass through h in this turn's movement (the faithful mode)? */

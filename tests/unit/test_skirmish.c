@@ -1462,6 +1462,83 @@ t_faithful_opfire(void **state)
 	game_free(&g);
 }
 
+/* The faithful mode: with two melees or more the initiative winner is
+ * asked their order. */
+static void
+t_faithful_melee(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	struct hp_error err = { 0, "" };
+	struct window_spec w, w2;
+	struct window_stop stop;
+	struct window_resume res;
+	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *t;
+	static const int s1[] = { 5, 2 };
+	int s2[32], k, e1 = -1, e2 = -1;
+	bool more;
+
+	(void)state;
+	for (k = 0; k < 32; k++)
+		s2[k] = 1;
+	board(&g, "unit: b1 rifle blue A1\nunit: b2 rifle blue E1\n"
+	    "unit: r1 rifle red A3\nunit: r2 rifle red E3\n",
+	    "turns=10,faithful");
+	assert_true(skm_next_window(&g, &w));
+	raw[BLUE] = fx_orders(&g, "orders", "blue", "initiative first\n"
+	    "b1 C assault r1\nb2 C assault r2\n");
+	raw[RED] = fx_orders(&g, "orders", "red", "react r1 stand\n"
+	    "react r2 stand\n");
+	dice_init_scripted(&d, s1, 2);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w,
+	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err),
+	    HP_OK);
+	assert_int_equal(stop.step, 4);
+	assert_int_equal(stop.ask, 1u << BLUE);
+	assert_true(fx_event_has(&ev, "blue is asked the order of the 2 "
+	    "melees"));
+	done(&d, &ev);
+	assert_int_equal(window_advance(&g, &stop, &w2, &more, &err), HP_OK);
+	assert_string_equal(w2.name, "melee");
+	t = view_order_template(&g, &w2, BLUE);
+	assert_non_null(strstr(t, "\nmelee b1 b2\n"));
+	free(t);
+	t = parse_errs(&g, BLUE, "melee b2 zz\n");
+	assert_non_null(strstr(t, "line 5: 'zz' is no attacker of this "
+	    "turn's melees"));
+	free(t);
+	ans[BLUE] = fx_orders(&g, "melee", "blue", "melee b2 b1\n");
+	memset(&res, 0, sizeof res);
+	res.step = stop.step;
+	res.w = w;
+	res.prior[BLUE] = raw[BLUE];
+	res.prior[RED] = raw[RED];
+	dice_init_scripted(&d, s2, 32);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w2,
+	    (const char *const *)ans, NULL, &res, &stop, &d, &ev, &err),
+	    HP_OK);
+	assert_int_equal(stop.step, -1);
+	assert_int_equal(d.scriptpos, 32);
+	for (k = 0; k < (int)ev.n; k++) {
+		if (strstr(ev.v[k].text, "Melee: b2"))
+			e2 = k;
+		if (strstr(ev.v[k].text, "Melee: b1"))
+			e1 = k;
+	}
+	/* Blue's file lists b1 first; its answer puts b2 first. */
+	assert_true(e2 >= 0 && e2 < e1);
+	assert_false(skm_melee_asked(&g, I(&g, "b1")));
+	assert_int_equal(g.turn, 2);
+	done(&d, &ev);
+	free(raw[BLUE]);
+	free(raw[RED]);
+	free(ans[BLUE]);
+	game_free(&g);
+}
+
 /* Scenario mistakes are listed with their lines. */
 static void
 t_scenario_errors(void **state)
@@ -1520,6 +1597,7 @@ main(void)
 		cmocka_unit_test(t_faithful),
 		cmocka_unit_test(t_faithful_react),
 		cmocka_unit_test(t_faithful_opfire),
+		cmocka_unit_test(t_faithful_melee),
 		cmocka_unit_test(t_scenario_errors),
 	};
 

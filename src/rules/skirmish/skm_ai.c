@@ -106,6 +106,14 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 	char lbl[8];
 	int i, j;
 
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "melee") == 0) {
+		sbuf_puts(b, "melee");
+		for (i = 0; i < g->nunits; i++)
+			if (skm_melee_asked(g, i))
+				sbuf_printf(b, " %s", g->units[i].id);
+		sbuf_puts(b, "\n");
+		return;
+	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
 		for (i = 0; i < g->nunits; i++) {
 			int t, m, n, done = 0;

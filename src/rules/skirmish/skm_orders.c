@@ -27,14 +27,15 @@ skm_next_window(const struct game *g, struct window_spec *w)
 
 		w->number = game_var(g, "wnum", 1);
 		w->kind = WINDOW_DECISION;
-		strlcpy_(w->name, kind == 2 ? "react" : kind >= 3 ? "opfire" :
-		    "initiative", sizeof w->name);
+		strlcpy_(w->name, kind == 2 ? "react" : kind == 5 ? "melee" :
+		    kind >= 3 ? "opfire" : "initiative", sizeof w->name);
 		w->sides = asked;
 		snprintf(w->prompt, sizeof w->prompt, "%s", kind == 2 ?
 		    "your elements are close assaulted: stand, counter or "
-		    "withdraw?" : kind >= 3 ? "the enemy has moved: where do "
-		    "your Opportunity Fire markers go?" : "you won the "
-		    "initiative: move first or second?");
+		    "withdraw?" : kind == 5 ? "you won the initiative: in "
+		    "what order are the melees fought?" : kind >= 3 ? "the "
+		    "enemy has moved: where do your Opportunity Fire markers "
+		    "go?" : "you won the initiative: move first or second?");
 		return true;
 	}
 	w->number = 1;
@@ -51,7 +52,10 @@ own(const struct game *g, int side, int line, const char *id,
 {
 	int i = game_unit_index(g, id);
 
-	if (i < 0 || g->units[i].side != side || !skm_alive(g, i)) {
+	/* Mid-turn (a stopped resolution of the faithful mode parses the
+	 * stopped window's orders again) an element may have fallen since. */
+	if (i < 0 || g->units[i].side != side || (!skm_alive(g, i) &&
+	    !skm_mid_turn(g, i))) {
 		orders_error(errs, line, "no element '%s' of yours in play "
 		    "(the order template lists them)", id);
 		return -1;
@@ -71,7 +75,8 @@ enemy(const struct game *g, int side, int line, const char *id,
 		orders_error(errs, line, "'%s' is your own element", id);
 		return -1;
 	}
-	if (i < 0 || !skm_alive(g, i) || !skm_visible(g, side, i)) {
+	if (i < 0 || (!skm_alive(g, i) && !skm_mid_turn(g, i)) ||
+	    !skm_visible(g, side, i)) {
 		orders_error(errs, line, "no enemy element '%s' in sight "
 		    "(the map lists those you have spotted)", id);
 		return -1;
@@ -134,7 +139,7 @@ parse_item(const struct game *g, int side, const struct order_line *l,
 			    l->words[0], o->it[j].line);
 			return false;
 		}
-	if (g->units[u].status >= SKM_BROKEN) {
+	if (g->units[u].status >= SKM_BROKEN && !skm_mid_turn(g, u)) {
 		orders_error(errs, l->lineno, "element %s is broken: broken "
 		    "troops may not be issued any orders (4.1)", l->words[0]);
 		return false;
@@ -247,7 +252,8 @@ parse_item(const struct game *g, int side, const struct order_line *l,
 				    "moves: give A, M or C (9.1)");
 				return false;
 			}
-			if (g->units[u].status != SKM_GOOD) {
+			if (g->units[u].status != SKM_GOOD &&
+			    !skm_mid_turn(g, u)) {
 				orders_error(errs, l->lineno, "only an "
 				    "unsuppressed element may initiate close "
 				    "assault (9.1)");
@@ -364,6 +370,49 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 	char lbl[8];
 
 	o->initiative = -1;
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "melee") == 0) {
+		for (k = 0; k < b->n; k++) {
+			const struct order_line *l = &b->v[k];
+
+			if (strcmp(l->words[0], "melee") != 0 ||
+			    l->nwords < 2 || o->nmelee > 0) {
+				orders_error(errs, l->lineno, "expected one line "
+				    "'melee ELEMENT ELEMENT ...' (the attackers "
+				    "in the order their melees are fought)");
+				continue;
+			}
+			for (i = 1; i < l->nwords; i++) {
+				int u = game_unit_index(g, l->words[i]);
+
+				for (j = 0; j < o->nmelee && u >= 0 &&
+				    o->melee[j] != u; j++)
+					;
+				if (u < 0 || !skm_melee_asked(g, u) ||
+				    j < o->nmelee) {
+					orders_error(errs, l->lineno, "'%s' is "
+					    "no attacker of this turn's melees, "
+					    "or named twice (the template lists "
+					    "them)", l->words[i]);
+					break;
+				}
+				o->melee[o->nmelee++] = u;
+			}
+		}
+		if (errs->n > before) {
+			free(o);
+			*out = NULL;
+			return HP_EINVAL;
+		}
+		if (o->nmelee > 0) {
+			sbuf_puts(canon, "melee");
+			for (i = 0; i < o->nmelee; i++)
+				sbuf_printf(canon, " %s",
+				    g->units[o->melee[i]].id);
+			sbuf_puts(canon, "\n");
+		}
+		*out = o;
+		return HP_OK;
+	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
 		parse_op(g, side, b, o, errs);
 		if (errs->n > before) {
@@ -548,6 +597,22 @@ skm_order_template(const struct game *g, const struct window_spec *w,
 	char lbl[8];
 	int i, n = 0;
 
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "melee") == 0) {
+		sbuf_puts(b, "# You won the initiative (3.1: \"Initiative "
+		    "winner decides the order that melee\n# is carried out\")."
+		    " These close assaults go in:\n");
+		for (i = 0; i < g->nunits; i++)
+			if (skm_melee_asked(g, i))
+				sbuf_printf(b, "#   %s (%s)\n", g->units[i].id,
+				    g->sides[g->units[i].side].name);
+		sbuf_puts(b, "# Name the attackers in the order their melees "
+		    "are fought (the rest follow):\nmelee");
+		for (i = 0; i < g->nunits; i++)
+			if (skm_melee_asked(g, i))
+				sbuf_printf(b, " %s", g->units[i].id);
+		sbuf_puts(b, "\n");
+		return;
+	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
 		int t, np;
 
@@ -658,8 +723,9 @@ const struct ruleset ruleset_skirmish = {
 	.seed = "003",
 	.options_help = "turns=N   the turn after which the game may end "
 	    "(table 16.1; default the scenario's)\nfaithful  decision "
-	    "windows ask the initiative winner, the targets of close "
-	    "assaults and where Opportunity Fire markers go",
+	    "windows ask the initiative winner (first or second, the order "
+	    "of the melees), the targets of close assaults and where "
+	    "Opportunity Fire markers go",
 	.setup = skm_setup,
 	.default_scenario = "crossroads",
 	.next_window = skm_next_window,

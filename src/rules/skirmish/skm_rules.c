@@ -1254,21 +1254,101 @@ assault(struct skm_res *r, int a, int t)
 		events_add(r->c->ev, ALL, 0, "%s is wiped out.", ut->id);
 }
 
-/* 3.1 melee: the initiative winner's assaults first, then the other's. */
-static void
-melee(struct skm_res *r)
+/* Is unit u's assault one whose order is asked? */
+bool
+skm_melee_asked(const struct game *g, int u)
 {
+	char key[40];
+
+	snprintf(key, sizeof key, "mq.%s", g->units[u].id);
+	return game_var(g, key, 0) != 0;
+}
+
+/* Is unit u mid-turn (its turn-start hex recorded)? */
+bool
+skm_mid_turn(const struct game *g, int u)
+{
+	return g->units[u].x[SKM_X_START] > 0;
+}
+
+/* The item of side s whose element u assaults, or NULL. */
+static const struct skm_item *
+assault_of(const struct skm_res *r, int u)
+{
+	const struct skm_item *it = item_of(r, u);
+
+	return it != NULL && it->assault >= 0 ? it : NULL;
+}
+
+/* 3.1 melee: the initiative winner's order (the faithful mode's answer
+ * ord, n attackers) first, then the winner's assaults, then the
+ * other's, each once. */
+static void
+melee_in(struct skm_res *r, const int *ord, int n)
+{
+	bool *done = xcalloc((size_t)r->g->nunits + 1, sizeof(bool));
+	const struct skm_item *it;
 	int k, j;
 
 	events_phase(r->c->ev, "Melee");
+	for (k = 0; k < n; k++)
+		if ((it = assault_of(r, ord[k])) != NULL && !done[ord[k]]) {
+			done[ord[k]] = true;
+			assault(r, it->unit, it->assault);
+		}
 	for (k = 0; k < 2; k++) {
 		int s = k ? 1 - r->winner : r->winner;
 		const struct skm_orders *o = r->o[s];
 
 		for (j = 0; o != NULL && j < o->n; j++)
-			if (o->it[j].assault >= 0)
+			if (o->it[j].assault >= 0 && !done[o->it[j].unit]) {
+				done[o->it[j].unit] = true;
 				assault(r, o->it[j].unit, o->it[j].assault);
+			}
 	}
+	free(done);
+}
+
+/* The faithful mode: mark (var mq.ID) the assaults that will go in when
+ * there are two or more; the initiative winner is asked their order. */
+static unsigned
+melee_asks(struct skm_res *r)
+{
+	struct game *g = r->g;
+	char key[40];
+	int s, j, n = 0, k;
+	int who[SKM_ITEMS_MAX * 2];
+
+	for (s = 0; s < 2; s++) {
+		const struct skm_orders *o = r->o[s];
+
+		for (j = 0; o != NULL && j < o->n; j++) {
+			int a = o->it[j].unit, t = o->it[j].assault;
+
+			if (t < 0 || !skm_alive(g, a) || g->units[a].status !=
+			    SKM_GOOD || !skm_alive(g, t) ||
+			    hex_distance(g->units[a].pos, g->units[t].pos) >
+			    SKM_CA_HEX)
+				continue;
+			who[n++] = a;
+		}
+	}
+	if (n < 2)
+		return 0;
+	for (k = 0; k < n; k++) {
+		snprintf(key, sizeof key, "mq.%s", g->units[who[k]].id);
+		game_set_var(g, key, 1);
+	}
+	events_add(r->c->ev, ALL, 0, "%s is asked the order of the %d "
+	    "melees.", g->sides[r->winner].name, n);
+	return 1u << r->winner;
+}
+
+/* 3.1 melee in the default order. */
+static void
+melee(struct skm_res *r)
+{
+	melee_in(r, NULL, 0);
 }
 
 /* The elements of side lost (dispersed, wiped out) or broken. */
@@ -1478,7 +1558,39 @@ faithful_steps(struct skm_res *r)
 			r->ophex[i] = hdecode(g, game_var(g, key, 1));
 		}
 	}
-	after_movement(r);
+	if (c->step == 4) {
+		stationary_fire(r);
+		moving_fire(r);
+		morale(r);
+		free(r->pending);
+		free(r->optarget);
+		free(r->ophex);
+		events_phase(c->ev, "Melee");
+		if ((asked = melee_asks(r)) != 0)
+			return ask_op(r, asked, 5);
+		return RESOLVE_CONTINUE;
+	}
+	free(r->pending);
+	free(r->optarget);
+	free(r->ophex);
+	{
+		const struct skm_orders *a = NULL;
+
+		if (c->resumed && kind == 5) {
+			a = c->orders[r->winner];
+			for (i = 0; i < g->nunits; i++)
+				if (skm_melee_asked(g, i)) {
+					snprintf(key, sizeof key, "mq.%s",
+					    g->units[i].id);
+					game_set_var(g, key, 0);
+				}
+			game_set_var(g, "asked", 0);
+			game_set_var(g, "askk", 0);
+		}
+		melee_in(r, a != NULL ? a->melee : NULL, a != NULL ?
+		    a->nmelee : 0);
+	}
+	end_turn(r);
 	return RESOLVE_DONE;
 }
 
@@ -1498,7 +1610,7 @@ skm_resolve(struct resolve_ctx *c)
 	struct game *g = c->g;
 	int i;
 
-	if (c->step > 4) {
+	if (c->step > 5) {
 		hp_seterr(c->err, HP_EINTERNAL, "skirmish-ww2: no step %d",
 		    c->step);
 		return RESOLVE_ERROR;
