@@ -321,11 +321,11 @@ cap_redact(struct game *g, int side)
 	cap_state_free(st);
 }
 
-/* The map: each hex as terrain letter and the unit (id, facing arrow). */
+/* The map: each hex as its terrain's letter and the first unit there, its
+ * id and facing ("b1ne"; "+" when more share the hex, "~~" smoke). */
 static void
 cap_render_map(const struct game *g, int side, struct sbuf *b)
 {
-	static const char *const arrow[6] = { "\\", "/", "^", "\\", "/", "v" };
 	char lbl[8];
 	int row, col, i;
 
@@ -354,13 +354,11 @@ cap_render_map(const struct game *g, int side, struct sbuf *b)
 					continue;
 				}
 				if (n++ == 0)
-					snprintf(cell, sizeof cell, "%.3s%s",
-					    u->id, arrow[u->facing >= 0 &&
-					    u->facing < 6 ? u->facing : 2]);
-				else
-					strlcpy_(cell + strlen(cell) < cell + 5 ?
-					    cell + strlen(cell) : cell + 4, "+",
-					    2);
+					snprintf(cell, sizeof cell, "%.2s%.2s",
+					    u->id, cap_dir_name(u->facing));
+				else if (strlen(cell) < 5)
+					strlcpy_(cell + strlen(cell), "+",
+					    sizeof cell - strlen(cell));
 			}
 			sbuf_printf(b, "%c%-5s", gh ? gh->terrain[0] : ' ',
 			    cell);
