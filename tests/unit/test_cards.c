@@ -660,7 +660,9 @@ test_views(void **st)
 	view_game(&G, 0, &v);
 	vs = cap_state_load(&v);
 	assert_int_equal(vs->nhand[0], 1);
-	assert_int_equal(vs->nhand[1], 0);
+	assert_int_equal(vs->hand[0][0], 3);
+	assert_int_equal(vs->nhand[1], 1);
+	assert_int_equal(vs->hand[1][0], 0);
 	assert_int_equal(vs->ndeck, 0);
 	assert_int_equal(vs->npool, 0);
 	assert_int_equal(v.units[U("b1")].x[0], 0);
@@ -671,6 +673,8 @@ test_views(void **st)
 	sbuf_init(&s);
 	view_status(&G, 1, &s);
 	assert_non_null(strstr(s.buf, "Hand of red: #7(2)"));
+	assert_non_null(strstr(s.buf, "blue: 4 of 3 CAPs, 1 card in hand") ||
+	    strstr(s.buf, "blue: 3 of 3 CAPs, 1 card in hand"));
 	assert_null(strstr(s.buf, "Hand of blue"));
 	sbuf_free(&s);
 	game_free(&v);

@@ -298,8 +298,8 @@ cap_free_orders(void *p)
 
 /* Everything on the map is seen by both sides. */
 
-/* side's copy: its own hand only, no deck, no pool, no plan of the other
- * side, and the tokens under its own units only once a rally showed them
+/* side's copy: its own hand only (of the other, the count: each card a
+ * 0), no deck, no pool, no plan of the other side, and the tokens under its own units only once a rally showed them
  * (the opponent drew and saw them). */
 static void
 cap_redact(struct game *g, int side)
@@ -309,7 +309,7 @@ cap_redact(struct game *g, int side)
 
 	for (s = 0; s < CAP_SIDES; s++)
 		if (s != side) {
-			st->nhand[s] = 0;
+			memset(st->hand[s], 0, sizeof st->hand[s]);
 			st->have_plan[s] = false;
 		}
 	st->ndeck = 0;
@@ -394,8 +394,8 @@ cap_status(const struct game *g, int side, struct sbuf *b)
 	for (s = 0; s < g->nsides && s < CAP_SIDES; s++) {
 		sbuf_printf(b, "%s: %d of %d CAPs, %d card%s in hand, %d unit%s "
 		    "lost.\n", g->sides[s].name, cap_svar(g, "cap", s, 0),
-		    cap_svar(g, "capmax", s, 0), st->nhand[s] ? st->nhand[s] :
-		    0, st->nhand[s] == 1 ? "" : "s", cap_svar(g, "lost", s, 0),
+		    cap_svar(g, "capmax", s, 0), st->nhand[s],
+		    st->nhand[s] == 1 ? "" : "s", cap_svar(g, "lost", s, 0),
 		    cap_svar(g, "lost", s, 0) == 1 ? "" : "s");
 		if (st->log[s][0] != '\0')
 			sbuf_printf(b, "  this round: %s\n", st->log[s]);
@@ -405,7 +405,11 @@ cap_status(const struct game *g, int side, struct sbuf *b)
 			continue;
 		sbuf_printf(b, "Hand of %s:", g->sides[s].name);
 		for (i = 0; i < st->nhand[s]; i++) {
-			const struct cap_card *k = &st->card[st->hand[s][i] - 1];
+			const struct cap_card *k;
+
+			if (st->hand[s][i] < 1 || st->hand[s][i] > st->ncard)
+				continue;
+			k = &st->card[st->hand[s][i] - 1];
 
 			sbuf_printf(b, " #%d(%d%s%s)", st->hand[s][i], k->num,
 			    k->ignore ? ",ignore" : "", k->action == CARD_RALLY ?
