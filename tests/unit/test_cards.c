@@ -641,6 +641,58 @@ test_dry_and_guards(void **st)
 	finish();
 }
 
+/* Stops: a unit hit (an adjacent enemy fires: all dice 1, AV 4 + 3 + 2
+ * = DV 9); an enemy newly in range of a named unit. */
+static void
+test_stops(void **st)
+{
+	static struct cap_plan pl[2];
+	struct hex a = H("C8"), far;
+	enum resolve_rc rc;
+	int i;
+
+	(void)st;
+	start(NULL, 0);
+	for (i = 0; i < G.nhex; i++)
+		strlcpy_(G.hexes[i].terrain, "open", sizeof G.hexes[i].terrain);
+	put("b1", a, 0);
+	put("r1", hex_neighbour(a, 0), 3);
+	game_set_var(&G, "round", 1);
+	cap_state_save(&G, ST);
+	rc = run("plan", WINDOW_ORDERS, 3, "stop hit b1\npass\n",
+	    "initiative 1\nfire r1 best\n", pl);
+	assert_int_equal(rc, RESOLVE_ASK);
+	assert_true(has("b1 is hit"));
+	assert_true(has("Your stop 'hit' fires."));
+	assert_int_equal(game_var(&G, "asked", 0), 1);
+	finish();
+	/* r1 comes from 7 hexes to 6 in front of b1 (range 3, twice 6). */
+	start(NULL, 0);
+	for (i = 0; i < G.nhex; i++)
+		strlcpy_(G.hexes[i].terrain, "open", sizeof G.hexes[i].terrain);
+	a = H("A8");
+	far = a;
+	for (i = 0; i < 7; i++)
+		far = hex_neighbour(far, 1);
+	assert_true(game_on_map(&G, far));
+	put("b1", a, 1);
+	put("r1", far, 4);
+	game_set_var(&G, "round", 1);
+	cap_state_save(&G, ST);
+	{
+		char red[64], lbl[8];
+
+		snprintf(red, sizeof red, "initiative 1\nmove r1 toward %s\n",
+		    hex_label(&G.layout, a, lbl, sizeof lbl));
+		rc = run("plan", WINDOW_ORDERS, 3, "stop inrange b1\npass\n",
+		    red, pl);
+	}
+	assert_int_equal(rc, RESOLVE_ASK);
+	assert_true(has("Your stop 'inrange' fires."));
+	assert_int_equal(game_var(&G, "asked", 0), 1);
+	finish();
+}
+
 /* What a side sees: its own hand, no deck, no pool, no other plan; a token
  * under its own unit is hidden until a rally shows it. */
 static void
@@ -699,6 +751,7 @@ main(void)
 		cmocka_unit_test(test_plan_parse),
 		cmocka_unit_test(test_alternation),
 		cmocka_unit_test(test_dry_and_guards),
+		cmocka_unit_test(test_stops),
 		cmocka_unit_test(test_views),
 	};
 
