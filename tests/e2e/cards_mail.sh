@@ -45,8 +45,7 @@ send() {   # send WHO FILE: sign FILE with WHO's key, mail it, deliver it
 plan() {
 	hp orders template "$NAME" --side "$1" >"$W/$1.tpl" || fail "template"
 	grep -E '^(campaign|turn|window|side):' "$W/$1.tpl" >"$W/$1.txt"
-	echo "nonce: $1-$SEQ-$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')" \
-		>>"$W/$1.txt"
+	echo "nonce: $1-$SEQ-cards-mail" >>"$W/$1.txt"
 	hp orders suggest "$NAME" --side "$1" | grep -vE \
 		'^(campaign|turn|window|side|nonce):' >>"$W/$1.txt" ||
 		fail "suggest"
