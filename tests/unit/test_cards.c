@@ -39,6 +39,7 @@ start(const int *script, size_t n)
 	    HP_OK);
 	for (i = 0; i < G.nunits; i++)
 		G.units[i].placed = false;
+	G.sides[0].ai = G.sides[1].ai = false;
 	ST = cap_state_load(&G);
 	dice_init_scripted(&D, script, n);
 	events_init(&EV);

@@ -185,6 +185,7 @@ cap_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		    sizeof g->sides[s].name);
 		strlcpy_(g->sides[s].label, sc->sides[s].label,
 		    sizeof g->sides[s].label);
+		g->sides[s].ai = true;   /* until a player takes the side */
 	}
 	for (row = 0; row < sc->rows && row < sc->nterrain; row++)
 		for (col = 0; col < sc->cols; col++) {
