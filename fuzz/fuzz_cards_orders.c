@@ -115,6 +115,7 @@ self_play(const char *options, int seed)
 	game_free(&g);
 }
 
+/* The positions: the plan windows of a few self-played games. */
 static void
 init(void)
 {

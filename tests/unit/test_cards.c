@@ -50,6 +50,7 @@ start(const int *script, size_t n)
 	X.ev = &EV;
 }
 
+/* Release what start made. */
 static void
 finish(void)
 {

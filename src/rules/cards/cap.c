@@ -291,6 +291,7 @@ cap_parse(const struct game *g, const struct window_spec *w, int side,
 	return HP_OK;
 }
 
+/* Free a plan from cap_parse. */
 static void
 cap_free_orders(void *p)
 {

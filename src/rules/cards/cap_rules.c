@@ -728,6 +728,11 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 			    !a->cmd && a->caps ? ", +CAPs" : "");
 			log_side(x, side, line);
 		}
+		events_add(x->ev, ALL, 0, "%s: %s %s (%d %s%s).",
+		    g->sides[side].name, u->name, a->kind == ACT_CLOSE ?
+		    "closes in" : "opens fire", a->cmd ? fire_ap + a->caps :
+		    fire_ap, a->cmd ? "CAPs" : "AP", !a->cmd && a->caps ?
+		    " and CAPs on the roll" : "");
 		(void)cap_fire(x, a->unit, target, a->kind == ACT_CLOSE ?
 		    tunit : -1, a->caps);
 		if (!a->cmd && u->placed)
