@@ -833,7 +833,7 @@ check_simulate(struct cli *c)
 
 /* The mails per side per round of a ruleset that counts them. */
 static void
-sim_print_mails(const struct sim_result *res)
+simulate_mails(const struct sim_result *res)
 {
 	long n = 0, sum = 0, acc = 0;
 	int k, median = -1, p90 = -1;
@@ -895,7 +895,7 @@ cmd_simulate(struct cli *c)
 	}
 	printf("  windows resolved %ld, dice rolled %ld\n", res.windows,
 	    res.rolls);
-	sim_print_mails(&res);
+	simulate_mails(&res);
 	printf("  %.0f games per second (%.3f s)\n", res.seconds > 0 ?
 	    res.games / res.seconds : 0.0, res.seconds);
 	return 0;

@@ -40,4 +40,11 @@ last=$(sqlite3 "$T/game.db" "SELECT count(*) FROM windows")
     'answer' AND sides NOT IN (1, 2)")" = 0 ] || fail "an answer window for both"
 [ "$(sqlite3 "$T/game.db" "SELECT count(*) FROM windows WHERE name =
     'answer'")" -ge 1 ] || fail "no answer window"
+# The measure of issue 15: mails per side per round of the scripted
+# plans, printed by 'hexpost simulate', median at most 3.
+"$HEXPOST" simulate --ruleset cards-ap --games 40 >"$T/sim.txt" ||
+	fail "simulate"
+med=$(sed -n 's/.*mails per side per round: median \([0-9]*\),.*/\1/p' \
+	"$T/sim.txt")
+[ -n "$med" ] && [ "$med" -le 3 ] || fail "simulate: $(cat "$T/sim.txt")"
 golden_check "$T/game.txt" "$SRC/tests/golden/cards-seed-golden.txt"
