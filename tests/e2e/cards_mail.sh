@@ -112,6 +112,7 @@ hp audit --bundle "$T/bundle" --accept-test-dice >"$W/audit" 2>&1 ||
 	fail "audit --bundle: $(cat "$W/audit")"
 grep -rqF "card for blue" "$T/bundle" || fail "no card draw in the bundle"
 grep -rqF "spent check of" "$T/bundle" || fail "no spent-check draw in the bundle"
+grep -rqF "hit token for" "$T/bundle" || fail "no hit-token draw in the bundle"
 python3 "$SRC/contrib/hexpost-audit.py" --accept-test-dice "$T/bundle" \
 	>"$W/py" 2>&1 || fail "hexpost-audit.py: $(cat "$W/py")"
 echo "cards_mail: ok ($n windows, median $med mails per side per round)"

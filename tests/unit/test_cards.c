@@ -695,6 +695,88 @@ test_stops(void **st)
 	finish();
 }
 
+/* Card actions (a free rally, smoke that blocks sight) and the stall: the
+ * card leaves the hand for the discards; a stall is a spent check of 1 AP;
+ * a card not in the hand is refused. */
+static void
+test_card_actions(void **st)
+{
+	/* 2D6 6+2 rally (token 8: rallied); the stall draws #1 (1): spent. */
+	int script[] = { 6, 2, 1 };
+	struct cap_action a;
+	struct game_unit *u;
+	char why[128];
+	int n;
+
+	(void)st;
+	start(script, 3);
+	u = put("b1", H("C8"), 0);
+	u->flags = CAP_HIT;
+	u->x[0] = 8;
+	ST->hand[0][ST->nhand[0]++] = 23;   /* 5, rally */
+	ST->hand[0][ST->nhand[0]++] = 27;   /* 6, smoke */
+	memset(&a, 0, sizeof a);
+	a.kind = ACT_CARD;
+	a.unit = -1;
+	a.card = 23;
+	a.tunit = U("b1");
+	assert_int_equal(cap_do_action(&X, 0, &a, why, sizeof why), HP_OK);
+	assert_true(has("blue plays card #23: a free rally."));
+	assert_true(has("2D6 8 +0 against its token 8: rallied"));
+	assert_int_equal(ST->nhand[0], 1);
+	assert_int_equal(ST->disc[ST->ndisc - 1], 23);
+	assert_int_equal(cap_do_action(&X, 0, &a, why, sizeof why), HP_EINVAL);
+	assert_string_equal(why, "card #23 is not in your hand");
+	a.card = 27;
+	a.tunit = -1;
+	a.target = hex_neighbour(H("C8"), 1);
+	n = G.nunits;
+	assert_int_equal(cap_do_action(&X, 0, &a, why, sizeof why), HP_OK);
+	assert_int_equal(G.nunits, n + 1);
+	assert_true(cap_smoke_at(&G, a.target));
+	assert_false(cap_los(ST, &G, H("C8"), hex_neighbour(a.target, 1)));
+	memset(&a, 0, sizeof a);
+	a.kind = ACT_STALL;
+	a.unit = U("b1");
+	a.tunit = -1;
+	assert_int_equal(cap_do_action(&X, 0, &a, why, sizeof why), HP_OK);
+	assert_true(has("card #1 (1) vs 1 AP: spent"));
+	assert_int_equal(u->status, CAP_SPENT);
+	assert_false(D.script_exhausted);
+	finish();
+}
+
+/* The campaign option per-action: a plan holds one action, and the side
+ * is asked each time its turn comes again. */
+static void
+test_per_action(void **st)
+{
+	static struct cap_plan pl[2];
+	enum resolve_rc rc;
+
+	(void)st;
+	start(NULL, 0);
+	strlcpy_(G.options, "per-action", sizeof G.options);
+	put("b1", H("A8"), 0);
+	put("b2", H("A7"), 0);
+	put("r1", H("J8"), 3);
+	game_set_var(&G, "round", 1);
+	cap_state_save(&G, ST);
+	rc = run("plan", WINDOW_ORDERS, 3, "move b1 B8\n", "initiative 1\n"
+	    "move r1 I8\n", pl);
+	assert_int_equal(rc, RESOLVE_ASK);
+	assert_true(has("r1 moves to I8"));
+	assert_true(has("b1 moves to B8"));
+	assert_int_equal(game_var(&G, "asked", 0), 2);
+	rc = run("answer", WINDOW_DECISION, 2, NULL, "pass\n", pl);
+	assert_int_equal(rc, RESOLVE_ASK);
+	assert_int_equal(game_var(&G, "asked", 0), 1);
+	rc = run("answer", WINDOW_DECISION, 1, "pass\n", NULL, pl);
+	assert_int_equal(rc, RESOLVE_DONE);
+	assert_true(has("round 1 ends"));
+	finish();
+}
+
 /* What a side sees: its own hand, no deck, no pool, no other plan; a token
  * under its own unit is hidden until a rally shows it. */
 static void
@@ -754,6 +836,8 @@ main(void)
 		cmocka_unit_test(test_alternation),
 		cmocka_unit_test(test_dry_and_guards),
 		cmocka_unit_test(test_stops),
+		cmocka_unit_test(test_card_actions),
+		cmocka_unit_test(test_per_action),
 		cmocka_unit_test(test_views),
 	};
 
