@@ -667,6 +667,11 @@ test_stops(void **st)
 	assert_true(has("b1 is hit"));
 	assert_true(has("Your stop 'hit' fires."));
 	assert_int_equal(game_var(&G, "asked", 0), 1);
+	/* An answer with no action keeps the rest of the plan ("pass"). */
+	rc = run("answer", WINDOW_DECISION, 1, "", NULL, pl);
+	assert_true(has("Your new plan has 1 action."));
+	assert_true(has("blue passes."));
+	assert_int_equal(rc, RESOLVE_DONE);
 	finish();
 	/* r1 comes from 7 hexes to 6 in front of b1 (range 3, twice 6). */
 	start(NULL, 0);

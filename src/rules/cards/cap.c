@@ -429,7 +429,10 @@ cap_order_template(const struct game *g, const struct window_spec *w,
     int side, struct sbuf *b)
 {
 	struct cap_state *st = cap_state_load(g);
+	struct sbuf rest;
+	const char *p, *e;
 
+	sbuf_init(&rest);
 	sbuf_puts(b, "# A round plan: one statement a line, actions in order.\n"
 	    "#   initiative N            add N CAPs (0-2) to the initiative\n"
 	    "#   move U HEX [HEX..] [face DIR] | move U toward HEX\n"
@@ -444,9 +447,18 @@ cap_order_template(const struct game *g, const struct window_spec *w,
 	    "#   dry pass                pass when the plan runs dry\n");
 	if (w->kind == WINDOW_DECISION && side >= 0 && side < CAP_SIDES &&
 	    st->have_plan[side]) {
-		sbuf_puts(b, "# The rest of your plan:\n");
-		cap_plan_canon(g, &st->plan[side], b);
+		sbuf_puts(b, "# An answer with no action keeps the rest of your "
+		    "plan (below, commented);\n# any action replaces it.\n");
+		cap_plan_canon(g, &st->plan[side], &rest);
+		for (p = rest.buf; p != NULL && *p != '\0'; p = e ? e + 1 :
+		    NULL) {
+			e = strchr(p, '\n');
+			sbuf_puts(b, "#   ");
+			sbuf_add(b, p, e ? (size_t)(e - p) : strlen(p));
+			sbuf_puts(b, "\n");
+		}
 	}
+	sbuf_free(&rest);
 	cap_state_free(st);
 }
 

@@ -369,7 +369,16 @@ cap_resolve(struct resolve_ctx *c)
 			if (!(asked & (1u << s)))
 				continue;
 			x.st->have_plan[s] = true;
-			if (p != NULL)
+			if (p != NULL && p->n == 0) {
+				/* No action: the rest of the plan goes on (the
+				 * hold answer), with the answer's stops if any. */
+				if (p->nstops > 0) {
+					memcpy(x.st->plan[s].stops, p->stops,
+					    sizeof p->stops);
+					x.st->plan[s].nstops = p->nstops;
+				}
+				x.st->plan[s].dry_pass |= p->dry_pass;
+			} else if (p != NULL)
 				x.st->plan[s] = *p;
 			else
 				memset(&x.st->plan[s], 0, sizeof x.st->plan[s]);
