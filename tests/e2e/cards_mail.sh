@@ -3,7 +3,9 @@
 # signed mail (real minisign keys, Maildir inbox and outbox, 'hexpost run
 # --once'): each side sends a round plan (the plan 'orders suggest' gives,
 # under the header of its own order form) and answers only when its report
-# asks it (a stop fired or its plan ran dry). Checked: each report shows
+# asks it (a stop fired or its plan ran dry); red misses its first answer,
+# which the campaign's hold policy gives at the deadline (an answer with
+# no action: the rest of its plan goes on). Checked: each report shows
 # its side's own hand and never the other's; the turn-0 window drew the
 # first cards before turn 1; the median of the mails per side per round is
 # at most 3; 'hexpost audit', the bundle audit and contrib/hexpost-audit.py
@@ -20,8 +22,10 @@ e2e_start cards_mail "${1:?usage: cards_mail.sh /path/to/hexpost}" \
 	minisign sqlite3 perl base64 python3
 NAME=crossroads
 
+NOW=$(date +%s)
+
 hp() {
-	"$HEXPOST" --config "$CONF" "$@"
+	HEXPOST_NOW=$NOW "$HEXPOST" --config "$CONF" "$@"
 }
 
 run_once() {
@@ -63,20 +67,36 @@ for s in blue red; do
 done
 [ "$(sqlite3 "$DB" "SELECT turn, name, sides, state FROM windows ORDER BY
     id LIMIT 1")" = "0|deploy|0|resolved" ] || fail "no resolved turn-0 window"
+hp moderate "$NAME" set missing hold >/dev/null || fail "set missing hold"
+sed -i -e 's/^deadline_hours = .*/deadline_hours = 24/' \
+	-e 's/^remind_hours = .*/remind_hours = 0/' "$CONF"
 run_once
 hands=0
+held=0
 for n in $(seq 1 60); do
 	STEP="window $n"
 	hp campaign show "$NAME" >"$W/show"
 	grep -qF "status   finished" "$W/show" && break
 	who=$(sed -n 's/.*waiting for: //p' "$W/show")
 	[ -n "$who" ] || fail "no open window: $(cat "$W/show")"
+	window=$(sed -n "s/.*window *turn [0-9]* '\([a-z]*\)'.*/\1/p" "$W/show")
 	for s in $who; do
+		# Red misses its first answer: the hold policy answers at the
+		# deadline (no action: the rest of its plan goes on).
+		[ "$s" = red ] && [ "$window" = answer ] && [ "$held" = 0 ] &&
+			continue
 		plan "$s"
 		send "$s" "$W/$s.txt"
 	done
 	rm -f "$D"/outbox/new/*
 	run_once
+	if [ "$window" = answer ] && [ "$held" = 0 ] &&
+	    echo " $who " | grep -q " red "; then
+		grep -q "resolved" "$W/out" && fail "resolved without red"
+		NOW=$((NOW + 25 * 3600))
+		run_once
+		held=1
+	fi
 	grep -q "resolved 1 window of $NAME" "$W/out" ||
 		fail "not resolved: $(cat "$W/out" "$W/err")"
 	for f in "$D"/outbox/new/*; do
@@ -96,6 +116,9 @@ done
 STEP=end
 grep -qF "status   finished" "$W/show" || fail "no result after 60 windows"
 [ "$hands" -ge 1 ] || fail "blue's mails show no hand"
+[ "$held" = 1 ] || fail "red was never asked alone, no answer held"
+[ "$(sqlite3 "$DB" "SELECT count(*) FROM orders WHERE source =
+    'deadline-hold'")" = 1 ] || fail "no deadline-hold answer"
 # Mails per side per round: the windows naming each side, by turn.
 med=$(sqlite3 "$DB" "SELECT turn, sides FROM windows WHERE turn > 0" |
 	awk -F'|' '{ if ($2 % 2 == 1) b[$1]++; if (int($2 / 2) % 2 == 1) r[$1]++ }
