@@ -300,7 +300,8 @@ parse_stop(const struct game *g, int side, const struct order_line *l,
 			    l->words[2]);
 			return false;
 		}
-	} else if (strcmp(w, "seen") == 0 && l->nwords == 2)
+	} else if ((strcmp(w, "seen") == 0 || strcmp(w, "revealed") == 0) &&
+	    l->nwords == 2)
 		s->kind = STOP_SEEN;
 	else if (strcmp(w, "dry") == 0 && l->nwords == 2)
 		s->kind = STOP_DRY;

@@ -592,17 +592,17 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		}
 		if (k->action == CARD_RALLY) {
 			if (!(g->units[a->tunit].flags & CAP_HIT) ||
-			    !g->units[a->tunit].placed) {
-				snprintf(why, whylen, "%s has no hit to rally",
+			    !g->units[a->tunit].placed ||
+			    enemy_in(g, side, g->units[a->tunit].pos)) {
+				snprintf(why, whylen, "%s cannot rally (no hit, "
+				    "or an enemy in its hex)",
 				    g->units[a->tunit].id);
 				break;
 			}
 			(void)play_card(x->st, side, a->card);
 			events_add(x->ev, ALL, 0, "%s plays card #%d: a free "
 			    "rally.", g->sides[side].name, a->card);
-			if (cap_rally(x, a->tunit, "card") != HP_OK)
-				events_add(x->ev, ALL, 0, "%s cannot rally next to "
-				    "the enemy.", g->units[a->tunit].name);
+			(void)cap_rally(x, a->tunit, "card");
 		} else {
 			struct game_unit *m;
 			char id[GAME_ID_MAX];
