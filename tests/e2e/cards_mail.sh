@@ -133,6 +133,10 @@ hp audit "$NAME" --accept-test-dice >"$W/audit" 2>&1 ||
 hp audit export "$NAME" "$T/bundle" >/dev/null || fail "export"
 hp audit --bundle "$T/bundle" --accept-test-dice >"$W/audit" 2>&1 ||
 	fail "audit --bundle: $(cat "$W/audit")"
+grep -q "resolutions stopped to ask and resumed" "$W/audit" ||
+	fail "the audit replayed no stop: $(cat "$W/audit")"
+grep -q "sealed dice re-derived" "$W/audit" ||
+	fail "the audit re-derived no sealed draw: $(cat "$W/audit")"
 grep -rqF "card for blue" "$T/bundle" || fail "no card draw in the bundle"
 grep -rqF "spent check of" "$T/bundle" || fail "no spent-check draw in the bundle"
 grep -rqF "hit token for" "$T/bundle" || fail "no hit-token draw in the bundle"
