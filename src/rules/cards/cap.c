@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cap.h"
+#include "render.h"
 #include "view.h"
 
 /* Count one error of the scenario. */
@@ -323,50 +324,59 @@ cap_redact(struct game *g, int side)
 	cap_state_free(st);
 }
 
-/* The map: each hex as its terrain's letter and the first unit there, its
- * id and facing ("b1ne"; "+" when more share the hex, "~~" smoke). */
+/* Does hex h exist (render callback)? */
+static bool
+map_exists(void *arg, struct hex h)
+{
+	return game_on_map(arg, h);
+}
+
+/* A hex's text (render callback): its label and terrain letter, then the
+ * first unit there with its facing ("b1ne"; "+" when more share the hex,
+ * "~~" smoke). */
+static void
+map_cell(void *arg, struct hex h, struct render_cell *c)
+{
+	const struct game *g = arg;
+	const struct game_hex *gh = game_hex_at_c(g, h);
+	char lbl[8];
+	int i, n = 0;
+
+	hex_label(&g->layout, h, lbl, sizeof lbl);
+	snprintf(c->line[0], sizeof c->line[0], "%.3s%c", lbl,
+	    gh && strcmp(gh->terrain, "open") != 0 ? gh->terrain[0] : ' ');
+	c->line[1][0] = '\0';
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+
+		if (!u->placed || !hex_eq(u->pos, h))
+			continue;
+		if (strcmp(u->kind, CAP_SMOKE) == 0) {
+			if (c->line[1][0] == '\0')
+				strlcpy_(c->line[1], "~~", sizeof c->line[1]);
+			continue;
+		}
+		if (n++ == 0)
+			snprintf(c->line[1], sizeof c->line[1], "%.2s%.2s", u->id,
+			    cap_dir_name(u->facing));
+		else if (strlen(c->line[1]) < RENDER_CELL_W)
+			strlcpy_(c->line[1] + strlen(c->line[1]), "+",
+			    sizeof c->line[1] - strlen(c->line[1]));
+	}
+}
+
+/* The map as hexes (terrain letter: w woods, t town), each unit with its
+ * facing, then the list of units. */
 static void
 cap_render_map(const struct game *g, int side, struct sbuf *b)
 {
+	struct render_map m = { &g->layout, (void *)g, map_exists, map_cell,
+		NULL };
 	char lbl[8];
-	int row, col, i;
+	int i;
 
 	(void)side;
-	sbuf_puts(b, "    ");
-	for (col = 0; col < g->layout.cols; col++)
-		sbuf_printf(b, " %c    ", 'A' + col);
-	sbuf_puts(b, "\n");
-	for (row = 0; row < g->layout.rows; row++) {
-		sbuf_printf(b, "%3d ", row + 1);
-		for (col = 0; col < g->layout.cols; col++) {
-			struct hex_offset o = { col, row };
-			struct hex h = hex_from_offset(&g->layout, o);
-			const struct game_hex *gh = game_hex_at_c(g, h);
-			char cell[8] = "";
-			int n = 0;
-
-			for (i = 0; i < g->nunits; i++) {
-				const struct game_unit *u = &g->units[i];
-
-				if (!u->placed || !hex_eq(u->pos, h))
-					continue;
-				if (strcmp(u->kind, CAP_SMOKE) == 0) {
-					if (cell[0] == '\0')
-						strlcpy_(cell, "~~", sizeof cell);
-					continue;
-				}
-				if (n++ == 0)
-					snprintf(cell, sizeof cell, "%.2s%.2s",
-					    u->id, cap_dir_name(u->facing));
-				else if (strlen(cell) < 5)
-					strlcpy_(cell + strlen(cell), "+",
-					    sizeof cell - strlen(cell));
-			}
-			sbuf_printf(b, "%c%-5s", gh ? gh->terrain[0] : ' ',
-			    cell);
-		}
-		sbuf_puts(b, "\n");
-	}
+	render_hexmap(&m, b);
 	sbuf_puts(b, "Units (facing; S spent, H hit):\n");
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
