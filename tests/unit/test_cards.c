@@ -818,6 +818,12 @@ test_views(void **st)
 	    strstr(s.buf, "blue: 3 of 3 CAPs, 1 card in hand"));
 	assert_null(strstr(s.buf, "Hand of blue"));
 	sbuf_free(&s);
+	/* The map shows each unit with its facing. */
+	sbuf_init(&s);
+	G.rules->render_map(&G, 1, &s);
+	assert_non_null(strstr(s.buf, "b1se"));
+	assert_non_null(strstr(s.buf, "b1     blue  rifles   C8   faces se H"));
+	sbuf_free(&s);
 	game_free(&v);
 	finish();
 }
