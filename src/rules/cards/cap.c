@@ -162,6 +162,26 @@ setup_options(struct game *g, const struct scenario *sc, struct cap_state *st,
 	return nerr;
 }
 
+/* Are the campaign options only those cards-ap knows (rounds=N,
+ * per-action)? Else err says which is not. */
+static bool
+options_ok(const char *opts, struct hp_error *err)
+{
+	char buf[256], *w, *save = NULL;
+
+	strlcpy_(buf, opts, sizeof buf);
+	for (w = strtok_r(buf, ",", &save); w != NULL; w = strtok_r(NULL, ",",
+	    &save)) {
+		if (strncmp(w, "rounds=", 7) == 0 || strcmp(w, "per-action") ==
+		    0)
+			continue;
+		hp_seterr(err, HP_EINVAL, "option %.60s: cards-ap knows rounds=N "
+		    "and per-action", w);
+		return false;
+	}
+	return true;
+}
+
 /* Build the game from the scenario (docs/rules/cards-ap.md). */
 static int
 cap_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
@@ -170,6 +190,10 @@ cap_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	int nerr = 0, i, s, row, col, n;
 	const char *opt;
 
+	if (!options_ok(g->options, err)) {
+		free(st);
+		return HP_EINVAL;
+	}
 	strlcpy_(g->scenario, sc->name, sizeof g->scenario);
 	g->layout.orient = HEX_FLAT;
 	g->layout.parity = HEX_ODD;
@@ -475,9 +499,10 @@ cap_order_template(const struct game *g, const struct window_spec *w,
 const struct ruleset ruleset_cards_ap = {
 	.name = "cards-ap",
 	.title = "Card and action-point hex game, played by round plans",
-	.seed = "004_fc018ecde3e08f0c",
-	.options_help = "rounds=N      the number of rounds\n"
-	    "per-action    one action a mail (each side is asked every turn)",
+	.seed = "004",
+	.options_help = "rounds=N      the number of rounds (default: the "
+	    "scenario's turns)\nper-action    one action a mail (each side is "
+	    "asked every turn)",
 	.setup = cap_setup,
 	.default_scenario = "crossroads",
 	.next_window = cap_next_window,
