@@ -479,6 +479,33 @@ cap_order_template(const struct game *g, const struct window_spec *w,
 	    "#   stop hit [U] | stop lost [U] | stop seen | stop inrange U |\n"
 	    "#   stop dry | stop answer ACTION|any   ask me when it happens\n"
 	    "#   dry pass                pass when the plan runs dry\n");
+	if (side >= 0 && side < CAP_SIDES) {
+		int i;
+		char lbl[8];
+
+		sbuf_printf(b, "# Your CAPs: %d. Your hand:", cap_svar(g, "cap",
+		    side, 0));
+		for (i = 0; i < st->nhand[side]; i++) {
+			int c = st->hand[side][i];
+
+			if (c >= 1 && c <= st->ncard)
+				sbuf_printf(b, " #%d(%d%s%s)", c,
+				    st->card[c - 1].num, st->card[c - 1].ignore ?
+				    ",ignore" : "", st->card[c - 1].action ==
+				    CARD_RALLY ? ",rally" : st->card[c - 1].action ==
+				    CARD_SMOKE ? ",smoke" : "");
+		}
+		sbuf_puts(b, st->nhand[side] ? "\n# Your units:" :
+		    " (empty)\n# Your units:");
+		for (i = 0; i < g->nunits; i++)
+			if (g->units[i].side == side && g->units[i].placed)
+				sbuf_printf(b, " %s %s %s%s%s", g->units[i].id,
+				    hex_label(&g->layout, g->units[i].pos, lbl,
+				    sizeof lbl), cap_dir_name(g->units[i].facing),
+				    g->units[i].status == CAP_SPENT ? " spent" :
+				    "", g->units[i].flags & CAP_HIT ? " hit" : "");
+		sbuf_puts(b, "\n");
+	}
 	if (w->kind == WINDOW_DECISION && side >= 0 && side < CAP_SIDES &&
 	    st->have_plan[side]) {
 		sbuf_puts(b, "# An answer with no action keeps the rest of your "
