@@ -818,6 +818,24 @@ test_views(void **st)
 	    strstr(s.buf, "blue: 3 of 3 CAPs, 1 card in hand"));
 	assert_null(strstr(s.buf, "Hand of blue"));
 	sbuf_free(&s);
+	/* The plan form: the side's own hand and units, not the other's. */
+	{
+		struct window_spec w;
+		char *t;
+
+		memset(&w, 0, sizeof w);
+		strlcpy_(w.name, "plan", sizeof w.name);
+		w.sides = 3;
+		t = view_order_template(&G, &w, 1);
+		assert_non_null(strstr(t, "Your hand: #7(2)"));
+		assert_null(strstr(t, "#3("));
+		assert_null(strstr(t, "b1 C8"));
+		free(t);
+		t = view_order_template(&G, &w, 0);
+		assert_non_null(strstr(t, "Your hand: #3(1)"));
+		assert_non_null(strstr(t, "b1 C8 se hit"));
+		free(t);
+	}
 	/* The map shows each unit with its facing. */
 	sbuf_init(&s);
 	G.rules->render_map(&G, 1, &s);
