@@ -34,6 +34,7 @@
 #include "turn.h"
 #include "sealed.h"
 #include "view.h"
+#include "mapout.h"
 
 /* What the dispatcher (main) provides before a subcommand's handler runs:
  * one table (cmds, at the end) names each subcommand with its usage, its
@@ -655,6 +656,32 @@ cmd_map(struct cli *c)
 	return 0;
 }
 
+/* picture: side's picture of the map as PNG (default), SVG or the text of
+ * its model, on standard output. */
+static int
+cmd_picture(struct cli *c)
+{
+	struct sbuf b;
+	int rc, side;
+
+	if ((rc = resolve_side(&c->g, c->opt['s'], &side, &c->err)) != HP_OK)
+		return fail(&c->err);
+	sbuf_init(&b);
+	if ((rc = mapout_picture(c->st, c->cid, &c->g, 0, side,
+	    c->opt['v'] != NULL ? MAPOUT_SVG : c->opt['x'] != NULL ?
+	    MAPOUT_TEXT : MAPOUT_PNG, &b, &c->err)) != HP_OK) {
+		sbuf_free(&b);
+		return fail(&c->err);
+	}
+	if (b.len > 0 && fwrite(b.buf, 1, b.len, stdout) != b.len) {
+		sbuf_free(&b);
+		hp_seterr(&c->err, HP_EIO, "cannot write the picture");
+		return fail(&c->err);
+	}
+	sbuf_free(&b);
+	return 0;
+}
+
 static int
 cmd_report(struct cli *c)
 {
@@ -1039,6 +1066,10 @@ static const struct option o_sig[] = {
 	OPT("sig", required_argument, 's'), OPT_END };
 static const struct option o_side[] = {
 	OPT("side", required_argument, 's'), OPT_END };
+static const struct option o_picture[] = {
+	OPT("side", required_argument, 's'),
+	OPT("svg", no_argument, 'v'),
+	OPT("text", no_argument, 'x'), OPT_END };
 static const struct option o_side_turn[] = {
 	OPT("side", required_argument, 's'),
 	OPT("turn", required_argument, 't'), OPT_END };
@@ -1158,6 +1189,11 @@ static const struct cmd cmds[] = {
 	    o_simulate, 0, 0, 0, NULL, check_simulate, cmd_simulate, NULL },
 	{ "help", NULL, "help [COMMAND]", "this list, or the usage of one "
 	    "command", NULL, 0, 2, 0, NULL, NULL, cmd_help, NULL },
+	{ "picture", NULL, "picture NAME [--side S] [--svg|--text]", "the map "
+	    "as a side sees it, with the last turn's movement and fire, as PNG "
+	    "(SVG with --svg, the drawing's data with --text) on standard "
+	    "output", o_picture, 1, 1, CLI_DB | CLI_CAMPAIGN, NULL, NULL,
+	    cmd_picture, NULL },
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

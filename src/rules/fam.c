@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fam.h"
+#include "picmodel.h"
 #include "scenario.h"
 #include "render.h"
 #include "ruleset.h"
@@ -1243,6 +1244,41 @@ fam_render_map(const struct game *g, int side, struct sbuf *b)
 	}
 }
 
+/* The map model of side's picture: the generic one, with the sections'
+ * spent state, the Pl Comd as "P" and the enemy as "R", as on the map. */
+static void
+fam_picture(const struct game *g, int side, const struct events *ev,
+    struct pic_model *m)
+{
+	int i, k = 0;
+
+	picmodel_default(g, side, m);
+	for (i = 0; i < g->nunits && k < m->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+		struct pic_unit *p = &m->units[k];
+
+		if (!u->placed)
+			continue;
+		k++;
+		p->strength = -1;
+		if (u->status == SPENT)
+			p->state |= PIC_SPENT;
+		if (i == FAM_PC)
+			strlcpy_(p->label, "P", sizeof p->label);
+		else if (i == FAM_RED)
+			strlcpy_(p->label, "R", sizeof p->label);
+	}
+	picmodel_arrows(g, ev, m);
+	for (i = 0; i < (int)ev->n; i++) {	/* "N Section fires from X" */
+		int s = ev->v[i].text[0] - '1';
+
+		if (s >= 0 && s < FAM_SECTIONS && strstr(ev->v[i].text,
+		    "fires from") != NULL && g->units[FAM_RED].placed)
+			picture_add_arrow(m, PIC_FIRE, g->units[s].pos,
+			    g->units[FAM_RED].pos, BLUE);
+	}
+}
+
 static void
 fam_status(const struct game *g, int side, struct sbuf *b)
 {
@@ -1316,4 +1352,5 @@ const struct ruleset ruleset_fam = {
 	.render_map = fam_render_map,
 	.status = fam_status,
 	.order_template = fam_order_template,
+	.picture = fam_picture,
 };
