@@ -35,6 +35,8 @@
 #include "sealed.h"
 #include "view.h"
 #include "mapout.h"
+#include "export.h"
+#include "mailpref.h"
 
 /* What the dispatcher (main) provides before a subcommand's handler runs:
  * one table (cmds, at the end) names each subcommand with its usage, its
@@ -682,6 +684,73 @@ cmd_picture(struct cli *c)
 	return 0;
 }
 
+/* export: side's view as JSON (docs/export.schema.json). */
+static int
+cmd_export(struct cli *c)
+{
+	struct sbuf b;
+	int rc, side;
+
+	if ((rc = resolve_side(&c->g, c->opt['s'], &side, &c->err)) != HP_OK)
+		return fail(&c->err);
+	sbuf_init(&b);
+	if ((rc = export_json(c->st, c->cid, &c->g, side, &b, &c->err)) !=
+	    HP_OK) {
+		sbuf_free(&b);
+		return fail(&c->err);
+	}
+	fputs(b.buf, stdout);
+	sbuf_free(&b);
+	return 0;
+}
+
+/* campaign set NAME ITEM on|off and player set NAME PLAYER ITEM on|off:
+ * what report mail carries (mailpref.h). */
+static int
+mailpref_cli(struct cli *c, const char *player, const char *item,
+    const char *val)
+{
+	enum mailpref_item it;
+	struct store_player p[64];
+	int i, n;
+
+	if (!mailpref_parse(item, &it) || (strcmp(val, "on") != 0 &&
+	    strcmp(val, "off") != 0)) {
+		hp_seterr(&c->err, HP_EINVAL, "expected picture-mail or "
+		    "json-mail, then on or off");
+		return fail(&c->err);
+	}
+	if (player != NULL) {
+		n = store_players_of(c->st, c->cid, p, 64, &c->err);
+		for (i = 0; i < n && i < 64; i++)
+			if (strcmp(p[i].name, player) == 0)
+				break;
+		if (n < 0 || i >= n || i >= 64) {
+			hp_seterr(&c->err, HP_ENOENT, "no player %s in %s",
+			    player, c->g.name);
+			return fail(&c->err);
+		}
+	}
+	if (mailpref_set(c->st, c->cid, player, it, strcmp(val, "on") == 0,
+	    &c->err) != HP_OK)
+		return fail(&c->err);
+	printf("%s: %s %s%s%s\n", c->g.name, item, val, player ? " for " : "",
+	    player ? player : "");
+	return 0;
+}
+
+static int
+cmd_campaign_set(struct cli *c)
+{
+	return mailpref_cli(c, NULL, c->argv[1], c->argv[2]);
+}
+
+static int
+cmd_player_set(struct cli *c)
+{
+	return mailpref_cli(c, c->argv[1], c->argv[2], c->argv[3]);
+}
+
 static int
 cmd_report(struct cli *c)
 {
@@ -1070,6 +1139,9 @@ static const struct option o_picture[] = {
 	OPT("side", required_argument, 's'),
 	OPT("svg", no_argument, 'v'),
 	OPT("text", no_argument, 'x'), OPT_END };
+static const struct option o_export[] = {
+	OPT("side", required_argument, 's'),
+	OPT("json", no_argument, 'j'), OPT_END };
 static const struct option o_side_turn[] = {
 	OPT("side", required_argument, 's'),
 	OPT("turn", required_argument, 't'), OPT_END };
@@ -1194,6 +1266,19 @@ static const struct cmd cmds[] = {
 	    "(SVG with --svg, the drawing's data with --text) on standard "
 	    "output", o_picture, 1, 1, CLI_DB | CLI_CAMPAIGN, NULL, NULL,
 	    cmd_picture, NULL },
+	{ "export", NULL, "export NAME [--side S] --json", "what a side may "
+	    "see (map, units, events, rolls shown to it, the open window and "
+	    "its order template) as JSON, the shape docs/export.schema.json "
+	    "documents", o_export, 1, 1, CLI_DB | CLI_CAMPAIGN, NULL, NULL,
+	    cmd_export, NULL },
+	{ "campaign", "set", "campaign set NAME picture-mail|json-mail on|off",
+	    "whether report mail carries the map's picture (PNG; on by "
+	    "default) or the side's view as JSON (off by default); a player's "
+	    "own choice wins", NULL, 3, 3, CLI_DB | CLI_CAMPAIGN, NULL, NULL,
+	    cmd_campaign_set, NULL },
+	{ "player", "set", "player set NAME PLAYER picture-mail|json-mail "
+	    "on|off", "the same for one player's report mail", NULL, 4, 4,
+	    CLI_DB | CLI_CAMPAIGN, NULL, NULL, cmd_player_set, NULL },
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

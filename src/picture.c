@@ -10,7 +10,7 @@
 
 #include "picture.h"
 
-#define PIC_R 30.0          /* hex radius in pixels */
+#define PIC_R 40.0          /* hex radius in pixels */
 #define PIC_MARGIN 34.0     /* room for the coordinates */
 #define PIC_TITLE 26.0      /* the title line above the map */
 #define PIC_LEGEND_LINE 18.0
@@ -425,25 +425,34 @@ dir_vec(const struct geo *g, int d, double *dx, double *dy)
 	*dy = (y2 - y1) / len;
 }
 
+/* Unit u, the nth of n in its hex: alone it fills the middle of the hex;
+ * a stack shares it in a 2 x 2 grid (a fifth and later are drawn on the
+ * fourth: the table under the ASCII map lists them all). */
 static void
 draw_unit(cairo_t *cr, const struct geo *g, const struct pic_unit *u,
-    int nth)
+    int nth, int n)
 {
 	struct rgb c = side_colour(u->side);
-	double x, y, s = PIC_R * 0.78, sx, sy;
+	double x, y, s = PIC_R * 0.78, sx, sy, fs = 1.0;
 	char sp[16];
 
 	centre(g, u->pos, &x, &y);
-	x += nth * 5.0;
-	y += nth * 5.0;
+	if (n > 1) {
+		int k = nth > 3 ? 3 : nth;
+
+		fs = 0.62;
+		s *= fs;
+		x += (k % 2 == 0 ? -1 : 1) * s * 0.55;
+		y += (k < 2 ? -1 : 1) * s * 0.55 + (n == 2 ? s * 0.55 : 0);
+	}
 	if (u->marker) {
-		cairo_arc(cr, x, y, PIC_R * 0.36, 0, 2 * M_PI);
+		cairo_arc(cr, x, y, PIC_R * 0.36 * fs, 0, 2 * M_PI);
 		cairo_set_source_rgb(cr, 1.0, 0.95, 0.55);
 		cairo_fill_preserve(cr);
 		set_rgb(cr, c, 1.0);
 		cairo_set_line_width(cr, 1.5);
 		cairo_stroke(cr);
-		text_c(cr, x, y, 8, u->label);
+		text_c(cr, x, y, n > 1 ? 6 : 8, u->label);
 		return;
 	}
 	sx = x - s / 2;
@@ -486,13 +495,13 @@ draw_unit(cairo_t *cr, const struct geo *g, const struct pic_unit *u,
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
 	    CAIRO_FONT_WEIGHT_BOLD);
-	text_c(cr, x - (u->strength >= 0 ? s * 0.15 : 0), sy + s * 0.74, 9,
-	    u->label);
+	text_c(cr, x - (u->strength >= 0 ? s * 0.15 : 0), sy + s * 0.74,
+	    n > 1 ? 7 : 9, u->label);
 	cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL,
 	    CAIRO_FONT_WEIGHT_NORMAL);
 	if (u->strength >= 0) {
 		snprintf(sp, sizeof sp, "%d", u->strength);
-		text_c(cr, sx + s * 0.82, sy + s * 0.74, 8, sp);
+		text_c(cr, sx + s * 0.82, sy + s * 0.74, n > 1 ? 6 : 8, sp);
 	}
 	if (u->state & PIC_SPENT) {	/* a diagonal bar */
 		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
@@ -511,13 +520,16 @@ draw_unit(cairo_t *cr, const struct geo *g, const struct pic_unit *u,
 static void
 draw_units(cairo_t *cr, const struct pic_model *m, const struct geo *g)
 {
-	int i, j, nth;
+	int i, j, nth, n;
 
 	for (i = 0; i < m->nunits; i++) {
-		for (nth = 0, j = 0; j < i; j++)
-			if (hex_eq(m->units[j].pos, m->units[i].pos))
-				nth++;
-		draw_unit(cr, g, &m->units[i], nth > 3 ? 3 : nth);
+		for (nth = 0, n = 0, j = 0; j < m->nunits; j++)
+			if (hex_eq(m->units[j].pos, m->units[i].pos)) {
+				n++;
+				if (j < i)
+					nth++;
+			}
+		draw_unit(cr, g, &m->units[i], nth, n);
 	}
 }
 
@@ -563,11 +575,19 @@ draw_arrows(cairo_t *cr, const struct pic_model *m, const struct geo *g)
 static int
 legend_lines(const struct pic_model *m)
 {
-	int i, n = 4 + m->nsides;	/* title, states, arrows, marker */
+	const char *seen[64], *lbl;
+	int i, k, nseen = 0, n = 4 + m->nsides;	/* title, 3 lines of text */
 
 	for (i = 1; i < PIC_MAX_EDGE_KINDS && m->edge_name[i][0]; i++)
 		n++;
-	return n + (int)NTERRAINS;
+	for (i = 0; i < m->nhex && nseen < 64; i++) {
+		(void)terrain_rgb(m->hexes[i].terrain, &lbl);
+		for (k = 0; k < nseen && strcmp(seen[k], lbl) != 0; k++)
+			;
+		if (k == nseen)
+			seen[nseen++] = lbl;
+	}
+	return n + nseen;
 }
 
 static void

@@ -1,0 +1,12 @@
+-- hexpost schema, migration 21: what a report mail carries besides its text
+-- (issue 18, src/mailpref.c). One row per campaign (player '') and per
+-- player who chose otherwise: the map's picture (PNG, on unless turned off)
+-- and the JSON export of the side's view (off unless asked for). NULL: as
+-- the campaign (or the default) says.
+CREATE TABLE mail_prefs (
+	campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+	player TEXT NOT NULL DEFAULT '',
+	picture INTEGER CHECK (picture IN (0, 1)),
+	json INTEGER CHECK (json IN (0, 1)),
+	PRIMARY KEY (campaign_id, player)
+);
