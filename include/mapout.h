@@ -24,4 +24,22 @@ int mapout_picture(struct store *, int64_t cid, const struct game *,
     int64_t wid, int side, enum mapout_format, struct sbuf *out,
     struct hp_error *);
 
+#define MAPOUT_PUBLIC (-2)  /* the view every side shares */
+
+/* The model of side's picture of g with the events ev (may be NULL) into m
+ * (picture_init'ed); side MAPOUT_PUBLIC: what every side's view has in
+ * common (picture_intersect), titled "public view". */
+void mapout_model(const struct game *, int side, const struct events *ev,
+    struct pic_model *m);
+/* Turn observer (engine.c): store the picture data of window w just
+ * resolved, public and each side's (window_pictures, migration 021). */
+int mapout_window_resolved(struct store *, int64_t cid, const struct game *,
+    const struct store_window *w, const struct events *,
+    const struct dice *, struct hp_error *);
+/* The stored picture data of window wid for side (MAPOUT_PUBLIC or 0..)
+ * into m; HP_ENOENT when none was stored (a window resolved before
+ * migration 021). */
+int mapout_stored(struct store *, int64_t wid, int side, struct pic_model *m,
+    struct hp_error *);
+
 #endif

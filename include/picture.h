@@ -80,8 +80,17 @@ void picture_add_arrow(struct pic_model *, enum pic_arrow_kind,
 int picture_edge_kind(struct pic_model *, const char *name);
 
 /* The model as canonical text, one line per item (what the drawing is made
- * from; tests compare it across games). Appended to out. */
+ * from; tests compare it across games, the store keeps each window's
+ * public one): free text in [brackets], brackets in it as '_'. Appended to
+ * out. */
 void picture_text(const struct pic_model *, struct sbuf *out);
+/* Add to m (picture_init'ed) the model written by picture_text: HP_OK, or
+ * HP_EINVAL naming the first line not understood. */
+int picture_parse(const char *text, struct pic_model *m, struct hp_error *);
+/* Keep in m only what o shows too: units, markers and arrows that o has
+ * alike; a hex that differs becomes "unknown" (the public view is what
+ * every side's view has in common). */
+void picture_intersect(struct pic_model *m, const struct pic_model *o);
 /* Draw the model as PNG (svg false) or SVG, appended to out. HP_OK, or
  * HP_EINTERNAL with err when cairo fails. */
 int picture_draw(const struct pic_model *, bool svg, struct sbuf *out,

@@ -2,6 +2,7 @@
 #include "deadline.h"
 #include "engine.h"
 #include "mail.h"
+#include "mapout.h"
 #include "report.h"
 #include "serverkey.h"
 #include "turn.h"
@@ -12,10 +13,16 @@ static const struct turn_observer observer = {
 	deadline_window_opened, report_render
 };
 
+/* Each resolved window's picture data, for the web archive (issue 18). */
+static const struct turn_observer pictures = {
+	NULL, mapout_window_resolved
+};
+
 /* Register the hooks (engine.h). */
 void
 engine_init(void)
 {
 	turn_observe(&observer);
+	turn_observe(&pictures);
 	serverkey_set_notify(mail_queue_key_rotation);
 }

@@ -37,6 +37,7 @@
 #include "mapout.h"
 #include "export.h"
 #include "mailpref.h"
+#include "web.h"
 
 /* What the dispatcher (main) provides before a subcommand's handler runs:
  * one table (cmds, at the end) names each subcommand with its usage, its
@@ -751,6 +752,17 @@ cmd_player_set(struct cli *c)
 	return mailpref_cli(c, c->argv[1], c->argv[2], c->argv[3]);
 }
 
+/* web: the static campaign web archive in DIR. */
+static int
+cmd_web(struct cli *c)
+{
+	if (web_write(c->st, have_cfg ? &cfg : NULL, c->argv[0], &c->err) !=
+	    HP_OK)
+		return fail(&c->err);
+	printf("web archive written to %s/index.html\n", c->argv[0]);
+	return 0;
+}
+
 static int
 cmd_report(struct cli *c)
 {
@@ -1279,6 +1291,11 @@ static const struct cmd cmds[] = {
 	{ "player", "set", "player set NAME PLAYER picture-mail|json-mail "
 	    "on|off", "the same for one player's report mail", NULL, 4, 4,
 	    CLI_DB | CLI_CAMPAIGN, NULL, NULL, cmd_player_set, NULL },
+	{ "web", NULL, "web DIR", "write the campaign web archive (static "
+	    "HTML and CSS) into DIR: every campaign's state, deadline, who owes "
+	    "orders, each turn's public map, events, commitment, seed and "
+	    "signed dice log; after the end every side's view and the audit "
+	    "bundle", NULL, 1, 1, CLI_DB, NULL, NULL, cmd_web, NULL },
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

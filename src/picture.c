@@ -103,23 +103,40 @@ picture_edge_kind(struct pic_model *m, const char *name)
 	return 0;
 }
 
+/* s with brackets and control characters as '_' (a field of the text). */
+static const char *
+field(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0' && i + 1 < len; i++)
+		buf[i] = (s[i] == '[' || s[i] == ']' ||
+		    (unsigned char)s[i] < 0x20) ? '_' : s[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 void
 picture_text(const struct pic_model *m, struct sbuf *out)
 {
+	char a[128], b[128];
 	int i, d;
 
 	sbuf_printf(out, "layout %d %d %d %d %d\ntitle %s\n", m->layout.orient,
 	    m->layout.parity, m->layout.cols, m->layout.rows,
-	    m->layout.row_base, m->title);
+	    m->layout.row_base, field(m->title, a, sizeof a));
 	for (i = 0; i < m->nsides; i++)
-		sbuf_printf(out, "side %d %s\n", i, m->side_name[i]);
+		sbuf_printf(out, "side %d %s\n", i, field(m->side_name[i], a,
+		    sizeof a));
 	for (i = 1; i < PIC_MAX_EDGE_KINDS && m->edge_name[i][0]; i++)
-		sbuf_printf(out, "edgekind %d %s\n", i, m->edge_name[i]);
+		sbuf_printf(out, "edgekind %d %s\n", i, field(m->edge_name[i],
+		    a, sizeof a));
 	for (i = 0; i < m->nhex; i++) {
 		const struct pic_hex *h = &m->hexes[i];
 
-		sbuf_printf(out, "hex %d,%d %s %d [%s]", h->h.q, h->h.r,
-		    h->terrain, h->elevation, h->note);
+		sbuf_printf(out, "hex %d,%d [%s] %d [%s]", h->h.q, h->h.r,
+		    field(h->terrain, a, sizeof a), h->elevation,
+		    field(h->note, b, sizeof b));
 		for (d = 0; d < 6; d++)
 			sbuf_printf(out, " %d", h->edge[d]);
 		sbuf_puts(out, "\n");
@@ -127,16 +144,187 @@ picture_text(const struct pic_model *m, struct sbuf *out)
 	for (i = 0; i < m->nunits; i++) {
 		const struct pic_unit *u = &m->units[i];
 
-		sbuf_printf(out, "%s %d,%d side %d [%s] %s sp %d face %d "
+		sbuf_printf(out, "%s %d,%d side %d [%s] [%s] sp %d face %d "
 		    "state %u\n", u->marker ? "marker" : "unit", u->pos.q,
-		    u->pos.r, u->side, u->label, u->kind, u->strength,
-		    u->facing, u->state);
+		    u->pos.r, u->side, field(u->label, a, sizeof a),
+		    field(u->kind, b, sizeof b), u->strength, u->facing,
+		    u->state);
 	}
 	for (i = 0; i < m->narrows; i++)
 		sbuf_printf(out, "arrow %s %d,%d -> %d,%d side %d\n",
 		    m->arrows[i].kind == PIC_MOVE ? "move" : "fire",
 		    m->arrows[i].from.q, m->arrows[i].from.r, m->arrows[i].to.q,
 		    m->arrows[i].to.r, m->arrows[i].side);
+}
+
+/* Read "[text]" at *p into buf (len bytes); *p moves past it and a space. */
+static bool
+bracket(const char **p, char *buf, size_t len)
+{
+	const char *e;
+	size_t n;
+
+	if (**p != '[' || (e = strchr(*p, ']')) == NULL)
+		return false;
+	n = (size_t)(e - *p - 1);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, *p + 1, n);
+	buf[n] = '\0';
+	*p = e + 1;
+	if (**p == ' ')
+		(*p)++;
+	return true;
+}
+
+/* One line of picture_text into m. */
+static bool
+parse_line(const char *l, struct pic_model *m)
+{
+	char a[PIC_TEXT], b[PIC_TEXT], kind[8];
+	struct hex h, h2;
+	int i, n, o[5], e[6];
+	unsigned st;
+	const char *p;
+
+	if (sscanf(l, "layout %d %d %d %d %d", &o[0], &o[1], &o[2], &o[3],
+	    &o[4]) == 5) {
+		if (o[2] < 0 || o[3] < 0 || o[2] > 1000 || o[3] > 1000)
+			return false;
+		m->layout.orient = o[0] ? HEX_POINTY : HEX_FLAT;
+		m->layout.parity = o[1] ? HEX_EVEN : HEX_ODD;
+		m->layout.cols = o[2];
+		m->layout.rows = o[3];
+		m->layout.row_base = o[4];
+		return true;
+	}
+	if (strncmp(l, "title ", 6) == 0) {
+		strlcpy_(m->title, l + 6, sizeof m->title);
+		return true;
+	}
+	if (sscanf(l, "side %d %n", &i, &n) == 1 && i >= 0 &&
+	    i < PIC_MAX_SIDES) {
+		strlcpy_(m->side_name[i], l + n, sizeof m->side_name[i]);
+		if (m->nsides <= i)
+			m->nsides = i + 1;
+		return true;
+	}
+	if (sscanf(l, "edgekind %d %n", &i, &n) == 1 && i > 0 &&
+	    i < PIC_MAX_EDGE_KINDS) {
+		strlcpy_(m->edge_name[i], l + n, sizeof m->edge_name[i]);
+		return true;
+	}
+	if (sscanf(l, "hex %d,%d %n", &h.q, &h.r, &n) == 2) {
+		struct pic_hex *ph;
+
+		p = l + n;
+		if (!bracket(&p, a, sizeof a) || sscanf(p, "%d %n", &i,
+		    &n) != 1)
+			return false;
+		p += n;
+		if (!bracket(&p, b, sizeof b) || sscanf(p, "%d %d %d %d %d %d",
+		    &e[0], &e[1], &e[2], &e[3], &e[4], &e[5]) != 6)
+			return false;
+		ph = picture_add_hex(m, h, a);
+		ph->elevation = i;
+		strlcpy_(ph->note, b, sizeof ph->note);
+		for (i = 0; i < 6; i++)
+			ph->edge[i] = e[i] > 0 && e[i] < PIC_MAX_EDGE_KINDS ?
+			    e[i] : 0;
+		return true;
+	}
+	if (sscanf(l, "%7s %d,%d side %d %n", kind, &h.q, &h.r, &i, &n) == 4 &&
+	    (strcmp(kind, "unit") == 0 || strcmp(kind, "marker") == 0)) {
+		struct pic_unit *u;
+
+		p = l + n;
+		if (!bracket(&p, a, sizeof a) || !bracket(&p, b, sizeof b) ||
+		    sscanf(p, "sp %d face %d state %u", &o[0], &o[1], &st) != 3)
+			return false;
+		u = picture_add_unit(m, h, i, a);
+		strlcpy_(u->kind, b, sizeof u->kind);
+		u->strength = o[0];
+		u->facing = o[1] >= 0 && o[1] < 6 ? o[1] : -1;
+		u->state = st;
+		u->marker = kind[0] == 'm';
+		return true;
+	}
+	if (sscanf(l, "arrow %7s %d,%d -> %d,%d side %d", kind, &h.q, &h.r,
+	    &h2.q, &h2.r, &i) == 6) {
+		picture_add_arrow(m, strcmp(kind, "fire") == 0 ? PIC_FIRE :
+		    PIC_MOVE, h, h2, i);
+		return true;
+	}
+	return false;
+}
+
+int
+picture_parse(const char *text, struct pic_model *m, struct hp_error *err)
+{
+	char line[512];
+	const char *p = text, *e;
+	int n = 0;
+	size_t len;
+
+	while (*p != '\0') {
+		n++;
+		e = strchr(p, '\n');
+		len = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (len >= sizeof line || (memcpy(line, p, len), line[len] =
+		    '\0', !parse_line(line, m))) {
+			hp_seterr(err, HP_EINVAL, "picture data, line %d: not "
+			    "understood", n);
+			return HP_EINVAL;
+		}
+		p += len + (e != NULL);
+	}
+	return HP_OK;
+}
+
+static bool
+unit_eq(const struct pic_unit *a, const struct pic_unit *b)
+{
+	return hex_eq(a->pos, b->pos) && a->side == b->side &&
+	    a->strength == b->strength && a->facing == b->facing &&
+	    a->state == b->state && a->marker == b->marker &&
+	    strcmp(a->label, b->label) == 0 && strcmp(a->kind, b->kind) == 0;
+}
+
+void
+picture_intersect(struct pic_model *m, const struct pic_model *o)
+{
+	int i, j, k;
+
+	for (i = 0; i < m->nhex; i++) {
+		struct pic_hex *h = &m->hexes[i];
+
+		for (j = 0; j < o->nhex; j++)
+			if (hex_eq(o->hexes[j].h, h->h))
+				break;
+		if (j < o->nhex && memcmp(h, &o->hexes[j], sizeof *h) == 0)
+			continue;
+		memset(h->edge, 0, sizeof h->edge);
+		h->note[0] = '\0';
+		h->elevation = 0;
+		strlcpy_(h->terrain, "unknown", sizeof h->terrain);
+	}
+	for (i = k = 0; i < m->nunits; i++) {
+		for (j = 0; j < o->nunits; j++)
+			if (unit_eq(&m->units[i], &o->units[j]))
+				break;
+		if (j < o->nunits)
+			m->units[k++] = m->units[i];
+	}
+	m->nunits = k;
+	for (i = k = 0; i < m->narrows; i++) {
+		for (j = 0; j < o->narrows; j++)
+			if (memcmp(&m->arrows[i], &o->arrows[j],
+			    sizeof m->arrows[i]) == 0)
+				break;
+		if (j < o->narrows)
+			m->arrows[k++] = m->arrows[i];
+	}
+	m->narrows = k;
 }
 
 /* --- geometry --------------------------------------------------------------- */
@@ -699,9 +887,10 @@ picture_draw(const struct pic_model *m, bool svg, struct sbuf *out,
 		    "draw (%.0f x %.0f pixels)", w, h);
 		return HP_EINVAL;
 	}
-	if (svg)
+	if (svg) {
 		s = cairo_svg_surface_create_for_stream(write_sbuf, out, w, h);
-	else
+		cairo_svg_surface_set_document_unit(s, CAIRO_SVG_UNIT_PX);
+	} else
 		s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)ceil(w),
 		    (int)ceil(h));
 	cr = cairo_create(s);
