@@ -665,9 +665,10 @@ static int
 cmd_picture(struct cli *c)
 {
 	struct sbuf b;
-	int rc, side;
+	int rc, side = MAPOUT_PUBLIC;
 
-	if ((rc = resolve_side(&c->g, c->opt['s'], &side, &c->err)) != HP_OK)
+	if ((c->opt['s'] == NULL || strcmp(c->opt['s'], "public") != 0) &&
+	    (rc = resolve_side(&c->g, c->opt['s'], &side, &c->err)) != HP_OK)
 		return fail(&c->err);
 	sbuf_init(&b);
 	if ((rc = mapout_picture(c->st, c->cid, &c->g, 0, side,
@@ -1273,8 +1274,8 @@ static const struct cmd cmds[] = {
 	    o_simulate, 0, 0, 0, NULL, check_simulate, cmd_simulate, NULL },
 	{ "help", NULL, "help [COMMAND]", "this list, or the usage of one "
 	    "command", NULL, 0, 2, 0, NULL, NULL, cmd_help, NULL },
-	{ "picture", NULL, "picture NAME [--side S] [--svg|--text]", "the map "
-	    "as a side sees it, with the last turn's movement and fire, as PNG "
+	{ "picture", NULL, "picture NAME [--side S|public] [--svg|--text]", "the "
+	    "map as a side (or, with public, every side) sees it, with the last turn's movement and fire, as PNG "
 	    "(SVG with --svg, the drawing's data with --text) on standard "
 	    "output", o_picture, 1, 1, CLI_DB | CLI_CAMPAIGN, NULL, NULL,
 	    cmd_picture, NULL },

@@ -659,7 +659,7 @@ draw_unit(cairo_t *cr, const struct geo *g, const struct pic_unit *u,
 		cairo_fill(cr);
 	}
 	cairo_rectangle(cr, sx, sy, s, s);
-	set_rgb(cr, c, (u->state & PIC_SPENT) ? 0.45 : 1.0);
+	set_rgb(cr, c, 1.0);
 	cairo_fill_preserve(cr);
 	cairo_set_line_width(cr, (u->state & PIC_SUPPRESSED) ? 3.0 : 1.2);
 	if (u->state & PIC_SUPPRESSED)
@@ -672,8 +672,8 @@ draw_unit(cairo_t *cr, const struct geo *g, const struct pic_unit *u,
 	cairo_set_source_rgb(cr, 1, 1, 1);
 	cairo_rectangle(cr, sx + s * 0.2, sy + s * 0.12, s * 0.6, s * 0.34);
 	cairo_stroke(cr);
-	if (strstr(u->kind, "inf") != NULL || strstr(u->kind, "section") !=
-	    NULL) {
+	if (strcasestr(u->kind, "inf") != NULL || strcasestr(u->kind,
+	    "section") != NULL) {
 		cairo_move_to(cr, sx + s * 0.2, sy + s * 0.12);
 		cairo_line_to(cr, sx + s * 0.8, sy + s * 0.46);
 		cairo_move_to(cr, sx + s * 0.8, sy + s * 0.12);
@@ -691,12 +691,13 @@ draw_unit(cairo_t *cr, const struct geo *g, const struct pic_unit *u,
 		snprintf(sp, sizeof sp, "%d", u->strength);
 		text_c(cr, sx + s * 0.82, sy + s * 0.74, n > 1 ? 6 : 8, sp);
 	}
-	if (u->state & PIC_SPENT) {	/* a diagonal bar */
-		cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-		cairo_set_line_width(cr, 1.5);
-		cairo_move_to(cr, sx, sy + s);
-		cairo_line_to(cr, sx + s, sy);
-		cairo_stroke(cr);
+	if (u->state & PIC_SPENT) {	/* a black corner, top left */
+		cairo_set_source_rgb(cr, 0.05, 0.05, 0.05);
+		cairo_move_to(cr, sx, sy);
+		cairo_line_to(cr, sx + s * 0.4, sy);
+		cairo_line_to(cr, sx, sy + s * 0.4);
+		cairo_close_path(cr);
+		cairo_fill(cr);
 	}
 	if (u->state & PIC_HIT) {	/* a red dot, top right */
 		cairo_arc(cr, sx + s, sy, 4.0, 0, 2 * M_PI);
@@ -833,8 +834,8 @@ draw_legend(cairo_t *cr, const struct pic_model *m, const struct geo *g)
 	text_at(cr, x, y, 10, "Counter: id, strength at right; a box with X: "
 	    "infantry; a wedge: facing.");
 	y += PIC_LEGEND_LINE;
-	text_at(cr, x, y, 10, "Faded with a bar: spent; yellow border: "
-	    "suppressed; red dot: hit.");
+	text_at(cr, x, y, 10, "Black corner: spent (moved or fired); yellow "
+	    "border: suppressed; red dot: hit.");
 	y += PIC_LEGEND_LINE;
 	text_at(cr, x, y, 10, "Solid arrow: movement this turn; dashed orange "
 	    "arrow: fire. Yellow disc: marker.");
