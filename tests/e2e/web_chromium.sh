@@ -54,6 +54,12 @@ for turn in 1 2; do
 done
 hp web "$T/site" >/dev/null
 S=$T/site
+# The daemon refreshes an archive after each pass (web_dir).
+echo "web_dir = site2" >>"$T/d/hexpost.conf"
+hp run --once >/dev/null
+[ -f "$T/d/site2/crossing/index.html" ] || fail "run --once wrote no web_dir"
+cmp -s "$T/d/site2/index.html" "$S/index.html" ||
+	fail "the daemon's archive differs from hexpost web's"
 [ -f "$S/index.html" ] && [ -f "$S/style.css" ] || fail "no index or style"
 ! grep -qi '<script' "$S/index.html" "$S"/*/index.html ||
 	fail "the site uses a script"
