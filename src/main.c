@@ -1198,7 +1198,8 @@ static const struct cmd cmds[] = {
 	    "--email A [--key F], resend [SIDE], end [RESULT], moderator-key "
 	    "--key F (once: then replace, proceed, end, extend and deadline need "
 	    "--sig, the moderator key's signature of the statement "
-	    "--print-statement writes)", NULL, 0, 0, 0, NULL, NULL, NULL,
+	    "--print-statement writes), mail picture-mail|json-mail on|off",
+	    NULL, 0, 0, 0, NULL, NULL, NULL,
 	    cmd_moderate },
 	{ "campaign", "new", "campaign new NAME --ruleset R [--scenario S|FILE] "
 	    "[--options O] [--seed TEXT] [--allow-test-ruleset]", "start a "

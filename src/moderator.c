@@ -12,6 +12,7 @@
 #include "moderator.h"
 #include "modstmt.h"
 #include "turn.h"
+#include "mailpref.h"
 #include "window.h"
 
 #define MOD_MAX_PLAYERS 64
@@ -27,6 +28,7 @@ static const struct {
 	{ "set", true, 2 }, { "proceed", true, 1 }, { "replace", true, 2 },
 	{ "resend", true, 1 }, { "end", true, 1 },
 	{ "moderator-key", true, 0 },
+	{ "mail", false, 2 },
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
@@ -774,6 +776,34 @@ out:
 	return rc;
 }
 
+/* mail ITEM on|off (issue 18): what report mail carries besides its text,
+ * for the player who sent it, or from the command line for the campaign. */
+static int
+do_mail(struct exec *x)
+{
+	enum mailpref_item it;
+	char item[32], val[8];
+	int rc;
+
+	if (sscanf(x->cmd->arg, "%31s %7s", item, val) != 2 ||
+	    !mailpref_parse(item, &it) || (strcmp(val, "on") != 0 &&
+	    strcmp(val, "off") != 0)) {
+		hp_seterr(x->err, HP_EINVAL, "'mail' takes picture-mail or "
+		    "json-mail, then on or off");
+		return HP_EINVAL;
+	}
+	if ((rc = mailpref_set(x->st, x->cid, x->who != NULL ? x->who->name :
+	    NULL, it, strcmp(val, "on") == 0, x->err)) != HP_OK)
+		return rc;
+	sbuf_printf(x->reply, "%s %s: %s\n", item, val, it == MAILPREF_PICTURE ?
+	    "the picture of the map attached to each report" : "your view as "
+	    "JSON attached to each report (docs/export.schema.json)");
+	if (x->who == NULL)
+		sbuf_puts(x->reply, "(for the whole campaign; a player's own "
+		    "choice wins)\n");
+	return HP_OK;
+}
+
 /* Run the parsed command x->cmd. */
 static int
 dispatch(struct exec *x)
@@ -796,6 +826,8 @@ dispatch(struct exec *x)
 		return do_resend(x);
 	if (strcmp(v, "moderator-key") == 0)
 		return do_modkey(x);
+	if (strcmp(v, "mail") == 0)
+		return do_mail(x);
 	return do_end(x);
 }
 
@@ -815,7 +847,7 @@ moderator_exec(struct store *st, const struct config *cfg,
 	if (i == NVERBS) {
 		hp_seterr(err, HP_EINVAL, "unknown command '%s' (status, report, "
 		    "pause, resume, extend, deadline, set, proceed, replace, "
-		    "resend, end, moderator-key)", cmd->verb);
+		    "resend, end, moderator-key, mail)", cmd->verb);
 		return HP_EINVAL;
 	}
 	if ((verbs[i].args == 0 && cmd->arg[0] != '\0') ||
