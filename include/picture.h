@@ -52,7 +52,7 @@ struct pic_arrow {
 
 struct pic_model {
 	struct hex_layout layout;
-	char title[128];
+	char title[200];
 	int nsides;
 	char side_name[PIC_MAX_SIDES][PIC_TEXT];
 	char edge_name[PIC_MAX_EDGE_KINDS][PIC_TEXT]; /* [0] unused */

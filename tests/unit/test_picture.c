@@ -170,6 +170,61 @@ test_arrows_parse(void **state)
 	game_free(&g);
 }
 
+/* picture_text and picture_parse round-trip; the public view keeps only
+ * what both views share. */
+static void
+test_text_roundtrip_intersect(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct game g;
+	struct events ev;
+	struct pic_model m, m2, o;
+	struct sbuf a, b;
+	struct pic_unit *u;
+
+	(void)state;
+	fx_fam_game(&g, "");
+	fx_fam_place(&g, "A0", 0, "B1", 1, "C0", 0, 0);
+	events_init(&ev);
+	events_add(&ev, EVENT_ALL_SIDES, 0, "2 Section moves A0 -> B1.");
+	picture_init(&m);
+	view_picture(&g, 0, &ev, &m);
+	strlcpy_(m.units[0].kind, "odd [kind] name", sizeof m.units[0].kind);
+	m.hexes[0].edge[2] = picture_edge_kind(&m, "river bank");
+	sbuf_init(&a);
+	sbuf_init(&b);
+	picture_text(&m, &a);
+	picture_init(&m2);
+	assert_int_equal(picture_parse(a.buf, &m2, &err), HP_OK);
+	picture_text(&m2, &b);
+	assert_string_equal(a.buf, b.buf);
+	assert_non_null(strstr(a.buf, "[odd _kind_ name]"));
+	picture_init(&o);
+	assert_int_equal(picture_parse("hex 1,2 [wood] x\n", &o, &err),
+	    HP_EINVAL);
+	assert_non_null(strstr(err.msg, "line 1"));
+	picture_free(&o);
+	/* o: the same view without the first unit and with an extra one */
+	picture_init(&o);
+	assert_int_equal(picture_parse(a.buf, &o, &err), HP_OK);
+	o.units[0].pos.q += 1;
+	u = picture_add_unit(&o, o.units[1].pos, 1, "x");
+	u->strength = 3;
+	strlcpy_(o.hexes[1].terrain, "marsh", sizeof o.hexes[1].terrain);
+	picture_intersect(&m2, &o);
+	assert_int_equal(m2.nunits, m.nunits - 1);
+	assert_string_equal(m2.hexes[1].terrain, "unknown");
+	assert_string_equal(m2.hexes[0].terrain, m.hexes[0].terrain);
+	assert_int_equal(m2.narrows, m.narrows);
+	sbuf_free(&a);
+	sbuf_free(&b);
+	picture_free(&m);
+	picture_free(&m2);
+	picture_free(&o);
+	events_free(&ev);
+	game_free(&g);
+}
+
 int
 main(void)
 {
@@ -177,6 +232,7 @@ main(void)
 		cmocka_unit_test(test_fog),
 		cmocka_unit_test(test_fam_model_and_formats),
 		cmocka_unit_test(test_arrows_parse),
+		cmocka_unit_test(test_text_roundtrip_intersect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
