@@ -88,8 +88,8 @@ void picture_text(const struct pic_model *, struct sbuf *out);
  * HP_EINVAL naming the first line not understood. */
 int picture_parse(const char *text, struct pic_model *m, struct hp_error *);
 /* Keep in m only what o shows too: units, markers and arrows that o has
- * alike; a hex that differs becomes "unknown" (the public view is what
- * every side's view has in common). */
+ * alike (a unit with the state bits both show); a hex that differs becomes
+ * "unknown" (the public view is what every side's view has in common). */
 void picture_intersect(struct pic_model *m, const struct pic_model *o);
 /* Draw the model as PNG (svg false) or SVG, appended to out. HP_OK, or
  * HP_EINTERNAL with err when cairo fails. */

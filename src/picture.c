@@ -7,6 +7,7 @@
 
 #include <cairo.h>
 #include <cairo-svg.h>
+#include <fontconfig/fontconfig.h>
 
 #include "picture.h"
 
@@ -286,7 +287,7 @@ unit_eq(const struct pic_unit *a, const struct pic_unit *b)
 {
 	return hex_eq(a->pos, b->pos) && a->side == b->side &&
 	    a->strength == b->strength && a->facing == b->facing &&
-	    a->state == b->state && a->marker == b->marker &&
+	    a->marker == b->marker &&
 	    strcmp(a->label, b->label) == 0 && strcmp(a->kind, b->kind) == 0;
 }
 
@@ -312,8 +313,10 @@ picture_intersect(struct pic_model *m, const struct pic_model *o)
 		for (j = 0; j < o->nunits; j++)
 			if (unit_eq(&m->units[i], &o->units[j]))
 				break;
-		if (j < o->nunits)
-			m->units[k++] = m->units[i];
+		if (j < o->nunits) {	/* a state both show */
+			m->units[k] = m->units[i];
+			m->units[k++].state &= o->units[j].state;
+		}
 	}
 	m->nunits = k;
 	for (i = k = 0; i < m->narrows; i++) {
@@ -869,10 +872,20 @@ draw_all(cairo_t *cr, const struct pic_model *m, const struct geo *g,
 	draw_legend(cr, m, g);
 }
 
+/* At exit: cairo's font caches and fontconfig's configuration go (they
+ * live for the process otherwise; leak checkers count them). */
+static void
+picture_atexit(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
+}
+
 int
 picture_draw(const struct pic_model *m, bool svg, struct sbuf *out,
     struct hp_error *err)
 {
+	static bool registered;
 	cairo_surface_t *s;
 	cairo_t *cr;
 	cairo_status_t st;
@@ -880,6 +893,8 @@ picture_draw(const struct pic_model *m, bool svg, struct sbuf *out,
 	double w, h;
 	int nl = legend_lines(m);
 
+	if (!registered)
+		registered = atexit(picture_atexit) == 0;
 	geo_init(&g, &m->layout);
 	w = fmax(g.w, 460);
 	h = g.h + 10 + nl * PIC_LEGEND_LINE;

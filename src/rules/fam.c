@@ -1245,7 +1245,8 @@ fam_render_map(const struct game *g, int side, struct sbuf *b)
 }
 
 /* The map model of side's picture: the generic one, with the sections'
- * spent state, the Pl Comd as "P" and the enemy as "R", as on the map. */
+ * spent state (the enemy's: suppressed), the Pl Comd as "P" and the enemy
+ * as "R", as on the map. */
 static void
 fam_picture(const struct game *g, int side, const struct events *ev,
     struct pic_model *m)
@@ -1261,8 +1262,9 @@ fam_picture(const struct game *g, int side, const struct events *ev,
 			continue;
 		k++;
 		p->strength = -1;
+		/* Red's "spent" is its suppression (it skips its fire). */
 		if (u->status == SPENT)
-			p->state |= PIC_SPENT;
+			p->state |= i == FAM_RED ? PIC_SUPPRESSED : PIC_SPENT;
 		if (i == FAM_PC)
 			strlcpy_(p->label, "P", sizeof p->label);
 		else if (i == FAM_RED)

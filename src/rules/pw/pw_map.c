@@ -549,6 +549,11 @@ pw_picture(const struct game *g, int side, const struct events *ev,
 		p->facing = u->facing >= 0 && u->facing < 6 ? u->facing : -1;
 		if (u->flags & (PW_F_FIRED | PW_F_MOVED))
 			p->state |= PIC_SPENT;
+		/* Losses: of the side's own units only (pw_status keeps the
+		 * enemy's from it). */
+		if ((side < 0 || side == u->side) && u->x[PW_X_SP0] > 0 &&
+		    u->strength < u->x[PW_X_SP0])
+			p->state |= PIC_HIT;
 	}
 	for (i = 0; i < g->nhex; i++) {	/* markers as r_cell sees them */
 		static const char *const mk[] = { PW_GAS, PW_MINES, PW_WIRE };
