@@ -272,7 +272,8 @@ report_attach(struct report_rcpt *r, const char *name, int view, char **body,
 			    "image/png", png->buf, png->len };
 			(*nfiles)++;
 			sbuf_printf(&note, "\nThe map above is attached as a "
-			    "picture, %s ('picture-mail off' leaves it out).\n",
+			    "picture, %s (a signed command file with\n"
+			    "'command: mail picture-mail off' leaves it out).\n",
 			    fname[0]);
 		} else
 			log_warn("%s: no picture for %s: %s", r->g->name, name,
