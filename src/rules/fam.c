@@ -1272,12 +1272,22 @@ fam_picture(const struct game *g, int side, const struct events *ev,
 	}
 	picmodel_arrows(g, ev, m);
 	for (i = 0; i < (int)ev->n; i++) {	/* "N Section fires from X" */
-		int s = ev->v[i].text[0] - '1';
+		const char *t = ev->v[i].text;
+		int s = t[0] - '1';
+		char lb[8];
+		struct hex h;
 
-		if (s >= 0 && s < FAM_SECTIONS && strstr(ev->v[i].text,
-		    "fires from") != NULL && g->units[FAM_RED].placed)
+		if (s >= 0 && s < FAM_SECTIONS && strstr(t, "fires from") !=
+		    NULL && g->units[FAM_RED].placed)
 			picture_add_arrow(m, PIC_FIRE, g->units[s].pos,
 			    g->units[FAM_RED].pos, BLUE);
+		/* "The enemy fires on X[ with a beaten zone in Y]." */
+		if (strncmp(t, "The enemy fires on ", 19) == 0 &&
+		    g->units[FAM_RED].placed && sscanf(t + 19, "%7[A-Z0-9]",
+		    lb) == 1 && hex_parse_label(&g->layout, lb, &h) &&
+		    game_on_map(g, h))
+			picture_add_arrow(m, PIC_FIRE, g->units[FAM_RED].pos, h,
+			    RED);
 	}
 }
 

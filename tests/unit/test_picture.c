@@ -115,7 +115,8 @@ test_fam_model_and_formats(void **state)
 	events_init(&ev);
 	events_add(&ev, EVENT_ALL_SIDES, 0, "2 Section moves A0 -> B1 and is "
 	    "spent.");
-	events_add(&ev, EVENT_ALL_SIDES, 0, "The weather holds.");
+	events_add(&ev, EVENT_ALL_SIDES, 0, "The enemy fires on B1 with a "
+	    "beaten zone in A0.");
 	picture_init(&m);
 	view_picture(&g, 0, &ev, &m);
 	assert_int_equal(m.nhex, g.nhex);
@@ -126,6 +127,8 @@ test_fam_model_and_formats(void **state)
 	assert_non_null(strstr(t.buf, "[R]"));
 	assert_non_null(strstr(t.buf, "arrow move 0,0 -> 1,0 side 0"));
 	assert_non_null(strstr(t.buf, "state 1"));	/* 2 Section spent */
+	assert_non_null(strstr(t.buf, "arrow fire"));	/* the enemy's */
+	assert_non_null(strstr(t.buf, "-> 1,0 side 1"));
 	sbuf_init(&png);
 	sbuf_init(&svg);
 	assert_int_equal(picture_draw(&m, false, &png, &err), HP_OK);
