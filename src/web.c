@@ -87,9 +87,19 @@ static int
 put(const char *dir, const char *name, const void *data, size_t len,
     struct hp_error *err)
 {
-	char path[4400];
+	char path[4400], *have;
+	size_t n = 0;
+	bool same;
 
 	snprintf(path, sizeof path, "%s/%s", dir, name);
+	/* A file already as it should be is left alone (the daemon rewrites
+	 * the archive after every pass). */
+	if ((have = util_read_file(path, &n, NULL)) != NULL) {
+		same = n == len && memcmp(have, data, len) == 0;
+		free(have);
+		if (same)
+			return HP_OK;
+	}
 	return util_write_file_atomic(path, data, len, 0644, err);
 }
 

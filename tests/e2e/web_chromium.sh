@@ -54,6 +54,11 @@ for turn in 1 2; do
 done
 hp web "$T/site" >/dev/null
 S=$T/site
+# Writing it again changes nothing and rewrites no file.
+before=$(stat -c '%y %i' "$T/site/index.html" "$T/site/hill/now.png")
+hp web "$T/site" >/dev/null
+[ "$before" = "$(stat -c '%y %i' "$T/site/index.html" \
+    "$T/site/hill/now.png")" ] || fail "an unchanged file was rewritten"
 # The daemon refreshes an archive after each pass (web_dir).
 echo "web_dir = site2" >>"$T/d/hexpost.conf"
 hp run --once >/dev/null
@@ -97,10 +102,11 @@ PY
 ls "$S/crossing" | grep -q -- '-blue\.svg' && fail "a side's picture before the end"
 
 # After the end: every side's view, the reports, the bundle.
-for f in now-blue.svg now-red.png t1-w1-blue.svg audit/campaign.txt; do
-	[ -e "$S/hill/$f" ] || ls "$S/hill/audit" | grep -q . ||
-		fail "no $f in the finished campaign"
+for f in now.svg now-blue.svg now-red.png t1-w1-blue.svg t1-w1-red.png \
+    t1-w1-public.svg; do
+	[ -s "$S/hill/$f" ] || fail "no $f in the finished campaign"
 done
+[ -n "$(ls "$S/hill/audit")" ] || fail "an empty audit bundle"
 ls "$S/hill" | grep -q 't[0-9]*-w[0-9]*-blue\.svg' || fail "no per-turn side view"
 grep -q "report</summary>" "$S/hill/index.html" || fail "no reports revealed"
 "$HEXPOST" audit --bundle "$S/hill/audit" --accept-test-dice >"$T/audit" 2>&1 ||
