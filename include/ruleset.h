@@ -137,7 +137,9 @@ struct ruleset {
 	/* The map model of side's picture (picture.h), from side's view
 	 * (view_game) and the events side may see (ev), the same view its
 	 * ASCII map is drawn from. NULL: picmodel_default and
-	 * picmodel_arrows (picmodel.h). */
+	 * picmodel_arrows (picmodel.h), which draw every placed unit of the
+	 * view with its id, kind, strength and facing: a ruleset whose map
+	 * shows less of a unit it lets a side see supplies its own. */
 	void (*picture)(const struct game *, int side, const struct events *ev,
 	    struct pic_model *);
 };
