@@ -41,10 +41,16 @@ show_outbox() {
 		grep -qxF "$f" "$shown" && continue
 		echo "$f" >> "$shown"
 		echo "----- outbox/new/$f"
+		# The text part; an attachment (the map's picture) by its name.
 		awk 'BEGIN { h = 1 }
 		     h && /^(From|To|Subject|X-Hexpost-Topic|Auto-Submitted):/ { print; next }
 		     h && /^\r?$/ { h = 0; print ""; next }
-		     !h { print }' "$data/outbox/new/$f"
+		     h { next }
+		     /^--=-[^ ]*\r?$/ { ph = 1; att = 0; name = ""; next }
+		     ph && /filename=/ { att = 1; name = $0; sub(/.*filename="?/, "", name); sub(/"?\r?$/, "", name) }
+		     ph && /^\r?$/ { ph = 0; if (att) print "[attached: " name "]"; next }
+		     ph || att { next }
+		     { print }' "$data/outbox/new/$f"
 	done
 }
 # Blue's player: write the order file, sign it, mail it.
@@ -105,5 +111,11 @@ say "The moderator audits the game: signatures, commitments, every die, the chai
 "$hp" audit export hill "$work/hill-audit" >/dev/null
 say "Anyone checks a window's dice log with the stock minisign tool"
 minisign -V -p "$data/server.pub" -m "$work/hill-audit/windows/0001/dice-log.txt"
+say "The pictures of the map attached to the last reports"
+last=$(sqlite3 "$data/hexpost.db" "SELECT message_id FROM outbox WHERE kind =
+    'report' ORDER BY id DESC LIMIT 1")
+"$top/contrib/hexpost-attachments" "$work/pictures" "$data/outbox/new/$last"
+"$hp" picture hill --side blue > "$work/pictures/hill-blue-now.png"
+echo "$work/pictures/hill-blue-now.png (hexpost picture hill --side blue)"
 echo
 echo "Data directory: $data (inbox and outbox are Maildirs)"

@@ -63,6 +63,9 @@ struct config {
 	/* mail_wait = poll: between passes only sleep poll_interval, no IMAP
 	 * IDLE or inotify watch (mail_wait = watch, the default). */
 	bool wait_poll;
+	/* web_dir = DIR: the daemon rewrites the campaign web archive there
+	 * after each pass (`hexpost web DIR`, issue 18); "": none. */
+	char web_dir[CONFIG_PATH_MAX];
 };
 
 /* Defaults for a data directory: everything inside dir. */

@@ -97,6 +97,15 @@ size_t mime_find_suffix(const struct mime_msg *, const char *suffix,
 int mime_fields(const unsigned char *text, size_t len,
     void (*fn)(const char *name, const char *value, void *), void *arg);
 
+/* A file attached to an outgoing message: its name, MIME type (e.g.
+ * "image/png") and bytes. */
+struct mime_file {
+	const char *name;
+	const char *type;
+	const void *data;
+	size_t len;
+};
+
 struct mime_out {
 	const char *from;           /* "Name <addr>" or "addr" */
 	const char *to;             /* one or more addresses */
@@ -117,6 +126,10 @@ struct mime_out {
 	const char *body;           /* UTF-8 text */
 	const char *attach_name;    /* optional text attachment (UTF-8) */
 	const char *attach_body;
+	/* Further attachments of any type (after attach_name's), base64;
+	 * nfiles of them, or NULL. */
+	const struct mime_file *files;
+	size_t nfiles;
 };
 
 /* Build the message (7-bit: the body as 7bit or quoted-printable with

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "game.h"
+#include "picture.h"
 #include "hex.h"
 #include "ruleset.h"
 
@@ -233,5 +234,9 @@ struct scenario;
 int pw_setup(struct game *, const struct scenario *, struct hp_error *);
 void pw_render_map(const struct game *, int side, struct sbuf *);
 void pw_status(const struct game *, int side, struct sbuf *);
+/* The map model of side's picture (ruleset.h `picture`): what
+ * pw_render_map shows, as a drawing. */
+void pw_picture(const struct game *, int side, const struct events *,
+    struct pic_model *);
 
 #endif

@@ -13,6 +13,7 @@
 #include "game.h"
 #include "hexpost.h"
 #include "orders.h"
+#include "picture.h"
 #include "scenario.h"
 
 /* A window is a round of orders: which sides must send a file before it can
@@ -133,6 +134,14 @@ struct ruleset {
 	/* Strip from g (side's copy, from view_game) the ruleset-owned state
 	 * (rstate, vars) side may not see. NULL: nothing to strip. */
 	void (*redact)(struct game *, int side);
+	/* The map model of side's picture (picture.h), from side's view
+	 * (view_game) and the events side may see (ev), the same view its
+	 * ASCII map is drawn from. NULL: picmodel_default and
+	 * picmodel_arrows (picmodel.h), which draw every placed unit of the
+	 * view with its id, kind, strength and facing: a ruleset whose map
+	 * shows less of a unit it lets a side see supplies its own. */
+	void (*picture)(const struct game *, int side, const struct events *ev,
+	    struct pic_model *);
 };
 
 extern const struct ruleset ruleset_fam;

@@ -14,6 +14,7 @@
 #include "events.h"
 #include "game.h"
 #include "hexpost.h"
+#include "picture.h"
 #include "ruleset.h"
 
 /* May side (-1: the moderator) see unit (index into g->units)? */
@@ -44,5 +45,12 @@ char *view_order_template(const struct game *, const struct window_spec *w,
  * its visibility set joined by '+', e.g. "S:blue:2"; buf >= 80 bytes. */
 void view_sealed_label(const struct game *, const struct dice_roll *,
     char *buf, size_t len);
+
+/* The map model of side's picture into m (picture_init'ed by the caller):
+ * built from side's view (view_game) by the ruleset's `picture` callback or
+ * the generic one (picmodel.h), with the events of ev side may see (ev may
+ * be NULL: no arrows). */
+void view_picture(const struct game *, int side, const struct events *ev,
+    struct pic_model *m);
 
 #endif

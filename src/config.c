@@ -685,6 +685,13 @@ config_load(struct config *c, const char *path, struct hp_error *err)
 				c->retry_base = (int)n;
 			else
 				c->retry_max = (int)n;
+		} else if (strcmp(k, "web_dir") == 0) {
+			if (!set_path(c, c->web_dir, sizeof c->web_dir, v)) {
+				hp_seterr(err, HP_EINVAL, "%s:%d: web_dir is "
+				    "empty or too long", path, lineno);
+				rc = HP_EINVAL;
+				break;
+			}
 		} else if (config_daemon_key(c, k, v, &rc, why, sizeof why)) {
 			if (rc != HP_OK)
 				hp_seterr(err, rc, "%s:%d: %s", path, lineno, why);
@@ -765,7 +772,10 @@ config_write(const struct config *c, const char *path, struct hp_error *err)
 	    "#imap_password = secret\n"
 	    "#outbox = smtp://mail.club.example:587\n"
 	    "#smtp_user = hexpost@club.example\n"
-	    "#smtp_password = secret\n",
+	    "#smtp_password = secret\n"
+	    "# The campaign web archive, rewritten after each pass (static\n"
+	    "# HTML; serve the directory with any web server).\n"
+	    "#web_dir = web\n",
 	    c->datadir, c->database, c->mailbox, c->outbox, c->from, c->domain,
 	    c->server_key, c->server_pub, c->poll_interval, c->retry_base,
 	    c->retry_max, c->log_syslog ? "syslog" : "stderr",

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "web.h"
 #include "deadline.h"
 #include "fault.h"
 #include "fetch_imap.h"
@@ -320,6 +321,12 @@ daemon_pass(struct store *st, const struct config *cfg,
 	if (daemon_outbox_fault(st, cfg, rc == HP_EIO ? oerr.msg : NULL,
 	    (long)time(NULL)) != HP_OK)
 		log_warn("the outbox fault could not be recorded");
+	if (cfg->web_dir[0] != '\0') {	/* the web archive (issue 18) */
+		struct hp_error werr = { 0, "" };
+
+		if (web_write(st, cfg, cfg->web_dir, &werr) != HP_OK)
+			log_warn("web archive %s: %s", cfg->web_dir, werr.msg);
+	}
 	if (rc == HP_EIO) {
 		/* Kept queued, the moderators told once; run --once says so
 		 * (EX_IOERR: the operator must free or fix the outbox). */

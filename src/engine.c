@@ -3,6 +3,7 @@
 #include "deadline.h"
 #include "engine.h"
 #include "mail.h"
+#include "mapout.h"
 #include "report.h"
 #include "serverkey.h"
 #include "turn.h"
@@ -18,11 +19,17 @@ static const struct turn_observer club = {
 	absence_window_opened, absence_window_resolved
 };
 
+/* Each resolved window's picture data, for the web archive (issue 18). */
+static const struct turn_observer pictures = {
+	NULL, mapout_window_resolved
+};
+
 /* Register the hooks (engine.h). */
 void
 engine_init(void)
 {
 	turn_observe(&observer);
 	turn_observe(&club);
+	turn_observe(&pictures);
 	serverkey_set_notify(mail_queue_key_rotation);
 }

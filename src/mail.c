@@ -7,7 +7,10 @@
 
 #include <sodium.h>
 
+#include "export.h"
 #include "mail.h"
+#include "mailpref.h"
+#include "mapout.h"
 #include "mime.h"
 #include "report.h"
 #include "window.h"
@@ -138,11 +141,11 @@ thread_find(struct store *st, const struct config *cfg, int64_t cid,
  * unless it is the root; a reply refers to the root and the mail it
  * answers. */
 static int
-queue(struct store *st, const struct config *cfg, int64_t cid,
+queue_files(struct store *st, const struct config *cfg, int64_t cid,
     const char *kind, const char *rcpt, const char *envelope,
     const char *auto_submitted, const char *subject, const char *msgid,
     const char *in_reply_to, const char *body, const struct thread *t,
-    struct hp_error *err)
+    const struct mime_file *files, size_t nfiles, struct hp_error *err)
 {
 	struct mime_out mo;
 	char date[64], *data = NULL, refs[700];
@@ -163,6 +166,8 @@ queue(struct store *st, const struct config *cfg, int64_t cid,
 	mo.auto_submitted = auto_submitted;
 	mo.date = date;
 	mo.body = body;
+	mo.files = files;
+	mo.nfiles = nfiles;
 	if (t != NULL && t->list_id[0] != '\0') {
 		mo.list_id = t->list_id;
 		extra[nx++] = "X-Hexpost-Campaign";
@@ -200,6 +205,18 @@ queue(struct store *st, const struct config *cfg, int64_t cid,
 	return rc;
 }
 
+/* queue_files without attachments. */
+static int
+queue(struct store *st, const struct config *cfg, int64_t cid,
+    const char *kind, const char *rcpt, const char *envelope,
+    const char *auto_submitted, const char *subject, const char *msgid,
+    const char *in_reply_to, const char *body, const struct thread *t,
+    struct hp_error *err)
+{
+	return queue_files(st, cfg, cid, kind, rcpt, envelope, auto_submitted,
+	    subject, msgid, in_reply_to, body, t, NULL, 0, err);
+}
+
 int
 mail_queue_reply(struct store *st, const struct config *cfg, int64_t cid,
     const char *kind, const char *rcpt, const char *in_reply_to,
@@ -232,6 +249,58 @@ struct report_rcpt {
 	char *footer;     /* the server's public key, or NULL */
 };
 
+/* The files player name's report mail carries (issue 18): the map's
+ * picture as view sees it (unless turned off, mailpref.h) and, when asked
+ * for, the JSON export of that view; a line naming them is added to *body.
+ * A picture that cannot be drawn is left out with a warning: the text
+ * report goes anyway. */
+static void
+report_attach(struct report_rcpt *r, const char *name, int view, char **body,
+    struct sbuf *png, struct sbuf *json, char fname[2][96],
+    struct mime_file *files, size_t *nfiles)
+{
+	struct hp_error e = { 0, "" };
+	struct sbuf note;
+
+	sbuf_init(&note);
+	if (mailpref_get(r->st, r->cid, name, MAILPREF_PICTURE)) {
+		if (mapout_picture(r->st, r->cid, r->g, r->w->id, view,
+		    MAPOUT_PNG, png, &e) == HP_OK) {
+			snprintf(fname[0], sizeof fname[0], "map-turn%d-%s.png",
+			    r->w->spec.turn, r->w->spec.name);
+			files[*nfiles] = (struct mime_file){ fname[0],
+			    "image/png", png->buf, png->len };
+			(*nfiles)++;
+			sbuf_printf(&note, "\nThe map above is attached as a "
+			    "picture, %s (a signed command file with\n"
+			    "'command: mail picture-mail off' leaves it out).\n",
+			    fname[0]);
+		} else
+			log_warn("%s: no picture for %s: %s", r->g->name, name,
+			    e.msg);
+	}
+	if (mailpref_get(r->st, r->cid, name, MAILPREF_JSON)) {
+		if (export_json(r->st, r->cid, r->g, view, json, &e) == HP_OK) {
+			snprintf(fname[1], sizeof fname[1], "view-turn%d-%s.json",
+			    r->w->spec.turn, r->w->spec.name);
+			files[*nfiles] = (struct mime_file){ fname[1],
+			    "application/json", json->buf, json->len };
+			(*nfiles)++;
+			sbuf_printf(&note, "Your view as JSON is attached, %s "
+			    "(docs/export.schema.json).\n", fname[1]);
+		} else
+			log_warn("%s: no JSON for %s: %s", r->g->name, name,
+			    e.msg);
+	}
+	if (note.len > 0) {
+		size_t n = strlen(*body);
+
+		*body = xrealloc(*body, n + note.len + 1);
+		memcpy(*body + n, note.buf, note.len + 1);
+	}
+	sbuf_free(&note);
+}
+
 static void
 report_one(int side, const char *name, const char *email, bool mod,
     void *arg)
@@ -240,7 +309,13 @@ report_one(int side, const char *name, const char *email, bool mod,
 	struct thread t;
 	char msgid[300], raw[200], subj[300], *body;
 	int view = mod ? -1 : side;
+	struct mime_file files[2];
+	struct sbuf png, json;
+	char fname[2][96];
+	size_t nfiles = 0;
 
+	sbuf_init(&png);
+	sbuf_init(&json);
 	if (r->rc != HP_OK)
 		return;
 	if ((body = store_report_get(r->st, r->w->id, view, r->err)) == NULL) {
@@ -254,6 +329,7 @@ report_one(int side, const char *name, const char *email, bool mod,
 	    r->g->name, r->w->spec.turn, r->w->spec.name,
 	    r->g->status == GAME_FINISHED ? " -- game over: " : "",
 	    r->g->status == GAME_FINISHED ? r->g->result : "");
+	report_attach(r, name, view, &body, &png, &json, fname, files, &nfiles);
 	if (r->footer != NULL) {
 		/* The stored report stays as rendered (audits replay it). */
 		size_t n = strlen(body), m = strlen(r->footer);
@@ -262,8 +338,11 @@ report_one(int side, const char *name, const char *email, bool mod,
 		memcpy(body + n, r->footer, m + 1);
 	}
 	thread_find(r->st, r->cfg, r->cid, name, NULL, &t);
-	r->rc = queue(r->st, r->cfg, r->cid, "report", email, r->cfg->from,
-	    "auto-generated", subj, msgid, NULL, body, &t, r->err);
+	r->rc = queue_files(r->st, r->cfg, r->cid, "report", email,
+	    r->cfg->from, "auto-generated", subj, msgid, NULL, body, &t, files,
+	    nfiles, r->err);
+	sbuf_free(&png);
+	sbuf_free(&json);
 	free(body);
 }
 

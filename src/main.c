@@ -35,6 +35,10 @@
 #include "sealed.h"
 #include "view.h"
 #include "absence.h"
+#include "mapout.h"
+#include "export.h"
+#include "mailpref.h"
+#include "web.h"
 
 /* What the dispatcher (main) provides before a subcommand's handler runs:
  * one table (cmds, at the end) names each subcommand with its usage, its
@@ -672,6 +676,111 @@ cmd_map(struct cli *c)
 	return 0;
 }
 
+/* picture: side's picture of the map as PNG (default), SVG or the text of
+ * its model, on standard output. */
+static int
+cmd_picture(struct cli *c)
+{
+	struct sbuf b;
+	int rc, side = MAPOUT_PUBLIC;
+
+	if ((c->opt['s'] == NULL || strcmp(c->opt['s'], "public") != 0) &&
+	    (rc = resolve_side(&c->g, c->opt['s'], &side, &c->err)) != HP_OK)
+		return fail(&c->err);
+	sbuf_init(&b);
+	if ((rc = mapout_picture(c->st, c->cid, &c->g, 0, side,
+	    c->opt['v'] != NULL ? MAPOUT_SVG : c->opt['x'] != NULL ?
+	    MAPOUT_TEXT : MAPOUT_PNG, &b, &c->err)) != HP_OK) {
+		sbuf_free(&b);
+		return fail(&c->err);
+	}
+	if (b.len > 0 && fwrite(b.buf, 1, b.len, stdout) != b.len) {
+		sbuf_free(&b);
+		hp_seterr(&c->err, HP_EIO, "cannot write the picture");
+		return fail(&c->err);
+	}
+	sbuf_free(&b);
+	return 0;
+}
+
+/* export: side's view as JSON (docs/export.schema.json). */
+static int
+cmd_export(struct cli *c)
+{
+	struct sbuf b;
+	int rc, side;
+
+	if ((rc = resolve_side(&c->g, c->opt['s'], &side, &c->err)) != HP_OK)
+		return fail(&c->err);
+	sbuf_init(&b);
+	if ((rc = export_json(c->st, c->cid, &c->g, side, &b, &c->err)) !=
+	    HP_OK) {
+		sbuf_free(&b);
+		return fail(&c->err);
+	}
+	fputs(b.buf, stdout);
+	sbuf_free(&b);
+	return 0;
+}
+
+/* campaign set NAME ITEM on|off and player set NAME PLAYER ITEM on|off:
+ * what report mail carries (mailpref.h). */
+static int
+mailpref_cli(struct cli *c, const char *player, const char *item,
+    const char *val)
+{
+	enum mailpref_item it;
+	struct store_player p[64];
+	int i, n;
+
+	if (!mailpref_parse(item, &it) || (strcmp(val, "on") != 0 &&
+	    strcmp(val, "off") != 0)) {
+		hp_seterr(&c->err, HP_EINVAL, "expected picture-mail or "
+		    "json-mail, then on or off");
+		return fail(&c->err);
+	}
+	if (player != NULL) {
+		n = store_players_of(c->st, c->cid, p, 64, &c->err);
+		for (i = 0; i < n && i < 64; i++)
+			if (strcmp(p[i].name, player) == 0)
+				break;
+		if (n < 0 || i >= n || i >= 64) {
+			hp_seterr(&c->err, HP_ENOENT, "no player %s in %s",
+			    player, c->g.name);
+			return fail(&c->err);
+		}
+	}
+	if (mailpref_set(c->st, c->cid, player, it, strcmp(val, "on") == 0,
+	    &c->err) != HP_OK)
+		return fail(&c->err);
+	printf("%s: %s %s%s%s\n", c->g.name, item, val, player ? " for " : "",
+	    player ? player : "");
+	return 0;
+}
+
+static int
+cmd_campaign_set(struct cli *c)
+{
+	return mailpref_cli(c, NULL, c->argv[1], c->argv[2]);
+}
+
+static int
+cmd_player_set(struct cli *c)
+{
+	return mailpref_cli(c, c->argv[1], c->argv[2], c->argv[3]);
+}
+
+/* web: the static campaign web archive in DIR. */
+static int
+cmd_web(struct cli *c)
+{
+	if (web_write(c->st, have_cfg ? &cfg : NULL, c->argv[0], &c->err) !=
+	    HP_OK)
+		return fail(&c->err);
+	printf("web archive written to %s/index.html\n", c->argv[0]);
+	return 0;
+}
+
 static int
 cmd_report(struct cli *c)
 {
@@ -1082,6 +1191,13 @@ static const struct option o_sig[] = {
 	OPT("sig", required_argument, 's'), OPT_END };
 static const struct option o_side[] = {
 	OPT("side", required_argument, 's'), OPT_END };
+static const struct option o_picture[] = {
+	OPT("side", required_argument, 's'),
+	OPT("svg", no_argument, 'v'),
+	OPT("text", no_argument, 'x'), OPT_END };
+static const struct option o_export[] = {
+	OPT("side", required_argument, 's'),
+	OPT("json", no_argument, 'j'), OPT_END };
 static const struct option o_side_turn[] = {
 	OPT("side", required_argument, 's'),
 	OPT("turn", required_argument, 't'), OPT_END };
@@ -1126,7 +1242,8 @@ static const struct cmd cmds[] = {
 	    "--key F (once: then replace, proceed, end, extend and deadline need "
 	    "--sig, the moderator key's signature of the statement "
 	    "--print-statement writes), vacation SIDE until DATE [ai|hold|"
-	    "orders] | vacation SIDE off", NULL, 0, 0, 0, NULL, NULL, NULL,
+	    "orders] | vacation SIDE off, mail picture-mail|json-mail on|off",
+	    NULL, 0, 0, 0, NULL, NULL, NULL,
 	    cmd_moderate },
 	{ "campaign", "new", "campaign new NAME --ruleset R [--scenario S|FILE] "
 	    "[--options O] [--seed TEXT] [--allow-test-ruleset]", "start a "
@@ -1202,6 +1319,29 @@ static const struct cmd cmds[] = {
 	    o_simulate, 0, 0, 0, NULL, check_simulate, cmd_simulate, NULL },
 	{ "help", NULL, "help [COMMAND]", "this list, or the usage of one "
 	    "command", NULL, 0, 2, 0, NULL, NULL, cmd_help, NULL },
+	{ "picture", NULL, "picture NAME [--side S|public] [--svg|--text]", "the "
+	    "map as a side (or, with public, every side) sees it, with the last turn's movement and fire, as PNG "
+	    "(SVG with --svg, the drawing's data with --text) on standard "
+	    "output", o_picture, 1, 1, CLI_DB | CLI_CAMPAIGN, NULL, NULL,
+	    cmd_picture, NULL },
+	{ "export", NULL, "export NAME [--side S] --json", "what a side may "
+	    "see (map, units, events, rolls shown to it, the open window and "
+	    "its order template) as JSON, the shape docs/export.schema.json "
+	    "documents", o_export, 1, 1, CLI_DB | CLI_CAMPAIGN, NULL, NULL,
+	    cmd_export, NULL },
+	{ "campaign", "set", "campaign set NAME picture-mail|json-mail on|off",
+	    "whether report mail carries the map's picture (PNG; on by "
+	    "default) or the side's view as JSON (off by default); a player's "
+	    "own choice wins", NULL, 3, 3, CLI_DB | CLI_CAMPAIGN, NULL, NULL,
+	    cmd_campaign_set, NULL },
+	{ "player", "set", "player set NAME PLAYER picture-mail|json-mail "
+	    "on|off", "the same for one player's report mail", NULL, 4, 4,
+	    CLI_DB | CLI_CAMPAIGN, NULL, NULL, cmd_player_set, NULL },
+	{ "web", NULL, "web DIR", "write the campaign web archive (static "
+	    "HTML and CSS) into DIR: every campaign's state, deadline, who owes "
+	    "orders, each turn's public map, events, commitment, seed and "
+	    "signed dice log; after the end every side's view and the audit "
+	    "bundle", NULL, 1, 1, CLI_DB, NULL, NULL, cmd_web, NULL },
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

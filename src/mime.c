@@ -1327,6 +1327,7 @@ build_check(const struct mime_out *o, bool date_ok, struct hp_error *err)
 {
 	GDateTime *dt;
 	const char *a = o->auto_submitted;
+	size_t i;
 
 	if (o->subject == NULL || !clean_text(o->subject, false)) {
 		hp_seterr(err, HP_EINVAL, "mime_build: missing or unusable "
@@ -1374,7 +1375,43 @@ build_check(const struct mime_out *o, bool date_ok, struct hp_error *err)
 		hp_seterr(err, HP_EINVAL, "mime_build: bad attachment");
 		return HP_EINVAL;
 	}
+	for (i = 0; i < o->nfiles; i++) {
+		const struct mime_file *f = &o->files[i];
+
+		if (f->name == NULL || *f->name == '\0' ||
+		    strlen(f->name) > MIME_MAX_NAME ||
+		    !clean_text(f->name, false) || f->type == NULL ||
+		    strchr(f->type, '/') == NULL || (f->data == NULL &&
+		    f->len > 0)) {
+			hp_seterr(err, HP_EINVAL, "mime_build: bad attachment");
+			return HP_EINVAL;
+		}
+	}
 	return HP_OK;
+}
+
+/* A base64 attachment part of f's type, name and bytes. */
+static GMimePart *
+file_part(const struct mime_file *f)
+{
+	const char *slash = strchr(f->type, '/');
+	char *major = g_strndup(f->type, (gsize)(slash - f->type));
+	GMimePart *p = g_mime_part_new_with_type(major, slash + 1);
+	GMimeStream *s;
+	GMimeDataWrapper *w;
+
+	g_free(major);
+	s = g_mime_stream_mem_new_with_buffer(f->data != NULL ? f->data : "",
+	    f->len);
+	w = g_mime_data_wrapper_new_with_stream(s,
+	    GMIME_CONTENT_ENCODING_DEFAULT);
+	g_mime_part_set_content(p, w);
+	g_object_unref(w);
+	g_object_unref(s);
+	g_mime_object_set_disposition((GMimeObject *)p, "attachment");
+	g_mime_part_set_filename(p, f->name);
+	g_mime_part_set_content_encoding(p, GMIME_CONTENT_ENCODING_BASE64);
+	return p;
 }
 
 /* "<a> <b> ..." for the References of o (the caller frees), or NULL. */
@@ -1452,13 +1489,29 @@ build_gmime(const struct mime_out *o, InternetAddressList *from,
 		g_mime_object_set_header(mo, o->extra[i], o->extra[i + 1],
 		    "utf-8");
 	body = text_part(o->body, NULL);
-	if (o->attach_name != NULL) {
+	if (o->attach_name != NULL || o->nfiles > 0) {
 		mp = g_mime_multipart_new_with_subtype("mixed");
-		att = text_part(o->attach_body, o->attach_name);
+		/* A boundary from the Message-ID, not a random one: the same
+		 * message is the same bytes (fog of war tests compare them);
+		 * "=-" never occurs in base64 or quoted-printable. */
+		s = g_compute_checksum_for_string(G_CHECKSUM_SHA256,
+		    o->message_id, -1);
+		id = g_strdup_printf("=-hexpost-%.24s", s);
+		g_mime_multipart_set_boundary(mp, id);
+		g_free(id);
+		g_free(s);
 		g_mime_multipart_add(mp, (GMimeObject *)body);
-		g_mime_multipart_add(mp, (GMimeObject *)att);
+		if (o->attach_name != NULL) {
+			att = text_part(o->attach_body, o->attach_name);
+			g_mime_multipart_add(mp, (GMimeObject *)att);
+			g_object_unref(att);
+		}
+		for (i = 0; i < o->nfiles; i++) {
+			att = file_part(&o->files[i]);
+			g_mime_multipart_add(mp, (GMimeObject *)att);
+			g_object_unref(att);
+		}
 		g_mime_message_set_mime_part(msg, (GMimeObject *)mp);
-		g_object_unref(att);
 		g_object_unref(mp);
 	} else
 		g_mime_message_set_mime_part(msg, (GMimeObject *)body);
@@ -1704,7 +1757,7 @@ static bool
 fast_ok(const struct mime_out *o, InternetAddressList *from,
     InternetAddressList *to)
 {
-	return o->attach_name == NULL &&
+	return o->attach_name == NULL && o->nfiles == 0 &&
 	    (o->date == NULL || fast_text("Date", o->date)) &&
 	    fast_addresses("From", o->from, from) &&
 	    fast_addresses("To", o->to, to) &&
@@ -1719,7 +1772,7 @@ fast_ok(const struct mime_out *o, InternetAddressList *from,
 static bool
 fast_rest_ok(const struct mime_out *o)
 {
-	return o->attach_name == NULL &&
+	return o->attach_name == NULL && o->nfiles == 0 &&
 	    (o->date == NULL || fast_text("Date", o->date)) &&
 	    fast_text("Subject", o->subject) &&
 	    fast_id(o->message_id) &&

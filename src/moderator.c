@@ -13,6 +13,7 @@
 #include "moderator.h"
 #include "modstmt.h"
 #include "turn.h"
+#include "mailpref.h"
 #include "window.h"
 
 #define MOD_MAX_PLAYERS 64
@@ -29,6 +30,7 @@ static const struct {
 	{ "resend", true, 1 }, { "end", true, 1 },
 	{ "moderator-key", true, 0 },
 	{ "vacation", false, 2 }, { "extension", false, 2 },
+	{ "mail", false, 2 },
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
@@ -793,6 +795,34 @@ out:
 	return rc;
 }
 
+/* mail ITEM on|off (issue 18): what report mail carries besides its text,
+ * for the player who sent it, or from the command line for the campaign. */
+static int
+do_mail(struct exec *x)
+{
+	enum mailpref_item it;
+	char item[32], val[8];
+	int rc;
+
+	if (sscanf(x->cmd->arg, "%31s %7s", item, val) != 2 ||
+	    !mailpref_parse(item, &it) || (strcmp(val, "on") != 0 &&
+	    strcmp(val, "off") != 0)) {
+		hp_seterr(x->err, HP_EINVAL, "'mail' takes picture-mail or "
+		    "json-mail, then on or off");
+		return HP_EINVAL;
+	}
+	if ((rc = mailpref_set(x->st, x->cid, x->who != NULL ? x->who->name :
+	    NULL, it, strcmp(val, "on") == 0, x->err)) != HP_OK)
+		return rc;
+	sbuf_printf(x->reply, "%s %s: %s\n", item, val, it == MAILPREF_PICTURE ?
+	    "the picture of the map attached to each report" : "your view as "
+	    "JSON attached to each report (docs/export.schema.json)");
+	if (x->who == NULL)
+		sbuf_puts(x->reply, "(for the whole campaign; a player's own "
+		    "choice wins)\n");
+	return HP_OK;
+}
+
 /* Run the parsed command x->cmd. */
 static int
 dispatch(struct exec *x)
@@ -821,6 +851,8 @@ dispatch(struct exec *x)
 	if (strcmp(v, "extension") == 0)
 		return absence_extension(x->st, x->cfg, &x->g, x->cid, x->who,
 		    x->cmd->arg, x->now, x->reply, x->err);
+	if (strcmp(v, "mail") == 0)
+		return do_mail(x);
 	return do_end(x);
 }
 
@@ -840,7 +872,7 @@ moderator_exec(struct store *st, const struct config *cfg,
 	if (i == NVERBS) {
 		hp_seterr(err, HP_EINVAL, "unknown command '%s' (status, report, "
 		    "pause, resume, extend, deadline, set, proceed, replace, "
-		    "resend, end, moderator-key, vacation, extension)",
+		    "resend, end, moderator-key, vacation, extension, mail)",
 		    cmd->verb);
 		return HP_EINVAL;
 	}

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "picmodel.h"
 #include "window.h"
 #include "view.h"
 
@@ -129,4 +130,27 @@ view_sealed_label(const struct game *g, const struct dice_roll *r, char *buf,
 			    g->sides[s].name);
 	snprintf(buf, len, "S:%s:%d", sides.buf ? sides.buf : "", r->seq);
 	sbuf_free(&sides);
+}
+
+void
+view_picture(const struct game *g, int side, const struct events *ev,
+    struct pic_model *m)
+{
+	struct events seen;
+	struct game v;
+	size_t i;
+
+	events_init(&seen);
+	for (i = 0; ev != NULL && i < ev->n; i++)
+		if (view_event(&ev->v[i], side))
+			*events_append(&seen) = ev->v[i];
+	view_game(g, side, &v);
+	if (g->rules != NULL && g->rules->picture != NULL)
+		g->rules->picture(&v, side, &seen, m);
+	else {
+		picmodel_default(&v, side, m);
+		picmodel_arrows(&v, &seen, m);
+	}
+	game_free(&v);
+	events_free(&seen);
 }

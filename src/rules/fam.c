@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fam.h"
+#include "picmodel.h"
 #include "scenario.h"
 #include "render.h"
 #include "ruleset.h"
@@ -1243,6 +1244,53 @@ fam_render_map(const struct game *g, int side, struct sbuf *b)
 	}
 }
 
+/* The map model of side's picture: the generic one, with the sections'
+ * spent state (the enemy's: suppressed), the Pl Comd as "P" and the enemy
+ * as "R", as on the map. */
+static void
+fam_picture(const struct game *g, int side, const struct events *ev,
+    struct pic_model *m)
+{
+	int i, k = 0;
+
+	picmodel_default(g, side, m);
+	for (i = 0; i < g->nunits && k < m->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+		struct pic_unit *p = &m->units[k];
+
+		if (!u->placed)
+			continue;
+		k++;
+		p->strength = -1;
+		/* Red's "spent" is its suppression (it skips its fire). */
+		if (u->status == SPENT)
+			p->state |= i == FAM_RED ? PIC_SUPPRESSED : PIC_SPENT;
+		if (i == FAM_PC)
+			strlcpy_(p->label, "P", sizeof p->label);
+		else if (i == FAM_RED)
+			strlcpy_(p->label, "R", sizeof p->label);
+	}
+	picmodel_arrows(g, ev, m);
+	for (i = 0; i < (int)ev->n; i++) {	/* "N Section fires from X" */
+		const char *t = ev->v[i].text;
+		int s = t[0] - '1';
+		char lb[8];
+		struct hex h;
+
+		if (s >= 0 && s < FAM_SECTIONS && strstr(t, "fires from") !=
+		    NULL && g->units[FAM_RED].placed)
+			picture_add_arrow(m, PIC_FIRE, g->units[s].pos,
+			    g->units[FAM_RED].pos, BLUE);
+		/* "The enemy fires on X[ with a beaten zone in Y]." */
+		if (strncmp(t, "The enemy fires on ", 19) == 0 &&
+		    g->units[FAM_RED].placed && sscanf(t + 19, "%7[A-Z0-9]",
+		    lb) == 1 && hex_parse_label(&g->layout, lb, &h) &&
+		    game_on_map(g, h))
+			picture_add_arrow(m, PIC_FIRE, g->units[FAM_RED].pos, h,
+			    RED);
+	}
+}
+
 static void
 fam_status(const struct game *g, int side, struct sbuf *b)
 {
@@ -1316,4 +1364,5 @@ const struct ruleset ruleset_fam = {
 	.render_map = fam_render_map,
 	.status = fam_status,
 	.order_template = fam_order_template,
+	.picture = fam_picture,
 };

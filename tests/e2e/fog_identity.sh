@@ -7,8 +7,10 @@
 # of Blue's (the scout's starting position, the hand of cards, a sealed
 # roll, a hidden order) two games that differ only in that thing give Red
 # byte-identical mail: every welcome, acknowledgement and report of every
-# window (the Date: header, the wall clock, aside), while Blue's own mail
-# does differ (the hidden thing is real). Then a game with real dice is
+# window (the Date: header, the wall clock, aside), with the map's picture
+# (PNG) and the JSON export attached to each report, and the same picture
+# data, PNG and JSON from 'hexpost picture' and 'hexpost export', while
+# Blue's own mail does differ (the hidden thing is real). Then a game with real dice is
 # played to the end: Red's mail during the game shows none of Blue's sealed
 # rolls, and the finished game audits clean with 'hexpost audit', the
 # bundle and contrib/hexpost-audit.py; a tampered sealed roll, or a bundle
@@ -54,6 +56,12 @@ play() {
 			--email $s@example.org --key "$T/$s.pub" >/dev/null 2>&1 ||
 			fail "player add $s"
 	done
+	# Report mail carries the map's picture (by default) and, asked
+	# for, the JSON export: both are compared with the rest.
+	for s in blue red; do
+		"$HEXPOST" --config "$conf" player set "$NAME" $s@example.org \
+			json-mail on >/dev/null 2>&1 || fail "player set $s"
+	done
 	"$HEXPOST" --config "$conf" run --once >/dev/null 2>&1 || fail "run"
 	for t in 1 2; do
 		for s in blue red; do
@@ -86,6 +94,15 @@ play() {
 		[ -n "$rcpt" ] || continue
 		grep -v '^Date: ' "$dir/outbox/new/$f" >"$dir/$rcpt/$f"
 	done
+	# The picture's data, the PNG and the JSON export of each side now.
+	for s in blue red; do
+		"$HEXPOST" --config "$conf" picture "$NAME" --side $s --text \
+			>"$dir/$s/picture.txt" 2>&1 || fail "picture --text"
+		"$HEXPOST" --config "$conf" picture "$NAME" --side $s \
+			>"$dir/$s/picture.png" 2>&1 || fail "picture"
+		"$HEXPOST" --config "$conf" export "$NAME" --side $s --json \
+			>"$dir/$s/export.json" 2>&1 || fail "export"
+	done
 }
 
 # same_for WHO A B: WHO's mail in games A and B is byte-identical.
@@ -111,6 +128,16 @@ grep -q "S:blue:" "$T/g0/blue/"*report* ||
 	fail "blue's reports show no sealed roll of blue's"
 ! grep -q "S:blue:\|card for blue\|spotting for blue\|Blue scout" \
 	"$T/g0/red/"* || fail "red's mail shows something of blue's hidden"
+# Red's reports carry the picture and the JSON (so the comparisons below
+# cover their bytes); the picture's data shows Red's scout, not Blue's.
+grep -l 'filename=.*map-turn.*\.png' "$T/g0/red/"*report* >/dev/null ||
+	fail "red's reports carry no picture"
+grep -l 'filename=.*view-turn.*\.json' "$T/g0/red/"*report* >/dev/null ||
+	fail "red's reports carry no JSON"
+grep -q '^unit .*\[rs\]' "$T/g0/red/picture.txt" ||
+	fail "red's picture has no red scout: $(cat "$T/g0/red/picture.txt")"
+! grep -q '\[bs\]' "$T/g0/red/picture.txt" ||
+	fail "red's picture shows blue's scout"
 
 # variant WHAT DIR OPTIONS BLUE1 [SQL]: game DIR differs from g0 only in
 # WHAT (one of Blue's hidden things): Red's mail is the same, Blue's not.

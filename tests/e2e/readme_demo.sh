@@ -20,7 +20,8 @@ HEXPOST_SKIP_DEPS=1 HEXPOST_BIN=$HEXPOST bash "$SRC/contrib/demo.sh" \
 	>"$T/out" 2>&1 || fail "contrib/demo.sh exited $?"
 for want in "could not accept" "RESULT: " "audit of hill: OK" \
     "seed chain statement signed when the campaign was created" \
-    "Signature and comment signature verified"; do
+    "Signature and comment signature verified" "[attached: map-turn1-" \
+    "pictures/map-turn"; do
 	grep -qF -- "$want" "$T/out" || fail "no '$want' in the demo's output"
 done
 echo "readme_demo: ok"

@@ -855,6 +855,57 @@ test_build_roundtrip(void **state)
 	free(s);
 }
 
+/* A binary attachment (the report's picture): base64, its type and name,
+ * its bytes back exactly, and the same message built twice is the same
+ * bytes (the boundary comes from the Message-ID). */
+static void
+test_build_files(void **state)
+{
+	static const unsigned char png[] = { 0x89, 'P', 'N', 'G', '\r', '\n',
+		0x1a, '\n', 0, 1, 2, 0xff, 0xfe };
+	struct mime_file f[2] = {
+		{ "map-turn1-blue.png", "image/png", png, sizeof png },
+		{ "view.json", "application/json", "{}", 2 },
+	};
+	struct mime_out o = {
+		.from = "hexpost@hexpost.example",
+		.to = "ann@example.org",
+		.subject = "report",
+		.message_id = "report.1@hexpost.example",
+		.auto_submitted = "auto-generated",
+		.date = "Tue, 02 Jan 2024 09:31:00 +0000",
+		.body = "The report.\n",
+		.files = f,
+		.nfiles = 2,
+	};
+	struct hp_error err = {0};
+	struct mime_msg m;
+	char *s, *s2;
+	size_t len, len2;
+
+	(void)state;
+	assert_int_equal(mime_build(&o, &s, &len, &err), HP_OK);
+	assert_int_equal(mime_build(&o, &s2, &len2, &err), HP_OK);
+	assert_int_equal(len, len2);
+	assert_memory_equal(s, s2, len);
+	check_7bit(s, len);
+	assert_non_null(strstr(s, "Content-Type: image/png"));
+	assert_non_null(strstr(s, "boundary=\"=-hexpost-"));
+	parse_str(s, &m);
+	assert_int_equal(m.nparts, 3);
+	assert_string_equal(m.parts[1].filename, "map-turn1-blue.png");
+	assert_string_equal(m.parts[1].content_type, "image/png");
+	assert_true(m.parts[1].base64);
+	assert_int_equal(m.parts[1].len, sizeof png);
+	assert_memory_equal(m.parts[1].data, png, sizeof png);
+	assert_string_equal(m.parts[2].filename, "view.json");
+	mime_msg_free(&m);
+	free(s);
+	free(s2);
+	f[0].name = "a\n.png";	/* a bad name is refused */
+	assert_int_equal(mime_build(&o, &s, &len, &err), HP_EINVAL);
+}
+
 static void
 test_build_plain(void **state)
 {
@@ -1624,6 +1675,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_message_id_variants),
 		cmocka_unit_test(test_build_roundtrip),
 		cmocka_unit_test(test_build_plain),
+		cmocka_unit_test(test_build_files),
 		cmocka_unit_test(test_build_refuses),
 		cmocka_unit_test(test_build_fast),
 		cmocka_unit_test(test_build_fast_attachment),

@@ -17,6 +17,7 @@
 #include "deadline.h"
 #include "fixtures.h"
 #include "moderator.h"
+#include "mailpref.h"
 #include "turn.h"
 
 static const unsigned char MASTER[] = "test-moderator master seed";
@@ -138,6 +139,33 @@ static long
 q(struct fx *f, const char *sql)
 {
 	return fx_db_long(f->path, sql);
+}
+
+/* mail picture-mail|json-mail on|off: a player's own report mail, or from
+ * the command line the campaign's; the player's choice wins. */
+static void
+test_mail_prefs(void **state)
+{
+	struct fx *f = *state;
+
+	assert_true(mailpref_get(f->st, f->cid, "bob", MAILPREF_PICTURE));
+	assert_false(mailpref_get(f->st, f->cid, "bob", MAILPREF_JSON));
+	ok(f, "campaign: hill\ncommand: mail picture-mail off\nnonce: m1\n",
+	    &f->bea_red, T0, "picture-mail off");
+	assert_false(mailpref_get(f->st, f->cid, "bob", MAILPREF_PICTURE));
+	assert_true(mailpref_get(f->st, f->cid, "ann", MAILPREF_PICTURE));
+	ok(f, "campaign: hill\ncommand: mail json-mail on\n", NULL, T0,
+	    "whole campaign");
+	assert_true(mailpref_get(f->st, f->cid, "ann", MAILPREF_JSON));
+	ok(f, "campaign: hill\ncommand: mail picture-mail off\n", NULL, T0,
+	    "picture-mail off");
+	ok(f, "campaign: hill\ncommand: mail picture-mail on\nnonce: m2\n",
+	    &f->bea_red, T0, "picture-mail on");
+	assert_true(mailpref_get(f->st, f->cid, "bob", MAILPREF_PICTURE));
+	assert_false(mailpref_get(f->st, f->cid, "ann", MAILPREF_PICTURE));
+	refused(f, "campaign: hill\ncommand: mail pictures maybe\nnonce: m3\n",
+	    &f->bea_red, HP_EINVAL, "picture-mail or json-mail");
+	assert_int_equal(q(f, "SELECT count(*) FROM mail_prefs"), 2);
 }
 
 static void
@@ -325,6 +353,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test_setup_teardown(test_rights, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mail_prefs, setup,
+		    teardown),
 		cmocka_unit_test_setup_teardown(test_status_nonce, setup,
 		    teardown),
 		cmocka_unit_test_setup_teardown(test_pause_resume_extend, setup,

@@ -1314,4 +1314,5 @@ const struct ruleset ruleset_pw = {
 	.render_map = pw_render_map,
 	.status = pw_status,
 	.order_template = pw_order_template,
+	.picture = pw_picture,
 };

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "picmodel.h"
 #include "pw.h"
 #include "render.h"
 #include "scenario.h"
@@ -506,6 +507,73 @@ pw_render_map(const struct game *g, int side, struct sbuf *b)
 			    sizeof a), pw_dir_name(g, u->facing), u->strength,
 			    qn[u->status % 3]);
 	}
+}
+
+void
+pw_picture(const struct game *g, int side, const struct events *ev,
+    struct pic_model *m)
+{
+	static const char *const tname[] = { "open", "wood", "built-up",
+		"fortification", "trench", "river", "ford" };
+	struct pw_render pr = { g, side };
+	int i, k, t;
+
+	m->layout = g->layout;
+	snprintf(m->title, sizeof m->title, "%s, turn %d: %s", g->name,
+	    g->turn, side < 0 ? "the moderator's view" :
+	    g->sides[side].label);
+	m->nsides = g->nsides < PIC_MAX_SIDES ? g->nsides : PIC_MAX_SIDES;
+	for (i = 0; i < m->nsides; i++)
+		strlcpy_(m->side_name[i], g->sides[i].label,
+		    sizeof m->side_name[i]);
+	for (i = 0; i < g->nhex; i++) {
+		struct hex h = g->hexes[i].h;
+		struct pic_hex *p;
+
+		t = pw_terrain(g, h);
+		p = picture_add_hex(m, h, t >= 0 && t < 7 ? tname[t] : "open");
+		p->elevation = pw_elev(g, h);
+		if (pw_road(g, h))
+			strlcpy_(p->note, "road", sizeof p->note);
+	}
+	for (i = 0; i < g->nunits; i++) {	/* what r_cell shows */
+		const struct game_unit *u = &g->units[i];
+		struct pic_unit *p;
+
+		if (!pw_alive(u) || u->attached >= 0 || pw_is_marker(u) ||
+		    !pw_visible(g, side, i))
+			continue;
+		p = picture_add_unit(m, u->pos, u->side, u->id);
+		strlcpy_(p->kind, pw_type(u)->name, sizeof p->kind);
+		p->strength = u->strength;
+		p->facing = u->facing >= 0 && u->facing < 6 ? u->facing : -1;
+		if (u->flags & (PW_F_FIRED | PW_F_MOVED))
+			p->state |= PIC_SPENT;
+		/* Losses: of the side's own units only (pw_status keeps the
+		 * enemy's from it). */
+		if ((side < 0 || side == u->side) && u->x[PW_X_SP0] > 0 &&
+		    u->strength < u->x[PW_X_SP0])
+			p->state |= PIC_HIT;
+	}
+	for (i = 0; i < g->nhex; i++) {	/* markers as r_cell sees them */
+		static const char *const mk[] = { PW_GAS, PW_MINES, PW_WIRE };
+		static const char *const ml[] = { "gas", "mines", "wire" };
+		struct hex h = g->hexes[i].h;
+		struct pic_unit *p;
+
+		for (k = 0; k < 3; k++)
+			if (marker_seen(&pr, h, mk[k])) {
+				p = picture_add_unit(m, h, -1, ml[k]);
+				p->marker = true;
+				strlcpy_(p->kind, ml[k], sizeof p->kind);
+			}
+		if ((k = pw_marker_at(g, h, PW_OBJECTIVE)) >= 0) {
+			p = picture_add_unit(m, h, g->units[k].side, "obj");
+			p->marker = true;
+			strlcpy_(p->kind, "objective", sizeof p->kind);
+		}
+	}
+	picmodel_arrows(g, ev, m);
 }
 
 void
