@@ -409,7 +409,8 @@ def order_header_fields(data):
             continue
         m = re.fullmatch(r"([A-Za-z-]+):[ \t]*(.*)", line, re.S)
         known = m is not None and m.group(1).lower() in (
-            "campaign", "turn", "window", "side", "nonce", "chain")
+            "campaign", "turn", "window", "side", "nonce", "chain",
+            "sequence")
         if body or m is None:
             # After the first order an unknown "key: value" line is an
             # order (the ruleset's to judge); a known header is an error
@@ -435,7 +436,33 @@ def order_header_fields(data):
         raise Bad("bad 'turn:' header")
     if "chain" in h and not re.fullmatch(r"[0-9a-f]{64}", h["chain"]):
         raise Bad("bad 'chain:' header")
+    # Standing orders only: 1 to 18 ASCII digits, not all zeros
+    # (docs/AUDIT.md, "Standing orders' sequence").
+    if "sequence" in h:
+        if (not re.fullmatch(r"[0-9]{1,18}", h["sequence"])
+                or int(h["sequence"]) == 0):
+            raise Bad("bad 'sequence:' header")
+        if h["window"].lower() != "standing":
+            raise Bad("header 'sequence:' belongs only in standing orders")
     return h
+
+
+def check_standing_seq(seen, where, wnames, i, side, data):
+    """A standing file used in window i against the newest standing file
+    of the side used before (docs/AUDIT.md, "Standing orders' sequence"):
+    an older signed file put back in force fails."""
+    seq = int(order_header_fields(data).get("sequence", "0"))
+    h = b2(data, 32)
+    if side in seen:
+        pseq, ph, pi = seen[side]
+        if seq < pseq or (seq == pseq and h != ph):
+            raise Bad("%s: %s's standing orders have %s, but standing "
+                      "orders of sequence %d were in force in %s: an older "
+                      "standing file was put back in force"
+                      % (where, side, "sequence %d" % seq if seq else
+                         "no sequence", pseq, wnames[pi]))
+    if seq and (side not in seen or seq > seen[side][0]):
+        seen[side] = (seq, h, i)
 
 
 def order_chain(data):
@@ -1005,6 +1032,9 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
                          chain)
     stats["sealed_sets"] = len(sealed)
     have_input = False
+    seen = {}
+    wnames = ["turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
+              for w in wins]
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
         if w["state"] != "resolved":
@@ -1155,6 +1185,7 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
                               "orders, but its header is for turn %d window "
                               "'%s', not 'window: standing'"
                               % (where, side, ht, hw))
+                check_standing_seq(seen, where, wnames, i, side, data)
             elif (hw.lower() == "standing" or ht != int(w["turn"])
                   or hw.lower() != w["name"].lower()):
                 raise Bad("%s: %s's order file (%s) is for turn %d window "

@@ -1442,6 +1442,72 @@ check_seats(const struct acamp *c, int i, struct seats *seat,
 	return HP_OK;
 }
 
+/* Per side, the newest standing file any window used so far (docs/AUDIT.md,
+ * "Standing orders' sequence"). */
+struct standing_seen {
+	bool have;               /* a file with a sequence was used */
+	long long seq;
+	unsigned char hash[32];
+	int win;                 /* index of the window that used it */
+};
+
+/* The standing files window i used (its snapshot, and the standing files
+ * of the sides it does not name) against the newest each side had used
+ * before: an older signed file put back in force fails. */
+static int
+check_standing_seq(const struct acamp *c, int i, struct standing_seen *seen,
+    struct hp_error *err)
+{
+	const struct awin *aw = &c->w[i];
+	int k;
+
+	for (k = 0; k < aw->no; k++) {
+		const struct aorder *o = &aw->o[k];
+		struct standing_seen *sn;
+		struct order_header h;
+		struct order_body body;
+		struct order_errors errs;
+		unsigned char hash[32];
+		char wh[128], pw[128];
+		int rc;
+
+		if (!(o->current || o->snap) || strcmp(o->source,
+		    "standing") != 0 || o->side < 0 || o->side >= c->nsides)
+			continue;
+		orders_errors_init(&errs);
+		rc = orders_parse_file(o->raw, strlen(o->raw), &h, &body, &errs);
+		orders_errors_free(&errs);
+		if (rc != HP_OK)
+			continue;        /* check_order has said so */
+		orders_body_free(&body);
+		window_order_hash(o->raw, hash);
+		sn = &seen[o->side];
+		if (sn->have && (h.sequence < sn->seq || (h.sequence ==
+		    sn->seq && sodium_memcmp(hash, sn->hash, 32) != 0))) {
+			where(aw, wh, sizeof wh);
+			where(&c->w[sn->win], pw, sizeof pw);
+			if (h.sequence == 0)
+				return discrepancy(err, "%s: %s's standing "
+				    "orders have no sequence, but standing "
+				    "orders of sequence %lld were in force in "
+				    "%s: an older standing file was put back in "
+				    "force", wh, c->sides[o->side], sn->seq, pw);
+			return discrepancy(err, "%s: %s's standing orders have "
+			    "sequence %lld, but standing orders of sequence "
+			    "%lld were in force in %s: an older standing file "
+			    "was put back in force", wh, c->sides[o->side],
+			    h.sequence, sn->seq, pw);
+		}
+		if (h.sequence > 0 && (!sn->have || h.sequence > sn->seq)) {
+			sn->have = true;
+			sn->seq = h.sequence;
+			memcpy(sn->hash, hash, 32);
+			sn->win = i;
+		}
+	}
+	return HP_OK;
+}
+
 static int
 acamp_check(const struct acamp *c, const struct audit_opts *opts,
     struct audit_stats *s, struct hp_error *err)
@@ -1451,6 +1517,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	struct keychain kc;
 	struct seedchain sc;
 	struct seats seat;
+	struct standing_seen seen[GAME_MAX_SIDES];
 	struct game g;
 	struct sbuf dump;
 	char wh[128];
@@ -1460,6 +1527,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	memset(prev, 0, sizeof prev);
 	memset(&kc, 0, sizeof kc);
 	memset(&seat, 0, sizeof seat);
+	memset(seen, 0, sizeof seen);
 	game_init(&g);
 	sbuf_init(&dump);
 	if (c->test_dice) {
@@ -1519,6 +1587,8 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		rc = check_window_records(c, i, &kc, prev, &l, s, err);
 		if (rc == HP_OK)
 			rc = check_seats(c, i, &seat, err);
+		if (rc == HP_OK)
+			rc = check_standing_seq(c, i, seen, err);
 		if (rc == HP_OK) {
 			struct window_resume res;
 			struct window_stop stop = { -1, 0 };
