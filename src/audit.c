@@ -892,13 +892,23 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	n = 0;
 	for (k = 0; k < aw->no; k++) {
 		const struct aorder *o = &aw->o[k];
+		unsigned char nc[32];
+		const unsigned char *want = o->hash;
 
 		if (!o->snap)
 			continue;
+		/* Hidden orders: its nonce commitment ("Hidden orders"). */
+		if (l->nonce_form) {
+			if (sealed_file_commitment(o->raw, c->sides[o->side],
+			    nc) != HP_OK)
+				return discrepancy(err, "%s: %s's standing file "
+				    "does not parse", wh, c->sides[o->side]);
+			want = nc;
+		}
 		if (!(aw->w.spec.sides & (1u << o->side)) || n >=
 		    l->nstanding || strcmp(l->standing[n].side,
 		    c->sides[o->side]) != 0 || sodium_memcmp(l->standing[n].hash,
-		    o->hash, 32) != 0)
+		    want, 32) != 0)
 			return discrepancy(err, "%s: the standing orders of %s "
 			    "in force when the window opened do not match the "
 			    "dice log's standing lines", wh, c->sides[o->side]);
@@ -2824,7 +2834,7 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 						/* nonce form: an order line holds
 						 * the nonce commitment, the
 						 * file's hash is its own */
-						if (snap || !l.nonce_form)
+						if (!l.nonce_form)
 							memcpy(o->hash,
 							    lo[j].hash, 32);
 					}

@@ -483,9 +483,21 @@ window_key(struct store *st, int64_t cid, const struct game *g,
 		} else
 			memcpy(hashes[nh++], cur[i].hash, 32);
 	}
-	for (i = 0; i < GAME_MAX_SIDES; i++)
-		if (standing[i].raw != NULL)
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
+		if (standing[i].raw == NULL)
+			continue;
+		/* So do standing files of sides the window names. */
+		if (g->rules->hidden) {
+			if (sealed_file_commitment(standing[i].raw,
+			    g->sides[i].name, hashes[nh++]) != HP_OK) {
+				hp_seterr(err, HP_EINTERNAL, "stored standing "
+				    "file of %s does not parse",
+				    g->sides[i].name);
+				return HP_EINTERNAL;
+			}
+		} else
 			memcpy(hashes[nh++], standing[i].hash, 32);
+	}
 	dice_derive_key(w->seed, g->name, w->spec.turn, w->spec.number,
 	    (const unsigned char (*)[32])hashes, nh, key);
 	return HP_OK;
