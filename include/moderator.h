@@ -19,7 +19,9 @@
  * In a campaign with a moderator key ("moderator-key", command line only,
  * once), replace, proceed, end, extend and deadline are moderator
  * statements (include/modstmt.h): each needs the statement's signature by
- * that key, is recorded with it and mailed to every player. */
+ * that key, is recorded with it and mailed to every player. The moderator
+ * may also mail the statement and its signature (intake: statement.txt
+ * and statement.txt.minisig). */
 #ifndef MODERATOR_H
 #define MODERATOR_H
 
@@ -44,6 +46,10 @@ struct mod_command {
 	 * campaign's moderator key (not owned; NULL: none). */
 	const char *sig;
 	bool print_statement;   /* only write the statement to reply */
+	/* A statement mailed by the moderator with sig (not owned; NULL:
+	 * none): it must be, byte for byte, the statement this command
+	 * makes now. */
+	const char *stmt_text;
 };
 
 /* Is text a command file (a "command:" line) rather than an order file? */

@@ -733,6 +733,34 @@ statement(struct exec *x, bool *done)
 		*done = true;
 		goto out;
 	}
+	if (x->cmd->sig == NULL && x->who != NULL) {
+		/* A mailed command file: say what to mail instead. */
+		hp_seterr(x->err, HP_EINVAL, "campaign %s has a moderator key: "
+		    "'%s %s' is statement %d, signed by it. Mail the statement "
+		    "as statement.txt with its signature statement.txt.minisig "
+		    "(minisign -S -s moderator.key -m statement.txt); it reads:"
+		    "\n%s", x->g.name, m.verb, m.arg, m.seq, text);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if (x->cmd->stmt_text != NULL && strcmp(x->cmd->stmt_text, text) !=
+	    0) {
+		/* A mailed statement that is not the next one (a replay, an
+		 * old window): say which line differs. */
+		const char *a = x->cmd->stmt_text, *b = text;
+		int line = 1;
+
+		for (; *a != '\0' && *a == *b; a++, b++)
+			if (*a == '\n')
+				line++;
+		hp_seterr(x->err, HP_EINVAL, "line %d of the statement differs "
+		    "from statement %d, the one hexpost makes for '%s %s' now "
+		    "(a statement is carried out once, in the window open when "
+		    "it is signed); it reads:\n%s", line, m.seq, m.verb, m.arg,
+		    text);
+		rc = HP_EINVAL;
+		goto out;
+	}
 	if (x->cmd->sig == NULL) {
 		hp_seterr(x->err, HP_EINVAL, "campaign %s has a moderator key: "
 		    "'%s %s' is a statement signed by it. Write it with "
