@@ -941,6 +941,42 @@ test_standing_sequence(void **state)
 	fx_tmp_clean();
 }
 
+/* The hold file's vector (docs/AUDIT.md, "Settled questions"): campaign
+ * c1, turn 2, window blue, side blue; fire-and-movement takes the header
+ * alone there. */
+static void
+test_hold_file_vector(void **state)
+{
+	struct window_spec w;
+	struct game g;
+	unsigned char h[32];
+	char hex[65], *t;
+	int i;
+
+	(void)state;
+	fx_fam_game(&g, NULL);
+	strlcpy_(g.name, "c1", sizeof g.name);
+	g.turn = 2;
+	for (i = 0; i < g.nunits; i++)
+		g.units[i].placed = true;       /* deployed in turn 1 */
+	memset(&w, 0, sizeof w);
+	w.turn = 2;
+	w.number = 1;
+	w.kind = WINDOW_ORDERS;
+	w.sides = 1;
+	strlcpy_(w.name, "blue", sizeof w.name);
+	t = window_hold_orders(&g, &w, 0);
+	assert_non_null(t);
+	assert_string_equal(t, "campaign: c1\nturn: 2\nwindow: blue\n"
+	    "side: blue\n");
+	window_order_hash(t, h);
+	sodium_bin2hex(hex, sizeof hex, h, 32);
+	assert_string_equal(hex, "9e5db12c860b19f0e5e396d89d4a8f7fecfee018e0e"
+	    "bdf37fbbff092cec1fcb7");
+	free(t);
+	game_free(&g);
+}
+
 /* Remove what a failed test may have left behind. */
 static int
 cleanup(void **state)
@@ -972,6 +1008,7 @@ main(void)
 		cmocka_unit_test(test_dice_determinism),
 		cmocka_unit_test(test_standing),
 		cmocka_unit_test(test_standing_sequence),
+		cmocka_unit_test(test_hold_file_vector),
 	};
 
 	if (sodium_init() < 0)
