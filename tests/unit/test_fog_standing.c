@@ -7,7 +7,8 @@
  * their hidden contents (same nonce) give Blue byte-identical reports and
  * the same public dice logs, while Red's own report shows its standing
  * move. The campaign audits clean at its end, from the database and from
- * its bundle; a changed standing file fails the audit. */
+ * its bundle (hexpost and contrib/hexpost-audit.py); a changed standing
+ * file fails the audit. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -174,6 +175,17 @@ test_standing_nonce_commitment(void **state)
 	o.server_pub = NULL;
 	if (audit_bundle(bdir, &o, &s, &err) != HP_OK)
 		fail_msg("audit --bundle: %s", err.msg);
+	/* So does the independent Python verifier, which reads the
+	 * standing line as the nonce commitment too. */
+	if (getenv("HEXPOST_SOURCE") != NULL && system("python3 -c '' "
+	    ">/dev/null 2>&1") == 0) {
+		char cmd[2048];
+
+		snprintf(cmd, sizeof cmd, "python3 '%s/contrib/hexpost-audit.py' "
+		    "--accept-test-dice '%s' >/dev/null", getenv("HEXPOST_SOURCE"),
+		    bdir);
+		assert_int_equal(system(cmd), 0);
+	}
 	/* A standing file changed in the record (its nonce kept, its hash
 	 * recomputed, so the commitment, key and log still hold) fails the
 	 * replay: Red's scout went elsewhere. */
