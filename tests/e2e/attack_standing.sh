@@ -15,7 +15,7 @@
 #     force in the database and resolves the next window with it:
 #     `hexpost audit`, `hexpost audit --bundle` and
 #     contrib/hexpost-audit.py all fail, saying an older standing file was
-#     put back in force.
+#     put back in force (and Red's report names the file used).
 # Usage: bash attack_standing.sh /path/to/hexpost (HEXPOST_SOURCE: source)
 set -u
 . "$(dirname "$0")/lib-attack.sh"
@@ -99,6 +99,9 @@ sqlite3 "$DB" "UPDATE sides SET standing = CAST(readfile('$T/old.txt') AS TEXT)
 round "file 1 put back"
 [ "$(sqlite3 "$DB" "SELECT lower(hex(hash)) FROM orders WHERE window_id = $W
     AND side_idx = 1")" = "$OLDH" ] || fail "the window did not use file 1"
+# Red sees it too: its report names the hash of the standing file used.
+sqlite3 "$DB" "SELECT body FROM reports WHERE window_id = $W AND side_idx = 1" >"$T/rep"
+grep -qx "  red: $OLDH" "$T/rep" || fail "Red's report does not name file 1: $(cat "$T/rep")"
 PHRASE="red's standing orders have sequence 1, but standing orders of sequence 2 were in force in turn"
 caught_db ridge "$PHRASE"
 grep -qF "an older standing file was put back in force" "$T/err" ||
