@@ -66,6 +66,17 @@ int moderator_exec(struct store *, const struct config *,
     const struct mod_command *, const struct store_player *who, long now,
     struct sbuf *reply, struct hp_error *);
 
+/* The base64 line of the minisign public key file path into out (len
+ * bytes); HP_EINVAL or HP_EIO, reason in err, if it is not one. */
+int moderator_key_file(const char *path, char *out, size_t len,
+    struct hp_error *);
+/* Register keyline (from moderator_key_file) as campaign's moderator key,
+ * in a transaction of its own, as 'moderate NAME moderator-key --key'
+ * does; the answer goes to reply. */
+int moderator_key_register(struct store *, const struct config *,
+    const char *campaign, const char *keyline, struct sbuf *reply,
+    struct hp_error *);
+
 /* hexpost moderate NAME COMMAND [ARG...] [--email A] [--key FILE]
  * [--name N] [--sig FILE] [--print-statement]: argv[0] is "moderate".
  * Returns an exit code. */

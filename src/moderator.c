@@ -691,7 +691,8 @@ statement_arg(struct exec *x, struct modstmt *m)
 /* For a statement verb: the statement this command makes (into reply
  * with --print-statement: *done set), checked against its signature by
  * the campaign's moderator key and recorded. A campaign without a
- * moderator key takes the command unsigned. */
+ * moderator key takes the command unsigned, recorded as a statement with
+ * no signature. */
 static int
 statement(struct exec *x, bool *done)
 {
@@ -709,8 +710,6 @@ statement(struct exec *x, bool *done)
 		return HP_OK;
 	if ((rc = store_modkey_get(x->st, x->cid, &pub, x->err)) != HP_OK)
 		return rc;
-	if (pub == NULL && !x->cmd->print_statement)
-		return HP_OK;
 	memset(&m, 0, sizeof m);
 	strlcpy_(m.verb, x->cmd->verb, sizeof m.verb);
 	if ((rc = open_window(x, &w, &c, &missing)) != HP_OK ||
@@ -731,6 +730,26 @@ statement(struct exec *x, bool *done)
 	if (x->cmd->print_statement) {
 		sbuf_puts(x->reply, text);
 		*done = true;
+		goto out;
+	}
+	if (pub == NULL) {
+		/* No moderator key: the action is recorded as an unsigned
+		 * statement (an empty signature) and announced; every audit
+		 * fails on it unless the auditor accepts unsigned moderation
+		 * (docs/AUDIT.md, "Unsigned moderator actions"). */
+		struct sbuf b;
+
+		if ((rc = store_modstmt_add(x->st, x->cid, m.seq, text, "",
+		    x->now, x->err)) != HP_OK)
+			goto out;
+		sbuf_init(&b);
+		sbuf_printf(&b, "The moderator's statement %d, NOT signed: "
+		    "campaign %s has no moderator key, so this action is on the "
+		    "word of whoever runs the server, and every audit of the "
+		    "campaign fails on it unless the auditor passes "
+		    "--accept-unsigned-moderation:\n---8<--- statement.txt\n"
+		    "%s---8<---\n", m.seq, x->g.name, text);
+		x->stmt = sbuf_steal(&b);
 		goto out;
 	}
 	if (x->cmd->sig == NULL && x->who != NULL) {
@@ -937,6 +956,35 @@ key_line(const char *path, char *out, size_t len, struct hp_error *err)
 		hp_seterr(err, HP_EINVAL, "%s: not a minisign public key", path);
 	free(text);
 	return rc;
+}
+
+int
+moderator_key_file(const char *path, char *out, size_t len,
+    struct hp_error *err)
+{
+	return key_line(path, out, len, err);
+}
+
+int
+moderator_key_register(struct store *st, const struct config *cfg,
+    const char *campaign, const char *keyline, struct sbuf *reply,
+    struct hp_error *err)
+{
+	struct mod_command cmd;
+	int rc;
+
+	memset(&cmd, 0, sizeof cmd);
+	strlcpy_(cmd.campaign, campaign, sizeof cmd.campaign);
+	strlcpy_(cmd.verb, "moderator-key", sizeof cmd.verb);
+	strlcpy_(cmd.key, keyline, sizeof cmd.key);
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	if ((rc = moderator_exec(st, cfg, &cmd, NULL, deadline_now(), reply,
+	    err)) != HP_OK) {
+		store_rollback(st);
+		return rc;
+	}
+	return store_commit(st, err);
 }
 
 int
