@@ -914,6 +914,12 @@ moderator_exec(struct store *st, const struct config *cfg,
 		store_rollback_savepoint(st);
 		goto out;
 	}
+	/* A replace is announced before it is carried out, so that the
+	 * player replaced gets the statement too. */
+	if (x.stmt != NULL && strcmp(cmd->verb, "replace") == 0 &&
+	    (rc = notify_all(&x, "moderator statement", "A player is "
+	    "replaced by the moderator's statement below.\n")) != HP_OK)
+		goto undo;
 	if ((rc = dispatch(&x)) != HP_OK)
 		goto undo;
 	if (x.stmt != NULL && !x.announced && (rc = notify_all(&x,
