@@ -732,6 +732,14 @@ statement(struct exec *x, bool *done)
 		*done = true;
 		goto out;
 	}
+	if (pub == NULL && x->cmd->sig != NULL) {
+		hp_seterr(x->err, HP_EINVAL, "campaign %s has no moderator key, "
+		    "so no signature can be checked; register it first "
+		    "('hexpost moderate %s moderator-key --key FILE')",
+		    x->g.name, x->g.name);
+		rc = HP_EINVAL;
+		goto out;
+	}
 	if (pub == NULL) {
 		/* No moderator key: the action is recorded as an unsigned
 		 * statement (an empty signature) and announced; every audit

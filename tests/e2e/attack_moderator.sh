@@ -207,6 +207,10 @@ hp player add vale blue --email blue@example.org --name Bea \
 send vale blue
 hp run --once >"$T/out" 2>"$T/err" || fail "run: $(cat "$T/err")"
 grep -q "1 accepted" "$T/out" || fail "Blue's orders not taken in: $(cat "$T/out")"
+hp moderate vale extend 2 --sig "$T/s.server.minisig" >"$T/out" 2>"$T/err" &&
+	fail "a signature was taken without a moderator key"
+grep -qF "has no moderator key, so no signature can be checked" "$T/err" ||
+	fail "--sig without a key: $(cat "$T/err")"
 N=$(sqlite3 "$DB" "SELECT count(*) FROM windows WHERE id <= (SELECT max(id)
     FROM windows WHERE state = 'open')")
 hp moderate vale replace blue --email op@example.org --name Op --key "$T/red.pub" \
