@@ -1278,11 +1278,9 @@ deadline_filled(const struct awin *aw)
 static void
 mod_action(const struct modstmt *m, char *buf, size_t len)
 {
-	char side[GAME_ID_MAX + 1] = "";
-
-	if (strcmp(m->verb, "replace") == 0 &&
-	    sscanf(m->arg, "%32s", side) == 1)
-		snprintf(buf, len, "replace of %s", side);
+	if (strcmp(m->verb, "replace") == 0)
+		snprintf(buf, len, "replace of %.*s", (int)strcspn(m->arg, " "),
+		    m->arg);
 	else
 		snprintf(buf, len, "%s%s%s", m->verb, m->arg[0] ? " " : "",
 		    m->arg);
