@@ -42,6 +42,10 @@ grep -qF "Campaign hill: the moderator's key is" "$T/out" ||
 	fail "campaign new --moderator-key: $(cat "$T/out")"
 hp player add hill blue --email blue@example.org --name Bea \
 	--key "$T/blue.pub" >/dev/null || fail "player add"
+# Blue's welcome carries the moderator key registered at creation.
+sqlite3 "$DB" "SELECT CAST(data AS TEXT) FROM outbox WHERE kind = 'welcome'" >"$T/welcome"
+grep -qxF "$(sed -n 2p "$T/mod.pub")" "$T/welcome" ||
+	fail "the welcome does not carry the moderator key: $(cat "$T/welcome")"
 hp moderate hill moderator-key --key "$T/red.pub" >/dev/null 2>"$T/err" &&
 	fail "a second moderator key was registered"
 grep -qF "has a moderator key already" "$T/err" || fail "second key: $(cat "$T/err")"
