@@ -22,6 +22,8 @@
 #     of blue in window N; register a moderator key, or pass
 #     --accept-unsigned-moderation") and pass, warning, with that flag. With
 #     the statement deleted (a patched server), the key change is caught.
+#     (And in a campaign with a key, an unsigned statement after a signed
+#     one fails even with --accept-unsigned-moderation.)
 #  (Also: the acknowledgement names the hash of the file accepted and the
 #  report the hash of the file used, or that the moderator filled it.)
 #  3. The operator seats a key of its own for Blue ("replace" refused
@@ -35,6 +37,11 @@ set -u
 attack_start attack_moderator "${1:?usage: attack_moderator.sh /path/to/hexpost}"
 minisign -G -W -p "$T/mod.pub" -s "$T/mod.key" >/dev/null 2>&1 || fail "minisign -G mod"
 MK="--moderator-key $T/mod.pub"
+# keyid PUB: the key id as hexpost writes it (16 digits; minisign's comment
+# drops leading zeros).
+keyid() {
+	printf '%16s' "$(sed -n 's/.*public key //p' "$1" | head -1)" | tr ' ' 0
+}
 
 hp campaign new hill --ruleset fire-and-movement --moderator-key "$T/mod.pub" \
 	>"$T/out" 2>"$T/err" || fail "campaign new: $(cat "$T/err")"
@@ -171,7 +178,7 @@ bash "$PLAYER" -t hexpost@localhost -f op@example.org -k "$T/red.key" \
 	--maildir "$D/inbox" "$T/suggest.txt" >/dev/null || fail "hexpost-player op"
 hp run --once >"$T/out" 2>"$T/err" || fail "run: $(cat "$T/err")"
 grep -q "1 accepted" "$T/out" || fail "Op's orders not taken in: $(cat "$T/out")"
-PHRASE="but blue's key was $(sed -n 's/.*public key //p' "$T/blue.pub" | head -1) and no statement signed by the moderator's key replaced it"
+PHRASE="but blue's key was $(keyid "$T/blue.pub") and no statement signed by the moderator's key replaced it"
 caught_db hill "$PHRASE"
 rm -rf "$T/b4"
 hp audit export hill "$T/b4" >/dev/null 2>"$T/err" || fail "export: $(cat "$T/err")"
@@ -182,7 +189,7 @@ rm -rf "$D"
 mv "$T/before" "$D"
 hp moderate hill replace blue --email op@example.org --name Op --key "$T/red.pub" \
 	--print-statement >"$T/r.txt" 2>"$T/err" || fail "print: $(cat "$T/err")"
-grep -qx "action: replace blue $(sed -n 's/.*public key //p' "$T/red.pub" | head -1)" "$T/r.txt" ||
+grep -qx "action: replace blue $(keyid "$T/red.pub")" "$T/r.txt" ||
 	fail "replace statement: $(cat "$T/r.txt")"
 minisign -S -s "$T/mod.key" -m "$T/r.txt" >/dev/null || fail "minisign -S mod"
 hp moderate hill replace blue --email op@example.org --name Op --key "$T/red.pub" \
@@ -193,6 +200,14 @@ hp run --once >"$T/out" 2>"$T/err" || fail "run: $(cat "$T/err")"
 grep -q "1 accepted" "$T/out" || fail "Op's orders not taken in: $(cat "$T/out")"
 clean b5
 grep -qF "1 moderator statements verified" "$T/out" || fail "not counted: $(cat "$T/out")"
+# An unsigned statement after a signed one fails, whatever the auditor
+# accepts: once registered, the key signs every statement.
+sed 's/^sequence: 1$/sequence: 2/' "$T/b5/moderator/0001.txt" >"$T/b5/moderator/0002.txt"
+PHRASE="moderator statement 2 is unsigned, after statement 1 signed by the moderator's key"
+"$HEXPOST" audit --bundle "$T/b5" --accept-unsigned-moderation >"$T/out" 2>"$T/err"
+[ $? -eq 65 ] && grep -qF "$PHRASE" "$T/err" || fail "unsigned after signed: $(cat "$T/out" "$T/err")"
+python3 "$PYAUDIT" --accept-unsigned-moderation "$T/b5" >"$T/out" 2>"$T/err"
+[ $? -eq 1 ] && grep -qF "$PHRASE" "$T/err" || fail "unsigned after signed (py): $(cat "$T/out" "$T/err")"
 
 # 4. A campaign with no moderator key (a fresh data directory): the
 # operator replaces Blue by a key of its own with the shipped hexpost. It
