@@ -310,8 +310,9 @@ cmd_campaign_new(struct cli *c)
 
 		sbuf_init(&reply);
 		sbuf_add(&reply, "", 0);
-		rc = moderator_key_register(c->st, have_cfg ? &cfg : NULL,
-		    c->argv[0], modkey, &reply, &c->err);
+		/* No player yet to notify: each welcome carries the key. */
+		rc = moderator_key_register(c->st, NULL, c->argv[0], modkey,
+		    &reply, &c->err);
 		fputs(reply.buf, stdout);
 		sbuf_free(&reply);
 		if (rc != HP_OK)
