@@ -209,7 +209,7 @@ main(int argc, char **argv)
 
 	t = bench_now();
 	for (i = 1; i <= games; i++) {
-		struct audit_opts o = { pkp, NULL, false, NULL, 0, NULL };
+		struct audit_opts o = { pkp, NULL, false, NULL, 0, NULL, false };
 		struct audit_stats s;
 		char name[32];
 

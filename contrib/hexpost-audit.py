@@ -4,7 +4,8 @@ alone, written from docs/AUDIT.md (not from hexpost's C sources).
 
     python3 hexpost-audit.py [--pubkey server.pub] [--accept-test-dice]
                              [--player-key SIDE=KEY.pub]...
-                             [--moderator-key KEY.pub] BUNDLE-DIRECTORY
+                             [--moderator-key KEY.pub]
+                             [--accept-unsigned-moderation] BUNDLE-DIRECTORY
 
 The server keys: the trusted one (--pubkey, else the bundle's server.pub)
 and those the key rotation statements (rotations/) link to it, each
@@ -20,7 +21,10 @@ the game's rules (`hexpost audit --bundle DIR` does). The moderator's
 statements (moderator/), each signed by the campaign's moderator key
 (moderator.pub; pin the one the moderator gave you with --moderator-key):
 an end on record and each proceed must be one, and a side's files change
-key only by a replace statement. A test campaign
+key only by a replace statement. A statement with no .minisig is an
+unsigned moderator action (a campaign without a moderator key): it fails,
+as does a key change or an end with no statement, unless
+--accept-unsigned-moderation is given. A test campaign
 (`dice: test`, made with `campaign new --seed TEXT`) fails unless
 --accept-test-dice is given, and is then checked with a loud warning. Exit 0
 when all is well, 1 naming the first discrepancy, 2 on usage or unreadable
@@ -409,7 +413,8 @@ def order_header_fields(data):
             continue
         m = re.fullmatch(r"([A-Za-z-]+):[ \t]*(.*)", line, re.S)
         known = m is not None and m.group(1).lower() in (
-            "campaign", "turn", "window", "side", "nonce", "chain")
+            "campaign", "turn", "window", "side", "nonce", "chain",
+            "sequence")
         if body or m is None:
             # After the first order an unknown "key: value" line is an
             # order (the ruleset's to judge); a known header is an error
@@ -435,7 +440,33 @@ def order_header_fields(data):
         raise Bad("bad 'turn:' header")
     if "chain" in h and not re.fullmatch(r"[0-9a-f]{64}", h["chain"]):
         raise Bad("bad 'chain:' header")
+    # Standing orders only: 1 to 18 ASCII digits, not all zeros
+    # (docs/AUDIT.md, "Standing orders' sequence").
+    if "sequence" in h:
+        if (not re.fullmatch(r"[0-9]{1,18}", h["sequence"])
+                or int(h["sequence"]) == 0):
+            raise Bad("bad 'sequence:' header")
+        if h["window"].lower() != "standing":
+            raise Bad("header 'sequence:' belongs only in standing orders")
     return h
+
+
+def check_standing_seq(seen, where, wnames, i, side, data):
+    """A standing file used in window i against the newest standing file
+    of the side used before (docs/AUDIT.md, "Standing orders' sequence"):
+    an older signed file put back in force fails."""
+    seq = int(order_header_fields(data).get("sequence", "0"))
+    h = b2(data, 32)
+    if side in seen:
+        pseq, ph, pi = seen[side]
+        if seq < pseq or (seq == pseq and h != ph):
+            raise Bad("%s: %s's standing orders have %s, but standing "
+                      "orders of sequence %d were in force in %s: an older "
+                      "standing file was put back in force"
+                      % (where, side, "sequence %d" % seq if seq else
+                         "no sequence", pseq, wnames[pi]))
+    if seq and (side not in seen or seq > seen[side][0]):
+        seen[side] = (seq, h, i)
 
 
 def order_chain(data):
@@ -647,10 +678,27 @@ def deadline_filled(wdir):
     return sum(1 for o in log["orders"] if o[1].startswith("deadline-"))
 
 
-def check_statements(bundle, name, wins, nends, end_arg, modpin):
-    """The moderator key against the pinned one and every statement;
-    returns (key id or None, statements, sides filled without a proceed
-    statement)."""
+def mod_action(m):
+    """What statement m does, for the message of an unsigned one."""
+    if m["verb"] == "replace":
+        return "replace of %s" % m["arg"].split(" ")[0]
+    return m["verb"] + (" " + m["arg"] if m["arg"] else "")
+
+
+def unsigned_action(what, window, more=""):
+    """The failure naming an unsigned moderator action (docs/AUDIT.md,
+    "Unsigned moderator actions")."""
+    return Bad("unsigned moderator action: %s in window %d%s; register a "
+               "moderator key, or pass --accept-unsigned-moderation"
+               % (what, window, more))
+
+
+def check_statements(bundle, name, wins, nends, end_arg, modpin,
+                     accept_unsigned=False):
+    """The moderator key against the pinned one and every statement (one
+    with no .minisig is unsigned: it fails unless accept_unsigned, and
+    comes before any signed one); returns (key id or None, statements,
+    sides filled without a proceed statement, unsigned actions)."""
     mpath = os.path.join(bundle, "moderator.pub")
     modpub = read(mpath) if os.path.exists(mpath) else None
     stmts, n = [], 1
@@ -670,28 +718,28 @@ def check_statements(bundle, name, wins, nends, end_arg, modpin):
             raise Bad("campaign %s's moderator key is not the key you "
                       "pinned (%s): the server may have registered a "
                       "moderator key of its own" % (name, pid))
-    if modpub is None:
-        if stmts or gap:
-            raise Bad("campaign %s has %d moderator statements but no "
-                      "moderator key" % (name, len(stmts) + gap))
-        return None, [], sum(
-            deadline_filled(os.path.join(bundle, "windows", "%04d" % k))
-            for k in range(1, len(wins) + 1)
-            if wins[k - 1]["state"] == "resolved")
-    key = parse_pubkey(modpub)
-    mid = keyid_hex(key[0])
+    key = mid = None
+    if modpub is not None:
+        key = parse_pubkey(modpub)
+        mid = keyid_hex(key[0])
     if gap:
         raise Bad("moderator statement %d is missing" % n)
     out, last, ends, proceeded = [], 1, 0, set()
+    first_signed, nuns = 0, 0
     for num in stmts:
         path = os.path.join(bundle, "moderator", "%04d.txt" % num)
         text = read(path)
-        try:
-            minisign_verify_key(key, read(path + ".minisig"),
-                                text.encode())
-        except (Bad, ValueError, OSError) as e:
-            raise Bad("moderator statement %d is not signed by the "
-                      "moderator's key %s: %s" % (num, mid, e))
+        uns = not os.path.exists(path + ".minisig")
+        if not uns and key is None:
+            raise Bad("campaign %s has a signed moderator statement (%d) "
+                      "but no moderator key" % (name, num))
+        if not uns:
+            try:
+                minisign_verify_key(key, read(path + ".minisig"),
+                                    text.encode())
+            except (Bad, ValueError, OSError) as e:
+                raise Bad("moderator statement %d is not signed by the "
+                          "moderator's key %s: %s" % (num, mid, e))
         try:
             m = parse_modstmt(text)
         except Bad as e:
@@ -714,6 +762,16 @@ def check_statements(bundle, name, wins, nends, end_arg, modpin):
                       "but the campaign's window %d is %s"
                       % (num, m["turn"], m["number"], m["name"], m["window"],
                          wh))
+        if not uns and not first_signed:
+            first_signed = num
+        if uns and first_signed:
+            raise Bad("moderator statement %d is unsigned, after statement "
+                      "%d signed by the moderator's key (once registered, "
+                      "the key signs every statement)" % (num, first_signed))
+        if uns:
+            if not accept_unsigned:
+                raise unsigned_action(mod_action(m), m["window"])
+            nuns += 1
         wdir = os.path.join(bundle, "windows", "%04d" % m["window"])
         if m["verb"] == "end":
             ends += 1
@@ -731,21 +789,28 @@ def check_statements(bundle, name, wins, nends, end_arg, modpin):
                           % (num, m["arg"], wh))
             proceeded.add(m["window"])
         out.append(m)
-    if nends and not ends:
+    if nends and not ends and mid is not None:
         raise Bad("the moderator's end of %s ('%s') is on record, but no "
                   "statement signed by the moderator's key %s ends it: "
                   "whoever runs the server may have ended the game"
                   % (name, end_arg, mid))
+    if nends and not ends:
+        # No key, and not even an unsigned statement of the end.
+        if not accept_unsigned:
+            raise unsigned_action("end" + (" " + end_arg if end_arg else ""),
+                                  len(wins), " (on record with no statement)")
+        nuns += 1
     fills = sum(deadline_filled(os.path.join(bundle, "windows", "%04d" % k))
                 for k in range(1, len(wins) + 1)
                 if k not in proceeded and wins[k - 1]["state"] == "resolved")
-    return mid, out, fills
+    return mid, out, fills, nuns
 
 
-def check_seat(seats, stmts, widx, side, source, kid, where):
+def check_seat(seats, stmts, widx, side, source, kid, where, keyless=False):
     """A side's signed file against its seats: its first key until a
     replace statement (in that window, the old or the new key); standing
-    files by any key the side had."""
+    files by any key the side had. Without a moderator key (keyless), a
+    key change is an unsigned moderator action."""
     cur, hist = seats.setdefault(side, ["", []])
     new = [m["arg"].split(" ")[1] for m in stmts if m["window"] == widx
            and m["verb"] == "replace" and m["arg"].split(" ")[0] == side][-1:]
@@ -755,6 +820,12 @@ def check_seat(seats, stmts, widx, side, source, kid, where):
         if cur == "":
             seats[side] = [kid, hist + [kid]]
         return
+    if keyless:
+        raise unsigned_action(
+            "replace of %s" % side, widx,
+            " (%s's order file in %s is signed by key %s, but its key was "
+            "%s and no statement on record replaced it)"
+            % (side, where, kid, cur))
     raise Bad("%s: %s's order file is signed by key %s, but %s's key was %s "
               "and no statement signed by the moderator's key replaced it: "
               "the server may have seated a key of its own"
@@ -902,7 +973,7 @@ def check_sealed_rolls(path, where, name, w, key, seeds):
 
 
 def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
-          modpin=None):
+          modpin=None, accept_unsigned=False):
     camp = kv(os.path.join(bundle, "campaign.txt"))
     name = camp["campaign"]
     if camp.get("dice") not in ("random", "test"):
@@ -990,8 +1061,9 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
     ctext_all = read(os.path.join(bundle, "campaign.txt"))
     nends = sum(1 for line in ctext_all.split("\n")
                 if line.startswith("end:"))
-    modid, stmts, fills = check_statements(bundle, name, wins, nends,
-                                           camp.get("end", ""), modpin)
+    modid, stmts, fills, nuns = check_statements(
+        bundle, name, wins, nends, camp.get("end", ""), modpin,
+        accept_unsigned)
     seats = {}
     link = sc["head"]
     prev = bytes(32)
@@ -999,12 +1071,15 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
              "rotations": followed, "test": camp["dice"] == "test",
              "noinput": 0, "modid": modid, "stmts": len(stmts),
              "modpinned": modpin is not None, "fills": fills,
-             "sealed_sets": 0, "sealed_rolls": 0}
+             "sealed_sets": 0, "sealed_rolls": 0, "modunsigned": nuns}
     sides_list = [camp_sides[k] for k in sorted(camp_sides)]
     sealed = load_sealed(bundle, name, camp["dice"] == "test", sides_list,
                          chain)
     stats["sealed_sets"] = len(sealed)
     have_input = False
+    seen = {}
+    wnames = ["turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
+              for w in wins]
     for i, w in enumerate(wins):
         where = "turn %s window %s '%s'" % (w["turn"], w["number"], w["name"])
         if w["state"] != "resolved":
@@ -1155,6 +1230,7 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
                               "orders, but its header is for turn %d window "
                               "'%s', not 'window: standing'"
                               % (where, side, ht, hw))
+                check_standing_seq(seen, where, wnames, i, side, data)
             elif (hw.lower() == "standing" or ht != int(w["turn"])
                   or hw.lower() != w["name"].lower()):
                 raise Bad("%s: %s's order file (%s) is for turn %d window "
@@ -1195,8 +1271,9 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
                                   "which is not a key you pinned for %s: the "
                                   "server may have registered a key of its "
                                   "own" % (where, side, kid, side))
-                if modid is not None:
-                    check_seat(seats, stmts, i + 1, side, source, kid, where)
+                if modid is not None or not accept_unsigned:
+                    check_seat(seats, stmts, i + 1, side, source, kid, where,
+                               modid is None)
                 stats["signed"] += 1
                 have_input = True
             elif source == "mail":
@@ -1249,10 +1326,14 @@ def audit(bundle, server_pub_path=None, accept_test=False, pins=(),
 
 def main(argv):
     args, pub, accept, pins, modpin = argv[1:], None, False, [], None
+    accept_unsigned = False
     while len(args) > 1 and args[0] in ("--pubkey", "--accept-test-dice",
-                                        "--player-key", "--moderator-key"):
+                                        "--player-key", "--moderator-key",
+                                        "--accept-unsigned-moderation"):
         if args[0] == "--accept-test-dice":
             accept, args = True, args[1:]
+        elif args[0] == "--accept-unsigned-moderation":
+            accept_unsigned, args = True, args[1:]
         elif len(args) > 2 and args[0] == "--player-key" and "=" in args[1]:
             pins.append(args[1].split("=", 1))
             args = args[2:]
@@ -1268,7 +1349,8 @@ def main(argv):
     try:
         s = audit(args[0], pub, accept,
                   [(sd, parse_pubkey(read(f))) for sd, f in pins],
-                  parse_pubkey(read(modpin)) if modpin else None)
+                  parse_pubkey(read(modpin)) if modpin else None,
+                  accept_unsigned)
     except Bad as e:
         print("hexpost-audit: FAILED: %s" % e, file=sys.stderr)
         return 1
@@ -1299,10 +1381,15 @@ def main(argv):
               % (s["modid"], "the key you pinned" if s["modpinned"] else
                  "the campaign's, not pinned: pass --moderator-key",
                  s["stmts"]))
-    else:
-        print("hexpost-audit: NOTE: no moderator key: the moderator's "
-              "actions (replace, proceed, end, extensions) are on the "
-              "server's word")
+    elif not s["modunsigned"]:
+        print("hexpost-audit: NOTE: no moderator key: no moderator action "
+              "(replace, proceed, end, extensions) is on record; an "
+              "unsigned one would fail the audit")
+    if s["modunsigned"]:
+        print("hexpost-audit: WARNING: %d unsigned moderator action%s "
+              "(replace, proceed, end, extensions) on the server's word, "
+              "accepted only because --accept-unsigned-moderation was given"
+              % (s["modunsigned"], "" if s["modunsigned"] == 1 else "s"))
     if s["fills"]:
         print("hexpost-audit: NOTE: %d sides filled at a deadline, by the "
               "server's clock: only those players can tell whether a file "

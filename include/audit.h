@@ -35,6 +35,10 @@ struct audit_opts {
 	const char *moderator_key;  /* the moderator's public key file the
 	                           * auditor got from the moderator, or NULL
 	                           * (docs/AUDIT.md, "Moderator statements") */
+	bool accept_unsigned_moderation;  /* check a campaign with unsigned
+	                           * moderator actions instead of failing it
+	                           * (docs/AUDIT.md, "Unsigned moderator
+	                           * actions") */
 };
 
 struct audit_stats {
@@ -71,6 +75,7 @@ struct audit_stats {
 	int mod_pinned;           /* 1: the moderator key was the pinned one */
 	int deadline_fills;       /* sides filled without a proceed statement
 	                           * (at a deadline: the server's clock) */
+	int mod_unsigned;         /* unsigned moderator actions accepted */
 };
 
 /* Audit campaign name in the database. HP_EINVAL names the first

@@ -21,7 +21,9 @@
  * In a campaign with a moderator key ("moderator-key", command line only,
  * once), replace, proceed, end, extend and deadline are moderator
  * statements (include/modstmt.h): each needs the statement's signature by
- * that key, is recorded with it and mailed to every player. */
+ * that key, is recorded with it and mailed to every player. The moderator
+ * may also mail the statement and its signature (intake: statement.txt
+ * and statement.txt.minisig). */
 #ifndef MODERATOR_H
 #define MODERATOR_H
 
@@ -46,6 +48,10 @@ struct mod_command {
 	 * campaign's moderator key (not owned; NULL: none). */
 	const char *sig;
 	bool print_statement;   /* only write the statement to reply */
+	/* A statement mailed by the moderator with sig (not owned; NULL:
+	 * none): it must be, byte for byte, the statement this command
+	 * makes now. */
+	const char *stmt_text;
 };
 
 /* Is text a command file (a "command:" line) rather than an order file? */
@@ -61,6 +67,17 @@ int moderator_parse(const char *text, size_t len, struct mod_command *,
 int moderator_exec(struct store *, const struct config *,
     const struct mod_command *, const struct store_player *who, long now,
     struct sbuf *reply, struct hp_error *);
+
+/* The base64 line of the minisign public key file path into out (len
+ * bytes); HP_EINVAL or HP_EIO, reason in err, if it is not one. */
+int moderator_key_file(const char *path, char *out, size_t len,
+    struct hp_error *);
+/* Register keyline (from moderator_key_file) as campaign's moderator key,
+ * in a transaction of its own, as 'moderate NAME moderator-key --key'
+ * does; the answer goes to reply. */
+int moderator_key_register(struct store *, const struct config *,
+    const char *campaign, const char *keyline, struct sbuf *reply,
+    struct hp_error *);
 
 /* hexpost moderate NAME COMMAND [ARG...] [--email A] [--key FILE]
  * [--name N] [--sig FILE] [--print-statement]: argv[0] is "moderate".

@@ -47,6 +47,8 @@ struct order_header {
 	                  * the player got it (docs/AUDIT.md, "Order file
 	                  * headers") */
 	int have;        /* bitmask of ORDERS_H_* seen */
+	long long sequence; /* standing orders' "sequence:" (0: none) */
+	int sequence_line;  /* its line number */
 };
 #define ORDERS_H_CAMPAIGN 1
 #define ORDERS_H_TURN 2
@@ -54,6 +56,7 @@ struct order_header {
 #define ORDERS_H_SIDE 8
 #define ORDERS_H_NONCE 16
 #define ORDERS_H_CHAIN 32
+#define ORDERS_H_SEQUENCE 64  /* standing orders only (docs/AUDIT.md) */
 
 void orders_errors_init(struct order_errors *);
 void orders_errors_free(struct order_errors *);

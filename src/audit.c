@@ -892,13 +892,23 @@ check_window_records(const struct acamp *c, int i, struct keychain *kc,
 	n = 0;
 	for (k = 0; k < aw->no; k++) {
 		const struct aorder *o = &aw->o[k];
+		unsigned char nc[32];
+		const unsigned char *want = o->hash;
 
 		if (!o->snap)
 			continue;
+		/* Hidden orders: its nonce commitment ("Hidden orders"). */
+		if (l->nonce_form) {
+			if (sealed_file_commitment(o->raw, c->sides[o->side],
+			    nc) != HP_OK)
+				return discrepancy(err, "%s: %s's standing file "
+				    "does not parse", wh, c->sides[o->side]);
+			want = nc;
+		}
 		if (!(aw->w.spec.sides & (1u << o->side)) || n >=
 		    l->nstanding || strcmp(l->standing[n].side,
 		    c->sides[o->side]) != 0 || sodium_memcmp(l->standing[n].hash,
-		    o->hash, 32) != 0)
+		    want, 32) != 0)
 			return discrepancy(err, "%s: the standing orders of %s "
 			    "in force when the window opened do not match the "
 			    "dice log's standing lines", wh, c->sides[o->side]);
@@ -1263,18 +1273,45 @@ deadline_filled(const struct awin *aw)
 	return n;
 }
 
+/* "replace of SIDE", or "VERB ARG": what moderator statement m does, for
+ * the message of an unsigned one. */
+static void
+mod_action(const struct modstmt *m, char *buf, size_t len)
+{
+	if (strcmp(m->verb, "replace") == 0)
+		snprintf(buf, len, "replace of %.*s", (int)strcspn(m->arg, " "),
+		    m->arg);
+	else
+		snprintf(buf, len, "%s%s%s", m->verb, m->arg[0] ? " " : "",
+		    m->arg);
+}
+
+/* Fail naming an unsigned moderator action (docs/AUDIT.md, "Unsigned
+ * moderator actions"). */
+static int
+unsigned_action(struct hp_error *err, const char *what, int window,
+    const char *more)
+{
+	return discrepancy(err, "unsigned moderator action: %s in window %d%s; "
+	    "register a moderator key, or pass --accept-unsigned-moderation",
+	    what, window, more);
+}
+
 /* The moderator key against the pinned one, and every statement: signed
  * by the moderator key, numbered, for its window; an end on record must
- * be one of them, and each proceed must have filled a side. */
+ * be one of them, and each proceed must have filled a side. A statement
+ * with no signature is an unsigned moderator action: it fails unless the
+ * auditor accepts unsigned moderation, and comes before any signed one. */
 static int
 check_statements(const struct acamp *c, const struct audit_opts *opts,
     struct audit_stats *s, struct hp_error *err)
 {
 	struct hp_error verr = { 0, "" };
 	struct modstmt m;
-	char wh[128], pinned_id[17] = "";
+	char wh[128], pinned_id[17] = "", what[200];
 	bool proceeded[1024];
-	int i, last = 1, ends = 0;
+	bool accept = opts != NULL && opts->accept_unsigned_moderation;
+	int i, last = 1, ends = 0, first_signed = 0, nsigned = 0;
 
 	memset(proceeded, 0, sizeof proceeded);
 	if (opts != NULL && opts->moderator_key != NULL) {
@@ -1302,30 +1339,27 @@ check_statements(const struct acamp *c, const struct audit_opts *opts,
 			    pinned_id);
 		s->mod_pinned = 1;
 	}
-	if (c->modpub == NULL) {
-		if (c->nmod > 0)
-			return discrepancy(err, "campaign %s has %d moderator "
-			    "statements but no moderator key", c->name, c->nmod);
-		for (i = 0; i < c->nw; i++)
-			s->deadline_fills += deadline_filled(&c->w[i]);
-		return HP_OK;
-	}
-	if (!modstmt_keyid(c->modpub, s->moderator_key_id))
+	if (c->modpub != NULL && !modstmt_keyid(c->modpub,
+	    s->moderator_key_id))
 		return discrepancy(err, "campaign %s's moderator key does not "
 		    "parse", c->name);
 	for (i = 0; i < c->nmod; i++) {
 		const struct amod *a = &c->mod[i];
 		const struct awin *aw;
+		bool uns = a->sig == NULL || a->sig[0] == '\0';
 
 		if (a->num != i + 1)
 			return discrepancy(err, "moderator statement %d is "
 			    "missing", i + 1);
-		if (a->sig == NULL || modstmt_verify(c->modpub, a->text,
-		    a->sig, &verr) != HP_OK)
+		if (!uns && c->modpub == NULL)
+			return discrepancy(err, "campaign %s has a signed "
+			    "moderator statement (%d) but no moderator key",
+			    c->name, a->num);
+		if (!uns && modstmt_verify(c->modpub, a->text, a->sig,
+		    &verr) != HP_OK)
 			return discrepancy(err, "moderator statement %d is not "
 			    "signed by the moderator's key %s: %s", a->num,
-			    s->moderator_key_id, a->sig == NULL ? "no signature" :
-			    verr.msg);
+			    s->moderator_key_id, verr.msg);
 		if (modstmt_parse(a->text, &m, &verr) != HP_OK)
 			return discrepancy(err, "moderator statement %d: %s",
 			    a->num, verr.msg);
@@ -1345,6 +1379,19 @@ check_statements(const struct acamp *c, const struct audit_opts *opts,
 			    "turn %d window %d '%s', but the campaign's window %d "
 			    "is %s", a->num, m.turn, m.number, m.name, m.window,
 			    wh);
+		if (!uns && nsigned++ == 0)
+			first_signed = a->num;
+		if (uns && first_signed > 0)
+			return discrepancy(err, "moderator statement %d is "
+			    "unsigned, after statement %d signed by the "
+			    "moderator's key (once registered, the key signs "
+			    "every statement)", a->num, first_signed);
+		if (uns) {
+			mod_action(&m, what, sizeof what);
+			if (!accept)
+				return unsigned_action(err, what, m.window, "");
+			s->mod_unsigned++;
+		}
 		if (strcmp(m.verb, "end") == 0) {
 			if (ends++ > 0 || c->nends == 0 || m.window != c->nw ||
 			    aw->w.state == WSTATE_RESOLVED ||
@@ -1366,24 +1413,34 @@ check_statements(const struct acamp *c, const struct audit_opts *opts,
 				proceeded[m.window - 1] = true;
 		}
 	}
-	if (c->nends > 0 && ends == 0)
+	if (c->nends > 0 && ends == 0 && c->modpub != NULL)
 		return discrepancy(err, "the moderator's end of %s ('%s') is on "
 		    "record, but no statement signed by the moderator's key %s "
 		    "ends it: whoever runs the server may have ended the game",
 		    c->name, c->end_arg, s->moderator_key_id);
+	if (c->nends > 0 && ends == 0) {
+		/* No key, and not even an unsigned statement of the end. */
+		snprintf(what, sizeof what, "end%s%s", c->end_arg[0] ? " " : "",
+		    c->end_arg);
+		if (!accept)
+			return unsigned_action(err, what, c->nw, " (on record "
+			    "with no statement)");
+		s->mod_unsigned++;
+	}
 	for (i = 0; i < c->nw; i++)
 		if (i >= (int)sizeof proceeded || !proceeded[i])
 			s->deadline_fills += deadline_filled(&c->w[i]);
-	s->mod_statements = c->nmod;
+	s->mod_statements = nsigned;
 	return HP_OK;
 }
 
-/* Window i's signed files against the seats: in a campaign with a
- * moderator key, a side's files are signed by its first key until a
- * moderator statement replaces it (in that window, the old key or the new
- * one); standing files by any key the side had. */
+/* Window i's signed files against the seats: a side's files are signed
+ * by its first key until a moderator statement replaces it (in that
+ * window, the old key or the new one); standing files by any key the side
+ * had. In a campaign without a moderator key a key change is an unsigned
+ * moderator action: checked only unless the auditor accepts those. */
 static int
-check_seats(const struct acamp *c, int i, struct seats *seat,
+check_seats(const struct acamp *c, int i, bool accept, struct seats *seat,
     struct hp_error *err)
 {
 	const struct awin *aw = &c->w[i];
@@ -1391,7 +1448,7 @@ check_seats(const struct acamp *c, int i, struct seats *seat,
 	struct modstmt m;
 	int k, side;
 
-	if (c->modpub == NULL)
+	if (c->modpub == NULL && accept)
 		return HP_OK;
 	memset(newk, 0, sizeof newk);
 	for (k = 0; k < c->nmod; k++) {
@@ -1426,6 +1483,17 @@ check_seats(const struct acamp *c, int i, struct seats *seat,
 			}
 			continue;
 		}
+		if (c->modpub == NULL) {
+			char what[200], more[300];
+
+			snprintf(what, sizeof what, "replace of %s",
+			    c->sides[o->side]);
+			snprintf(more, sizeof more, " (%s's order file in %s is "
+			    "signed by key %s, but its key was %s and no "
+			    "statement on record replaced it)", c->sides[o->side],
+			    wh, id, cur);
+			return unsigned_action(err, what, i + 1, more);
+		}
 		return discrepancy(err, "%s: %s's order file is signed by key "
 		    "%s, but %s's key was %s and no statement signed by the "
 		    "moderator's key replaced it: the server may have seated a "
@@ -1442,6 +1510,72 @@ check_seats(const struct acamp *c, int i, struct seats *seat,
 	return HP_OK;
 }
 
+/* Per side, the newest standing file any window used so far (docs/AUDIT.md,
+ * "Standing orders' sequence"). */
+struct standing_seen {
+	bool have;               /* a file with a sequence was used */
+	long long seq;
+	unsigned char hash[32];
+	int win;                 /* index of the window that used it */
+};
+
+/* The standing files window i used (its snapshot, and the standing files
+ * of the sides it does not name) against the newest each side had used
+ * before: an older signed file put back in force fails. */
+static int
+check_standing_seq(const struct acamp *c, int i, struct standing_seen *seen,
+    struct hp_error *err)
+{
+	const struct awin *aw = &c->w[i];
+	int k;
+
+	for (k = 0; k < aw->no; k++) {
+		const struct aorder *o = &aw->o[k];
+		struct standing_seen *sn;
+		struct order_header h;
+		struct order_body body;
+		struct order_errors errs;
+		unsigned char hash[32];
+		char wh[128], pw[128];
+		int rc;
+
+		if (!(o->current || o->snap) || strcmp(o->source,
+		    "standing") != 0 || o->side < 0 || o->side >= c->nsides)
+			continue;
+		orders_errors_init(&errs);
+		rc = orders_parse_file(o->raw, strlen(o->raw), &h, &body, &errs);
+		orders_errors_free(&errs);
+		if (rc != HP_OK)
+			continue;        /* check_order has said so */
+		orders_body_free(&body);
+		window_order_hash(o->raw, hash);
+		sn = &seen[o->side];
+		if (sn->have && (h.sequence < sn->seq || (h.sequence ==
+		    sn->seq && sodium_memcmp(hash, sn->hash, 32) != 0))) {
+			where(aw, wh, sizeof wh);
+			where(&c->w[sn->win], pw, sizeof pw);
+			if (h.sequence == 0)
+				return discrepancy(err, "%s: %s's standing "
+				    "orders have no sequence, but standing "
+				    "orders of sequence %lld were in force in "
+				    "%s: an older standing file was put back in "
+				    "force", wh, c->sides[o->side], sn->seq, pw);
+			return discrepancy(err, "%s: %s's standing orders have "
+			    "sequence %lld, but standing orders of sequence "
+			    "%lld were in force in %s: an older standing file "
+			    "was put back in force", wh, c->sides[o->side],
+			    h.sequence, sn->seq, pw);
+		}
+		if (h.sequence > 0 && (!sn->have || h.sequence > sn->seq)) {
+			sn->have = true;
+			sn->seq = h.sequence;
+			memcpy(sn->hash, hash, 32);
+			sn->win = i;
+		}
+	}
+	return HP_OK;
+}
+
 static int
 acamp_check(const struct acamp *c, const struct audit_opts *opts,
     struct audit_stats *s, struct hp_error *err)
@@ -1451,6 +1585,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	struct keychain kc;
 	struct seedchain sc;
 	struct seats seat;
+	struct standing_seen seen[GAME_MAX_SIDES];
 	struct game g;
 	struct sbuf dump;
 	char wh[128];
@@ -1460,6 +1595,7 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 	memset(prev, 0, sizeof prev);
 	memset(&kc, 0, sizeof kc);
 	memset(&seat, 0, sizeof seat);
+	memset(seen, 0, sizeof seen);
 	game_init(&g);
 	sbuf_init(&dump);
 	if (c->test_dice) {
@@ -1518,7 +1654,10 @@ acamp_check(const struct acamp *c, const struct audit_opts *opts,
 		dicelog_init(&l);
 		rc = check_window_records(c, i, &kc, prev, &l, s, err);
 		if (rc == HP_OK)
-			rc = check_seats(c, i, &seat, err);
+			rc = check_seats(c, i, opts != NULL &&
+			    opts->accept_unsigned_moderation, &seat, err);
+		if (rc == HP_OK)
+			rc = check_standing_seq(c, i, seen, err);
 		if (rc == HP_OK) {
 			struct window_resume res;
 			struct window_stop stop = { -1, 0 };
@@ -2368,8 +2507,10 @@ audit_export(struct store *st, const char *name, const char *dir,
 		snprintf(fname, sizeof fname, "%04d.txt", c.mod[k].num);
 		if ((rc = put_file(path, fname, c.mod[k].text, err)) != HP_OK)
 			goto out;
+		/* An unsigned statement has no .minisig beside it. */
 		snprintf(fname, sizeof fname, "%04d.txt.minisig", c.mod[k].num);
-		if ((rc = put_file(path, fname, c.mod[k].sig, err)) != HP_OK)
+		if (c.mod[k].sig != NULL && c.mod[k].sig[0] != '\0' &&
+		    (rc = put_file(path, fname, c.mod[k].sig, err)) != HP_OK)
 			goto out;
 	}
 	rc = export_server_keys(dir, &c, pub, err);
@@ -2754,7 +2895,7 @@ load_bundle(const char *dir, struct acamp *c, struct hp_error *err)
 						/* nonce form: an order line holds
 						 * the nonce commitment, the
 						 * file's hash is its own */
-						if (snap || !l.nonce_form)
+						if (!l.nonce_form)
 							memcpy(o->hash,
 							    lo[j].hash, 32);
 					}
@@ -2917,10 +3058,15 @@ audit_print(FILE *f, const char *what, const struct audit_stats *s)
 		    s->moderator_key_id, s->mod_pinned ? "the key you pinned" :
 		    "the campaign's, not pinned: pass --moderator-key",
 		    s->mod_statements);
-	else
-		fprintf(f, "  NOTE: no moderator key: the moderator's actions "
-		    "(replace, proceed, end, extensions) are on the server's "
-		    "word\n");
+	else if (s->mod_unsigned == 0)
+		fprintf(f, "  NOTE: no moderator key: no moderator action "
+		    "(replace, proceed, end, extensions) is on record; an "
+		    "unsigned one would fail the audit\n");
+	if (s->mod_unsigned > 0)
+		fprintf(f, "  WARNING: %d unsigned moderator action%s (replace, "
+		    "proceed, end, extensions) on the server's word, accepted "
+		    "only because --accept-unsigned-moderation was given\n",
+		    s->mod_unsigned, s->mod_unsigned == 1 ? "" : "s");
 	if (s->deadline_fills > 0)
 		fprintf(f, "  NOTE: %d side%s filled at a deadline, by the "
 		    "server's clock: only %s player can tell whether a file "

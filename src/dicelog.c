@@ -548,6 +548,15 @@ dicelog_record_standing(struct store *st, int64_t cid, const struct game *g,
 		strlcpy_(o->side, g->sides[i].name, sizeof o->side);
 		strlcpy_(o->source, "standing", sizeof o->source);
 		memcpy(o->hash, standing[i].hash, 32);
+		/* Hidden orders: its nonce commitment, like the order lines
+		 * (docs/AUDIT.md, "Hidden orders"). */
+		if (g->rules->hidden && sealed_file_commitment(standing[i].raw,
+		    g->sides[i].name, o->hash) != HP_OK) {
+			hp_seterr(err, HP_EINTERNAL, "stored standing file of %s "
+			    "does not parse", g->sides[i].name);
+			rc = HP_EINTERNAL;
+			goto out;
+		}
 	}
 	memcpy(l.key, key, DICE_KEYLEN);
 	for (i = 0; i < g->nsides; i++)

@@ -17,6 +17,7 @@
 #include "mime.h"
 #include "minisign.h"
 #include "moderator.h"
+#include "modstmt.h"
 #include "seedchain.h"
 #include "tmpl.h"
 #include "turn.h"
@@ -555,6 +556,189 @@ take_command(struct msgctx *m, const struct store_player *p, const char *name,
 	return rc;
 }
 
+/* Refuse a statement whose signature by the campaign's moderator key
+ * verified: its sender is the moderator (or replays the moderator's mail),
+ * so the refusal goes to the sender even if no player has that address. */
+static int
+refuse_moderator(struct msgctx *m, int64_t cid, const char *reason,
+    struct hp_error *err)
+{
+	struct tmpl_ctx *c = tmpl_ctx_new();
+	char *body;
+	int rc;
+
+	tmpl_set(c, "subject", m->subject);
+	tmpl_set(c, "reason", reason);
+	tmpl_set(c, "errors", "");
+	tmpl_set(c, "help", "");
+	body = mail_render("refusal.txt", c, err);
+	tmpl_ctx_free(c);
+	if (body == NULL)
+		return HP_EINTERNAL;
+	rc = answer(m, cid, "refusal", m->from, body, err);
+	free(body);
+	if (rc != HP_OK)
+		return rc;
+	return store_message_record(m->st, m->hash, m->message_id[0] ?
+	    m->message_id : NULL, m->mailbox, "rejected", reason, cid, 0, err);
+}
+
+/* For a mailed 'replace' statement: the new player's email, name and key
+ * from a command file attached beside it (command: replace SIDE), which
+ * must name the statement's campaign and side. *reason set if refused. */
+static void
+statement_replace_details(const struct mime_msg *mm,
+    const struct signed_pair *sp, const struct modstmt *ms,
+    struct mod_command *cmd, char *reason, size_t rlen)
+{
+	struct mod_command c2;
+	size_t i;
+
+	reason[0] = '\0';
+	for (i = 0; i < mm->nparts; i++) {
+		const struct mime_part *p = &mm->parts[i];
+
+		if (p == sp->file || p == sp->sig || p->filename == NULL ||
+		    !moderator_is_command((const char *)p->data, p->len))
+			continue;
+		if (moderator_parse((const char *)p->data, p->len, &c2,
+		    NULL) != HP_OK || strcmp(c2.verb, "replace") != 0 ||
+		    strcmp(c2.campaign, ms->campaign) != 0 ||
+		    strncasecmp(c2.arg, ms->arg, strlen(c2.arg)) != 0 ||
+		    ms->arg[strlen(c2.arg)] != ' ') {
+			snprintf(reason, rlen, "The command file %s beside the "
+			    "statement is not 'command: replace' for campaign "
+			    "%s and the statement's side.", p->filename,
+			    ms->campaign);
+			return;
+		}
+		strlcpy_(cmd->arg, c2.arg, sizeof cmd->arg);
+		strlcpy_(cmd->email, c2.email, sizeof cmd->email);
+		strlcpy_(cmd->name, c2.name, sizeof cmd->name);
+		strlcpy_(cmd->key, c2.key, sizeof cmd->key);
+		return;
+	}
+	snprintf(reason, rlen, "A 'replace' statement by mail needs the new "
+	    "player's details beside it: attach command.txt with the lines "
+	    "'campaign: %s', 'command: replace SIDE', 'email: ADDRESS', "
+	    "'name: NAME' and 'key: ' and the base64 line of their minisign "
+	    "public key.", ms->campaign);
+}
+
+/* A moderator statement mailed with its signature (docs/AUDIT.md,
+ * "Moderator statements"): checked against the campaign's moderator key
+ * and carried out exactly as 'hexpost moderate ... --sig', or refused. */
+static int
+take_statement(struct msgctx *m, const struct mime_msg *mm,
+    const struct signed_pair *sp, const struct minisign_sig *sig,
+    enum intake_outcome *out, struct hp_error *err)
+{
+	struct hp_error verr = { 0, "" }, cerr = { 0, "" };
+	struct minisign_pubkey pk;
+	struct mod_command cmd;
+	struct modstmt ms;
+	struct game g;
+	struct sbuf reply;
+	unsigned char *lf, *fdata = NULL;
+	size_t lflen, flen = 0;
+	char reason[1200], keyhex[17], modhex[17], *pub = NULL, *sigtext;
+	int64_t cid = 0;
+	int rc;
+
+	/* The campaign it names (read with LF line ends; the signature
+	 * decides the exact bytes below). */
+	lf = line_ends(sp->file->data, sp->file->len, false, &lflen);
+	lf[lflen] = '\0';
+	rc = modstmt_parse((const char *)lf, &ms, &verr);
+	free(lf);
+	if (rc != HP_OK) {
+		snprintf(reason, sizeof reason, "%s is not a moderator statement "
+		    "hexpost can read: %s", sp->name, verr.msg);
+		return refuse(m, m->from, 0, 0, reason, NULL, NULL, err);
+	}
+	game_init(&g);
+	rc = store_game_load(m->st, ms.campaign, &g, &cid, &verr);
+	game_free(&g);
+	if (rc == HP_ENOENT) {
+		snprintf(reason, sizeof reason, "The statement is for campaign "
+		    "'%s', which does not exist here.", ms.campaign);
+		return refuse(m, m->from, 0, 0, reason, NULL, NULL, err);
+	}
+	if (rc != HP_OK) {
+		*err = verr;
+		return rc;
+	}
+	if ((rc = store_modkey_get(m->st, cid, &pub, err)) != HP_OK)
+		return rc;
+	if (pub == NULL) {
+		snprintf(reason, sizeof reason, "Campaign %s has no moderator "
+		    "key, so it takes no moderator statements (the operator "
+		    "registers one with 'hexpost moderate %s moderator-key "
+		    "--key FILE').", ms.campaign, ms.campaign);
+		return refuse(m, m->from, cid, 0, reason, NULL, NULL, err);
+	}
+	minisign_keyid_hex(sig->keyid, keyhex);
+	if (minisign_pubkey_parse(pub, strlen(pub), &pk, &verr) != HP_OK) {
+		free(pub);
+		hp_seterr(err, HP_EINTERNAL, "stored moderator key of %s: %s",
+		    ms.campaign, verr.msg);
+		return HP_EINTERNAL;
+	}
+	free(pub);
+	minisign_keyid_hex(pk.keyid, modhex);
+	if (strcmp(keyhex, modhex) != 0) {
+		snprintf(reason, sizeof reason, "The statement is signed by key "
+		    "%s, not by campaign %s's moderator key %s: a moderator "
+		    "statement is signed by the moderator's own key.", keyhex,
+		    ms.campaign, modhex);
+		return refuse(m, m->from, cid, 0, reason, NULL, NULL, err);
+	}
+	if (verify_part(&pk, sig, sp->file, &fdata, &flen, &verr) != HP_OK) {
+		snprintf(reason, sizeof reason, "The signature of %s does not "
+		    "verify with campaign %s's moderator key %s: %s", sp->name,
+		    ms.campaign, modhex, verr.msg);
+		return refuse(m, m->from, cid, 0, reason, NULL, NULL, err);
+	}
+	fdata[flen] = '\0';
+	/* Signed by the moderator: from here on the sender gets answers. */
+	memset(&cmd, 0, sizeof cmd);
+	strlcpy_(cmd.campaign, ms.campaign, sizeof cmd.campaign);
+	strlcpy_(cmd.verb, ms.verb, sizeof cmd.verb);
+	strlcpy_(cmd.arg, ms.arg, sizeof cmd.arg);
+	reason[0] = '\0';
+	if (strcmp(ms.verb, "replace") == 0)
+		statement_replace_details(mm, sp, &ms, &cmd, reason,
+		    sizeof reason);
+	if (reason[0] != '\0') {
+		free(fdata);
+		return refuse_moderator(m, cid, reason, err);
+	}
+	sigtext = xmalloc(sp->sig->len + 1);
+	memcpy(sigtext, sp->sig->data, sp->sig->len);
+	sigtext[sp->sig->len] = '\0';
+	cmd.sig = sigtext;
+	cmd.stmt_text = (const char *)fdata;
+	sbuf_init(&reply);
+	sbuf_add(&reply, "", 0);
+	rc = moderator_exec(m->st, m->cfg, &cmd, NULL, deadline_now(), &reply,
+	    &cerr);
+	if (rc == HP_EDB || rc == HP_EINTERNAL || rc == HP_EIO) {
+		*err = cerr;
+	} else if (rc != HP_OK) {
+		snprintf(reason, sizeof reason, "Your moderator statement %s was "
+		    "refused: %s", sp->name, cerr.msg);
+		rc = refuse_moderator(m, cid, reason, err);
+	} else if ((rc = answer(m, cid, "command", m->from, reply.buf,
+	    err)) == HP_OK && (rc = store_message_record(m->st, m->hash,
+	    m->message_id[0] ? m->message_id : NULL, m->mailbox, "request",
+	    cmd.verb, cid, 0, err)) == HP_OK)
+		*out = INTAKE_ACCEPTED;
+	sbuf_free(&reply);
+	free(sigtext);
+	free(fdata);
+	return rc;
+}
+
 /* The signed-orders part of intake: MIME already parsed, not automatic. */
 static int
 take_orders(struct msgctx *m, const struct mime_msg *mm,
@@ -595,6 +779,10 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 		    "signature: %s", sp.sig->filename, verr.msg);
 		return refuse(m, m->from, 0, 0, reason, NULL, NULL, err);
 	}
+	/* A moderator statement, signed by the moderator's key. */
+	if (file->len >= sizeof MODSTMT_MAGIC - 1 && memcmp(file->data,
+	    MODSTMT_MAGIC, sizeof MODSTMT_MAGIC - 1) == 0)
+		return take_statement(m, mm, &sp, &sig, out, err);
 	minisign_keyid_hex(sig.keyid, keyhex);
 	if ((np = store_players_by_key(m->st, keyhex, players,
 	    INTAKE_MAX_PLAYERS, err)) < 0)

@@ -404,6 +404,11 @@ mail_queue_welcome(struct store *st, const struct config *cfg, int64_t cid,
 		tmpl_set(c, "server_pub", pub);
 		free(pub);
 	}
+	if (store_modkey_get(st, cid, &pub, NULL) == HP_OK && pub != NULL) {
+		/* docs/AUDIT.md, "Moderator statements" */
+		tmpl_set(c, "moderator_pub", pub);
+		free(pub);
+	}
 	if (store_window_current(st, cid, &w, NULL) == HP_OK &&
 	    (w.spec.sides & (1u << side))) {
 		char *t = view_order_template(g, &w.spec, side);

@@ -283,7 +283,13 @@ cmd_campaign_new(struct cli *c)
 {
 	const char *rules = c->opt['r'], *seed = c->opt['S'];
 	struct minisign_seckey *sk = NULL;
+	char modkey[200] = "";
 	int rc;
+
+	/* --moderator-key: read before anything is created. */
+	if (c->opt['M'] != NULL && moderator_key_file(c->opt['M'], modkey,
+	    sizeof modkey, &c->err) != HP_OK)
+		return fail(&c->err);
 
 	/* The seed chain statement is signed at once (docs/AUDIT.md, "Seed
 	 * chain"); without a configuration it stays unsigned. */
@@ -304,6 +310,23 @@ cmd_campaign_new(struct cli *c)
 		return fail(&c->err);
 	printf("campaign %s created (%s)%s\n", c->argv[0], rules, seed ?
 	    "; its dice come from --seed: for tests and demos only" : "");
+	if (modkey[0] != '\0') {
+		struct sbuf reply;
+
+		sbuf_init(&reply);
+		sbuf_add(&reply, "", 0);
+		/* No player yet to notify: each welcome carries the key. */
+		rc = moderator_key_register(c->st, NULL, c->argv[0], modkey,
+		    &reply, &c->err);
+		fputs(reply.buf, stdout);
+		sbuf_free(&reply);
+		if (rc != HP_OK)
+			return fail(&c->err);
+	} else
+		printf("no moderator key: replace, proceed, end and extensions "
+		    "will be unsigned, and every audit fails on them (register "
+		    "one now with 'hexpost moderate %s moderator-key --key "
+		    "FILE')\n", c->argv[0]);
 	return 0;
 }
 
@@ -1133,6 +1156,7 @@ cmd_audit(struct cli *c)
 			ao.pins = pins;
 		}
 	ao.moderator_key = c->opt['M'];
+	ao.accept_unsigned_moderation = c->opt['U'] != NULL;
 	if (bundle == NULL && ao.server_pub == NULL && have_cfg &&
 	    access(cfg.server_pub, F_OK) == 0)
 		ao.server_pub = cfg.server_pub;
@@ -1181,7 +1205,8 @@ static const struct option o_campaign_new[] = {
 	OPT("scenario", required_argument, 's'),
 	OPT("options", required_argument, 'o'),
 	OPT("seed", required_argument, 'S'),
-	OPT("allow-test-ruleset", no_argument, 'T'), OPT_END };
+	OPT("allow-test-ruleset", no_argument, 'T'),
+	OPT("moderator-key", required_argument, 'M'), OPT_END };
 static const struct option o_player_add[] = {
 	OPT("email", required_argument, 'e'),
 	OPT("name", required_argument, 'n'),
@@ -1213,7 +1238,8 @@ static const struct option o_audit[] = {
 	OPT("verbose", no_argument, 'v'),
 	OPT("accept-test-dice", no_argument, 'T'),
 	OPT("player-key", required_argument, 'K'),
-	OPT("moderator-key", required_argument, 'M'), OPT_END };
+	OPT("moderator-key", required_argument, 'M'),
+	OPT("accept-unsigned-moderation", no_argument, 'U'), OPT_END };
 static const struct option o_simulate[] = {
 	OPT("ruleset", required_argument, 'r'),
 	OPT("games", required_argument, 'n'),
@@ -1246,9 +1272,13 @@ static const struct cmd cmds[] = {
 	    NULL, 0, 0, 0, NULL, NULL, NULL,
 	    cmd_moderate },
 	{ "campaign", "new", "campaign new NAME --ruleset R [--scenario S|FILE] "
-	    "[--options O] [--seed TEXT] [--allow-test-ruleset]", "start a "
+	    "[--options O] [--seed TEXT] [--allow-test-ruleset] "
+	    "[--moderator-key FILE]", "start a "
 	    "campaign; --seed makes every die predictable (tests and demos "
-	    "only); a test ruleset needs --allow-test-ruleset", o_campaign_new, 1,
+	    "only); a test ruleset needs --allow-test-ruleset; --moderator-key "
+	    "registers the moderator's minisign public key (replace, proceed, "
+	    "end and extensions then need its signature; without one they "
+	    "fail every audit)", o_campaign_new, 1,
 	    1, CLI_DB, NULL, need_ruleset_new, cmd_campaign_new, NULL },
 	{ "campaign", "list", "campaign list", "list campaigns", NULL, 0, 0,
 	    CLI_DB, NULL, NULL, cmd_campaign_list, NULL },
@@ -1305,7 +1335,7 @@ static const struct cmd cmds[] = {
 	    2, 2, CLI_DB, NULL, NULL, cmd_audit_export, NULL },
 	{ "audit", NULL, "audit NAME | audit --bundle DIR [--pubkey FILE] "
 	    "[--accept-test-dice] [--player-key SIDE=FILE]... "
-	    "[--moderator-key FILE] [-v]",
+	    "[--moderator-key FILE] [--accept-unsigned-moderation] [-v]",
 	    "check every signature, commitment, die, the hash chain and a full "
 	    "replay; exits 65 at the first discrepancy, naming it", o_audit, 0,
 	    1, 0, NULL, check_audit, cmd_audit, NULL },

@@ -712,7 +712,8 @@ statement_arg(struct exec *x, struct modstmt *m)
 /* For a statement verb: the statement this command makes (into reply
  * with --print-statement: *done set), checked against its signature by
  * the campaign's moderator key and recorded. A campaign without a
- * moderator key takes the command unsigned. */
+ * moderator key takes the command unsigned, recorded as a statement with
+ * no signature. */
 static int
 statement(struct exec *x, bool *done)
 {
@@ -730,8 +731,6 @@ statement(struct exec *x, bool *done)
 		return HP_OK;
 	if ((rc = store_modkey_get(x->st, x->cid, &pub, x->err)) != HP_OK)
 		return rc;
-	if (pub == NULL && !x->cmd->print_statement)
-		return HP_OK;
 	memset(&m, 0, sizeof m);
 	strlcpy_(m.verb, x->cmd->verb, sizeof m.verb);
 	if ((rc = open_window(x, &w, &c, &missing)) != HP_OK ||
@@ -752,6 +751,62 @@ statement(struct exec *x, bool *done)
 	if (x->cmd->print_statement) {
 		sbuf_puts(x->reply, text);
 		*done = true;
+		goto out;
+	}
+	if (pub == NULL && x->cmd->sig != NULL) {
+		hp_seterr(x->err, HP_EINVAL, "campaign %s has no moderator key, "
+		    "so no signature can be checked; register it first "
+		    "('hexpost moderate %s moderator-key --key FILE')",
+		    x->g.name, x->g.name);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if (pub == NULL) {
+		/* No moderator key: the action is recorded as an unsigned
+		 * statement (an empty signature) and announced; every audit
+		 * fails on it unless the auditor accepts unsigned moderation
+		 * (docs/AUDIT.md, "Unsigned moderator actions"). */
+		struct sbuf b;
+
+		if ((rc = store_modstmt_add(x->st, x->cid, m.seq, text, "",
+		    x->now, x->err)) != HP_OK)
+			goto out;
+		sbuf_init(&b);
+		sbuf_printf(&b, "The moderator's statement %d, NOT signed: "
+		    "campaign %s has no moderator key, so this action is on the "
+		    "word of whoever runs the server, and every audit of the "
+		    "campaign fails on it unless the auditor passes "
+		    "--accept-unsigned-moderation:\n---8<--- statement.txt\n"
+		    "%s---8<---\n", m.seq, x->g.name, text);
+		x->stmt = sbuf_steal(&b);
+		goto out;
+	}
+	if (x->cmd->sig == NULL && x->who != NULL) {
+		/* A mailed command file: say what to mail instead. */
+		hp_seterr(x->err, HP_EINVAL, "campaign %s has a moderator key: "
+		    "'%s %s' is statement %d, signed by it. Mail the statement "
+		    "as statement.txt with its signature statement.txt.minisig "
+		    "(minisign -S -s moderator.key -m statement.txt); it reads:"
+		    "\n%s", x->g.name, m.verb, m.arg, m.seq, text);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if (x->cmd->stmt_text != NULL && strcmp(x->cmd->stmt_text, text) !=
+	    0) {
+		/* A mailed statement that is not the next one (a replay, an
+		 * old window): say which line differs. */
+		const char *a = x->cmd->stmt_text, *b = text;
+		int line = 1;
+
+		for (; *a != '\0' && *a == *b; a++, b++)
+			if (*a == '\n')
+				line++;
+		hp_seterr(x->err, HP_EINVAL, "line %d of the statement differs "
+		    "from statement %d, the one hexpost makes for '%s %s' now "
+		    "(a statement is carried out once, in the window open when "
+		    "it is signed); it reads:\n%s", line, m.seq, m.verb, m.arg,
+		    text);
+		rc = HP_EINVAL;
 		goto out;
 	}
 	if (x->cmd->sig == NULL) {
@@ -929,6 +984,12 @@ moderator_exec(struct store *st, const struct config *cfg,
 		store_rollback_savepoint(st);
 		goto out;
 	}
+	/* A replace is announced before it is carried out, so that the
+	 * player replaced gets the statement too. */
+	if (x.stmt != NULL && strcmp(cmd->verb, "replace") == 0 &&
+	    (rc = notify_all(&x, "moderator statement", "A player is "
+	    "replaced by the moderator's statement below.\n")) != HP_OK)
+		goto undo;
 	if ((rc = dispatch(&x)) != HP_OK)
 		goto undo;
 	if (x.stmt != NULL && !x.announced && (rc = notify_all(&x,
@@ -971,6 +1032,35 @@ key_line(const char *path, char *out, size_t len, struct hp_error *err)
 		hp_seterr(err, HP_EINVAL, "%s: not a minisign public key", path);
 	free(text);
 	return rc;
+}
+
+int
+moderator_key_file(const char *path, char *out, size_t len,
+    struct hp_error *err)
+{
+	return key_line(path, out, len, err);
+}
+
+int
+moderator_key_register(struct store *st, const struct config *cfg,
+    const char *campaign, const char *keyline, struct sbuf *reply,
+    struct hp_error *err)
+{
+	struct mod_command cmd;
+	int rc;
+
+	memset(&cmd, 0, sizeof cmd);
+	strlcpy_(cmd.campaign, campaign, sizeof cmd.campaign);
+	strlcpy_(cmd.verb, "moderator-key", sizeof cmd.verb);
+	strlcpy_(cmd.key, keyline, sizeof cmd.key);
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	if ((rc = moderator_exec(st, cfg, &cmd, NULL, deadline_now(), reply,
+	    err)) != HP_OK) {
+		store_rollback(st);
+		return rc;
+	}
+	return store_commit(st, err);
 }
 
 int

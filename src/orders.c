@@ -92,7 +92,7 @@ utf8_seq(const unsigned char *p, size_t left)
 }
 
 static const char *header_names[] = { "campaign", "turn", "window", "side",
-	"nonce", "chain" };
+	"nonce", "chain", "sequence" };
 
 /* Parse "key: value" if line is a header line; returns the header index,
  * -2 for an unknown key, -1 if the line is not header-shaped. */
@@ -181,6 +181,19 @@ set_header(struct order_header *h, int which, const char *val, int lineno,
 			return -1;
 		}
 		strlcpy_(h->chain, val, sizeof h->chain);
+		break;
+	case 6:
+		/* Standing orders' sequence: ASCII digits only, at most 18,
+		 * at least 1 (docs/AUDIT.md, "Standing orders' sequence"). */
+		if (strspn(val, "0123456789") != strlen(val) ||
+		    strlen(val) > 18 || strspn(val, "0") == strlen(val)) {
+			orders_error(errs, lineno, "expected a number from 1 "
+			    "(at most 18 digits) after 'sequence:', got "
+			    "'%.40s'", val);
+			return -1;
+		}
+		h->sequence = strtoll(val, NULL, 10);
+		h->sequence_line = lineno;
 		break;
 	}
 	h->have |= bit;
@@ -297,8 +310,8 @@ orders_parse_file(const char *text, size_t len, struct order_header *h,
 		which = header_line(line, &val);
 		if (which == -2 && !in_body) {
 			orders_error(errs, lineno, "unknown header '%.*s'; "
-			    "expected campaign:, turn:, window:, side:, nonce: "
-			    "or chain:", (int)(strchr(line, ':') - line + 1),
+			    "expected campaign:, turn:, window:, side:, nonce:, "
+			    "chain: or sequence:", (int)(strchr(line, ':') - line + 1),
 			    line);
 			bad = true;
 			continue;
@@ -332,6 +345,12 @@ orders_parse_file(const char *text, size_t len, struct order_header *h,
 			    "of the file", header_names[i]);
 			bad = true;
 		}
+	if ((h->have & ORDERS_H_SEQUENCE) && (h->have & ORDERS_H_WINDOW) &&
+	    strcasecmp(h->window, "standing") != 0) {
+		orders_error(errs, h->sequence_line, "header 'sequence:' "
+		    "belongs only in standing orders (window: standing)");
+		bad = true;
+	}
 	if (bad || errs->n > before) {
 		orders_body_free(body);
 		return HP_EINVAL;

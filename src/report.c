@@ -226,6 +226,25 @@ report_files(const struct game *g, const struct dicelog *l, int side,
 			    "standing orders");
 		tmpl_set(it, "how", how);
 	}
+	/* Then the standing orders in force when the window opened of the
+	 * sides it names (the log's standing lines): the player sees which
+	 * of their standing files counted (docs/AUDIT.md, "Standing orders'
+	 * sequence"). */
+	for (i = 0; i < l->nstanding; i++) {
+		const struct dicelog_order *o = &l->standing[i];
+
+		if (side >= 0 && strcmp(o->side, g->sides[side].name) != 0)
+			continue;
+		it = tmpl_list_add(c, "files");
+		if (first)
+			tmpl_set(it, "first", "yes");
+		first = false;
+		tmpl_set(it, "side", o->side);
+		hex_str(o->hash, 32, hex);
+		tmpl_set(it, "hash", hex);
+		tmpl_set(it, "how", "standing orders, in force when the window "
+		    "opened");
+	}
 	/* A $HEXPOST_TEMPLATES directory without this file (made before
 	 * it existed) gets the built-in one. */
 	if ((tpl = report_template("report-files.txt", err)) == NULL) {

@@ -182,6 +182,54 @@ check_header(const struct game *g, const struct store_window *w,
 	return side;
 }
 
+/* The "sequence:" of a stored standing file (0: none or unreadable). */
+static long long
+standing_sequence(const char *raw)
+{
+	struct order_header h;
+	struct order_body body;
+	struct order_errors errs;
+	long long seq = 0;
+
+	orders_errors_init(&errs);
+	if (orders_parse_file(raw, strlen(raw), &h, &body, &errs) == HP_OK) {
+		seq = h.sequence;
+		orders_body_free(&body);
+	}
+	orders_errors_free(&errs);
+	return seq;
+}
+
+/* A new standing file must carry a sequence greater than the one in force,
+ * so no older signed file can be put back (docs/AUDIT.md, "Standing
+ * orders' sequence"); errors to errs. */
+static int
+check_standing_sequence(const struct game *g, int side,
+    const struct order_header *h, struct order_errors *errs)
+{
+	long long cur;
+
+	if (g->sides[side].standing == NULL ||
+	    (cur = standing_sequence(g->sides[side].standing)) == 0)
+		return HP_OK;
+	if (!(h->have & ORDERS_H_SEQUENCE)) {
+		orders_error(errs, 0, "standing orders need a 'sequence:' "
+		    "header greater than %lld, the sequence of %s's standing "
+		    "orders in force (an older standing file cannot be put "
+		    "back)", cur, g->sides[side].name);
+		return HP_EINVAL;
+	}
+	if (h->sequence <= cur) {
+		orders_error(errs, h->sequence_line, "sequence %lld is not "
+		    "greater than %lld, the sequence of %s's standing orders "
+		    "in force: give a greater one (an older standing file "
+		    "cannot be put back)", h->sequence, cur,
+		    g->sides[side].name);
+		return HP_EINVAL;
+	}
+	return HP_OK;
+}
+
 int
 turn_submit_tx(struct store *st, const char *campaign, const char *text,
     size_t len, int side_only, int64_t player, const char *source,
@@ -228,6 +276,11 @@ turn_submit_tx(struct store *st, const char *campaign, const char *text,
 	if (!res->standing && w.state != WSTATE_OPEN) {
 		orders_error(&res->errs, 0, "turn %d window '%s' is closed",
 		    w.spec.turn, w.spec.name);
+		rc = HP_EINVAL;
+		goto out;
+	}
+	if (res->standing && check_standing_sequence(&g, side, &h,
+	    &res->errs) != HP_OK) {
 		rc = HP_EINVAL;
 		goto out;
 	}
@@ -430,9 +483,21 @@ window_key(struct store *st, int64_t cid, const struct game *g,
 		} else
 			memcpy(hashes[nh++], cur[i].hash, 32);
 	}
-	for (i = 0; i < GAME_MAX_SIDES; i++)
-		if (standing[i].raw != NULL)
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
+		if (standing[i].raw == NULL)
+			continue;
+		/* So do standing files of sides the window names. */
+		if (g->rules->hidden) {
+			if (sealed_file_commitment(standing[i].raw,
+			    g->sides[i].name, hashes[nh++]) != HP_OK) {
+				hp_seterr(err, HP_EINTERNAL, "stored standing "
+				    "file of %s does not parse",
+				    g->sides[i].name);
+				return HP_EINTERNAL;
+			}
+		} else
 			memcpy(hashes[nh++], standing[i].hash, 32);
+	}
 	dice_derive_key(w->seed, g->name, w->spec.turn, w->spec.number,
 	    (const unsigned char (*)[32])hashes, nh, key);
 	return HP_OK;

@@ -8,7 +8,10 @@
 #         deadline by the ai policy (source deadline-ai); played to the end.
 #   mill  fire-and-movement, Blue Ann, Red the built-in opponent; policy
 #         hold: a missed window holds (deadline-hold); ended by the
-#         moderator (`moderate end`).
+#         moderator (`moderate end`). ford and mill have no moderator key:
+#         their replace, extend and end are unsigned moderator actions, so
+#         every audit of them fails naming the first unless given
+#         --accept-unsigned-moderation.
 #   pwc   portable-modern, Blue Cy by signed mail, Red the built-in
 #         opponent; played to the end.
 #   rot   the daemon (`hexpost run`) resolves a window; `hexpost key
@@ -101,6 +104,10 @@ play() {
 	fail "$1 did not end in 80 windows"
 }
 
+# MODOK: --accept-unsigned-moderation for a campaign whose moderator acted
+# without a moderator key (MODACT: the start of the first such action).
+MODOK=
+MODACT=
 # audit_ok CAMPAIGN PHRASE...: the audit passes, saying each PHRASE; the
 # bundle passes hexpost, the Python verifier and minisign -V.
 audit_ok() {
@@ -110,7 +117,7 @@ audit_ok() {
 	# and says so loudly with it.
 	hp audit "$c" >"$T/out" 2>"$T/err" && fail "audit $c passed test dice"
 	grep -qF "is a TEST campaign" "$T/err" || fail "audit $c: $(cat "$T/err")"
-	hp audit --accept-test-dice "$c" >"$T/out" 2>"$T/err" || fail "audit $c: $(cat "$T/err")"
+	hp audit --accept-test-dice $MODOK "$c" >"$T/out" 2>"$T/err" || fail "audit $c: $(cat "$T/err")"
 	grep -q "^audit of $c: OK" "$T/out" || fail "audit $c: $(cat "$T/out")"
 	grep -q "^WARNING: $c is a TEST campaign" "$T/out" || fail "no warning: $(cat "$T/out")"
 	for p in "$@"; do
@@ -119,7 +126,7 @@ audit_ok() {
 	rm -rf "$T/b-$c"
 	hp audit export "$c" "$T/b-$c" >/dev/null 2>"$T/err" ||
 		fail "export $c: $(cat "$T/err")"
-	"$HEXPOST" audit --accept-test-dice --bundle "$T/b-$c" >"$T/out" 2>"$T/err" ||
+	"$HEXPOST" audit --accept-test-dice $MODOK --bundle "$T/b-$c" >"$T/out" 2>"$T/err" ||
 		fail "audit --bundle $c: $(cat "$T/err")"
 	"$HEXPOST" audit --bundle "$T/b-$c" >"$T/out" 2>"$T/err" &&
 		fail "audit --bundle $c passed test dice"
@@ -127,10 +134,24 @@ audit_ok() {
 	python3 "$PYAUDIT" "$T/b-$c" >"$T/out" 2>"$T/err"
 	[ $? -eq 1 ] && grep -qF "is a TEST campaign" "$T/err" ||
 		fail "hexpost-audit.py passed test dice: $(cat "$T/out" "$T/err")"
-	python3 "$PYAUDIT" --accept-test-dice "$T/b-$c" >"$T/out" 2>"$T/err" ||
+	python3 "$PYAUDIT" --accept-test-dice $MODOK "$T/b-$c" >"$T/out" 2>"$T/err" ||
 		fail "hexpost-audit.py $c: $(cat "$T/err")"
 	grep -q "^hexpost-audit: OK" "$T/out" || fail "$(cat "$T/out")"
 	grep -q "^hexpost-audit: WARNING: a TEST campaign" "$T/out" || fail "$(cat "$T/out")"
+	# Unsigned moderator actions (no moderator key): every audit fails
+	# naming the first unless they are accepted, and warns when they are.
+	if [ -n "$MODOK" ]; then
+		grep -qF "WARNING: " "$T/out" || fail "$c: no unsigned warning: $(cat "$T/out")"
+		hp audit --accept-test-dice "$c" >"$T/out" 2>"$T/err" &&
+			fail "audit $c passed unsigned moderation"
+		grep -qF "unsigned moderator action: $MODACT" "$T/err" || fail "audit $c: $(cat "$T/err")"
+		"$HEXPOST" audit --accept-test-dice --bundle "$T/b-$c" >"$T/out" 2>"$T/err" &&
+			fail "audit --bundle $c passed unsigned moderation"
+		grep -qF "unsigned moderator action: $MODACT" "$T/err" || fail "audit --bundle $c: $(cat "$T/err")"
+		python3 "$PYAUDIT" --accept-test-dice "$T/b-$c" >"$T/out" 2>"$T/err"
+		[ $? -eq 1 ] && grep -qF "unsigned moderator action: $MODACT" "$T/err" ||
+			fail "hexpost-audit.py $c: $(cat "$T/out" "$T/err")"
+	fi
 	for w in "$T/b-$c"/windows/*/; do
 		[ -f "$w/dice-log.txt" ] || continue
 		minisign -V -p "$D/server.pub" -m "$w/dice-log.txt" >"$T/out" 2>&1 ||
@@ -144,7 +165,7 @@ tamper() {
 	rm -f "$T/t.db"
 	sqlite3 "$DB" ".backup '$T/t.db'" || fail "backup"
 	sqlite3 "$T/t.db" "$3" || fail "sql: $3"
-	"$HEXPOST" --db "$T/t.db" audit --accept-test-dice "$1" --pubkey "$D/server.pub" \
+	"$HEXPOST" --db "$T/t.db" audit --accept-test-dice $MODOK "$1" --pubkey "$D/server.pub" \
 		>"$T/out" 2>"$T/err"
 	local rc=$?
 	[ $rc -eq 65 ] || fail "tampered $1: audit exited $rc, want 65: $(cat "$T/out" "$T/err")"
@@ -159,11 +180,11 @@ btamper() {
 	rm -rf "$T/b2"
 	cp -r "$T/b-$1" "$T/b2"
 	(cd "$T/b2" && eval "$4") || fail "tamper command: $4"
-	"$HEXPOST" audit --accept-test-dice --bundle "$T/b2" >"$T/out" 2>"$T/err"
+	"$HEXPOST" audit --accept-test-dice $MODOK --bundle "$T/b2" >"$T/out" 2>"$T/err"
 	[ $? -eq 65 ] && grep -qF -- "$2" "$T/err" ||
 		fail "tampered bundle of $1: $(cat "$T/out" "$T/err")"
 	[ "$3" = - ] && return 0
-	python3 "$PYAUDIT" --accept-test-dice "$T/b2" >"$T/out" 2>"$T/err"
+	python3 "$PYAUDIT" --accept-test-dice $MODOK "$T/b2" >"$T/out" 2>"$T/err"
 	[ $? -eq 1 ] && grep -qF -- "$3" "$T/err" ||
 		fail "tampered bundle of $1, Python: $(cat "$T/out" "$T/err")"
 }
@@ -233,6 +254,8 @@ grep -qx "deadline of ford: filled" "$T/out" || fail "ford's deadline: $(cat "$T
 q "SELECT text FROM dice_logs" | grep -q "^order: blue deadline-ai " ||
 	fail "the dice log does not say deadline-ai"
 play ford "ann Ann <ann@example.org>" "dee Dee <dee@example.org>"
+MODOK=--accept-unsigned-moderation	# ford has no moderator key
+MODACT="replace of red in window "
 audit_ok ford "order files written at a deadline" \
 	"by players replaced since, checked against the key they had then"
 
@@ -275,26 +298,35 @@ hp moderate mill pause >/dev/null && hp moderate mill resume >/dev/null &&
 hp moderate mill end agreed draw >/dev/null || fail "end"
 [ "$(q "SELECT status || ': ' || result FROM campaigns WHERE name = 'mill'")" = \
     "finished: ended by the moderator: agreed draw" ] || fail "mill not ended"
+MODACT="extend 3 in window "
 audit_ok mill "order files written at a deadline" \
 	"ended by the moderator's 'end' on record"
 grep -qx "end: agreed draw" "$T/b-mill/campaign.txt" || fail "no end: in the bundle"
 
 STEP="mill tampered"
-tamper mill "no moderator's 'end' is on record" \
+tamper mill "but the end on record is none" \
 	"DELETE FROM commands WHERE command LIKE 'end%'"
+tamper mill "no moderator's 'end' is on record" \
+	"DELETE FROM commands WHERE command LIKE 'end%';
+	 DELETE FROM moderator_statements WHERE statement LIKE '%action: end %'"
 tamper mill "2 'end' commands are on record" \
 	"INSERT INTO commands (campaign_id, command, at) SELECT campaign_id, command, at + 1 FROM commands WHERE command LIKE 'end%'"
-tamper mill "the stored state of mill differs" \
+tamper mill "ends the game ('agreed draw')" \
 	"UPDATE commands SET command = 'end a win for red' WHERE command LIKE 'end%'"
+tamper mill "the stored state of mill differs" \
+	"UPDATE commands SET command = 'end a win for red' WHERE command LIKE 'end%';
+	 UPDATE moderator_statements SET statement = replace(statement, 'end agreed draw', 'end a win for red')"
 W=$(q "SELECT window_id FROM orders WHERE source = 'deadline-hold'")
 tamper mill "does not hash to the hash recorded" \
 	"UPDATE orders SET raw = raw || 'hold' || char(10) WHERE window_id = $W AND source = 'deadline-hold'"
-btamper mill "no moderator's 'end' is on record" - "sed -i '/^end: /d' campaign.txt"
+btamper mill "no moderator's 'end' is on record" - \
+	"sed -i '/^end: /d' campaign.txt && rm moderator/0002.txt"
 WD=$(printf '%04d' "$(q "SELECT count(*) FROM windows WHERE id <= $W AND campaign_id = (SELECT campaign_id FROM windows WHERE id = $W)")")
 btamper mill "does not hash" "does not hash" \
 	"printf 'fire 1 B2\n' >>windows/$WD/orders/blue.txt"
 
 STEP=pwc
+MODOK=
 hp campaign new pwc --ruleset portable-modern --seed club-pwc >/dev/null ||
 	fail "campaign new pwc"
 hp player add pwc blue --email cy@example.org --name Cy --key "$T/cy.pub" >/dev/null ||

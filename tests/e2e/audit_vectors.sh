@@ -73,6 +73,38 @@ for bad in (b"nonce: x\nnonce:\n", b"nonce: x\nnonce: y\n",
     except m.Bad:
         continue
     raise AssertionError("accepted %r" % bad)
+# Standing orders' sequence (docs/AUDIT.md): the header's form, and the
+# put-back vectors against contrib/hexpost-audit.py's check.
+S = b"campaign: demo\nturn: 1\nwindow: standing\nside: red\n"
+assert m.order_header_fields(S + b"sequence: 05\n")["sequence"] == "05"
+for bad in (H + b"sequence: 1\n", S + b"sequence: 0\n", S + b"sequence: -1\n",
+            S + b"sequence: 1234567890123456789\n", S + b"sequence: 1x\n",
+            S + b"sequence: 1\nsequence: 2\n", S + b"x 1\nsequence: 1\n"):
+    try:
+        m.order_header_fields(bad)
+    except m.Bad:
+        continue
+    raise AssertionError("accepted %r" % bad)
+st = [S + b"sequence: %d\nnonce: n-%d\npolicy %s\n" % (n, n, p)
+      for n, p in ((1, b"nearest"), (2, b"best"))]
+assert hashlib.blake2b(st[1], digest_size=32).hexdigest() == (
+    "97a99b2ec21339ccf651bacad5a87cb72a052d4e0de22644c241e2a0e1d6872a")
+nos = st[0].replace(b"sequence: 1\n", b"")
+def put_back(files):
+    seen = {}
+    for i, f in enumerate(files):
+        try:
+            m.check_standing_seq(seen, "w%d" % i, ["w%d" % k for k in
+                                 range(len(files))], i, "red", f)
+        except m.Bad as e:
+            assert "an older standing file was put back in force" in str(e)
+            return i
+    return None
+assert put_back([st[0], st[1], st[0]]) == 2
+assert put_back([st[0], st[1], st[1]]) is None
+assert put_back([st[0], st[0].replace(b"e: 1", b"e: 01")]) == 1
+assert put_back([st[0], nos]) == 1
+assert put_back([nos, st[0], st[1]]) is None
 PY
 # minisign files (docs/AUDIT.md, "Settled questions"): LF or CRLF, the last
 # line ending optional, empty lines after; the untrusted comment line at

@@ -76,13 +76,16 @@ done(struct store *st)
 }
 
 /* Bundles checked with the bundle's own server.pub; test dice accepted. */
-static const struct audit_opts accept = { NULL, NULL, true, NULL, 0, NULL };
+static const struct audit_opts accept = { NULL, NULL, true, NULL, 0, NULL,
+    false };
 
 /* The audit fails naming msg. */
 static void
 audit_fails(struct store *st, const char *pub, const char *msg)
 {
-	struct audit_opts o = { pub, NULL, true, NULL, 0, NULL };
+	/* Unsigned moderator actions accepted: the discrepancy sought is
+	 * another. */
+	struct audit_opts o = { pub, NULL, true, NULL, 0, NULL, true };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 
@@ -95,7 +98,7 @@ static void
 test_clean_and_bundle(void **state)
 {
 	struct store *st = campaign(true);
-	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL, false };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	char bdir[700];
@@ -250,7 +253,7 @@ test_deadline_files(void **state)
 {
 	struct minisign_seckey *sk = NULL;
 	struct store *st = human_campaign(&sk);
-	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL, false };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct store_window w;
@@ -301,7 +304,7 @@ static void
 test_seed_chain(void **state)
 {
 	struct store *st = campaign(true);
-	struct audit_opts o = { pk_path, NULL, false, NULL, 0, NULL };
+	struct audit_opts o = { pk_path, NULL, false, NULL, 0, NULL, false };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 	struct minisign_seckey *sk = NULL;
@@ -419,7 +422,10 @@ test_moderator_end(void **state)
 {
 	struct minisign_seckey *sk = NULL;
 	struct store *st = human_campaign(&sk);
-	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL, true };
+	struct audit_opts strict = { pk_path, NULL, true, NULL, 0, NULL,
+	    false };
+	struct audit_opts bo = { NULL, NULL, true, NULL, 0, NULL, true };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct mod_command cmd;
@@ -435,7 +441,13 @@ test_moderator_end(void **state)
 	strlcpy_(cmd.verb, "extend", sizeof cmd.verb);
 	strlcpy_(cmd.arg, "5", sizeof cmd.arg);
 	assert_int_equal(moderate(st, &cmd, &err), HP_OK);
+	/* No moderator key: the extension is an unsigned action. */
+	assert_int_equal(audit_campaign(st, "hill", &strict, &s, &err),
+	    HP_EINVAL);
+	assert_non_null(strstr(err.msg, "unsigned moderator action: extend 5 "
+	    "in window "));
 	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
+	assert_int_equal(s.mod_unsigned, 1);
 	assert_false(s.moderator_end);
 	strlcpy_(cmd.verb, "end", sizeof cmd.verb);
 	strlcpy_(cmd.arg, "agreed draw", sizeof cmd.arg);
@@ -450,7 +462,11 @@ test_moderator_end(void **state)
 	    "state = 'open'"), 1);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_EINVAL);
+	assert_non_null(strstr(err.msg, "unsigned moderator action: extend 5 "
+	    "in window "));
+	assert_int_equal(audit_bundle(bdir, &bo, &sb, &err), HP_OK);
+	assert_int_equal(sb.mod_unsigned, 2);
 	assert_true(sb.moderator_end);
 	snprintf(bdir, sizeof bdir, "%s/bundle/campaign.txt", dir);
 	camp = util_read_file(bdir, NULL, &err);
@@ -458,8 +474,16 @@ test_moderator_end(void **state)
 	free(camp);
 	fx_db_exec(db, "UPDATE commands SET command = 'end' WHERE command "
 	    "LIKE 'end %'");
+	audit_fails(st, pk_path, "moderator statement 2 ends the game "
+	    "('agreed draw')");
+	/* ... and with its statement made to match: */
+	fx_db_exec(db, "UPDATE moderator_statements SET statement = "
+	    "replace(statement, 'action: end agreed draw', 'action: end') "
+	    "WHERE seq = 2");
 	audit_fails(st, pk_path, "the stored state of hill differs");
 	fx_db_exec(db, "DELETE FROM commands WHERE command = 'end'");
+	audit_fails(st, pk_path, "but the end on record is none");
+	fx_db_exec(db, "DELETE FROM moderator_statements WHERE seq = 2");
 	audit_fails(st, pk_path, "no moderator's 'end' is on record");
 	minisign_seckey_free(sk);
 	done(st);
@@ -537,7 +561,10 @@ test_key_history(void **state)
 {
 	struct hp_error err = { 0, "" };
 	struct minisign_seckey *server = NULL, *key[2], *dee;
-	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL };
+	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL, true };
+	struct audit_opts strict = { pk_path, NULL, true, NULL, 0, NULL,
+	    false };
+	struct audit_opts bo = { NULL, NULL, true, NULL, 0, NULL, true };
 	struct audit_stats s, sb;
 	struct mod_command cmd;
 	struct store *st;
@@ -596,13 +623,24 @@ test_key_history(void **state)
 		signed_window(st, key, cpub, cid, pid, server);
 	assert_true(fx_db_long(db, "SELECT count(*) FROM orders WHERE "
 	    "player_id = (SELECT id FROM players WHERE name = 'Dee')") >= 1);
+	/* No moderator key: the replace is an unsigned moderator action,
+	 * which fails the audit unless accepted. */
+	assert_int_equal(audit_campaign(st, "hill", &strict, &s, &err),
+	    HP_EINVAL);
+	assert_non_null(strstr(err.msg, "unsigned moderator action: replace "
+	    "of red in window "));
 	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
 	assert_int_equal(s.replaced_signed, 1);
+	assert_int_equal(s.mod_unsigned, 1);
 	assert_true(s.signed_orders >= 4);
 	snprintf(bdir, sizeof bdir, "%s/bundle", dir);
 	assert_int_equal(audit_export(st, "hill", bdir, pk_path, &err), HP_OK);
-	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_OK);
+	assert_int_equal(audit_bundle(bdir, &accept, &sb, &err), HP_EINVAL);
+	assert_non_null(strstr(err.msg, "unsigned moderator action: replace "
+	    "of red in window "));
+	assert_int_equal(audit_bundle(bdir, &bo, &sb, &err), HP_OK);
 	assert_int_equal(sb.signed_orders, s.signed_orders);
+	assert_int_equal(sb.mod_unsigned, 1);
 	snprintf(bdir, sizeof bdir, "%s/bundle/players.txt", dir);
 	players = util_read_file(bdir, NULL, &err);
 	assert_non_null(players);
@@ -683,7 +721,7 @@ static void
 bundle_fails(const char *bdir, const char *cmd, const char *pub,
     const char *msg)
 {
-	struct audit_opts o = { pub, NULL, true, NULL, 0, NULL };
+	struct audit_opts o = { pub, NULL, true, NULL, 0, NULL, false };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 	char copy[800], sh[8192];
@@ -708,7 +746,8 @@ test_key_rotation(void **state)
 	struct minisign_seckey *sk = NULL, *orig = NULL, *z = NULL;
 	struct serverkey_rotation r;
 	struct serverkey_statement stm;
-	struct audit_opts o = { NULL, NULL, true, NULL, 0, NULL };
+	struct audit_opts o = { NULL, NULL, true, NULL, 0, NULL,
+	    false };
 	struct audit_stats s, sb;
 	struct hp_error err = { 0, "" };
 	struct store *st = human_campaign(&sk);

@@ -386,11 +386,13 @@ submit(struct store *st, int side, const char *window, const char *body)
 	game_free(&g);
 }
 
-/* The audit of d from the database and from its bundle: OK, n stops. */
+/* The audit of d from the database and from its bundle: OK, n stops
+ * (test_standing_fixed_at_open's unsigned replace accepted). */
 static void
 audit_ok(struct store *st, int stops)
 {
-	struct audit_opts o = { .server_pub = pk_path, .accept_test_dice = true };
+	struct audit_opts o = { .server_pub = pk_path, .accept_test_dice = true,
+	    .accept_unsigned_moderation = true };
 	struct audit_stats s;
 	struct hp_error err = { 0, "" };
 	char bdir[700];
@@ -587,7 +589,8 @@ test_standing_fixed_at_open(void **state)
 	fx_db_exec(db, "UPDATE window_standing SET raw = replace(raw, "
 	    "'withdraw', 'press')");
 	{
-		struct audit_opts o = { .server_pub = pk_path, .accept_test_dice = true };
+		struct audit_opts o = { .server_pub = pk_path, .accept_test_dice = true,
+		    .accept_unsigned_moderation = true };
 		struct audit_stats s;
 
 		assert_int_equal(audit_campaign(st, "d", &o, &s, &err),

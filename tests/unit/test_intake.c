@@ -27,6 +27,7 @@
 #include "intake.h"
 #include "maildir.h"
 #include "minisign.h"
+#include "modstmt.h"
 #include "store.h"
 #include "turn.h"
 
@@ -454,6 +455,140 @@ test_refusal_insert_fails(void **state)
 	    "DROP TRIGGER fail_outbox;", false, 0, 1);
 }
 
+/* A mail from the moderator with the statement text and its signature sig
+ * attached (statement.txt, statement.txt.minisig). Caller frees. */
+static char *
+statement_mail(const char *msgid, const char *text, const char *sig,
+    size_t slen)
+{
+	struct sbuf b;
+
+	sbuf_init(&b);
+	sbuf_printf(&b, "From: Mo <mod@example.org>\nTo: hexpost@localhost\n"
+	    "Subject: statement\nDate: Mon, 01 Jan 2024 11:00:00 +0000\n"
+	    "Message-ID: <%s>\nMIME-Version: 1.0\nContent-Type: "
+	    "multipart/mixed; boundary=\"B\"\n\n--B\nContent-Type: "
+	    "text/plain\n\nStatement.\n", msgid);
+	attach(&b, "statement.txt", text, strlen(text));
+	attach(&b, "statement.txt.minisig", sig, slen);
+	sbuf_puts(&b, "--B--\n");
+	return sbuf_steal(&b);
+}
+
+/* The latest mail of kind to rcpt in the outbox ("" if none). Caller
+ * frees. */
+static char *
+outbox_last(const struct it *t, const char *kind, const char *rcpt)
+{
+	char sql[300];
+
+	snprintf(sql, sizeof sql, "SELECT CAST(data AS TEXT) FROM outbox WHERE "
+	    "kind = '%s' AND rcpt = '%s' ORDER BY id DESC LIMIT 1", kind, rcpt);
+	return fx_db_rows(t->cfg.database, sql);
+}
+
+/* Moderator statements by mail (docs/AUDIT.md, "Moderator statements"):
+ * the statement and its signature by the campaign's moderator key are
+ * carried out as 'hexpost moderate ... --sig' is (recorded, mailed to every
+ * player); one signed by another key, or one already carried out, is
+ * refused with a reply saying why. Signatures by the real minisign. */
+static void
+test_moderator_statement_by_mail(void **state)
+{
+	struct it *t = *state;
+	struct hp_error err = { 0, "" };
+	struct store_window w;
+	struct modstmt m;
+	struct game g;
+	char cmd[2048], pub[700], key[700], path[700], *text, *pubtext, *sig;
+	char *mailtext, *name, *row;
+	size_t slen;
+	int64_t cid;
+
+	if (!have_minisign)
+		skip();
+	snprintf(pub, sizeof pub, "%s/mod.pub", t->top);
+	snprintf(key, sizeof key, "%s/mod.key", t->top);
+	snprintf(cmd, sizeof cmd, "minisign -G -W -p '%s' -s '%s' >/dev/null "
+	    "2>&1", pub, key);
+	assert_int_equal(system(cmd), 0);
+	pubtext = readf(pub, NULL);
+	game_init(&g);
+	assert_int_equal(store_game_load(t->st, "hill", &g, &cid, &err), HP_OK);
+	game_free(&g);
+	assert_int_equal(store_modkey_put(t->st, cid, pubtext, &err), HP_OK);
+	free(pubtext);
+	assert_int_equal(store_window_current(t->st, cid, &w, &err), HP_OK);
+	memset(&m, 0, sizeof m);
+	strlcpy_(m.campaign, "hill", sizeof m.campaign);
+	m.seq = 1;
+	m.window = 1;
+	m.turn = w.spec.turn;
+	m.number = w.spec.number;
+	strlcpy_(m.name, w.spec.name, sizeof m.name);
+	strlcpy_(m.verb, "proceed", sizeof m.verb);
+	strlcpy_(m.arg, "ai", sizeof m.arg);
+	text = modstmt_format(&m);
+	snprintf(path, sizeof path, "%s/statement.txt", t->top);
+	writef(path, text);
+
+	/* Signed by Bea's key (a player's, not the moderator's): refused. */
+	snprintf(cmd, sizeof cmd, "minisign -S -s '%s/blue.key' -m '%s' -x "
+	    "'%s.blue' >/dev/null 2>&1", t->top, path, path);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s.blue", path);
+	sig = readf(cmd, &slen);
+	mailtext = statement_mail("s1@example.org", text, sig, slen);
+	free(sig);
+	name = deliver(t, mailtext);
+	free(mailtext);
+	free(name);
+	run(t, 0, 1, 0, 0, 0);
+	assert_int_equal(count(t, "SELECT count(*) FROM moderator_statements"),
+	    0);
+	assert_int_equal(count(t, "SELECT count(*) FROM orders"), 0);
+
+	/* Signed by the moderator's key: carried out, recorded, announced to
+	 * Bea, answered to the sender. */
+	snprintf(cmd, sizeof cmd, "minisign -S -s '%s' -m '%s' >/dev/null "
+	    "2>&1", key, path);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "%s.minisig", path);
+	sig = readf(cmd, &slen);
+	mailtext = statement_mail("s2@example.org", text, sig, slen);
+	name = deliver(t, mailtext);
+	free(mailtext);
+	free(name);
+	run(t, 1, 0, 0, 0, 0);
+	assert_int_equal(count(t, "SELECT count(*) FROM moderator_statements "
+	    "WHERE seq = 1"), 1);
+	assert_int_equal(count(t, "SELECT count(*) FROM orders WHERE source = "
+	    "'deadline-ai'"), 1);
+	row = outbox_last(t, "notice", "blue@example.org");
+	assert_non_null(strstr(row, "The moderator's statement 1, signed by "
+	    "the moderator's key"));
+	assert_non_null(strstr(row, "action: proceed ai"));
+	free(row);
+	row = outbox_last(t, "command", "mod@example.org");
+	assert_true(row[0] != '\0');
+	free(row);
+
+	/* The same statement again (a replay): refused, saying why. */
+	mailtext = statement_mail("s3@example.org", text, sig, slen);
+	name = deliver(t, mailtext);
+	free(mailtext);
+	free(name);
+	run(t, 0, 1, 0, 0, 0);
+	assert_int_equal(count(t, "SELECT count(*) FROM moderator_statements"),
+	    1);
+	row = outbox_last(t, "refusal", "mod@example.org");
+	assert_non_null(strstr(row, "line 3 of the statement differs from "
+	    "statement 2"));
+	free(row);
+	free(sig);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -470,6 +605,8 @@ main(void)
 		    setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusal_insert_fails,
 		    setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_moderator_statement_by_mail, setup, teardown),
 	};
 
 	if (sodium_init() < 0)

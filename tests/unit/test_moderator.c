@@ -342,7 +342,16 @@ test_replace_end(void **state)
 	assert_int_equal(q(f, "SELECT count(*) FROM campaigns WHERE status = "
 	    "'finished'"), 1);
 	refused(f, "campaign: hill\ncommand: end\nnonce: r3\n", &f->mod,
-	    HP_ESTATE, "has already ended");
+	    HP_ESTATE, "has ended");
+	/* No moderator key: each was recorded as an unsigned statement and
+	 * announced to every player. */
+	assert_int_equal(q(f, "SELECT count(*) FROM moderator_statements "
+	    "WHERE signature = ''"), 3);
+	assert_int_equal(q(f, "SELECT count(*) FROM moderator_statements "
+	    "WHERE seq = 3 AND statement LIKE '%action: end a draw agreed%'"),
+	    1);
+	assert_true(q(f, "SELECT count(*) FROM outbox WHERE kind = 'notice' "
+	    "AND CAST(data AS TEXT) LIKE '%statement 3, NOT signed%'") >= 2);
 	refused(f, "campaign: hill\ncommand: extend 2\nnonce: r4\n", &f->mod,
 	    HP_ESTATE, "has ended");
 }

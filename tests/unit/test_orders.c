@@ -189,7 +189,7 @@ test_unknown_header(void **state)
 	parse(&p, t);
 	/* The message says what was expected. */
 	assert_true(fx_has_error(&p.e, 2, "expected campaign:, turn:, window:, "
-	    "side:, nonce: or chain:"));
+	    "side:, nonce:, chain: or sequence:"));
 	parsed_free(&p);
 	/* After the first order a "key: value" line is an order line (for
 	 * the ruleset to judge), not a header. */
@@ -664,7 +664,7 @@ test_line_numbers(void **state)
 	assert_string_equal(t, "line 4: expected a turn number after 'turn:', "
 	    "got 'three'\n"
 	    "line 6: unknown header 'bogus:'; expected campaign:, turn:, "
-	    "window:, side:, nonce: or chain:\n"
+	    "window:, side:, nonce:, chain: or sequence:\n"
 	    "line 10: header 'window:' after the first order; headers go at "
 	    "the top\n"
 	    "line 11: too many words on one line (at most 16)\n");

@@ -223,7 +223,7 @@ static void
 test_handwritten_campaign(void **state)
 {
 	struct hp_error err = { 0, "" };
-	struct audit_opts o = { pkp, NULL, false, NULL, 0, NULL };
+	struct audit_opts o = { pkp, NULL, false, NULL, 0, NULL, false };
 	struct audit_stats s;
 	struct store *st;
 	struct game g;

@@ -876,6 +876,107 @@ test_standing(void **state)
 	fx_tmp_clean();
 }
 
+/* Standing orders' sequence (docs/AUDIT.md, "Standing orders' sequence"):
+ * a new standing file needs a greater sequence than the one in force, so an
+ * older signed file cannot be put back; files without one are taken only
+ * while no file with one is in force (campaigns from before the rule). */
+static void
+test_standing_sequence(void **state)
+{
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct hp_error err = { 0, "" };
+	struct game g;
+	char *t;
+
+	(void)state;
+	new_campaign(st, "q", "red-standing", true, true);
+	t = file("q", 1, "standing", "red", "policy hold\n");
+	submit_ok(st, "q", t, 1, false);
+	free(t);
+	t = file("q", 1, "standing", "red", "policy best\n");
+	submit_ok(st, "q", t, 1, true);           /* none in force has one */
+	free(t);
+	t = file("q", 1, "standing", "red", "sequence: 5\npolicy nearest\n");
+	submit_ok(st, "q", t, 1, true);
+	free(t);
+	t = file("q", 1, "standing", "red", "sequence: 4\npolicy best\n");
+	refused(st, path, "q", t, 1, "line 5: sequence 4 is not greater than "
+	    "5, the sequence of red's standing orders in force");
+	free(t);
+	t = file("q", 1, "standing", "red", "sequence: 05\npolicy best\n");
+	refused(st, path, "q", t, 1, "line 5: sequence 5 is not greater than "
+	    "5");
+	free(t);
+	t = file("q", 1, "standing", "red", "policy best\n");
+	refused(st, path, "q", t, 1, "standing orders need a 'sequence:' "
+	    "header greater than 5");
+	free(t);
+	t = file("q", 1, "standing", "red", "sequence: 0\npolicy best\n");
+	refused(st, path, "q", t, 1, "line 5: expected a number from 1");
+	free(t);
+	t = file("q", 1, "standing", "red", "sequence: 1234567890123456789\n"
+	    "policy best\n");
+	refused(st, path, "q", t, 1, "line 5: expected a number from 1");
+	free(t);
+	t = file("q", 1, "standing", "red", "sequence: -6\npolicy best\n");
+	refused(st, path, "q", t, 1, "line 5: expected a number from 1");
+	free(t);
+	t = file("q", 1, "blue", "blue", "sequence: 6\n" DEPLOY);
+	refused(st, path, "q", t, 0, "line 5: header 'sequence:' belongs "
+	    "only in standing orders");
+	free(t);
+	t = file("q", 1, "standing", "red", "sequence: 6\nsequence: 7\n"
+	    "policy best\n");
+	refused(st, path, "q", t, 1, "line 6: header 'sequence:' given twice");
+	free(t);
+	t = file("q", 1, "standing", "red", "sequence: 6\npolicy best\n");
+	submit_ok(st, "q", t, 1, true);
+	game_init(&g);
+	assert_int_equal(store_game_load(st, "q", &g, NULL, &err), HP_OK);
+	assert_string_equal(g.sides[1].standing, t);
+	game_free(&g);
+	free(t);
+	store_close(st);
+	fx_tmp_clean();
+}
+
+/* The hold file's vector (docs/AUDIT.md, "Settled questions"): campaign
+ * c1, turn 2, window blue, side blue; fire-and-movement takes the header
+ * alone there. */
+static void
+test_hold_file_vector(void **state)
+{
+	struct window_spec w;
+	struct game g;
+	unsigned char h[32];
+	char hex[65], *t;
+	int i;
+
+	(void)state;
+	fx_fam_game(&g, NULL);
+	strlcpy_(g.name, "c1", sizeof g.name);
+	g.turn = 2;
+	for (i = 0; i < g.nunits; i++)
+		g.units[i].placed = true;       /* deployed in turn 1 */
+	memset(&w, 0, sizeof w);
+	w.turn = 2;
+	w.number = 1;
+	w.kind = WINDOW_ORDERS;
+	w.sides = 1;
+	strlcpy_(w.name, "blue", sizeof w.name);
+	t = window_hold_orders(&g, &w, 0);
+	assert_non_null(t);
+	assert_string_equal(t, "campaign: c1\nturn: 2\nwindow: blue\n"
+	    "side: blue\n");
+	window_order_hash(t, h);
+	sodium_bin2hex(hex, sizeof hex, h, 32);
+	assert_string_equal(hex, "9e5db12c860b19f0e5e396d89d4a8f7fecfee018e0e"
+	    "bdf37fbbff092cec1fcb7");
+	free(t);
+	game_free(&g);
+}
+
 /* Remove what a failed test may have left behind. */
 static int
 cleanup(void **state)
@@ -906,6 +1007,8 @@ main(void)
 		cmocka_unit_test(test_resolved_window),
 		cmocka_unit_test(test_dice_determinism),
 		cmocka_unit_test(test_standing),
+		cmocka_unit_test(test_standing_sequence),
+		cmocka_unit_test(test_hold_file_vector),
 	};
 
 	if (sodium_init() < 0)

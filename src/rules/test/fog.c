@@ -3,7 +3,8 @@
  * position only its own side sees, draws one card a turn from its own deck
  * into a hand only it sees (a sealed draw without replacement), rolls a
  * sealed spotting die only it sees, and gives hidden orders (where its
- * scout goes, which card it plays). One public die a turn (the weather)
+ * scout goes, which card it plays; hidden standing orders `move HEX` move
+ * the scout when a window's orders do not). One public die a turn (the weather)
  * checks that the public dice depend on no hidden order. Nothing hidden
  * has any public effect, so the byte-identity test can compare a side's
  * mail across two games that differ in one hidden thing of the other. */
@@ -163,9 +164,8 @@ fog_parse(const struct game *g, const struct window_spec *w, int side,
 	struct fog_orders *o = xcalloc(1, sizeof *o);
 	char hand[FOG_CARDS + 1], lbl[8];
 	size_t k, before = errs->n;
+	bool standing = strcmp(w->name, "standing") == 0;
 
-	if (strcmp(w->name, "standing") == 0)
-		orders_error(errs, 0, "test-fog takes no standing orders");
 	fog_pile(g, "hand", side, hand);
 	for (k = 0; k < b->n; k++) {
 		const struct order_line *l = &b->v[k];
@@ -178,6 +178,11 @@ fog_parse(const struct game *g, const struct window_spec *w, int side,
 			else if (o->have_move)
 				orders_error(errs, l->lineno, "a second 'move'");
 			o->have_move = true;
+		} else if (strcmp(l->words[0], "play") == 0 && l->nwords == 2 &&
+		    standing) {
+			orders_error(errs, l->lineno, "standing orders take "
+			    "only 'move HEX' (a card is played from the window's "
+			    "orders)");
 		} else if (strcmp(l->words[0], "play") == 0 && l->nwords == 2) {
 			if (strlen(l->words[1]) != 1 ||
 			    strchr(hand, l->words[1][0]) == NULL)
@@ -237,6 +242,7 @@ fog_resolve(struct resolve_ctx *c)
 	events_phase(c->ev, "Scouts");
 	for (s = 0; s < FOG_SIDES; s++) {
 		const struct fog_orders *o = c->orders[s];
+		const struct fog_orders *so = c->standing[s];
 
 		fog_pile(g, "deck", s, decks[s]);
 		fog_pile(g, "hand", s, hands[s]);
@@ -244,6 +250,13 @@ fog_resolve(struct resolve_ctx *c)
 			g->units[s].pos = o->move;
 			events_add(c->ev, 1u << s, 0, "Your scout moves to %s.",
 			    hex_label(&g->layout, o->move, lbl, sizeof lbl));
+		} else if (so != NULL && so->have_move) {
+			/* Hidden standing orders: where the scout goes when
+			 * the window's orders do not say. */
+			g->units[s].pos = so->move;
+			events_add(c->ev, 1u << s, 0, "Your scout moves to %s "
+			    "by your standing orders.", hex_label(&g->layout,
+			    so->move, lbl, sizeof lbl));
 		}
 	}
 	events_phase(c->ev, "Cards");
