@@ -233,5 +233,13 @@ orders "Bea <bea@example.org>" bea blue
 run_at 229
 grep -q "^resolved 1 window of hill" "$W/out" || fail "Rae's window: $(cat "$W/out")"
 [ -z "$(open_red)" ] || fail "Rae's window was filled"
-hp audit hill --accept-test-dice >"$W/audit" 2>&1 || fail "audit: $(cat "$W/audit")"
+# The moderator's extend and replace were unsigned (no moderator key): the
+# audit fails on them unless told to accept them (issue 11).
+if hp audit hill --accept-test-dice >"$W/audit" 2>&1; then
+	fail "audit passed unsigned moderator actions"
+fi
+grep -q "unsigned moderator action: replace of red" "$W/audit" ||
+	fail "audit: $(cat "$W/audit")"
+hp audit hill --accept-test-dice --accept-unsigned-moderation >"$W/audit" 2>&1 ||
+	fail "audit: $(cat "$W/audit")"
 echo "club_absence: ok"
