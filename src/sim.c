@@ -1,9 +1,12 @@
 /* sim: self-play of the built-in opponent (see include/sim.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sim.h"
 #include "window.h"
@@ -133,17 +136,16 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 	return HP_OK;
 }
 
-int
-sim_run(const struct ruleset *rules, const char *options, int games,
-    const unsigned char *master, size_t masterlen, struct sim_result *res,
-    struct hp_error *err)
+/* Play games first, first + step, ... below games into res (not cleared;
+ * its seconds untouched). */
+static int
+run_part(const struct ruleset *rules, const char *options, int games,
+    int first, int step, const unsigned char *master, size_t masterlen,
+    struct sim_result *res, struct hp_error *err)
 {
-	struct timespec t0, t1;
 	int i, rc, outcome;
 
-	memset(res, 0, sizeof *res);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < games; i++) {
+	for (i = first; i < games; i += step) {
 		struct game g;
 
 		game_init(&g);
@@ -155,8 +157,179 @@ sim_run(const struct ruleset *rules, const char *options, int games,
 		res->outcome[outcome]++;
 		res->games++;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
-	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	return HP_OK;
+}
+
+/* Seconds since t0 on the monotonic clock. */
+static double
+since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	    (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+int
+sim_run(const struct ruleset *rules, const char *options, int games,
+    const unsigned char *master, size_t masterlen, struct sim_result *res,
+    struct hp_error *err)
+{
+	struct timespec t0;
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = run_part(rules, options, games, 0, 1, master, masterlen, res,
+	    err);
+	res->seconds = since(&t0);
+	return rc;
+}
+
+/* What a worker sends back through its pipe. */
+struct part {
+	struct sim_result res;
+	int rc;
+	struct hp_error err;
+};
+
+/* Write all n bytes of p to fd; false on failure. */
+static bool
+write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t k;
+
+	while (n > 0) {
+		if ((k = write(fd, c, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		c += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* Read exactly n bytes from fd into p; false on failure or early end. */
+static bool
+read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+	ssize_t k;
+
+	while (n > 0) {
+		if ((k = read(fd, c, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		if (k == 0)
+			return false;
+		c += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+int
+sim_run_jobs(const struct ruleset *rules, const char *options, int games,
+    const unsigned char *master, size_t masterlen, int jobs,
+    struct sim_result *res, struct hp_error *err)
+{
+	struct timespec t0;
+	pid_t pid[SIM_JOBS_MAX];
+	int fd[SIM_JOBS_MAX], k, started, rc = HP_OK, status;
+	struct part p;
+
+	if (jobs > games)
+		jobs = games;
+	if (jobs > SIM_JOBS_MAX)
+		jobs = SIM_JOBS_MAX;
+	if (jobs <= 1)
+		return sim_run(rules, options, games, master, masterlen, res,
+		    err);
+	memset(res, 0, sizeof *res);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Nothing buffered may be written twice by the workers. */
+	fflush(NULL);
+	for (started = 0; started < jobs; started++) {
+		int pfd[2];
+
+		if (pipe(pfd) != 0) {
+			hp_seterr(err, HP_EIO, "simulate: pipe: %s",
+			    strerror(errno));
+			rc = HP_EIO;
+			break;
+		}
+		if ((pid[started] = fork()) < 0) {
+			hp_seterr(err, HP_EIO, "simulate: fork: %s",
+			    strerror(errno));
+			close(pfd[0]);
+			close(pfd[1]);
+			rc = HP_EIO;
+			break;
+		}
+		if (pid[started] == 0) {
+			/* The worker: games started, started + jobs, ... */
+			close(pfd[0]);
+			for (k = 0; k < started; k++)
+				close(fd[k]);
+			memset(&p, 0, sizeof p);
+			p.rc = run_part(rules, options, games, started, jobs,
+			    master, masterlen, &p.res, &p.err);
+			_exit(write_all(pfd[1], &p, sizeof p) ? 0 : 1);
+		}
+		close(pfd[1]);
+		fd[started] = pfd[0];
+	}
+	/* Collect every worker started, in order: the first failing part's
+	 * error is the one reported. */
+	for (k = 0; k < started; k++) {
+		bool got = read_all(fd[k], &p, sizeof p);
+
+		close(fd[k]);
+		while (waitpid(pid[k], &status, 0) < 0 && errno == EINTR)
+			;
+		if (rc != HP_OK)
+			continue;
+		if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			hp_seterr(err, HP_EINTERNAL, "simulate: worker %d of %d "
+			    "failed", k + 1, jobs);
+			rc = HP_EINTERNAL;
+			continue;
+		}
+		if (p.rc != HP_OK) {
+			*err = p.err;
+			rc = p.rc;
+			continue;
+		}
+		res->games += p.res.games;
+		res->windows += p.res.windows;
+		res->rolls += p.res.rolls;
+		for (status = 0; status < 3; status++)
+			res->outcome[status] += p.res.outcome[status];
+	}
+	res->seconds = since(&t0);
+	return rc;
+}
+
+int
+sim_default_jobs(void)
+{
+	const char *v = getenv("HEXPOST_JOBS");
+	char *end;
+	long n;
+
+	if (v != NULL && *v != '\0') {
+		n = strtol(v, &end, 10);
+		if (*end == '\0' && n >= 1)
+			return n > SIM_JOBS_MAX ? SIM_JOBS_MAX : (int)n;
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		return 1;
+	return n > SIM_JOBS_MAX ? SIM_JOBS_MAX : (int)n;
 }

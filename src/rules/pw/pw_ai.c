@@ -23,6 +23,13 @@ struct ai {
 	bool seen[GAME_MAX_UNITS];     /* enemy units the side sees */
 	struct hex taken[GAME_MAX_UNITS];
 	int ntaken;
+	/* By game hex index (nhex <= MAXH), made once per call (the game
+	 * does not change while the side plans): may a path enter the hex
+	 * (passable()), and the path search's visited marks (visit[k] ==
+	 * stamp: seen in the current search). */
+	bool pass[MAXH];
+	unsigned visit[MAXH];
+	unsigned stamp;
 };
 
 static const char *
@@ -75,13 +82,51 @@ known_mines(const struct ai *ai, struct hex h)
 	return m >= 0 && pw_visible(ai->g, ai->side, m);
 }
 
-static bool
-passable(const struct ai *ai, struct hex h)
+/* The index of h among the game's hexes, -1 when it is off the map. */
+static int
+hex_index(const struct game *g, struct hex h)
 {
-	int t = pw_terrain(ai->g, h);
+	const struct game_hex *gh = game_hex_at_c(g, h);
 
-	return t >= 0 && t != PW_T_RIVER && !known_mines(ai, h) &&
-	    !enemy_at(ai, h);
+	return gh == NULL ? -1 : (int)(gh - g->hexes);
+}
+
+/* Fill ai->pass: may a path enter each hex of the map (on it, not a river,
+ * no mines the side knows of, no enemy unit it sees), in one pass over the
+ * hexes and one over the units (the first mines marker of a hex decides
+ * whether the side knows of mines there, as pw_marker_at finds it). */
+static void
+index_passable(struct ai *ai)
+{
+	const struct game *g = ai->g;
+	int k, j, t, first_mines[MAXH];
+	const int none = -1;
+
+	if (g->nhex > MAXH)
+		return;
+	for (k = 0; k < g->nhex; k++)
+		first_mines[k] = none;
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *u = &g->units[j];
+
+		if (u->placed && strcmp(u->kind, PW_MINES) == 0 &&
+		    (k = hex_index(g, u->pos)) >= 0 && first_mines[k] == none)
+			first_mines[k] = j;
+	}
+	for (k = 0; k < g->nhex; k++) {
+		/* The first hex at this position answers for it. */
+		if (hex_index(g, g->hexes[k].h) != k) {
+			ai->pass[k] = false;
+			continue;
+		}
+		t = pw_terrain(g, g->hexes[k].h);
+		ai->pass[k] = t >= 0 && t != PW_T_RIVER &&
+		    !(first_mines[k] != none && pw_visible(g, ai->side,
+		    first_mines[k]));
+	}
+	for (j = 0; j < g->nunits; j++)
+		if (seen_enemy(ai, j) && (k = hex_index(g, g->units[j].pos)) >= 0)
+			ai->pass[k] = false;
 }
 
 /* Is h free for unit i to end in (other units, plans made so far)? */
@@ -114,7 +159,7 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 {
 	const struct game *g = ai->g;
 	struct hex start = g->units[i].pos, q[MAXH], best;
-	int prev[MAXH], n = 0, head = 0, k, d, bi = 0, bd, len, steps = 0;
+	int prev[MAXH], n = 0, head = 0, k, d, bi = 0, bd, len, steps = 0, lb;
 	struct hex chain[MAXH];
 
 	if (g->nhex > MAXH)
@@ -128,6 +173,19 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	prev[n++] = -1;
 	best = start;
 	bd = hex_distance(start, goal);
+	/* Visited marks by hex index (the start too); a new stamp clears
+	 * them all. */
+	if (++ai->stamp == 0) {
+		memset(ai->visit, 0, sizeof ai->visit);
+		ai->stamp = 1;
+	}
+	if ((k = hex_index(g, start)) >= 0)
+		ai->visit[k] = ai->stamp;
+	/* No hex can come nearer the goal than the goal itself (0) or, when
+	 * a path may not enter it, its neighbours (1): once one is found,
+	 * the rest of the search could not change the path. */
+	k = hex_index(g, goal);
+	lb = hex_eq(start, goal) || (k >= 0 && ai->pass[k]) ? 0 : 1;
 	while (head < n) {
 		struct hex h = q[head];
 
@@ -136,16 +194,15 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 			best = h;
 			bi = head;
 		}
+		if (bd <= lb)
+			break;
 		for (d = 0; d < 6; d++) {
 			struct hex nb = hex_neighbour(h, d);
 
-			if (!passable(ai, nb))
+			if ((k = hex_index(g, nb)) < 0 || !ai->pass[k] ||
+			    ai->visit[k] == ai->stamp || n >= MAXH)
 				continue;
-			for (k = 0; k < n; k++)
-				if (hex_eq(q[k], nb))
-					break;
-			if (k < n || n >= MAXH)
-				continue;
+			ai->visit[k] = ai->stamp;
 			q[n] = nb;
 			prev[n++] = head;
 		}
@@ -612,6 +669,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 		ai->seen[i] = o->side != side && pw_alive(o) &&
 		    o->attached < 0 && pw_visible(g, side, i);
 	}
+	index_passable(ai);
 	artillery(ai, b);
 	activation(ai, b);
 	sbuf_puts(b, "retreat cover\n");
