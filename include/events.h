@@ -30,6 +30,10 @@ struct events {
 	size_t cap;
 	int step;                       /* current step */
 	char phase[EVENT_PHASE_MAX];    /* current phase name */
+	/* Events nobody reads (a simulation): each is recorded with its
+	 * step, phase, visibility and rolls, but its text is left empty,
+	 * not formatted. Set after events_init. */
+	bool quiet;
 };
 
 void events_init(struct events *);

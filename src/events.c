@@ -55,7 +55,8 @@ events_vadd(struct events *ev, unsigned visible, int roll, const char *fmt,
 	strlcpy_(e->phase, ev->phase, sizeof e->phase);
 	e->visible = visible;
 	e->roll = roll;
-	vsnprintf(e->text, sizeof e->text, fmt, ap);
+	if (!ev->quiet)
+		vsnprintf(e->text, sizeof e->text, fmt, ap);
 	return e;
 }
 

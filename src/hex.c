@@ -197,22 +197,37 @@ hex_parse_label(const struct hex_layout *l, const char *s, struct hex *out)
 char *
 hex_label(const struct hex_layout *l, struct hex h, char *buf, size_t len)
 {
-	char tmp[32], letters[HEX_LABEL_LETTERS + 1];
+	char tmp[32], digits[HEX_LABEL_DIGITS];
 	struct hex_offset o = hex_to_offset(l, h);
-	int n, i, num;
+	int n, i, k = 0, num;
 
 	num = o.row + l->row_base;
 	if (o.col < 0 || o.col >= HEX_LABEL_MAXCOL || num < 0 || num > 9999)
 		snprintf(tmp, sizeof tmp, "(%d,%d)", h.q, h.r);
 	else {
+		/* Letters then digits by hand: labels are written for every
+		 * path step the opponent plans, and printf is slow. */
+		char letters[HEX_LABEL_LETTERS];
+
 		i = HEX_LABEL_LETTERS;
-		letters[i] = '\0';
 		for (n = o.col + 1; n > 0; n = (n - 1) / 26)
-			letters[--i] = 'A' + (n - 1) % 26;
-		snprintf(tmp, sizeof tmp, "%s%d", letters + i, num);
+			letters[--i] = (char)('A' + (n - 1) % 26);
+		while (i < HEX_LABEL_LETTERS)
+			tmp[k++] = letters[i++];
+		i = 0;
+		do {
+			digits[i++] = (char)('0' + num % 10);
+			num /= 10;
+		} while (num > 0);
+		while (i > 0)
+			tmp[k++] = digits[--i];
+		tmp[k] = '\0';
 	}
-	if (len > 0)
-		snprintf(buf, len, "%s", tmp);
+	if (len > 0) {
+		for (k = 0; tmp[k] != '\0' && (size_t)k + 1 < len; k++)
+			buf[k] = tmp[k];
+		buf[k] = '\0';
+	}
 	return buf;
 }
 
@@ -227,16 +242,6 @@ hex_floordiv(long long a, long long b)
 	return q;
 }
 
-/* Squared Euclidean distance (scaled by n * n, up to a constant factor)
- * from the cube point (x, y, z) / n to the centre of h. */
-static long long
-hex_dist2(long long x, long long y, long long z, long long n, struct hex h)
-{
-	long long dx = x - h.q * n, dy = y - h.r * n, dz = z - hex_s(h) * n;
-
-	return dx * dx + dy * dy + dz * dz;
-}
-
 /* Rounds the cube point (x, y, z) / n (x + y + z == 0, n > 0) to the hex
  * containing it, with integer arithmetic only. If the point is on the edge
  * between two hexes, sets tie, puts the one with the smaller q (or, for
@@ -245,8 +250,8 @@ static void
 hex_round(long long x, long long y, long long z, long long n,
     struct hex_line_step *st)
 {
-	long long rx, ry, rz, dx, dy, dz, d2;
-	struct hex nb, t;
+	long long rx, ry, rz, dx, dy, dz;
+	struct hex t;
 	int i;
 
 	rx = hex_floordiv(2 * x + n, 2 * n);
@@ -264,13 +269,18 @@ hex_round(long long x, long long y, long long z, long long n,
 	st->tie = false;
 	st->alt = st->h;
 
-	/* The point is on an edge iff a neighbour's centre is as near. */
-	d2 = hex_dist2(x, y, z, n, st->h);
+	/* The point is on an edge iff a neighbour's centre is as near:
+	 * with D the point less h's centre (scaled by n) and v a direction
+	 * (|v|^2 = 2), |D - n v|^2 == |D|^2 iff D . v == n. */
+	dx = x - rx * n;
+	dy = y - ry * n;
+	dz = z + (rx + ry) * n;
 	for (i = 0; i < 6; i++) {
-		nb = hex_neighbour(st->h, i);
-		if (hex_dist2(x, y, z, n, nb) == d2) {
+		const struct hex v = hex_directions[i];
+
+		if (dx * v.q + dy * v.r - dz * (v.q + v.r) == n) {
 			st->tie = true;
-			st->alt = nb;
+			st->alt = hex_add(st->h, v);
 			break;
 		}
 	}

@@ -87,6 +87,7 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 			dice_sealed_enable(&d, m, seed);
 		}
 		events_init(&ev);
+		ev.quiet = true;  /* a simulation reads no event's text */
 		struct window_stop stop = { -1, 0 };
 
 		rc = window_resolve_resume(g, &w, (const char *const *)raw,

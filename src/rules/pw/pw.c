@@ -71,8 +71,14 @@ pw_kind_by_name(const char *kind)
 {
 	int k;
 
+	/* The first two letters rule out all but one or two kinds (a kind
+	 * is at least two letters, so kind[1] is within the string). */
+	if (kind[0] == '\0')
+		return -1;
 	for (k = 0; k < PW_NKINDS; k++)
-		if (strcmp(pw_types[k].kind, kind) == 0)
+		if (pw_types[k].kind[0] == kind[0] &&
+		    pw_types[k].kind[1] == kind[1] &&
+		    strcmp(pw_types[k].kind, kind) == 0)
 			return k;
 	return -1;
 }
@@ -94,7 +100,7 @@ pw_type(const struct game_unit *u)
 bool
 pw_is_marker(const struct game_unit *u)
 {
-	return strncmp(u->kind, "marker:", 7) == 0;
+	return u->kind[0] == 'm' && strncmp(u->kind, "marker:", 7) == 0;
 }
 
 bool
@@ -144,8 +150,8 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
 	int i;
 
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].placed && strcmp(g->units[i].kind, kind) == 0 &&
-		    hex_eq(g->units[i].pos, h))
+		if (hex_eq(g->units[i].pos, h) && g->units[i].placed &&
+		    strcmp(g->units[i].kind, kind) == 0)
 			return i;
 	return -1;
 }
@@ -161,6 +167,9 @@ pw_terrain(const struct game *g, struct hex h)
 	if (gh == NULL)
 		return -1;
 	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		/* Only a name with the same first letter can match. */
+		if (names[i][0] != gh->terrain[0])
+			continue;
 		n = strlen(names[i]);
 		if (strncmp(gh->terrain, names[i], n) == 0 &&
 		    (gh->terrain[n] == '\0' || gh->terrain[n] == '+'))
@@ -449,10 +458,9 @@ pw_visible(const struct game *g, int side, int i)
 
 	if (side < 0 || u->side == side)
 		return true;
-	if (strcmp(u->kind, PW_MINES) == 0)
-		return (u->x[0] & (1 << side)) != 0;
 	if (pw_is_marker(u))
-		return true;
+		return strcmp(u->kind, PW_MINES) != 0 ||
+		    (u->x[0] & (1 << side)) != 0;
 	if (u->flags & PW_F_FIRED)
 		return true;
 	for (j = 0; j < g->nunits; j++) {
