@@ -100,7 +100,8 @@ pw_type(const struct game_unit *u)
 bool
 pw_is_marker(const struct game_unit *u)
 {
-	return u->kind[0] == 'm' && strncmp(u->kind, "marker:", 7) == 0;
+	/* kind is an array longer than the prefix: a fixed-size compare. */
+	return memcmp(u->kind, "marker:", 7) == 0;
 }
 
 bool
@@ -167,11 +168,12 @@ pw_terrain(const struct game *g, struct hex h)
 	if (gh == NULL)
 		return -1;
 	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-		/* Only a name with the same first letter can match. */
+		/* Only a name with the same first letter can match; terrain
+		 * is an array longer than any name, so n bytes may be read. */
 		if (names[i][0] != gh->terrain[0])
 			continue;
 		n = strlen(names[i]);
-		if (strncmp(gh->terrain, names[i], n) == 0 &&
+		if (memcmp(gh->terrain, names[i], n) == 0 &&
 		    (gh->terrain[n] == '\0' || gh->terrain[n] == '+'))
 			return (int)i;
 	}
@@ -1016,16 +1018,18 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
     struct order_errors *errs)
 {
 	struct pw_orders *o = xmalloc(sizeof *o);
-	size_t before = errs->n, k;
+	size_t before = errs->n, k, nu;
 	int seen_act[GAME_MAX_UNITS], seen_shot[GAME_MAX_UNITS], i, j, r;
 	int seen_retreat[GAME_MAX_UNITS];
 	int retreat_line = 0;
 	char a[8], why[160];
 
 	pw_orders_init(o, side);
-	memset(seen_act, 0, sizeof seen_act);
-	memset(seen_shot, 0, sizeof seen_shot);
-	memset(seen_retreat, 0, sizeof seen_retreat);
+	/* Indexed by unit only: the game's units are enough to clear. */
+	nu = (size_t)(g->nunits < GAME_MAX_UNITS ? g->nunits : GAME_MAX_UNITS);
+	memset(seen_act, 0, nu * sizeof seen_act[0]);
+	memset(seen_shot, 0, nu * sizeof seen_shot[0]);
+	memset(seen_retreat, 0, nu * sizeof seen_retreat[0]);
 	if (strcmp(w->name, "standing") == 0) {
 		orders_error(errs, 0, "portable-modern takes no standing "
 		    "orders: put 'retreat always|never|cover' in each turn's "

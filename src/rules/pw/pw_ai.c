@@ -30,6 +30,7 @@ struct ai {
 	bool pass[MAXH];
 	unsigned visit[MAXH];
 	unsigned stamp;
+	int nbr[MAXH][6];              /* index of each neighbour, -1 off */
 };
 
 static const char *
@@ -113,6 +114,10 @@ index_passable(struct ai *ai)
 		    (k = hex_index(g, u->pos)) >= 0 && first_mines[k] == none)
 			first_mines[k] = j;
 	}
+	for (k = 0; k < g->nhex; k++)
+		for (t = 0; t < 6; t++)
+			ai->nbr[k][t] = hex_index(g, hex_neighbour(g->hexes[k].h,
+			    t));
 	for (k = 0; k < g->nhex; k++) {
 		/* The first hex at this position answers for it. */
 		if (hex_index(g, g->hexes[k].h) != k) {
@@ -159,7 +164,8 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 {
 	const struct game *g = ai->g;
 	struct hex start = g->units[i].pos, q[MAXH], best;
-	int prev[MAXH], n = 0, head = 0, k, d, bi = 0, bd, len, steps = 0, lb;
+	int prev[MAXH], hi[MAXH], n = 0, head = 0, k, d, bi = 0, bd, len;
+	int steps = 0, lb;
 	struct hex chain[MAXH];
 
 	if (g->nhex > MAXH)
@@ -179,8 +185,8 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 		memset(ai->visit, 0, sizeof ai->visit);
 		ai->stamp = 1;
 	}
-	if ((k = hex_index(g, start)) >= 0)
-		ai->visit[k] = ai->stamp;
+	if ((hi[0] = hex_index(g, start)) >= 0)
+		ai->visit[hi[0]] = ai->stamp;
 	/* No hex can come nearer the goal than the goal itself (0) or, when
 	 * a path may not enter it, its neighbours (1): once one is found,
 	 * the rest of the search could not change the path. */
@@ -197,13 +203,16 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 		if (bd <= lb)
 			break;
 		for (d = 0; d < 6; d++) {
-			struct hex nb = hex_neighbour(h, d);
-
-			if ((k = hex_index(g, nb)) < 0 || !ai->pass[k] ||
-			    ai->visit[k] == ai->stamp || n >= MAXH)
+			/* A hex off the map (hi -1: the start alone can be)
+			 * has its neighbours looked up. */
+			k = hi[head] >= 0 ? ai->nbr[hi[head]][d] :
+			    hex_index(g, hex_neighbour(h, d));
+			if (k < 0 || !ai->pass[k] || ai->visit[k] == ai->stamp ||
+			    n >= MAXH)
 				continue;
 			ai->visit[k] = ai->stamp;
-			q[n] = nb;
+			hi[n] = k;
+			q[n] = g->hexes[k].h;
 			prev[n++] = head;
 		}
 		head++;
@@ -270,15 +279,14 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 {
 	const struct game *g = ai->g;
 	int j, range, best = 1000, d;
-	char why[160];
 	bool found = false;
 
 	for (j = 0; j < g->nunits; j++) {
 		if (!seen_enemy(ai, j))
 			continue;
 		d = hex_distance(g->units[j].pos, g->units[i].pos);
-		if (d < best && pw_can_fire(g, i, g->units[j].pos, &range, why,
-		    sizeof why)) {
+		if (d < best && pw_can_fire(g, i, g->units[j].pos, &range, NULL,
+		    0)) {
 			best = d;
 			*t = g->units[j].pos;
 			found = true;
@@ -344,7 +352,7 @@ artillery(struct ai *ai, struct sbuf *b)
 {
 	const struct game *g = ai->g;
 	int i, j, d, best;
-	char why[160], a[8];
+	char a[8];
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
@@ -360,7 +368,7 @@ artillery(struct ai *ai, struct sbuf *b)
 			struct hex h = g->units[j].pos;
 
 			if (!seen_enemy(ai, j) || friend_near(ai, h) ||
-			    !pw_art_can_fire(g, i, h, why, sizeof why))
+			    !pw_art_can_fire(g, i, h, NULL, 0))
 				continue;
 			/* The landing modifiers first (+2 observed, +1 the
 			 * same target, -1 cover), then the distance. */
@@ -656,12 +664,18 @@ void
 pw_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
-	struct ai *ai = xcalloc(1, sizeof *ai);
+	struct ai *ai = xmalloc(sizeof *ai);
 	int i;
 
 	(void)w;
+	/* Only what is read is cleared: the units' seen flags (below), the
+	 * visited marks of the map's hexes (pass is filled for them). */
 	ai->g = g;
 	ai->side = side;
+	ai->ntaken = 0;
+	ai->stamp = 0;
+	memset(ai->visit, 0, sizeof ai->visit[0] * (size_t)(g->nhex < MAXH ?
+	    g->nhex : MAXH));
 	/* Who the side sees, once: the plans ask again and again. */
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
