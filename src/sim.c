@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "scenario.h"
 #include "sim.h"
 #include "window.h"
 
@@ -41,10 +42,28 @@ outcome_of(const struct game *g)
 	return 2;
 }
 
+/* sim_game with the ruleset's default scenario already loaded in sc (NULL:
+ * load it). */
+static int
+play(const struct ruleset *rules, const char *options, int index,
+    const unsigned char *master, size_t masterlen,
+    const struct scenario *sc, struct game *g, int *outcome, long *windows,
+    long *rolls, struct hp_error *err);
+
 int
 sim_game(const struct ruleset *rules, const char *options, int index,
     const unsigned char *master, size_t masterlen, struct game *g,
     int *outcome, long *windows, long *rolls, struct hp_error *err)
+{
+	return play(rules, options, index, master, masterlen, NULL, g,
+	    outcome, windows, rolls, err);
+}
+
+static int
+play(const struct ruleset *rules, const char *options, int index,
+    const unsigned char *master, size_t masterlen,
+    const struct scenario *sc, struct game *g, int *outcome, long *windows,
+    long *rolls, struct hp_error *err)
 {
 	struct window_spec w, next;
 	struct window_resume res;
@@ -57,7 +76,8 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 	strlcpy_(g->name, name, sizeof g->name);
 	strlcpy_(g->options, options ? options : "", sizeof g->options);
 	g->rules = rules;
-	if ((rc = ruleset_setup(g, NULL, NULL, NULL, NULL, err)) != HP_OK)
+	if ((rc = sc != NULL ? rules->setup(g, sc, err) :
+	    ruleset_setup(g, NULL, NULL, NULL, NULL, err)) != HP_OK)
 		return rc;
 	for (guard = 0; guard < 10000 && rules->next_window(g, &w); guard++) {
 		unsigned char seed[DICE_SEEDLEN], key[DICE_KEYLEN];
@@ -144,21 +164,35 @@ run_part(const struct ruleset *rules, const char *options, int games,
     int first, int step, const unsigned char *master, size_t masterlen,
     struct sim_result *res, struct hp_error *err)
 {
-	int i, rc, outcome;
+	struct order_errors errs;
+	struct scenario sc;
+	struct hp_error lerr = { 0, "" };
+	int i, rc = HP_OK, outcome;
+	bool loaded;
 
+	/* The scenario is read and parsed once, not once a game; if it
+	 * cannot be, each game's setup says why as ruleset_setup does. */
+	orders_errors_init(&errs);
+	loaded = scenario_load(&sc, rules->name, rules->default_scenario, NULL,
+	    &errs, &lerr) == HP_OK;
+	if (loaded)
+		sc.errs = &errs;
 	for (i = first; i < games; i += step) {
 		struct game g;
 
 		game_init(&g);
-		rc = sim_game(rules, options, i, master, masterlen, &g,
-		    &outcome, &res->windows, &res->rolls, err);
+		rc = play(rules, options, i, master, masterlen, loaded ? &sc :
+		    NULL, &g, &outcome, &res->windows, &res->rolls, err);
 		game_free(&g);
 		if (rc != HP_OK)
-			return rc;
+			break;
 		res->outcome[outcome]++;
 		res->games++;
 	}
-	return HP_OK;
+	if (loaded)
+		scenario_free(&sc);
+	orders_errors_free(&errs);
+	return rc;
 }
 
 /* Seconds since t0 on the monotonic clock. */

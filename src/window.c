@@ -22,8 +22,28 @@ void
 window_order_header(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
-	sbuf_printf(b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
-	    g->name, w->turn, w->name, g->sides[side].name);
+	char num[24];
+	int n = w->turn, k = (int)sizeof num;
+	unsigned u = n < 0 ? 0u - (unsigned)n : (unsigned)n;
+
+	/* As "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n", without
+	 * printf: every simulated window writes one per side. */
+	num[--k] = '\0';
+	do {
+		num[--k] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u > 0);
+	if (n < 0)
+		num[--k] = '-';
+	sbuf_puts(b, "campaign: ");
+	sbuf_puts(b, g->name);
+	sbuf_puts(b, "\nturn: ");
+	sbuf_puts(b, num + k);
+	sbuf_puts(b, "\nwindow: ");
+	sbuf_puts(b, w->name);
+	sbuf_puts(b, "\nside: ");
+	sbuf_puts(b, g->sides[side].name);
+	sbuf_puts(b, "\n");
 }
 
 /* The order file side fills in for w; caller frees (window.h). */
@@ -71,6 +91,7 @@ window_parse_stored(const struct game *g, const struct window_spec *w, int side,
 	*parsed = NULL;
 	orders_errors_init(&errs);
 	sbuf_init(&tmp);
+	tmp.discard = true;  /* the normalised text nobody asked for */
 	if (orders_parse_file(raw, strlen(raw), &h, &body, &errs) == HP_OK) {
 		if (strcasecmp(h.window, "standing") == 0)
 			strlcpy_(spec.name, "standing", sizeof spec.name);
