@@ -30,9 +30,10 @@ struct events {
 	size_t cap;
 	int step;                       /* current step */
 	char phase[EVENT_PHASE_MAX];    /* current phase name */
-	/* Events nobody reads (a simulation): each is recorded with its
-	 * step, phase, visibility and rolls, but its text is left empty,
-	 * not formatted. Set after events_init. */
+	/* Events nobody reads (a simulation): events_add and
+	 * events_add_rolls record nothing (no text is formatted), and a
+	 * ruleset may skip other text only people read, such as the
+	 * purposes of its rolls. Set after events_init. */
 	bool quiet;
 };
 

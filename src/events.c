@@ -55,8 +55,7 @@ events_vadd(struct events *ev, unsigned visible, int roll, const char *fmt,
 	strlcpy_(e->phase, ev->phase, sizeof e->phase);
 	e->visible = visible;
 	e->roll = roll;
-	if (!ev->quiet)
-		vsnprintf(e->text, sizeof e->text, fmt, ap);
+	vsnprintf(e->text, sizeof e->text, fmt, ap);
 	return e;
 }
 
@@ -65,6 +64,8 @@ events_add(struct events *ev, unsigned visible, int roll, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (ev->quiet)
+		return;
 	va_start(ap, fmt);
 	events_vadd(ev, visible, roll, fmt, ap);
 	va_end(ap);
@@ -77,6 +78,8 @@ events_add_rolls(struct events *ev, unsigned visible, unsigned set,
 	struct event *e;
 	va_list ap;
 
+	if (ev->quiet)
+		return;
 	va_start(ap, fmt);
 	e = events_vadd(ev, visible, first, fmt, ap);
 	va_end(ap);

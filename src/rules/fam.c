@@ -2,6 +2,7 @@
  * three sections and a Platoon Commander advances from the wood to assault
  * Red's section dug in on the hill at B5. Every reading of the seed is in
  * docs/rules/fire-and-movement.md. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -631,6 +632,25 @@ fam_free_orders(void *p)
 	free(p);
 }
 
+/* The purpose of a roll, for the dice log, into buf (DICE_PURPOSE_MAX
+ * bytes); empty in a simulation, which reads no log (the dice do not
+ * depend on it). */
+static void purpose_of(const struct resolve_ctx *c, char *buf,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+purpose_of(const struct resolve_ctx *c, char *buf, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf[0] = '\0';
+	if (c->ev->quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, DICE_PURPOSE_MAX, fmt, ap);
+	va_end(ap);
+}
+
 /* Raise the victory counter by one; true if Red has now won. */
 static bool
 victory_add(struct resolve_ctx *c, const char *why)
@@ -726,7 +746,7 @@ phase_fire(struct resolve_ctx *c, const struct fam_orders *o)
 		if (!o->fire_line[s])
 			continue;
 		range = hex_distance(u->pos, hill());
-		snprintf(purpose, sizeof purpose, "%d Section fires from %s at "
+		purpose_of(c, purpose, "%d Section fires from %s at "
 		    "range %d to suppress the hill", s + 1, lbl(u->pos, a),
 		    range);
 		roll = dice_roll(c->dice, 6, range + 1, purpose);
@@ -778,7 +798,7 @@ phase_rally(struct resolve_ctx *c)
 			continue;
 		}
 		d = hex_distance(u->pos, pc);
-		snprintf(purpose, sizeof purpose, "%d Section in %s rallies, "
+		purpose_of(c, purpose, "%d Section in %s rallies, "
 		    "%d hex%s from the Pl Comd", s + 1, lbl(u->pos, a), d,
 		    d == 1 ? "" : "es");
 		roll = dice_roll(c->dice, 6, d + 1, purpose);
@@ -937,7 +957,7 @@ phase_enemy(struct resolve_ctx *c, const struct fam_orders *given)
 			if (!hex_eq(u->pos, h))
 				continue;
 			d = hex_distance(h, hill());
-			snprintf(purpose, sizeof purpose, "Red fires on %d "
+			purpose_of(c, purpose, "Red fires on %d "
 			    "Section in %s at range %d", s + 1, lbl(h, a), d);
 			roll = dice_roll(c->dice, 6, d, purpose);
 			if (roll >= d) {
@@ -961,7 +981,7 @@ phase_enemy(struct resolve_ctx *c, const struct fam_orders *given)
 	if (o.engage_cmd > 0 && (hex_eq(pc->pos, o.target) ||
 	    (o.has_beaten && hex_eq(pc->pos, o.beaten)))) {
 		d = hex_distance(pc->pos, hill());
-		snprintf(purpose, sizeof purpose, "Red engages the Pl Comd in "
+		purpose_of(c, purpose, "Red engages the Pl Comd in "
 		    "%s at range %d", lbl(pc->pos, a), d);
 		roll = dice_roll(c->dice, 6, d, purpose);
 		if (roll < d)
