@@ -621,7 +621,8 @@ fam_parse(const struct game *g, const struct window_spec *w, int side,
 		*out = NULL;
 		return HP_EINVAL;
 	}
-	canon_write(g, o, side, canon);
+	if (!canon->discard)  /* nobody reads it: not written */
+		canon_write(g, o, side, canon);
 	*out = o;
 	return HP_OK;
 }

@@ -1178,7 +1178,11 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 		*out = NULL;
 		return HP_EINVAL;
 	}
-	/* The canonical form. */
+	/* The canonical form, unless nobody reads it. */
+	if (canon->discard) {
+		*out = o;
+		return HP_OK;
+	}
 	for (i = 0; i < o->nshot; i++)
 		sbuf_printf(canon, "shoot %s %s%s\n", g->units[o->shot[i].unit].id,
 		    hex_label(&g->layout, o->shot[i].target, a, sizeof a),
