@@ -31,7 +31,6 @@
 #define REPS 3
 
 static const char master[] = "bench_simulate master seed 000";
-static volatile long sink;  /* the rolls are used: not optimised away */
 
 /* Median of REPS values (sorted in place). */
 static double
@@ -47,53 +46,6 @@ median(double *v)
 			v[j - 1] = t;
 		}
 	return v[REPS / 2];
-}
-
-/* Seconds per window of deriving the dice of windows windows holding
- * rolls dice in all, for a game of nsides sides (hidden: with sealed
- * sets), repeated until at least 0.2 s have passed. */
-static double
-floor_per_window(long windows, long rolls, int nsides, bool hidden)
-{
-	unsigned char seed[DICE_SEEDLEN], key[DICE_KEYLEN];
-	unsigned char hashes[GAME_MAX_SIDES][32];
-	double t0 = bench_now(), t;
-	long w, r, done = 0, passes = 0, sum = 0;
-	struct dice d;
-	unsigned m;
-	int s;
-
-	for (s = 0; s < GAME_MAX_SIDES; s++)
-		memset(hashes[s], 0x30 + s, sizeof hashes[s]);
-	do {
-		done = 0;
-		for (w = 0; w < windows; w++) {
-			long upto = windows > 0 ? rolls * (w + 1) / windows : 0;
-			int turn = (int)(w / 4) + 1, number = (int)(w % 4) + 1;
-
-			dice_seed_from_master((const unsigned char *)master,
-			    sizeof master - 1, "sim-0", turn, number, seed);
-			dice_derive_key(seed, "sim-0", turn, number,
-			    (const unsigned char (*)[32])hashes,
-			    (size_t)nsides, key);
-			dice_init_stream(&d, key);
-			for (m = 1; hidden && m < (1u << nsides) &&
-			    m < DICE_SEALED_SETS; m++) {
-				dice_seed_from_master((const unsigned char *)
-				    master, sizeof master - 1, "sim-0", 0,
-				    (int)m, seed);
-				dice_sealed_enable(&d, m, seed);
-			}
-			for (r = done; r < upto; r++)
-				sum += dice_roll(&d, 6, 4, "bench_simulate floor");
-			done = upto;
-			dice_free(&d);
-		}
-		passes++;
-		t = bench_now() - t0;
-	} while (t < 0.2);
-	sink += sum;
-	return windows > 0 ? t / ((double)passes * (double)windows) : 0;
 }
 
 /* Sides of rules' default scenario (2 if it cannot be set up). */
@@ -144,7 +96,7 @@ bench_ruleset(const struct ruleset *rules, double budget, int *fails)
 		    master, sizeof master - 1, &res, &err) != HP_OK)
 			goto fail;
 		sim[i] = res.windows > 0 ? res.seconds / (double)res.windows : 0;
-		flo[i] = floor_per_window(res.windows, res.rolls, nsides,
+		flo[i] = bench_dice_floor(res.windows, res.rolls, nsides,
 		    rules->hidden);
 		ratio[i] = flo[i] > 0 ? sim[i] / flo[i] : 0;
 	}
