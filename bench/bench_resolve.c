@@ -26,7 +26,7 @@ main(int argc, char **argv)
 	struct sim_result res;
 	struct hp_error err;
 	long games = 2000;
-	double dice_s;
+	double dice_s, cpu;
 	char *end;
 
 	if (argc > 2) {
@@ -47,12 +47,14 @@ main(int argc, char **argv)
 		return HP_EX_SOFTWARE;
 	}
 	memset(&err, 0, sizeof err);
+	cpu = bench_cpu();
 	if (sim_run(rules, NULL, (int)games, (const unsigned char *)master,
 	    sizeof master - 1, &res, &err) != HP_OK) {
 		fprintf(stderr, "bench_resolve: %s\n", err.msg);
 		return HP_EX_SOFTWARE;
 	}
 
+	cpu = bench_cpu() - cpu;
 	/* Baseline: deriving each window's dice and rolling them. */
 	dice_s = bench_dice_floor(res.windows, res.rolls, 2, false) *
 	    (double)res.windows;
@@ -66,14 +68,16 @@ main(int argc, char **argv)
 	    res.seconds));
 	printf("  dice/s     %12.1f\n", bench_per_sec((double)res.rolls,
 	    res.seconds));
+	printf("  CPU time   %12.3f s (%.2f us a window)\n", cpu,
+	    res.windows > 0 ? 1e6 * cpu / (double)res.windows : 0.0);
 	printf("baseline: %ld windows' dice derived (seed, key, stream) and "
-	    "%ld rolled in %.3f s (%.2f us a window)\n", res.windows,
+	    "%ld rolled in %.3f s of CPU (%.2f us a window)\n", res.windows,
 	    res.rolls, dice_s, res.windows > 0 ? 1e6 * dice_s /
 	    (double)res.windows : 0.0);
 	if (dice_s > 0)
-		printf("ratio: resolution takes %.2fx the time of its dice "
-		    "alone (target <= 2)  %s\n", res.seconds / dice_s,
-		    res.seconds / dice_s <= 2 ? "PASS" : "FAIL");
+		printf("ratio: resolution takes %.2fx the CPU time of its "
+		    "dice alone (target <= 2)  %s\n", cpu / dice_s,
+		    cpu / dice_s <= 2 ? "PASS" : "FAIL");
 	else
 		printf("ratio: n/a (no dice rolled)\n");
 	return 0;

@@ -3,10 +3,12 @@
  * later is measured without changing this file), and the speed-up of
  * simulate on two worker processes against one.
  *
- *	bench_simulate [SECONDS]
+ *	bench_simulate [SECONDS [RULESET]]
  *
+ * (RULESET: measure that one only; default all of them.)
  * For each ruleset, in one run: the number of games is doubled until one
- * sim_run takes SECONDS (default 0.5); then, three times, sim_run of those
+ * sim_run takes SECONDS (default 0.5) of CPU time; then, three times,
+ * sim_run of those
  * games (per resolved window: its time over its windows) and the floor of
  * the same windows (what deriving each window's dice costs: the seed from
  * the master, the key from the seed and one order hash per side, the
@@ -14,13 +16,17 @@
  * dice_roll calls as the games rolled, spread over the windows; no
  * resolution, no opponent). The median of the three ratios is compared
  * with the target (fire-and-movement: at most 2; any other: at most 10).
+ * Both sides of that ratio are CPU time of this process (bench_cpu), so
+ * that other work on a shared machine moves it little.
  * Then, three times, sim_run_jobs with one worker and with two on the same
  * games (their totals must be equal, or the program stops with status
- * 70); the median speed-up is compared with 1.8. Prints PASS or FAIL per
+ * 70); the median speed-up in wall-clock time (which needs the second
+ * core free) is compared with 1.8. Prints PASS or FAIL per
  * target; the exit status is 0 whatever they are. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bench.h"
 #include "dice.h"
@@ -80,22 +86,28 @@ bench_ruleset(const struct ruleset *rules, double budget, int *fails)
 {
 	struct hp_error err = { 0, "" };
 	struct sim_result res, one, two;
-	double sim[REPS], flo[REPS], ratio[REPS], speed[REPS], target;
+	double sim[REPS], flo[REPS], ratio[REPS], speed[REPS], target, cpu;
 	int games = 1, i, nsides = sides_of(rules);
 
 	for (;;) {
+		cpu = bench_cpu();
 		if (sim_run(rules, NULL, games, (const unsigned char *)master,
 		    sizeof master - 1, &res, &err) != HP_OK)
 			goto fail;
-		if (res.seconds >= budget || games >= 10000000)
+		cpu = bench_cpu() - cpu;
+		if (cpu >= budget || games >= 10000000)
 			break;
 		games *= 2;
 	}
 	for (i = 0; i < REPS; i++) {
-		if (i > 0 && sim_run(rules, NULL, games, (const unsigned char *)
-		    master, sizeof master - 1, &res, &err) != HP_OK)
-			goto fail;
-		sim[i] = res.windows > 0 ? res.seconds / (double)res.windows : 0;
+		if (i > 0) {
+			cpu = bench_cpu();
+			if (sim_run(rules, NULL, games, (const unsigned char *)
+			    master, sizeof master - 1, &res, &err) != HP_OK)
+				goto fail;
+			cpu = bench_cpu() - cpu;
+		}
+		sim[i] = res.windows > 0 ? cpu / (double)res.windows : 0;
 		flo[i] = bench_dice_floor(res.windows, res.rolls, nsides,
 		    rules->hidden);
 		ratio[i] = flo[i] > 0 ? sim[i] / flo[i] : 0;
@@ -104,10 +116,10 @@ bench_ruleset(const struct ruleset *rules, double budget, int *fails)
 	printf("%s: %d games, %ld windows, %ld dice (%.1f dice a window)\n",
 	    rules->name, res.games, res.windows, res.rolls, res.windows > 0 ?
 	    (double)res.rolls / (double)res.windows : 0.0);
-	printf("  simulate     %9.2f us a window (median of %d)\n",
+	printf("  simulate     %9.2f us a window (CPU time, median of %d)\n",
 	    1e6 * median(sim), REPS);
-	printf("  dice floor   %9.2f us a window (seed, key, stream, rolls)\n",
-	    1e6 * median(flo));
+	printf("  dice floor   %9.2f us a window (CPU time; seed, key, stream, "
+	    "rolls)\n", 1e6 * median(flo));
 	printf("  ratio        %9.2f  (target <= %.0f)  %s\n", median(ratio),
 	    target, median(ratio) <= target ? "PASS" : "FAIL");
 	if (median(ratio) > target)
@@ -125,8 +137,8 @@ bench_ruleset(const struct ruleset *rules, double budget, int *fails)
 		}
 		speed[i] = two.seconds > 0 ? one.seconds / two.seconds : 0;
 	}
-	printf("  2 jobs       %9.2f times as fast as 1 (median of %d; "
-	    "target >= 1.8)  %s\n", median(speed), REPS,
+	printf("  2 jobs       %9.2f times as fast as 1 (wall clock, median of "
+	    "%d; target >= 1.8)  %s\n", median(speed), REPS,
 	    median(speed) >= 1.8 ? "PASS" : "FAIL");
 	if (median(speed) < 1.8)
 		(*fails)++;
@@ -144,11 +156,11 @@ main(int argc, char **argv)
 	int i, fails = 0, n = 0;
 	char *end;
 
-	if (argc > 2) {
-		fprintf(stderr, "usage: bench_simulate [SECONDS]\n");
+	if (argc > 3) {
+		fprintf(stderr, "usage: bench_simulate [SECONDS [RULESET]]\n");
 		return HP_EX_USAGE;
 	}
-	if (argc == 2) {
+	if (argc >= 2) {
 		budget = strtod(argv[1], &end);
 		if (*argv[1] == '\0' || *end != '\0' || !(budget > 0) ||
 		    budget > 3600) {
@@ -158,7 +170,8 @@ main(int argc, char **argv)
 		}
 	}
 	for (i = 0; all[i] != NULL; i++) {
-		if (all[i]->test)
+		if (all[i]->test || (argc == 3 &&
+		    strcasecmp(all[i]->name, argv[2]) != 0))
 			continue;
 		if (!bench_ruleset(all[i], budget, &fails))
 			return HP_EX_SOFTWARE;
