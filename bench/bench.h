@@ -4,11 +4,14 @@
 #define BENCH_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "dice.h"
 #include "game.h"
+#include "sim.h"
+#include "window.h"
 
 /* Seconds on the monotonic clock. */
 static inline double
@@ -39,42 +42,55 @@ bench_per_sec(double n, double s)
 	return s > 0 ? n / s : 0;
 }
 
-/* Seconds per window of deriving the dice of windows windows that rolled
- * rolls dice in all (spread evenly over them), for games of nsides sides
- * (hidden: with the sealed sets a hidden-information campaign draws):
- * per window the seed from the master, the key from the seed and one
- * order hash per side, the stream, the rolls and the stream's release, as
- * sim_game does for a window, without resolving anything. Repeated until
- * at least 0.2 s of CPU time have passed; CPU seconds (bench_cpu). The
- * floor a resolution cannot go below. */
+/* Seconds per window of deriving the dice of the windows res played
+ * (res from sim_run), for games of nsides sides (hidden: with the sealed
+ * sets a hidden-information campaign draws): per window, as sim_game does
+ * and without resolving anything, the window's share of res's order files
+ * hashed (files of their mean length: the dice key is made from their
+ * hashes), the seed from the master, the key from the seed and those
+ * hashes, the stream, the window's share of the rolls and the stream's
+ * release. Repeated until at least 0.2 s of CPU time have passed; CPU
+ * seconds (bench_cpu). The floor a resolution cannot go below. */
 static inline double
-bench_dice_floor(long windows, long rolls, int nsides, bool hidden)
+bench_dice_floor(const struct sim_result *res, int nsides, bool hidden)
 {
 	static const char master[] = "bench dice floor master seed";
 	static volatile long sink;  /* the rolls are used */
 	unsigned char seed[DICE_SEEDLEN], key[DICE_KEYLEN];
 	unsigned char hashes[GAME_MAX_SIDES][32];
+	long windows = res->windows, w, r, f, rdone, fdone, passes = 0, sum = 0;
+	size_t flen = res->orders > 0 ? (size_t)(res->order_bytes /
+	    res->orders) : 0;
+	char *file = malloc(flen + 1);
 	double t0 = bench_cpu(), t;
-	long w, r, done, passes = 0, sum = 0;
 	struct dice d;
 	unsigned m;
-	int s;
+	size_t nh;
 
+	if (file == NULL)
+		return 0;
+	memset(file, 'a', flen);
+	file[flen] = '\0';
 	if (nsides < 1 || nsides > GAME_MAX_SIDES)
 		nsides = 2;
-	for (s = 0; s < GAME_MAX_SIDES; s++)
-		memset(hashes[s], 0x30 + s, sizeof hashes[s]);
 	do {
-		done = 0;
+		rdone = fdone = 0;
 		for (w = 0; w < windows; w++) {
-			long upto = rolls * (w + 1) / windows;
+			long rupto = res->rolls * (w + 1) / windows;
+			long fupto = res->orders * (w + 1) / windows;
 			int turn = (int)(w / 4) + 1, number = (int)(w % 4) + 1;
 
+			for (nh = 0, f = fdone; f < fupto; f++, nh++) {
+				file[0] = (char)('a' + f % 26);
+				window_order_hash(file, hashes[nh <
+				    GAME_MAX_SIDES ? nh : GAME_MAX_SIDES - 1]);
+			}
+			fdone = fupto;
 			dice_seed_from_master((const unsigned char *)master,
 			    sizeof master - 1, "sim-0", turn, number, seed);
 			dice_derive_key(seed, "sim-0", turn, number,
 			    (const unsigned char (*)[32])hashes,
-			    (size_t)nsides, key);
+			    nh < GAME_MAX_SIDES ? nh : GAME_MAX_SIDES, key);
 			dice_init_stream(&d, key);
 			for (m = 1; hidden && m < (1u << nsides) &&
 			    m < DICE_SEALED_SETS; m++) {
@@ -83,14 +99,15 @@ bench_dice_floor(long windows, long rolls, int nsides, bool hidden)
 				    (int)m, seed);
 				dice_sealed_enable(&d, m, seed);
 			}
-			for (r = done; r < upto; r++)
+			for (r = rdone; r < rupto; r++)
 				sum += dice_roll(&d, 6, 4, "bench dice floor");
-			done = upto;
+			rdone = rupto;
 			dice_free(&d);
 		}
 		passes++;
 		t = bench_cpu() - t0;
 	} while (t < 0.2 && windows > 0);
+	free(file);
 	sink += sum;
 	return windows > 0 ? t / ((double)passes * (double)windows) : 0;
 }

@@ -1,9 +1,10 @@
 /* bench_resolve: resolution speed. Plays N games (argv[1], default 2000) of
  * fire-and-movement opponent self-play with sim_run and prints games/s,
  * windows/s and dice/s; then, in the same run, the baseline: what deriving
- * the same windows' dice costs (per window the seed from the master, the
- * key from the seed and the order hashes, the stream, and the window's
- * share of the rolls, as sim_game does: bench_dice_floor in bench.h), and
+ * the same windows' dice costs (per window its order files hashed, the
+ * seed from the master, the key from the seed and those hashes, the
+ * stream, and the window's share of the rolls, as sim_game does:
+ * bench_dice_floor in bench.h), both in CPU time, and
  * the ratio of the two (how much a resolution costs beyond its dice). The
  * baseline once rolled the dice on one stream and skipped the per-window
  * key derivation, which made the ratio about five times too large. */
@@ -56,7 +57,7 @@ main(int argc, char **argv)
 
 	cpu = bench_cpu() - cpu;
 	/* Baseline: deriving each window's dice and rolling them. */
-	dice_s = bench_dice_floor(res.windows, res.rolls, 2, false) *
+	dice_s = bench_dice_floor(&res, 2, false) *
 	    (double)res.windows;
 	printf("fire-and-movement self-play: %d games, %ld windows, "
 	    "%ld dice in %.3f s\n", res.games, res.windows, res.rolls,
@@ -70,7 +71,8 @@ main(int argc, char **argv)
 	    res.seconds));
 	printf("  CPU time   %12.3f s (%.2f us a window)\n", cpu,
 	    res.windows > 0 ? 1e6 * cpu / (double)res.windows : 0.0);
-	printf("baseline: %ld windows' dice derived (seed, key, stream) and "
+	printf("baseline: %ld windows' dice derived (order hashes, seed, key, "
+	    "stream) and "
 	    "%ld rolled in %.3f s of CPU (%.2f us a window)\n", res.windows,
 	    res.rolls, dice_s, res.windows > 0 ? 1e6 * dice_s /
 	    (double)res.windows : 0.0);

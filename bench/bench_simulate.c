@@ -10,11 +10,12 @@
  * sim_run takes SECONDS (default 0.5) of CPU time; then, three times,
  * sim_run of those
  * games (per resolved window: its time over its windows) and the floor of
- * the same windows (what deriving each window's dice costs: the seed from
- * the master, the key from the seed and one order hash per side, the
- * stream, the sealed sets of a hidden-information ruleset, and as many
- * dice_roll calls as the games rolled, spread over the windows; no
- * resolution, no opponent). The median of the three ratios is compared
+ * the same windows (what deriving each window's dice costs: hashing the
+ * window's order files, whose hashes the key is made from (as many files,
+ * of the same mean length, as the games wrote), the seed from the master,
+ * the key, the stream, the sealed sets of a hidden-information ruleset,
+ * and as many dice_roll calls as the games rolled, spread over the
+ * windows; no resolution, no opponent: bench_dice_floor in bench.h). The median of the three ratios is compared
  * with the target (fire-and-movement: at most 2; any other: at most 10).
  * Both sides of that ratio are CPU time of this process (bench_cpu), so
  * that other work on a shared machine moves it little.
@@ -108,18 +109,19 @@ bench_ruleset(const struct ruleset *rules, double budget, int *fails)
 			cpu = bench_cpu() - cpu;
 		}
 		sim[i] = res.windows > 0 ? cpu / (double)res.windows : 0;
-		flo[i] = bench_dice_floor(res.windows, res.rolls, nsides,
-		    rules->hidden);
+		flo[i] = bench_dice_floor(&res, nsides, rules->hidden);
 		ratio[i] = flo[i] > 0 ? sim[i] / flo[i] : 0;
 	}
 	target = strcmp(rules->name, "fire-and-movement") == 0 ? 2 : 10;
-	printf("%s: %d games, %ld windows, %ld dice (%.1f dice a window)\n",
-	    rules->name, res.games, res.windows, res.rolls, res.windows > 0 ?
-	    (double)res.rolls / (double)res.windows : 0.0);
+	printf("%s: %d games, %ld windows, %ld dice (%.1f dice a window), "
+	    "%ld order files (%ld bytes each)\n", rules->name, res.games,
+	    res.windows, res.rolls, res.windows > 0 ? (double)res.rolls /
+	    (double)res.windows : 0.0, res.orders, res.orders > 0 ?
+	    res.order_bytes / res.orders : 0);
 	printf("  simulate     %9.2f us a window (CPU time, median of %d)\n",
 	    1e6 * median(sim), REPS);
-	printf("  dice floor   %9.2f us a window (CPU time; seed, key, stream, "
-	    "rolls)\n", 1e6 * median(flo));
+	printf("  dice floor   %9.2f us a window (CPU time; order hashes, "
+	    "seed, key, stream, rolls)\n", 1e6 * median(flo));
 	printf("  ratio        %9.2f  (target <= %.0f)  %s\n", median(ratio),
 	    target, median(ratio) <= target ? "PASS" : "FAIL");
 	if (median(ratio) > target)

@@ -14,6 +14,8 @@ struct sim_result {
 	long windows;       /* windows resolved in all */
 	long rolls;         /* dice rolled in all */
 	double seconds;
+	long orders;        /* order files written (and hashed into keys) */
+	long order_bytes;   /* their bytes */
 };
 
 /* Play games games of rules (options as at campaign creation), each with

@@ -47,23 +47,30 @@ outcome_of(const struct game *g)
 static int
 play(const struct ruleset *rules, const char *options, int index,
     const unsigned char *master, size_t masterlen,
-    const struct scenario *sc, struct game *g, int *outcome, long *windows,
-    long *rolls, struct hp_error *err);
+    const struct scenario *sc, struct game *g, int *outcome,
+    struct sim_result *acc, struct hp_error *err);
 
 int
 sim_game(const struct ruleset *rules, const char *options, int index,
     const unsigned char *master, size_t masterlen, struct game *g,
     int *outcome, long *windows, long *rolls, struct hp_error *err)
 {
-	return play(rules, options, index, master, masterlen, NULL, g,
-	    outcome, windows, rolls, err);
+	struct sim_result acc;
+	int rc;
+
+	memset(&acc, 0, sizeof acc);
+	rc = play(rules, options, index, master, masterlen, NULL, g, outcome,
+	    &acc, err);
+	*windows += acc.windows;
+	*rolls += acc.rolls;
+	return rc;
 }
 
 static int
 play(const struct ruleset *rules, const char *options, int index,
     const unsigned char *master, size_t masterlen,
-    const struct scenario *sc, struct game *g, int *outcome, long *windows,
-    long *rolls, struct hp_error *err)
+    const struct scenario *sc, struct game *g, int *outcome,
+    struct sim_result *acc, struct hp_error *err)
 {
 	struct window_spec w, next;
 	struct window_resume res;
@@ -93,6 +100,8 @@ play(const struct ruleset *rules, const char *options, int index,
 				continue;
 			raw[s] = window_opponent_orders(g, &w, s);
 			window_order_hash(raw[s], hashes[nh++]);
+			acc->orders++;
+			acc->order_bytes += (long)strlen(raw[s]);
 		}
 		dice_seed_from_master(master, masterlen, g->name, w.turn,
 		    w.number, seed);
@@ -114,8 +123,8 @@ play(const struct ruleset *rules, const char *options, int index,
 		    NULL, resuming ? &res : NULL, &stop, &d, &ev, err);
 		if (rc == HP_OK && stop.step >= 0)
 			rc = window_advance(g, &stop, &next, &more, err);
-		*rolls += (long)d.nlog;
-		(*windows)++;
+		acc->rolls += (long)d.nlog;
+		acc->windows++;
 		dice_free(&d);
 		events_free(&ev);
 		/* A stop: the decision window resumes with the orders of the
@@ -182,7 +191,7 @@ run_part(const struct ruleset *rules, const char *options, int games,
 
 		game_init(&g);
 		rc = play(rules, options, i, master, masterlen, loaded ? &sc :
-		    NULL, &g, &outcome, &res->windows, &res->rolls, err);
+		    NULL, &g, &outcome, res, err);
 		game_free(&g);
 		if (rc != HP_OK)
 			break;
@@ -344,6 +353,8 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 		res->games += p.res.games;
 		res->windows += p.res.windows;
 		res->rolls += p.res.rolls;
+		res->orders += p.res.orders;
+		res->order_bytes += p.res.order_bytes;
 		for (status = 0; status < 3; status++)
 			res->outcome[status] += p.res.outcome[status];
 	}
