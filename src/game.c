@@ -314,7 +314,8 @@ game_var(const struct game *g, const char *key, int dflt)
 	int i;
 
 	for (i = 0; i < g->nvars; i++)
-		if (strcmp(g->vars[i].key, key) == 0)
+		if (g->vars[i].key[0] == key[0] &&
+		    strcmp(g->vars[i].key, key) == 0)
 			return g->vars[i].val;
 	return dflt;
 }
@@ -325,7 +326,8 @@ game_set_var(struct game *g, const char *key, int val)
 	int i;
 
 	for (i = 0; i < g->nvars; i++)
-		if (strcmp(g->vars[i].key, key) == 0) {
+		if (g->vars[i].key[0] == key[0] &&
+		    strcmp(g->vars[i].key, key) == 0) {
 			g->vars[i].val = val;
 			return;
 		}

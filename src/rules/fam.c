@@ -1080,6 +1080,23 @@ fam_victory(struct game *g, struct events *ev)
 	events_add(ev, ALL, 0, "%s.", g->result);
 }
 
+/* Append the order line "VERB N[ ARG]" to b (N one digit, ARG or NULL),
+ * without printf: the opponent writes one every window of a simulation. */
+static void
+put_order(struct sbuf *b, const char *verb, int n, const char *arg)
+{
+	char num[3] = { ' ', (char)('0' + n), '\0' };
+
+	sbuf_puts(b, verb);
+	if (n >= 0 && n <= 9)
+		sbuf_puts(b, num);
+	if (arg != NULL) {
+		sbuf_puts(b, " ");
+		sbuf_puts(b, arg);
+	}
+	sbuf_puts(b, "\n");
+}
+
 /* Blue's orders from the built-in opponent: assault from the FUP whenever a
  * fresh section can; the commander's section advances; the others suppress
  * when the odds are fair and otherwise close in. */
@@ -1095,7 +1112,7 @@ blue_opponent(const struct game *g, struct sbuf *b)
 	for (s = 0; s < FAM_SECTIONS; s++) {
 		pos[s] = placed ? g->units[s].pos : at(deploy_col[s], 0);
 		if (!placed)
-			sbuf_printf(b, "deploy %d %s\n", s + 1, lbl(pos[s], a));
+			put_order(b, "deploy", s + 1, lbl(pos[s], a));
 	}
 	if (!placed)
 		sbuf_puts(b, "deploy pc 2\n");
@@ -1104,7 +1121,7 @@ blue_opponent(const struct game *g, struct sbuf *b)
 	for (s = 0; s < FAM_SECTIONS; s++)
 		if (g->units[s].status == FRESH &&
 		    hex_adjacent(pos[s], hill())) {
-			sbuf_printf(b, "move %d B5\n", s + 1);
+			put_order(b, "move", s + 1, "B5");
 			return;
 		}
 	/* A spent commander's section: join a fresh one in the same hex. */
@@ -1112,7 +1129,7 @@ blue_opponent(const struct game *g, struct sbuf *b)
 		for (s = 0; s < FAM_SECTIONS; s++)
 			if (s != pcs && g->units[s].status == FRESH &&
 			    hex_eq(pos[s], pos[pcs])) {
-				sbuf_printf(b, "commander %d\n", s + 1);
+				put_order(b, "commander", s + 1, NULL);
 				pcs = s;
 				break;
 			}
@@ -1122,7 +1139,7 @@ blue_opponent(const struct game *g, struct sbuf *b)
 		if (g->units[s].status != FRESH)
 			continue;
 		if (s != pcs && (range <= 3 || firing == 0)) {
-			sbuf_printf(b, "fire %d\n", s + 1);
+			put_order(b, "fire", s + 1, NULL);
 			firing++;
 			continue;
 		}
@@ -1142,10 +1159,10 @@ blue_opponent(const struct game *g, struct sbuf *b)
 			}
 		}
 		if (best >= 0) {
-			sbuf_printf(b, "move %d %s\n", s + 1,
+			put_order(b, "move", s + 1,
 			    lbl(hex_neighbour(pos[s], best), a));
 		} else if (s != pcs) {
-			sbuf_printf(b, "fire %d\n", s + 1);
+			put_order(b, "fire", s + 1, NULL);
 			firing++;
 		}
 	}
@@ -1169,9 +1186,9 @@ fam_opponent(const struct game *g, const struct window_spec *w, int side,
 		sbuf_puts(b, "hold\n");
 		return;
 	}
-	sbuf_printf(b, "target %s\n", lbl(o.target, a));
+	put_order(b, "target", -1, lbl(o.target, a));
 	if (o.has_beaten)
-		sbuf_printf(b, "beaten %s\n", lbl(o.beaten, a));
+		put_order(b, "beaten", -1, lbl(o.beaten, a));
 	sbuf_puts(b, "commander yes\n");
 }
 
