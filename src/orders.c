@@ -94,6 +94,10 @@ utf8_seq(const unsigned char *p, size_t left)
 
 static const char *header_names[] = { "campaign", "turn", "window", "side",
 	"nonce", "chain" };
+/* Their lengths, in the same order. */
+static const size_t header_lens[] = { 8, 4, 6, 4, 5, 5 };
+_Static_assert(sizeof header_lens / sizeof header_lens[0] ==
+    sizeof header_names / sizeof header_names[0], "a length per header");
 
 /* Parse "key: value" if line is a header line; returns the header index,
  * -2 for an unknown key, -1 if the line is not header-shaped. */
@@ -115,7 +119,7 @@ header_line(const char *line, const char **val)
 	while (**val == ' ' || **val == '\t')
 		(*val)++;
 	for (i = 0; i < sizeof header_names / sizeof header_names[0]; i++)
-		if (strlen(header_names[i]) == klen &&
+		if (header_lens[i] == klen &&
 		    strncasecmp(line, header_names[i], klen) == 0)
 			return (int)i;
 	return -2;
