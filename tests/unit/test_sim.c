@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "pw.h"
 #include "ruleset.h"
 #include "sim.h"
 
@@ -193,6 +194,23 @@ test_hex_index(void **state)
 	game_free(&g);
 }
 
+/* Every portable-modern kind is found by its name (pw_kind_by_name checks
+ * a table of name lengths first), and nothing else is. */
+static void
+test_pw_kinds(void **state)
+{
+	int k;
+
+	(void)state;
+	for (k = 0; k < PW_NKINDS; k++)
+		assert_int_equal(pw_kind_by_name(pw_types[k].kind), k);
+	assert_int_equal(pw_kind_by_name(""), -1);
+	assert_int_equal(pw_kind_by_name("infantry-"), -1);
+	assert_int_equal(pw_kind_by_name("infantr"), -1);
+	assert_int_equal(pw_kind_by_name("marker:mines"), -1);
+	assert_int_equal(pw_kind_by_name("Infantry"), -1);
+}
+
 int
 main(void)
 {
@@ -201,6 +219,7 @@ main(void)
 		cmocka_unit_test(test_jobs_options),
 		cmocka_unit_test(test_default_jobs),
 		cmocka_unit_test(test_hex_index),
+		cmocka_unit_test(test_pw_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,19 +66,46 @@ const struct pw_type pw_types[PW_NKINDS] = {
 	    5, PW_C_ADVANCE | PW_C_CARRY },
 };
 
+/* The length of each kind's name in pw_types (test_sim checks that every
+ * name is found through it). */
+static const unsigned char kind_len[PW_NKINDS] = {
+	[PW_INF] = sizeof "infantry" - 1,
+	[PW_INF_AT] = sizeof "infantry-at" - 1,
+	[PW_ENG] = sizeof "engineers" - 1,
+	[PW_DCAV] = sizeof "dismounted-cavalry" - 1,
+	[PW_MCAV] = sizeof "mounted-cavalry" - 1,
+	[PW_MG] = sizeof "machine-gun" - 1,
+	[PW_MORTAR] = sizeof "mortar" - 1,
+	[PW_ART_HEAVY] = sizeof "heavy-artillery" - 1,
+	[PW_ART_MEDIUM] = sizeof "medium-artillery" - 1,
+	[PW_ART_FIELD] = sizeof "field-artillery" - 1,
+	[PW_ART_MOUNTAIN] = sizeof "mountain-artillery" - 1,
+	[PW_INF_GUN] = sizeof "infantry-gun" - 1,
+	[PW_AT_GUN] = sizeof "anti-tank-gun" - 1,
+	[PW_AA_GUN] = sizeof "anti-aircraft-gun" - 1,
+	[PW_AC] = sizeof "armoured-car" - 1,
+	[PW_LTANK] = sizeof "light-tank" - 1,
+	[PW_TANK] = sizeof "tank" - 1,
+	[PW_AG] = sizeof "assault-gun" - 1,
+	[PW_SPA] = sizeof "sp-artillery" - 1,
+	[PW_HT] = sizeof "half-track" - 1,
+	[PW_TRUCK] = sizeof "truck" - 1,
+	[PW_HORSE] = sizeof "horse-transport" - 1,
+	[PW_SPOTTER] = sizeof "spotter" - 1,
+	[PW_CMD] = sizeof "commander" - 1,
+	[PW_CYCLIST] = sizeof "cyclists" - 1,
+};
+
 int
 pw_kind_by_name(const char *kind)
 {
+	size_t n = strlen(kind);
 	int k;
 
-	/* The first two letters rule out all but one or two kinds (a kind
-	 * is at least two letters, so kind[1] is within the string). */
-	if (kind[0] == '\0')
-		return -1;
+	/* Same length and first letter before the bytes are compared. */
 	for (k = 0; k < PW_NKINDS; k++)
-		if (pw_types[k].kind[0] == kind[0] &&
-		    pw_types[k].kind[1] == kind[1] &&
-		    strcmp(pw_types[k].kind, kind) == 0)
+		if (kind_len[k] == n && pw_types[k].kind[0] == kind[0] &&
+		    memcmp(pw_types[k].kind, kind, n) == 0)
 			return k;
 	return -1;
 }
@@ -157,12 +184,13 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
 	return -1;
 }
 
-int
-pw_terrain(const struct game *g, struct hex h)
+/* The terrain (enum pw_terrain) of game hex gh, -1 for NULL (off the
+ * map). */
+static int
+terrain_of(const struct game_hex *gh)
 {
 	static const char *names[] = { "open", "wood", "bua", "fort",
 		"trench", "river", "ford" };
-	const struct game_hex *gh = game_hex_at_c(g, h);
 	size_t i, n;
 
 	if (gh == NULL)
@@ -178,6 +206,12 @@ pw_terrain(const struct game *g, struct hex h)
 			return (int)i;
 	}
 	return PW_T_OPEN;
+}
+
+int
+pw_terrain(const struct game *g, struct hex h)
+{
+	return terrain_of(game_hex_at_c(g, h));
 }
 
 bool
@@ -213,15 +247,14 @@ pw_cover(const struct game *g, struct hex h)
 #define LOS_NO_UNITS (-3)    /* units do not block */
 #define LOS_ALL_UNITS (-2)   /* every unit blocks */
 
-/* Does hex m, between a and b, block the view? units: LOS_NO_UNITS,
- * LOS_ALL_UNITS, or a side: its own units and the enemy units it sees
- * block, hidden ones do not. */
+/* Does hex m, between a and b (at elevations ea and eb), block the view?
+ * units: LOS_NO_UNITS, LOS_ALL_UNITS, or a side: its own units and the
+ * enemy units it sees block, hidden ones do not. */
 static bool
-blocks(const struct game *g, struct hex m, struct hex a, struct hex b,
-    int units)
+blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 {
-	int t = pw_terrain(g, m), em = pw_elev(g, m), ea = pw_elev(g, a),
-	    eb = pw_elev(g, b), i;
+	const struct game_hex *gh = game_hex_at_c(g, m);
+	int t = terrain_of(gh), em = gh == NULL ? 0 : gh->elevation, i;
 
 	if (t == PW_T_WOOD || t == PW_T_BUA)
 		return true;
@@ -242,15 +275,17 @@ static bool
 los(const struct game *g, struct hex a, struct hex b, int units)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
-	int n = hex_line(a, b, st, HEX_LINE_MAX), i;
+	int n = hex_line(a, b, st, HEX_LINE_MAX), i, ea, eb;
 
 	if (n < 0)
 		return false;
+	ea = pw_elev(g, a);
+	eb = pw_elev(g, b);
 	for (i = 1; i < n - 1; i++) {
-		if (!blocks(g, st[i].h, a, b, units))
+		if (!blocks(g, st[i].h, ea, eb, units))
 			continue;
 		/* Along an edge: blocked only if both sides block. */
-		if (st[i].tie && !blocks(g, st[i].alt, a, b, units))
+		if (st[i].tie && !blocks(g, st[i].alt, ea, eb, units))
 			continue;
 		return false;
 	}
