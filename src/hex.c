@@ -242,21 +242,19 @@ hex_floordiv(long long a, long long b)
 	return q;
 }
 
-/* Rounds the cube point (x, y, z) / n (x + y + z == 0, n > 0) to the hex
- * containing it, with integer arithmetic only. If the point is on the edge
+/* Rounds the cube point (x, y, z) / n (x + y + z == 0, n > 0; rx, ry and
+ * rz are floor((2c + n) / 2n) of each coordinate c) to the hex containing
+ * it, with integer arithmetic only. If the point is on the edge
  * between two hexes, sets tie, puts the one with the smaller q (or, for
  * equal q, the smaller r) in h and the other in alt; otherwise alt is h. */
 static void
-hex_round(long long x, long long y, long long z, long long n,
-    struct hex_line_step *st)
+hex_round_q(long long x, long long y, long long z, long long n,
+    long long rx, long long ry, long long rz, struct hex_line_step *st)
 {
-	long long rx, ry, rz, dx, dy, dz;
+	long long dx, dy, dz;
 	struct hex t;
 	int i;
 
-	rx = hex_floordiv(2 * x + n, 2 * n);
-	ry = hex_floordiv(2 * y + n, 2 * n);
-	rz = hex_floordiv(2 * z + n, 2 * n);
 	dx = llabs(x - rx * n);
 	dy = llabs(y - ry * n);
 	dz = llabs(z - rz * n);
@@ -299,8 +297,8 @@ int
 hex_line(struct hex a, struct hex b, struct hex_line_step *steps, int max)
 {
 	struct hex d = hex_sub(b, a);
-	long long n, x, y, z;
-	int i, dist;
+	long long n, x, y, z, dd[3], qq[3], rr[3];
+	int i, k, dist;
 
 	dist = hex_distance(a, b);
 	if (max < 1 || dist > max - 1)
@@ -311,14 +309,33 @@ hex_line(struct hex a, struct hex b, struct hex_line_step *steps, int max)
 		return 1;
 	}
 	n = dist;
+	/* The roundings floor((2c + n) / 2n) of each coordinate c = d * i,
+	 * kept as quotient and remainder and stepped by 2d as i grows: no
+	 * division past the first sample (|2d| <= 2n, so a remainder leaves
+	 * [0, 2n) by at most one 2n a step). */
+	for (k = 0; k < 3; k++) {
+		dd[k] = k == 0 ? d.q : k == 1 ? d.r : hex_s(d);
+		qq[k] = hex_floordiv(n, 2 * n);
+		rr[k] = n - qq[k] * 2 * n;
+	}
 	for (i = 0; i <= dist; i++) {
 		/* Relative to a, to keep the products small. */
 		x = (long long)d.q * i;
 		y = (long long)d.r * i;
 		z = (long long)hex_s(d) * i;
-		hex_round(x, y, z, n, &steps[i]);
+		hex_round_q(x, y, z, n, qq[0], qq[1], qq[2], &steps[i]);
 		steps[i].h = hex_add(steps[i].h, a);
 		steps[i].alt = hex_add(steps[i].alt, a);
+		for (k = 0; k < 3; k++) {
+			rr[k] += 2 * dd[k];
+			if (rr[k] >= 2 * n) {
+				rr[k] -= 2 * n;
+				qq[k]++;
+			} else if (rr[k] < 0) {
+				rr[k] += 2 * n;
+				qq[k]--;
+			}
+		}
 	}
 	return dist + 1;
 }

@@ -194,6 +194,103 @@ test_hex_index(void **state)
 	game_free(&g);
 }
 
+/* floor(a / b), b > 0. */
+static long long
+fdiv(long long a, long long b)
+{
+	return a / b - (a % b != 0 && a < 0);
+}
+
+/* The reference line: each sample rounded by divisions, ties found by
+ * comparing squared distances to every neighbour (as hex_line did before
+ * it stepped its roundings). */
+static int
+ref_line(struct hex a, struct hex b, struct hex_line_step *st)
+{
+	long long n = hex_distance(a, b), dq = b.q - a.q, dr = b.r - a.r;
+	long long ds = -dq - dr;
+	int i, k;
+
+	if (n == 0) {
+		st[0].h = st[0].alt = a;
+		st[0].tie = false;
+		return 1;
+	}
+	for (i = 0; i <= n; i++) {
+		long long x = dq * i, y = dr * i, z = ds * i, rx, ry, rz;
+		long long ex, ey, ez, d2 = -1;
+		struct hex h, t;
+
+		rx = fdiv(2 * x + n, 2 * n);
+		ry = fdiv(2 * y + n, 2 * n);
+		rz = fdiv(2 * z + n, 2 * n);
+		ex = llabs(x - rx * n);
+		ey = llabs(y - ry * n);
+		ez = llabs(z - rz * n);
+		if (ex > ey && ex > ez)
+			rx = -ry - rz;
+		else if (ey > ez)
+			ry = -rx - rz;
+		h.q = (int)rx;
+		h.r = (int)ry;
+		st[i].h = st[i].alt = h;
+		st[i].tie = false;
+		for (k = -1; k < 6; k++) {
+			struct hex c = k < 0 ? h : hex_neighbour(h, k);
+			long long fx = x - c.q * n, fy = y - c.r * n;
+			long long fz = z + (c.q + c.r) * n;
+			long long e = fx * fx + fy * fy + fz * fz;
+
+			if (k < 0)
+				d2 = e;
+			else if (e == d2) {
+				st[i].tie = true;
+				st[i].alt = c;
+				break;
+			}
+		}
+		if (st[i].tie && (st[i].alt.q < h.q || (st[i].alt.q == h.q &&
+		    st[i].alt.r < h.r))) {
+			t = st[i].h;
+			st[i].h = st[i].alt;
+			st[i].alt = t;
+		}
+		st[i].h = hex_add(st[i].h, a);
+		st[i].alt = hex_add(st[i].alt, a);
+	}
+	return (int)n + 1;
+}
+
+/* hex_line, which steps its roundings without dividing, draws every line
+ * between the hexes of a box as the reference does, ties included. */
+static void
+test_hex_line_exact(void **state)
+{
+	struct hex_line_step got[HEX_LINE_MAX], want[HEX_LINE_MAX];
+	struct hex a, b;
+	int n, i, ties = 0;
+
+	(void)state;
+	for (a.q = -4; a.q <= 4; a.q++)
+		for (a.r = -4; a.r <= 4; a.r++)
+			for (b.q = -9; b.q <= 9; b.q++)
+				for (b.r = -9; b.r <= 9; b.r++) {
+					n = hex_line(a, b, got, HEX_LINE_MAX);
+					assert_int_equal(n, ref_line(a, b,
+					    want));
+					for (i = 0; i < n; i++) {
+						assert_true(hex_eq(got[i].h,
+						    want[i].h));
+						assert_int_equal(got[i].tie,
+						    want[i].tie);
+						assert_true(hex_eq(got[i].alt,
+						    want[i].alt));
+						ties += got[i].tie;
+					}
+				}
+	assert_true(ties > 0);
+}
+
 /* Every portable-modern kind is found by its name (pw_kind_by_name checks
  * a table of name lengths first), and nothing else is. */
 static void
@@ -220,6 +317,7 @@ main(void)
 		cmocka_unit_test(test_default_jobs),
 		cmocka_unit_test(test_hex_index),
 		cmocka_unit_test(test_pw_kinds),
+		cmocka_unit_test(test_hex_line_exact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
