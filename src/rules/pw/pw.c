@@ -196,13 +196,14 @@ terrain_of(const struct game_hex *gh)
 	if (gh == NULL)
 		return -1;
 	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-		/* Only a name with the same first letter can match; terrain
-		 * is an array longer than any name, so n bytes may be read. */
-		if (names[i][0] != gh->terrain[0])
-			continue;
-		n = strlen(names[i]);
-		if (memcmp(gh->terrain, names[i], n) == 0 &&
-		    (gh->terrain[n] == '\0' || gh->terrain[n] == '+'))
+		/* The terrain starts with the name (compared letter by letter:
+		 * the names are a few letters long), then ends or goes on with
+		 * '+'. */
+		for (n = 0; names[i][n] != '\0' && gh->terrain[n] ==
+		    names[i][n]; n++)
+			;
+		if (names[i][n] == '\0' && (gh->terrain[n] == '\0' ||
+		    gh->terrain[n] == '+'))
 			return (int)i;
 	}
 	return PW_T_OPEN;

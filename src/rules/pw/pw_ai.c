@@ -16,6 +16,7 @@
 #include "pw.h"
 
 #define MAXH 4096
+#define NBR_UNKNOWN (-2)
 
 struct ai {
 	const struct game *g;
@@ -30,7 +31,9 @@ struct ai {
 	bool pass[MAXH];
 	unsigned visit[MAXH];
 	unsigned stamp;
-	int nbr[MAXH][6];              /* index of each neighbour, -1 off */
+	int nbr[MAXH][6];              /* index of each neighbour, -1 off
+	                                * the map; nbr[k][0] NBR_UNKNOWN:
+	                                * not looked up yet */
 };
 
 static const char *
@@ -114,10 +117,9 @@ index_passable(struct ai *ai)
 		    (k = hex_index(g, u->pos)) >= 0 && first_mines[k] == none)
 			first_mines[k] = j;
 	}
+	/* Neighbours are looked up when a search first reaches a hex. */
 	for (k = 0; k < g->nhex; k++)
-		for (t = 0; t < 6; t++)
-			ai->nbr[k][t] = hex_index(g, hex_neighbour(g->hexes[k].h,
-			    t));
+		ai->nbr[k][0] = NBR_UNKNOWN;
 	for (k = 0; k < g->nhex; k++) {
 		/* The first hex at this position answers for it. */
 		if (hex_index(g, g->hexes[k].h) != k) {
@@ -202,6 +204,10 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 		}
 		if (bd <= lb)
 			break;
+		if (hi[head] >= 0 && ai->nbr[hi[head]][0] == NBR_UNKNOWN)
+			for (d = 0; d < 6; d++)
+				ai->nbr[hi[head]][d] = hex_index(g,
+				    hex_neighbour(h, d));
 		for (d = 0; d < 6; d++) {
 			/* A hex off the map (hi -1: the start alone can be)
 			 * has its neighbours looked up. */
