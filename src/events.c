@@ -23,6 +23,8 @@ events_free(struct events *ev)
 void
 events_phase(struct events *ev, const char *phase)
 {
+	if (ev->quiet)  /* no event will carry it */
+		return;
 	strlcpy_(ev->phase, phase, sizeof ev->phase);
 }
 

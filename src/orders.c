@@ -104,17 +104,17 @@ _Static_assert(sizeof header_lens / sizeof header_lens[0] ==
 static int
 header_line(const char *line, const char **val)
 {
-	const char *colon = strchr(line, ':');
+	const char *colon;
 	size_t klen, i;
 
-	if (colon == NULL)
+	/* A key is letters and '-' up to the first colon: one scan, which
+	 * stops at the first other character (an order's first space). */
+	for (klen = 0; isalpha((unsigned char)line[klen]) || line[klen] == '-';
+	    klen++)
+		;
+	if (line[klen] != ':' || klen == 0)
 		return -1;
-	klen = (size_t)(colon - line);
-	if (klen == 0)
-		return -1;
-	for (i = 0; i < klen; i++)
-		if (!isalpha((unsigned char)line[i]) && line[i] != '-')
-			return -1;
+	colon = line + klen;
 	*val = colon + 1;
 	while (**val == ' ' || **val == '\t')
 		(*val)++;
