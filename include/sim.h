@@ -16,6 +16,9 @@ struct sim_result {
 	double seconds;
 	long orders;        /* order files written (and hashed into keys) */
 	long order_bytes;   /* their bytes */
+	double cpu_max;     /* CPU seconds of the busiest worker (sim_run:
+	                     * of the whole run): with a core each, the
+	                     * run could take no less */
 };
 
 /* Play games games of rules (options as at campaign creation), each with

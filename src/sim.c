@@ -215,12 +215,23 @@ since(const struct timespec *t0)
 	    (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* CPU seconds this process has used. */
+static double
+cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 int
 sim_run(const struct ruleset *rules, const char *options, int games,
     const unsigned char *master, size_t masterlen, struct sim_result *res,
     struct hp_error *err)
 {
 	struct timespec t0;
+	double c0 = cpu_now();
 	int rc;
 
 	memset(res, 0, sizeof *res);
@@ -228,6 +239,7 @@ sim_run(const struct ruleset *rules, const char *options, int games,
 	rc = run_part(rules, options, games, 0, 1, master, masterlen, res,
 	    err);
 	res->seconds = since(&t0);
+	res->cpu_max = cpu_now() - c0;
 	return rc;
 }
 
@@ -322,8 +334,10 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 			for (k = 0; k < started; k++)
 				close(fd[k]);
 			memset(&p, 0, sizeof p);
+			p.res.cpu_max = cpu_now();
 			p.rc = run_part(rules, options, games, started, jobs,
 			    master, masterlen, &p.res, &p.err);
+			p.res.cpu_max = cpu_now() - p.res.cpu_max;
 			_exit(write_all(pfd[1], &p, sizeof p) ? 0 : 1);
 		}
 		close(pfd[1]);
@@ -355,6 +369,8 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 		res->rolls += p.res.rolls;
 		res->orders += p.res.orders;
 		res->order_bytes += p.res.order_bytes;
+		if (p.res.cpu_max > res->cpu_max)
+			res->cpu_max = p.res.cpu_max;
 		for (status = 0; status < 3; status++)
 			res->outcome[status] += p.res.outcome[status];
 	}
