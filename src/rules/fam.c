@@ -42,6 +42,17 @@ hill(void)
 static const char *
 lbl(struct hex h, char *buf)
 {
+	struct hex_offset o = hex_to_offset(&fam_layout, h);
+
+	/* One letter and one digit (row_base 0), as hex_label writes them:
+	 * every hex of the map; anything else goes to hex_label. */
+	if (o.col >= 0 && o.col < 26 && o.row >= 0 && o.row <= 9 &&
+	    fam_layout.row_base == 0) {
+		buf[0] = (char)('A' + o.col);
+		buf[1] = (char)('0' + o.row);
+		buf[2] = '\0';
+		return buf;
+	}
 	return hex_label(&fam_layout, h, buf, 8);
 }
 
