@@ -23,27 +23,40 @@ window_order_header(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	char num[24];
-	int n = w->turn, k = (int)sizeof num;
-	unsigned u = n < 0 ? 0u - (unsigned)n : (unsigned)n;
+	char line[sizeof g->name + sizeof w->name + sizeof g->sides[0].name +
+	    sizeof num + 64];
+	const char *parts[9];
+	int turn = w->turn, k = (int)sizeof num, i;
+	unsigned u = turn < 0 ? 0u - (unsigned)turn : (unsigned)turn;
+	size_t len = 0, n;
 
 	/* As "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n", without
-	 * printf: every simulated window writes one per side. */
+	 * printf (every simulated window writes one per side): assembled
+	 * here, every part a bounded array, and added at once. */
 	num[--k] = '\0';
 	do {
 		num[--k] = (char)('0' + u % 10);
 		u /= 10;
 	} while (u > 0);
-	if (n < 0)
+	if (turn < 0)
 		num[--k] = '-';
-	sbuf_puts(b, "campaign: ");
-	sbuf_puts(b, g->name);
-	sbuf_puts(b, "\nturn: ");
-	sbuf_puts(b, num + k);
-	sbuf_puts(b, "\nwindow: ");
-	sbuf_puts(b, w->name);
-	sbuf_puts(b, "\nside: ");
-	sbuf_puts(b, g->sides[side].name);
-	sbuf_puts(b, "\n");
+	parts[0] = "campaign: ";
+	parts[1] = g->name;
+	parts[2] = "\nturn: ";
+	parts[3] = num + k;
+	parts[4] = "\nwindow: ";
+	parts[5] = w->name;
+	parts[6] = "\nside: ";
+	parts[7] = g->sides[side].name;
+	parts[8] = "\n";
+	for (i = 0; i < 9; i++) {
+		n = strlen(parts[i]);
+		if (len + n > sizeof line)
+			n = sizeof line - len;
+		memcpy(line + len, parts[i], n);
+		len += n;
+	}
+	sbuf_add(b, line, len);
 }
 
 /* The order file side fills in for w; caller frees (window.h). */

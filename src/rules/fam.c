@@ -1096,16 +1096,32 @@ fam_victory(struct game *g, struct events *ev)
 static void
 put_order(struct sbuf *b, const char *verb, int n, const char *arg)
 {
-	char num[3] = { ' ', (char)('0' + n), '\0' };
+	char line[64];
+	size_t len = strlen(verb), alen = arg != NULL ? strlen(arg) : 0;
 
-	sbuf_puts(b, verb);
-	if (n >= 0 && n <= 9)
-		sbuf_puts(b, num);
-	if (arg != NULL) {
-		sbuf_puts(b, " ");
-		sbuf_puts(b, arg);
+	/* verb and arg are short words and labels; a line too long for the
+	 * buffer (never written here) is added piece by piece. */
+	if (len + alen + 4 > sizeof line) {
+		sbuf_puts(b, verb);
+		if (arg != NULL) {
+			sbuf_puts(b, " ");
+			sbuf_puts(b, arg);
+		}
+		sbuf_puts(b, "\n");
+		return;
 	}
-	sbuf_puts(b, "\n");
+	memcpy(line, verb, len);
+	if (n >= 0 && n <= 9) {
+		line[len++] = ' ';
+		line[len++] = (char)('0' + n);
+	}
+	if (arg != NULL) {
+		line[len++] = ' ';
+		memcpy(line + len, arg, alen);
+		len += alen;
+	}
+	line[len++] = '\n';
+	sbuf_add(b, line, len);
 }
 
 /* Blue's orders from the built-in opponent: assault from the FUP whenever a
