@@ -21,19 +21,21 @@
 struct ai {
 	const struct game *g;
 	int side;
-	bool seen[GAME_MAX_UNITS];     /* enemy units the side sees */
-	struct hex taken[GAME_MAX_UNITS];
+	bool *seen;                    /* enemy units the side sees, by unit */
+	struct hex *taken;             /* ends planned so far (one a unit) */
 	int ntaken;
-	/* By game hex index (nhex <= MAXH), made once per call (the game
-	 * does not change while the side plans): may a path enter the hex
-	 * (passable()), and the path search's visited marks (visit[k] ==
-	 * stamp: seen in the current search). */
-	bool pass[MAXH];
-	unsigned visit[MAXH];
+	/* By game hex index (nh = min(nhex, MAXH) entries), made once per
+	 * call (the game does not change while the side plans): may a path
+	 * enter the hex (index_passable), the path search's visited marks
+	 * (visit[k] == stamp: seen in the current search), and the index
+	 * of each neighbour (-1 off the map; nbr[k][0] NBR_UNKNOWN: not
+	 * looked up yet). Sized by the game, not by the limits: a call
+	 * allocates a few KB, not a quarter of a megabyte. */
+	int nh;
+	bool *pass;
+	unsigned *visit;
 	unsigned stamp;
-	int nbr[MAXH][6];              /* index of each neighbour, -1 off
-	                                * the map; nbr[k][0] NBR_UNKNOWN:
-	                                * not looked up yet */
+	int (*nbr)[6];
 };
 
 static const char *
@@ -46,7 +48,7 @@ lbl(const struct game *g, struct hex h, char *buf)
 static bool
 seen_enemy(const struct ai *ai, int j)
 {
-	return j < GAME_MAX_UNITS && ai->seen[j];
+	return j < ai->g->nunits && ai->seen[j];
 }
 
 /* The nearest enemy unit the side can see, -1 if none. */
@@ -184,7 +186,7 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	/* Visited marks by hex index (the start too); a new stamp clears
 	 * them all. */
 	if (++ai->stamp == 0) {
-		memset(ai->visit, 0, sizeof ai->visit);
+		memset(ai->visit, 0, sizeof ai->visit[0] * (size_t)ai->nh);
 		ai->stamp = 1;
 	}
 	if ((hi[0] = hex_index(g, start)) >= 0)
@@ -671,17 +673,20 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	struct ai *ai = xmalloc(sizeof *ai);
+	size_t nu = (size_t)(g->nunits > 0 ? g->nunits : 1);
 	int i;
 
 	(void)w;
-	/* Only what is read is cleared: the units' seen flags (below), the
-	 * visited marks of the map's hexes (pass is filled for them). */
 	ai->g = g;
 	ai->side = side;
 	ai->ntaken = 0;
 	ai->stamp = 0;
-	memset(ai->visit, 0, sizeof ai->visit[0] * (size_t)(g->nhex < MAXH ?
-	    g->nhex : MAXH));
+	ai->nh = g->nhex < 1 ? 1 : g->nhex < MAXH ? g->nhex : MAXH;
+	ai->seen = xcalloc(nu, sizeof *ai->seen);
+	ai->taken = xcalloc(nu, sizeof *ai->taken);
+	ai->pass = xcalloc((size_t)ai->nh, sizeof *ai->pass);
+	ai->visit = xcalloc((size_t)ai->nh, sizeof *ai->visit);
+	ai->nbr = xcalloc((size_t)ai->nh, sizeof *ai->nbr);
 	/* Who the side sees, once: the plans ask again and again. */
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
@@ -693,5 +698,10 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	artillery(ai, b);
 	activation(ai, b);
 	sbuf_puts(b, "retreat cover\n");
+	free(ai->seen);
+	free(ai->taken);
+	free(ai->pass);
+	free(ai->visit);
+	free(ai->nbr);
 	free(ai);
 }
