@@ -263,13 +263,16 @@ game_add_hex(struct game *g, struct hex h, const char *terrain)
 		g->hexes = grow(g->hexes, g->nhex, GAME_MAX_HEXES,
 		    sizeof *g->hexes);
 		gh = &g->hexes[g->nhex++];
-		/* Keep the index current when h falls in its box. */
+		/* Keep the index current when h falls in its box; else mark
+		 * it stale for good (a reload that sets nhex to 0 and adds as
+		 * many hexes again must not find the old index current). */
 		if (indexed && (cell = index_cell(g, h)) != NULL) {
 			if (*cell == 0)
 				*cell = g->nhex;
 			g->hexidx_of = g->hexes;
 			g->hexidx_n = g->nhex;
-		}
+		} else
+			g->hexidx_n = -1;
 	}
 	memset(gh, 0, sizeof *gh);
 	gh->h = h;

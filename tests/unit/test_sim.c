@@ -181,6 +181,16 @@ test_hex_index(void **state)
 		(void)game_add_hex(&g, hex_from_offset(&g.layout, o), "open");
 	}
 	check_lookups(&g);
+	/* Reloaded in place with as many hexes, elsewhere: the old index
+	 * must not answer. */
+	g.nhex = 0;
+	for (i = 0; i < 108; i++)
+		(void)game_add_hex(&g, (struct hex){ -30 + i % 12, 20 + i / 12 },
+		    "moved");
+	assert_int_equal(g.nhex, 108);
+	check_lookups(&g);
+	assert_string_equal(game_hex_at(&g, (struct hex){ -30, 20 })->terrain,
+	    "moved");
 	game_free(&c);
 	game_free(&g);
 	/* A map far wider than it is full: lookups still right (scanned). */
