@@ -66,6 +66,7 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 	return rc;
 }
 
+/* One game, as sim_game says (sc: the default scenario, or NULL). */
 static int
 play(const struct ruleset *rules, const char *options, int index,
     const unsigned char *master, size_t masterlen,
