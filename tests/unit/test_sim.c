@@ -301,8 +301,8 @@ test_hex_line_exact(void **state)
 	assert_true(ties > 0);
 }
 
-/* Every portable-modern kind is found by its name (pw_kind_by_name checks
- * a table of name lengths first), and nothing else is. */
+/* Every portable-modern kind is found by its name (pw_kind_by_name and
+ * pw_kind check a table of name lengths first), and nothing else is. */
 static void
 test_pw_kinds(void **state)
 {
@@ -316,6 +316,21 @@ test_pw_kinds(void **state)
 	assert_int_equal(pw_kind_by_name("infantr"), -1);
 	assert_int_equal(pw_kind_by_name("marker:mines"), -1);
 	assert_int_equal(pw_kind_by_name("Infantry"), -1);
+	/* The same through a unit (pw_kind reads its kind array). */
+	for (k = 0; k < PW_NKINDS; k++) {
+		struct game_unit u;
+
+		memset(&u, 'x', sizeof u);
+		assert_true(strlen(pw_types[k].kind) < sizeof u.kind);
+		strlcpy_(u.kind, pw_types[k].kind, sizeof u.kind);
+		assert_int_equal(pw_kind(&u), k);
+		assert_non_null(pw_type(&u));
+		u.kind[strlen(u.kind)] = 's';  /* "infantrys...": no kind */
+		u.kind[sizeof u.kind - 1] = '\0';
+		assert_int_equal(pw_kind(&u), -1);
+		strlcpy_(u.kind, "marker:mines", sizeof u.kind);
+		assert_int_equal(pw_kind(&u), -1);
+	}
 }
 
 int

@@ -113,7 +113,17 @@ pw_kind_by_name(const char *kind)
 int
 pw_kind(const struct game_unit *u)
 {
-	return pw_kind_by_name(u->kind);
+	int k;
+
+	/* As pw_kind_by_name(u->kind), without measuring the name: kind is
+	 * an array longer than any kind's name, so the byte after a
+	 * candidate's length may be read (it must end the name there). */
+	for (k = 0; k < PW_NKINDS; k++)
+		if (pw_types[k].kind[0] == u->kind[0] &&
+		    u->kind[kind_len[k]] == '\0' &&
+		    memcmp(pw_types[k].kind, u->kind, kind_len[k]) == 0)
+			return k;
+	return -1;
 }
 
 const struct pw_type *
