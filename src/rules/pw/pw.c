@@ -502,7 +502,7 @@ bool
 pw_visible(const struct game *g, int side, int i)
 {
 	const struct game_unit *u = &g->units[i];
-	int j;
+	int j, cover = -1;
 
 	if (side < 0 || u->side == side)
 		return true;
@@ -511,11 +511,18 @@ pw_visible(const struct game *g, int side, int i)
 		    (u->x[0] & (1 << side)) != 0;
 	if (u->flags & PW_F_FIRED)
 		return true;
+	/* pw_sees(o->pos, u->pos) for each unit o of the side, with the
+	 * cover of u's hex (the same for all) looked up once, if needed. */
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
-		if (o->side == side && pw_alive(o) &&
-		    pw_sees(g, o->pos, u->pos))
+		if (o->side != side || !pw_alive(o))
+			continue;
+		if (hex_eq(o->pos, u->pos) || hex_adjacent(o->pos, u->pos))
+			return true;
+		if (cover < 0)
+			cover = pw_cover(g, u->pos) ? 1 : 0;
+		if (!cover && pw_los(g, o->pos, u->pos, false))
 			return true;
 	}
 	return false;
