@@ -7,8 +7,11 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=${BUILD_DIR:-$top/build}
 cmake -S "$top" -B "$dir" >/dev/null
-cmake --build "$dir" -j"$(nproc)" --target bench_resolve bench_ingest bench_audit >/dev/null
+cmake --build "$dir" -j"$(nproc)" --target bench_resolve bench_ingest bench_audit bench_simulate >/dev/null
 export HEXPOST_SOURCE=$top
+echo "== bench_simulate"
+"$dir/bench_simulate"
+echo
 echo "== bench_resolve ${1:-2000}"
 "$dir/bench_resolve" "${1:-2000}"
 echo

@@ -30,6 +30,11 @@ struct events {
 	size_t cap;
 	int step;                       /* current step */
 	char phase[EVENT_PHASE_MAX];    /* current phase name */
+	/* Events nobody reads (a simulation): events_add and
+	 * events_add_rolls record nothing (no text is formatted), and a
+	 * ruleset may skip other text only people read, such as the
+	 * purposes of its rolls. Set after events_init. */
+	bool quiet;
 };
 
 void events_init(struct events *);

@@ -94,6 +94,16 @@ struct game {
 	char error[160];
 	struct game_unit sink_unit;
 	struct game_hex sink_hex;
+
+	/* Index of hexes by position (game.c), for game_hex_at: cell
+	 * (q - hexidx_q0) + (r - hexidx_r0) * hexidx_w holds index + 1, 0
+	 * for no hex. It is good for the hexes array hexidx_of holding
+	 * hexidx_n hexes and is rebuilt on a lookup when those change.
+	 * Owned like the arrays above (game_copy copies it, game_free frees
+	 * it); NULL until the first lookup. */
+	int *hexidx;
+	const struct game_hex *hexidx_of;
+	int hexidx_n, hexidx_q0, hexidx_r0, hexidx_w, hexidx_h;
 };
 
 /* Allocate the arrays of an empty game; game_free releases them. */

@@ -63,6 +63,9 @@ struct sbuf {
 	char *buf;
 	size_t len;
 	size_t cap;
+	/* Set after sbuf_init: whatever is added is thrown away (text that
+	 * nobody reads, such as the normalised orders of a simulation). */
+	bool discard;
 };
 void sbuf_init(struct sbuf *);
 void sbuf_add(struct sbuf *, const char *, size_t);

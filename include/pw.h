@@ -219,7 +219,8 @@ void pw_orders_init(struct pw_orders *, int side);
 
 /* Resolution (pw_rules.c). Can artillery unit i fire at target in the
  * artillery phase, and can unit i fire at h in its activation (range set
- * to its range there)? why (len bytes) says why not. */
+ * to its range there)? why (len bytes) says why not;
+ * why NULL: only whether. */
 bool pw_art_can_fire(const struct game *, int i, struct hex target,
     char *why, size_t len);
 bool pw_can_fire(const struct game *, int i, struct hex h, int *range,

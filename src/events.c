@@ -23,6 +23,8 @@ events_free(struct events *ev)
 void
 events_phase(struct events *ev, const char *phase)
 {
+	if (ev->quiet)  /* no event will carry it */
+		return;
 	strlcpy_(ev->phase, phase, sizeof ev->phase);
 }
 
@@ -64,6 +66,8 @@ events_add(struct events *ev, unsigned visible, int roll, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (ev->quiet)
+		return;
 	va_start(ap, fmt);
 	events_vadd(ev, visible, roll, fmt, ap);
 	va_end(ap);
@@ -76,6 +80,8 @@ events_add_rolls(struct events *ev, unsigned visible, unsigned set,
 	struct event *e;
 	va_list ap;
 
+	if (ev->quiet)
+		return;
 	va_start(ap, fmt);
 	e = events_vadd(ev, visible, first, fmt, ap);
 	va_end(ap);

@@ -1,4 +1,5 @@
 /* game: in-memory campaign state (see include/game.h). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,7 @@ game_free(struct game *g)
 	free(g->hexes);
 	free(g->vars);
 	free(g->rstate);
+	free(g->hexidx);
 	memset(g, 0, sizeof *g);
 }
 
@@ -102,6 +104,16 @@ game_copy(struct game *dst, const struct game *src)
 		memcpy(dst->vars, src->vars,
 		    sizeof *src->vars * (size_t)src->nvars);
 	dst->rstate = src->rstate ? xstrdup(src->rstate) : NULL;
+	dst->hexidx = NULL;
+	dst->hexidx_of = NULL;
+	if (src->hexidx != NULL && src->hexidx_of == src->hexes &&
+	    src->hexidx_n == src->nhex) {
+		size_t cells = (size_t)src->hexidx_w * (size_t)src->hexidx_h;
+
+		dst->hexidx = xcalloc(cells, sizeof *dst->hexidx);
+		memcpy(dst->hexidx, src->hexidx, cells * sizeof *dst->hexidx);
+		dst->hexidx_of = dst->hexes;
+	}
 	for (i = 0; i < GAME_MAX_SIDES; i++)
 		dst->sides[i].standing = src->sides[i].standing ?
 		    xstrdup(src->sides[i].standing) : NULL;
@@ -161,10 +173,88 @@ game_unit(struct game *g, const char *id)
 	return i < 0 ? NULL : &g->units[i];
 }
 
+/* Widen the box [*lo, *hi] to hold v. */
+static void
+widen(int v, int *lo, int *hi)
+{
+	if (v < *lo)
+		*lo = v;
+	if (v > *hi)
+		*hi = v;
+}
+
+/* (Re)build g's index of hexes by position: a box over every hex and the
+ * layout's corners (so hexes added later inside the layout fit), each
+ * cell the first hex there. Leaves no index (lookups scan) when the box
+ * would be far larger than the map. The index is a cache: g is logically
+ * unchanged, hence the const. */
+static void
+index_hexes(const struct game *cg)
+{
+	struct game *g = (struct game *)cg;
+	int q0 = INT_MAX, q1 = INT_MIN, r0 = INT_MAX, r1 = INT_MIN, i, c;
+	long long cells;
+
+	free(g->hexidx);
+	g->hexidx = NULL;
+	g->hexidx_of = g->hexes;
+	g->hexidx_n = g->nhex;
+	g->hexidx_w = g->hexidx_h = 0;
+	for (i = 0; i < g->nhex; i++) {
+		widen(g->hexes[i].h.q, &q0, &q1);
+		widen(g->hexes[i].h.r, &r0, &r1);
+	}
+	if (g->layout.cols > 0 && g->layout.rows > 0 &&
+	    g->layout.cols <= 4096 && g->layout.rows <= 4096) {
+		struct hex_offset o;
+
+		for (c = 0; c < 4; c++) {
+			struct hex h;
+
+			o.col = c & 1 ? g->layout.cols - 1 : 0;
+			o.row = c & 2 ? g->layout.rows - 1 : 0;
+			h = hex_from_offset(&g->layout, o);
+			widen(h.q, &q0, &q1);
+			widen(h.r, &r0, &r1);
+		}
+	}
+	if (q0 > q1)
+		return;
+	cells = ((long long)q1 - q0 + 1) * ((long long)r1 - r0 + 1);
+	if (cells > 4LL * GAME_MAX_HEXES + 4LL * g->nhex)
+		return;
+	g->hexidx = xcalloc((size_t)cells, sizeof *g->hexidx);
+	g->hexidx_q0 = q0;
+	g->hexidx_r0 = r0;
+	g->hexidx_w = q1 - q0 + 1;
+	g->hexidx_h = r1 - r0 + 1;
+	for (i = 0; i < g->nhex; i++) {
+		int *cell = &g->hexidx[(g->hexes[i].h.q - q0) +
+		    (long)(g->hexes[i].h.r - r0) * g->hexidx_w];
+
+		if (*cell == 0)
+			*cell = i + 1;
+	}
+}
+
+/* The index cell of h in g's index, or NULL when h is outside its box. */
+static int *
+index_cell(const struct game *g, struct hex h)
+{
+	long dq = (long)h.q - g->hexidx_q0, dr = (long)h.r - g->hexidx_r0;
+
+	if (dq < 0 || dr < 0 || dq >= g->hexidx_w || dr >= g->hexidx_h)
+		return NULL;
+	return &g->hexidx[dq + dr * g->hexidx_w];
+}
+
 struct game_hex *
 game_add_hex(struct game *g, struct hex h, const char *terrain)
 {
 	struct game_hex *gh;
+	bool indexed = g->hexidx != NULL && g->hexidx_of == g->hexes &&
+	    g->hexidx_n == g->nhex;
+	int *cell;
 
 	if (g->nhex >= GAME_MAX_HEXES) {
 		limit(g, "hexes", GAME_MAX_HEXES);
@@ -173,6 +263,16 @@ game_add_hex(struct game *g, struct hex h, const char *terrain)
 		g->hexes = grow(g->hexes, g->nhex, GAME_MAX_HEXES,
 		    sizeof *g->hexes);
 		gh = &g->hexes[g->nhex++];
+		/* Keep the index current when h falls in its box; else mark
+		 * it stale for good (a reload that sets nhex to 0 and adds as
+		 * many hexes again must not find the old index current). */
+		if (indexed && (cell = index_cell(g, h)) != NULL) {
+			if (*cell == 0)
+				*cell = g->nhex;
+			g->hexidx_of = g->hexes;
+			g->hexidx_n = g->nhex;
+		} else
+			g->hexidx_n = -1;
 	}
 	memset(gh, 0, sizeof *gh);
 	gh->h = h;
@@ -183,8 +283,16 @@ game_add_hex(struct game *g, struct hex h, const char *terrain)
 const struct game_hex *
 game_hex_at_c(const struct game *g, struct hex h)
 {
+	const int *cell;
 	int i;
 
+	if (g->hexidx_of != g->hexes || g->hexidx_n != g->nhex)
+		index_hexes(g);
+	if (g->hexidx != NULL) {
+		if ((cell = index_cell(g, h)) == NULL || *cell == 0)
+			return NULL;
+		return &g->hexes[*cell - 1];
+	}
 	for (i = 0; i < g->nhex; i++)
 		if (hex_eq(g->hexes[i].h, h))
 			return &g->hexes[i];
@@ -209,7 +317,8 @@ game_var(const struct game *g, const char *key, int dflt)
 	int i;
 
 	for (i = 0; i < g->nvars; i++)
-		if (strcmp(g->vars[i].key, key) == 0)
+		if (g->vars[i].key[0] == key[0] &&
+		    strcmp(g->vars[i].key, key) == 0)
 			return g->vars[i].val;
 	return dflt;
 }
@@ -220,7 +329,8 @@ game_set_var(struct game *g, const char *key, int val)
 	int i;
 
 	for (i = 0; i < g->nvars; i++)
-		if (strcmp(g->vars[i].key, key) == 0) {
+		if (g->vars[i].key[0] == key[0] &&
+		    strcmp(g->vars[i].key, key) == 0) {
 			g->vars[i].val = val;
 			return;
 		}

@@ -197,22 +197,37 @@ hex_parse_label(const struct hex_layout *l, const char *s, struct hex *out)
 char *
 hex_label(const struct hex_layout *l, struct hex h, char *buf, size_t len)
 {
-	char tmp[32], letters[HEX_LABEL_LETTERS + 1];
+	char tmp[32], digits[HEX_LABEL_DIGITS];
 	struct hex_offset o = hex_to_offset(l, h);
-	int n, i, num;
+	int n, i, k = 0, num;
 
 	num = o.row + l->row_base;
 	if (o.col < 0 || o.col >= HEX_LABEL_MAXCOL || num < 0 || num > 9999)
 		snprintf(tmp, sizeof tmp, "(%d,%d)", h.q, h.r);
 	else {
+		/* Letters then digits by hand: labels are written for every
+		 * path step the opponent plans, and printf is slow. */
+		char letters[HEX_LABEL_LETTERS];
+
 		i = HEX_LABEL_LETTERS;
-		letters[i] = '\0';
 		for (n = o.col + 1; n > 0; n = (n - 1) / 26)
-			letters[--i] = 'A' + (n - 1) % 26;
-		snprintf(tmp, sizeof tmp, "%s%d", letters + i, num);
+			letters[--i] = (char)('A' + (n - 1) % 26);
+		while (i < HEX_LABEL_LETTERS)
+			tmp[k++] = letters[i++];
+		i = 0;
+		do {
+			digits[i++] = (char)('0' + num % 10);
+			num /= 10;
+		} while (num > 0);
+		while (i > 0)
+			tmp[k++] = digits[--i];
+		tmp[k] = '\0';
 	}
-	if (len > 0)
-		snprintf(buf, len, "%s", tmp);
+	if (len > 0) {
+		for (k = 0; tmp[k] != '\0' && (size_t)k + 1 < len; k++)
+			buf[k] = tmp[k];
+		buf[k] = '\0';
+	}
 	return buf;
 }
 
@@ -227,31 +242,19 @@ hex_floordiv(long long a, long long b)
 	return q;
 }
 
-/* Squared Euclidean distance (scaled by n * n, up to a constant factor)
- * from the cube point (x, y, z) / n to the centre of h. */
-static long long
-hex_dist2(long long x, long long y, long long z, long long n, struct hex h)
-{
-	long long dx = x - h.q * n, dy = y - h.r * n, dz = z - hex_s(h) * n;
-
-	return dx * dx + dy * dy + dz * dz;
-}
-
-/* Rounds the cube point (x, y, z) / n (x + y + z == 0, n > 0) to the hex
- * containing it, with integer arithmetic only. If the point is on the edge
+/* Rounds the cube point (x, y, z) / n (x + y + z == 0, n > 0; rx, ry and
+ * rz are floor((2c + n) / 2n) of each coordinate c) to the hex containing
+ * it, with integer arithmetic only. If the point is on the edge
  * between two hexes, sets tie, puts the one with the smaller q (or, for
  * equal q, the smaller r) in h and the other in alt; otherwise alt is h. */
 static void
-hex_round(long long x, long long y, long long z, long long n,
-    struct hex_line_step *st)
+hex_round_q(long long x, long long y, long long z, long long n,
+    long long rx, long long ry, long long rz, struct hex_line_step *st)
 {
-	long long rx, ry, rz, dx, dy, dz, d2;
-	struct hex nb, t;
+	long long dx, dy, dz;
+	struct hex t;
 	int i;
 
-	rx = hex_floordiv(2 * x + n, 2 * n);
-	ry = hex_floordiv(2 * y + n, 2 * n);
-	rz = hex_floordiv(2 * z + n, 2 * n);
 	dx = llabs(x - rx * n);
 	dy = llabs(y - ry * n);
 	dz = llabs(z - rz * n);
@@ -264,13 +267,18 @@ hex_round(long long x, long long y, long long z, long long n,
 	st->tie = false;
 	st->alt = st->h;
 
-	/* The point is on an edge iff a neighbour's centre is as near. */
-	d2 = hex_dist2(x, y, z, n, st->h);
+	/* The point is on an edge iff a neighbour's centre is as near:
+	 * with D the point less h's centre (scaled by n) and v a direction
+	 * (|v|^2 = 2), |D - n v|^2 == |D|^2 iff D . v == n. */
+	dx = x - rx * n;
+	dy = y - ry * n;
+	dz = z + (rx + ry) * n;
 	for (i = 0; i < 6; i++) {
-		nb = hex_neighbour(st->h, i);
-		if (hex_dist2(x, y, z, n, nb) == d2) {
+		const struct hex v = hex_directions[i];
+
+		if (dx * v.q + dy * v.r - dz * (v.q + v.r) == n) {
 			st->tie = true;
-			st->alt = nb;
+			st->alt = hex_add(st->h, v);
 			break;
 		}
 	}
@@ -289,8 +297,8 @@ int
 hex_line(struct hex a, struct hex b, struct hex_line_step *steps, int max)
 {
 	struct hex d = hex_sub(b, a);
-	long long n, x, y, z;
-	int i, dist;
+	long long n, x, y, z, dd[3], qq[3], rr[3];
+	int i, k, dist;
 
 	dist = hex_distance(a, b);
 	if (max < 1 || dist > max - 1)
@@ -301,14 +309,33 @@ hex_line(struct hex a, struct hex b, struct hex_line_step *steps, int max)
 		return 1;
 	}
 	n = dist;
+	/* The roundings floor((2c + n) / 2n) of each coordinate c = d * i,
+	 * kept as quotient and remainder and stepped by 2d as i grows: no
+	 * division past the first sample (|2d| <= 2n, so a remainder leaves
+	 * [0, 2n) by at most one 2n a step). */
+	for (k = 0; k < 3; k++) {
+		dd[k] = k == 0 ? d.q : k == 1 ? d.r : hex_s(d);
+		qq[k] = hex_floordiv(n, 2 * n);
+		rr[k] = n - qq[k] * 2 * n;
+	}
 	for (i = 0; i <= dist; i++) {
 		/* Relative to a, to keep the products small. */
 		x = (long long)d.q * i;
 		y = (long long)d.r * i;
 		z = (long long)hex_s(d) * i;
-		hex_round(x, y, z, n, &steps[i]);
+		hex_round_q(x, y, z, n, qq[0], qq[1], qq[2], &steps[i]);
 		steps[i].h = hex_add(steps[i].h, a);
 		steps[i].alt = hex_add(steps[i].alt, a);
+		for (k = 0; k < 3; k++) {
+			rr[k] += 2 * dd[k];
+			if (rr[k] >= 2 * n) {
+				rr[k] -= 2 * n;
+				qq[k]++;
+			} else if (rr[k] < 0) {
+				rr[k] += 2 * n;
+				qq[k]--;
+			}
+		}
 	}
 	return dist + 1;
 }

@@ -977,6 +977,9 @@ check_simulate(struct cli *c)
 	if (c->opt['n'] != NULL && orders_parse_int(c->opt['n'], 1, 10000000,
 	    &games) != HP_OK)
 		return CLI_USAGE;
+	if (c->opt['j'] != NULL && orders_parse_int(c->opt['j'], 1,
+	    SIM_JOBS_MAX, &games) != HP_OK)
+		return CLI_USAGE;
 	return need_ruleset(c);
 }
 
@@ -1015,13 +1018,15 @@ cmd_simulate(struct cli *c)
 	const char *seed = c->opt['S'] ? c->opt['S'] : "hexpost-simulate";
 	const char *opt = c->opt['o'] ? c->opt['o'] : "";
 	struct sim_result res;
-	int games = 1000, i;
+	int games = 1000, i, jobs = sim_default_jobs();
 	double lo, hi;
 
 	if (c->opt['n'] != NULL)
 		(void)orders_parse_int(c->opt['n'], 1, 10000000, &games);
-	if (sim_run(rules, opt, games, (const unsigned char *)seed,
-	    strlen(seed), &res, &err) != HP_OK)
+	if (c->opt['j'] != NULL)
+		(void)orders_parse_int(c->opt['j'], 1, SIM_JOBS_MAX, &jobs);
+	if (sim_run_jobs(rules, opt, games, (const unsigned char *)seed,
+	    strlen(seed), jobs, &res, &err) != HP_OK)
 		return fail(&err);
 	game_init(&g);
 	g.rules = rules;
@@ -1045,8 +1050,9 @@ cmd_simulate(struct cli *c)
 	printf("  windows resolved %ld, dice rolled %ld\n", res.windows,
 	    res.rolls);
 	simulate_mails(&res);
-	printf("  %.0f games per second (%.3f s)\n", res.seconds > 0 ?
-	    res.games / res.seconds : 0.0, res.seconds);
+	printf("  %.0f games per second (%.3f s, %d job%s)\n", res.seconds > 0 ?
+	    res.games / res.seconds : 0.0, res.seconds, jobs < games ? jobs :
+	    games, (jobs < games ? jobs : games) == 1 ? "" : "s");
 	return 0;
 }
 
@@ -1244,7 +1250,8 @@ static const struct option o_simulate[] = {
 	OPT("ruleset", required_argument, 'r'),
 	OPT("games", required_argument, 'n'),
 	OPT("seed", required_argument, 'S'),
-	OPT("options", required_argument, 'o'), OPT_END };
+	OPT("options", required_argument, 'o'),
+	OPT("jobs", required_argument, 'j'), OPT_END };
 
 #define NEEDS_KEY_CONFIG "(--config FILE): it names server_key and server_pub"
 
@@ -1344,8 +1351,10 @@ static const struct cmd cmds[] = {
 	    "retries) or waiting to be tried again, with the server's last "
 	    "answer", NULL, 0, 0, CLI_DB, NULL, NULL, cmd_outbox, NULL },
 	{ "simulate", NULL, "simulate --ruleset R [--games N] [--seed S] "
-	    "[--options O]", "the built-in opponent plays itself; prints the "
-	    "results with 95% confidence intervals and games per second",
+	    "[--options O] [--jobs N]", "the built-in opponent plays itself; "
+	    "prints the results with 95% confidence intervals and games per "
+	    "second; N worker processes (default HEXPOST_JOBS, else every "
+	    "core), the same results as one",
 	    o_simulate, 0, 0, 0, NULL, check_simulate, cmd_simulate, NULL },
 	{ "help", NULL, "help [COMMAND]", "this list, or the usage of one "
 	    "command", NULL, 0, 2, 0, NULL, NULL, cmd_help, NULL },

@@ -1,10 +1,14 @@
 /* sim: self-play of the built-in opponent (see include/sim.h). */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "scenario.h"
 #include "sim.h"
 #include "window.h"
 
@@ -38,10 +42,36 @@ outcome_of(const struct game *g)
 	return 2;
 }
 
+/* sim_game with the ruleset's default scenario already loaded in sc (NULL:
+ * load it). */
+static int
+play(const struct ruleset *rules, const char *options, int index,
+    const unsigned char *master, size_t masterlen,
+    const struct scenario *sc, struct game *g, int *outcome,
+    struct sim_result *acc, struct hp_error *err);
+
 int
 sim_game(const struct ruleset *rules, const char *options, int index,
     const unsigned char *master, size_t masterlen, struct game *g,
     int *outcome, long *windows, long *rolls, struct hp_error *err)
+{
+	struct sim_result acc;
+	int rc;
+
+	memset(&acc, 0, sizeof acc);
+	rc = play(rules, options, index, master, masterlen, NULL, g, outcome,
+	    &acc, err);
+	*windows += acc.windows;
+	*rolls += acc.rolls;
+	return rc;
+}
+
+/* One game, as sim_game says (sc: the default scenario, or NULL). */
+static int
+play(const struct ruleset *rules, const char *options, int index,
+    const unsigned char *master, size_t masterlen,
+    const struct scenario *sc, struct game *g, int *outcome,
+    struct sim_result *acc, struct hp_error *err)
 {
 	struct window_spec w, next;
 	struct window_resume res;
@@ -54,7 +84,8 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 	strlcpy_(g->name, name, sizeof g->name);
 	strlcpy_(g->options, options ? options : "", sizeof g->options);
 	g->rules = rules;
-	if ((rc = ruleset_setup(g, NULL, NULL, NULL, NULL, err)) != HP_OK)
+	if ((rc = sc != NULL ? rules->setup(g, sc, err) :
+	    ruleset_setup(g, NULL, NULL, NULL, NULL, err)) != HP_OK)
 		return rc;
 	for (guard = 0; guard < 10000 && rules->next_window(g, &w); guard++) {
 		unsigned char seed[DICE_SEEDLEN], key[DICE_KEYLEN];
@@ -70,6 +101,8 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 				continue;
 			raw[s] = window_opponent_orders(g, &w, s);
 			window_order_hash(raw[s], hashes[nh++]);
+			acc->orders++;
+			acc->order_bytes += (long)strlen(raw[s]);
 		}
 		dice_seed_from_master(master, masterlen, g->name, w.turn,
 		    w.number, seed);
@@ -84,14 +117,15 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 			dice_sealed_enable(&d, m, seed);
 		}
 		events_init(&ev);
+		ev.quiet = true;  /* a simulation reads no event's text */
 		struct window_stop stop = { -1, 0 };
 
 		rc = window_resolve_resume(g, &w, (const char *const *)raw,
 		    NULL, resuming ? &res : NULL, &stop, &d, &ev, err);
 		if (rc == HP_OK && stop.step >= 0)
 			rc = window_advance(g, &stop, &next, &more, err);
-		*rolls += (long)d.nlog;
-		(*windows)++;
+		acc->rolls += (long)d.nlog;
+		acc->windows++;
 		dice_free(&d);
 		events_free(&ev);
 		/* A stop: the decision window resumes with the orders of the
@@ -133,36 +167,250 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 	return HP_OK;
 }
 
+/* Add a game's histogram of mails per side per round (the ruleset's vars
+ * "mh.N", N 0-20; cards-ap keeps it) to res->mails. */
+static void
+add_mails(const struct game *g, struct sim_result *res)
+{
+	char key[16];
+	int k;
+
+	for (k = 0; k < 21; k++) {
+		snprintf(key, sizeof key, "mh.%d", k);
+		res->mails[k] += game_var(g, key, 0);
+	}
+}
+
+/* Play games first, first + step, ... below games into res (not cleared;
+ * its seconds untouched). */
+static int
+run_part(const struct ruleset *rules, const char *options, int games,
+    int first, int step, const unsigned char *master, size_t masterlen,
+    struct sim_result *res, struct hp_error *err)
+{
+	struct order_errors errs;
+	struct scenario sc;
+	struct hp_error lerr = { 0, "" };
+	int i, rc = HP_OK, outcome;
+	bool loaded;
+
+	/* The scenario is read and parsed once, not once a game; if it
+	 * cannot be, each game's setup says why as ruleset_setup does. */
+	orders_errors_init(&errs);
+	loaded = scenario_load(&sc, rules->name, rules->default_scenario, NULL,
+	    &errs, &lerr) == HP_OK;
+	if (loaded)
+		sc.errs = &errs;
+	for (i = first; i < games; i += step) {
+		struct game g;
+
+		game_init(&g);
+		rc = play(rules, options, i, master, masterlen, loaded ? &sc :
+		    NULL, &g, &outcome, res, err);
+		if (rc == HP_OK)
+			add_mails(&g, res);
+		game_free(&g);
+		if (rc != HP_OK)
+			break;
+		res->outcome[outcome]++;
+		res->games++;
+	}
+	if (loaded)
+		scenario_free(&sc);
+	orders_errors_free(&errs);
+	return rc;
+}
+
+/* Seconds since t0 on the monotonic clock. */
+static double
+since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	    (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* CPU seconds this process has used. */
+static double
+cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 int
 sim_run(const struct ruleset *rules, const char *options, int games,
     const unsigned char *master, size_t masterlen, struct sim_result *res,
     struct hp_error *err)
 {
-	struct timespec t0, t1;
-	int i, k, rc, outcome;
+	struct timespec t0;
+	double c0 = cpu_now();
+	int rc;
 
 	memset(res, 0, sizeof *res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < games; i++) {
-		struct game g;
+	rc = run_part(rules, options, games, 0, 1, master, masterlen, res,
+	    err);
+	res->seconds = since(&t0);
+	res->cpu_max = cpu_now() - c0;
+	return rc;
+}
 
-		game_init(&g);
-		rc = sim_game(rules, options, i, master, masterlen, &g,
-		    &outcome, &res->windows, &res->rolls, err);
-		for (k = 0; rc == HP_OK && k < 21; k++) {
-			char key[16];
+/* What a worker sends back through its pipe. */
+struct part {
+	struct sim_result res;
+	int rc;
+	struct hp_error err;
+};
 
-			snprintf(key, sizeof key, "mh.%d", k);
-			res->mails[k] += game_var(&g, key, 0);
+/* Write all n bytes of p to fd; false on failure. */
+static bool
+write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t k;
+
+	while (n > 0) {
+		if ((k = write(fd, c, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
 		}
-		game_free(&g);
-		if (rc != HP_OK)
-			return rc;
-		res->outcome[outcome]++;
-		res->games++;
+		c += k;
+		n -= (size_t)k;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
-	    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	return HP_OK;
+	return true;
+}
+
+/* Read exactly n bytes from fd into p; false on failure or early end. */
+static bool
+read_all(int fd, void *p, size_t n)
+{
+	char *c = p;
+	ssize_t k;
+
+	while (n > 0) {
+		if ((k = read(fd, c, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		if (k == 0)
+			return false;
+		c += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+int
+sim_run_jobs(const struct ruleset *rules, const char *options, int games,
+    const unsigned char *master, size_t masterlen, int jobs,
+    struct sim_result *res, struct hp_error *err)
+{
+	struct timespec t0;
+	pid_t pid[SIM_JOBS_MAX];
+	int fd[SIM_JOBS_MAX], k, started, rc = HP_OK, status;
+	struct part p;
+
+	if (jobs > games)
+		jobs = games;
+	if (jobs > SIM_JOBS_MAX)
+		jobs = SIM_JOBS_MAX;
+	if (jobs <= 1)
+		return sim_run(rules, options, games, master, masterlen, res,
+		    err);
+	memset(res, 0, sizeof *res);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Nothing buffered may be written twice by the workers. */
+	fflush(NULL);
+	for (started = 0; started < jobs; started++) {
+		int pfd[2];
+
+		if (pipe(pfd) != 0) {
+			hp_seterr(err, HP_EIO, "simulate: pipe: %s",
+			    strerror(errno));
+			rc = HP_EIO;
+			break;
+		}
+		if ((pid[started] = fork()) < 0) {
+			hp_seterr(err, HP_EIO, "simulate: fork: %s",
+			    strerror(errno));
+			close(pfd[0]);
+			close(pfd[1]);
+			rc = HP_EIO;
+			break;
+		}
+		if (pid[started] == 0) {
+			/* The worker: games started, started + jobs, ... */
+			close(pfd[0]);
+			for (k = 0; k < started; k++)
+				close(fd[k]);
+			memset(&p, 0, sizeof p);
+			p.res.cpu_max = cpu_now();
+			p.rc = run_part(rules, options, games, started, jobs,
+			    master, masterlen, &p.res, &p.err);
+			p.res.cpu_max = cpu_now() - p.res.cpu_max;
+			_exit(write_all(pfd[1], &p, sizeof p) ? 0 : 1);
+		}
+		close(pfd[1]);
+		fd[started] = pfd[0];
+	}
+	/* Collect every worker started, in order: the first failing part's
+	 * error is the one reported. */
+	for (k = 0; k < started; k++) {
+		bool got = read_all(fd[k], &p, sizeof p);
+
+		close(fd[k]);
+		while (waitpid(pid[k], &status, 0) < 0 && errno == EINTR)
+			;
+		if (rc != HP_OK)
+			continue;
+		if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			hp_seterr(err, HP_EINTERNAL, "simulate: worker %d of %d "
+			    "failed", k + 1, jobs);
+			rc = HP_EINTERNAL;
+			continue;
+		}
+		if (p.rc != HP_OK) {
+			*err = p.err;
+			rc = p.rc;
+			continue;
+		}
+		res->games += p.res.games;
+		res->windows += p.res.windows;
+		res->rolls += p.res.rolls;
+		res->orders += p.res.orders;
+		res->order_bytes += p.res.order_bytes;
+		if (p.res.cpu_max > res->cpu_max)
+			res->cpu_max = p.res.cpu_max;
+		for (status = 0; status < 3; status++)
+			res->outcome[status] += p.res.outcome[status];
+		for (status = 0; status < 21; status++)
+			res->mails[status] += p.res.mails[status];
+	}
+	res->seconds = since(&t0);
+	return rc;
+}
+
+int
+sim_default_jobs(void)
+{
+	const char *v = getenv("HEXPOST_JOBS");
+	char *end;
+	long n;
+
+	if (v != NULL && *v != '\0') {
+		n = strtol(v, &end, 10);
+		if (*end == '\0' && n >= 1)
+			return n > SIM_JOBS_MAX ? SIM_JOBS_MAX : (int)n;
+	}
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1)
+		return 1;
+	return n > SIM_JOBS_MAX ? SIM_JOBS_MAX : (int)n;
 }

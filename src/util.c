@@ -133,6 +133,7 @@ sbuf_init(struct sbuf *b)
 	b->buf = NULL;
 	b->len = 0;
 	b->cap = 0;
+	b->discard = false;
 }
 
 static void
@@ -151,6 +152,8 @@ sbuf_grow(struct sbuf *b, size_t need)
 void
 sbuf_add(struct sbuf *b, const char *s, size_t n)
 {
+	if (b->discard)
+		return;
 	sbuf_grow(b, n);
 	memcpy(b->buf + b->len, s, n);
 	b->len += n;
@@ -169,15 +172,22 @@ sbuf_printf(struct sbuf *b, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	if (b->discard)
+		return;
+	/* Format once into the room there is (most text fits); only when
+	 * it does not, grow and format again. */
+	sbuf_grow(b, 0);
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(b->buf + b->len, b->cap - b->len, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		fatalx("sbuf_printf: bad format");
-	sbuf_grow(b, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
+	if ((size_t)n >= b->cap - b->len) {
+		sbuf_grow(b, (size_t)n);
+		va_start(ap, fmt);
+		vsnprintf(b->buf + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	b->len += (size_t)n;
 }
 

@@ -22,8 +22,41 @@ void
 window_order_header(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
-	sbuf_printf(b, "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n",
-	    g->name, w->turn, w->name, g->sides[side].name);
+	char num[24];
+	char line[sizeof g->name + sizeof w->name + sizeof g->sides[0].name +
+	    sizeof num + 64];
+	const char *parts[9];
+	int turn = w->turn, k = (int)sizeof num, i;
+	unsigned u = turn < 0 ? 0u - (unsigned)turn : (unsigned)turn;
+	size_t len = 0, n;
+
+	/* As "campaign: %s\nturn: %d\nwindow: %s\nside: %s\n", without
+	 * printf (every simulated window writes one per side): assembled
+	 * here, every part a bounded array, and added at once. */
+	num[--k] = '\0';
+	do {
+		num[--k] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u > 0);
+	if (turn < 0)
+		num[--k] = '-';
+	parts[0] = "campaign: ";
+	parts[1] = g->name;
+	parts[2] = "\nturn: ";
+	parts[3] = num + k;
+	parts[4] = "\nwindow: ";
+	parts[5] = w->name;
+	parts[6] = "\nside: ";
+	parts[7] = g->sides[side].name;
+	parts[8] = "\n";
+	for (i = 0; i < 9; i++) {
+		n = strlen(parts[i]);
+		if (len + n > sizeof line)
+			n = sizeof line - len;
+		memcpy(line + len, parts[i], n);
+		len += n;
+	}
+	sbuf_add(b, line, len);
 }
 
 /* The order file side fills in for w; caller frees (window.h). */
@@ -71,6 +104,7 @@ window_parse_stored(const struct game *g, const struct window_spec *w, int side,
 	*parsed = NULL;
 	orders_errors_init(&errs);
 	sbuf_init(&tmp);
+	tmp.discard = true;  /* the normalised text nobody asked for */
 	if (orders_parse_file(raw, strlen(raw), &h, &body, &errs) == HP_OK) {
 		if (strcasecmp(h.window, "standing") == 0)
 			strlcpy_(spec.name, "standing", sizeof spec.name);

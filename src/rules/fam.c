@@ -2,6 +2,7 @@
  * three sections and a Platoon Commander advances from the wood to assault
  * Red's section dug in on the hill at B5. Every reading of the seed is in
  * docs/rules/fire-and-movement.md. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,17 @@ hill(void)
 static const char *
 lbl(struct hex h, char *buf)
 {
+	struct hex_offset o = hex_to_offset(&fam_layout, h);
+
+	/* One letter and one digit (row_base 0), as hex_label writes them:
+	 * every hex of the map; anything else goes to hex_label. */
+	if (o.col >= 0 && o.col < 26 && o.row >= 0 && o.row <= 9 &&
+	    fam_layout.row_base == 0) {
+		buf[0] = (char)('A' + o.col);
+		buf[1] = (char)('0' + o.row);
+		buf[2] = '\0';
+		return buf;
+	}
 	return hex_label(&fam_layout, h, buf, 8);
 }
 
@@ -621,7 +633,8 @@ fam_parse(const struct game *g, const struct window_spec *w, int side,
 		*out = NULL;
 		return HP_EINVAL;
 	}
-	canon_write(g, o, side, canon);
+	if (!canon->discard)  /* nobody reads it: not written */
+		canon_write(g, o, side, canon);
 	*out = o;
 	return HP_OK;
 }
@@ -630,6 +643,25 @@ static void
 fam_free_orders(void *p)
 {
 	free(p);
+}
+
+/* The purpose of a roll, for the dice log, into buf (DICE_PURPOSE_MAX
+ * bytes); empty in a simulation, which reads no log (the dice do not
+ * depend on it). */
+static void purpose_of(const struct resolve_ctx *c, char *buf,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+purpose_of(const struct resolve_ctx *c, char *buf, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf[0] = '\0';
+	if (c->ev->quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, DICE_PURPOSE_MAX, fmt, ap);
+	va_end(ap);
 }
 
 /* Raise the victory counter by one; true if Red has now won. */
@@ -727,7 +759,7 @@ phase_fire(struct resolve_ctx *c, const struct fam_orders *o)
 		if (!o->fire_line[s])
 			continue;
 		range = hex_distance(u->pos, hill());
-		snprintf(purpose, sizeof purpose, "%d Section fires from %s at "
+		purpose_of(c, purpose, "%d Section fires from %s at "
 		    "range %d to suppress the hill", s + 1, lbl(u->pos, a),
 		    range);
 		roll = dice_roll(c->dice, 6, range + 1, purpose);
@@ -779,7 +811,7 @@ phase_rally(struct resolve_ctx *c)
 			continue;
 		}
 		d = hex_distance(u->pos, pc);
-		snprintf(purpose, sizeof purpose, "%d Section in %s rallies, "
+		purpose_of(c, purpose, "%d Section in %s rallies, "
 		    "%d hex%s from the Pl Comd", s + 1, lbl(u->pos, a), d,
 		    d == 1 ? "" : "es");
 		roll = dice_roll(c->dice, 6, d + 1, purpose);
@@ -938,7 +970,7 @@ phase_enemy(struct resolve_ctx *c, const struct fam_orders *given)
 			if (!hex_eq(u->pos, h))
 				continue;
 			d = hex_distance(h, hill());
-			snprintf(purpose, sizeof purpose, "Red fires on %d "
+			purpose_of(c, purpose, "Red fires on %d "
 			    "Section in %s at range %d", s + 1, lbl(h, a), d);
 			roll = dice_roll(c->dice, 6, d, purpose);
 			if (roll >= d) {
@@ -962,7 +994,7 @@ phase_enemy(struct resolve_ctx *c, const struct fam_orders *given)
 	if (o.engage_cmd > 0 && (hex_eq(pc->pos, o.target) ||
 	    (o.has_beaten && hex_eq(pc->pos, o.beaten)))) {
 		d = hex_distance(pc->pos, hill());
-		snprintf(purpose, sizeof purpose, "Red engages the Pl Comd in "
+		purpose_of(c, purpose, "Red engages the Pl Comd in "
 		    "%s at range %d", lbl(pc->pos, a), d);
 		roll = dice_roll(c->dice, 6, d, purpose);
 		if (roll < d)
@@ -1060,6 +1092,39 @@ fam_victory(struct game *g, struct events *ev)
 	events_add(ev, ALL, 0, "%s.", g->result);
 }
 
+/* Append the order line "VERB N[ ARG]" to b (N one digit, ARG or NULL),
+ * without printf: the opponent writes one every window of a simulation. */
+static void
+put_order(struct sbuf *b, const char *verb, int n, const char *arg)
+{
+	char line[64];
+	size_t len = strlen(verb), alen = arg != NULL ? strlen(arg) : 0;
+
+	/* verb and arg are short words and labels; a line too long for the
+	 * buffer (never written here) is added piece by piece. */
+	if (len + alen + 4 > sizeof line) {
+		sbuf_puts(b, verb);
+		if (arg != NULL) {
+			sbuf_puts(b, " ");
+			sbuf_puts(b, arg);
+		}
+		sbuf_puts(b, "\n");
+		return;
+	}
+	memcpy(line, verb, len);
+	if (n >= 0 && n <= 9) {
+		line[len++] = ' ';
+		line[len++] = (char)('0' + n);
+	}
+	if (arg != NULL) {
+		line[len++] = ' ';
+		memcpy(line + len, arg, alen);
+		len += alen;
+	}
+	line[len++] = '\n';
+	sbuf_add(b, line, len);
+}
+
 /* Blue's orders from the built-in opponent: assault from the FUP whenever a
  * fresh section can; the commander's section advances; the others suppress
  * when the odds are fair and otherwise close in. */
@@ -1075,7 +1140,7 @@ blue_opponent(const struct game *g, struct sbuf *b)
 	for (s = 0; s < FAM_SECTIONS; s++) {
 		pos[s] = placed ? g->units[s].pos : at(deploy_col[s], 0);
 		if (!placed)
-			sbuf_printf(b, "deploy %d %s\n", s + 1, lbl(pos[s], a));
+			put_order(b, "deploy", s + 1, lbl(pos[s], a));
 	}
 	if (!placed)
 		sbuf_puts(b, "deploy pc 2\n");
@@ -1084,7 +1149,7 @@ blue_opponent(const struct game *g, struct sbuf *b)
 	for (s = 0; s < FAM_SECTIONS; s++)
 		if (g->units[s].status == FRESH &&
 		    hex_adjacent(pos[s], hill())) {
-			sbuf_printf(b, "move %d B5\n", s + 1);
+			put_order(b, "move", s + 1, "B5");
 			return;
 		}
 	/* A spent commander's section: join a fresh one in the same hex. */
@@ -1092,7 +1157,7 @@ blue_opponent(const struct game *g, struct sbuf *b)
 		for (s = 0; s < FAM_SECTIONS; s++)
 			if (s != pcs && g->units[s].status == FRESH &&
 			    hex_eq(pos[s], pos[pcs])) {
-				sbuf_printf(b, "commander %d\n", s + 1);
+				put_order(b, "commander", s + 1, NULL);
 				pcs = s;
 				break;
 			}
@@ -1102,7 +1167,7 @@ blue_opponent(const struct game *g, struct sbuf *b)
 		if (g->units[s].status != FRESH)
 			continue;
 		if (s != pcs && (range <= 3 || firing == 0)) {
-			sbuf_printf(b, "fire %d\n", s + 1);
+			put_order(b, "fire", s + 1, NULL);
 			firing++;
 			continue;
 		}
@@ -1122,10 +1187,10 @@ blue_opponent(const struct game *g, struct sbuf *b)
 			}
 		}
 		if (best >= 0) {
-			sbuf_printf(b, "move %d %s\n", s + 1,
+			put_order(b, "move", s + 1,
 			    lbl(hex_neighbour(pos[s], best), a));
 		} else if (s != pcs) {
-			sbuf_printf(b, "fire %d\n", s + 1);
+			put_order(b, "fire", s + 1, NULL);
 			firing++;
 		}
 	}
@@ -1149,9 +1214,9 @@ fam_opponent(const struct game *g, const struct window_spec *w, int side,
 		sbuf_puts(b, "hold\n");
 		return;
 	}
-	sbuf_printf(b, "target %s\n", lbl(o.target, a));
+	put_order(b, "target", -1, lbl(o.target, a));
 	if (o.has_beaten)
-		sbuf_printf(b, "beaten %s\n", lbl(o.beaten, a));
+		put_order(b, "beaten", -1, lbl(o.beaten, a));
 	sbuf_puts(b, "commander yes\n");
 }
 

@@ -66,13 +66,46 @@ const struct pw_type pw_types[PW_NKINDS] = {
 	    5, PW_C_ADVANCE | PW_C_CARRY },
 };
 
+/* The length of each kind's name in pw_types (test_sim checks that every
+ * name is found through it). */
+static const unsigned char kind_len[PW_NKINDS] = {
+	[PW_INF] = sizeof "infantry" - 1,
+	[PW_INF_AT] = sizeof "infantry-at" - 1,
+	[PW_ENG] = sizeof "engineers" - 1,
+	[PW_DCAV] = sizeof "dismounted-cavalry" - 1,
+	[PW_MCAV] = sizeof "mounted-cavalry" - 1,
+	[PW_MG] = sizeof "machine-gun" - 1,
+	[PW_MORTAR] = sizeof "mortar" - 1,
+	[PW_ART_HEAVY] = sizeof "heavy-artillery" - 1,
+	[PW_ART_MEDIUM] = sizeof "medium-artillery" - 1,
+	[PW_ART_FIELD] = sizeof "field-artillery" - 1,
+	[PW_ART_MOUNTAIN] = sizeof "mountain-artillery" - 1,
+	[PW_INF_GUN] = sizeof "infantry-gun" - 1,
+	[PW_AT_GUN] = sizeof "anti-tank-gun" - 1,
+	[PW_AA_GUN] = sizeof "anti-aircraft-gun" - 1,
+	[PW_AC] = sizeof "armoured-car" - 1,
+	[PW_LTANK] = sizeof "light-tank" - 1,
+	[PW_TANK] = sizeof "tank" - 1,
+	[PW_AG] = sizeof "assault-gun" - 1,
+	[PW_SPA] = sizeof "sp-artillery" - 1,
+	[PW_HT] = sizeof "half-track" - 1,
+	[PW_TRUCK] = sizeof "truck" - 1,
+	[PW_HORSE] = sizeof "horse-transport" - 1,
+	[PW_SPOTTER] = sizeof "spotter" - 1,
+	[PW_CMD] = sizeof "commander" - 1,
+	[PW_CYCLIST] = sizeof "cyclists" - 1,
+};
+
 int
 pw_kind_by_name(const char *kind)
 {
+	size_t n = strlen(kind);
 	int k;
 
+	/* Same length and first letter before the bytes are compared. */
 	for (k = 0; k < PW_NKINDS; k++)
-		if (strcmp(pw_types[k].kind, kind) == 0)
+		if (kind_len[k] == n && pw_types[k].kind[0] == kind[0] &&
+		    memcmp(pw_types[k].kind, kind, n) == 0)
 			return k;
 	return -1;
 }
@@ -80,7 +113,17 @@ pw_kind_by_name(const char *kind)
 int
 pw_kind(const struct game_unit *u)
 {
-	return pw_kind_by_name(u->kind);
+	int k;
+
+	/* As pw_kind_by_name(u->kind), without measuring the name: kind is
+	 * an array longer than any kind's name, so the byte after a
+	 * candidate's length may be read (it must end the name there). */
+	for (k = 0; k < PW_NKINDS; k++)
+		if (pw_types[k].kind[0] == u->kind[0] &&
+		    u->kind[kind_len[k]] == '\0' &&
+		    memcmp(pw_types[k].kind, u->kind, kind_len[k]) == 0)
+			return k;
+	return -1;
 }
 
 const struct pw_type *
@@ -94,7 +137,8 @@ pw_type(const struct game_unit *u)
 bool
 pw_is_marker(const struct game_unit *u)
 {
-	return strncmp(u->kind, "marker:", 7) == 0;
+	/* kind is an array longer than the prefix: a fixed-size compare. */
+	return memcmp(u->kind, "marker:", 7) == 0;
 }
 
 bool
@@ -144,29 +188,41 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
 	int i;
 
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].placed && strcmp(g->units[i].kind, kind) == 0 &&
-		    hex_eq(g->units[i].pos, h))
+		if (hex_eq(g->units[i].pos, h) && g->units[i].placed &&
+		    strcmp(g->units[i].kind, kind) == 0)
 			return i;
 	return -1;
 }
 
-int
-pw_terrain(const struct game *g, struct hex h)
+/* The terrain (enum pw_terrain) of game hex gh, -1 for NULL (off the
+ * map). */
+static int
+terrain_of(const struct game_hex *gh)
 {
 	static const char *names[] = { "open", "wood", "bua", "fort",
 		"trench", "river", "ford" };
-	const struct game_hex *gh = game_hex_at_c(g, h);
 	size_t i, n;
 
 	if (gh == NULL)
 		return -1;
 	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-		n = strlen(names[i]);
-		if (strncmp(gh->terrain, names[i], n) == 0 &&
-		    (gh->terrain[n] == '\0' || gh->terrain[n] == '+'))
+		/* The terrain starts with the name (compared letter by letter:
+		 * the names are a few letters long), then ends or goes on with
+		 * '+'. */
+		for (n = 0; names[i][n] != '\0' && gh->terrain[n] ==
+		    names[i][n]; n++)
+			;
+		if (names[i][n] == '\0' && (gh->terrain[n] == '\0' ||
+		    gh->terrain[n] == '+'))
 			return (int)i;
 	}
 	return PW_T_OPEN;
+}
+
+int
+pw_terrain(const struct game *g, struct hex h)
+{
+	return terrain_of(game_hex_at_c(g, h));
 }
 
 bool
@@ -202,15 +258,14 @@ pw_cover(const struct game *g, struct hex h)
 #define LOS_NO_UNITS (-3)    /* units do not block */
 #define LOS_ALL_UNITS (-2)   /* every unit blocks */
 
-/* Does hex m, between a and b, block the view? units: LOS_NO_UNITS,
- * LOS_ALL_UNITS, or a side: its own units and the enemy units it sees
- * block, hidden ones do not. */
+/* Does hex m, between a and b (at elevations ea and eb), block the view?
+ * units: LOS_NO_UNITS, LOS_ALL_UNITS, or a side: its own units and the
+ * enemy units it sees block, hidden ones do not. */
 static bool
-blocks(const struct game *g, struct hex m, struct hex a, struct hex b,
-    int units)
+blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 {
-	int t = pw_terrain(g, m), em = pw_elev(g, m), ea = pw_elev(g, a),
-	    eb = pw_elev(g, b), i;
+	const struct game_hex *gh = game_hex_at_c(g, m);
+	int t = terrain_of(gh), em = gh == NULL ? 0 : gh->elevation, i;
 
 	if (t == PW_T_WOOD || t == PW_T_BUA)
 		return true;
@@ -231,15 +286,17 @@ static bool
 los(const struct game *g, struct hex a, struct hex b, int units)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
-	int n = hex_line(a, b, st, HEX_LINE_MAX), i;
+	int n = hex_line(a, b, st, HEX_LINE_MAX), i, ea, eb;
 
 	if (n < 0)
 		return false;
+	ea = pw_elev(g, a);
+	eb = pw_elev(g, b);
 	for (i = 1; i < n - 1; i++) {
-		if (!blocks(g, st[i].h, a, b, units))
+		if (!blocks(g, st[i].h, ea, eb, units))
 			continue;
 		/* Along an edge: blocked only if both sides block. */
-		if (st[i].tie && !blocks(g, st[i].alt, a, b, units))
+		if (st[i].tie && !blocks(g, st[i].alt, ea, eb, units))
 			continue;
 		return false;
 	}
@@ -445,21 +502,27 @@ bool
 pw_visible(const struct game *g, int side, int i)
 {
 	const struct game_unit *u = &g->units[i];
-	int j;
+	int j, cover = -1;
 
 	if (side < 0 || u->side == side)
 		return true;
-	if (strcmp(u->kind, PW_MINES) == 0)
-		return (u->x[0] & (1 << side)) != 0;
 	if (pw_is_marker(u))
-		return true;
+		return strcmp(u->kind, PW_MINES) != 0 ||
+		    (u->x[0] & (1 << side)) != 0;
 	if (u->flags & PW_F_FIRED)
 		return true;
+	/* pw_sees(o->pos, u->pos) for each unit o of the side, with the
+	 * cover of u's hex (the same for all) looked up once, if needed. */
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
-		if (o->side == side && pw_alive(o) &&
-		    pw_sees(g, o->pos, u->pos))
+		if (o->side != side || !pw_alive(o))
+			continue;
+		if (hex_eq(o->pos, u->pos) || hex_adjacent(o->pos, u->pos))
+			return true;
+		if (cover < 0)
+			cover = pw_cover(g, u->pos) ? 1 : 0;
+		if (!cover && pw_los(g, o->pos, u->pos, false))
 			return true;
 	}
 	return false;
@@ -1008,16 +1071,18 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
     struct order_errors *errs)
 {
 	struct pw_orders *o = xmalloc(sizeof *o);
-	size_t before = errs->n, k;
+	size_t before = errs->n, k, nu;
 	int seen_act[GAME_MAX_UNITS], seen_shot[GAME_MAX_UNITS], i, j, r;
 	int seen_retreat[GAME_MAX_UNITS];
 	int retreat_line = 0;
 	char a[8], why[160];
 
 	pw_orders_init(o, side);
-	memset(seen_act, 0, sizeof seen_act);
-	memset(seen_shot, 0, sizeof seen_shot);
-	memset(seen_retreat, 0, sizeof seen_retreat);
+	/* Indexed by unit only: the game's units are enough to clear. */
+	nu = (size_t)(g->nunits < GAME_MAX_UNITS ? g->nunits : GAME_MAX_UNITS);
+	memset(seen_act, 0, nu * sizeof seen_act[0]);
+	memset(seen_shot, 0, nu * sizeof seen_shot[0]);
+	memset(seen_retreat, 0, nu * sizeof seen_retreat[0]);
 	if (strcmp(w->name, "standing") == 0) {
 		orders_error(errs, 0, "portable-modern takes no standing "
 		    "orders: put 'retreat always|never|cover' in each turn's "
@@ -1166,7 +1231,11 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 		*out = NULL;
 		return HP_EINVAL;
 	}
-	/* The canonical form. */
+	/* The canonical form, unless nobody reads it. */
+	if (canon->discard) {
+		*out = o;
+		return HP_OK;
+	}
 	for (i = 0; i < o->nshot; i++)
 		sbuf_printf(canon, "shoot %s %s%s\n", g->units[o->shot[i].unit].id,
 		    hex_label(&g->layout, o->shot[i].target, a, sizeof a),

@@ -16,13 +16,26 @@
 #include "pw.h"
 
 #define MAXH 4096
+#define NBR_UNKNOWN (-2)
 
 struct ai {
 	const struct game *g;
 	int side;
-	bool seen[GAME_MAX_UNITS];     /* enemy units the side sees */
-	struct hex taken[GAME_MAX_UNITS];
+	bool *seen;                    /* enemy units the side sees, by unit */
+	struct hex *taken;             /* ends planned so far (one a unit) */
 	int ntaken;
+	/* By game hex index (nh = min(nhex, MAXH) entries), made once per
+	 * call (the game does not change while the side plans): may a path
+	 * enter the hex (index_passable), the path search's visited marks
+	 * (visit[k] == stamp: seen in the current search), and the index
+	 * of each neighbour (-1 off the map; nbr[k][0] NBR_UNKNOWN: not
+	 * looked up yet). Sized by the game, not by the limits: a call
+	 * allocates a few KB, not a quarter of a megabyte. */
+	int nh;
+	bool *pass;
+	unsigned *visit;
+	unsigned stamp;
+	int (*nbr)[6];
 };
 
 static const char *
@@ -35,7 +48,7 @@ lbl(const struct game *g, struct hex h, char *buf)
 static bool
 seen_enemy(const struct ai *ai, int j)
 {
-	return j < GAME_MAX_UNITS && ai->seen[j];
+	return j < ai->g->nunits && ai->seen[j];
 }
 
 /* The nearest enemy unit the side can see, -1 if none. */
@@ -75,13 +88,54 @@ known_mines(const struct ai *ai, struct hex h)
 	return m >= 0 && pw_visible(ai->g, ai->side, m);
 }
 
-static bool
-passable(const struct ai *ai, struct hex h)
+/* The index of h among the game's hexes, -1 when it is off the map. */
+static int
+hex_index(const struct game *g, struct hex h)
 {
-	int t = pw_terrain(ai->g, h);
+	const struct game_hex *gh = game_hex_at_c(g, h);
 
-	return t >= 0 && t != PW_T_RIVER && !known_mines(ai, h) &&
-	    !enemy_at(ai, h);
+	return gh == NULL ? -1 : (int)(gh - g->hexes);
+}
+
+/* Fill ai->pass: may a path enter each hex of the map (on it, not a river,
+ * no mines the side knows of, no enemy unit it sees), in one pass over the
+ * hexes and one over the units (the first mines marker of a hex decides
+ * whether the side knows of mines there, as pw_marker_at finds it). */
+static void
+index_passable(struct ai *ai)
+{
+	const struct game *g = ai->g;
+	int k, j, t, first_mines[MAXH];
+	const int none = -1;
+
+	if (g->nhex > MAXH)
+		return;
+	for (k = 0; k < g->nhex; k++)
+		first_mines[k] = none;
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *u = &g->units[j];
+
+		if (u->placed && strcmp(u->kind, PW_MINES) == 0 &&
+		    (k = hex_index(g, u->pos)) >= 0 && first_mines[k] == none)
+			first_mines[k] = j;
+	}
+	/* Neighbours are looked up when a search first reaches a hex. */
+	for (k = 0; k < g->nhex; k++)
+		ai->nbr[k][0] = NBR_UNKNOWN;
+	for (k = 0; k < g->nhex; k++) {
+		/* The first hex at this position answers for it. */
+		if (hex_index(g, g->hexes[k].h) != k) {
+			ai->pass[k] = false;
+			continue;
+		}
+		t = pw_terrain(g, g->hexes[k].h);
+		ai->pass[k] = t >= 0 && t != PW_T_RIVER &&
+		    !(first_mines[k] != none && pw_visible(g, ai->side,
+		    first_mines[k]));
+	}
+	for (j = 0; j < g->nunits; j++)
+		if (seen_enemy(ai, j) && (k = hex_index(g, g->units[j].pos)) >= 0)
+			ai->pass[k] = false;
 }
 
 /* Is h free for unit i to end in (other units, plans made so far)? */
@@ -114,7 +168,8 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 {
 	const struct game *g = ai->g;
 	struct hex start = g->units[i].pos, q[MAXH], best;
-	int prev[MAXH], n = 0, head = 0, k, d, bi = 0, bd, len, steps = 0;
+	int prev[MAXH], hi[MAXH], n = 0, head = 0, k, d, bi = 0, bd, len;
+	int steps = 0, lb;
 	struct hex chain[MAXH];
 
 	if (g->nhex > MAXH)
@@ -128,6 +183,19 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	prev[n++] = -1;
 	best = start;
 	bd = hex_distance(start, goal);
+	/* Visited marks by hex index (the start too); a new stamp clears
+	 * them all. */
+	if (++ai->stamp == 0) {
+		memset(ai->visit, 0, sizeof ai->visit[0] * (size_t)ai->nh);
+		ai->stamp = 1;
+	}
+	if ((hi[0] = hex_index(g, start)) >= 0)
+		ai->visit[hi[0]] = ai->stamp;
+	/* No hex can come nearer the goal than the goal itself (0) or, when
+	 * a path may not enter it, its neighbours (1): once one is found,
+	 * the rest of the search could not change the path. */
+	k = hex_index(g, goal);
+	lb = hex_eq(start, goal) || (k >= 0 && ai->pass[k]) ? 0 : 1;
 	while (head < n) {
 		struct hex h = q[head];
 
@@ -136,17 +204,23 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 			best = h;
 			bi = head;
 		}
+		if (bd <= lb)
+			break;
+		if (hi[head] >= 0 && ai->nbr[hi[head]][0] == NBR_UNKNOWN)
+			for (d = 0; d < 6; d++)
+				ai->nbr[hi[head]][d] = hex_index(g,
+				    hex_neighbour(h, d));
 		for (d = 0; d < 6; d++) {
-			struct hex nb = hex_neighbour(h, d);
-
-			if (!passable(ai, nb))
+			/* A hex off the map (hi -1: the start alone can be)
+			 * has its neighbours looked up. */
+			k = hi[head] >= 0 ? ai->nbr[hi[head]][d] :
+			    hex_index(g, hex_neighbour(h, d));
+			if (k < 0 || !ai->pass[k] || ai->visit[k] == ai->stamp ||
+			    n >= MAXH)
 				continue;
-			for (k = 0; k < n; k++)
-				if (hex_eq(q[k], nb))
-					break;
-			if (k < n || n >= MAXH)
-				continue;
-			q[n] = nb;
+			ai->visit[k] = ai->stamp;
+			hi[n] = k;
+			q[n] = g->hexes[k].h;
 			prev[n++] = head;
 		}
 		head++;
@@ -213,15 +287,14 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 {
 	const struct game *g = ai->g;
 	int j, range, best = 1000, d;
-	char why[160];
 	bool found = false;
 
 	for (j = 0; j < g->nunits; j++) {
 		if (!seen_enemy(ai, j))
 			continue;
 		d = hex_distance(g->units[j].pos, g->units[i].pos);
-		if (d < best && pw_can_fire(g, i, g->units[j].pos, &range, why,
-		    sizeof why)) {
+		if (d < best && pw_can_fire(g, i, g->units[j].pos, &range, NULL,
+		    0)) {
 			best = d;
 			*t = g->units[j].pos;
 			found = true;
@@ -287,7 +360,7 @@ artillery(struct ai *ai, struct sbuf *b)
 {
 	const struct game *g = ai->g;
 	int i, j, d, best;
-	char why[160], a[8];
+	char a[8];
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
@@ -303,7 +376,7 @@ artillery(struct ai *ai, struct sbuf *b)
 			struct hex h = g->units[j].pos;
 
 			if (!seen_enemy(ai, j) || friend_near(ai, h) ||
-			    !pw_art_can_fire(g, i, h, why, sizeof why))
+			    !pw_art_can_fire(g, i, h, NULL, 0))
 				continue;
 			/* The landing modifiers first (+2 observed, +1 the
 			 * same target, -1 cover), then the distance. */
@@ -599,12 +672,21 @@ void
 pw_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
-	struct ai *ai = xcalloc(1, sizeof *ai);
+	struct ai *ai = xmalloc(sizeof *ai);
+	size_t nu = (size_t)(g->nunits > 0 ? g->nunits : 1);
 	int i;
 
 	(void)w;
 	ai->g = g;
 	ai->side = side;
+	ai->ntaken = 0;
+	ai->stamp = 0;
+	ai->nh = g->nhex < 1 ? 1 : g->nhex < MAXH ? g->nhex : MAXH;
+	ai->seen = xcalloc(nu, sizeof *ai->seen);
+	ai->taken = xcalloc(nu, sizeof *ai->taken);
+	ai->pass = xcalloc((size_t)ai->nh, sizeof *ai->pass);
+	ai->visit = xcalloc((size_t)ai->nh, sizeof *ai->visit);
+	ai->nbr = xcalloc((size_t)ai->nh, sizeof *ai->nbr);
 	/* Who the side sees, once: the plans ask again and again. */
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
@@ -612,8 +694,14 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 		ai->seen[i] = o->side != side && pw_alive(o) &&
 		    o->attached < 0 && pw_visible(g, side, i);
 	}
+	index_passable(ai);
 	artillery(ai, b);
 	activation(ai, b);
 	sbuf_puts(b, "retreat cover\n");
+	free(ai->seen);
+	free(ai->taken);
+	free(ai->pass);
+	free(ai->visit);
+	free(ai->nbr);
 	free(ai);
 }

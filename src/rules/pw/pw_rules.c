@@ -320,7 +320,25 @@ hit_hex(struct pw_res *r, struct hex h, int only_enemy_of, bool can_destroy,
 
 /* --- artillery phase ---------------------------------------------------- */
 
-/* Can artillery unit i fire at target now? why says why not. */
+/* Write the reason why (len bytes) from fmt; nothing when why is NULL
+ * (the opponent asks only whether, and formatting is costly). */
+static void say(char *why, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+say(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why == NULL || len == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+}
+
+/* Can artillery unit i fire at target now? why says why not (why NULL:
+ * the reason is not wanted). */
 bool
 pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
     size_t len)
@@ -331,36 +349,36 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 	int d = hex_distance(u->pos, target), n;
 
 	if (!pw_alive(u)) {
-		snprintf(why, len, "it has been destroyed");
+		say(why, len, "it has been destroyed");
 		return false;
 	}
 	if (u->attached >= 0) {
-		snprintf(why, len, "it is limbered (towed)");
+		say(why, len, "it is limbered (towed)");
 		return false;
 	}
 	if (d < 1 || d > t->range) {
-		snprintf(why, len, "range %d, %s reaches %d", d, t->name,
+		say(why, len, "range %d, %s reaches %d", d, t->name,
 		    t->range);
 		return false;
 	}
 	if (!pw_in_arc(u->facing, u->pos, target)) {
-		snprintf(why, len, "the target is outside its 120 degree arc");
+		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
 	n = hex_line(u->pos, target, st, HEX_LINE_MAX);
 	if (pw_area(g, u->pos) && n > 1 && !hex_eq(st[1].h, target) &&
 	    pw_area(g, st[1].h)) {
-		snprintf(why, len, "it is not on the edge of its wood, "
+		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
 	}
 	if (!(t->cls & PW_C_STAR) && !pw_los_side(g, u->pos, target, u->side)) {
-		snprintf(why, len, "it fires only directly and the line is "
+		say(why, len, "it fires only directly and the line is "
 		    "blocked");
 		return false;
 	}
 	if (pw_terrain(g, u->pos) == PW_T_FORD) {
-		snprintf(why, len, "units in rivers may not fire");
+		say(why, len, "units in rivers may not fire");
 		return false;
 	}
 	return true;
@@ -785,7 +803,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	    withdrawing ? " (a withdrawal)" : "", pw_dir_name(g, u->facing));
 }
 
-/* Can unit i fire at h in its activation? why says why not. */
+/* Can unit i fire at h in its activation? why says why not (why NULL:
+ * the reason is not wanted). */
 bool
 pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
     size_t len)
@@ -798,29 +817,35 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 
 	*range = t->range;
 	if (t->weapon == PW_W_NONE || (t->cls & PW_C_ART)) {
-		snprintf(why, len, "%s do not fire in the activation phase",
+		say(why, len, "%s do not fire in the activation phase",
 		    t->name);
 		return false;
 	}
 	if (u->flags & PW_F_FIRED) {
-		snprintf(why, len, "it has already fired this turn");
+		say(why, len, "it has already fired this turn");
 		return false;
 	}
 	if (u->flags & PW_F_FULLMOVE) {
-		snprintf(why, len, "it moved its whole allowance and firing "
+		say(why, len, "it moved its whole allowance and firing "
 		    "costs a hex of movement");
 		return false;
 	}
 	if (u->attached >= 0) {
-		snprintf(why, len, "it is carried");
+		say(why, len, "it is carried");
 		return false;
 	}
 	if (pw_terrain(g, u->pos) == PW_T_FORD) {
-		snprintf(why, len, "units in rivers may not fire");
+		say(why, len, "units in rivers may not fire");
 		return false;
 	}
 	if (crossing(g, i) && pw_terrain(g, u->pos) == PW_T_TRENCH) {
-		snprintf(why, len, "units crossing trenches may not fire");
+		say(why, len, "units crossing trenches may not fire");
+		return false;
+	}
+	/* Out of range whatever the line (a wood only shortens the range):
+	 * no line drawn. */
+	if (d < 1 || (d > t->range && pw_terrain(g, u->pos) != PW_T_WOOD)) {
+		say(why, len, "range %d, it reaches %d", d, *range);
 		return false;
 	}
 	n = hex_line(u->pos, h, st, HEX_LINE_MAX);
@@ -828,27 +853,27 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 	    pw_terrain(g, st[1].h) == PW_T_WOOD)
 		*range = 1;
 	if (d < 1 || d > *range) {
-		snprintf(why, len, "range %d, it reaches %d", d, *range);
+		say(why, len, "range %d, it reaches %d", d, *range);
 		return false;
 	}
 	if (!(t->cls & PW_C_360) && !pw_in_arc(u->facing, u->pos, h)) {
-		snprintf(why, len, "the target is outside its 120 degree arc");
+		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
 	if (pw_area(g, u->pos) && n > 1 && !hex_eq(st[1].h, h) &&
 	    pw_area(g, st[1].h)) {
-		snprintf(why, len, "it is not on the edge of its wood, "
+		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
 	}
 	if (pw_area(g, h) && n > 2 && pw_area(g, st[n - 2].h)) {
-		snprintf(why, len, "fire reaches only 1 hex into woods, "
+		say(why, len, "fire reaches only 1 hex into woods, "
 		    "built-up areas and fortifications");
 		return false;
 	}
 	if (t->weapon != PW_W_MORTAR) {
 		if (!pw_los_side(g, u->pos, h, u->side)) {
-			snprintf(why, len, "no direct line of sight");
+			say(why, len, "no direct line of sight");
 			return false;
 		}
 		return true;
@@ -868,7 +893,7 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 			seen = true;
 	}
 	if (!seen)
-		snprintf(why, len, "nobody in reach of the mortar sees the "
+		say(why, len, "nobody in reach of the mortar sees the "
 		    "target");
 	return seen;
 }
