@@ -682,4 +682,20 @@ int64_t store_last_id(struct store *);
  * before failing with HP_EBUSY (10 s from store_open). */
 void store_busy_timeout(struct store *, int ms);
 
+/* The wake index (migration 22, issue 17; deadline.h says when). Call
+ * fn(name, cid, active, arg) for each campaign whose wake is at or before
+ * now, by name, from one indexed query (active: its status is 'active');
+ * name is valid during the call. */
+int store_wake_due(struct store *, long now,
+    void (*fn)(const char *name, int64_t cid, bool active, void *),
+    void *arg, struct hp_error *);
+/* Set campaign cid's wake time. */
+int store_wake_set(struct store *, int64_t cid, long long wake,
+    struct hp_error *);
+/* If fingerprint (the configuration the wakes depend on) is not the one
+ * stored, set every wake to 0 and store it, in one transaction (*reset
+ * true); otherwise only read. */
+int store_wake_config(struct store *, const char *fingerprint, bool *reset,
+    struct hp_error *);
+
 #endif

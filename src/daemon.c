@@ -27,6 +27,9 @@
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t reload_requested;
+/* A daemon below log level info: a pass that moved no mail prints
+ * nothing (an idle daemon writes nothing to its log; issue 17). */
+static bool daemon_quiet;
 
 /* SIGTERM, SIGINT: stop after the step in hand. */
 static void
@@ -98,25 +101,71 @@ resolved_hook(void *arg, struct store *st, int64_t cid, const struct game *g,
 	return mail_queue_reports(st, rm->cfg, cid, g, w, err);
 }
 
+/* A campaign the wake index says is due this pass. */
+struct run_due {
+	char name[GAME_NAME_MAX];
+	int64_t cid;
+	bool active;
+	bool looked;            /* stepped without a busy or full database */
+};
+
 struct run_names {
-	char (*v)[GAME_NAME_MAX];
+	struct run_due *v;
 	int n;
 	int cap;
 };
 
-/* store_campaign_list callback: note each active campaign's name. */
+/* store_wake_due callback: note each campaign due. */
 static void
-collect_active(const struct store_campaign_info *ci, void *arg)
+collect_due(const char *name, int64_t cid, bool active, void *arg)
 {
 	struct run_names *rn = arg;
 
-	if (strcmp(ci->status, "active") != 0)
-		return;
 	if (rn->n == rn->cap) {
 		rn->cap = rn->cap ? rn->cap * 2 : 16;
 		rn->v = xrealloc(rn->v, (size_t)rn->cap * sizeof *rn->v);
 	}
-	strlcpy_(rn->v[rn->n++], ci->name, GAME_NAME_MAX);
+	strlcpy_(rn->v[rn->n].name, name, GAME_NAME_MAX);
+	rn->v[rn->n].cid = cid;
+	rn->v[rn->n].active = active;
+	rn->v[rn->n].looked = !active;
+	rn->n++;
+}
+
+/* After the campaigns due were looked at: store when each needs looking
+ * at next, in one transaction (a campaign not looked at keeps its wake, so
+ * it is looked at again next pass). Failures are logged. */
+static void
+daemon_wake_store(struct store *st, const struct config *cfg,
+    const struct run_names *rn, long now)
+{
+	struct hp_error err = { 0, "" };
+	long long wake;
+	int i, rc;
+
+	if (rn->n == 0)
+		return;
+	if ((rc = store_begin(st, &err)) != HP_OK) {
+		log_warn("wake index: %s", err.msg);
+		return;
+	}
+	for (i = 0; i < rn->n && rc == HP_OK; i++) {
+		if (!rn->v[i].looked)
+			continue;
+		if (deadline_wake_next(st, cfg, rn->v[i].name, rn->v[i].cid,
+		    now, &wake, &err) != HP_OK) {
+			/* Left due: looked at again next pass. */
+			log_debug("%s: wake: %s", rn->v[i].name, err.msg);
+			continue;
+		}
+		rc = store_wake_set(st, rn->v[i].cid, wake, &err);
+	}
+	if (rc == HP_OK)
+		rc = store_commit(st, &err);
+	else
+		store_rollback(st);
+	if (rc != HP_OK)
+		log_warn("wake index: %s", err.msg);
 }
 
 /* Put campaign name (cid) in quarantine after its resolution failed with
@@ -258,6 +307,7 @@ daemon_pass(struct store *st, const struct config *cfg,
 	struct run_names rn = { NULL, 0, 0 };
 	struct fetch_imap_stats fs = { 0, 0, 0, 0 }, ms = { 0, 0, 0, 0 };
 	struct hp_error ierr = { 0, "" }, oerr = { 0, "" };
+	bool reset, quiet;
 	long now;
 	int rc, i, irc = HP_OK, busy = 0, full = 0;
 
@@ -273,13 +323,20 @@ daemon_pass(struct store *st, const struct config *cfg,
 		irc = fetch_imap_run(st, cfg, &fs, &ierr);
 	if ((rc = intake_run(st, cfg, &is, err)) != HP_OK)
 		return rc;
-	printf("mail in: %d accepted, %d refused, %d ignored, %d duplicate, "
-	    "%d deferred", is.n[INTAKE_ACCEPTED], is.n[INTAKE_REJECTED],
-	    is.n[INTAKE_IGNORED], is.n[INTAKE_DUPLICATE], is.deferred);
-	/* Refusals to strangers, logged and not mailed (issue 12). */
-	if (is.unanswered > 0)
-		printf(", %d unanswered", is.unanswered);
-	printf("\n");
+	quiet = daemon_quiet && is.n[INTAKE_ACCEPTED] == 0 &&
+	    is.n[INTAKE_REJECTED] == 0 && is.n[INTAKE_IGNORED] == 0 &&
+	    is.n[INTAKE_DUPLICATE] == 0 && is.deferred == 0 &&
+	    is.unanswered == 0;
+	if (!quiet) {
+		printf("mail in: %d accepted, %d refused, %d ignored, "
+		    "%d duplicate, %d deferred", is.n[INTAKE_ACCEPTED],
+		    is.n[INTAKE_REJECTED], is.n[INTAKE_IGNORED],
+		    is.n[INTAKE_DUPLICATE], is.deferred);
+		/* Refusals to strangers, logged and not mailed (issue 12). */
+		if (is.unanswered > 0)
+			printf(", %d unanswered", is.unanswered);
+		printf("\n");
+	}
 	if (cfg->nimap > 0) {
 		rc = fetch_imap_mark(st, cfg, &ms, irc == HP_OK ? &ierr : err);
 		irc = irc == HP_OK ? rc : irc;
@@ -287,11 +344,18 @@ daemon_pass(struct store *st, const struct config *cfg,
 		    "failed\n", fs.fetched, fs.marked + ms.marked, fs.failed,
 		    cfg->nimap, cfg->nimap == 1 ? "" : "es");
 	}
-	if ((rc = store_campaign_list(st, collect_active, &rn, err)) != HP_OK)
+	if ((rc = deadline_wake_config(st, cfg, &reset, err)) != HP_OK)
 		return rc;
+	if (reset)
+		log_debug("deadline defaults changed: every campaign looked at");
 	now = deadline_now();
-	for (i = 0; i < rn.n && !stop_requested; i++)
-		switch (campaign_step(st, cfg, rn.v[i], &hooks, sk, now)) {
+	/* Only the campaigns the wake index says are due (issue 17). */
+	if ((rc = store_wake_due(st, now, collect_due, &rn, err)) != HP_OK)
+		return rc;
+	for (i = 0; i < rn.n && !stop_requested; i++) {
+		if (!rn.v[i].active)
+			continue;
+		switch (campaign_step(st, cfg, rn.v[i].name, &hooks, sk, now)) {
 		case HP_EBUSY:
 			busy++;
 			break;
@@ -299,10 +363,12 @@ daemon_pass(struct store *st, const struct config *cfg,
 			full++;
 			break;
 		default:
+			rn.v[i].looked = true;
 			break;
 		}
-	log_debug("%d active campaign%s looked at", rn.n, rn.n == 1 ? "" :
-	    "s");
+	}
+	daemon_wake_store(st, cfg, &rn, now);
+	log_debug("%d campaign%s due looked at", rn.n, rn.n == 1 ? "" : "s");
 	free(rn.v);
 	if (stop_requested)
 		return HP_OK;
@@ -311,12 +377,15 @@ daemon_pass(struct store *st, const struct config *cfg,
 		*err = oerr;
 		return rc;
 	}
-	printf("mail out: %d delivered, %d to retry, %d failed", os.sent,
-	    os.retried, os.failed);
-	if (rc == HP_EIO)
-		printf(", %d held (the outbox cannot be written: %s)", os.held,
-		    oerr.msg);
-	printf("\n");
+	if (!daemon_quiet || rc == HP_EIO || os.sent > 0 || os.retried > 0 ||
+	    os.failed > 0) {
+		printf("mail out: %d delivered, %d to retry, %d failed",
+		    os.sent, os.retried, os.failed);
+		if (rc == HP_EIO)
+			printf(", %d held (the outbox cannot be written: %s)",
+			    os.held, oerr.msg);
+		printf("\n");
+	}
 	if (daemon_outbox_fault(st, cfg, rc == HP_EIO ? oerr.msg : NULL,
 	    (long)time(NULL)) != HP_OK)
 		log_warn("the outbox fault could not be recorded");
@@ -437,15 +506,20 @@ static void
 daemon_mark_write(struct store *st, const struct config *cfg)
 {
 	struct hp_error err = { 0, "" };
-	char path[CONFIG_PATH_MAX + 16], text[64];
+	char path[CONFIG_PATH_MAX + 16], text[64], *old;
 	int64_t m, o;
+	bool same;
 
 	daemon_mark_path(cfg, path, sizeof path);
 	if (store_high_water(st, &m, &o, &err) == HP_OK) {
 		snprintf(text, sizeof text, "%lld %lld\n", (long long)m,
 		    (long long)o);
-		if (util_write_file_atomic(path, text, strlen(text), 0600,
-		    &err) == HP_OK)
+		/* Unchanged (an idle pass): not written again. */
+		old = util_read_file(path, NULL, NULL);
+		same = old != NULL && strcmp(old, text) == 0;
+		free(old);
+		if (same || util_write_file_atomic(path, text, strlen(text),
+		    0600, &err) == HP_OK)
 			return;
 	}
 	log_warn("%s: %s", path, err.msg);
@@ -726,6 +800,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		} else
 			key_watch(cfg, &keyst, &sk);
 		memset(&err, 0, sizeof err);
+		daemon_quiet = !once && cfg->log_level < LOG_LVL_INFO;
 		rc = daemon_pass(st, cfg, sk, &err);
 		daemon_mark_write(st, cfg);
 		fflush(stdout);

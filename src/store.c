@@ -3029,3 +3029,62 @@ store_unreachable_each(struct store *st, int64_t cid,
 		return dberr(st, err, "list unreachable players");
 	return HP_OK;
 }
+
+/* the wake index (migration 22) */
+
+int
+store_wake_due(struct store *st, long now,
+    void (*fn)(const char *name, int64_t cid, bool active, void *),
+    void *arg, struct hp_error *err)
+{
+	struct store_query q;
+
+	if (store_query_open(&q, st, "campaigns due", "SELECT c.name, c.id, "
+	    "c.status = 'active' FROM campaign_wake w INDEXED BY "
+	    "campaign_wake_at JOIN campaigns c ON c.id = w.campaign_id WHERE "
+	    "w.wake_at <= ?1 ORDER BY c.name", STORE_ARGS(STORE_INT(now)), err) != HP_OK)
+		return HP_EDB;
+	while (store_query_next(&q, err))
+		fn(col_text(q.s, 0), sqlite3_column_int64(q.s, 1),
+		    sqlite3_column_int(q.s, 2) != 0, arg);
+	return store_query_close(&q, err);
+}
+
+int
+store_wake_set(struct store *st, int64_t cid, long long wake,
+    struct hp_error *err)
+{
+	return store_exec(st, "set a campaign's wake", "INSERT OR REPLACE INTO "
+	    "campaign_wake(campaign_id, wake_at) VALUES (?1, ?2)",
+	    STORE_ARGS(STORE_INT(cid), STORE_INT(wake)), NULL, err);
+}
+
+int
+store_wake_config(struct store *st, const char *fingerprint, bool *reset,
+    struct hp_error *err)
+{
+	struct store_query q;
+	bool same;
+	int rc;
+
+	*reset = false;
+	if (store_query_open(&q, st, "wake configuration", "SELECT 1 FROM "
+	    "wake_config WHERE id = 1 AND fingerprint = ?1",
+	    STORE_ARGS(STORE_TEXT(fingerprint)), err) != HP_OK)
+		return HP_EDB;
+	same = store_query_next(&q, err);
+	if ((rc = store_query_close(&q, err)) != HP_OK || same)
+		return rc;
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	if ((rc = store_exec(st, "wake every campaign", "UPDATE campaign_wake "
+	    "SET wake_at = 0", NULL, NULL, err)) != HP_OK ||
+	    (rc = store_exec(st, "save the wake configuration", "INSERT OR "
+	    "REPLACE INTO wake_config(id, fingerprint) VALUES (1, ?1)",
+	    STORE_ARGS(STORE_TEXT(fingerprint)), NULL, err)) != HP_OK) {
+		store_rollback(st);
+		return rc;
+	}
+	*reset = true;
+	return store_commit(st, err);
+}
