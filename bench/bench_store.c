@@ -1,0 +1,335 @@
+/*
+ * bench_store [CAMPAIGNS [PASSES]]: the storage and idle side of a club
+ * (issue 17). Makes two data directories with `hexpost init` (deadline_hours
+ * 48, so every campaign has a clock): one with a single fire-and-movement
+ * campaign, one with CAMPAIGNS (default 10000), each waiting for its Blue
+ * player's orders. Then, with the real program (`hexpost` next to this
+ * one, or $HEXPOST_BIN):
+ *
+ * - the first `run --once` over each (every campaign looked at once, its
+ *   wake stored), then PASSES (default 15) idle `run --once` passes over
+ *   each, timed; the ratio of the medians (target <= 2);
+ * - the peak resident memory of a `run --once` pass and of the daemon
+ *   (`hexpost run`, read from /proc after its idle passes) over CAMPAIGNS
+ *   (target < 32 MB);
+ * - what the idle daemon writes to its log at the default level (target:
+ *   nothing) over a few passes (poll_interval 1).
+ *
+ * Prints the figures and PASS or FAIL per target; exit status 0 whatever
+ * they are (70 when the setup fails).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "engine.h"
+#include "game.h"
+#include "hexpost.h"
+#include "store.h"
+#include "turn.h"
+
+static char work[512];
+static char hexpost_bin[600];
+
+/* Print why and exit 70, removing the work directory. */
+__attribute__((noreturn, format(printf, 1, 2)))
+static void
+die(const char *fmt, ...)
+{
+	char cmd[700];
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("bench_store: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	if (work[0]) {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+		if (system(cmd) != 0)
+			fprintf(stderr, "bench_store: %s left\n", work);
+	}
+	exit(HP_EX_SOFTWARE);
+}
+
+/* Run the shell command cmd; die if it fails. */
+static void
+shell(const char *cmd)
+{
+	if (system(cmd) != 0)
+		die("failed: %s", cmd);
+}
+
+/* A data directory dir with n campaigns, each waiting for Blue. The first
+ * is made by turn_campaign_new (its seed chain alone takes ~30 ms); the
+ * others are row copies of it under other names and ids, in one
+ * transaction (the pass reads them as it reads any campaign; none is
+ * resolved here, so the shared seeds do not matter). */
+static void
+setup(const char *dir, long n)
+{
+	static const char *tables[] = { "sides", "hexes", "units", "vars",
+		"campaign_settings" };
+	struct hp_error err = { 0, "" };
+	struct store *st = NULL;
+	struct game g;
+	char cmd[2048], db[640], path[640];
+	struct sbuf sb;
+	int64_t cid;
+	long i;
+	size_t k;
+	int blue;
+
+	snprintf(cmd, sizeof cmd, "'%s' init --datadir '%s' >/dev/null && "
+	    "printf 'deadline_hours = 48\\npoll_interval = 1\\nfrom = "
+	    "hexpost@club.example\\ndomain = club.example\\n' >> "
+	    "'%s/hexpost.conf'", hexpost_bin, dir, dir);
+	shell(cmd);
+	snprintf(db, sizeof db, "%s/hexpost.db", dir);
+	if (store_open(&st, db, false, &err) != HP_OK)
+		die("%s: %s", db, err.msg);
+	game_init(&g);
+	if (turn_campaign_new(st, "c00000", "fire-and-movement", NULL, "",
+	    NULL, 0, &err) != HP_OK ||
+	    store_game_load(st, "c00000", &g, &cid, &err) != HP_OK)
+		die("campaign c00000: %s", err.msg);
+	if ((blue = game_side_index(&g, "blue")) < 0)
+		die("campaign c00000 has no side blue");
+	if (store_begin(st, &err) != HP_OK ||
+	    store_player_add(st, cid, blue, "blue", "blue@example.org", NULL,
+	    NULL, false, &err) != HP_OK || store_commit(st, &err) != HP_OK)
+		die("player of c00000: %s", err.msg);
+	game_free(&g);
+	store_close(st);
+	sbuf_init(&sb);
+	sbuf_printf(&sb, "BEGIN;\n"
+	    "CREATE TEMP TABLE t_campaigns AS SELECT * FROM campaigns WHERE "
+	    "id = %lld;\n"
+	    "CREATE TEMP TABLE t_players AS SELECT * FROM players WHERE "
+	    "campaign_id = %lld;\n"
+	    "CREATE TEMP TABLE t_windows AS SELECT * FROM windows WHERE "
+	    "campaign_id = %lld;\n"
+	    "CREATE TEMP TABLE t_window_clock AS SELECT k.* FROM window_clock "
+	    "k JOIN windows w ON w.id = k.window_id WHERE w.campaign_id = "
+	    "%lld;\n", (long long)cid, (long long)cid, (long long)cid,
+	    (long long)cid);
+	for (k = 0; k < sizeof tables / sizeof *tables; k++)
+		sbuf_printf(&sb, "CREATE TEMP TABLE t_%s AS SELECT * FROM %s "
+		    "WHERE campaign_id = %lld;\n", tables[k], tables[k],
+		    (long long)cid);
+	for (i = 1; i < n; i++) {
+		long long c = (long long)cid + i, w = 1000000 + i;
+
+		sbuf_printf(&sb, "UPDATE t_campaigns SET id = %lld, name = "
+		    "'c%05ld';\nINSERT INTO campaigns SELECT * FROM "
+		    "t_campaigns;\n", c, i);
+		for (k = 0; k < sizeof tables / sizeof *tables; k++)
+			sbuf_printf(&sb, "UPDATE t_%s SET campaign_id = %lld;\n"
+			    "INSERT INTO %s SELECT * FROM t_%s;\n", tables[k],
+			    c, tables[k], tables[k]);
+		sbuf_printf(&sb, "UPDATE t_players SET id = NULL, campaign_id = "
+		    "%lld;\nINSERT INTO players SELECT * FROM t_players;\n"
+		    "UPDATE t_windows SET id = %lld, campaign_id = %lld;\n"
+		    "INSERT INTO windows SELECT * FROM t_windows;\n"
+		    "UPDATE t_window_clock SET window_id = %lld;\n"
+		    "INSERT INTO window_clock SELECT * FROM t_window_clock;\n",
+		    c, w, c, w);
+	}
+	sbuf_puts(&sb, "COMMIT;\n");
+	snprintf(path, sizeof path, "%s/clone.sql", dir);
+	if (util_write_file_atomic(path, sb.buf, sb.len, 0600, &err) != HP_OK)
+		die("%s: %s", path, err.msg);
+	sbuf_free(&sb);
+	snprintf(cmd, sizeof cmd, "sqlite3 -bail '%s' < '%s' && rm '%s'", db,
+	    path, path);
+	shell(cmd);
+}
+
+/* One `hexpost run --once` over dir: wall seconds; *maxrss its peak
+ * resident memory in KB. Dies unless it exits 0. */
+static double
+run_once(const char *dir, long *maxrss)
+{
+	char conf[640];
+	struct rusage ru;
+	double t0 = bench_now(), t;
+	int status;
+	pid_t pid;
+
+	snprintf(conf, sizeof conf, "%s/hexpost.conf", dir);
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (freopen("/dev/null", "w", stdout) == NULL)
+			_exit(127);
+		execl(hexpost_bin, "hexpost", "--config", conf, "run", "--once",
+		    (char *)NULL);
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) == -1)
+		die("wait4: %s", strerror(errno));
+	t = bench_now() - t0;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("run --once over %s failed (status %d)", dir, status);
+	if (maxrss != NULL)
+		*maxrss = ru.ru_maxrss;
+	return t;
+}
+
+/* qsort: doubles ascending. */
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of passes idle passes over dir. */
+static double
+idle_median(const char *dir, int passes, long *maxrss)
+{
+	double *t = xcalloc((size_t)passes, sizeof *t), m;
+	int i;
+
+	for (i = 0; i < passes; i++)
+		t[i] = run_once(dir, maxrss);
+	qsort(t, (size_t)passes, sizeof *t, cmp_double);
+	m = t[passes / 2];
+	free(t);
+	return m;
+}
+
+/* A /proc/PID/status figure in KB (VmRSS, VmHWM), or -1. */
+static long
+proc_kb(pid_t pid, const char *key)
+{
+	char path[64], line[256];
+	size_t kl = strlen(key);
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/status", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (strncmp(line, key, kl) == 0 && line[kl] == ':')
+			v = strtol(line + kl + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/* The daemon over dir for secs seconds (poll_interval 1): its resident
+ * memory (*rss, *hwm in KB) and the bytes it wrote to stdout and stderr. */
+static long
+daemon_run_for(const char *dir, int secs, long *rss, long *hwm)
+{
+	char conf[640], logf[640];
+	struct stat sb;
+	int status;
+	pid_t pid;
+
+	snprintf(conf, sizeof conf, "%s/hexpost.conf", dir);
+	snprintf(logf, sizeof logf, "%s/daemon.log", dir);
+	fflush(stdout);
+	if ((pid = fork()) == -1)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (freopen(logf, "w", stdout) == NULL ||
+		    dup2(fileno(stdout), 2) == -1)
+			_exit(127);
+		execl(hexpost_bin, "hexpost", "--config", conf, "run",
+		    (char *)NULL);
+		_exit(127);
+	}
+	sleep((unsigned)secs);
+	*rss = proc_kb(pid, "VmRSS");
+	*hwm = proc_kb(pid, "VmHWM");
+	kill(pid, SIGTERM);
+	if (waitpid(pid, &status, 0) == -1)
+		die("waitpid: %s", strerror(errno));
+	if (stat(logf, &sb) == -1)
+		die("%s: %s", logf, strerror(errno));
+	return (long)sb.st_size;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *tmpdir = getenv("TMPDIR"), *bin = getenv("HEXPOST_BIN");
+	char one[600], many[600], cmd[700], *slash;
+	double t, first1, firstn, idle1, idlen, ratio;
+	long ncamp = 10000, rss1, rssn, rssfirst, drss, dhwm, logbytes;
+	int passes = 15;
+
+	if (argc > 1 && (ncamp = strtol(argv[1], NULL, 10)) < 1)
+		die("bad number of campaigns '%s'", argv[1]);
+	if (argc > 2 && (passes = atoi(argv[2])) < 1)
+		die("bad number of passes '%s'", argv[2]);
+	if (bin != NULL && *bin != '\0')
+		snprintf(hexpost_bin, sizeof hexpost_bin, "%s", bin);
+	else {
+		snprintf(hexpost_bin, sizeof hexpost_bin, "%s", argv[0]);
+		if ((slash = strrchr(hexpost_bin, '/')) != NULL)
+			snprintf(slash + 1, sizeof hexpost_bin -
+			    (size_t)(slash + 1 - hexpost_bin), "hexpost");
+		else
+			snprintf(hexpost_bin, sizeof hexpost_bin, "./hexpost");
+	}
+	if (access(hexpost_bin, X_OK) == -1)
+		die("%s: %s (set HEXPOST_BIN)", hexpost_bin, strerror(errno));
+	engine_init();
+	snprintf(work, sizeof work, "%s/bench_store.XXXXXX",
+	    tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (mkdtemp(work) == NULL) {
+		work[0] = '\0';
+		die("mkdtemp: %s", strerror(errno));
+	}
+	snprintf(one, sizeof one, "%s/one", work);
+	snprintf(many, sizeof many, "%s/many", work);
+
+	t = bench_now();
+	setup(one, 1);
+	setup(many, ncamp);
+	printf("setup: 1 and %ld fire-and-movement campaigns waiting for "
+	    "Blue (deadline_hours 48) in %.1f s\n", ncamp, bench_now() - t);
+
+	first1 = run_once(one, NULL);
+	firstn = run_once(many, &rssfirst);
+	printf("first pass (every campaign looked at): 1 campaign %.1f ms, "
+	    "%ld campaigns %.1f ms (%.3f ms each), peak RSS %.1f MB\n",
+	    first1 * 1e3, ncamp, firstn * 1e3, firstn * 1e3 / (double)ncamp,
+	    (double)rssfirst / 1024);
+	idle1 = idle_median(one, passes, &rss1);
+	idlen = idle_median(many, passes, &rssn);
+	ratio = idlen / idle1;
+	printf("idle run --once, median of %d: 1 campaign %.2f ms, %ld "
+	    "campaigns %.2f ms\n", passes, idle1 * 1e3, ncamp, idlen * 1e3);
+	printf("  peak RSS of an idle pass: 1 campaign %.1f MB, %ld campaigns "
+	    "%.1f MB\n", (double)rss1 / 1024, ncamp, (double)rssn / 1024);
+	printf("ratio idle %ld/1     %6.2f  (target <= 2)   %s\n", ncamp, ratio,
+	    ratio <= 2 ? "PASS" : "FAIL");
+
+	logbytes = daemon_run_for(many, 4, &drss, &dhwm);
+	printf("daemon over %ld campaigns, 4 s (poll_interval 1): RSS %.1f MB, "
+	    "peak %.1f MB; %ld bytes written to its log\n", ncamp,
+	    (double)drss / 1024, (double)dhwm / 1024, logbytes);
+	printf("daemon peak RSS  %6.1f MB (target < 32)    %s\n",
+	    (double)dhwm / 1024, dhwm > 0 && dhwm < 32 * 1024 ? "PASS" :
+	    "FAIL");
+	printf("idle log bytes   %6ld    (target 0)       %s\n", logbytes,
+	    logbytes == 0 ? "PASS" : "FAIL");
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_store: %s left\n", work);
+	return 0;
+}
