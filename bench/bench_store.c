@@ -1,6 +1,6 @@
 /*
- * bench_store [CAMPAIGNS [PASSES]]: the storage and idle side of a club
- * (issue 17). Makes two data directories with `hexpost init` (deadline_hours
+ * bench_store [CAMPAIGNS [PASSES [MESSAGES]]]: the storage and idle side of
+ * a club (issue 17). Makes two data directories with `hexpost init` (deadline_hours
  * 48, so every campaign has a clock): one with a single fire-and-movement
  * campaign, one with CAMPAIGNS (default 10000), each waiting for its Blue
  * player's orders. Then, with the real program (`hexpost` next to this
@@ -9,6 +9,10 @@
  * - the first `run --once` over each (every campaign looked at once, its
  *   wake stored), then PASSES (default 15) idle `run --once` passes over
  *   each, timed; the ratio of the medians (target <= 2);
+ * - the outbox's delivery of MESSAGES (default 2000) queued messages by one
+ *   pass: a sync and a commit per message (the path before, toggled by
+ *   HEXPOST_OUTBOX_SYNC_EACH) against a batch at a time (target: 3 times
+ *   faster per message);
  * - the peak resident memory of a `run --once` pass and of the daemon
  *   (`hexpost run`, read from /proc after its idle passes) over CAMPAIGNS
  *   (target < 32 MB);
@@ -208,6 +212,38 @@ idle_median(const char *dir, int passes, long *maxrss)
 	return m;
 }
 
+/* Queue m messages of about 2.5 KB (a report's size) in dir's outbox, tag
+ * in their Message-IDs, straight into the table; then one `run --once`
+ * delivers them, each fsynced and recorded on its own if sync_each (the
+ * path before issue 17, HEXPOST_OUTBOX_SYNC_EACH) or a batch at a time.
+ * Returns the pass's seconds; the outbox's new/ is emptied after. */
+static double
+burst(const char *dir, long m, const char *tag, bool sync_each)
+{
+	char cmd[2048];
+	double t;
+
+	snprintf(cmd, sizeof cmd, "sqlite3 '%s/hexpost.db' \"INSERT INTO "
+	    "outbox(message_id, kind, rcpt, envelope_from, data) WITH RECURSIVE "
+	    "c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %ld) "
+	    "SELECT 'burst.%s.' || i || '@club.example', 'report', 'p' || i || "
+	    "'@example.org', '', CAST('Message-ID: <burst.%s.' || i || "
+	    "'@club.example>' || char(10) || 'Subject: report' || char(10) || "
+	    "char(10) || hex(randomblob(1250)) || char(10) AS BLOB) FROM c\"",
+	    dir, m, tag, tag);
+	shell(cmd);
+	if (sync_each)
+		setenv("HEXPOST_OUTBOX_SYNC_EACH", "1", 1);
+	t = run_once(dir, NULL);
+	unsetenv("HEXPOST_OUTBOX_SYNC_EACH");
+	snprintf(cmd, sizeof cmd, "test \"$(sqlite3 '%s/hexpost.db' \"SELECT "
+	    "count(*) FROM outbox WHERE state = 'sent' AND message_id LIKE "
+	    "'burst.%s.%%'\")\" = %ld && find '%s/outbox/new' -type f -delete",
+	    dir, tag, m, dir);
+	shell(cmd);
+	return t;
+}
+
 /* A /proc/PID/status figure in KB (VmRSS, VmHWM), or -1. */
 static long
 proc_kb(pid_t pid, const char *key)
@@ -266,14 +302,17 @@ main(int argc, char **argv)
 {
 	const char *tmpdir = getenv("TMPDIR"), *bin = getenv("HEXPOST_BIN");
 	char one[600], many[600], cmd[700], *slash;
-	double t, first1, firstn, idle1, idlen, ratio;
+	double t, first1, firstn, idle1, idlen, ratio, tb, tn;
 	long ncamp = 10000, rss1, rssn, rssfirst, drss, dhwm, logbytes;
 	int passes = 15;
+	long nburst = 2000;
 
 	if (argc > 1 && (ncamp = strtol(argv[1], NULL, 10)) < 1)
 		die("bad number of campaigns '%s'", argv[1]);
 	if (argc > 2 && (passes = atoi(argv[2])) < 1)
 		die("bad number of passes '%s'", argv[2]);
+	if (argc > 3 && (nburst = strtol(argv[3], NULL, 10)) < 1)
+		die("bad number of messages '%s'", argv[3]);
 	if (bin != NULL && *bin != '\0')
 		snprintf(hexpost_bin, sizeof hexpost_bin, "%s", bin);
 	else {
@@ -317,6 +356,16 @@ main(int argc, char **argv)
 	    "%.1f MB\n", (double)rss1 / 1024, ncamp, (double)rssn / 1024);
 	printf("ratio idle %ld/1     %6.2f  (target <= 2)   %s\n", ncamp, ratio,
 	    ratio <= 2 ? "PASS" : "FAIL");
+
+	tb = burst(one, nburst, "each", true) - idle1;
+	tn = burst(one, nburst, "batch", false) - idle1;
+	printf("outbox burst, %ld messages of 2.5 KB into the Maildir by one "
+	    "run --once (its idle cost taken off):\n  one sync and commit per "
+	    "message (before): %.3f ms/message; a batch at a time: %.3f "
+	    "ms/message\n", nburst, tb * 1e3 / (double)nburst, tn * 1e3 /
+	    (double)nburst);
+	printf("ratio delivery before/batched  %6.1f  (target >= 3)   %s\n",
+	    tb / tn, tb / tn >= 3 ? "PASS" : "FAIL");
 
 	logbytes = daemon_run_for(many, 4, &drss, &dhwm);
 	printf("daemon over %ld campaigns, 4 s (poll_interval 1): RSS %.1f MB, "
