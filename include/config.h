@@ -63,6 +63,11 @@ struct config {
 	/* mail_wait = poll: between passes only sleep poll_interval, no IMAP
 	 * IDLE or inotify watch (mail_wait = watch, the default). */
 	bool wait_poll;
+	/* retention_days (issue 17): delivered and failed outbox rows, the
+	 * inbox's cur/ and the outbox Maildir's files older than this are
+	 * removed once a day (0: kept for ever); sent copies are compressed
+	 * after a day. */
+	int retention_days;
 };
 
 /* Defaults for a data directory: everything inside dir. */

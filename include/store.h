@@ -698,4 +698,33 @@ int store_wake_set(struct store *, int64_t cid, long long wake,
 int store_wake_config(struct store *, const char *fingerprint, bool *reset,
     struct hp_error *);
 
+/* Retention (issue 17; 'hexpost storage --compact', the daemon once a
+ * day), in one transaction: the copies of outbox rows sent a day or more
+ * before now are compressed (store_outbox_find reads them back as
+ * queued); rows sent or failed more than keep_days before now are removed
+ * (keep_days 0: none), the newest row always kept (store_high_water). */
+struct store_compact_stats {
+	int64_t packed;         /* sent copies compressed */
+	int64_t deleted;        /* outbox rows removed */
+};
+int store_compact(struct store *, long now, int keep_days,
+    struct store_compact_stats *, struct hp_error *);
+/* What the database holds (issue 17, 'hexpost storage'). */
+struct store_storage {
+	int64_t file_bytes;     /* pages in use and free, as on disk */
+	int64_t free_bytes;     /* free pages (VACUUM returns them) */
+	int64_t windows;        /* resolved windows */
+	int64_t reports, report_bytes, reports_packed;
+	int64_t outbox_queued, outbox_sent, outbox_failed;
+	int64_t outbox_bytes, outbox_packed;
+	char oldest_sent[32];   /* sent_at of the oldest row kept, or "" */
+};
+/* Fill *out, and call fn(name, bytes, arg) for each table and index by
+ * the bytes of its pages (largest first). */
+int store_storage_get(struct store *, struct store_storage *out,
+    void (*fn)(const char *name, int64_t bytes, void *), void *arg,
+    struct hp_error *);
+/* VACUUM: give the free pages back to the file system. */
+int store_vacuum(struct store *, struct hp_error *);
+
 #endif

@@ -1,4 +1,5 @@
 /* daemon: the run loop, signals and the lock (see include/daemon.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -296,6 +297,156 @@ daemon_outbox_fault(struct store *st, const struct config *cfg,
 	return rc;
 }
 
+/* Once a day (the time of the last one kept in DATADIR/hexpost.retention):
+ * apply the retention setting (outbox_retention). Logged at level info;
+ * failures are warnings and it is tried again next pass. */
+static void
+daemon_retention(struct store *st, const struct config *cfg)
+{
+	struct outbox_retention_stats rs;
+	struct hp_error err = { 0, "" };
+	char path[CONFIG_PATH_MAX + 20], text[32], *t;
+	long now = (long)time(NULL), last = 0;
+
+	snprintf(path, sizeof path, "%s/hexpost.retention", cfg->datadir);
+	if ((t = util_read_file(path, NULL, NULL)) != NULL) {
+		last = strtol(t, NULL, 10);
+		free(t);
+	}
+	if (last <= now && now - last < 86400)
+		return;
+	if (outbox_retention(st, cfg, now, &rs, &err) != HP_OK) {
+		log_warn("retention: %s", err.msg);
+		return;
+	}
+	if (rs.packed > 0 || rs.deleted > 0 || rs.inbox_files > 0 ||
+	    rs.outbox_files > 0)
+		log_info("retention (%d days): %lld sent copies compressed, "
+		    "%lld outbox rows, %ld inbox and %ld outbox files (%lld "
+		    "bytes) removed", cfg->retention_days, (long long)rs.packed,
+		    (long long)rs.deleted, rs.inbox_files, rs.outbox_files,
+		    rs.bytes);
+	snprintf(text, sizeof text, "%ld\n", now);
+	if (util_write_file_atomic(path, text, strlen(text), 0600, &err) !=
+	    HP_OK)
+		log_warn("%s", err.msg);
+}
+
+/* Count the regular files of dir and their bytes into *n and *bytes. */
+static void
+daemon_dir_usage(const char *dir, long *n, long long *bytes)
+{
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &sb,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)) {
+			(*n)++;
+			*bytes += (long long)sb.st_size;
+		}
+	closedir(d);
+}
+
+struct table_lines {
+	FILE *f;
+	int n;          /* printed so far */
+};
+
+/* store_storage_get callback: a line for each of the 12 largest tables
+ * and indexes. */
+static void
+print_table(const char *name, int64_t bytes, void *arg)
+{
+	struct table_lines *tl = arg;
+
+	if (tl->n++ < 12)
+		fprintf(tl->f, "    %-36s %10.1f KB\n", name, (double)bytes /
+		    1024);
+}
+
+/* The Maildir spec's files in new/ and cur/ (cur/ only if cur_only). */
+static void
+daemon_maildir_line(FILE *f, const char *what, const char *spec,
+    bool cur_only)
+{
+	char dir[CONFIG_PATH_MAX + 8];
+	long n = 0;
+	long long bytes = 0;
+
+	if (strncmp(spec, "maildir:", 8) != 0) {
+		fprintf(f, "%s: %s (not a Maildir: nothing kept here)\n", what,
+		    spec);
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s/cur", spec + 8);
+	daemon_dir_usage(dir, &n, &bytes);
+	if (!cur_only) {
+		snprintf(dir, sizeof dir, "%s/new", spec + 8);
+		daemon_dir_usage(dir, &n, &bytes);
+	}
+	fprintf(f, "%s: %s%s, %ld files, %.1f KB\n", what, spec + 8,
+	    cur_only ? "/cur" : " (new/ and cur/)", n, (double)bytes / 1024);
+}
+
+int
+daemon_storage(struct store *st, const struct config *cfg, bool compact,
+    FILE *f, struct hp_error *err)
+{
+	struct outbox_retention_stats rs;
+	struct table_lines tl = { f, 0 };
+	struct store_storage s;
+	int rc;
+
+	if (compact) {
+		if ((rc = outbox_retention(st, cfg, (long)time(NULL), &rs,
+		    err)) != HP_OK || (rc = store_vacuum(st, err)) != HP_OK)
+			return rc;
+		fprintf(f, "compacted: %lld sent copies compressed, %lld outbox "
+		    "rows removed, %ld inbox and %ld outbox files removed "
+		    "(%.1f KB); database vacuumed\n", (long long)rs.packed,
+		    (long long)rs.deleted, rs.inbox_files, rs.outbox_files,
+		    (double)rs.bytes / 1024);
+	}
+	if ((rc = store_storage_get(st, &s, NULL, NULL, err)) != HP_OK)
+		return rc;
+	fprintf(f, "database: %s, %.1f KB (%.1f KB of it free pages)\n",
+	    cfg->database, (double)s.file_bytes / 1024, (double)s.free_bytes /
+	    1024);
+	fprintf(f, "  resolved windows: %lld", (long long)s.windows);
+	if (s.windows > 0)
+		fprintf(f, ", %.1f KB a window in use",
+		    (double)(s.file_bytes - s.free_bytes) / 1024 /
+		    (double)s.windows);
+	fprintf(f, "\n  reports: %lld kept (%lld compressed), %.1f KB\n",
+	    (long long)s.reports, (long long)s.reports_packed,
+	    (double)s.report_bytes / 1024);
+	fprintf(f, "  outbox rows: %lld queued, %lld sent (%lld compressed), "
+	    "%lld failed; %.1f KB%s%s\n", (long long)s.outbox_queued,
+	    (long long)s.outbox_sent, (long long)s.outbox_packed,
+	    (long long)s.outbox_failed, (double)s.outbox_bytes / 1024,
+	    s.oldest_sent[0] ? "; oldest sent " : "", s.oldest_sent);
+	fprintf(f, "  the largest tables and indexes:\n");
+	if ((rc = store_storage_get(st, &s, print_table, &tl, err)) != HP_OK)
+		return rc;
+	daemon_maildir_line(f, "inbox", cfg->mailbox, true);
+	daemon_maildir_line(f, "outbox", cfg->outbox, false);
+	if (cfg->retention_days > 0)
+		fprintf(f, "retention: %d days (retention_days): delivered and "
+		    "failed outbox rows, the inbox's cur/ (mail taken in) and "
+		    "the outbox Maildir's files older than that are removed "
+		    "once a day; sent copies are compressed after a day; "
+		    "reports, orders, dice and signatures are kept for ever\n",
+		    cfg->retention_days);
+	else
+		fprintf(f, "retention: none (retention_days = 0): everything is "
+		    "kept; sent copies are compressed after a day\n");
+	return HP_OK;
+}
+
 int
 daemon_pass(struct store *st, const struct config *cfg,
     const struct minisign_seckey *sk, struct hp_error *err)
@@ -389,6 +540,7 @@ daemon_pass(struct store *st, const struct config *cfg,
 	if (daemon_outbox_fault(st, cfg, rc == HP_EIO ? oerr.msg : NULL,
 	    (long)time(NULL)) != HP_OK)
 		log_warn("the outbox fault could not be recorded");
+	daemon_retention(st, cfg);
 	if (rc == HP_EIO) {
 		/* Kept queued, the moderators told once; run --once says so
 		 * (EX_IOERR: the operator must free or fix the outbox). */

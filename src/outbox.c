@@ -354,3 +354,80 @@ outbox_sweep(struct store *st, const struct config *cfg, long now,
 	closedir(d);
 	return rc;
 }
+
+/* Remove the regular files of dir older than before (if seen_only, only
+ * those flagged seen, ":2,...S"); count them in *files and *bytes. A
+ * directory that is not there holds nothing. */
+static int
+outbox_prune_dir(const char *dir, long before, bool seen_only, long *files,
+    long long *bytes, struct hp_error *err)
+{
+	struct dirent *de;
+	struct stat sb;
+	const char *fl;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL) {
+		if (errno == ENOENT)
+			return HP_OK;
+		hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
+		return HP_EIO;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || fstatat(dirfd(d), de->d_name, &sb,
+		    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(sb.st_mode) ||
+		    (long)sb.st_mtime >= before)
+			continue;
+		/* Mail intake deferred is not flagged seen: kept. */
+		if (seen_only && ((fl = strstr(de->d_name, ":2,")) == NULL ||
+		    strchr(fl + 3, 'S') == NULL))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == -1) {
+			if (errno != ENOENT)
+				log_warn("%s/%s: %s", dir, de->d_name,
+				    strerror(errno));
+			continue;
+		}
+		(*files)++;
+		*bytes += (long long)sb.st_size;
+	}
+	closedir(d);
+	return HP_OK;
+}
+
+int
+outbox_retention(struct store *st, const struct config *cfg, long now,
+    struct outbox_retention_stats *rs, struct hp_error *err)
+{
+	struct store_compact_stats cs;
+	char dir[CONFIG_PATH_MAX + 8];
+	long before;
+	int rc;
+
+	memset(rs, 0, sizeof *rs);
+	if ((rc = store_compact(st, now, cfg->retention_days, &cs, err)) !=
+	    HP_OK)
+		return rc;
+	rs->packed = cs.packed;
+	rs->deleted = cs.deleted;
+	if (cfg->retention_days <= 0)
+		return HP_OK;
+	before = now - 86400L * cfg->retention_days;
+	if (strncmp(cfg->mailbox, "maildir:", 8) == 0) {
+		snprintf(dir, sizeof dir, "%s/cur", cfg->mailbox + 8);
+		if ((rc = outbox_prune_dir(dir, before, true, &rs->inbox_files,
+		    &rs->bytes, err)) != HP_OK)
+			return rc;
+	}
+	if (strncmp(cfg->outbox, "maildir:", 8) == 0) {
+		snprintf(dir, sizeof dir, "%s/new", cfg->outbox + 8);
+		if ((rc = outbox_prune_dir(dir, before, false, &rs->outbox_files,
+		    &rs->bytes, err)) != HP_OK)
+			return rc;
+		snprintf(dir, sizeof dir, "%s/cur", cfg->outbox + 8);
+		if ((rc = outbox_prune_dir(dir, before, false, &rs->outbox_files,
+		    &rs->bytes, err)) != HP_OK)
+			return rc;
+	}
+	return HP_OK;
+}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "embedded.h"
 #include "shmguard.h"
@@ -325,6 +326,101 @@ store_busy_timeout(struct store *st, int ms)
 	sqlite3_busy_timeout(st->db, ms);
 }
 
+/* Stored compressed (issue 17): reports, and sent copies once compacted,
+ * are kept as STORE_ZMAGIC, the original length (4 bytes, big-endian) and
+ * its zlib stream. Neither a report nor an RFC 5322 message starts with a
+ * NUL byte, so a value that does not start with the magic is plain. */
+#define STORE_ZMAGIC "\0HPZ"
+#define STORE_ZHEAD 8
+
+/* The compressed form of p (n bytes) as a malloc'ed blob (*outlen bytes),
+ * or NULL when it would not be smaller (store p as it is). */
+static unsigned char *
+store_zpack(const void *p, size_t n, size_t *outlen)
+{
+	uLongf zlen = compressBound((uLong)n);
+	unsigned char *z;
+
+	if (n < 64 || n > 0xffffffffu)
+		return NULL;
+	z = xmalloc(STORE_ZHEAD + zlen);
+	memcpy(z, STORE_ZMAGIC, 4);
+	z[4] = (unsigned char)(n >> 24);
+	z[5] = (unsigned char)(n >> 16);
+	z[6] = (unsigned char)(n >> 8);
+	z[7] = (unsigned char)n;
+	if (compress2(z + STORE_ZHEAD, &zlen, p, (uLong)n, 9) != Z_OK ||
+	    (size_t)STORE_ZHEAD + zlen >= n) {
+		free(z);
+		return NULL;
+	}
+	*outlen = STORE_ZHEAD + zlen;
+	return z;
+}
+
+/* Is p (n bytes) a value store_zpack made? */
+static bool
+store_zpacked(const void *p, size_t n)
+{
+	return p != NULL && n >= STORE_ZHEAD && memcmp(p, STORE_ZMAGIC, 4) == 0;
+}
+
+/* Column i of s as a malloc'ed, NUL-terminated copy, uncompressed if it
+ * was stored compressed; *len (may be NULL) its length. NULL if a
+ * compressed value is damaged. */
+static char *
+col_unpacked(sqlite3_stmt *s, int i, size_t *len)
+{
+	const unsigned char *p = sqlite3_column_blob(s, i);
+	size_t n = (size_t)sqlite3_column_bytes(s, i);
+	uLongf want, got;
+	uLong used;
+	char *out;
+
+	if (!store_zpacked(p, n)) {
+		out = xmalloc(n + 1);
+		if (n > 0)
+			memcpy(out, p, n);
+		out[n] = '\0';
+		if (len != NULL)
+			*len = n;
+		return out;
+	}
+	want = (uLongf)p[4] << 24 | (uLongf)p[5] << 16 | (uLongf)p[6] << 8 |
+	    (uLongf)p[7];
+	got = want;
+	used = (uLong)(n - STORE_ZHEAD);
+	out = xmalloc((size_t)want + 1);
+	/* Damaged: not zlib, a length other than the one recorded, or bytes
+	 * after the stream (as an edit appending to the value leaves). */
+	if (uncompress2((Bytef *)out, &got, p + STORE_ZHEAD, &used) != Z_OK ||
+	    got != want || used != (uLong)(n - STORE_ZHEAD)) {
+		free(out);
+		return NULL;
+	}
+	out[want] = '\0';
+	if (len != NULL)
+		*len = (size_t)want;
+	return out;
+}
+
+/* SQL function hp_zpack(X): X compressed as store_zpack does, or X itself
+ * when that is not smaller or X is packed already (store_compact). */
+static void
+sql_zpack(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const void *p = sqlite3_value_blob(argv[0]);
+	size_t n = (size_t)sqlite3_value_bytes(argv[0]), zn;
+	unsigned char *z;
+
+	(void)argc;
+	if (store_zpacked(p, n) || (z = store_zpack(p, n, &zn)) == NULL) {
+		sqlite3_result_value(ctx, argv[0]);
+		return;
+	}
+	sqlite3_result_blob(ctx, z, (int)zn, free);
+}
+
 int
 store_open(struct store **stp, const char *path, bool create,
     struct hp_error *err)
@@ -362,6 +458,11 @@ store_open(struct store **stp, const char *path, bool create,
 		}
 		hp_seterr(err, HP_EDB, "%s: %s", path, emsg ? emsg : "pragma");
 		sqlite3_free(emsg);
+		goto fail;
+	}
+	if (sqlite3_create_function(st->db, "hp_zpack", 1, SQLITE_UTF8 |
+	    SQLITE_DETERMINISTIC, NULL, sql_zpack, NULL, NULL) != SQLITE_OK) {
+		hp_seterr(err, HP_EDB, "%s: %s", path, sqlite3_errmsg(st->db));
 		goto fail;
 	}
 	*stp = st;
@@ -1151,9 +1252,18 @@ int
 store_report_put(struct store *st, int64_t wid, int side, const char *body,
     struct hp_error *err)
 {
-	return store_exec(st, "store report", "INSERT INTO reports (window_id, "
+	size_t zn = 0;
+	unsigned char *z = store_zpack(body, strlen(body), &zn);
+	int rc;
+
+	/* Compressed when that is smaller (issue 17: reports were over
+	 * half of the database). */
+	rc = store_exec(st, "store report", "INSERT INTO reports (window_id, "
 	    "side_idx, body) VALUES (?1, ?2, ?3)", STORE_ARGS(STORE_INT(wid),
-	    STORE_INT(side), STORE_TEXT(body)), NULL, err);
+	    STORE_INT(side), z != NULL ? STORE_BLOB(z, zn) : STORE_TEXT(body)),
+	    NULL, err);
+	free(z);
+	return rc;
 }
 
 char *
@@ -1167,9 +1277,13 @@ store_report_get(struct store *st, int64_t wid, int side,
 	    "WHERE window_id = ?1 AND side_idx = ?2", STORE_ARGS(STORE_INT(wid),
 	    STORE_INT(side)), err) != HP_OK)
 		return NULL;
-	if (store_query_next(&q, err))
-		body = xstrdup(col_text(q.s, 0));
-	else if (q.rc == HP_OK)
+	if (store_query_next(&q, err)) {
+		/* Damaged: said in its place, so the audit finds it differs
+		 * and 'report --turn' shows it. */
+		if ((body = col_unpacked(q.s, 0, NULL)) == NULL)
+			body = xstrdup("(the stored report is damaged: it does "
+			    "not uncompress)\n");
+	} else if (q.rc == HP_OK)
 		hp_seterr(err, HP_ENOENT, "no report for that turn and side");
 	if (store_query_close(&q, err) != HP_OK) {
 		free(body);
@@ -2926,11 +3040,12 @@ store_outbox_find(struct store *st, const char *message_id,
 		strlcpy_(out->kind, col_text(s, 2), sizeof out->kind);
 		strlcpy_(out->rcpt, col_text(s, 3), sizeof out->rcpt);
 		strlcpy_(out->state, col_text(s, 4), sizeof out->state);
-		out->len = (size_t)sqlite3_column_bytes(s, 5);
-		out->data = xmalloc(out->len + 1);
-		if (out->len > 0)
-			memcpy(out->data, sqlite3_column_blob(s, 5), out->len);
-		out->data[out->len] = '\0';
+		/* A damaged compressed copy reads as empty. */
+		if ((out->data = (unsigned char *)col_unpacked(s, 5,
+		    &out->len)) == NULL) {
+			out->data = (unsigned char *)xstrdup("");
+			out->len = 0;
+		}
 	}
 	stmt_done(st, s);
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
@@ -3087,4 +3202,98 @@ store_wake_config(struct store *st, const char *fingerprint, bool *reset,
 	}
 	*reset = true;
 	return store_commit(st, err);
+}
+
+/* retention and storage (issue 17) */
+
+int
+store_compact(struct store *st, long now, int keep_days,
+    struct store_compact_stats *cs, struct hp_error *err)
+{
+	int rc;
+
+	cs->packed = cs->deleted = 0;
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	if (keep_days > 0) {
+		if ((rc = store_exec(st, "remove old outbox rows", "DELETE FROM "
+		    "outbox WHERE state IN ('sent', 'failed') AND "
+		    "coalesce(sent_at, created_at) < strftime('%Y-%m-%dT%H:%M:%SZ', "
+		    "?1, 'unixepoch', '-' || ?2 || ' days') AND id < (SELECT "
+		    "max(id) FROM outbox)", STORE_ARGS(STORE_INT(now),
+		    STORE_INT(keep_days)), NULL, err)) != HP_OK)
+			goto fail;
+		cs->deleted = store_changes(st);
+	}
+	if ((rc = store_exec(st, "compress sent copies", "UPDATE outbox SET "
+	    "data = hp_zpack(data) WHERE state = 'sent' AND sent_at < "
+	    "strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', '-1 day') AND "
+	    "substr(data, 1, 4) <> CAST(x'0048505a' AS BLOB)",
+	    STORE_ARGS(STORE_INT(now)), NULL, err)) != HP_OK)
+		goto fail;
+	cs->packed = store_changes(st);
+	return store_commit(st, err);
+fail:
+	store_rollback(st);
+	return rc;
+}
+
+int
+store_storage_get(struct store *st, struct store_storage *out,
+    void (*fn)(const char *name, int64_t bytes, void *), void *arg,
+    struct hp_error *err)
+{
+	struct store_query q;
+
+	memset(out, 0, sizeof *out);
+	if (store_query_open(&q, st, "storage", "SELECT "
+	    "(SELECT page_count FROM pragma_page_count()) * (SELECT page_size "
+	    "FROM pragma_page_size()), (SELECT freelist_count FROM "
+	    "pragma_freelist_count()) * (SELECT page_size FROM "
+	    "pragma_page_size()), (SELECT count(*) FROM windows WHERE state = "
+	    "'resolved'), (SELECT count(*) FROM reports), (SELECT "
+	    "coalesce(sum(length(CAST(body AS BLOB))), 0) FROM reports), "
+	    "(SELECT count(*) FROM reports WHERE typeof(body) = 'blob'), "
+	    "(SELECT count(*) FROM outbox WHERE state = 'queued'), (SELECT "
+	    "count(*) FROM outbox WHERE state = 'sent'), (SELECT count(*) FROM "
+	    "outbox WHERE state = 'failed'), (SELECT coalesce(sum(length(data)), "
+	    "0) FROM outbox), (SELECT count(*) FROM outbox WHERE substr(data, "
+	    "1, 4) = CAST(x'0048505a' AS BLOB)), (SELECT coalesce(min(sent_at), "
+	    "'') FROM outbox WHERE state = 'sent')", NULL, err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err)) {
+		out->file_bytes = sqlite3_column_int64(q.s, 0);
+		out->free_bytes = sqlite3_column_int64(q.s, 1);
+		out->windows = sqlite3_column_int64(q.s, 2);
+		out->reports = sqlite3_column_int64(q.s, 3);
+		out->report_bytes = sqlite3_column_int64(q.s, 4);
+		out->reports_packed = sqlite3_column_int64(q.s, 5);
+		out->outbox_queued = sqlite3_column_int64(q.s, 6);
+		out->outbox_sent = sqlite3_column_int64(q.s, 7);
+		out->outbox_failed = sqlite3_column_int64(q.s, 8);
+		out->outbox_bytes = sqlite3_column_int64(q.s, 9);
+		out->outbox_packed = sqlite3_column_int64(q.s, 10);
+		strlcpy_(out->oldest_sent, col_text(q.s, 11),
+		    sizeof out->oldest_sent);
+	}
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	if (fn == NULL)
+		return HP_OK;
+	/* Per table and index: the dbstat table, where SQLite has it. */
+	if (store_query_open(&q, st, "storage by table", "SELECT name, "
+	    "sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC, 1", NULL,
+	    err) != HP_OK) {
+		memset(err, 0, sizeof *err);
+		return HP_OK;
+	}
+	while (store_query_next(&q, err))
+		fn(col_text(q.s, 0), sqlite3_column_int64(q.s, 1), arg);
+	return store_query_close(&q, err);
+}
+
+int
+store_vacuum(struct store *st, struct hp_error *err)
+{
+	return store_exec(st, "vacuum", "VACUUM", NULL, NULL, err);
 }
