@@ -13,6 +13,11 @@
  *   pass: a sync and a commit per message (the path before, toggled by
  *   HEXPOST_OUTBOX_SYNC_EACH) against a batch at a time (target: 3 times
  *   faster per message);
+ * - the database bytes per resolved window over a long game of each
+ *   ruleset (every side a player; games one after another until 400
+ *   windows, each campaign's setup not counted), as sent and
+ *   a day later when retention has compressed the sent copies (target
+ *   <= 6 KB);
  * - the peak resident memory of a `run --once` pass and of the daemon
  *   (`hexpost run`, read from /proc after its idle passes) over CAMPAIGNS
  *   (target < 32 MB);
@@ -23,6 +28,7 @@
  * they are (70 when the setup fails).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +39,16 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "config.h"
+#include "daemon.h"
 #include "engine.h"
 #include "game.h"
 #include "hexpost.h"
+#include "ruleset.h"
+#include "serverkey.h"
 #include "store.h"
 #include "turn.h"
+#include "window.h"
 
 static char work[512];
 static char hexpost_bin[600];
@@ -96,6 +107,8 @@ setup(const char *dir, long n)
 	    "hexpost@club.example\\ndomain = club.example\\n' >> "
 	    "'%s/hexpost.conf'", hexpost_bin, dir, dir);
 	shell(cmd);
+	if (n == 0)
+		return;
 	snprintf(db, sizeof db, "%s/hexpost.db", dir);
 	if (store_open(&st, db, false, &err) != HP_OK)
 		die("%s: %s", db, err.msg);
@@ -244,6 +257,171 @@ burst(const char *dir, long m, const char *tag, bool sync_each)
 	return t;
 }
 
+/* store_storage_get callback: the five largest tables, per window. */
+static void
+print_top(const char *name, int64_t bytes, void *arg)
+{
+	int *left = arg;
+
+	if ((*left)-- > 0)
+		printf("      %-28s %8.2f KB a window\n", name, (double)bytes /
+		    1024 / left[1]);
+}
+
+/* Database bytes in use (pages minus free pages). */
+static int64_t
+db_used(struct store *st)
+{
+	struct hp_error err = { 0, "" };
+	struct store_storage s;
+
+	if (store_storage_get(st, &s, NULL, NULL, &err) != HP_OK)
+		die("storage: %s", err.msg);
+	return s.file_bytes - s.free_bytes;
+}
+
+/* Campaign name of ruleset rs (master seed "bench"), a player without a
+ * key on every side (the first one its moderator). */
+static void
+new_game(struct store *st, const struct ruleset *rs, const char *name)
+{
+	struct hp_error err = { 0, "" };
+	struct game g;
+	int64_t cid;
+	int i;
+
+	if (turn_campaign_new(st, name, rs->name, NULL, "", (const unsigned
+	    char *)name, strlen(name), &err) != HP_OK)
+		die("campaign of %s: %s", rs->name, err.msg);
+	game_init(&g);
+	if (store_game_load(st, name, &g, &cid, &err) != HP_OK ||
+	    store_begin(st, &err) != HP_OK)
+		die("%s", err.msg);
+	for (i = 0; i < g.nsides; i++) {
+		char pname[32], email[64];
+
+		snprintf(pname, sizeof pname, "p%d", i);
+		snprintf(email, sizeof email, "%s.p%d@example.org", name, i);
+		if (store_player_add(st, cid, i, pname, email, NULL, NULL,
+		    i == 0, &err) != HP_OK)
+			die("player: %s", err.msg);
+	}
+	if (store_commit(st, &err) != HP_OK)
+		die("%s", err.msg);
+	game_free(&g);
+}
+
+/* One long game of ruleset rs, played by mail as a club plays it: a
+ * player (no key) on every side, the built-in opponent's orders entered
+ * for each side every window, daemon passes (signed dice logs, reports
+ * queued and delivered into the outbox Maildir) until the game ends or
+ * maxw windows. Prints the database bytes per resolved window as sent and
+ * after a day (sent copies compressed by retention); *per gets the latter. */
+static void
+window_bytes(const struct ruleset *rs, int maxw, double *per)
+{
+	struct hp_error err = { 0, "" };
+	struct minisign_seckey *sk = NULL;
+	struct store_compact_stats cs;
+	struct store *st = NULL;
+	struct config cfg;
+	char dir[640], conf[700];
+	int64_t cid, base, sent_bytes, day_bytes, setup_bytes = 0;
+	int i, nw = 0, devnull, saved, ngames = 0;
+	bool game_over = false;
+	char cname[32];
+	struct game g;
+
+	snprintf(dir, sizeof dir, "%s/rs-%s", work, rs->name);
+	setup(dir, 0);
+	snprintf(conf, sizeof conf, "%s/hexpost.conf", dir);
+	memset(&cfg, 0, sizeof cfg);
+	if (config_load(&cfg, conf, &err) != HP_OK ||
+	    serverkey_load(cfg.server_key, &sk, &err) != HP_OK ||
+	    store_open(&st, cfg.database, false, &err) != HP_OK)
+		die("%s: %s", dir, err.msg);
+	fflush(stdout);
+	devnull = open("/dev/null", O_WRONLY);
+	saved = dup(1);
+	dup2(devnull, 1);
+	if (daemon_pass(st, &cfg, sk, &err) != HP_OK)
+		die("pass: %s", err.msg);
+	base = db_used(st);
+	for (;;) {
+		struct store_window w;
+		struct store_storage s;
+		unsigned missing;
+
+		if (ngames == 0 || game_over) {
+			if (nw >= maxw)
+				break;
+			snprintf(cname, sizeof cname, "long%d", ++ngames);
+			/* A campaign's setup (map, units) is not a window's. */
+			setup_bytes -= db_used(st);
+			new_game(st, rs, cname);
+			setup_bytes += db_used(st);
+		}
+		game_init(&g);
+		if (store_game_load(st, cname, &g, &cid, &err) != HP_OK)
+			die("%s", err.msg);
+		if ((game_over = g.status == GAME_FINISHED)) {
+			game_free(&g);
+			continue;
+		}
+		if (turn_pending(st, cname, &w, &missing, &err) != HP_OK)
+			die("pending: %s", err.msg);
+		for (i = 0; i < g.nsides; i++) {
+			struct turn_submit res;
+			char *text;
+
+			if (!(missing & (1u << i)))
+				continue;
+			text = window_opponent_orders(&g, &w.spec, i);
+			turn_submit_init(&res);
+			if (turn_submit(st, cname, text, strlen(text), i, 0,
+			    "cli", &res, &err) != HP_OK)
+				die("orders of side %d: %s", i, err.msg);
+			turn_submit_free(&res);
+			free(text);
+		}
+		game_free(&g);
+		if (daemon_pass(st, &cfg, sk, &err) != HP_OK)
+			die("pass: %s", err.msg);
+		if (store_storage_get(st, &s, NULL, NULL, &err) != HP_OK)
+			die("%s", err.msg);
+		if (s.windows == nw)
+			die("%s: no window resolved", rs->name);
+		nw = (int)s.windows;
+	}
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(devnull);
+	if (store_vacuum(st, &err) != HP_OK)
+		die("%s", err.msg);
+	sent_bytes = db_used(st) - base - setup_bytes;
+	/* A day later: every sent copy compressed (nothing removed). */
+	if (store_compact(st, (long)time(NULL) + 2 * 86400, 0, &cs, &err) !=
+	    HP_OK || store_vacuum(st, &err) != HP_OK)
+		die("compact: %s", err.msg);
+	day_bytes = db_used(st) - base - setup_bytes;
+	*per = (double)day_bytes / nw / 1024;
+	printf("  %-20s %4d windows (%d games): %6.2f KB a window as sent, %6.2f KB after "
+	    "a day (%lld sent copies compressed)  %s\n", rs->name, nw, ngames,
+	    (double)sent_bytes / nw / 1024, *per, (long long)cs.packed,
+	    *per <= 6 ? "PASS" : "FAIL");
+	{
+		struct store_storage ss;
+		int top[2] = { 5, nw };
+
+		if (store_storage_get(st, &ss, print_top, top, &err) != HP_OK)
+			die("%s", err.msg);
+	}
+	store_close(st);
+	minisign_seckey_free(sk);
+	config_free(&cfg);
+}
+
 /* A /proc/PID/status figure in KB (VmRSS, VmHWM), or -1. */
 static long
 proc_kb(pid_t pid, const char *key)
@@ -302,7 +480,8 @@ main(int argc, char **argv)
 {
 	const char *tmpdir = getenv("TMPDIR"), *bin = getenv("HEXPOST_BIN");
 	char one[600], many[600], cmd[700], *slash;
-	double t, first1, firstn, idle1, idlen, ratio, tb, tn;
+	double t, first1, firstn, idle1, idlen, ratio, tb, tn, per;
+	const struct ruleset *const *rsp;
 	long ncamp = 10000, rss1, rssn, rssfirst, drss, dhwm, logbytes;
 	int passes = 15;
 	long nburst = 2000;
@@ -366,6 +545,12 @@ main(int argc, char **argv)
 	    (double)nburst);
 	printf("ratio delivery before/batched  %6.1f  (target >= 3)   %s\n",
 	    tb / tn, tb / tn >= 3 ? "PASS" : "FAIL");
+
+	printf("database bytes per resolved window, a long game of each "
+	    "ruleset (target <= 6 KB):\n");
+	for (rsp = ruleset_all(); *rsp != NULL; rsp++)
+		if (!(*rsp)->test)
+			window_bytes(*rsp, 400, &per);
 
 	logbytes = daemon_run_for(many, 4, &drss, &dhwm);
 	printf("daemon over %ld campaigns, 4 s (poll_interval 1): RSS %.1f MB, "
