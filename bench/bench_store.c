@@ -327,6 +327,7 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 	struct config cfg;
 	char dir[640], conf[700];
 	int64_t cid, base, sent_bytes, day_bytes, setup_bytes = 0;
+	double t0;
 	int i, nw = 0, devnull, saved, ngames = 0;
 	bool game_over = false;
 	char cname[32];
@@ -347,6 +348,7 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 	if (daemon_pass(st, &cfg, sk, &err) != HP_OK)
 		die("pass: %s", err.msg);
 	base = db_used(st);
+	t0 = bench_now();
 	for (;;) {
 		struct store_window w;
 		struct store_storage s;
@@ -397,6 +399,7 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 	dup2(saved, 1);
 	close(saved);
 	close(devnull);
+	t0 = bench_now() - t0;
 	if (store_vacuum(st, &err) != HP_OK)
 		die("%s", err.msg);
 	sent_bytes = db_used(st) - base - setup_bytes;
@@ -406,6 +409,9 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 		die("compact: %s", err.msg);
 	day_bytes = db_used(st) - base - setup_bytes;
 	*per = (double)day_bytes / nw / 1024;
+	printf("  %-20s %.2f ms a window: orders entered, resolved, reports "
+	    "queued and delivered (one daemon pass a window)\n", rs->name,
+	    t0 * 1e3 / nw);
 	printf("  %-20s %4d windows (%d games): %6.2f KB a window as sent, %6.2f KB after "
 	    "a day (%lld sent copies compressed)  %s\n", rs->name, nw, ngames,
 	    (double)sent_bytes / nw / 1024, *per, (long long)cs.packed,
