@@ -1248,21 +1248,182 @@ store_dice_load(struct store *st, int64_t wid, struct dice *d,
 	return store_query_close(&q, err);
 }
 
+/* A report compressed against the campaign's first report of the same
+ * view (issue 17: the map and the text change little from window to
+ * window, so that halves it again): STORE_DMAGIC, the length (4 bytes,
+ * big-endian), the dictionary report's window id (8 bytes, big-endian),
+ * then a zlib stream made with that report as its preset dictionary. */
+#define STORE_DMAGIC "\0HPD"
+#define STORE_DHEAD 16
+
+/* p (n bytes) deflated with dictionary dict (dn bytes) as a malloc'ed
+ * STORE_DMAGIC blob naming window dwid (*outlen bytes), or NULL if that
+ * fails or is not smaller than limit. */
+static unsigned char *
+store_dpack(const char *p, size_t n, const char *dict, size_t dn,
+    int64_t dwid, size_t limit, size_t *outlen)
+{
+	unsigned char *z;
+	z_stream zs;
+	size_t cap;
+	int i, rc;
+
+	if (n > 0xffffffffu || dn > 0xffffffffu)
+		return NULL;
+	memset(&zs, 0, sizeof zs);
+	if (deflateInit(&zs, 9) != Z_OK)
+		return NULL;
+	cap = STORE_DHEAD + deflateBound(&zs, (uLong)n);
+	z = xmalloc(cap);
+	memcpy(z, STORE_DMAGIC, 4);
+	for (i = 0; i < 4; i++)
+		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+	for (i = 0; i < 8; i++)
+		z[8 + i] = (unsigned char)((uint64_t)dwid >> (56 - 8 * i));
+	zs.next_in = (Bytef *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z + STORE_DHEAD;
+	zs.avail_out = (uInt)(cap - STORE_DHEAD);
+	rc = deflateSetDictionary(&zs, (const Bytef *)dict, (uInt)dn) == Z_OK ?
+	    deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
+	*outlen = STORE_DHEAD + zs.total_out;
+	deflateEnd(&zs);
+	if (rc != Z_STREAM_END || *outlen >= limit) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+/* Inflate the STORE_DMAGIC blob p (n bytes) with dictionary dict: a
+ * malloc'ed, NUL-terminated text, or NULL if it is damaged (not zlib, not
+ * the recorded length, or bytes after the stream). */
+static char *
+store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
+{
+	size_t want = (size_t)p[4] << 24 | (size_t)p[5] << 16 |
+	    (size_t)p[6] << 8 | (size_t)p[7];
+	char *out = xmalloc(want + 1);
+	z_stream zs;
+	int rc;
+
+	memset(&zs, 0, sizeof zs);
+	if (inflateInit(&zs) != Z_OK) {
+		free(out);
+		return NULL;
+	}
+	zs.next_in = (Bytef *)(uintptr_t)(p + STORE_DHEAD);
+	zs.avail_in = (uInt)(n - STORE_DHEAD);
+	zs.next_out = (Bytef *)out;
+	zs.avail_out = (uInt)want;
+	rc = inflate(&zs, Z_FINISH);
+	if (rc == Z_NEED_DICT && inflateSetDictionary(&zs, (const Bytef *)dict,
+	    (uInt)dn) == Z_OK)
+		rc = inflate(&zs, Z_FINISH);
+	if (rc != Z_STREAM_END || zs.total_out != want || zs.avail_in != 0) {
+		inflateEnd(&zs);
+		free(out);
+		return NULL;
+	}
+	inflateEnd(&zs);
+	out[want] = '\0';
+	return out;
+}
+
+/* The plain text of the report of window wid for view side as stored
+ * (plain or STORE_ZMAGIC, not against a dictionary): malloc'ed, *len its
+ * length; NULL with *found false if there is none, NULL with *found true
+ * if it is damaged. */
+static char *
+store_report_plain(struct store *st, int64_t wid, int side, size_t *len,
+    bool *found, int64_t *dwid, struct hp_error *err)
+{
+	struct store_query q;
+	char *body = NULL;
+
+	*found = false;
+	if (dwid != NULL)
+		*dwid = 0;
+	if (store_query_open(&q, st, "load report", "SELECT body, window_id "
+	    "FROM reports WHERE window_id = ?1 AND side_idx = ?2",
+	    STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) != HP_OK)
+		return NULL;
+	if (store_query_next(&q, err)) {
+		const void *p = sqlite3_column_blob(q.s, 0);
+		size_t n = (size_t)sqlite3_column_bytes(q.s, 0);
+
+		*found = true;
+		if (n >= STORE_DHEAD && memcmp(p, STORE_DMAGIC, 4) == 0) {
+			/* Against a dictionary: the caller resolves it. */
+			body = xmalloc(n + 1);
+			memcpy(body, p, n);
+			body[n] = '\0';
+			*len = n;
+			if (dwid != NULL) {
+				const unsigned char *u = p;
+				int i;
+
+				for (i = 0; i < 8; i++)
+					*dwid = (int64_t)((uint64_t)*dwid << 8 |
+					    u[8 + i]);
+			}
+		} else
+			body = col_unpacked(q.s, 0, len);
+	}
+	if (store_query_close(&q, err) != HP_OK) {
+		free(body);
+		return NULL;
+	}
+	return body;
+}
+
 int
 store_report_put(struct store *st, int64_t wid, int side, const char *body,
     struct hp_error *err)
 {
-	size_t zn = 0;
-	unsigned char *z = store_zpack(body, strlen(body), &zn);
+	struct store_query q;
+	size_t n = strlen(body), zn = 0, dn = 0, dzn = 0;
+	unsigned char *z = store_zpack(body, n, &zn), *dz = NULL;
+	int64_t dwid = 0, ddwid;
+	char *dict = NULL;
+	bool found;
 	int rc;
 
 	/* Compressed when that is smaller (issue 17: reports were over
-	 * half of the database). */
-	rc = store_exec(st, "store report", "INSERT INTO reports (window_id, "
-	    "side_idx, body) VALUES (?1, ?2, ?3)", STORE_ARGS(STORE_INT(wid),
-	    STORE_INT(side), z != NULL ? STORE_BLOB(z, zn) : STORE_TEXT(body)),
-	    NULL, err);
+	 * half of the database), against the campaign's first report of the
+	 * same view when there is one and that is smaller still. */
+	if (store_query_open(&q, st, "first report", "SELECT r.window_id FROM "
+	    "reports r JOIN windows w ON w.id = r.window_id WHERE "
+	    "w.campaign_id = (SELECT campaign_id FROM windows WHERE id = ?1) "
+	    "AND r.side_idx = ?2 AND r.window_id <> ?1 ORDER BY r.window_id "
+	    "LIMIT 1", STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) !=
+	    HP_OK) {
+		free(z);
+		return HP_EDB;
+	}
+	if (store_query_next(&q, err))
+		dwid = sqlite3_column_int64(q.s, 0);
+	if ((rc = store_query_close(&q, err)) != HP_OK) {
+		free(z);
+		return rc;
+	}
+	if (dwid > 0 && (dict = store_report_plain(st, dwid, side, &dn, &found,
+	    &ddwid, err)) != NULL && ddwid == 0)
+		dz = store_dpack(body, n, dict, dn, dwid, z != NULL ? zn : n,
+		    &dzn);
+	free(dict);
+	if (dz != NULL)
+		rc = store_exec(st, "store report", "INSERT INTO reports "
+		    "(window_id, side_idx, body) VALUES (?1, ?2, ?3)",
+		    STORE_ARGS(STORE_INT(wid), STORE_INT(side),
+		    STORE_BLOB(dz, dzn)), NULL, err);
+	else
+		rc = store_exec(st, "store report", "INSERT INTO reports "
+		    "(window_id, side_idx, body) VALUES (?1, ?2, ?3)",
+		    STORE_ARGS(STORE_INT(wid), STORE_INT(side), z != NULL ?
+		    STORE_BLOB(z, zn) : STORE_TEXT(body)), NULL, err);
 	free(z);
+	free(dz);
 	return rc;
 }
 
@@ -1270,26 +1431,34 @@ char *
 store_report_get(struct store *st, int64_t wid, int side,
     struct hp_error *err)
 {
-	struct store_query q;
-	char *body = NULL;
+	static const char damaged[] = "(the stored report is damaged: it does "
+	    "not uncompress)\n";
+	char *body, *dict, *out;
+	size_t n = 0, dn = 0;
+	int64_t dwid, ddwid;
+	bool found;
 
-	if (store_query_open(&q, st, "load report", "SELECT body FROM reports "
-	    "WHERE window_id = ?1 AND side_idx = ?2", STORE_ARGS(STORE_INT(wid),
-	    STORE_INT(side)), err) != HP_OK)
-		return NULL;
-	if (store_query_next(&q, err)) {
+	if ((body = store_report_plain(st, wid, side, &n, &found, &dwid,
+	    err)) == NULL) {
 		/* Damaged: said in its place, so the audit finds it differs
 		 * and 'report --turn' shows it. */
-		if ((body = col_unpacked(q.s, 0, NULL)) == NULL)
-			body = xstrdup("(the stored report is damaged: it does "
-			    "not uncompress)\n");
-	} else if (q.rc == HP_OK)
-		hp_seterr(err, HP_ENOENT, "no report for that turn and side");
-	if (store_query_close(&q, err) != HP_OK) {
-		free(body);
+		if (found)
+			return xstrdup(damaged);
+		if (err->code == 0)
+			hp_seterr(err, HP_ENOENT, "no report for that turn and "
+			    "side");
 		return NULL;
 	}
-	return body;
+	if (dwid == 0)
+		return body;
+	/* Against a dictionary: the campaign's first report of the view,
+	 * itself never stored against one. */
+	dict = store_report_plain(st, dwid, side, &dn, &found, &ddwid, err);
+	out = dict != NULL && ddwid == 0 ? store_dunpack((unsigned char *)body,
+	    n, dict, dn) : NULL;
+	free(dict);
+	free(body);
+	return out != NULL ? out : xstrdup(damaged);
 }
 
 /* Fill p from a row of id, campaign id, campaign name, side, name, email,

@@ -252,7 +252,7 @@ test_compressed(void **state)
 	const char *path;
 	struct config cfg;
 	struct store *st;
-	struct sbuf b;
+	struct sbuf b, b2;
 	int64_t cid;
 	char *got, msg[4096];
 	int i;
@@ -277,9 +277,31 @@ test_compressed(void **state)
 	got = store_report_get(st, w.id, 1, &err);
 	assert_string_equal(got, "short");
 	free(got);
+	/* A later window's report: against the first one as dictionary. */
+	snprintf(msg, sizeof msg, "INSERT INTO windows(id, campaign_id, turn, "
+	    "number, name, kind, sides, state, seed, commitment) VALUES (%lld, "
+	    "%lld, 9, 1, 'later', 0, 1, 'resolved', x'00', x'00')",
+	    (long long)w.id + 100, (long long)cid);
+	fx_db_exec(path, msg);
+	sbuf_init(&b2);
+	sbuf_puts(&b2, b.buf);
+	sbuf_puts(&b2, "  a line of the later window\n");
+	assert_int_equal(store_report_put(st, w.id + 100, 0, b2.buf, &err),
+	    HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM reports WHERE "
+	    "substr(body, 1, 4) = x'00485044' AND length(body) < 300"), 1);
+	got = store_report_get(st, w.id + 100, 0, &err);
+	assert_non_null(got);
+	assert_string_equal(got, b2.buf);
+	free(got);
+	sbuf_free(&b2);
+	/* Edited: the report, or its dictionary, reads as damaged. */
 	fx_db_exec(path, "UPDATE reports SET body = body || 'x' WHERE side_idx "
-	    "= 0");
+	    "= 0 AND substr(body, 1, 4) = x'0048505a'");
 	got = store_report_get(st, w.id, 0, &err);
+	assert_non_null(strstr(got, "damaged"));
+	free(got);
+	got = store_report_get(st, w.id + 100, 0, &err);
 	assert_non_null(strstr(got, "damaged"));
 	free(got);
 
