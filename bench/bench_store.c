@@ -24,6 +24,8 @@
  * - what the idle daemon writes to its log at the default level (target:
  *   nothing) over a few passes (poll_interval 1).
  *
+ * BENCH_STORE_ONLY=windows runs the bytes per window alone.
+ *
  * Prints the figures and PASS or FAIL per target; exit status 0 whatever
  * they are (70 when the setup fails).
  */
@@ -268,6 +270,17 @@ print_top(const char *name, int64_t bytes, void *arg)
 		    1024 / left[1]);
 }
 
+/* CPU seconds (user and system) of this process so far. */
+static double
+cpu_seconds(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
 /* Database bytes in use (pages minus free pages). */
 static int64_t
 db_used(struct store *st)
@@ -327,7 +340,7 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 	struct config cfg;
 	char dir[640], conf[700];
 	int64_t cid, base, sent_bytes, day_bytes, setup_bytes = 0;
-	double t0;
+	double t0, c0;
 	int i, nw = 0, devnull, saved, ngames = 0;
 	bool game_over = false;
 	char cname[32];
@@ -349,6 +362,7 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 		die("pass: %s", err.msg);
 	base = db_used(st);
 	t0 = bench_now();
+	c0 = cpu_seconds();
 	for (;;) {
 		struct store_window w;
 		struct store_storage s;
@@ -400,6 +414,7 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 	close(saved);
 	close(devnull);
 	t0 = bench_now() - t0;
+	c0 = cpu_seconds() - c0;
 	if (store_vacuum(st, &err) != HP_OK)
 		die("%s", err.msg);
 	sent_bytes = db_used(st) - base - setup_bytes;
@@ -409,9 +424,9 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 		die("compact: %s", err.msg);
 	day_bytes = db_used(st) - base - setup_bytes;
 	*per = (double)day_bytes / nw / 1024;
-	printf("  %-20s %.2f ms a window: orders entered, resolved, reports "
-	    "queued and delivered (one daemon pass a window)\n", rs->name,
-	    t0 * 1e3 / nw);
+	printf("  %-20s %.2f ms a window (%.2f ms of CPU): orders entered, "
+	    "resolved, reports queued and delivered (one daemon pass a "
+	    "window)\n", rs->name, t0 * 1e3 / nw, c0 * 1e3 / nw);
 	printf("  %-20s %4d windows (%d games): %6.2f KB a window as sent, %6.2f KB after "
 	    "a day (%lld sent copies compressed)  %s\n", rs->name, nw, ngames,
 	    (double)sent_bytes / nw / 1024, *per, (long long)cs.packed,
@@ -485,6 +500,7 @@ int
 main(int argc, char **argv)
 {
 	const char *tmpdir = getenv("TMPDIR"), *bin = getenv("HEXPOST_BIN");
+	const char *only;
 	char one[600], many[600], cmd[700], *slash;
 	double t, first1, firstn, idle1, idlen, ratio, tb, tn, per;
 	const struct ruleset *const *rsp;
@@ -520,6 +536,18 @@ main(int argc, char **argv)
 	snprintf(one, sizeof one, "%s/one", work);
 	snprintf(many, sizeof many, "%s/many", work);
 
+	if ((only = getenv("BENCH_STORE_ONLY")) != NULL &&
+	    strcmp(only, "windows") == 0) {
+		printf("database bytes per resolved window, a long game of each "
+		    "ruleset (target <= 6 KB):\n");
+		for (rsp = ruleset_all(); *rsp != NULL; rsp++)
+			if (!(*rsp)->test)
+				window_bytes(*rsp, 400, &per);
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+		if (system(cmd) != 0)
+			fprintf(stderr, "bench_store: %s left\n", work);
+		return 0;
+	}
 	t = bench_now();
 	setup(one, 1);
 	setup(many, ncamp);
