@@ -65,7 +65,7 @@ struct config {
 	bool wait_poll;
 	/* retention_days (issue 17): delivered and failed outbox rows, the
 	 * inbox's cur/ and the outbox Maildir's files older than this are
-	 * removed once a day (0: kept for ever); sent copies are compressed
+	 * removed once a day (0: kept for ever); sent copies are compacted
 	 * after a day. */
 	int retention_days;
 };

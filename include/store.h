@@ -700,11 +700,13 @@ int store_wake_config(struct store *, const char *fingerprint, bool *reset,
 
 /* Retention (issue 17; 'hexpost storage --compact', the daemon once a
  * day), in one transaction: the copies of outbox rows sent a day or more
- * before now are compressed (store_outbox_find reads them back as
- * queued); rows sent or failed more than keep_days before now are removed
- * (keep_days 0: none), the newest row always kept (store_high_water). */
+ * before now are compacted (compressed; a report's reduced to its headers
+ * and a line naming its body's BLAKE2b-256, the report being kept;
+ * store_outbox_find reads them back uncompressed); rows sent or failed
+ * more than keep_days before now are removed (keep_days 0: none), the
+ * newest row always kept (store_high_water). */
 struct store_compact_stats {
-	int64_t packed;         /* sent copies compressed */
+	int64_t packed;         /* sent copies compacted */
 	int64_t deleted;        /* outbox rows removed */
 };
 int store_compact(struct store *, long now, int keep_days,

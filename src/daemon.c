@@ -438,12 +438,14 @@ daemon_storage(struct store *st, const struct config *cfg, bool compact,
 		fprintf(f, "retention: %d days (retention_days): delivered and "
 		    "failed outbox rows, the inbox's cur/ (mail taken in) and "
 		    "the outbox Maildir's files older than that are removed "
-		    "once a day; sent copies are compressed after a day; "
+		    "once a day; sent copies are compressed after a day (a "
+		    "report's reduced to its headers and its body's hash); "
 		    "reports, orders, dice and signatures are kept for ever\n",
 		    cfg->retention_days);
 	else
 		fprintf(f, "retention: none (retention_days = 0): everything is "
-		    "kept; sent copies are compressed after a day\n");
+		    "kept; sent copies are compressed after a day (a report's "
+		    "reduced to its headers and its body's hash)\n");
 	return HP_OK;
 }
 

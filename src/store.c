@@ -333,24 +333,32 @@ store_busy_timeout(struct store *st, int ms)
 #define STORE_ZMAGIC "\0HPZ"
 #define STORE_ZHEAD 8
 
-/* The compressed form of p (n bytes) as a malloc'ed blob (*outlen bytes),
- * or NULL when it would not be smaller (store p as it is). */
+/* Sent copies compacted a day after delivery (store_compact) are stored
+ * the same way under STORE_SMAGIC, which also marks them done; a report's
+ * copy keeps only its headers and a line naming its body's BLAKE2b-256
+ * (the report itself is kept in reports). */
+#define STORE_SMAGIC "\0HPS"
+
+/* The compressed form of p (n bytes) under magic as a malloc'ed blob
+ * (*outlen bytes), or NULL when it would not be smaller (store p as it is)
+ * unless force. */
 static unsigned char *
-store_zpack(const void *p, size_t n, size_t *outlen)
+store_zpack_as(const void *p, size_t n, const char *magic, bool force,
+    size_t *outlen)
 {
 	uLongf zlen = compressBound((uLong)n);
 	unsigned char *z;
 
-	if (n < 64 || n > 0xffffffffu)
+	if ((!force && n < 64) || n > 0xffffffffu)
 		return NULL;
 	z = xmalloc(STORE_ZHEAD + zlen);
-	memcpy(z, STORE_ZMAGIC, 4);
+	memcpy(z, magic, 4);
 	z[4] = (unsigned char)(n >> 24);
 	z[5] = (unsigned char)(n >> 16);
 	z[6] = (unsigned char)(n >> 8);
 	z[7] = (unsigned char)n;
 	if (compress2(z + STORE_ZHEAD, &zlen, p, (uLong)n, 9) != Z_OK ||
-	    (size_t)STORE_ZHEAD + zlen >= n) {
+	    (!force && (size_t)STORE_ZHEAD + zlen >= n)) {
 		free(z);
 		return NULL;
 	}
@@ -358,21 +366,28 @@ store_zpack(const void *p, size_t n, size_t *outlen)
 	return z;
 }
 
-/* Is p (n bytes) a value store_zpack made? */
+/* store_zpack_as with STORE_ZMAGIC, not forced. */
+static unsigned char *
+store_zpack(const void *p, size_t n, size_t *outlen)
+{
+	return store_zpack_as(p, n, STORE_ZMAGIC, false, outlen);
+}
+
+/* Is p (n bytes) a value store_zpack_as made? */
 static bool
 store_zpacked(const void *p, size_t n)
 {
-	return p != NULL && n >= STORE_ZHEAD && memcmp(p, STORE_ZMAGIC, 4) == 0;
+	return p != NULL && n >= STORE_ZHEAD && (memcmp(p, STORE_ZMAGIC, 4) ==
+	    0 || memcmp(p, STORE_SMAGIC, 4) == 0);
 }
 
-/* Column i of s as a malloc'ed, NUL-terminated copy, uncompressed if it
- * was stored compressed; *len (may be NULL) its length. NULL if a
- * compressed value is damaged. */
+/* p (n bytes) as a malloc'ed, NUL-terminated copy, uncompressed if it was
+ * stored compressed; *len (may be NULL) its length. NULL if a compressed
+ * value is damaged (not zlib, another length than recorded, or bytes after
+ * the stream, as an edit appending to the value leaves). */
 static char *
-col_unpacked(sqlite3_stmt *s, int i, size_t *len)
+store_zunpack(const unsigned char *p, size_t n, size_t *len)
 {
-	const unsigned char *p = sqlite3_column_blob(s, i);
-	size_t n = (size_t)sqlite3_column_bytes(s, i);
 	uLongf want, got;
 	uLong used;
 	char *out;
@@ -391,8 +406,6 @@ col_unpacked(sqlite3_stmt *s, int i, size_t *len)
 	got = want;
 	used = (uLong)(n - STORE_ZHEAD);
 	out = xmalloc((size_t)want + 1);
-	/* Damaged: not zlib, a length other than the one recorded, or bytes
-	 * after the stream (as an edit appending to the value leaves). */
 	if (uncompress2((Bytef *)out, &got, p + STORE_ZHEAD, &used) != Z_OK ||
 	    got != want || used != (uLong)(n - STORE_ZHEAD)) {
 		free(out);
@@ -404,17 +417,49 @@ col_unpacked(sqlite3_stmt *s, int i, size_t *len)
 	return out;
 }
 
-/* SQL function hp_zpack(X): X compressed as store_zpack does, or X itself
- * when that is not smaller or X is packed already (store_compact). */
-static void
-sql_zpack(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+/* Column i of s through store_zunpack. */
+static char *
+col_unpacked(sqlite3_stmt *s, int i, size_t *len)
 {
-	const void *p = sqlite3_value_blob(argv[0]);
-	size_t n = (size_t)sqlite3_value_bytes(argv[0]), zn;
-	unsigned char *z;
+	return store_zunpack(sqlite3_column_blob(s, i),
+	    (size_t)sqlite3_column_bytes(s, i), len);
+}
+
+/* SQL function hp_compact_copy(DATA, KIND): the sent copy DATA compacted
+ * (STORE_SMAGIC): a report's reduced to its headers and its body's hash,
+ * any other compressed whole. DATA itself if it does not uncompress. */
+static void
+sql_compact_copy(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const unsigned char *kind = sqlite3_value_text(argv[1]);
+	char *m, *sep, hex[65];
+	unsigned char h[32], *z;
+	size_t n, zn, i;
+	struct sbuf b;
 
 	(void)argc;
-	if (store_zpacked(p, n) || (z = store_zpack(p, n, &zn)) == NULL) {
+	if ((m = store_zunpack(sqlite3_value_blob(argv[0]),
+	    (size_t)sqlite3_value_bytes(argv[0]), &n)) == NULL) {
+		sqlite3_result_value(ctx, argv[0]);
+		return;
+	}
+	sbuf_init(&b);
+	if (kind != NULL && strcmp((const char *)kind, "report") == 0 &&
+	    (sep = strstr(m, "\n\n")) != NULL) {
+		crypto_generichash(h, sizeof h, (unsigned char *)sep + 2,
+		    n - (size_t)(sep + 2 - m), NULL, 0);
+		for (i = 0; i < sizeof h; i++)
+			snprintf(hex + 2 * i, 3, "%02x", h[i]);
+		sbuf_add(&b, m, (size_t)(sep + 1 - m));
+		sbuf_printf(&b, "X-Hexpost-Copy: body of %zu bytes removed a day "
+		    "after delivery (the report is kept); BLAKE2b-256 %s\n\n",
+		    n - (size_t)(sep + 2 - m), hex);
+	} else
+		sbuf_add(&b, m, n);
+	free(m);
+	z = store_zpack_as(b.buf, b.len, STORE_SMAGIC, true, &zn);
+	sbuf_free(&b);
+	if (z == NULL) {
 		sqlite3_result_value(ctx, argv[0]);
 		return;
 	}
@@ -460,8 +505,9 @@ store_open(struct store **stp, const char *path, bool create,
 		sqlite3_free(emsg);
 		goto fail;
 	}
-	if (sqlite3_create_function(st->db, "hp_zpack", 1, SQLITE_UTF8 |
-	    SQLITE_DETERMINISTIC, NULL, sql_zpack, NULL, NULL) != SQLITE_OK) {
+	if (sqlite3_create_function(st->db, "hp_compact_copy", 2, SQLITE_UTF8 |
+	    SQLITE_DETERMINISTIC, NULL, sql_compact_copy, NULL, NULL) !=
+	    SQLITE_OK) {
 		hp_seterr(err, HP_EDB, "%s: %s", path, sqlite3_errmsg(st->db));
 		goto fail;
 	}
@@ -3394,10 +3440,10 @@ store_compact(struct store *st, long now, int keep_days,
 			goto fail;
 		cs->deleted = store_changes(st);
 	}
-	if ((rc = store_exec(st, "compress sent copies", "UPDATE outbox SET "
-	    "data = hp_zpack(data) WHERE state = 'sent' AND sent_at < "
-	    "strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', '-1 day') AND "
-	    "substr(data, 1, 4) <> CAST(x'0048505a' AS BLOB)",
+	if ((rc = store_exec(st, "compact sent copies", "UPDATE outbox SET "
+	    "data = hp_compact_copy(data, kind) WHERE state = 'sent' AND "
+	    "sent_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "
+	    "'-1 day') AND substr(data, 1, 4) <> CAST(x'00485053' AS BLOB)",
 	    STORE_ARGS(STORE_INT(now)), NULL, err)) != HP_OK)
 		goto fail;
 	cs->packed = store_changes(st);
@@ -3427,7 +3473,7 @@ store_storage_get(struct store *st, struct store_storage *out,
 	    "count(*) FROM outbox WHERE state = 'sent'), (SELECT count(*) FROM "
 	    "outbox WHERE state = 'failed'), (SELECT coalesce(sum(length(data)), "
 	    "0) FROM outbox), (SELECT count(*) FROM outbox WHERE substr(data, "
-	    "1, 4) = CAST(x'0048505a' AS BLOB)), (SELECT coalesce(min(sent_at), "
+	    "1, 4) = CAST(x'00485053' AS BLOB)), (SELECT coalesce(min(sent_at), "
 	    "'') FROM outbox WHERE state = 'sent')", NULL, err) != HP_OK)
 		return HP_EDB;
 	if (store_query_next(&q, err)) {

@@ -313,25 +313,38 @@ test_compressed(void **state)
 
 		snprintf(sql, sizeof sql, "INSERT INTO outbox(id, message_id, "
 		    "kind, rcpt, envelope_from, data, state, sent_at) VALUES (%d, "
-		    "'m%d@club.example', 'report', 'a@example.org', '', "
+		    "'m%d@club.example', '%s', 'a@example.org', '', "
 		    "CAST('%s' AS BLOB), '%s', strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', "
-		    "'now', '%s'))", i, i, msg, i == 2 ? "queued" : "sent",
+		    "'now', '%s'))", i, i, i == 4 ? "report" : "notice", msg,
+		    i == 2 ? "queued" : "sent",
 		    i == 1 || i == 2 ? "-50 days" : i == 3 ? "-2 days" : "-40 days");
 		fx_db_exec(path, sql);
 	}
 	assert_int_equal(store_compact(st, (long)time(NULL), 30, &cs, &err),
 	    HP_OK);
 	/* m1 (50 days) goes; m2 queued and m4 the newest stay; m3 and m4
-	 * (sent over a day ago) are compressed. */
+	 * (sent over a day ago) are compacted: the notice compressed whole,
+	 * the report's copy to its headers and its body's hash. */
 	assert_int_equal(cs.deleted, 1);
 	assert_int_equal(cs.packed, 2);
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM outbox WHERE "
-	    "substr(data, 1, 4) = x'0048505a' AND id IN (3, 4)"), 2);
+	    "substr(data, 1, 4) = x'00485053' AND id IN (3, 4)"), 2);
 	assert_int_equal(store_outbox_find(st, "m3@club.example", &sent, &err),
 	    1);
 	assert_int_equal(sent.len, strlen(msg));
 	assert_memory_equal(sent.data, msg, sent.len);
 	free(sent.data);
+	assert_int_equal(store_outbox_find(st, "m4@club.example", &sent, &err),
+	    1);
+	assert_non_null(strstr((char *)sent.data, "Message-ID: "
+	    "<m@club.example>\nX-Hexpost-Copy: body of "));
+	assert_non_null(strstr((char *)sent.data, "removed a day after "
+	    "delivery (the report is kept); BLAKE2b-256 "));
+	free(sent.data);
+	/* Compacted once: a second compaction leaves them. */
+	assert_int_equal(store_compact(st, (long)time(NULL), 30, &cs, &err),
+	    HP_OK);
+	assert_int_equal(cs.packed, 0);
 	assert_int_equal(store_outbox_find(st, "m1@club.example", &sent, &err),
 	    0);
 	free(sent.data);
