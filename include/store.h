@@ -729,4 +729,12 @@ int store_storage_get(struct store *, struct store_storage *out,
 /* VACUUM: give the free pages back to the file system. */
 int store_vacuum(struct store *, struct hp_error *);
 
+/* Commits of this connection wait for the disk (full, the default) or
+ * only for the WAL to be written (not full: a process killed loses
+ * nothing, a power cut may lose the last commits). The daemon's pass
+ * resolves its campaigns not full, then commits once full before any mail
+ * goes out (issue 17): what a power cut loses was seen by nobody and is
+ * resolved again the same way. */
+int store_sync_full(struct store *, bool full, struct hp_error *);
+
 #endif

@@ -135,20 +135,21 @@ collect_due(const char *name, int64_t cid, bool active, void *arg)
 
 /* After the campaigns due were looked at: store when each needs looking
  * at next, in one transaction (a campaign not looked at keeps its wake, so
- * it is looked at again next pass). Failures are logged. */
-static void
+ * it is looked at again next pass). Returns the rows written (0 when it
+ * failed: logged). */
+static int
 daemon_wake_store(struct store *st, const struct config *cfg,
     const struct run_names *rn, long now)
 {
 	struct hp_error err = { 0, "" };
 	long long wake;
-	int i, rc;
+	int i, rc, n = 0;
 
 	if (rn->n == 0)
-		return;
+		return 0;
 	if ((rc = store_begin(st, &err)) != HP_OK) {
 		log_warn("wake index: %s", err.msg);
-		return;
+		return 0;
 	}
 	for (i = 0; i < rn->n && rc == HP_OK; i++) {
 		if (!rn->v[i].looked)
@@ -159,14 +160,38 @@ daemon_wake_store(struct store *st, const struct config *cfg,
 			log_debug("%s: wake: %s", rn->v[i].name, err.msg);
 			continue;
 		}
-		rc = store_wake_set(st, rn->v[i].cid, wake, &err);
+		if ((rc = store_wake_set(st, rn->v[i].cid, wake, &err)) ==
+		    HP_OK)
+			n++;
 	}
 	if (rc == HP_OK)
 		rc = store_commit(st, &err);
 	else
 		store_rollback(st);
-	if (rc != HP_OK)
+	if (rc != HP_OK) {
 		log_warn("wake index: %s", err.msg);
+		return 0;
+	}
+	return n;
+}
+
+/* Make every commit of this connection durable now (after commits made
+ * with store_sync_full false): a row written again is a page in the WAL,
+ * and its commit waits for the disk. HP_OK or an error in err. */
+static int
+daemon_durable(struct store *st, struct hp_error *err)
+{
+	int rc;
+
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	if ((rc = store_exec(st, "durable", "UPDATE campaign_wake SET wake_at "
+	    "= wake_at WHERE campaign_id = (SELECT min(campaign_id) FROM "
+	    "campaign_wake)", NULL, NULL, err)) != HP_OK) {
+		store_rollback(st);
+		return rc;
+	}
+	return store_commit(st, err);
 }
 
 /* Put campaign name (cid) in quarantine after its resolution failed with
@@ -459,7 +484,7 @@ daemon_pass(struct store *st, const struct config *cfg,
 	struct outbox_stats os;
 	struct run_names rn = { NULL, 0, 0 };
 	struct fetch_imap_stats fs = { 0, 0, 0, 0 }, ms = { 0, 0, 0, 0 };
-	struct hp_error ierr = { 0, "" }, oerr = { 0, "" };
+	struct hp_error ierr = { 0, "" }, oerr = { 0, "" }, serr = { 0, "" };
 	bool reset, quiet;
 	long now;
 	int rc, i, irc = HP_OK, busy = 0, full = 0;
@@ -505,6 +530,12 @@ daemon_pass(struct store *st, const struct config *cfg,
 	/* Only the campaigns the wake index says are due (issue 17). */
 	if ((rc = store_wake_due(st, now, collect_due, &rn, err)) != HP_OK)
 		return rc;
+	/* Their commits do not wait for the disk: nothing they do leaves
+	 * the database before the durable commit below (which makes every
+	 * commit before it durable too), and a power cut before it loses
+	 * only resolutions nobody saw, done again the same way. */
+	if (rn.n > 0 && store_sync_full(st, false, &serr) != HP_OK)
+		log_warn("%s", serr.msg);
 	for (i = 0; i < rn.n && !stop_requested; i++) {
 		if (!rn.v[i].active)
 			continue;
@@ -520,7 +551,15 @@ daemon_pass(struct store *st, const struct config *cfg,
 			break;
 		}
 	}
-	daemon_wake_store(st, cfg, &rn, now);
+	/* Durable before any mail goes out: the wake index's commit waits
+	 * for the disk, and with it every commit before it. */
+	if (rn.n > 0 && (store_sync_full(st, true, &serr) != HP_OK ||
+	    (daemon_wake_store(st, cfg, &rn, now) == 0 &&
+	    daemon_durable(st, &serr) != HP_OK))) {
+		free(rn.v);
+		*err = serr;
+		return serr.code != 0 ? serr.code : HP_EDB;
+	}
 	log_debug("%d campaign%s due looked at", rn.n, rn.n == 1 ? "" : "s");
 	free(rn.v);
 	if (stop_requested)

@@ -3512,3 +3512,10 @@ store_vacuum(struct store *st, struct hp_error *err)
 {
 	return store_exec(st, "vacuum", "VACUUM", NULL, NULL, err);
 }
+
+int
+store_sync_full(struct store *st, bool full, struct hp_error *err)
+{
+	return store_exec(st, "synchronous", full ? "PRAGMA synchronous=FULL" :
+	    "PRAGMA synchronous=NORMAL", NULL, NULL, err);
+}
