@@ -24,7 +24,9 @@
  * - what the idle daemon writes to its log at the default level (target:
  *   nothing) over a few passes (poll_interval 1).
  *
- * BENCH_STORE_ONLY=windows runs the bytes per window alone.
+ * - a burst of 300 order windows over 300 campaigns resolved by one pass,
+ *   each commit and message synced on its own (before) against batched;
+ * BENCH_STORE_ONLY=windows or burst runs that part alone.
  *
  * Prints the figures and PASS or FAIL per target; exit status 0 whatever
  * they are (70 when the setup fails).
@@ -443,6 +445,72 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 	config_free(&cfg);
 }
 
+/* A burst of k order windows: a data directory with k campaigns (as
+ * setup), each looked at once, then Blue's orders entered in every one;
+ * copied, and one `run --once` over each copy resolves the k windows and
+ * delivers their reports: once as before issue 17 (each commit and each
+ * message synced on its own: HEXPOST_PASS_SYNC_EACH and
+ * HEXPOST_OUTBOX_SYNC_EACH), once as now. *before and *after get the
+ * seconds per window. */
+static void
+burst_windows(long k, double *before, double *after)
+{
+	struct hp_error err = { 0, "" };
+	struct store *st = NULL;
+	char dir[640], copy[640], db[700], cmd[8192], name[32];
+	long i;
+
+	snprintf(dir, sizeof dir, "%s/burst", work);
+	snprintf(copy, sizeof copy, "%s/burst2", work);
+	setup(dir, k);
+	run_once(dir, NULL);
+	snprintf(db, sizeof db, "%s/hexpost.db", dir);
+	if (store_open(&st, db, false, &err) != HP_OK ||
+	    store_sync_full(st, false, &err) != HP_OK)
+		die("%s: %s", db, err.msg);
+	for (i = 0; i < k; i++) {
+		struct turn_submit res;
+		struct store_window w;
+		unsigned missing;
+		struct game g;
+		char *text;
+
+		snprintf(name, sizeof name, "c%05ld", i);
+		game_init(&g);
+		if (store_game_load(st, name, &g, NULL, &err) != HP_OK ||
+		    turn_pending(st, name, &w, &missing, &err) != HP_OK)
+			die("%s: %s", name, err.msg);
+		text = window_opponent_orders(&g, &w.spec, game_side_index(&g,
+		    "blue"));
+		turn_submit_init(&res);
+		if (turn_submit(st, name, text, strlen(text), -1, 0, "cli",
+		    &res, &err) != HP_OK)
+			die("orders of %s: %s", name, err.msg);
+		turn_submit_free(&res);
+		free(text);
+		game_free(&g);
+	}
+	store_close(st);
+	/* (Its hexpost.conf names its own directory.) */
+	snprintf(cmd, sizeof cmd, "cp -a '%s' '%s' && sed -i -e 's|= %s$|= "
+	    "%s|' -e 's|= %s/|= %s/|' '%s/hexpost.conf'", dir, copy, dir, copy,
+	    dir, copy, copy);
+	shell(cmd);
+	setenv("HEXPOST_PASS_SYNC_EACH", "1", 1);
+	setenv("HEXPOST_OUTBOX_SYNC_EACH", "1", 1);
+	*before = run_once(dir, NULL) / (double)k;
+	unsetenv("HEXPOST_PASS_SYNC_EACH");
+	unsetenv("HEXPOST_OUTBOX_SYNC_EACH");
+	*after = run_once(copy, NULL) / (double)k;
+	/* Both resolved every window: k of them, and the next ones open. */
+	snprintf(cmd, sizeof cmd, "for d in '%s' '%s'; do n=$(sqlite3 "
+	    "\"$d/hexpost.db\" \"SELECT count(*) FROM windows WHERE state = "
+	    "'resolved'\"); [ \"$n\" -ge %ld ] || { echo \"$d: $n windows "
+	    "resolved\" >&2; exit 1; }; done; rm -rf '%s' '%s'", dir, copy,
+	    k, dir, copy);
+	shell(cmd);
+}
+
 /* A /proc/PID/status figure in KB (VmRSS, VmHWM), or -1. */
 static long
 proc_kb(pid_t pid, const char *key)
@@ -506,7 +574,7 @@ main(int argc, char **argv)
 	const struct ruleset *const *rsp;
 	long ncamp = 10000, rss1, rssn, rssfirst, drss, dhwm, logbytes;
 	int passes = 15;
-	long nburst = 2000;
+	long nburst = 2000, nwin = 300;
 
 	if (argc > 1 && (ncamp = strtol(argv[1], NULL, 10)) < 1)
 		die("bad number of campaigns '%s'", argv[1]);
@@ -537,7 +605,18 @@ main(int argc, char **argv)
 	snprintf(many, sizeof many, "%s/many", work);
 
 	if ((only = getenv("BENCH_STORE_ONLY")) != NULL &&
-	    strcmp(only, "windows") == 0) {
+	    strcmp(only, "burst") == 0) {
+		burst_windows(nwin, &tb, &tn);
+		printf("burst of %ld order windows over %ld campaigns: before "
+		    "%.2f ms a window, batched %.2f ms a window, ratio %.1f "
+		    "(target >= 3) %s\n", nwin, nwin, tb * 1e3, tn * 1e3,
+		    tb / tn, tb / tn >= 3 ? "PASS" : "FAIL");
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
+		if (system(cmd) != 0)
+			fprintf(stderr, "bench_store: %s left\n", work);
+		return 0;
+	}
+	if (only != NULL && strcmp(only, "windows") == 0) {
 		printf("database bytes per resolved window, a long game of each "
 		    "ruleset (target <= 6 KB):\n");
 		for (rsp = ruleset_all(); *rsp != NULL; rsp++)
@@ -580,6 +659,13 @@ main(int argc, char **argv)
 	printf("ratio delivery before/batched  %6.1f  (target >= 3)   %s\n",
 	    tb / tn, tb / tn >= 3 ? "PASS" : "FAIL");
 
+	burst_windows(nwin, &tb, &tn);
+	printf("burst of %ld order windows over %ld campaigns (orders in, one "
+	    "run --once resolves them and delivers their reports):\n  each "
+	    "commit and message synced (before): %.2f ms a window; batched: "
+	    "%.2f ms a window\n", nwin, nwin, tb * 1e3, tn * 1e3);
+	printf("ratio burst before/batched     %4.1f  (target >= 3)   %s\n",
+	    tb / tn, tb / tn >= 3 ? "PASS" : "FAIL");
 	printf("database bytes per resolved window, a long game of each "
 	    "ruleset (target <= 6 KB):\n");
 	for (rsp = ruleset_all(); *rsp != NULL; rsp++)
