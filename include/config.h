@@ -66,6 +66,11 @@ struct config {
 	/* web_dir = DIR: the daemon rewrites the campaign web archive there
 	 * after each pass (`hexpost web DIR`, issue 18); "": none. */
 	char web_dir[CONFIG_PATH_MAX];
+	/* retention_days (issue 17): delivered and failed outbox rows, the
+	 * inbox's cur/ and the outbox Maildir's files older than this are
+	 * removed once a day (0: kept for ever); sent copies are compacted
+	 * after a day. */
+	int retention_days;
 };
 
 /* Defaults for a data directory: everything inside dir. */

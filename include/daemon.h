@@ -9,6 +9,7 @@
 #define DAEMON_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "config.h"
 #include "minisign.h"
@@ -24,5 +25,11 @@ int daemon_pass(struct store *, const struct config *,
 /* Run until stopped (or one pass if once) with configuration cfg (reread
  * from cfg->path on SIGHUP) on database db_path. Returns an exit code. */
 int daemon_run(struct config *cfg, const char *db_path, bool once);
+/* `hexpost storage [--compact]` (issue 17): print to f what is kept and
+ * how much (the database by kind and by table, the inbox's cur/, the
+ * outbox Maildir) and the retention in force; with compact first apply
+ * it now (outbox_retention) and VACUUM. Returns HP_OK or an error. */
+int daemon_storage(struct store *, const struct config *, bool compact,
+    FILE *f, struct hp_error *);
 
 #endif

@@ -101,4 +101,26 @@ int deadline_notice(struct store *, const struct config *, int64_t cid,
 int deadline_status(struct store *, const struct config *, int64_t cid,
     const struct game *, long now, struct sbuf *, struct hp_error *);
 
+/* The wake index (migration 22, issue 17): the time from which a pass must
+ * look at a campaign again; DEADLINE_WAKE_NEVER when only a change to it
+ * can make it due (the triggers then set its wake to 0). */
+#define DEADLINE_WAKE_NEVER 9000000000000000000LL
+/* When a daemon step of campaign (id cid) next has something to do, from
+ * its state now: 0 for at once (orders complete, a clock to start), the
+ * reminder's or the deadline's time, or DEADLINE_WAKE_NEVER (finished,
+ * paused, in quarantine, held for the moderator, no deadline). */
+int deadline_wake_next(struct store *, const struct config *,
+    const char *campaign, int64_t cid, long now, long long *wake,
+    struct hp_error *);
+/* Inside the caller's transaction: compute and store the wake of campaign
+ * cid (deadline_wake_next); *wake gets it. */
+int deadline_wake_update(struct store *, const struct config *,
+    const char *campaign, int64_t cid, long now, long long *wake,
+    struct hp_error *);
+/* When cfg's deadline defaults differ from those the stored wakes were
+ * computed with, wake every campaign and remember the new ones (one
+ * transaction); otherwise only reads. *reset says which. */
+int deadline_wake_config(struct store *, const struct config *, bool *reset,
+    struct hp_error *);
+
 #endif

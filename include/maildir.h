@@ -91,6 +91,17 @@ int maildir_stage(const char *dir, const void *data, size_t len,
  * cur/ already holds NAME the staged file is removed instead. */
 int maildir_finish(const char *dir, const char *stage, const char *name,
     bool *done_before, struct hp_error *);
+/* The same two phases for a batch (the outbox, issue 17): neither fsyncs;
+ * one maildir_syncfs after all the stages of a batch, and one maildir_sync
+ * after all its finishes, makes them durable (each before the database
+ * records it). */
+int maildir_stage_nosync(const char *dir, const void *data, size_t len,
+    char **stage, struct hp_error *);
+int maildir_finish_nosync(const char *dir, const char *stage,
+    const char *name, bool *done_before, struct hp_error *);
+/* Make everything written in the file system holding dir durable
+ * (syncfs(2): the files, their data and the directory entries). */
+int maildir_syncfs(const char *dir, struct hp_error *);
 
 /* maildir_mark without the directory fsyncs, for a caller that marks a
  * batch and then calls maildir_sync once (safe where a mark lost in a crash

@@ -33,4 +33,20 @@ int outbox_deliver(struct store *, const struct config *, long now,
 int outbox_sweep(struct store *, const struct config *, long now,
     int *removed, struct hp_error *);
 
+/* Retention (issue 17), what outbox_retention did. */
+struct outbox_retention_stats {
+	int64_t packed;         /* sent copies compressed */
+	int64_t deleted;        /* delivered or failed rows removed */
+	long inbox_files;       /* files removed from the inbox's cur/ */
+	long outbox_files;      /* files removed from the outbox Maildir */
+	long long bytes;        /* bytes of the files removed */
+};
+/* Apply cfg->retention_days at time now (real time: rows and files carry
+ * it): store_compact, then the files older than that in the inbox
+ * Maildir's cur/ flagged seen (mail taken in: what it did is in the
+ * database; deferred mail is kept) and in the outbox Maildir's new/ and cur/ (mail left there that long by the
+ * mail system). retention_days 0 only compresses. */
+int outbox_retention(struct store *, const struct config *, long now,
+    struct outbox_retention_stats *, struct hp_error *);
+
 #endif

@@ -682,4 +682,59 @@ int64_t store_last_id(struct store *);
  * before failing with HP_EBUSY (10 s from store_open). */
 void store_busy_timeout(struct store *, int ms);
 
+/* The wake index (migration 22, issue 17; deadline.h says when). Call
+ * fn(name, cid, active, arg) for each campaign whose wake is at or before
+ * now, by name, from one indexed query (active: its status is 'active');
+ * name is valid during the call. */
+int store_wake_due(struct store *, long now,
+    void (*fn)(const char *name, int64_t cid, bool active, void *),
+    void *arg, struct hp_error *);
+/* Set campaign cid's wake time. */
+int store_wake_set(struct store *, int64_t cid, long long wake,
+    struct hp_error *);
+/* If fingerprint (the configuration the wakes depend on) is not the one
+ * stored, set every wake to 0 and store it, in one transaction (*reset
+ * true); otherwise only read. */
+int store_wake_config(struct store *, const char *fingerprint, bool *reset,
+    struct hp_error *);
+
+/* Retention (issue 17; 'hexpost storage --compact', the daemon once a
+ * day), in one transaction: the copies of outbox rows sent a day or more
+ * before now are compacted (compressed; a report's reduced to its headers
+ * and a line naming its body's BLAKE2b-256, the report being kept;
+ * store_outbox_find reads them back uncompressed); rows sent or failed
+ * more than keep_days before now are removed (keep_days 0: none), the
+ * newest row always kept (store_high_water). */
+struct store_compact_stats {
+	int64_t packed;         /* sent copies compacted */
+	int64_t deleted;        /* outbox rows removed */
+};
+int store_compact(struct store *, long now, int keep_days,
+    struct store_compact_stats *, struct hp_error *);
+/* What the database holds (issue 17, 'hexpost storage'). */
+struct store_storage {
+	int64_t file_bytes;     /* pages in use and free, as on disk */
+	int64_t free_bytes;     /* free pages (VACUUM returns them) */
+	int64_t windows;        /* resolved windows */
+	int64_t reports, report_bytes, reports_packed;
+	int64_t outbox_queued, outbox_sent, outbox_failed;
+	int64_t outbox_bytes, outbox_packed;
+	char oldest_sent[32];   /* sent_at of the oldest row kept, or "" */
+};
+/* Fill *out, and call fn(name, bytes, arg) for each table and index by
+ * the bytes of its pages (largest first). */
+int store_storage_get(struct store *, struct store_storage *out,
+    void (*fn)(const char *name, int64_t bytes, void *), void *arg,
+    struct hp_error *);
+/* VACUUM: give the free pages back to the file system. */
+int store_vacuum(struct store *, struct hp_error *);
+
+/* Commits of this connection wait for the disk (full, the default) or
+ * only for the WAL to be written (not full: a process killed loses
+ * nothing, a power cut may lose the last commits). The daemon's pass
+ * resolves its campaigns not full, then commits once full before any mail
+ * goes out (issue 17): what a power cut loses was seen by nobody and is
+ * resolved again the same way. */
+int store_sync_full(struct store *, bool full, struct hp_error *);
+
 #endif

@@ -35,6 +35,11 @@ struct transport_ops {
 	int (*finish)(void *ctx, const struct store_outmsg *,
 	    const char *stage, struct hp_error *);
 	void (*close)(void *ctx);
+	/* Optional, with stage and finish (issue 17): where set, stage and
+	 * finish make nothing durable themselves; the outbox calls sync once
+	 * after the stages of a batch (after_finish false) and once after
+	 * its finishes (true), each before the database records them. */
+	int (*sync)(void *ctx, bool after_finish, struct hp_error *);
 };
 
 extern const struct transport_ops transport_maildir;

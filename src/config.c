@@ -29,6 +29,7 @@ config_defaults(struct config *c, const char *datadir)
 	c->retry_max = 8;
 	c->log_level = LOG_LVL_WARN;
 	c->remind_hours = 24;
+	c->retention_days = 90;
 	strlcpy_(c->missing, "ai", sizeof c->missing);
 	c->imap_starttls = CONFIG_TLS_REQUIRED;
 	c->smtp_starttls = CONFIG_TLS_REQUIRED;
@@ -221,6 +222,14 @@ config_daemon_key(struct config *c, const char *k, const char *v, int *rc,
 			c->deadline_hours = (int)n;
 		else
 			c->remind_hours = (int)n;
+	} else if (strcmp(k, "retention_days") == 0) {
+		n = strtol(v, &ep, 10);
+		if (*v == '\0' || *ep != '\0' || n < 0 || n > 100000) {
+			snprintf(why, whylen, "retention_days must be a number "
+			    "from 0 (keep for ever) to 100000");
+			*rc = HP_EINVAL;
+		} else
+			c->retention_days = (int)n;
 	} else if (strcmp(k, "mail_wait") == 0) {
 		if (strcmp(v, "watch") != 0 && strcmp(v, "poll") != 0) {
 			snprintf(why, whylen, "mail_wait must be watch or poll");
@@ -763,6 +772,10 @@ config_write(const struct config *c, const char *path, struct hp_error *err)
 	    "deadline_hours = %d\n"
 	    "remind_hours = %d\n"
 	    "missing = %s\n"
+	    "# Retention: delivered mail rows, the inbox's cur/ and the outbox\n"
+	    "# Maildir's files older than this many days are removed (0: kept\n"
+	    "# for ever); see 'hexpost storage'.\n"
+	    "#retention_days = 90\n"
 	    "# A real mail server (man hexpost.conf): IMAP mailboxes fetched into\n"
 	    "# the mailbox Maildir, and SMTP submission for the outbox. Passwords\n"
 	    "# only with this file mode 0600, or in HEXPOST_IMAP_PASSWORD and\n"

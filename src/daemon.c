@@ -1,4 +1,5 @@
 /* daemon: the run loop, signals and the lock (see include/daemon.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -28,6 +29,9 @@
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t reload_requested;
+/* A daemon below log level info: a pass that moved no mail prints
+ * nothing (an idle daemon writes nothing to its log; issue 17). */
+static bool daemon_quiet;
 
 /* SIGTERM, SIGINT: stop after the step in hand. */
 static void
@@ -99,25 +103,96 @@ resolved_hook(void *arg, struct store *st, int64_t cid, const struct game *g,
 	return mail_queue_reports(st, rm->cfg, cid, g, w, err);
 }
 
+/* A campaign the wake index says is due this pass. */
+struct run_due {
+	char name[GAME_NAME_MAX];
+	int64_t cid;
+	bool active;
+	bool looked;            /* stepped without a busy or full database */
+};
+
 struct run_names {
-	char (*v)[GAME_NAME_MAX];
+	struct run_due *v;
 	int n;
 	int cap;
 };
 
-/* store_campaign_list callback: note each active campaign's name. */
+/* store_wake_due callback: note each campaign due. */
 static void
-collect_active(const struct store_campaign_info *ci, void *arg)
+collect_due(const char *name, int64_t cid, bool active, void *arg)
 {
 	struct run_names *rn = arg;
 
-	if (strcmp(ci->status, "active") != 0)
-		return;
 	if (rn->n == rn->cap) {
 		rn->cap = rn->cap ? rn->cap * 2 : 16;
 		rn->v = xrealloc(rn->v, (size_t)rn->cap * sizeof *rn->v);
 	}
-	strlcpy_(rn->v[rn->n++], ci->name, GAME_NAME_MAX);
+	strlcpy_(rn->v[rn->n].name, name, GAME_NAME_MAX);
+	rn->v[rn->n].cid = cid;
+	rn->v[rn->n].active = active;
+	rn->v[rn->n].looked = !active;
+	rn->n++;
+}
+
+/* After the campaigns due were looked at: store when each needs looking
+ * at next, in one transaction (a campaign not looked at keeps its wake, so
+ * it is looked at again next pass). Returns the rows written (0 when it
+ * failed: logged). */
+static int
+daemon_wake_store(struct store *st, const struct config *cfg,
+    const struct run_names *rn, long now)
+{
+	struct hp_error err = { 0, "" };
+	long long wake;
+	int i, rc, n = 0;
+
+	if (rn->n == 0)
+		return 0;
+	if ((rc = store_begin(st, &err)) != HP_OK) {
+		log_warn("wake index: %s", err.msg);
+		return 0;
+	}
+	for (i = 0; i < rn->n && rc == HP_OK; i++) {
+		if (!rn->v[i].looked)
+			continue;
+		if (deadline_wake_next(st, cfg, rn->v[i].name, rn->v[i].cid,
+		    now, &wake, &err) != HP_OK) {
+			/* Left due: looked at again next pass. */
+			log_debug("%s: wake: %s", rn->v[i].name, err.msg);
+			continue;
+		}
+		if ((rc = store_wake_set(st, rn->v[i].cid, wake, &err)) ==
+		    HP_OK)
+			n++;
+	}
+	if (rc == HP_OK)
+		rc = store_commit(st, &err);
+	else
+		store_rollback(st);
+	if (rc != HP_OK) {
+		log_warn("wake index: %s", err.msg);
+		return 0;
+	}
+	return n;
+}
+
+/* Make every commit of this connection durable now (after commits made
+ * with store_sync_full false): a row written again is a page in the WAL,
+ * and its commit waits for the disk. HP_OK or an error in err. */
+static int
+daemon_durable(struct store *st, struct hp_error *err)
+{
+	int rc;
+
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	if ((rc = store_exec(st, "durable", "UPDATE campaign_wake SET wake_at "
+	    "= wake_at WHERE campaign_id = (SELECT min(campaign_id) FROM "
+	    "campaign_wake)", NULL, NULL, err)) != HP_OK) {
+		store_rollback(st);
+		return rc;
+	}
+	return store_commit(st, err);
 }
 
 /* Put campaign name (cid) in quarantine after its resolution failed with
@@ -248,6 +323,158 @@ daemon_outbox_fault(struct store *st, const struct config *cfg,
 	return rc;
 }
 
+/* Once a day (the time of the last one kept in DATADIR/hexpost.retention):
+ * apply the retention setting (outbox_retention). Logged at level info;
+ * failures are warnings and it is tried again next pass. */
+static void
+daemon_retention(struct store *st, const struct config *cfg)
+{
+	struct outbox_retention_stats rs;
+	struct hp_error err = { 0, "" };
+	char path[CONFIG_PATH_MAX + 20], text[32], *t;
+	long now = (long)time(NULL), last = 0;
+
+	snprintf(path, sizeof path, "%s/hexpost.retention", cfg->datadir);
+	if ((t = util_read_file(path, NULL, NULL)) != NULL) {
+		last = strtol(t, NULL, 10);
+		free(t);
+	}
+	if (last <= now && now - last < 86400)
+		return;
+	if (outbox_retention(st, cfg, now, &rs, &err) != HP_OK) {
+		log_warn("retention: %s", err.msg);
+		return;
+	}
+	if (rs.packed > 0 || rs.deleted > 0 || rs.inbox_files > 0 ||
+	    rs.outbox_files > 0)
+		log_info("retention (%d days): %lld sent copies compressed, "
+		    "%lld outbox rows, %ld inbox and %ld outbox files (%lld "
+		    "bytes) removed", cfg->retention_days, (long long)rs.packed,
+		    (long long)rs.deleted, rs.inbox_files, rs.outbox_files,
+		    rs.bytes);
+	snprintf(text, sizeof text, "%ld\n", now);
+	if (util_write_file_atomic(path, text, strlen(text), 0600, &err) !=
+	    HP_OK)
+		log_warn("%s", err.msg);
+}
+
+/* Count the regular files of dir and their bytes into *n and *bytes. */
+static void
+daemon_dir_usage(const char *dir, long *n, long long *bytes)
+{
+	struct dirent *de;
+	struct stat sb;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.' && fstatat(dirfd(d), de->d_name, &sb,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode)) {
+			(*n)++;
+			*bytes += (long long)sb.st_size;
+		}
+	closedir(d);
+}
+
+struct table_lines {
+	FILE *f;
+	int n;          /* printed so far */
+};
+
+/* store_storage_get callback: a line for each of the 12 largest tables
+ * and indexes. */
+static void
+print_table(const char *name, int64_t bytes, void *arg)
+{
+	struct table_lines *tl = arg;
+
+	if (tl->n++ < 12)
+		fprintf(tl->f, "    %-36s %10.1f KB\n", name, (double)bytes /
+		    1024);
+}
+
+/* The Maildir spec's files in new/ and cur/ (cur/ only if cur_only). */
+static void
+daemon_maildir_line(FILE *f, const char *what, const char *spec,
+    bool cur_only)
+{
+	char dir[CONFIG_PATH_MAX + 8];
+	long n = 0;
+	long long bytes = 0;
+
+	if (strncmp(spec, "maildir:", 8) != 0) {
+		fprintf(f, "%s: %s (not a Maildir: nothing kept here)\n", what,
+		    spec);
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s/cur", spec + 8);
+	daemon_dir_usage(dir, &n, &bytes);
+	if (!cur_only) {
+		snprintf(dir, sizeof dir, "%s/new", spec + 8);
+		daemon_dir_usage(dir, &n, &bytes);
+	}
+	fprintf(f, "%s: %s%s, %ld files, %.1f KB\n", what, spec + 8,
+	    cur_only ? "/cur" : " (new/ and cur/)", n, (double)bytes / 1024);
+}
+
+int
+daemon_storage(struct store *st, const struct config *cfg, bool compact,
+    FILE *f, struct hp_error *err)
+{
+	struct outbox_retention_stats rs;
+	struct table_lines tl = { f, 0 };
+	struct store_storage s;
+	int rc;
+
+	if (compact) {
+		if ((rc = outbox_retention(st, cfg, (long)time(NULL), &rs,
+		    err)) != HP_OK || (rc = store_vacuum(st, err)) != HP_OK)
+			return rc;
+		fprintf(f, "compacted: %lld sent copies compressed, %lld outbox "
+		    "rows removed, %ld inbox and %ld outbox files removed "
+		    "(%.1f KB); database vacuumed\n", (long long)rs.packed,
+		    (long long)rs.deleted, rs.inbox_files, rs.outbox_files,
+		    (double)rs.bytes / 1024);
+	}
+	if ((rc = store_storage_get(st, &s, NULL, NULL, err)) != HP_OK)
+		return rc;
+	fprintf(f, "database: %s, %.1f KB (%.1f KB of it free pages)\n",
+	    cfg->database, (double)s.file_bytes / 1024, (double)s.free_bytes /
+	    1024);
+	fprintf(f, "  resolved windows: %lld", (long long)s.windows);
+	if (s.windows > 0)
+		fprintf(f, ", %.1f KB a window in use",
+		    (double)(s.file_bytes - s.free_bytes) / 1024 /
+		    (double)s.windows);
+	fprintf(f, "\n  reports: %lld kept (%lld compressed), %.1f KB\n",
+	    (long long)s.reports, (long long)s.reports_packed,
+	    (double)s.report_bytes / 1024);
+	fprintf(f, "  outbox rows: %lld queued, %lld sent (%lld compressed), "
+	    "%lld failed; %.1f KB%s%s\n", (long long)s.outbox_queued,
+	    (long long)s.outbox_sent, (long long)s.outbox_packed,
+	    (long long)s.outbox_failed, (double)s.outbox_bytes / 1024,
+	    s.oldest_sent[0] ? "; oldest sent " : "", s.oldest_sent);
+	fprintf(f, "  the largest tables and indexes:\n");
+	if ((rc = store_storage_get(st, &s, print_table, &tl, err)) != HP_OK)
+		return rc;
+	daemon_maildir_line(f, "inbox", cfg->mailbox, true);
+	daemon_maildir_line(f, "outbox", cfg->outbox, false);
+	if (cfg->retention_days > 0)
+		fprintf(f, "retention: %d days (retention_days): delivered and "
+		    "failed outbox rows, the inbox's cur/ (mail taken in) and "
+		    "the outbox Maildir's files older than that are removed "
+		    "once a day; sent copies are compressed after a day (a "
+		    "report's reduced to its headers and its body's hash); "
+		    "reports, orders, dice and signatures are kept for ever\n",
+		    cfg->retention_days);
+	else
+		fprintf(f, "retention: none (retention_days = 0): everything is "
+		    "kept; sent copies are compressed after a day (a report's "
+		    "reduced to its headers and its body's hash)\n");
+	return HP_OK;
+}
+
 int
 daemon_pass(struct store *st, const struct config *cfg,
     const struct minisign_seckey *sk, struct hp_error *err)
@@ -258,7 +485,8 @@ daemon_pass(struct store *st, const struct config *cfg,
 	struct outbox_stats os;
 	struct run_names rn = { NULL, 0, 0 };
 	struct fetch_imap_stats fs = { 0, 0, 0, 0 }, ms = { 0, 0, 0, 0 };
-	struct hp_error ierr = { 0, "" }, oerr = { 0, "" };
+	struct hp_error ierr = { 0, "" }, oerr = { 0, "" }, serr = { 0, "" };
+	bool reset, quiet;
 	long now;
 	int rc, i, irc = HP_OK, busy = 0, full = 0;
 
@@ -274,13 +502,20 @@ daemon_pass(struct store *st, const struct config *cfg,
 		irc = fetch_imap_run(st, cfg, &fs, &ierr);
 	if ((rc = intake_run(st, cfg, &is, err)) != HP_OK)
 		return rc;
-	printf("mail in: %d accepted, %d refused, %d ignored, %d duplicate, "
-	    "%d deferred", is.n[INTAKE_ACCEPTED], is.n[INTAKE_REJECTED],
-	    is.n[INTAKE_IGNORED], is.n[INTAKE_DUPLICATE], is.deferred);
-	/* Refusals to strangers, logged and not mailed (issue 12). */
-	if (is.unanswered > 0)
-		printf(", %d unanswered", is.unanswered);
-	printf("\n");
+	quiet = daemon_quiet && is.n[INTAKE_ACCEPTED] == 0 &&
+	    is.n[INTAKE_REJECTED] == 0 && is.n[INTAKE_IGNORED] == 0 &&
+	    is.n[INTAKE_DUPLICATE] == 0 && is.deferred == 0 &&
+	    is.unanswered == 0;
+	if (!quiet) {
+		printf("mail in: %d accepted, %d refused, %d ignored, "
+		    "%d duplicate, %d deferred", is.n[INTAKE_ACCEPTED],
+		    is.n[INTAKE_REJECTED], is.n[INTAKE_IGNORED],
+		    is.n[INTAKE_DUPLICATE], is.deferred);
+		/* Refusals to strangers, logged and not mailed (issue 12). */
+		if (is.unanswered > 0)
+			printf(", %d unanswered", is.unanswered);
+		printf("\n");
+	}
 	if (cfg->nimap > 0) {
 		rc = fetch_imap_mark(st, cfg, &ms, irc == HP_OK ? &ierr : err);
 		irc = irc == HP_OK ? rc : irc;
@@ -288,11 +523,27 @@ daemon_pass(struct store *st, const struct config *cfg,
 		    "failed\n", fs.fetched, fs.marked + ms.marked, fs.failed,
 		    cfg->nimap, cfg->nimap == 1 ? "" : "es");
 	}
-	if ((rc = store_campaign_list(st, collect_active, &rn, err)) != HP_OK)
+	if ((rc = deadline_wake_config(st, cfg, &reset, err)) != HP_OK)
 		return rc;
+	if (reset)
+		log_debug("deadline defaults changed: every campaign looked at");
 	now = deadline_now();
-	for (i = 0; i < rn.n && !stop_requested; i++)
-		switch (campaign_step(st, cfg, rn.v[i], &hooks, sk, now)) {
+	/* Only the campaigns the wake index says are due (issue 17). */
+	if ((rc = store_wake_due(st, now, collect_due, &rn, err)) != HP_OK)
+		return rc;
+	/* Their commits do not wait for the disk: nothing they do leaves
+	 * the database before the durable commit below (which makes every
+	 * commit before it durable too), and a power cut before it loses
+	 * only resolutions nobody saw, done again the same way. */
+	/* (HEXPOST_PASS_SYNC_EACH, for bench_store only: each commit waits,
+	 * as before issue 17.) */
+	if (rn.n > 0 && getenv("HEXPOST_PASS_SYNC_EACH") == NULL &&
+	    store_sync_full(st, false, &serr) != HP_OK)
+		log_warn("%s", serr.msg);
+	for (i = 0; i < rn.n && !stop_requested; i++) {
+		if (!rn.v[i].active)
+			continue;
+		switch (campaign_step(st, cfg, rn.v[i].name, &hooks, sk, now)) {
 		case HP_EBUSY:
 			busy++;
 			break;
@@ -300,10 +551,20 @@ daemon_pass(struct store *st, const struct config *cfg,
 			full++;
 			break;
 		default:
+			rn.v[i].looked = true;
 			break;
 		}
-	log_debug("%d active campaign%s looked at", rn.n, rn.n == 1 ? "" :
-	    "s");
+	}
+	/* Durable before any mail goes out: the wake index's commit waits
+	 * for the disk, and with it every commit before it. */
+	if (rn.n > 0 && (store_sync_full(st, true, &serr) != HP_OK ||
+	    (daemon_wake_store(st, cfg, &rn, now) == 0 &&
+	    daemon_durable(st, &serr) != HP_OK))) {
+		free(rn.v);
+		*err = serr;
+		return serr.code != 0 ? serr.code : HP_EDB;
+	}
+	log_debug("%d campaign%s due looked at", rn.n, rn.n == 1 ? "" : "s");
 	free(rn.v);
 	if (stop_requested)
 		return HP_OK;
@@ -312,12 +573,15 @@ daemon_pass(struct store *st, const struct config *cfg,
 		*err = oerr;
 		return rc;
 	}
-	printf("mail out: %d delivered, %d to retry, %d failed", os.sent,
-	    os.retried, os.failed);
-	if (rc == HP_EIO)
-		printf(", %d held (the outbox cannot be written: %s)", os.held,
-		    oerr.msg);
-	printf("\n");
+	if (!daemon_quiet || rc == HP_EIO || os.sent > 0 || os.retried > 0 ||
+	    os.failed > 0) {
+		printf("mail out: %d delivered, %d to retry, %d failed",
+		    os.sent, os.retried, os.failed);
+		if (rc == HP_EIO)
+			printf(", %d held (the outbox cannot be written: %s)",
+			    os.held, oerr.msg);
+		printf("\n");
+	}
 	if (daemon_outbox_fault(st, cfg, rc == HP_EIO ? oerr.msg : NULL,
 	    (long)time(NULL)) != HP_OK)
 		log_warn("the outbox fault could not be recorded");
@@ -327,6 +591,7 @@ daemon_pass(struct store *st, const struct config *cfg,
 		if (web_write(st, cfg, cfg->web_dir, &werr) != HP_OK)
 			log_warn("web archive %s: %s", cfg->web_dir, werr.msg);
 	}
+	daemon_retention(st, cfg);
 	if (rc == HP_EIO) {
 		/* Kept queued, the moderators told once; run --once says so
 		 * (EX_IOERR: the operator must free or fix the outbox). */
@@ -444,15 +709,20 @@ static void
 daemon_mark_write(struct store *st, const struct config *cfg)
 {
 	struct hp_error err = { 0, "" };
-	char path[CONFIG_PATH_MAX + 16], text[64];
+	char path[CONFIG_PATH_MAX + 16], text[64], *old;
 	int64_t m, o;
+	bool same;
 
 	daemon_mark_path(cfg, path, sizeof path);
 	if (store_high_water(st, &m, &o, &err) == HP_OK) {
 		snprintf(text, sizeof text, "%lld %lld\n", (long long)m,
 		    (long long)o);
-		if (util_write_file_atomic(path, text, strlen(text), 0600,
-		    &err) == HP_OK)
+		/* Unchanged (an idle pass): not written again. */
+		old = util_read_file(path, NULL, NULL);
+		same = old != NULL && strcmp(old, text) == 0;
+		free(old);
+		if (same || util_write_file_atomic(path, text, strlen(text),
+		    0600, &err) == HP_OK)
 			return;
 	}
 	log_warn("%s: %s", path, err.msg);
@@ -733,6 +1003,7 @@ daemon_run(struct config *cfg, const char *db_path, bool once)
 		} else
 			key_watch(cfg, &keyst, &sk);
 		memset(&err, 0, sizeof err);
+		daemon_quiet = !once && cfg->log_level < LOG_LVL_INFO;
 		rc = daemon_pass(st, cfg, sk, &err);
 		daemon_mark_write(st, cfg);
 		fflush(stdout);

@@ -548,3 +548,84 @@ deadline_check(struct store *st, const struct config *cfg,
 	}
 	return store_commit(st, err);
 }
+
+int
+deadline_wake_next(struct store *st, const struct config *cfg,
+    const char *campaign, int64_t cid, long now, long long *wake,
+    struct hp_error *err)
+{
+	struct store_order cur[GAME_MAX_SIDES];
+	struct deadline_settings ds;
+	struct store_quarantine q;
+	struct store_window w;
+	struct store_clock c;
+	struct game g;
+	long dl;
+	int rc, i;
+	bool missing = false;
+
+	(void)now;
+	*wake = DEADLINE_WAKE_NEVER;
+	game_init(&g);
+	if ((rc = store_game_load(st, campaign, &g, NULL, err)) != HP_OK ||
+	    g.status != GAME_ACTIVE)
+		goto out;
+	if ((rc = deadline_settings_get(st, cfg, cid, &ds, err)) != HP_OK ||
+	    ds.paused)
+		goto out;
+	if ((rc = store_quarantine_get(st, campaign, &q, err)) != HP_OK ||
+	    q.on)
+		goto out;
+	if ((rc = store_window_current(st, cid, &w, err)) != HP_OK)
+		goto out;
+	if ((rc = store_orders_current(st, w.id, cur, err)) != HP_OK)
+		goto out;
+	for (i = 0; i < g.nsides; i++)
+		if ((w.spec.sides & (1u << i)) && !g.sides[i].ai &&
+		    cur[i].raw == NULL)
+			missing = true;
+	store_orders_free(cur);
+	if (!missing) {
+		*wake = 0;      /* ready to resolve */
+		goto out;
+	}
+	if ((rc = store_clock_get(st, w.id, &c, err)) != HP_OK)
+		goto out;
+	if (!c.have) {
+		*wake = 0;      /* its clock starts at the next look */
+		goto out;
+	}
+	if (c.held || (dl = deadline_of(&ds, &c)) == 0)
+		goto out;       /* only a change wakes it */
+	if (ds.remind_hours > 0 && !c.reminded)
+		dl = dl - 3600L * ds.remind_hours < dl ? dl - 3600L *
+		    ds.remind_hours : dl;
+	*wake = dl < 0 ? 0 : (long long)dl;
+out:
+	game_free(&g);
+	return rc;
+}
+
+int
+deadline_wake_update(struct store *st, const struct config *cfg,
+    const char *campaign, int64_t cid, long now, long long *wake,
+    struct hp_error *err)
+{
+	int rc;
+
+	if ((rc = deadline_wake_next(st, cfg, campaign, cid, now, wake,
+	    err)) != HP_OK)
+		return rc;
+	return store_wake_set(st, cid, *wake, err);
+}
+
+int
+deadline_wake_config(struct store *st, const struct config *cfg, bool *reset,
+    struct hp_error *err)
+{
+	char fp[128];
+
+	snprintf(fp, sizeof fp, "deadline_hours=%d remind_hours=%d missing=%s",
+	    cfg->deadline_hours, cfg->remind_hours, cfg->missing);
+	return store_wake_config(st, fp, reset, err);
+}

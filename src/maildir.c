@@ -759,9 +759,11 @@ hint_exists(const char *dir, const char *hint, char **found,
 	return find_cur(dir, hint, strlen(hint), '\0', found, err);
 }
 
-int
-maildir_stage(const char *dir, const void *data, size_t len, char **stage,
-    struct hp_error *err)
+/* maildir_stage, fsyncing the file only if sync (else maildir_sync
+ * makes it durable later). */
+static int
+stage_impl(const char *dir, const void *data, size_t len, char **stage,
+    bool sync, struct hp_error *err)
 {
 	char *tmp = NULL, *uniq = NULL;
 	int fd = -1, tries, r, rc = HP_EIO;
@@ -783,7 +785,8 @@ maildir_stage(const char *dir, const void *data, size_t len, char **stage,
 		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(EEXIST));
 		goto out;
 	}
-	if (write_all(fd, data, len) == -1 || fsync_retry(fd) == -1) {
+	if (write_all(fd, data, len) == -1 || (sync && fsync_retry(fd) ==
+	    -1)) {
 		hp_seterr(err, HP_EIO, "%s: %s", tmp, strerror(errno));
 		(void)unlink(tmp);
 		goto out;
@@ -807,8 +810,23 @@ out:
 }
 
 int
-maildir_finish(const char *dir, const char *stage, const char *name,
-    bool *done_before, struct hp_error *err)
+maildir_stage(const char *dir, const void *data, size_t len, char **stage,
+    struct hp_error *err)
+{
+	return stage_impl(dir, data, len, stage, true, err);
+}
+
+int
+maildir_stage_nosync(const char *dir, const void *data, size_t len,
+    char **stage, struct hp_error *err)
+{
+	return stage_impl(dir, data, len, stage, false, err);
+}
+
+/* maildir_finish, fsyncing new/ only if sync. */
+static int
+finish_impl(const char *dir, const char *stage, const char *name,
+    bool *done_before, bool sync, struct hp_error *err)
 {
 	char *tmp = NULL, *final = NULL, *found = NULL, *newdir = NULL;
 	struct stat sb;
@@ -857,13 +875,45 @@ maildir_finish(const char *dir, const char *stage, const char *name,
 		goto out;
 	}
 	newdir = mkpath(dir, "new", NULL);
-	rc = fsync_dir(newdir, err);
+	rc = sync ? fsync_dir(newdir, err) : HP_OK;
 out:
 	free(tmp);
 	free(final);
 	free(found);
 	free(newdir);
 	return rc;
+}
+
+int
+maildir_finish(const char *dir, const char *stage, const char *name,
+    bool *done_before, struct hp_error *err)
+{
+	return finish_impl(dir, stage, name, done_before, true, err);
+}
+
+int
+maildir_finish_nosync(const char *dir, const char *stage, const char *name,
+    bool *done_before, struct hp_error *err)
+{
+	return finish_impl(dir, stage, name, done_before, false, err);
+}
+
+int
+maildir_syncfs(const char *dir, struct hp_error *err)
+{
+	int fd;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		hp_seterr(err, HP_EIO, "%s: %s", dir, strerror(errno));
+		return HP_EIO;
+	}
+	if (syncfs(fd) == -1) {
+		hp_seterr(err, HP_EIO, "syncfs %s: %s", dir, strerror(errno));
+		close(fd);
+		return HP_EIO;
+	}
+	close(fd);
+	return HP_OK;
 }
 
 int

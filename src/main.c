@@ -1071,6 +1071,26 @@ cmd_run(struct cli *c)
 	return daemon_run(&cfg, db_path, c->opt['1'] != NULL);
 }
 
+/* storage [--compact]: daemon_storage, with the configuration if there
+ * is one (else the defaults of the database's directory). */
+static int
+cmd_storage(struct cli *c)
+{
+	struct config dc;
+	char dir[CONFIG_PATH_MAX], *d;
+
+	if (!have_cfg) {
+		strlcpy_(dir, db_path, sizeof dir);
+		d = dirname(dir);
+		config_defaults(&dc, d);
+		strlcpy_(dc.database, db_path, sizeof dc.database);
+	}
+	if (daemon_storage(c->st, have_cfg ? &cfg : &dc, c->opt['c'] != NULL,
+	    stdout, &c->err) != HP_OK)
+		return fail(&c->err);
+	return 0;
+}
+
 static int
 cmd_moderate(int argc, char **argv)
 {
@@ -1206,6 +1226,8 @@ static const struct option o_init[] = {
 	OPT("datadir", required_argument, 'D'), OPT_END };
 static const struct option o_run[] = {
 	OPT("once", no_argument, '1'), OPT_END };
+static const struct option o_storage[] = {
+	OPT("compact", no_argument, 'c'), OPT_END };
 static const struct option o_campaign_new[] = {
 	OPT("ruleset", required_argument, 'r'),
 	OPT("scenario", required_argument, 's'),
@@ -1381,6 +1403,10 @@ static const struct cmd cmds[] = {
 	    "orders, each turn's public map, events, commitment, seed and "
 	    "signed dice log; after the end every side's view and the audit "
 	    "bundle", NULL, 1, 1, CLI_DB, NULL, NULL, cmd_web, NULL },
+	{ "storage", NULL, "storage [--compact]", "what the database, the "
+	    "inbox and the outbox Maildir keep and how much, and the retention "
+	    "in force; --compact applies it now and gives free pages back",
+	    o_storage, 0, 0, CLI_DB, NULL, NULL, cmd_storage, NULL },
 };
 #define NCMDS (sizeof cmds / sizeof cmds[0])
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "embedded.h"
 #include "shmguard.h"
@@ -325,6 +326,146 @@ store_busy_timeout(struct store *st, int ms)
 	sqlite3_busy_timeout(st->db, ms);
 }
 
+/* Stored compressed (issue 17): reports, and sent copies once compacted,
+ * are kept as STORE_ZMAGIC, the original length (4 bytes, big-endian) and
+ * its zlib stream. Neither a report nor an RFC 5322 message starts with a
+ * NUL byte, so a value that does not start with the magic is plain. */
+#define STORE_ZMAGIC "\0HPZ"
+#define STORE_ZHEAD 8
+
+/* Sent copies compacted a day after delivery (store_compact) are stored
+ * the same way under STORE_SMAGIC, which also marks them done; a report's
+ * copy keeps only its headers and a line naming its body's BLAKE2b-256
+ * (the report itself is kept in reports). */
+#define STORE_SMAGIC "\0HPS"
+
+/* The compressed form of p (n bytes) under magic as a malloc'ed blob
+ * (*outlen bytes), or NULL when it would not be smaller (store p as it is)
+ * unless force. */
+static unsigned char *
+store_zpack_as(const void *p, size_t n, const char *magic, bool force,
+    size_t *outlen)
+{
+	uLongf zlen = compressBound((uLong)n);
+	unsigned char *z;
+
+	if ((!force && n < 64) || n > 0xffffffffu)
+		return NULL;
+	z = xmalloc(STORE_ZHEAD + zlen);
+	memcpy(z, magic, 4);
+	z[4] = (unsigned char)(n >> 24);
+	z[5] = (unsigned char)(n >> 16);
+	z[6] = (unsigned char)(n >> 8);
+	z[7] = (unsigned char)n;
+	if (compress2(z + STORE_ZHEAD, &zlen, p, (uLong)n, 9) != Z_OK ||
+	    (!force && (size_t)STORE_ZHEAD + zlen >= n)) {
+		free(z);
+		return NULL;
+	}
+	*outlen = STORE_ZHEAD + zlen;
+	return z;
+}
+
+/* store_zpack_as with STORE_ZMAGIC, not forced. */
+static unsigned char *
+store_zpack(const void *p, size_t n, size_t *outlen)
+{
+	return store_zpack_as(p, n, STORE_ZMAGIC, false, outlen);
+}
+
+/* Is p (n bytes) a value store_zpack_as made? */
+static bool
+store_zpacked(const void *p, size_t n)
+{
+	return p != NULL && n >= STORE_ZHEAD && (memcmp(p, STORE_ZMAGIC, 4) ==
+	    0 || memcmp(p, STORE_SMAGIC, 4) == 0);
+}
+
+/* p (n bytes) as a malloc'ed, NUL-terminated copy, uncompressed if it was
+ * stored compressed; *len (may be NULL) its length. NULL if a compressed
+ * value is damaged (not zlib, another length than recorded, or bytes after
+ * the stream, as an edit appending to the value leaves). */
+static char *
+store_zunpack(const unsigned char *p, size_t n, size_t *len)
+{
+	uLongf want, got;
+	uLong used;
+	char *out;
+
+	if (!store_zpacked(p, n)) {
+		out = xmalloc(n + 1);
+		if (n > 0)
+			memcpy(out, p, n);
+		out[n] = '\0';
+		if (len != NULL)
+			*len = n;
+		return out;
+	}
+	want = (uLongf)p[4] << 24 | (uLongf)p[5] << 16 | (uLongf)p[6] << 8 |
+	    (uLongf)p[7];
+	got = want;
+	used = (uLong)(n - STORE_ZHEAD);
+	out = xmalloc((size_t)want + 1);
+	if (uncompress2((Bytef *)out, &got, p + STORE_ZHEAD, &used) != Z_OK ||
+	    got != want || used != (uLong)(n - STORE_ZHEAD)) {
+		free(out);
+		return NULL;
+	}
+	out[want] = '\0';
+	if (len != NULL)
+		*len = (size_t)want;
+	return out;
+}
+
+/* Column i of s through store_zunpack. */
+static char *
+col_unpacked(sqlite3_stmt *s, int i, size_t *len)
+{
+	return store_zunpack(sqlite3_column_blob(s, i),
+	    (size_t)sqlite3_column_bytes(s, i), len);
+}
+
+/* SQL function hp_compact_copy(DATA, KIND): the sent copy DATA compacted
+ * (STORE_SMAGIC): a report's reduced to its headers and its body's hash,
+ * any other compressed whole. DATA itself if it does not uncompress. */
+static void
+sql_compact_copy(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const unsigned char *kind = sqlite3_value_text(argv[1]);
+	char *m, *sep, hex[65];
+	unsigned char h[32], *z;
+	size_t n, zn, i;
+	struct sbuf b;
+
+	(void)argc;
+	if ((m = store_zunpack(sqlite3_value_blob(argv[0]),
+	    (size_t)sqlite3_value_bytes(argv[0]), &n)) == NULL) {
+		sqlite3_result_value(ctx, argv[0]);
+		return;
+	}
+	sbuf_init(&b);
+	if (kind != NULL && strcmp((const char *)kind, "report") == 0 &&
+	    (sep = strstr(m, "\n\n")) != NULL) {
+		crypto_generichash(h, sizeof h, (unsigned char *)sep + 2,
+		    n - (size_t)(sep + 2 - m), NULL, 0);
+		for (i = 0; i < sizeof h; i++)
+			snprintf(hex + 2 * i, 3, "%02x", h[i]);
+		sbuf_add(&b, m, (size_t)(sep + 1 - m));
+		sbuf_printf(&b, "X-Hexpost-Copy: body of %zu bytes removed a day "
+		    "after delivery (the report is kept); BLAKE2b-256 %s\n\n",
+		    n - (size_t)(sep + 2 - m), hex);
+	} else
+		sbuf_add(&b, m, n);
+	free(m);
+	z = store_zpack_as(b.buf, b.len, STORE_SMAGIC, true, &zn);
+	sbuf_free(&b);
+	if (z == NULL) {
+		sqlite3_result_value(ctx, argv[0]);
+		return;
+	}
+	sqlite3_result_blob(ctx, z, (int)zn, free);
+}
+
 int
 store_open(struct store **stp, const char *path, bool create,
     struct hp_error *err)
@@ -362,6 +503,12 @@ store_open(struct store **stp, const char *path, bool create,
 		}
 		hp_seterr(err, HP_EDB, "%s: %s", path, emsg ? emsg : "pragma");
 		sqlite3_free(emsg);
+		goto fail;
+	}
+	if (sqlite3_create_function(st->db, "hp_compact_copy", 2, SQLITE_UTF8 |
+	    SQLITE_DETERMINISTIC, NULL, sql_compact_copy, NULL, NULL) !=
+	    SQLITE_OK) {
+		hp_seterr(err, HP_EDB, "%s: %s", path, sqlite3_errmsg(st->db));
 		goto fail;
 	}
 	*stp = st;
@@ -1147,35 +1294,217 @@ store_dice_load(struct store *st, int64_t wid, struct dice *d,
 	return store_query_close(&q, err);
 }
 
+/* A report compressed against the campaign's first report of the same
+ * view (issue 17: the map and the text change little from window to
+ * window, so that halves it again): STORE_DMAGIC, the length (4 bytes,
+ * big-endian), the dictionary report's window id (8 bytes, big-endian),
+ * then a zlib stream made with that report as its preset dictionary. */
+#define STORE_DMAGIC "\0HPD"
+#define STORE_DHEAD 16
+
+/* p (n bytes) deflated with dictionary dict (dn bytes) as a malloc'ed
+ * STORE_DMAGIC blob naming window dwid (*outlen bytes), or NULL if that
+ * fails or is not smaller than limit. */
+static unsigned char *
+store_dpack(const char *p, size_t n, const char *dict, size_t dn,
+    int64_t dwid, size_t limit, size_t *outlen)
+{
+	unsigned char *z;
+	z_stream zs;
+	size_t cap;
+	int i, rc;
+
+	if (n > 0xffffffffu || dn > 0xffffffffu)
+		return NULL;
+	memset(&zs, 0, sizeof zs);
+	if (deflateInit(&zs, 9) != Z_OK)
+		return NULL;
+	cap = STORE_DHEAD + deflateBound(&zs, (uLong)n);
+	z = xmalloc(cap);
+	memcpy(z, STORE_DMAGIC, 4);
+	for (i = 0; i < 4; i++)
+		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+	for (i = 0; i < 8; i++)
+		z[8 + i] = (unsigned char)((uint64_t)dwid >> (56 - 8 * i));
+	zs.next_in = (Bytef *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z + STORE_DHEAD;
+	zs.avail_out = (uInt)(cap - STORE_DHEAD);
+	rc = deflateSetDictionary(&zs, (const Bytef *)dict, (uInt)dn) == Z_OK ?
+	    deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
+	*outlen = STORE_DHEAD + zs.total_out;
+	deflateEnd(&zs);
+	if (rc != Z_STREAM_END || *outlen >= limit) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+/* Inflate the STORE_DMAGIC blob p (n bytes) with dictionary dict: a
+ * malloc'ed, NUL-terminated text, or NULL if it is damaged (not zlib, not
+ * the recorded length, or bytes after the stream). */
+static char *
+store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
+{
+	size_t want = (size_t)p[4] << 24 | (size_t)p[5] << 16 |
+	    (size_t)p[6] << 8 | (size_t)p[7];
+	char *out = xmalloc(want + 1);
+	z_stream zs;
+	int rc;
+
+	memset(&zs, 0, sizeof zs);
+	if (inflateInit(&zs) != Z_OK) {
+		free(out);
+		return NULL;
+	}
+	zs.next_in = (Bytef *)(uintptr_t)(p + STORE_DHEAD);
+	zs.avail_in = (uInt)(n - STORE_DHEAD);
+	zs.next_out = (Bytef *)out;
+	zs.avail_out = (uInt)want;
+	rc = inflate(&zs, Z_FINISH);
+	if (rc == Z_NEED_DICT && inflateSetDictionary(&zs, (const Bytef *)dict,
+	    (uInt)dn) == Z_OK)
+		rc = inflate(&zs, Z_FINISH);
+	if (rc != Z_STREAM_END || zs.total_out != want || zs.avail_in != 0) {
+		inflateEnd(&zs);
+		free(out);
+		return NULL;
+	}
+	inflateEnd(&zs);
+	out[want] = '\0';
+	return out;
+}
+
+/* The plain text of the report of window wid for view side as stored
+ * (plain or STORE_ZMAGIC, not against a dictionary): malloc'ed, *len its
+ * length; NULL with *found false if there is none, NULL with *found true
+ * if it is damaged. */
+static char *
+store_report_plain(struct store *st, int64_t wid, int side, size_t *len,
+    bool *found, int64_t *dwid, struct hp_error *err)
+{
+	struct store_query q;
+	char *body = NULL;
+
+	*found = false;
+	if (dwid != NULL)
+		*dwid = 0;
+	if (store_query_open(&q, st, "load report", "SELECT body, window_id "
+	    "FROM reports WHERE window_id = ?1 AND side_idx = ?2",
+	    STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) != HP_OK)
+		return NULL;
+	if (store_query_next(&q, err)) {
+		const void *p = sqlite3_column_blob(q.s, 0);
+		size_t n = (size_t)sqlite3_column_bytes(q.s, 0);
+
+		*found = true;
+		if (n >= STORE_DHEAD && memcmp(p, STORE_DMAGIC, 4) == 0) {
+			/* Against a dictionary: the caller resolves it. */
+			body = xmalloc(n + 1);
+			memcpy(body, p, n);
+			body[n] = '\0';
+			*len = n;
+			if (dwid != NULL) {
+				const unsigned char *u = p;
+				int i;
+
+				for (i = 0; i < 8; i++)
+					*dwid = (int64_t)((uint64_t)*dwid << 8 |
+					    u[8 + i]);
+			}
+		} else
+			body = col_unpacked(q.s, 0, len);
+	}
+	if (store_query_close(&q, err) != HP_OK) {
+		free(body);
+		return NULL;
+	}
+	return body;
+}
+
 int
 store_report_put(struct store *st, int64_t wid, int side, const char *body,
     struct hp_error *err)
 {
-	return store_exec(st, "store report", "INSERT INTO reports (window_id, "
-	    "side_idx, body) VALUES (?1, ?2, ?3)", STORE_ARGS(STORE_INT(wid),
-	    STORE_INT(side), STORE_TEXT(body)), NULL, err);
+	struct store_query q;
+	size_t n = strlen(body), zn = 0, dn = 0, dzn = 0;
+	unsigned char *z = store_zpack(body, n, &zn), *dz = NULL;
+	int64_t dwid = 0, ddwid;
+	char *dict = NULL;
+	bool found;
+	int rc;
+
+	/* Compressed when that is smaller (issue 17: reports were over
+	 * half of the database), against the campaign's first report of the
+	 * same view when there is one and that is smaller still. */
+	if (store_query_open(&q, st, "first report", "SELECT r.window_id FROM "
+	    "reports r JOIN windows w ON w.id = r.window_id WHERE "
+	    "w.campaign_id = (SELECT campaign_id FROM windows WHERE id = ?1) "
+	    "AND r.side_idx = ?2 AND r.window_id <> ?1 ORDER BY r.window_id "
+	    "LIMIT 1", STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) !=
+	    HP_OK) {
+		free(z);
+		return HP_EDB;
+	}
+	if (store_query_next(&q, err))
+		dwid = sqlite3_column_int64(q.s, 0);
+	if ((rc = store_query_close(&q, err)) != HP_OK) {
+		free(z);
+		return rc;
+	}
+	if (dwid > 0 && (dict = store_report_plain(st, dwid, side, &dn, &found,
+	    &ddwid, err)) != NULL && ddwid == 0)
+		dz = store_dpack(body, n, dict, dn, dwid, z != NULL ? zn : n,
+		    &dzn);
+	free(dict);
+	if (dz != NULL)
+		rc = store_exec(st, "store report", "INSERT INTO reports "
+		    "(window_id, side_idx, body) VALUES (?1, ?2, ?3)",
+		    STORE_ARGS(STORE_INT(wid), STORE_INT(side),
+		    STORE_BLOB(dz, dzn)), NULL, err);
+	else
+		rc = store_exec(st, "store report", "INSERT INTO reports "
+		    "(window_id, side_idx, body) VALUES (?1, ?2, ?3)",
+		    STORE_ARGS(STORE_INT(wid), STORE_INT(side), z != NULL ?
+		    STORE_BLOB(z, zn) : STORE_TEXT(body)), NULL, err);
+	free(z);
+	free(dz);
+	return rc;
 }
 
 char *
 store_report_get(struct store *st, int64_t wid, int side,
     struct hp_error *err)
 {
-	struct store_query q;
-	char *body = NULL;
+	static const char damaged[] = "(the stored report is damaged: it does "
+	    "not uncompress)\n";
+	char *body, *dict, *out;
+	size_t n = 0, dn = 0;
+	int64_t dwid, ddwid;
+	bool found;
 
-	if (store_query_open(&q, st, "load report", "SELECT body FROM reports "
-	    "WHERE window_id = ?1 AND side_idx = ?2", STORE_ARGS(STORE_INT(wid),
-	    STORE_INT(side)), err) != HP_OK)
-		return NULL;
-	if (store_query_next(&q, err))
-		body = xstrdup(col_text(q.s, 0));
-	else if (q.rc == HP_OK)
-		hp_seterr(err, HP_ENOENT, "no report for that turn and side");
-	if (store_query_close(&q, err) != HP_OK) {
-		free(body);
+	if ((body = store_report_plain(st, wid, side, &n, &found, &dwid,
+	    err)) == NULL) {
+		/* Damaged: said in its place, so the audit finds it differs
+		 * and 'report --turn' shows it. */
+		if (found)
+			return xstrdup(damaged);
+		if (err->code == 0)
+			hp_seterr(err, HP_ENOENT, "no report for that turn and "
+			    "side");
 		return NULL;
 	}
-	return body;
+	if (dwid == 0)
+		return body;
+	/* Against a dictionary: the campaign's first report of the view,
+	 * itself never stored against one. */
+	dict = store_report_plain(st, dwid, side, &dn, &found, &ddwid, err);
+	out = dict != NULL && ddwid == 0 ? store_dunpack((unsigned char *)body,
+	    n, dict, dn) : NULL;
+	free(dict);
+	free(body);
+	return out != NULL ? out : xstrdup(damaged);
 }
 
 /* Fill p from a row of id, campaign id, campaign name, side, name, email,
@@ -2926,11 +3255,12 @@ store_outbox_find(struct store *st, const char *message_id,
 		strlcpy_(out->kind, col_text(s, 2), sizeof out->kind);
 		strlcpy_(out->rcpt, col_text(s, 3), sizeof out->rcpt);
 		strlcpy_(out->state, col_text(s, 4), sizeof out->state);
-		out->len = (size_t)sqlite3_column_bytes(s, 5);
-		out->data = xmalloc(out->len + 1);
-		if (out->len > 0)
-			memcpy(out->data, sqlite3_column_blob(s, 5), out->len);
-		out->data[out->len] = '\0';
+		/* A damaged compressed copy reads as empty. */
+		if ((out->data = (unsigned char *)col_unpacked(s, 5,
+		    &out->len)) == NULL) {
+			out->data = (unsigned char *)xstrdup("");
+			out->len = 0;
+		}
 	}
 	stmt_done(st, s);
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
@@ -3028,4 +3358,164 @@ store_unreachable_each(struct store *st, int64_t cid,
 	if (step != SQLITE_DONE)
 		return dberr(st, err, "list unreachable players");
 	return HP_OK;
+}
+
+/* the wake index (migration 22) */
+
+int
+store_wake_due(struct store *st, long now,
+    void (*fn)(const char *name, int64_t cid, bool active, void *),
+    void *arg, struct hp_error *err)
+{
+	struct store_query q;
+
+	if (store_query_open(&q, st, "campaigns due", "SELECT c.name, c.id, "
+	    "c.status = 'active' FROM campaign_wake w INDEXED BY "
+	    "campaign_wake_at JOIN campaigns c ON c.id = w.campaign_id WHERE "
+	    "w.wake_at <= ?1 ORDER BY c.name", STORE_ARGS(STORE_INT(now)), err) != HP_OK)
+		return HP_EDB;
+	while (store_query_next(&q, err))
+		fn(col_text(q.s, 0), sqlite3_column_int64(q.s, 1),
+		    sqlite3_column_int(q.s, 2) != 0, arg);
+	return store_query_close(&q, err);
+}
+
+int
+store_wake_set(struct store *st, int64_t cid, long long wake,
+    struct hp_error *err)
+{
+	return store_exec(st, "set a campaign's wake", "INSERT OR REPLACE INTO "
+	    "campaign_wake(campaign_id, wake_at) VALUES (?1, ?2)",
+	    STORE_ARGS(STORE_INT(cid), STORE_INT(wake)), NULL, err);
+}
+
+int
+store_wake_config(struct store *st, const char *fingerprint, bool *reset,
+    struct hp_error *err)
+{
+	struct store_query q;
+	bool same;
+	int rc;
+
+	*reset = false;
+	if (store_query_open(&q, st, "wake configuration", "SELECT 1 FROM "
+	    "wake_config WHERE id = 1 AND fingerprint = ?1",
+	    STORE_ARGS(STORE_TEXT(fingerprint)), err) != HP_OK)
+		return HP_EDB;
+	same = store_query_next(&q, err);
+	if ((rc = store_query_close(&q, err)) != HP_OK || same)
+		return rc;
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	if ((rc = store_exec(st, "wake every campaign", "UPDATE campaign_wake "
+	    "SET wake_at = 0", NULL, NULL, err)) != HP_OK ||
+	    (rc = store_exec(st, "save the wake configuration", "INSERT OR "
+	    "REPLACE INTO wake_config(id, fingerprint) VALUES (1, ?1)",
+	    STORE_ARGS(STORE_TEXT(fingerprint)), NULL, err)) != HP_OK) {
+		store_rollback(st);
+		return rc;
+	}
+	*reset = true;
+	return store_commit(st, err);
+}
+
+/* retention and storage (issue 17) */
+
+int
+store_compact(struct store *st, long now, int keep_days,
+    struct store_compact_stats *cs, struct hp_error *err)
+{
+	int rc;
+
+	cs->packed = cs->deleted = 0;
+	if ((rc = store_begin(st, err)) != HP_OK)
+		return rc;
+	if (keep_days > 0) {
+		if ((rc = store_exec(st, "remove old outbox rows", "DELETE FROM "
+		    "outbox WHERE state IN ('sent', 'failed') AND "
+		    "coalesce(sent_at, created_at) < strftime('%Y-%m-%dT%H:%M:%SZ', "
+		    "?1, 'unixepoch', '-' || ?2 || ' days') AND id < (SELECT "
+		    "max(id) FROM outbox)", STORE_ARGS(STORE_INT(now),
+		    STORE_INT(keep_days)), NULL, err)) != HP_OK)
+			goto fail;
+		cs->deleted = store_changes(st);
+	}
+	if ((rc = store_exec(st, "compact sent copies", "UPDATE outbox SET "
+	    "data = hp_compact_copy(data, kind) WHERE state = 'sent' AND "
+	    "sent_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "
+	    "'-1 day') AND substr(data, 1, 4) <> CAST(x'00485053' AS BLOB)",
+	    STORE_ARGS(STORE_INT(now)), NULL, err)) != HP_OK)
+		goto fail;
+	cs->packed = store_changes(st);
+	return store_commit(st, err);
+fail:
+	store_rollback(st);
+	return rc;
+}
+
+int
+store_storage_get(struct store *st, struct store_storage *out,
+    void (*fn)(const char *name, int64_t bytes, void *), void *arg,
+    struct hp_error *err)
+{
+	struct store_query q;
+
+	memset(out, 0, sizeof *out);
+	if (store_query_open(&q, st, "storage", "SELECT "
+	    "(SELECT page_count FROM pragma_page_count()) * (SELECT page_size "
+	    "FROM pragma_page_size()), (SELECT freelist_count FROM "
+	    "pragma_freelist_count()) * (SELECT page_size FROM "
+	    "pragma_page_size()), (SELECT count(*) FROM windows WHERE state = "
+	    "'resolved'), (SELECT count(*) FROM reports), (SELECT "
+	    "coalesce(sum(length(CAST(body AS BLOB))), 0) FROM reports), "
+	    "(SELECT count(*) FROM reports WHERE typeof(body) = 'blob'), "
+	    "(SELECT count(*) FROM outbox WHERE state = 'queued'), (SELECT "
+	    "count(*) FROM outbox WHERE state = 'sent'), (SELECT count(*) FROM "
+	    "outbox WHERE state = 'failed'), (SELECT coalesce(sum(length(data)), "
+	    "0) FROM outbox), (SELECT count(*) FROM outbox WHERE substr(data, "
+	    "1, 4) = CAST(x'00485053' AS BLOB)), (SELECT coalesce(min(sent_at), "
+	    "'') FROM outbox WHERE state = 'sent')", NULL, err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err)) {
+		out->file_bytes = sqlite3_column_int64(q.s, 0);
+		out->free_bytes = sqlite3_column_int64(q.s, 1);
+		out->windows = sqlite3_column_int64(q.s, 2);
+		out->reports = sqlite3_column_int64(q.s, 3);
+		out->report_bytes = sqlite3_column_int64(q.s, 4);
+		out->reports_packed = sqlite3_column_int64(q.s, 5);
+		out->outbox_queued = sqlite3_column_int64(q.s, 6);
+		out->outbox_sent = sqlite3_column_int64(q.s, 7);
+		out->outbox_failed = sqlite3_column_int64(q.s, 8);
+		out->outbox_bytes = sqlite3_column_int64(q.s, 9);
+		out->outbox_packed = sqlite3_column_int64(q.s, 10);
+		strlcpy_(out->oldest_sent, col_text(q.s, 11),
+		    sizeof out->oldest_sent);
+	}
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	if (fn == NULL)
+		return HP_OK;
+	/* Per table and index: the dbstat table, where SQLite has it. */
+	if (store_query_open(&q, st, "storage by table", "SELECT name, "
+	    "sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC, 1", NULL,
+	    err) != HP_OK) {
+		memset(err, 0, sizeof *err);
+		return HP_OK;
+	}
+	while (store_query_next(&q, err))
+		fn(col_text(q.s, 0), sqlite3_column_int64(q.s, 1), arg);
+	return store_query_close(&q, err);
+}
+
+int
+store_vacuum(struct store *st, struct hp_error *err)
+{
+	return store_exec(st, "vacuum", "VACUUM", NULL, NULL, err);
+}
+
+int
+store_sync_full(struct store *st, bool full, struct hp_error *err)
+{
+	return store_exec(st, "synchronous", full ? "PRAGMA synchronous=FULL" :
+	    "PRAGMA synchronous=NORMAL", NULL, NULL, err);
 }

@@ -10,6 +10,11 @@
 #include "maildir.h"
 #include "transport.h"
 
+/* HEXPOST_OUTBOX_SYNC_EACH set (bench_store only): the path before issue
+ * 17, each file and each rename fsynced and recorded on its own; outbox.c
+ * reads the same variable. */
+static bool tm_sync_each;
+
 static int
 tm_open(const struct config *cfg, const char *spec, void **ctx,
     struct hp_error *err)
@@ -22,6 +27,7 @@ tm_open(const struct config *cfg, const char *spec, void **ctx,
 	if ((rc = maildir_create(spec, err)) != HP_OK)
 		return rc;
 	*ctx = xstrdup(spec);
+	tm_sync_each = getenv("HEXPOST_OUTBOX_SYNC_EACH") != NULL;
 	return HP_OK;
 }
 
@@ -63,15 +69,18 @@ tm_send(void *ctx, const struct store_outmsg *m, struct hp_error *err)
 	return rc;
 }
 
-/* Phase one: the message written and fsynced in tmp/. */
+/* Phase one: the message written in tmp/ (tm_sync makes the batch
+ * durable). */
 static int
 tm_stage(void *ctx, const struct store_outmsg *m, char **stage,
     struct hp_error *err)
 {
-	return maildir_stage(ctx, m->data, m->len, stage, err);
+	return (tm_sync_each ? maildir_stage : maildir_stage_nosync)(ctx,
+	    m->data, m->len, stage, err);
 }
 
-/* Phase two: tmp/STAGE renamed to new/NAME, unless that happened before. */
+/* Phase two: tmp/STAGE renamed to new/NAME, unless that happened before
+ * (tm_sync makes the batch's renames durable). */
 static int
 tm_finish(void *ctx, const struct store_outmsg *m, const char *stage,
     struct hp_error *err)
@@ -81,11 +90,21 @@ tm_finish(void *ctx, const struct store_outmsg *m, const char *stage,
 	int rc;
 
 	tm_name(m, hint, sizeof hint);
-	rc = maildir_finish(ctx, stage, hint, &before, err);
+	rc = (tm_sync_each ? maildir_finish : maildir_finish_nosync)(ctx, stage,
+	    hint, &before, err);
 	if (rc == HP_OK && before)
 		log_info("%s was delivered before a crash; not again",
 		    m->message_id);
 	return rc;
+}
+
+/* After a batch's stages: one syncfs for all their files; after its
+ * finishes: one fsync of new/ (and cur/) for all the renames. */
+static int
+tm_sync(void *ctx, bool after_finish, struct hp_error *err)
+{
+	return after_finish ? maildir_sync(ctx, err) : maildir_syncfs(ctx,
+	    err);
 }
 
 static void
@@ -101,6 +120,7 @@ const struct transport_ops transport_maildir = {
 	.stage = tm_stage,
 	.finish = tm_finish,
 	.close = tm_close,
+	.sync = tm_sync,
 };
 
 const struct transport_ops *

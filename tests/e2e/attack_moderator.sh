@@ -34,6 +34,7 @@
 # Usage: bash attack_moderator.sh /path/to/hexpost (HEXPOST_SOURCE: source)
 set -u
 . "$(dirname "$0")/lib-attack.sh"
+. "$(dirname "$0")/lib-reports.sh"
 attack_start attack_moderator "${1:?usage: attack_moderator.sh /path/to/hexpost}"
 minisign -G -W -p "$T/mod.pub" -s "$T/mod.key" >/dev/null 2>&1 || fail "minisign -G mod"
 MK="--moderator-key $T/mod.pub"
@@ -65,7 +66,7 @@ H=$(sqlite3 "$DB" "SELECT lower(hex(hash)) FROM orders WHERE source = 'mail'")
 W1=$(sqlite3 "$DB" "SELECT window_id FROM orders WHERE source = 'mail'")
 sqlite3 "$DB" "SELECT CAST(data AS TEXT) FROM outbox WHERE kind = 'ack'" >"$T/ack"
 grep -qx "$H" "$T/ack" || fail "the ack does not name the hash $H: $(cat "$T/ack")"
-sqlite3 "$DB" "SELECT body FROM reports WHERE window_id = $W1 AND side_idx = 0" >"$T/rep"
+e2e_reports "$DB" "SELECT window_id, side_idx FROM reports WHERE window_id = $W1 AND side_idx = 0" >"$T/rep"
 grep -qx "  blue: $H" "$T/rep" && grep -qx "    the signed file sent by mail" "$T/rep" ||
 	fail "Blue's report does not name the file used: $(cat "$T/rep")"
 
@@ -122,7 +123,7 @@ grep -qF "The moderator's statement 1, signed by the moderator's key" "$T/mail" 
 	grep -qx "action: proceed ai" "$T/mail" ||
 	fail "Blue got no mail with the statement: $(cat "$T/mail")"
 hp run --once >/dev/null 2>"$T/err" || fail "run: $(cat "$T/err")"
-sqlite3 "$DB" "SELECT body FROM reports WHERE window_id = $W AND side_idx = 0" >"$T/rep"
+e2e_reports "$DB" "SELECT window_id, side_idx FROM reports WHERE window_id = $W AND side_idx = 0" >"$T/rep"
 grep -qF "filled by the moderator's signed statement 1 ('proceed')" "$T/rep" ||
 	fail "Blue's report does not say the moderator filled the side: $(cat "$T/rep")"
 clean b1

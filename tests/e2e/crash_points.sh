@@ -5,8 +5,9 @@
 # in a signed order mail, answers it, resolves the window and delivers the
 # acknowledgement and the reports. It is run once undisturbed (the
 # reference), then again from the same start for each call N of each of
-# fsync, fdatasync, rename, link, unlink, openat (and a sample of the
-# pwrite64 and write calls; CRASH_ALL=1 takes every one) killed with
+# fsync, fdatasync, syncfs (the outbox's batch, issue 17), rename, link,
+# unlink, openat (and a sample of the pwrite64 and write calls;
+# CRASH_ALL=1 takes every one) killed with
 # SIGKILL as it enters that call (strace's fault injection); the outbox's
 # new/ is then picked up, and two undisturbed runs follow, with a pick-up
 # after each. Every run must end with the reference's game state and record
@@ -86,12 +87,12 @@ state >"$T/ref" || fail "state"
 
 # How many times the pass makes each call.
 fresh
-strace -f -c -o "$T/counts" -e trace=fsync,fdatasync,rename,link,unlink,openat,pwrite64,write \
+strace -f -c -o "$T/counts" -e trace=fsync,fdatasync,syncfs,rename,link,unlink,openat,pwrite64,write \
 	"$HEXPOST" --config "$CONF" run --once >/dev/null 2>&1 || fail "counting run"
 calls() { awk -v s="$1" '$NF == s { print $(NF - 1) }' "$T/counts" | head -n 1; }
 crashes=0
 sums=
-for sc in fsync fdatasync rename link unlink openat pwrite64 write; do
+for sc in fsync fdatasync syncfs rename link unlink openat pwrite64 write; do
 	n=$(calls "$sc")
 	[ -n "$n" ] || continue
 	sums="$sums $sc $n,"
@@ -123,4 +124,8 @@ for sc in fsync fdatasync rename link unlink openat pwrite64 write; do
 	done
 done
 [ "$crashes" -ge 20 ] || fail "only $crashes crash points"
+case "$sums" in
+*" syncfs "*) ;;
+*) fail "the outbox's batch sync (syncfs) was not among the calls:$sums" ;;
+esac
 echo "crash_points: ok ($crashes crashes among the pass's calls:${sums%,}; each run ends as the undisturbed one)"

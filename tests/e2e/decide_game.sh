@@ -13,6 +13,7 @@ set -u
 
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/e2e/lib-golden.sh"
+. "$SRC/tests/e2e/lib-reports.sh"
 golden_start decide_game "${1:?usage: decide_game.sh /path/to/hexpost}"
 NAME=duel
 
@@ -37,9 +38,9 @@ while ! hp campaign show "$NAME" | grep -qF "status   finished"; do
 	fi
 	hp turn resolve "$NAME" >/dev/null
 done
-sqlite3 "$T/game.db" "SELECT body FROM reports r JOIN windows w ON
+e2e_reports "$T/game.db" "SELECT r.window_id, r.side_idx FROM reports r JOIN windows w ON
     w.id = r.window_id WHERE r.side_idx = -1 ORDER BY w.id" >"$T/game.txt" ||
-	fail "sqlite3"
+	fail "reports"
 last=$(sqlite3 "$T/game.db" "SELECT count(*) FROM windows")   # for the message
 # Only south is asked once north's standing orders answer for it.
 [ "$(sqlite3 "$T/game.db" "SELECT group_concat(sides, ' ') FROM windows

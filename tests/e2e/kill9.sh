@@ -11,7 +11,9 @@
 # final databases (every game table, the record of mail in and out) and
 # the delivered mail (Message-IDs and bodies) must be the same: no order
 # lost, no turn resolved twice, no report delivered twice. The embedded
-# Maildir transport delivers; in the killed run a mail system picks the
+# Maildir transport delivers, a batch at a time (issue 17: one sync and
+# one commit per phase of a batch, so kills land inside batches); in the
+# killed run a mail system picks the
 # outbox's new/ up after every kill (no message may come again).
 # Usage: bash kill9.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u

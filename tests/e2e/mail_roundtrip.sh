@@ -22,6 +22,7 @@ set -u
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 PLAYER=$SRC/contrib/hexpost-player
 . "$SRC/tests/e2e/lib-e2e.sh"
+. "$SRC/tests/e2e/lib-reports.sh"
 . "$SRC/tests/e2e/lib-servers.sh"
 e2e_start mail_roundtrip "${1:?usage: mail_roundtrip.sh /path/to/hexpost}" \
 	minisign sqlite3 perl curl openssl
@@ -164,7 +165,7 @@ check_report() {
 	grep -qxF "To: $user" "$T/report.mail" || fail "report not to $user"
 	# The report hexpost stored for that window and side (what
 	# 'hexpost report' prints for the turn's last window).
-	sqlite3 "$DB" "SELECT r.body FROM reports r JOIN windows w ON
+	e2e_reports "$DB" "SELECT r.window_id, r.side_idx FROM reports r JOIN windows w ON
 	    w.id = r.window_id JOIN sides s ON s.campaign_id = w.campaign_id
 	    AND s.idx = r.side_idx WHERE w.turn = $turn AND w.number = $win
 	    AND s.name = '$side'" | grep -v '^[[:space:]]*$' | head -n 40 >"$T/want"

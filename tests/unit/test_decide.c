@@ -448,8 +448,8 @@ test_campaign_stop_deadline_audit(void **state)
 	assert_int_equal(ow.state, WSTATE_RESOLVED);
 	/* The interrupted window's report went out with each side's own
 	 * question. */
-	rows = fx_db_rows(db, "SELECT body FROM reports r JOIN windows w ON "
-	    "w.id = r.window_id WHERE w.name = 'orders' AND r.side_idx = 1");
+	rows = store_report_get(st, fx_db_long(db, "SELECT id FROM windows "
+	    "WHERE name = 'orders'"), 1, &err);
 	assert_non_null(strstr(rows, "reserve K (0-2)"));
 	assert_null(strstr(rows, "withdraw: halve"));
 	free(rows);

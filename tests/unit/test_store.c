@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "embedded.h"
@@ -234,6 +235,123 @@ test_big_table(void **state)
 	    "variables (GAME_MAX_VARS in include/game.h)");
 	game_free(&g);
 	store_close(st);
+}
+
+/* Issue 17: a long report is stored compressed and read back as it was; a
+ * short one stays plain; an edited compressed one reads as damaged (so the
+ * audit finds it differs). store_compact compresses sent copies a day old
+ * (read back whole by store_outbox_find) and removes rows sent before the
+ * retention, never the newest row nor a queued one. */
+static void
+test_compressed(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct store_compact_stats cs;
+	struct store_window w;
+	struct store_sent sent;
+	const char *path;
+	struct config cfg;
+	struct store *st;
+	struct sbuf b, b2;
+	int64_t cid;
+	char *got, msg[4096];
+	int i;
+
+	(void)state;
+	st = fx_club(&path, &cfg, &cid, NULL, "compressed");
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_OK);
+	sbuf_init(&b);
+	for (i = 0; i < 200; i++)
+		sbuf_printf(&b, "  %02d . . # . . ~ . . %d\n", i, i % 7);
+	assert_int_equal(store_report_put(st, w.id, 0, b.buf, &err), HP_OK);
+	assert_int_equal(store_report_put(st, w.id, 1, "short", &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM reports WHERE "
+	    "side_idx = 0 AND substr(body, 1, 4) = x'0048505a' AND "
+	    "length(body) * 3 < 200 * 24"), 1);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM reports WHERE "
+	    "side_idx = 1 AND body = 'short'"), 1);
+	got = store_report_get(st, w.id, 0, &err);
+	assert_non_null(got);
+	assert_string_equal(got, b.buf);
+	free(got);
+	got = store_report_get(st, w.id, 1, &err);
+	assert_string_equal(got, "short");
+	free(got);
+	/* A later window's report: against the first one as dictionary. */
+	snprintf(msg, sizeof msg, "INSERT INTO windows(id, campaign_id, turn, "
+	    "number, name, kind, sides, state, seed, commitment) VALUES (%lld, "
+	    "%lld, 9, 1, 'later', 0, 1, 'resolved', x'00', x'00')",
+	    (long long)w.id + 100, (long long)cid);
+	fx_db_exec(path, msg);
+	sbuf_init(&b2);
+	sbuf_puts(&b2, b.buf);
+	sbuf_puts(&b2, "  a line of the later window\n");
+	assert_int_equal(store_report_put(st, w.id + 100, 0, b2.buf, &err),
+	    HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM reports WHERE "
+	    "substr(body, 1, 4) = x'00485044' AND length(body) < 300"), 1);
+	got = store_report_get(st, w.id + 100, 0, &err);
+	assert_non_null(got);
+	assert_string_equal(got, b2.buf);
+	free(got);
+	sbuf_free(&b2);
+	/* Edited: the report, or its dictionary, reads as damaged. */
+	fx_db_exec(path, "UPDATE reports SET body = body || 'x' WHERE side_idx "
+	    "= 0 AND substr(body, 1, 4) = x'0048505a'");
+	got = store_report_get(st, w.id, 0, &err);
+	assert_non_null(strstr(got, "damaged"));
+	free(got);
+	got = store_report_get(st, w.id + 100, 0, &err);
+	assert_non_null(strstr(got, "damaged"));
+	free(got);
+
+	/* Sent copies: compressed a day later, removed after the retention. */
+	snprintf(msg, sizeof msg, "Message-ID: <m@club.example>\n\n%s", b.buf);
+	fx_db_exec(path, "DELETE FROM outbox");
+	for (i = 1; i <= 4; i++) {
+		char sql[8192];
+
+		snprintf(sql, sizeof sql, "INSERT INTO outbox(id, message_id, "
+		    "kind, rcpt, envelope_from, data, state, sent_at) VALUES (%d, "
+		    "'m%d@club.example', '%s', 'a@example.org', '', "
+		    "CAST('%s' AS BLOB), '%s', strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', "
+		    "'now', '%s'))", i, i, i == 4 ? "report" : "notice", msg,
+		    i == 2 ? "queued" : "sent",
+		    i == 1 || i == 2 ? "-50 days" : i == 3 ? "-2 days" : "-40 days");
+		fx_db_exec(path, sql);
+	}
+	assert_int_equal(store_compact(st, (long)time(NULL), 30, &cs, &err),
+	    HP_OK);
+	/* m1 (50 days) goes; m2 queued and m4 the newest stay; m3 and m4
+	 * (sent over a day ago) are compacted: the notice compressed whole,
+	 * the report's copy to its headers and its body's hash. */
+	assert_int_equal(cs.deleted, 1);
+	assert_int_equal(cs.packed, 2);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM outbox WHERE "
+	    "substr(data, 1, 4) = x'00485053' AND id IN (3, 4)"), 2);
+	assert_int_equal(store_outbox_find(st, "m3@club.example", &sent, &err),
+	    1);
+	assert_int_equal(sent.len, strlen(msg));
+	assert_memory_equal(sent.data, msg, sent.len);
+	free(sent.data);
+	assert_int_equal(store_outbox_find(st, "m4@club.example", &sent, &err),
+	    1);
+	assert_non_null(strstr((char *)sent.data, "Message-ID: "
+	    "<m@club.example>\nX-Hexpost-Copy: body of "));
+	assert_non_null(strstr((char *)sent.data, "removed a day after "
+	    "delivery (the report is kept); BLAKE2b-256 "));
+	free(sent.data);
+	/* Compacted once: a second compaction leaves them. */
+	assert_int_equal(store_compact(st, (long)time(NULL), 30, &cs, &err),
+	    HP_OK);
+	assert_int_equal(cs.packed, 0);
+	assert_int_equal(store_outbox_find(st, "m1@club.example", &sent, &err),
+	    0);
+	free(sent.data);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM outbox"), 3);
+	sbuf_free(&b);
+	store_close(st);
+	config_free(&cfg);
 }
 
 static void
@@ -852,6 +970,7 @@ main(void)
 		cmocka_unit_test(test_orders_supersede),
 		cmocka_unit_test(test_rollback),
 		cmocka_unit_test(test_events_dice_reports),
+		cmocka_unit_test(test_compressed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);

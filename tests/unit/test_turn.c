@@ -558,8 +558,7 @@ test_resolve_atomic(void **state)
 	    "1") >= 2);
 	assert_int_equal(count(path, "SELECT count(*) FROM reports WHERE "
 	    "window_id = 1"), 3);
-	rep = fx_db_rows(path, "SELECT body FROM reports WHERE window_id = 1 "
-	    "AND side_idx = -1");
+	rep = store_report_get(st, 1, -1, &err);
 	/* The template's text, then the order files the window used (the
 	 * built-in report-files.txt: the directory has none). */
 	assert_int_equal(strncmp(rep, "GOOD a turn 1 blue\n\n", 20), 0);
