@@ -19,6 +19,7 @@
 # Usage: bash attack_standing.sh /path/to/hexpost (HEXPOST_SOURCE: source)
 set -u
 . "$(dirname "$0")/lib-attack.sh"
+. "$(dirname "$0")/lib-reports.sh"
 attack_start attack_standing "${1:?usage: attack_standing.sh /path/to/hexpost}"
 
 hp campaign new ridge --ruleset fire-and-movement --options red-standing \
@@ -100,7 +101,7 @@ round "file 1 put back"
 [ "$(sqlite3 "$DB" "SELECT lower(hex(hash)) FROM orders WHERE window_id = $W
     AND side_idx = 1")" = "$OLDH" ] || fail "the window did not use file 1"
 # Red sees it too: its report names the hash of the standing file used.
-sqlite3 "$DB" "SELECT body FROM reports WHERE window_id = $W AND side_idx = 1" >"$T/rep"
+e2e_reports "$DB" "SELECT window_id, side_idx FROM reports WHERE window_id = $W AND side_idx = 1" >"$T/rep"
 grep -qx "  red: $OLDH" "$T/rep" || fail "Red's report does not name file 1: $(cat "$T/rep")"
 PHRASE="red's standing orders have sequence 1, but standing orders of sequence 2 were in force in turn"
 caught_db ridge "$PHRASE"

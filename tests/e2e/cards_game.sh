@@ -13,6 +13,7 @@ set -u
 
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/e2e/lib-golden.sh"
+. "$SRC/tests/e2e/lib-reports.sh"
 golden_start cards_game "${1:?usage: cards_game.sh /path/to/hexpost}"
 NAME=crossroads
 
@@ -31,9 +32,9 @@ while ! hp campaign show "$NAME" | grep -qF "status   finished"; do
 	done
 	hp turn resolve "$NAME" >/dev/null
 done
-sqlite3 "$T/game.db" "SELECT body FROM reports r JOIN windows w ON
-    w.id = r.window_id WHERE r.side_idx = -1 ORDER BY w.id" >"$T/game.txt" ||
-	fail "sqlite3"
+e2e_reports "$T/game.db" "SELECT r.window_id, r.side_idx FROM reports r
+    JOIN windows w ON w.id = r.window_id WHERE r.side_idx = -1 ORDER BY w.id" \
+	>"$T/game.txt" || fail "reports"
 last=$(sqlite3 "$T/game.db" "SELECT count(*) FROM windows")
 # Answer windows name one side each, never both (a stop or a dry plan).
 [ "$(sqlite3 "$T/game.db" "SELECT count(*) FROM windows WHERE name =

@@ -21,6 +21,7 @@
 # Usage: bash moderator_mail.sh /path/to/hexpost (HEXPOST_SOURCE: source)
 set -u
 . "$(dirname "$0")/lib-attack.sh"
+. "$(dirname "$0")/lib-reports.sh"
 attack_start moderator_mail "${1:?usage: moderator_mail.sh /path/to/hexpost}"
 minisign -G -W -p "$T/mod.pub" -s "$T/mod.key" >/dev/null 2>&1 || fail "minisign -G mod"
 MK="--moderator-key $T/mod.pub"
@@ -104,7 +105,7 @@ lastmail command mod@example.org | grep -q . || fail "the moderator got no answe
 [ "$(sqlite3 "$DB" "SELECT source FROM orders WHERE window_id = $W")" = deadline-ai ] ||
 	fail "proceed did not fill the window"
 run "0 accepted"	# the window resolves
-sqlite3 "$DB" "SELECT body FROM reports WHERE window_id = $W AND side_idx = 0" >"$T/rep"
+e2e_reports "$DB" "SELECT window_id, side_idx FROM reports WHERE window_id = $W AND side_idx = 0" >"$T/rep"
 grep -qF "filled by the moderator's signed statement 1 ('proceed')" "$T/rep" ||
 	fail "Blue's report does not say the moderator filled the side: $(cat "$T/rep")"
 clean b1 1

@@ -16,6 +16,7 @@ set -u
 
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/e2e/lib-golden.sh"
+. "$SRC/tests/e2e/lib-reports.sh"
 golden_start platoon_each_game "${1:?usage: platoon_each_game.sh /path/to/hexpost}"
 NAME=each
 
@@ -42,9 +43,9 @@ while ! hp campaign show "$NAME" | grep -qF "status   finished"; do
 	fi
 	hp turn resolve "$NAME" >/dev/null
 done
-sqlite3 "$T/game.db" "SELECT body FROM reports r JOIN windows w ON
-    w.id = r.window_id WHERE r.side_idx = -1 ORDER BY w.id" >"$T/game.txt" ||
-	fail "sqlite3"
+e2e_reports "$T/game.db" "SELECT r.window_id, r.side_idx FROM reports r
+    JOIN windows w ON w.id = r.window_id WHERE r.side_idx = -1 ORDER BY w.id" \
+	>"$T/game.txt" || fail "reports"
 last=$(sqlite3 "$T/game.db" "SELECT count(*) FROM windows")
 [ "$(sqlite3 "$T/game.db" "SELECT count(*) FROM windows WHERE
     name = 'reveal' AND sides NOT IN (1, 2, 4)")" = 0 ] ||

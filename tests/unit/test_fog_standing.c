@@ -99,6 +99,38 @@ play(struct store *st, struct minisign_seckey *sk, const char *standing)
 	    HP_OK);
 }
 
+/* Every report side got in the campaign of st (its database at path), in
+ * window order, as one text (stored reports are compressed); caller frees. */
+static char *
+reports_of(struct store *st, const char *path, int side)
+{
+	struct hp_error err = { 0, "" };
+	char sql[160], *ids, *p, *end, *all, *rep;
+	size_t n = 0;
+
+	snprintf(sql, sizeof sql, "SELECT group_concat(window_id, ' ') FROM "
+	    "(SELECT window_id FROM reports WHERE side_idx = %d ORDER BY "
+	    "window_id)", side);
+	ids = fx_db_text(path, sql);
+	all = calloc(1, 1);
+	assert_non_null(all);
+	for (p = ids; p != NULL && *p != '\0'; p = end) {
+		long long wid = strtoll(p, &end, 10);
+
+		rep = store_report_get(st, (int64_t)wid, side, &err);
+		assert_non_null(rep);
+		all = realloc(all, n + strlen(rep) + 1);
+		assert_non_null(all);
+		memcpy(all + n, rep, strlen(rep) + 1);
+		n += strlen(rep);
+		free(rep);
+		while (*end == ' ')
+			end++;
+	}
+	free(ids);
+	return all;
+}
+
 static void
 test_standing_nonce_commitment(void **state)
 {
@@ -146,21 +178,17 @@ test_standing_nonce_commitment(void **state)
 	assert_string_equal(la, lb);
 	free(la);
 	free(lb);
-	ra = fx_db_text(pa, "SELECT group_concat(body, '') FROM (SELECT body "
-	    "FROM reports WHERE side_idx = 0 ORDER BY window_id)");
-	rb = fx_db_text(pb, "SELECT group_concat(body, '') FROM (SELECT body "
-	    "FROM reports WHERE side_idx = 0 ORDER BY window_id)");
+	ra = reports_of(a, pa, 0);
+	rb = reports_of(b, pb, 0);
 	assert_string_equal(ra, rb);
 	free(ra);
 	free(rb);
 	/* Red's own report shows its standing move (it did something). */
-	ra = fx_db_text(pa, "SELECT group_concat(body, '') FROM reports WHERE "
-	    "side_idx = 1");
+	ra = reports_of(a, pa, 1);
 	assert_non_null(strstr(ra, "Your scout moves to C1 by your standing "
 	    "orders."));
 	free(ra);
-	rb = fx_db_text(pb, "SELECT group_concat(body, '') FROM reports WHERE "
-	    "side_idx = 1");
+	rb = reports_of(b, pb, 1);
 	assert_non_null(strstr(rb, "Your scout moves to D2 by your standing "
 	    "orders."));
 	free(rb);
