@@ -23,6 +23,7 @@
 # Usage: bash attack_seed.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 . "$(dirname "$0")/lib-attack.sh"
+. "$(dirname "$0")/lib-reports.sh"
 attack_start attack_seed "${1:?usage: attack_seed.sh /path/to/hexpost}"
 
 hp campaign new hill --ruleset fire-and-movement >/dev/null || fail "campaign new"
@@ -58,6 +59,7 @@ reseed() {
 	sed -i "s/^next-commitment: .*/next-commitment: $c/" "$T/prev.txt"
 	minisign -S -s "$1/server.key" -m "$T/prev.txt" -t "$tc" >/dev/null ||
 		fail "minisign -S with the server key"
+	e2e_reports_plain "$db" || fail "reports as text"
 	sqlite3 "$db" "UPDATE windows SET seed = X'$2', commitment = X'$c'
 	    WHERE id = $W; UPDATE dice_logs SET text = CAST(readfile(
 	    '$T/prev.txt') AS TEXT), signature = CAST(readfile(

@@ -25,3 +25,28 @@ for wid, side in db.execute(sys.argv[2]).fetchall():
     sys.stdout.write(text(wid, side).decode() + "\n")
 PY
 }
+
+# e2e_reports_plain DB: store every report of DB as plain text again, as an
+# operator editing reports by hand would first (the reader takes plain
+# rows as they are; the compressed ones need their dictionary report).
+e2e_reports_plain() {
+	python3 - "$1" <<'PY'
+import sqlite3, sys, zlib
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT window_id, side_idx, body FROM reports").fetchall()
+raw = {(w, s): (b.encode() if isinstance(b, str) else b) for w, s, b in rows}
+def plain(b):
+    return zlib.decompress(b[8:]) if b[:4] in (b"\0HPZ", b"\0HPS") else b
+def text(w, s):
+    b = raw[(w, s)]
+    if b[:4] != b"\0HPD":
+        return plain(b)
+    d = zlib.decompressobj(zdict=text(int.from_bytes(b[8:16], "big"), s))
+    return d.decompress(b[16:]) + d.flush()
+out = {k: text(*k).decode() for k in raw}
+for (w, s), t in out.items():
+    db.execute("UPDATE reports SET body = ? WHERE window_id = ? AND "
+               "side_idx = ?", (t, w, s))
+db.commit()
+PY
+}
