@@ -436,7 +436,7 @@ count_side(struct store *st, int64_t cid, const struct game *g,
 	struct sbuf text;
 	char pname[GAME_NAME_MAX], seed[128];
 	int64_t pid;
-	long in_row = 0, told = 0, fills;
+	long in_row = 0, told = 0, fills = 0;
 	bool found, ended;
 	int rc;
 
@@ -738,7 +738,7 @@ absence_extension(struct store *st, const struct config *cfg,
 	struct sbuf text;
 	char when[64], seed[64];
 	unsigned missing;
-	long hours, used;
+	long hours, used = 0;
 	bool found;
 	int rc;
 

@@ -514,7 +514,7 @@ step_toward(const struct cap_state *st, const struct game *g, int unit,
 {
 	const struct game_unit *u = &g->units[unit];
 	int d0 = hex_distance(u->pos, goal), dir, best = -1, bc = 1 << 20, c;
-	char why[8];
+	char why[128];	/* unread: the reason is not needed here */
 
 	for (dir = 0; dir < 6; dir++) {
 		struct hex n = hex_neighbour(u->pos, dir);
