@@ -3,8 +3,11 @@
  * orders_parse_file runs on it and, when it parses, the ruleset's parse for
  * that side against the chosen position. Positions are the fresh outpost
  * battle (with and without the options no-order-advance, move-move-move),
- * the fresh three-side three-way battle, and every turn of a few
- * self-played outpost battles of the built-in opponent. (Seeds in
+ * the fresh three-side three-way battle, every turn of a few self-played
+ * outpost battles of the built-in opponent, and the faithful mode
+ * (reveal=each): its marker window, and the reveal windows of a few
+ * turns of a self-played battle (resolutions that stop and resume, each
+ * position a side's turn to reveal). (Seeds in
  * fuzz/corpus/platoon_orders therefore start with one selector character
  * before "campaign:".)
  *
@@ -16,7 +19,8 @@
  *  - the normalised text of accepted orders parses again, to itself;
  *  - accepted orders resolve (the other sides' orders from the built-in
  *    opponent, dice keyed by the input) without error, and every side's
- *    map and status can be drawn. */
+ *    map and status can be drawn (a reveal: parse and canonical text
+ *    only, its resolution needs the stopped window's). */
 #include <sodium.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,10 +34,11 @@
 #include "platoon.h"
 #include "ruleset.h"
 #include "turn.h"
+#include "window.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-#define MAX_STATES 96
+#define MAX_STATES 128
 #define WHO "fuzz_platoon_orders"
 
 static const struct ruleset *rules;
@@ -49,6 +54,71 @@ snapshot(const struct game *g)
 {
 	if (nstates < MAX_STATES)
 		game_copy(&states[nstates++], g);
+}
+
+/* A battle in the faithful mode played by the opponent for a few turns,
+ * keeping each position that asks a side for a reveal. */
+static void
+each_positions(void)
+{
+	struct hp_error err = { 0, "" };
+	struct window_spec w, next;
+	struct window_resume res;
+	char *prior[GAME_MAX_SIDES] = { 0 };
+	struct game g;
+	bool resuming = false, more = true;
+	int s, n;
+
+	fuzz_new_game(&g, rules, "reveal=each,move-move-move", WHO);
+	snapshot(&g);
+	memset(&res, 0, sizeof res);
+	for (n = 0; n < 24 && more && rules->next_window(&g, &w); n++) {
+		char *raw[GAME_MAX_SIDES] = { 0 };
+		struct window_stop stop;
+		unsigned char key[DICE_KEYLEN];
+		struct dice d;
+		struct events ev;
+
+		if (w.kind == WINDOW_DECISION)
+			snapshot(&g);
+		for (s = 0; s < g.nsides; s++)
+			if (w.sides & (1u << s))
+				raw[s] = window_opponent_orders(&g, &w, s);
+		memset(key, n + 7, sizeof key);
+		dice_init_stream(&d, key);
+		events_init(&ev);
+		if (window_resolve_resume(&g, &w, (const char *const *)raw,
+		    NULL, resuming ? &res : NULL, &stop, &d, &ev, &err) !=
+		    HP_OK || window_advance(&g, &stop, &next, &more,
+		    &err) != HP_OK) {
+			fprintf(stderr, "%s: reveal=each: %s\n", WHO, err.msg);
+			abort();
+		}
+		dice_free(&d);
+		events_free(&ev);
+		if (stop.step >= 0 && !resuming) {
+			res.w = w;
+			for (s = 0; s < GAME_MAX_SIDES; s++) {
+				prior[s] = raw[s];
+				raw[s] = NULL;
+				res.prior[s] = prior[s];
+			}
+			resuming = true;
+		} else if (stop.step < 0 && resuming) {
+			resuming = false;
+			for (s = 0; s < GAME_MAX_SIDES; s++) {
+				free(prior[s]);
+				prior[s] = NULL;
+			}
+		}
+		if (stop.step >= 0)
+			res.step = stop.step;
+		for (s = 0; s < GAME_MAX_SIDES; s++)
+			free(raw[s]);
+	}
+	for (s = 0; s < GAME_MAX_SIDES; s++)
+		free(prior[s]);
+	game_free(&g);
 }
 
 /* The positions: fresh battles, then self-played ones. */
@@ -84,6 +154,7 @@ init(void)
 		fuzz_self_play(rules, option_sets[i % 3], master,
 		    sizeof master, 40, false, snapshot, WHO);
 	}
+	each_positions();
 }
 
 int
@@ -106,8 +177,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rules->next_window(g, &w) &&
 	    (canon = fuzz_parse(g, &w, side, &body)) != NULL) {
 		fuzz_check_canon(g, &w, side, canon, WHO);
-		fuzz_check_resolve(g, &w, side, canon, data, size, WHO,
-		    NULL);
+		if (w.kind != WINDOW_DECISION)
+			fuzz_check_resolve(g, &w, side, canon, data, size, WHO,
+			    NULL);
 		free(canon);
 	}
 	orders_body_free(&body);

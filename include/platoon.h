@@ -54,6 +54,10 @@ enum plt_edge { PLT_E_NONE, PLT_E_HEDGE, PLT_E_FENCE, PLT_E_WALL,
 #define PLT_X_SQUADS0 0   /* squads at the start of the game */
 #define PLT_X_ORDER 1     /* order enacted this turn (enum plt_order) */
 #define PLT_X_BAD 2       /* lost + reduced after its last morale check */
+/* reveal=each: the order marker of the turn, 0 none, else the enum
+ * plt_order + 1, plus PLT_MARK_MMM for Move, Move, Move. */
+#define PLT_X_MARK 3
+#define PLT_MARK_MMM 16
 #define PLT_F_SUPP 0x1    /* suppressed */
 #define PLT_F_MMM 0x2     /* Move, Move, Move this turn: armour -1 */
 #define PLT_F_DONE 0x4    /* has enacted its order this turn */
@@ -98,6 +102,7 @@ struct plt_order_item {
 	enum plt_order kind;
 	bool mmm;
 	int reform;                   /* squad recovering at once, -1 */
+	bool removed;                 /* reveal=each: the marker removed */
 	int nmove, nfire, ncc;
 	struct plt_move move[PLT_LINES_MAX / 4];
 	struct plt_fire fire[PLT_LINES_MAX / 2];
@@ -109,8 +114,8 @@ enum plt_defend { PLT_D_EVEN, PLT_D_WEAKEST, PLT_D_STRONGEST };
 struct plt_orders {
 	int side;
 	enum plt_defend defend;
-	int n;
-	struct plt_order_item o[PLT_ORDERS_MAX];
+	int n, cap;
+	struct plt_order_item *o;     /* n items (cap allocated), owned */
 };
 
 /* --- map and geometry (plt_map.c) ---------------------------------------- */
@@ -131,6 +136,14 @@ int plt_step_cost(const struct game *, struct hex a, struct hex b);
 /* Can a squad of side standing at a see b (range, terrain, elevation,
  * non-friendly squads)? */
 bool plt_los(const struct game *, int side, struct hex a, struct hex b);
+/* The squads on the map by row-major hex index (the squad plt_squad_at
+ * finds, or -1): built once for a loop of plt_los_in while no squad moves
+ * or is removed. Caller frees. */
+int *plt_occupancy(const struct game *);
+/* plt_los with the squads looked up in occ (plt_occupancy; NULL: found
+ * by plt_squad_at). */
+bool plt_los_in(const struct game *, const int *occ, int side, struct hex a,
+    struct hex b);
 /* Cover of a squad at target against an attacker at from. */
 int plt_cover(const struct game *, struct hex target, struct hex from);
 int plt_dist_cm(struct hex, struct hex);
@@ -175,6 +188,18 @@ void plt_free_orders(void *);
 bool plt_next_window(const struct game *, struct window_spec *);
 void plt_order_template(const struct game *, const struct window_spec *,
     int side, struct sbuf *);
+/* The default mode's parser of a whole order list (window "orders"),
+ * whatever the campaign's reveal mode (the opponent checks its plans). */
+int plt_parse_list(const struct game *, int side, const struct order_body *,
+    void **out, struct sbuf *canon, struct order_errors *errs);
+/* Is the campaign in the faithful mode (reveal=each)? */
+bool plt_each(const struct game *);
+/* reveal=each: platoon p's order marker, its kind (enum plt_order) or -1
+ * if it has none left to reveal this turn; *mmm (may be NULL) its Move,
+ * Move, Move. */
+int plt_marker(const struct game *, int p, bool *mmm);
+/* reveal=each: the side asked for its next reveal, -1 if none. */
+int plt_asked(const struct game *);
 /* Points of kind (ff/hw/cc: 0/1/2) squad i fires with under order o. */
 int plt_points(const struct game *, int squad, int kind, enum plt_order o,
     bool mmm);

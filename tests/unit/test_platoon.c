@@ -18,6 +18,7 @@
 #include "platoon.h"
 #include "sim.h"
 #include "turn.h"
+#include "window.h"
 
 #define BLUE 0
 #define RED 1
@@ -1215,6 +1216,239 @@ t_opponent_games(void **state)
 	}
 }
 
+
+/* Resume the stopped resolution res with side's answer body in the open
+ * reveal window (*w, advanced to the next window after it) and the n
+ * scripted dice; *stop says how it ended. */
+static void
+answer(struct game *g, struct window_spec *w, struct window_resume *res,
+    int side, const char *body, const int *script, size_t n,
+    struct window_stop *stop, struct events *ev)
+{
+	struct hp_error err = { 0, "" };
+	char *raw[GAME_MAX_SIDES] = { 0 };
+	struct dice d;
+	bool more;
+
+	assert_int_equal(w->kind, WINDOW_DECISION);
+	assert_string_equal(w->name, "reveal");
+	assert_int_equal(w->sides, 1u << side);
+	raw[side] = fx_orders(g, "reveal", g->sides[side].name, body);
+	dice_init_scripted(&d, script, n);
+	events_init(ev);
+	if (window_resolve_resume(g, w, (const char *const *)raw, NULL, res,
+	    stop, &d, ev, &err) != HP_OK)
+		fprintf(stderr, "resume: %s\n", err.msg);
+	assert_int_equal(err.code, 0);
+	if (d.nlog != n || d.script_exhausted)
+		dump(&d, ev);
+	assert_int_equal(d.nlog, n);
+	if (stop->step >= 0)
+		res->step = stop->step;
+	assert_int_equal(window_advance(g, stop, w, &more, &err), HP_OK);
+	free(raw[side]);
+	dice_free(&d);
+}
+
+/* reveal=each: the turn's window places order markers (no move or fire
+ * lines; the state's checks when placed, none when parsed again mid-turn);
+ * then each side in initiative order is asked for its next reveal in a
+ * decision window of its own, a side with no marker waits, "remove" takes
+ * a marker off (never an assault's), nothing or "hold" reveals the first
+ * marker left, and the turn ends when none is left. */
+static void
+t_reveal_each(void **state)
+{
+	struct game g;
+	struct dice d;
+	struct events ev;
+	struct hp_error err = { 0, "" };
+	struct window_spec w;
+	struct window_resume res;
+	struct window_stop stop;
+	struct plt_orders *o;
+	char *raw[GAME_MAX_SIDES] = { 0 };
+	bool more;
+	/* initiative: blue 9, red 5, green 1. */
+	static const int init[] = { 9, 5, 1 };
+	/* b's engage at r (26 cm, long range): b1's 3 FF dice by its
+	 * line, need 7 + 2 - 1 = 8; the rest at the nearest: b1 1 HW (7),
+	 * b2 3 FF 1 HW, b3 2 FF 2 HW; all miss. */
+	static const int engage[] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 };
+
+	(void)state;
+	new_game(&g, "reveal=each", NULL);
+	assert_true(plt_each(&g));
+	assert_true(plt_next_window(&g, &w));
+	assert_int_equal(w.kind, WINDOW_ORDERS);
+	refused(&g, BLUE, "order b advance\nmove b1 C2\n", "only places "
+	    "order markers");
+	refused(&g, BLUE, "order b reform b1\n", "name the reduced squad "
+	    "when you reveal");
+	refused(&g, RED, "order r assault\n", "cannot assault");
+	assert_int_equal(parse(&g, BLUE, "order b engage\norder bx none\n"
+	    "defend weakest\n", &o, NULL), HP_OK);
+	assert_int_equal(o->n, 2);
+	plt_free_orders(o);
+	raw[BLUE] = fx_orders(&g, "orders", "blue", "order b engage\n"
+	    "order bx none\ndefend weakest\n");
+	raw[RED] = fx_orders(&g, "orders", "red", "order rx fallback\n"
+	    "order r none\n");
+	raw[GREEN] = fx_orders(&g, "orders", "green", "defend even\n");
+	dice_init_scripted(&d, init, 3);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w,
+	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err), HP_OK);
+	assert_int_equal(d.nlog, 3);
+	assert_int_equal(stop.ask, 1u << BLUE);
+	assert_true(fx_event_has(&ev, "blue is asked for its next reveal"));
+	assert_int_equal(game_var(&g, "defend.0", -1), PLT_D_WEAKEST);
+	assert_int_equal(plt_marker(&g, I(&g, "b"), NULL), PLT_O_ENGAGE);
+	assert_int_equal(plt_marker(&g, I(&g, "g"), NULL), -1);
+	dice_free(&d);
+	events_free(&ev);
+	memset(&res, 0, sizeof res);
+	res.step = stop.step;
+	res.w = w;
+	memcpy(res.prior, raw, sizeof res.prior);
+	assert_int_equal(window_advance(&g, &stop, &w, &more, &err), HP_OK);
+	assert_true(more);
+	assert_int_equal(w.number, 2);
+	assert_int_equal(w.turn, 1);
+	/* Blue's answer: only blue, only its own markers. */
+	refused(&g, RED, "reveal r\n", "red is not asked");
+	refused(&g, BLUE, "reveal bh\n", "no order marker left");
+	refused(&g, BLUE, "reveal rx\n", "not yours");
+	refused(&g, BLUE, "advance b\n", "expected 'reveal PLATOON");
+	/* A marker file parsed again mid-turn (the orders window's spec):
+	 * no state checks; before the reveals began, the checks. */
+	g.units[I(&g, "bx1")].strength = 0;
+	game_set_var(&g, "rv.ask", 0);
+	assert_int_equal(parse(&g, BLUE, "order bx advance\n", &o, NULL),
+	    HP_OK);
+	plt_free_orders(o);
+	game_set_var(&g, "rv.mid", 0);
+	refused(&g, BLUE, "order bx advance\n", "no squads left");
+	game_set_var(&g, "rv.mid", 1);
+	game_set_var(&g, "rv.ask", BLUE + 1);
+	g.units[I(&g, "bx1")].strength = 2;
+	answer(&g, &w, &res, BLUE, "reveal b\nfire b1 ff 3 r1\n", engage, 12,
+	    &stop, &ev);
+	assert_true(fx_event_has(&ev, "blue reveals b: engage"));
+	assert_true(fx_event_has(&ev, "b1 (B2) fires 3 Firefight dice at r1 "
+	    "(O2, 26 cm): needs 8"));
+	assert_true(fx_event_has(&ev, "b3 (B4) fires 2 Heavy Weapon dice"));
+	assert_true(fx_event_has(&ev, "red is asked for its next reveal"));
+	assert_int_equal(stop.ask, 1u << RED);
+	assert_int_equal(w.number, 3);
+	events_free(&ev);
+	/* Red removes its fall back; an assault marker could not be. */
+	g.units[I(&g, "r")].x[PLT_X_MARK] = PLT_O_ASSAULT + 1;
+	refused(&g, RED, "remove r\n", "may not be removed");
+	g.units[I(&g, "r")].x[PLT_X_MARK] = PLT_O_NONE + 1;
+	refused(&g, RED, "remove rx\nfire rx1 ff 1 b1\n", "no more lines");
+	answer(&g, &w, &res, RED, "remove rx\n", NULL, 0, &stop, &ev);
+	assert_true(fx_event_has(&ev, "red removes the order marker of rx"));
+	assert_int_equal(stop.ask, 1u << BLUE);
+	events_free(&ev);
+	/* Blue's default answer: its first marker left, bx. */
+	answer(&g, &w, &res, BLUE, "", NULL, 0, &stop, &ev);
+	assert_true(fx_event_has(&ev, "blue reveals bx: none"));
+	assert_int_equal(stop.ask, 1u << RED);
+	events_free(&ev);
+	/* Green placed no marker: it waits; red's last ends the turn. */
+	answer(&g, &w, &res, RED, "hold\n", NULL, 0, &stop, &ev);
+	assert_true(fx_event_has(&ev, "red reveals r: none"));
+	assert_true(fx_event_has(&ev, "End of turn 1"));
+	assert_int_equal(stop.step, -1);
+	assert_int_equal(g.turn, 2);
+	assert_int_equal(w.kind, WINDOW_ORDERS);
+	assert_int_equal(w.number, 1);
+	assert_int_equal(plt_marker(&g, I(&g, "b"), NULL), -1);
+	assert_int_equal(game_var(&g, "rv.mid", 1), 0);
+	events_free(&ev);
+	free(raw[BLUE]);
+	free(raw[RED]);
+	free(raw[GREEN]);
+	game_free(&g);
+}
+
+/* reveal=each: a Move, Move, Move marker must move, so the default
+ * answer removes it; the scenario's option and the campaign's; the
+ * optional no order becomes Advance as a marker; the opponent answers
+ * reveals that parse, and whole
+ * games of the two-side scenario end (simulate's loop; the three-way
+ * one: platoon_each_game.sh). */
+static void
+t_reveal_each_defaults(void **state)
+{
+	struct game g;
+	struct plt_orders *o;
+	struct sim_result r;
+	struct hp_error err = { 0, "" };
+	struct window_spec w;
+	struct window_stop stop;
+	struct dice d;
+	struct events ev;
+	struct sbuf sc;
+	char *raw[GAME_MAX_SIDES] = { 0 };
+	static const int init[] = { 9, 5, 1 };
+
+	(void)state;
+	new_game(&g, "reveal=each,move-move-move", NULL);
+	g.units[I(&g, "b")].x[PLT_X_MARK] = (PLT_O_ADVANCE + 1) | PLT_MARK_MMM;
+	game_set_var(&g, "rv.ask", BLUE + 1);
+	game_set_var(&g, "rv.mid", 1);
+	assert_int_equal(parse(&g, BLUE, "", &o, NULL), HP_OK);
+	assert_true(o->o[0].removed);
+	plt_free_orders(o);
+	refused(&g, BLUE, "reveal b\n", "MUST move");
+	assert_int_equal(parse(&g, BLUE, "reveal b\nmove b1 C2\nmove b2 C3\n"
+	    "move b3 C4\n", &o, NULL), HP_OK);
+	assert_false(o->o[0].removed);
+	assert_true(o->o[0].mmm);
+	assert_int_equal(o->o[0].kind, PLT_O_ADVANCE);
+	plt_free_orders(o);
+	game_free(&g);
+	/* A scenario's option, which the campaign's overrides. */
+	sbuf_init(&sc);
+	sbuf_puts(&sc, board);
+	sbuf_puts(&sc, "option: reveal each\n");
+	new_game(&g, NULL, sc.buf);
+	assert_true(plt_each(&g));
+	game_free(&g);
+	new_game(&g, "reveal=list", sc.buf);
+	assert_false(plt_each(&g));
+	game_free(&g);
+	sbuf_free(&sc);
+	/* no-order-advance: the first platoon without a marker gets an
+	 * Advance marker when the turn begins. */
+	new_game(&g, "reveal=each,no-order-advance", NULL);
+	assert_true(plt_next_window(&g, &w));
+	raw[BLUE] = fx_orders(&g, "orders", "blue", "order b none\n");
+	dice_init_scripted(&d, init, 3);
+	events_init(&ev);
+	assert_int_equal(window_resolve_resume(&g, &w,
+	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err), HP_OK);
+	assert_int_equal(d.nlog, 3);
+	assert_int_equal(plt_marker(&g, I(&g, "bx"), NULL), PLT_O_ADVANCE);
+	assert_int_equal(plt_marker(&g, I(&g, "bh"), NULL), -1);
+	assert_true(fx_event_has(&ev, "platoon bx had no order; it advances"));
+	/* Red and Green get theirs too: Blue is asked first. */
+	assert_int_equal(plt_marker(&g, I(&g, "r"), NULL), PLT_O_ADVANCE);
+	assert_int_equal(stop.ask, 1u << BLUE);
+	free(raw[BLUE]);
+	dice_free(&d);
+	events_free(&ev);
+	game_free(&g);
+	memset(&r, 0, sizeof r);
+	assert_int_equal(sim_run(ruleset_find("platoon"), "reveal=each", 3,
+	    (const unsigned char *)"each", 4, &r, &err), HP_OK);
+	assert_int_equal(r.games, 3);
+	/* Every window after each turn's first is a reveal. */
+	assert_true(r.windows > 3 * 4);
+}
+
 int
 main(void)
 {
@@ -1242,6 +1476,8 @@ main(void)
 		cmocka_unit_test(t_no_order_advance),
 		cmocka_unit_test(t_victory),
 		cmocka_unit_test(t_opponent_games),
+		cmocka_unit_test(t_reveal_each),
+		cmocka_unit_test(t_reveal_each_defaults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

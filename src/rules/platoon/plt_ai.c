@@ -8,20 +8,22 @@
  * orders always pass the parser (tests: t_opponent_orders_parse). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "orders.h"
 #include "platoon.h"
 
-/* Does text (one platoon's lines) pass the parser for side? */
+/* Does text (one platoon's lines) pass the parser for side: the list
+ * parser, or with w the parser of window w (a reveal)? */
 static bool
-passes(const struct game *g, int side, const char *text)
+passes(const struct game *g, const struct window_spec *w, int side,
+    const char *text)
 {
 	struct sbuf f, canon;
 	struct order_header hd;
 	struct order_body body;
 	struct order_errors errs;
-	struct window_spec w;
 	void *out = NULL;
 	bool ok = false;
 
@@ -29,11 +31,11 @@ passes(const struct game *g, int side, const char *text)
 	sbuf_init(&canon);
 	orders_errors_init(&errs);
 	memset(&body, 0, sizeof body);
-	plt_next_window(g, &w);
-	sbuf_printf(&f, "campaign: x\nturn: %d\nwindow: orders\nside: %s\n%s",
-	    g->turn, g->sides[side].name, text);
+	sbuf_printf(&f, "campaign: x\nturn: %d\nwindow: %s\nside: %s\n%s",
+	    g->turn, w != NULL ? w->name : "orders", g->sides[side].name, text);
 	if (orders_parse_file(f.buf, f.len, &hd, &body, &errs) == HP_OK &&
-	    plt_parse(g, &w, side, &body, &out, &canon, &errs) == HP_OK)
+	    (w != NULL ? plt_parse(g, w, side, &body, &out, &canon, &errs) :
+	    plt_parse_list(g, side, &body, &out, &canon, &errs)) == HP_OK)
 		ok = true;
 	plt_free_orders(out);
 	orders_body_free(&body);
@@ -71,7 +73,8 @@ dir_towards(struct hex a, struct hex b)
 /* The nearest live enemy squad to h: any (cm < 0), or one seen from h
  * within cm; -1 if none. */
 static int
-nearest_enemy_to(const struct game *g, int side, struct hex h, int cm)
+nearest_enemy_to(const struct game *g, const int *occ, int side, struct hex h,
+    int cm)
 {
 	int j, best = -1, bd = 0;
 
@@ -80,7 +83,7 @@ nearest_enemy_to(const struct game *g, int side, struct hex h, int cm)
 
 		if (!plt_alive(g, j) || g->units[j].side == side ||
 		    (cm >= 0 && (plt_dist_cm(g->units[j].pos, h) > cm ||
-		    !plt_los(g, side, h, g->units[j].pos))))
+		    !plt_los_in(g, occ, side, h, g->units[j].pos))))
 			continue;
 		k = hex_distance(g->units[j].pos, h);
 		if (best < 0 || k < bd) {
@@ -94,8 +97,8 @@ nearest_enemy_to(const struct game *g, int side, struct hex h, int cm)
 /* Fire lines for every point of the platoon's squads (at pos[k]) at the
  * nearest enemy to each. */
 static void
-fire_all(const struct game *g, int side, const int *sq, const struct hex *pos,
-    int n, enum plt_order o, bool mmm, struct sbuf *b)
+fire_all(const struct game *g, const int *occ, int side, const int *sq,
+    const struct hex *pos, int n, enum plt_order o, bool mmm, struct sbuf *b)
 {
 	int k, kind, pts, t;
 
@@ -104,9 +107,9 @@ fire_all(const struct game *g, int side, const int *sq, const struct hex *pos,
 			pts = plt_points(g, sq[k], kind, o, mmm);
 			if (pts <= 0)
 				continue;
-			if ((t = nearest_enemy_to(g, side, pos[k], kind ?
+			if ((t = nearest_enemy_to(g, occ, side, pos[k], kind ?
 			    PLT_HW_LONG_CM : PLT_FF_LONG_CM)) < 0 &&
-			    (t = nearest_enemy_to(g, side, pos[k], -1)) < 0)
+			    (t = nearest_enemy_to(g, occ, side, pos[k], -1)) < 0)
 				continue;
 			sbuf_printf(b, "fire %s %s %d %s%s\n", g->units[sq[k]].id,
 			    kind ? "hw" : "ff", pts, g->units[t].id,
@@ -133,11 +136,10 @@ free_hex(const struct game *g, int side, struct hex h, int self)
 	return true;
 }
 
-/* The orders of platoon p as the opponent would give them (bare: g without
- * p's squads, to measure paths through their hexes), appended to b. */
+/* plan_platoon with the squads of g looked up in occ (plt_occupancy). */
 static void
-plan_platoon(const struct game *g, const struct game *bare, int side, int p,
-    struct sbuf *b)
+plan_with(const struct game *g, const int *occ, const struct game *bare,
+    int side, int p, struct sbuf *b)
 {
 	const struct game_unit *pu = &g->units[p];
 	struct plt_profile pf;
@@ -158,15 +160,16 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 	if (n == 0)
 		return;
 	for (k = 0; k < n; k++) {
-		e = nearest_enemy_to(g, side, pos[k], -1);
+		e = nearest_enemy_to(g, occ, side, pos[k], -1);
 		if (e >= 0 && plt_dist_cm(pos[k], g->units[e].pos) <=
-		    PLT_FF_CM && plt_los(g, side, pos[k], g->units[e].pos))
+		    PLT_FF_CM && plt_los_in(g, occ, side, pos[k],
+		    g->units[e].pos))
 			near++;
 	}
 	if (pu->flags & PLT_F_SUPP) {
 		if (near > 0 && plt_coherent(g, p)) {
 			sbuf_printf(b, "order %s engage\n", pu->id);
-			fire_all(g, side, sq, pos, n, PLT_O_ENGAGE, false, b);
+			fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
 		} else if (reduced >= 0)
 			sbuf_printf(b, "order %s reform %s\n", pu->id,
 			    g->units[reduced].id);
@@ -186,12 +189,12 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 	}
 	if (near * 2 >= n && plt_coherent(g, p)) {
 		sbuf_printf(b, "order %s engage\n", pu->id);
-		fire_all(g, side, sq, pos, n, PLT_O_ENGAGE, false, b);
+		fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
 		return;
 	}
 	/* Advance as a block: the longest shift (up to 5 hexes) that every
 	 * squad can pay with the lowest possible allowance (low + 1). */
-	e = nearest_enemy_to(g, side, pos[0], -1);
+	e = nearest_enemy_to(g, occ, side, pos[0], -1);
 	if (e < 0) {
 		sbuf_printf(b, "order %s none\n", pu->id);
 		return;
@@ -225,8 +228,20 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 		for (k = 0; k < n; k++)
 			sbuf_printf(b, "move %s %s\n", g->units[sq[k]].id,
 			    hex_label(&g->layout, dest[k], a, sizeof a));
-	fire_all(g, side, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false,
+	fire_all(g, occ, side, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false,
 	    b);
+}
+
+/* The orders of platoon p as the opponent would give them (bare: g without
+ * p's squads, to measure paths through their hexes), appended to b. */
+static void
+plan_platoon(const struct game *g, const struct game *bare, int side, int p,
+    struct sbuf *b)
+{
+	int *occ = plt_occupancy(g);
+
+	plan_with(g, occ, bare, side, p, b);
+	free(occ);
 }
 
 /* The orders of platoon p: the plan if the parser takes it, else a
@@ -244,7 +259,7 @@ one_platoon(const struct game *g, int side, int p, struct sbuf *b)
 			bare.units[i].placed = false;
 	sbuf_init(&t);
 	plan_platoon(g, &bare, side, p, &t);
-	if (t.buf != NULL && passes(g, side, t.buf))
+	if (t.buf != NULL && passes(g, NULL, side, t.buf))
 		sbuf_puts(b, t.buf);
 	else if (t.buf != NULL)
 		sbuf_printf(b, "order %s %s\n", g->units[p].id,
@@ -254,19 +269,92 @@ one_platoon(const struct game *g, int side, int p, struct sbuf *b)
 	game_free(&bare);
 }
 
+/* reveal=each: side's answer in the reveal window w: its first platoon
+ * with a marker left, with the lines of the plan for it when the plan
+ * gives the marker's order, else bare, else (a Move, Move, Move marker
+ * cannot reveal bare) removed. */
+static void
+reveal_answer(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	struct sbuf t, r;
+	int p, kind = -1;
+	bool mmm = false;
+	char want[64];
+	const char *nl;
+
+	for (p = 0; p < g->nunits; p++)
+		if (plt_is_platoon(&g->units[p]) && g->units[p].side == side &&
+		    (kind = plt_marker(g, p, &mmm)) >= 0)
+			break;
+	if (kind < 0)
+		return;
+	sbuf_init(&t);
+	sbuf_init(&r);
+	one_platoon(g, side, p, &t);
+	snprintf(want, sizeof want, "order %s %s%s", g->units[p].id,
+	    plt_order_names[kind], mmm ? " mmm" : "");
+	if (t.buf != NULL && strncmp(t.buf, want, strlen(want)) == 0 &&
+	    (t.buf[strlen(want)] == '\n' || t.buf[strlen(want)] == ' ') &&
+	    (nl = strchr(t.buf, '\n')) != NULL) {
+		/* "order P KIND [mmm] [SQUAD]" becomes "reveal P [SQUAD]". */
+		const char *sq = t.buf + strlen(want);
+
+		sbuf_printf(&r, "reveal %s%.*s%s", g->units[p].id,
+		    (int)(nl - sq), sq, nl);
+	}
+	if (r.buf == NULL || !passes(g, w, side, r.buf)) {
+		sbuf_free(&r);
+		sbuf_init(&r);
+		sbuf_printf(&r, "reveal %s\n", g->units[p].id);
+		if (!passes(g, w, side, r.buf)) {
+			sbuf_free(&r);
+			sbuf_init(&r);
+			sbuf_printf(&r, "remove %s\n", g->units[p].id);
+		}
+	}
+	sbuf_puts(b, r.buf);
+	sbuf_free(&r);
+	sbuf_free(&t);
+}
+
 /* The built-in opponent's order body for side: every platoon, then the
- * close combat defence; appended to b. */
+ * close combat defence; appended to b. reveal=each: the markers of the
+ * same plans (their "order" lines), and in a reveal window the reveal. */
 void
 plt_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
+	struct sbuf t;
 	int p;
 
-	(void)w;
+	if (w->kind == WINDOW_DECISION) {
+		sbuf_printf(b, "# %s: the built-in opponent's reveal.\n",
+		    g->sides[side].label);
+		reveal_answer(g, w, side, b);
+		return;
+	}
 	sbuf_printf(b, "# %s: the built-in opponent's orders.\n",
 	    g->sides[side].label);
-	for (p = 0; p < g->nunits; p++)
-		if (plt_is_platoon(&g->units[p]) && g->units[p].side == side)
+	for (p = 0; p < g->nunits; p++) {
+		if (!plt_is_platoon(&g->units[p]) || g->units[p].side != side)
+			continue;
+		if (!plt_each(g)) {
 			one_platoon(g, side, p, b);
+			continue;
+		}
+		sbuf_init(&t);
+		one_platoon(g, side, p, &t);
+		if (t.buf != NULL) {
+			/* The marker: the plan's "order P KIND [mmm]". */
+			char id[GAME_ID_MAX + 1], kind[16], mmm[8] = "";
+
+			if (sscanf(t.buf, "order %16s %15s %7s", id, kind,
+			    mmm) >= 2)
+				sbuf_printf(b, "order %s %s%s\n", id, kind,
+				    strcmp(mmm, "mmm") == 0 ? " mmm" : "");
+		}
+		sbuf_free(&t);
+	}
 	sbuf_puts(b, "defend weakest\n");
 }

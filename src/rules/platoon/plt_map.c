@@ -69,8 +69,9 @@ terrain_index(const char *name)
 	int i;
 
 	for (i = 0; i < NTERRAIN; i++)
-		if (strlen(terrains[i].name) == n &&
-		    strncmp(terrains[i].name, name, n) == 0)
+		if (terrains[i].name[0] == name[0] &&
+		    strncmp(terrains[i].name, name, n) == 0 &&
+		    terrains[i].name[n] == '\0')
 			return i;
 	return -1;
 }
@@ -121,7 +122,7 @@ plt_edge(const struct game *g, struct hex h, int dir)
 bool
 plt_is_platoon(const struct game_unit *u)
 {
-	return strcmp(u->kind, PLT_PLATOON) == 0;
+	return u->kind[0] == PLT_PLATOON[0] && strcmp(u->kind, PLT_PLATOON) == 0;
 }
 
 /* Is unit i a squad on the map, not removed? */
@@ -140,7 +141,7 @@ plt_squad_at(const struct game *g, struct hex h)
 	int i;
 
 	for (i = 0; i < g->nunits; i++)
-		if (plt_alive(g, i) && hex_eq(g->units[i].pos, h))
+		if (hex_eq(g->units[i].pos, h) && plt_alive(g, i))
 			return i;
 	return -1;
 }
@@ -248,9 +249,12 @@ static const struct plt_profile builtin[] = {
 
 /* --- line of sight, cover, movement ---------------------------------------- */
 
-/* Does hex m block the view of a squad of side between a and b? */
+static int hidx(const struct game *, struct hex);
+
+/* Does hex m block the view of a squad of side between a and b (the
+ * squads in occ, or NULL: plt_squad_at)? */
 static bool
-blocks(const struct game *g, int side, struct hex m, int hi)
+blocks(const struct game *g, const int *occ, int side, struct hex m, int hi)
 {
 	const struct plt_terrain *t = plt_terrain(g, m);
 	int em = plt_elev(g, m), s;
@@ -261,13 +265,24 @@ blocks(const struct game *g, int side, struct hex m, int hi)
 		return false; /* "elements above ... can ALWAYS trace a LoS" */
 	if (t != NULL && t->area)
 		return true;
-	s = plt_squad_at(g, m);
+	if (occ == NULL)
+		s = plt_squad_at(g, m);
+	else
+		s = (s = hidx(g, m)) >= 0 ? occ[s] : -1;
 	return s >= 0 && g->units[s].side != side;
 }
 
 /* Can a squad of side at a see b (range, terrain, elevation, squads)? */
 bool
 plt_los(const struct game *g, int side, struct hex a, struct hex b)
+{
+	return plt_los_in(g, NULL, side, a, b);
+}
+
+/* plt_los with the squads of occ (see platoon.h). */
+bool
+plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
+    struct hex b)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
 	int n, i, ea = plt_elev(g, a), eb = plt_elev(g, b);
@@ -278,9 +293,9 @@ plt_los(const struct game *g, int side, struct hex a, struct hex b)
 	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
 		return false;
 	for (i = 1; i < n - 1; i++) {
-		if (!blocks(g, side, st[i].h, hi))
+		if (!blocks(g, occ, side, st[i].h, hi))
 			continue;
-		if (st[i].tie && !blocks(g, side, st[i].alt, hi))
+		if (st[i].tie && !blocks(g, occ, side, st[i].alt, hi))
 			continue;
 		return false;
 	}
@@ -327,19 +342,6 @@ plt_step_cost(const struct game *g, struct hex a, struct hex b)
 	    edge_cost[plt_edge(g, a, d)];
 }
 
-/* Is h next to a squad of a side other than side? */
-static bool
-enemy_adjacent(const struct game *g, int side, struct hex h)
-{
-	int d, s;
-
-	for (d = 0; d < 6; d++)
-		if ((s = plt_squad_at(g, hex_neighbour(h, d))) >= 0 &&
-		    g->units[s].side != side)
-			return true;
-	return false;
-}
-
 /* Dijkstra over the map from a: dist[] in cm (-1 unreached) and prev[]
  * by the row-major index; hexes with a squad are closed, and (unless
  * contact) so is every hex next to an enemy squad except as an end. */
@@ -369,54 +371,194 @@ hex_of(const struct game *g, int i)
 	return hex_from_offset(&g->layout, o);
 }
 
-/* Fill r (caller frees with dij_free) with the cheapest costs from a. */
+/* A heap entry of the search: the cost in cm and the row-major index. */
+struct dij_ent {
+	int d, i;
+};
+
+/* Does heap entry x come before y (cost, then index)? */
+static bool
+dij_less(struct dij_ent x, struct dij_ent y)
+{
+	return x.d < y.d || (x.d == y.d && x.i < y.i);
+}
+
+/* Push e on the binary heap h of *n entries (room is the caller's). */
+static void
+dij_push(struct dij_ent *h, int *n, struct dij_ent e)
+{
+	int k = (*n)++;
+
+	while (k > 0 && dij_less(e, h[(k - 1) / 2])) {
+		h[k] = h[(k - 1) / 2];
+		k = (k - 1) / 2;
+	}
+	h[k] = e;
+}
+
+/* Pop the first entry of the binary heap h of *n (> 0) entries. */
+static struct dij_ent
+dij_pop(struct dij_ent *h, int *n)
+{
+	struct dij_ent top = h[0], last = h[--(*n)];
+	int k = 0, c;
+
+	while ((c = 2 * k + 1) < *n) {
+		if (c + 1 < *n && dij_less(h[c + 1], h[c]))
+			c++;
+		if (!dij_less(h[c], last))
+			break;
+		h[k] = h[c];
+		k = c;
+	}
+	h[k] = last;
+	return top;
+}
+
+/* The squads on the map by row-major hex index: occ[i] the lowest-index
+ * squad in hex i (as plt_squad_at finds it) or -1. Caller frees. */
+int *
+plt_occupancy(const struct game *g)
+{
+	int n = g->layout.cols * g->layout.rows, i, j;
+	int *occ = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+
+	for (i = 0; i < n; i++)
+		occ[i] = -1;
+	for (i = g->nunits - 1; i >= 0; i--)
+		if (plt_alive(g, i) && (j = hidx(g, g->units[i].pos)) >= 0)
+			occ[j] = i;
+	return occ;
+}
+
+/* The row-major indices of the six neighbours of every hex of layout l
+ * (-1 off the layout): nb[i * 6 + d]. Geometry alone, so it is kept for
+ * the last layout asked, one table a thread (games are resolved on the
+ * main thread; intake's workers never reach a ruleset). */
+static const int *
+nb_table(const struct hex_layout *l)
+{
+	static _Thread_local struct hex_layout have;
+	static _Thread_local int *nb;
+	int n = l->cols * l->rows, i, d;
+
+	if (nb != NULL && memcmp(&have, l, sizeof have) == 0)
+		return nb;
+	free(nb);
+	nb = xmalloc(sizeof(int) * 6 * (size_t)(n > 0 ? n : 1));
+	have = *l;
+	for (i = 0; i < n; i++) {
+		struct hex_offset o = { i % l->cols, i / l->cols };
+		struct hex h = hex_from_offset(l, o);
+
+		for (d = 0; d < 6; d++) {
+			struct hex_offset m = hex_to_offset(l,
+			    hex_neighbour(h, d));
+
+			nb[i * 6 + d] = m.col < 0 || m.row < 0 || m.col >=
+			    l->cols || m.row >= l->rows ? -1 : m.row * l->cols +
+			    m.col;
+		}
+	}
+	return nb;
+}
+
+/* The cm of entering hex index j (-1: impassable or off the map), kept in
+ * enter[j] (-2: not looked up yet) with its game hex in gh[j]; the hex
+ * a step leaves is always one entered before (or the start, looked up
+ * with it). */
+static int
+enter_cost(const struct game *g, int j, const struct game_hex **gh,
+    int *enter)
+{
+	const struct plt_terrain *t;
+
+	if (enter[j] != -2)
+		return enter[j];
+	gh[j] = hex_at(g, hex_of(g, j));
+	t = gh[j] != NULL ? plt_terrain(g, gh[j]->h) : NULL;
+	enter[j] = t == NULL || t->impassable ? -1 : (t->rough ? 2 : 1) *
+	    PLT_CM_PER_HEX;
+	return enter[j];
+}
+
+/* Fill r (caller frees with dij_free) with the cheapest costs from a: a
+ * binary heap of (cost, index), stale entries skipped, and per-search
+ * indices of the squads and the terrain by hex, so that no step of the
+ * search scans the units or the terrain table. The hexes are settled in
+ * (cost, index) order, as before the heap (the same paths). With goals
+ * (ngoal > 0 row-major indices) it stops once the cheapest goal and every
+ * goal as cheap are settled: their costs and paths are final. */
 static void
 dijkstra(const struct game *g, int side, struct hex a, bool contact,
-    struct plt_dij *r)
+    const int *goal, int ngoal, struct plt_dij *r)
 {
-	int n = g->layout.cols * g->layout.rows, *heap, nh = 0, i, d;
+	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k;
+	int *occ, *enter, best = -1;
+	const int *nb = nb_table(&g->layout);
+	const struct game_hex **gh;
+	struct dij_ent *heap;
 
 	r->n = n;
-	r->dist = xmalloc(sizeof(int) * (size_t)n);
-	r->prev = xmalloc(sizeof(int) * (size_t)n);
-	heap = xmalloc(sizeof(int) * (size_t)(n * 6 + 1));
+	r->dist = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+	r->prev = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
 	for (i = 0; i < n; i++)
 		r->dist[i] = r->prev[i] = -1;
-	if ((i = hidx(g, a)) < 0)
-		goto out;
-	r->dist[i] = 0;
-	heap[nh++] = i;
+	if ((ia = hidx(g, a)) < 0)
+		return;
+	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + 1));
+	occ = plt_occupancy(g);
+	/* The hexes and their entry costs, looked up when first reached. */
+	enter = xmalloc(sizeof(int) * (size_t)n);
+	gh = xcalloc((size_t)n, sizeof *gh);
+	for (i = 0; i < n; i++)
+		enter[i] = -2;
+	(void)enter_cost(g, ia, gh, enter);
+	r->dist[ia] = 0;
+	dij_push(heap, &nh, (struct dij_ent){ 0, ia });
 	while (nh > 0) {
-		int best = 0, cur, k;
+		struct dij_ent e = dij_pop(heap, &nh);
+		int cur = e.i;
 
-		/* A lazy heap: the smallest (dist, index) first. */
-		for (k = 1; k < nh; k++)
-			if (r->dist[heap[k]] < r->dist[heap[best]] ||
-			    (r->dist[heap[k]] == r->dist[heap[best]] &&
-			    heap[k] < heap[best]))
-				best = k;
-		cur = heap[best];
-		heap[best] = heap[--nh];
-		if (cur != hidx(g, a) && !contact &&
-		    enemy_adjacent(g, side, hex_of(g, cur)))
-			continue; /* may end here, not pass through */
+		if (e.d != r->dist[cur])
+			continue; /* stale: a cheaper way was found since */
+		if (best >= 0 && e.d > best)
+			break;
+		for (k = 0; k < ngoal; k++)
+			if (goal[k] == cur && best < 0)
+				best = e.d;
+		if (cur != ia && !contact) {
+			bool near = false;
+
+			for (d = 0; d < 6 && !near; d++) {
+				int j = nb[cur * 6 + d];
+
+				near = j >= 0 && occ[j] >= 0 &&
+				    g->units[occ[j]].side != side;
+			}
+			if (near)
+				continue; /* may end here, not pass through */
+		}
 		for (d = 0; d < 6; d++) {
-			struct hex nb = hex_neighbour(hex_of(g, cur), d);
-			int j = hidx(g, nb), c;
+			int j = nb[cur * 6 + d], c, ed;
 
-			if (j < 0 || plt_squad_at(g, nb) >= 0 ||
-			    (c = plt_step_cost(g, hex_of(g, cur), nb)) < 0)
+			if (j < 0 || occ[j] >= 0 || enter_cost(g, j, gh,
+			    enter) < 0)
 				continue;
+			ed = gh[cur] != NULL ? gh[cur]->edge[d] : 0;
+			c = enter[j] + (ed > 0 && ed < PLT_E_NKINDS ?
+			    edge_cost[ed] : 0);
 			if (r->dist[j] >= 0 && r->dist[j] <= r->dist[cur] + c)
 				continue;
 			r->dist[j] = r->dist[cur] + c;
 			r->prev[j] = cur;
-			if (nh < n * 6)
-				heap[nh++] = j;
+			dij_push(heap, &nh, (struct dij_ent){ r->dist[j], j });
 		}
 	}
-out:
 	free(heap);
+	free(occ);
+	free(enter);
+	free(gh);
 }
 
 /* Free what dijkstra allocated in r. */
@@ -455,7 +597,7 @@ plt_path(const struct game *g, int side, struct hex a, struct hex b,
 	*cost = -1;
 	if (j < 0)
 		return -1;
-	dijkstra(g, side, a, allow_contact, &r);
+	dijkstra(g, side, a, allow_contact, &j, 1, &r);
 	if (r.dist[j] >= 0) {
 		*cost = r.dist[j];
 		n = dij_path(g, &r, j, path, max);
@@ -470,12 +612,16 @@ plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
     struct hex *path, int max, int *len)
 {
 	struct plt_dij r;
-	int d, best = -1, bj = -1;
+	int d, best = -1, bj = -1, goal[6], ng = 0;
 
 	*len = 0;
 	if (hex_adjacent(a, g->units[e].pos))
 		return 0;
-	dijkstra(g, side, a, true, &r);
+	for (d = 0; d < 6; d++)
+		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
+		    d))) >= 0)
+			ng++;
+	dijkstra(g, side, a, true, goal, ng, &r);
 	for (d = 0; d < 6; d++) {
 		int j = hidx(g, hex_neighbour(g->units[e].pos, d));
 
@@ -612,19 +758,25 @@ plt_home_dist(const struct game *g, int side, struct hex h)
 int
 plt_nearest_enemy(const struct game *g, int p, int *cost)
 {
-	int i, j, best = -1, bd = 0, side = g->units[p].side;
+	int i, j, m, best = -1, bd = 0, side = g->units[p].side, nm = 0;
+	int *occ = plt_occupancy(g), *mates = xmalloc(sizeof(int) *
+	    (size_t)(g->nunits + 1));
 
 	*cost = -1;
+	for (i = 0; i < g->nunits; i++)
+		if (plt_alive(g, i) && g->units[i].attached == p)
+			mates[nm++] = i;
 	for (j = 0; j < g->nunits; j++) {
 		int d = -1;
 
 		if (!plt_alive(g, j) || g->units[j].side == side)
 			continue;
-		for (i = 0; i < g->nunits; i++) {
+		for (m = 0; m < nm; m++) {
 			int k;
 
-			if (!plt_alive(g, i) || g->units[i].attached != p ||
-			    !plt_los(g, side, g->units[i].pos, g->units[j].pos))
+			i = mates[m];
+			if (!plt_los_in(g, occ, side, g->units[i].pos,
+			    g->units[j].pos))
 				continue;
 			k = hex_distance(g->units[i].pos, g->units[j].pos);
 			if (d < 0 || k < d)
@@ -635,18 +787,16 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 			bd = d;
 		}
 	}
-	if (best < 0)
-		return -1;
-	for (i = 0; i < g->nunits; i++) {
+	for (m = 0; best >= 0 && m < nm; m++) {
 		int c, len;
 
-		if (!plt_alive(g, i) || g->units[i].attached != p)
-			continue;
-		c = plt_path_to_contact(g, side, g->units[i].pos, best, NULL,
-		    0, &len);
+		c = plt_path_to_contact(g, side, g->units[mates[m]].pos, best,
+		    NULL, 0, &len);
 		if (c >= 0 && (*cost < 0 || c < *cost))
 			*cost = c;
 	}
+	free(occ);
+	free(mates);
 	return best;
 }
 
@@ -690,8 +840,12 @@ option_ok(const char *opt, struct hp_error *err)
 		if (strncmp(tok, "turns=", 6) == 0 &&
 		    orders_parse_int(tok + 6, 1, 500, &n) == HP_OK)
 			continue;
+		if (strcmp(tok, "reveal=each") == 0 ||
+		    strcmp(tok, "reveal=list") == 0)
+			continue;
 		hp_seterr(err, HP_EINVAL, "unknown option '%s' (options: "
-		    "no-order-advance, move-move-move, turns=N)", tok);
+		    "no-order-advance, move-move-move, turns=N, "
+		    "reveal=list|each)", tok);
 		return false;
 	}
 	return true;
@@ -871,9 +1025,15 @@ build_options(struct plt_build *b)
 			}
 			snprintf(key, sizeof key, "home.%d", s);
 			game_set_var(g, key, d);
+		} else if (strcmp(it->name, "reveal") == 0) {
+			if (k != 1 || (strcmp(w1, "each") != 0 &&
+			    strcmp(w1, "list") != 0))
+				bad(b, it->line, "option: reveal list|each");
+			else if (strcmp(w1, "each") == 0)
+				game_set_var(g, "reveal", 1);
 		} else
-			bad(b, it->line, "option: platoon knows profile, edge "
-			    "and home (docs/rules/platoon.md)");
+			bad(b, it->line, "option: platoon knows profile, edge, "
+			    "home and reveal (docs/rules/platoon.md)");
 	}
 }
 
@@ -1017,6 +1177,9 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	if ((turns = game_option(g, "turns")) != NULL)
 		orders_parse_int(turns, 1, 500, &n);
 	game_set_var(g, "turns", n);
+	/* The campaign's option overrides the scenario's. */
+	if ((turns = game_option(g, "reveal")) != NULL)
+		game_set_var(g, "reveal", strcmp(turns, "each") == 0);
 	g->turn = 1;
 	g->window = 1;
 	if (b.errors > 0) {

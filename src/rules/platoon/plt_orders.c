@@ -8,11 +8,41 @@
 
 #include "platoon.h"
 
-/* One simultaneous window per turn for every side, until the end. */
+/* Is the campaign in the faithful mode (reveal=each)? */
+bool
+plt_each(const struct game *g)
+{
+	return game_var(g, "reveal", 0) == 1;
+}
+
+/* The side asked for its next reveal (reveal=each), -1 if none. */
+int
+plt_asked(const struct game *g)
+{
+	return game_var(g, "rv.ask", 0) - 1;
+}
+
+/* Platoon p's order marker (reveal=each): its kind, or -1 if it has none
+ * left to reveal this turn; *mmm its Move, Move, Move. */
+int
+plt_marker(const struct game *g, int p, bool *mmm)
+{
+	int m = g->units[p].x[PLT_X_MARK];
+
+	if (mmm != NULL)
+		*mmm = (m & PLT_MARK_MMM) != 0;
+	if (m == 0 || (g->units[p].flags & PLT_F_DONE))
+		return -1;
+	return (m & ~PLT_MARK_MMM) - 1;
+}
+
+/* One simultaneous window per turn for every side, until the end; in the
+ * faithful mode, after it, a decision window "reveal" for each reveal
+ * (numbered 2, 3, ... within the turn), naming the side asked. */
 bool
 plt_next_window(const struct game *g, struct window_spec *w)
 {
-	int s;
+	int s, p, left = 0;
 
 	if (g->status == GAME_FINISHED)
 		return false;
@@ -20,6 +50,20 @@ plt_next_window(const struct game *g, struct window_spec *w)
 	w->turn = g->turn;
 	w->number = 1;
 	w->kind = WINDOW_ORDERS;
+	if ((s = plt_asked(g)) >= 0) {
+		for (p = 0; p < g->nunits; p++)
+			if (plt_is_platoon(&g->units[p]) && g->units[p].side ==
+			    s && plt_marker(g, p, NULL) >= 0)
+				left++;
+		w->number = game_var(g, "rv.n", 2);
+		w->kind = WINDOW_DECISION;
+		w->sides = 1u << s;
+		strlcpy_(w->name, "reveal", sizeof w->name);
+		snprintf(w->prompt, sizeof w->prompt, "%s: reveal one of your "
+		    "%d order marker%s", g->sides[s].name, left, left == 1 ?
+		    "" : "s");
+		return true;
+	}
 	strlcpy_(w->name, "orders", sizeof w->name);
 	for (s = 0; s < g->nsides; s++)
 		w->sides |= 1u << s;
@@ -75,13 +119,17 @@ item_of(struct plt_orders *o, int p)
 	return NULL;
 }
 
-/* "order PLATOON KIND [mmm] [SQUAD]" */
+/* "order PLATOON KIND [mmm] [SQUAD]"; marks (reveal=each's order window):
+ * only "order PLATOON KIND [mmm]", and once the turn's reveals have begun
+ * (a stored file parsed again, docs/ARCHITECTURE.md "Mid-resolution
+ * decisions") none of the checks of the state, which resolve makes. */
 static void
 parse_order(const struct game *g, int side, const struct order_line *l,
-    struct plt_orders *o, struct order_errors *errs)
+    struct plt_orders *o, bool marks, struct order_errors *errs)
 {
 	struct plt_order_item *it;
 	int p, k, w = 3, al, re, lo;
+	bool mid = marks && game_var(g, "rv.mid", 0) != 0;
 
 	if (l->nwords < 3) {
 		orders_error(errs, l->lineno, "expected 'order PLATOON advance|"
@@ -102,7 +150,7 @@ parse_order(const struct game *g, int side, const struct order_line *l,
 		return;
 	}
 	plt_counts(g, p, &al, &re, &lo);
-	if (al == 0) {
+	if (al == 0 && !mid) {
 		orders_error(errs, l->lineno, "platoon %s has no squads left",
 		    l->words[1]);
 		return;
@@ -110,6 +158,10 @@ parse_order(const struct game *g, int side, const struct order_line *l,
 	if (o->n == PLT_ORDERS_MAX) {
 		orders_error(errs, l->lineno, "too many orders");
 		return;
+	}
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 4;
+		o->o = xrealloc(o->o, sizeof *o->o * (size_t)o->cap);
 	}
 	it = &o->o[o->n];
 	memset(it, 0, sizeof *it);
@@ -132,7 +184,7 @@ parse_order(const struct game *g, int side, const struct order_line *l,
 		it->mmm = true;
 		w++;
 	}
-	if (k == PLT_O_REFORM && w < l->nwords) {
+	if (k == PLT_O_REFORM && w < l->nwords && !marks) {
 		int s = own(g, side, l, l->words[w], false, errs);
 
 		if (s < 0)
@@ -147,8 +199,13 @@ parse_order(const struct game *g, int side, const struct order_line *l,
 		w++;
 	}
 	if (w < l->nwords) {
-		orders_error(errs, l->lineno, "unexpected '%s' after the order",
-		    l->words[w]);
+		orders_error(errs, l->lineno, "unexpected '%s' after the order%s",
+		    l->words[w], marks ? " (reveal=each: name the reduced "
+		    "squad when you reveal the reform)" : "");
+		return;
+	}
+	if (mid) {
+		o->n++;
 		return;
 	}
 	if ((g->units[p].flags & PLT_F_SUPP) && (k == PLT_O_ADVANCE ||
@@ -393,7 +450,7 @@ parse_cc(const struct game *g, int side, const struct order_line *l,
  * suppressed platoon safe in cover stays put. */
 static void
 check_item(const struct game *g, int side, const struct plt_order_item *it,
-    struct order_errors *errs)
+    bool reveal, struct order_errors *errs)
 {
 	const struct game_unit *pu = &g->units[it->platoon];
 	struct hex end[64];
@@ -409,7 +466,9 @@ check_item(const struct game *g, int side, const struct plt_order_item *it,
 				end[n] = it->move[k].h[it->move[k].n - 1];
 		n++;
 	}
-	if (it->kind == PLT_O_ENGAGE)
+	/* A reveal's engage fires the points its lines leave at the nearest
+	 * enemy (as fire_phase does for every engage). */
+	if (it->kind == PLT_O_ENGAGE && !reveal)
 		for (k = 0; k < n; k++)
 			for (kind = 0; kind < 2; kind++) {
 				int used = 0, have = plt_points(g, sq[k], kind,
@@ -543,11 +602,11 @@ canon_text(const struct game *g, const struct plt_orders *o, struct sbuf *c)
 	sbuf_printf(c, "defend %s\n", dn[o->defend]);
 }
 
-/* Parse and check side's order lines (see struct ruleset.parse). */
-int
-plt_parse(const struct game *g, const struct window_spec *w, int side,
-    const struct order_body *b, void **out, struct sbuf *canon,
-    struct order_errors *errs)
+/* Parse and check side's order list (marks: reveal=each's order markers,
+ * no move, fire or cc lines). */
+static int
+parse_lines(const struct game *g, int side, const struct order_body *b,
+    bool marks, void **out, struct sbuf *canon, struct order_errors *errs)
 {
 	struct plt_orders *o = xcalloc(1, sizeof *o);
 	size_t before = errs->n, k;
@@ -556,18 +615,18 @@ plt_parse(const struct game *g, const struct window_spec *w, int side,
 	o->side = side;
 	o->defend = PLT_D_EVEN;
 	*out = NULL;
-	if (strcmp(w->name, "standing") == 0) {
-		orders_error(errs, 0, "platoon takes no standing orders: put "
-		    "'defend even|weakest|strongest' in each turn's file");
-		free(o);
-		return HP_EINVAL;
-	}
 	for (k = 0; k < b->n; k++) {
 		const struct order_line *l = &b->v[k];
 		const char *v = l->words[0];
 
 		if (strcmp(v, "order") == 0)
-			parse_order(g, side, l, o, errs);
+			parse_order(g, side, l, o, marks, errs);
+		else if (marks && (strcmp(v, "move") == 0 || strcmp(v, "fire") ==
+		    0 || strcmp(v, "cc") == 0))
+			orders_error(errs, l->lineno, "reveal=each: this file "
+			    "only places order markers ('order PLATOON KIND "
+			    "[mmm]'); give '%s' lines when hexpost asks for the "
+			    "platoon's reveal", v);
 		else if (strcmp(v, "move") == 0)
 			parse_move(g, side, l, o, errs);
 		else if (strcmp(v, "fire") == 0)
@@ -596,11 +655,11 @@ plt_parse(const struct game *g, const struct window_spec *w, int side,
 			orders_error(errs, l->lineno, "unknown order '%s' "
 			    "(expected order, move, fire, cc or defend)", v);
 	}
-	if (errs->n == before)
+	if (errs->n == before && !marks)
 		for (k = 0; k < (size_t)o->n; k++)
-			check_item(g, side, &o->o[k], errs);
+			check_item(g, side, &o->o[k], false, errs);
 	if (errs->n > before) {
-		free(o);
+		plt_free_orders(o);
 		return HP_EINVAL;
 	}
 	canon_text(g, o, canon);
@@ -608,38 +667,185 @@ plt_parse(const struct game *g, const struct window_spec *w, int side,
 	return HP_OK;
 }
 
+/* Side's order list in the default mode (see platoon.h). */
+int
+plt_parse_list(const struct game *g, int side, const struct order_body *b,
+    void **out, struct sbuf *canon, struct order_errors *errs)
+{
+	return parse_lines(g, side, b, false, out, canon, errs);
+}
+
+/* The canonical text of a reveal (one item). */
+static void
+canon_reveal(const struct game *g, const struct plt_orders *o,
+    struct sbuf *c)
+{
+	const struct plt_order_item *it = &o->o[0];
+	struct sbuf t;
+	const char *nl;
+
+	if (it->removed) {
+		sbuf_printf(c, "remove %s\n", g->units[it->platoon].id);
+		return;
+	}
+	sbuf_printf(c, "reveal %s%s%s\n", g->units[it->platoon].id,
+	    it->reform >= 0 ? " " : "", it->reform >= 0 ?
+	    g->units[it->reform].id : "");
+	/* The lines after canon_text's "order" line, without "defend". */
+	sbuf_init(&t);
+	canon_text(g, o, &t);
+	nl = strchr(t.buf, '\n');
+	sbuf_printf(c, "%.*s", (int)(strlen(nl + 1) - strlen("defend even\n")),
+	    nl + 1);
+	sbuf_free(&t);
+}
+
+/* reveal=each's answer in a "reveal" window: "reveal PLATOON [SQUAD]"
+ * with that platoon's move, fire and cc lines, or "remove PLATOON" (not an
+ * assault); nothing or "hold": the first marker left (in the scenario's
+ * order), with no lines. */
+static int
+parse_reveal(const struct game *g, int side, const struct order_body *b,
+    void **out, struct sbuf *canon, struct order_errors *errs)
+{
+	struct plt_orders *o = xcalloc(1, sizeof *o);
+	struct plt_order_item *it;
+	size_t before = errs->n, k = 0;
+	int p = -1, kind = -1;
+	bool mmm = false;
+
+	o->side = side;
+	o->cap = 1;
+	o->o = it = xcalloc(1, sizeof *it);
+	*out = NULL;
+	if (plt_asked(g) != side) {
+		orders_error(errs, 0, "%s is not asked for a reveal now",
+		    g->sides[side].name);
+		plt_free_orders(o);
+		return HP_EINVAL;
+	}
+	memset(it, 0, sizeof *it);
+	it->reform = -1;
+	if (b->n == 0 || (b->n == 1 && b->v[0].nwords == 1 &&
+	    strcmp(b->v[0].words[0], "hold") == 0)) {
+		for (p = 0; p < g->nunits && kind < 0; p++)
+			if (plt_is_platoon(&g->units[p]) && g->units[p].side ==
+			    side && (kind = plt_marker(g, p, &mmm)) >= 0)
+				break;
+		if (kind < 0)
+			orders_error(errs, 0, "no order marker left to reveal");
+		/* A Move, Move, Move marker must move: with no move lines
+		 * the default answer removes it (an assault moves itself). */
+		it->removed = mmm && kind != PLT_O_ASSAULT;
+		k = b->n;
+	} else {
+		const struct order_line *l = &b->v[0];
+		bool rm = strcmp(l->words[0], "remove") == 0;
+
+		k = 1;
+		if ((!rm && strcmp(l->words[0], "reveal") != 0) ||
+		    l->nwords < 2 || l->nwords > (rm ? 2 : 3)) {
+			orders_error(errs, l->lineno, "expected 'reveal PLATOON "
+			    "[SQUAD]' or 'remove PLATOON' first");
+		} else if ((p = own(g, side, l, l->words[1], true,
+		    errs)) < 0) {
+			;
+		} else if ((kind = plt_marker(g, p, &mmm)) < 0) {
+			orders_error(errs, l->lineno, "platoon %s has no order "
+			    "marker left to reveal this turn", l->words[1]);
+		} else if (rm && kind == PLT_O_ASSAULT) {
+			orders_error(errs, l->lineno, "an assault order may not "
+			    "be removed (it always remains)");
+		} else if (rm) {
+			it->removed = true;
+		} else if (l->nwords == 3) {
+			int s = own(g, side, l, l->words[2], false, errs);
+
+			if (s >= 0 && (kind != PLT_O_REFORM ||
+			    g->units[s].attached != p ||
+			    g->units[s].strength != 1))
+				orders_error(errs, l->lineno, "squad %s is not a "
+				    "reduced squad of platoon %s under a reform "
+				    "order", l->words[2], l->words[1]);
+			else if (s >= 0)
+				it->reform = s;
+		}
+		it->line = l->lineno;
+	}
+	if (errs->n > before) {
+		plt_free_orders(o);
+		return HP_EINVAL;
+	}
+	it->platoon = p;
+	it->kind = kind;
+	it->mmm = mmm;
+	o->n = 1;
+	for (; k < b->n; k++) {
+		const struct order_line *l = &b->v[k];
+		const char *v = l->words[0];
+
+		if (it->removed)
+			orders_error(errs, l->lineno, "a removed order has no "
+			    "more lines");
+		else if (strcmp(v, "move") == 0)
+			parse_move(g, side, l, o, errs);
+		else if (strcmp(v, "fire") == 0)
+			parse_fire(g, side, l, o, errs);
+		else if (strcmp(v, "cc") == 0)
+			parse_cc(g, side, l, o, errs);
+		else
+			orders_error(errs, l->lineno, "unknown line '%s' in a "
+			    "reveal (expected move, fire or cc)", v);
+	}
+	if (errs->n == before && !it->removed)
+		check_item(g, side, it, true, errs);
+	if (errs->n > before) {
+		plt_free_orders(o);
+		return HP_EINVAL;
+	}
+	canon_reveal(g, o, canon);
+	*out = o;
+	return HP_OK;
+}
+
+/* Parse and check side's order lines (see struct ruleset.parse): the
+ * list, reveal=each's markers, or a reveal. */
+int
+plt_parse(const struct game *g, const struct window_spec *w, int side,
+    const struct order_body *b, void **out, struct sbuf *canon,
+    struct order_errors *errs)
+{
+	*out = NULL;
+	if (strcmp(w->name, "standing") == 0) {
+		orders_error(errs, 0, "platoon takes no standing orders: put "
+		    "'defend even|weakest|strongest' in each turn's file");
+		return HP_EINVAL;
+	}
+	if (w->kind == WINDOW_DECISION)
+		return parse_reveal(g, side, b, out, canon, errs);
+	return parse_lines(g, side, b, plt_each(g), out, canon, errs);
+}
+
 /* Free parsed orders. */
 void
 plt_free_orders(void *p)
 {
-	free(p);
+	struct plt_orders *o = p;
+
+	if (o != NULL)
+		free(o->o);
+	free(o);
 }
 
-/* A ready-to-edit order body for side, with its platoons and squads. */
-void
-plt_order_template(const struct game *g, const struct window_spec *w,
-    int side, struct sbuf *b)
+/* Side's platoons and their squads, as template comments. */
+static void
+template_squads(const struct game *g, int side, bool markers, struct sbuf *b)
 {
 	struct plt_profile pf;
 	char a[8];
-	int p, i;
+	int p, i, m;
+	bool mmm;
 
-	sbuf_printf(b, "# %s, turn %d. One line each; '#' starts a comment.\n"
-	    "# List your platoons' orders in the sequence you want them "
-	    "revealed;\n# hexpost rolls initiative and interleaves the sides "
-	    "one order at a time.\n"
-	    "#   order PLATOON advance|assault|fallback|engage|none [mmm]\n"
-	    "#   order PLATOON reform [SQUAD]   (SQUAD: reduced, recovers at "
-	    "once)\n"
-	    "#   move SQUAD HEX [HEX..]         (waypoints; advance, fallback, "
-	    "reform)\n"
-	    "#   fire SQUAD ff|hw DICE TARGET [ap]\n"
-	    "#   cc SQUAD DICE TARGET           (assault: close combat "
-	    "split)\n"
-	    "#   defend even|weakest|strongest  (your close combat split when "
-	    "assaulted)\n"
-	    "# One hex is 2 cm. Firefight 10 hexes (long 15), Heavy Weapon 20 "
-	    "(long 50).\n", g->sides[side].label, w->turn);
 	for (p = 0; p < g->nunits; p++) {
 		int al, re, lo;
 
@@ -648,8 +854,11 @@ plt_order_template(const struct game *g, const struct window_spec *w,
 		plt_counts(g, p, &al, &re, &lo);
 		if (al == 0)
 			continue;
-		sbuf_printf(b, "# Platoon %s%s:\n", g->units[p].id,
-		    (g->units[p].flags & PLT_F_SUPP) ? " (SUPPRESSED)" : "");
+		m = markers ? plt_marker(g, p, &mmm) : -1;
+		sbuf_printf(b, "# Platoon %s%s%s%s%s:\n", g->units[p].id,
+		    (g->units[p].flags & PLT_F_SUPP) ? " (SUPPRESSED)" : "",
+		    m >= 0 ? ", order marker: " : "", m >= 0 ?
+		    plt_order_names[m] : "", m >= 0 && mmm ? " mmm" : "");
 		for (i = 0; i < g->nunits; i++) {
 			int r;
 
@@ -664,6 +873,68 @@ plt_order_template(const struct game *g, const struct window_spec *w,
 			    pf.move);
 		}
 	}
+}
+
+/* A ready-to-edit order body for side, with its platoons and squads: the
+ * order list, reveal=each's markers, or a reveal. */
+void
+plt_order_template(const struct game *g, const struct window_spec *w,
+    int side, struct sbuf *b)
+{
+	int p;
+
+	if (w->kind == WINDOW_DECISION) {
+		sbuf_printf(b, "# %s, turn %d: your next reveal (reveal=each).\n"
+		    "#   reveal PLATOON [SQUAD]        (SQUAD: a reform's reduced "
+		    "squad, recovers at once)\n"
+		    "#   move SQUAD HEX [HEX..]         (advance, fallback, "
+		    "reform)\n"
+		    "#   fire SQUAD ff|hw DICE TARGET [ap]  (an engage fires "
+		    "what is left at the nearest)\n"
+		    "#   cc SQUAD DICE TARGET           (assault)\n"
+		    "#   remove PLATOON                 (it does not act; not "
+		    "an assault)\n"
+		    "# Nothing, or 'hold': the first marker below, with no "
+		    "lines.\n", g->sides[side].label, w->turn);
+		template_squads(g, side, true, b);
+		for (p = 0; p < g->nunits; p++)
+			if (plt_is_platoon(&g->units[p]) && g->units[p].side ==
+			    side && plt_marker(g, p, NULL) >= 0) {
+				sbuf_printf(b, "reveal %s\n", g->units[p].id);
+				break;
+			}
+		return;
+	}
+	if (plt_each(g))
+		sbuf_printf(b, "# %s, turn %d. One line each; '#' starts a "
+		    "comment.\n# reveal=each: place your order markers, one "
+		    "per platoon (or none);\n# hexpost rolls initiative and "
+		    "then asks each side in turn which one\n# it reveals, "
+		    "with its moves and fire.\n"
+		    "#   order PLATOON advance|assault|fallback|engage|reform|"
+		    "none [mmm]\n"
+		    "#   defend even|weakest|strongest  (your close combat split "
+		    "when assaulted)\n", g->sides[side].label, w->turn);
+	else
+		sbuf_printf(b, "# %s, turn %d. One line each; '#' starts a "
+		    "comment.\n"
+		    "# List your platoons' orders in the sequence you want them "
+		    "revealed;\n# hexpost rolls initiative and interleaves the "
+		    "sides one order at a time.\n"
+		    "#   order PLATOON advance|assault|fallback|engage|none "
+		    "[mmm]\n"
+		    "#   order PLATOON reform [SQUAD]   (SQUAD: reduced, "
+		    "recovers at once)\n"
+		    "#   move SQUAD HEX [HEX..]         (waypoints; advance, "
+		    "fallback, reform)\n"
+		    "#   fire SQUAD ff|hw DICE TARGET [ap]\n"
+		    "#   cc SQUAD DICE TARGET           (assault: close combat "
+		    "split)\n"
+		    "#   defend even|weakest|strongest  (your close combat split "
+		    "when assaulted)\n", g->sides[side].label, w->turn);
+	sbuf_puts(b, "# One hex is 2 cm. Firefight 10 hexes (long 15), Heavy "
+	    "Weapon 20 (long 50).\n");
+	template_squads(g, side, false, b);
 	sbuf_puts(b, "defend even\n");
 }
 
@@ -674,7 +945,8 @@ const struct ruleset ruleset_platoon = {
 	.options_help = "no-order-advance  one platoon with no order "
 	    "advances (optional rule)\nmove-move-move    'mmm': +1D10 cm for "
 	    "a point of armour (optional rule)\nturns=N           turn limit "
-	    "(default 8)",
+	    "(default 8)\nreveal=each       ask each side for its next reveal "
+	    "in turn (faithful)",
 	.setup = plt_setup,
 	.default_scenario = "outpost",
 	.next_window = plt_next_window,

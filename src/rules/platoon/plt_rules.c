@@ -223,26 +223,28 @@ to_hit(const struct game *g, int squad, int target, bool hw,
 	return need;
 }
 
-/* Can squad fire at target now (seen, in range)? */
+/* Can squad fire at target now (seen, in range)? The squads in occ
+ * (plt_occupancy, or NULL). */
 static bool
-eligible(const struct game *g, int squad, int target, bool hw)
+eligible(const struct game *g, const int *occ, int squad, int target,
+    bool hw)
 {
 	return plt_alive(g, target) && g->units[target].side !=
-	    g->units[squad].side && plt_los(g, g->units[squad].side,
+	    g->units[squad].side && plt_los_in(g, occ, g->units[squad].side,
 	    g->units[squad].pos, g->units[target].pos) &&
 	    to_hit(g, squad, target, hw, PLT_O_ADVANCE) > 0;
 }
 
 /* The nearest enemy squad the squad may fire at, -1 if none. */
 static int
-nearest_target(const struct game *g, int squad, bool hw)
+nearest_target(const struct game *g, const int *occ, int squad, bool hw)
 {
 	int j, best = -1, bd = 0;
 
 	for (j = 0; j < g->nunits; j++) {
 		int k;
 
-		if (!eligible(g, squad, j, hw))
+		if (!eligible(g, occ, squad, j, hw))
 			continue;
 		k = hex_distance(g->units[squad].pos, g->units[j].pos);
 		if (best < 0 || k < bd) {
@@ -295,6 +297,8 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 	struct hits h = { NULL, 0, 0 };
 	int i, k, n, t;
 	bool auto_all = it->kind == PLT_O_ENGAGE || it->nfire < 0;
+	/* No squad moves or is removed before the saves below. */
+	int *occ = plt_occupancy(g);
 
 	for (i = 0; i < it->nfire; i++) {
 		const struct plt_fire *f = &it->fire[i];
@@ -312,7 +316,7 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 			continue;
 		}
 		t = f->target;
-		if (!eligible(g, s, t, hw)) {
+		if (!eligible(g, occ, s, t, hw)) {
 			if (!auto_all) {
 				events_add(ev, ALL, 0, "%s cannot fire at %s "
 				    "(removed, unseen or out of range).",
@@ -332,13 +336,14 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 			for (k = 0; k < 2; k++) {
 				n = plt_points(g, i, k, it->kind, it->mmm) -
 				    used[i][k];
-				if (n <= 0 || (t = nearest_target(g, i,
+				if (n <= 0 || (t = nearest_target(g, occ, i,
 				    k)) < 0)
 					continue;
 				used[i][k] += n;
 				shoot(g, d, ev, i, t, k, n, it->kind, &h);
 			}
 		}
+	free(occ);
 	apply_hits(g, d, ev, &h);
 	free(h.v);
 	free(used);
@@ -555,6 +560,19 @@ pick(const struct game *g, const int *v, int n, bool strongest)
 	return b;
 }
 
+/* Side's close combat split when assaulted: its order list's (all) or,
+ * with no lists (reveal=each), the var defend.SIDE its marker file set. */
+static enum plt_defend
+defend_of(const struct game *g, const struct plt_orders *all[], int side)
+{
+	char key[24];
+
+	if (all != NULL)
+		return all[side] != NULL ? all[side]->defend : PLT_D_EVEN;
+	snprintf(key, sizeof key, "defend.%d", side);
+	return (enum plt_defend)game_var(g, key, PLT_D_EVEN);
+}
+
 /* Close combat of an assaulting platoon with every enemy squad in
  * contact: both sides roll, then all hits are saved. */
 static void
@@ -603,8 +621,7 @@ close_combat(struct game *g, const struct plt_orders *all[],
 		if (na == 0)
 			continue;
 		side = g->units[i].side;
-		how = all != NULL && all[side] != NULL ? all[side]->defend :
-		    PLT_D_EVEN;
+		how = defend_of(g, all, side);
 		left = plt_points(g, i, 2, PLT_O_NONE, false);
 		if (how != PLT_D_EVEN) {
 			strike(g, d, ev, i, pick(g, att, na,
@@ -888,8 +905,15 @@ end_turn(struct game *g, struct events *ev)
 		alive += i < g->nunits;
 	}
 	for (i = 0; i < g->nunits; i++)
-		if (plt_is_platoon(&g->units[i]))
+		if (plt_is_platoon(&g->units[i])) {
 			g->units[i].flags &= ~(PLT_F_MMM | PLT_F_DONE);
+			g->units[i].x[PLT_X_MARK] = 0;
+		}
+	if (plt_each(g)) {
+		game_set_var(g, "rv.mid", 0);
+		game_set_var(g, "rv.pos", 0);
+		game_set_var(g, "rv.n", 0);
+	}
 	if (alive <= 1)
 		game_set_var(g, "over", 2);
 	else if (g->turn >= game_var(g, "turns", 8))
@@ -897,7 +921,142 @@ end_turn(struct game *g, struct events *ev)
 	events_add(ev, ALL, 0, "End of turn %d.", g->turn);
 }
 
-/* One step of the turn's window: initiative, then one order a step. */
+/* reveal=each, step 0: the initiative, every side's order markers
+ * (x[PLT_X_MARK]) and close combat split (var defend.SIDE), and the
+ * platoon "no order becomes Advance" gives an Advance marker. */
+static void
+each_begin(struct resolve_ctx *c)
+{
+	struct game *g = c->g;
+	struct plt_order_item extra;
+	int order[GAME_MAX_SIDES], s, k;
+	char key[24];
+
+	events_phase(c->ev, "initiative");
+	plt_initiative(g, c->dice, c->ev, order);
+	for (s = 0; s < g->nsides; s++) {
+		const struct plt_orders *o = c->orders[s];
+
+		snprintf(key, sizeof key, "init.%d", s);
+		game_set_var(g, key, order[s]);
+		snprintf(key, sizeof key, "defend.%d", s);
+		game_set_var(g, key, o != NULL ? (int)o->defend : PLT_D_EVEN);
+		for (k = 0; o != NULL && k < o->n; k++)
+			g->units[o->o[k].platoon].x[PLT_X_MARK] = o->o[k].kind +
+			    1 + (o->o[k].mmm ? PLT_MARK_MMM : 0);
+		if (no_order_advance(g, o, s, &extra)) {
+			g->units[extra.platoon].x[PLT_X_MARK] = PLT_O_ADVANCE + 1;
+			events_add(c->ev, ALL, 0, "%s: platoon %s had no order; "
+			    "it advances (no order becomes Advance).",
+			    sname(g, s), g->units[extra.platoon].id);
+		}
+	}
+	game_set_var(g, "rv.mid", 1);
+	game_set_var(g, "rv.pos", 0);
+	game_set_var(g, "rv.n", 1);
+}
+
+/* reveal=each: the next side in the round robin with a marker left, from
+ * position rv.pos of the initiative order; platoons with no squads left
+ * reveal theirs at once. -1 if none: the turn's reveals are over. */
+static int
+each_next(struct resolve_ctx *c)
+{
+	struct game *g = c->g;
+	int pos = game_var(g, "rv.pos", 0), t, k, s, p, al, re, lo;
+	char key[24];
+
+	for (t = 0; t < g->nsides; t++) {
+		bool any = false;
+
+		k = (pos + t) % g->nsides;
+		snprintf(key, sizeof key, "init.%d", k);
+		s = game_var(g, key, k);
+		for (p = 0; p < g->nunits; p++) {
+			struct plt_order_item it;
+			bool mmm;
+
+			if (!plt_is_platoon(&g->units[p]) || g->units[p].side !=
+			    s || plt_marker(g, p, &mmm) < 0)
+				continue;
+			plt_counts(g, p, &al, &re, &lo);
+			if (al > 0) {
+				any = true;
+				continue;
+			}
+			memset(&it, 0, sizeof it);
+			it.platoon = p;
+			it.kind = plt_marker(g, p, NULL);
+			it.reform = -1;
+			plt_enact(g, NULL, &it, c->dice, c->ev);
+		}
+		if (any) {
+			game_set_var(g, "rv.pos", k);
+			return s;
+		}
+	}
+	return -1;
+}
+
+/* reveal=each (docs/rules/platoon.md, "The faithful mode"): step 0 places
+ * the markers; then each step either asks the next side for its reveal
+ * (RESOLVE_ASK, the decision window "reveal") or, resumed, enacts the
+ * answer; the turn ends when no marker is left. */
+static enum resolve_rc
+resolve_each(struct resolve_ctx *c)
+{
+	struct game *g = c->g;
+	const struct plt_orders *a;
+	int s, k;
+	char key[24];
+
+	if (c->step == 0) {
+		each_begin(c);
+		return RESOLVE_CONTINUE;
+	}
+	if ((s = plt_asked(g)) >= 0) {
+		a = c->orders[s];
+		if (!c->resumed || a == NULL || a->n != 1) {
+			hp_seterr(c->err, HP_EINTERNAL, "platoon: step %d without "
+			    "%s's reveal", c->step, sname(g, s));
+			return RESOLVE_ERROR;
+		}
+		game_set_var(g, "rv.ask", 0);
+		events_phase(c->ev, "orders");
+		if (a->o[0].removed) {
+			struct game_unit *pu = &g->units[a->o[0].platoon];
+
+			pu->flags |= PLT_F_DONE;
+			pu->x[PLT_X_ORDER] = PLT_O_NONE;
+			events_add(c->ev, ALL, 0, "%s removes the order marker of "
+			    "%s: it does not act this turn.", sname(g, s),
+			    pu->id);
+		} else
+			plt_enact(g, NULL, &a->o[0], c->dice, c->ev);
+		for (k = 0; k < g->nsides; k++) {
+			snprintf(key, sizeof key, "init.%d", k);
+			if (game_var(g, key, k) == s)
+				game_set_var(g, "rv.pos", (k + 1) % g->nsides);
+		}
+		return RESOLVE_CONTINUE;
+	}
+	if ((s = each_next(c)) >= 0) {
+		game_set_var(g, "rv.ask", s + 1);
+		game_set_var(g, "rv.n", game_var(g, "rv.n", 1) + 1);
+		events_add(c->ev, ALL, 0, "%s is asked for its next reveal.",
+		    sname(g, s));
+		c->ask = 1u << s;
+		return RESOLVE_ASK;
+	}
+	events_phase(c->ev, "end of turn");
+	end_turn(g, c->ev);
+	if (!game_var(g, "over", 0))
+		g->turn++;
+	return RESOLVE_DONE;
+}
+
+/* One step of the turn's window: initiative, then one order a step (the
+ * faithful mode: resolve_each). */
 enum resolve_rc
 plt_resolve(struct resolve_ctx *c)
 {
@@ -908,6 +1067,8 @@ plt_resolve(struct resolve_ctx *c)
 	int len[GAME_MAX_SIDES], step = 0;
 	char key[24];
 
+	if (plt_each(g))
+		return resolve_each(c);
 	for (s = 0; s < g->nsides; s++)
 		o[s] = c->orders[s];
 	if (c->step == 0) {
