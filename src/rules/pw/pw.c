@@ -281,9 +281,77 @@ blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 	return false;
 }
 
-/* Line of sight from a to b with units blocking as blocks() says. */
+/* The terrain-only lines of sight of one map, per thread: between
+ * pw_los_cache_begin and pw_los_cache_end (a resolution step or an
+ * opponent's plan, during which the map does not change) the answer for
+ * each pair of hexes (by index) is kept. The map it was made for is kept
+ * as a copy and compared whole at each begin, so another game, or another
+ * map at the same address, finds it empty. */
+#define LOS_CACHE_MAXH 1024
+static _Thread_local struct {
+	const struct game *armed;  /* the game between begin and end */
+	struct game_hex *map;      /* copy of the hexes it holds answers for */
+	int nhex;
+	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
+} los_cache;
+
+bool
+pw_los_cache_begin(const struct game *g)
+{
+	size_t sz = sizeof *g->hexes * (size_t)g->nhex;
+
+	if (los_cache.armed != NULL || g->nhex <= 0 ||
+	    g->nhex > LOS_CACHE_MAXH)
+		return false;
+	if (los_cache.map == NULL || los_cache.nhex != g->nhex ||
+	    memcmp(los_cache.map, g->hexes, sz) != 0) {
+		free(los_cache.map);
+		free(los_cache.ans);
+		los_cache.map = xmalloc(sz);
+		memcpy(los_cache.map, g->hexes, sz);
+		los_cache.nhex = g->nhex;
+		los_cache.ans = xcalloc((size_t)g->nhex * (size_t)g->nhex, 1);
+	}
+	los_cache.armed = g;
+	return true;
+}
+
+void
+pw_los_cache_end(bool begun)
+{
+	if (begun)
+		los_cache.armed = NULL;
+}
+
+static bool los_walk(const struct game *, struct hex, struct hex, int);
+
+/* Line of sight from a to b with units blocking as blocks() says; the
+ * terrain's answer from the cache when it is armed for g (units only
+ * ever block more: a line the terrain blocks is blocked). */
 static bool
 los(const struct game *g, struct hex a, struct hex b, int units)
+{
+	const struct game_hex *ga, *gb;
+	unsigned char *c;
+
+	if (los_cache.armed != g || g->nhex != los_cache.nhex)
+		return los_walk(g, a, b, units);
+	ga = game_hex_at_c(g, a);
+	gb = game_hex_at_c(g, b);
+	if (ga == NULL || gb == NULL)
+		return los_walk(g, a, b, units);
+	c = &los_cache.ans[(size_t)(ga - g->hexes) * (size_t)g->nhex +
+	    (size_t)(gb - g->hexes)];
+	if (*c == 0)
+		*c = los_walk(g, a, b, LOS_NO_UNITS) ? 1 : 2;
+	if (*c == 2)
+		return false;
+	return units == LOS_NO_UNITS ? true : los_walk(g, a, b, units);
+}
+
+/* Line of sight from a to b, walked hex by hex. */
+static bool
+los_walk(const struct game *g, struct hex a, struct hex b, int units)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
 	int n = hex_line(a, b, st, HEX_LINE_MAX), i, ea, eb;

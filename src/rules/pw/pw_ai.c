@@ -675,6 +675,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	struct ai *ai = xmalloc(sizeof *ai);
 	size_t nu = (size_t)(g->nunits > 0 ? g->nunits : 1);
 	int i;
+	bool begun;
 
 	(void)w;
 	ai->g = g;
@@ -687,6 +688,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->pass = xcalloc((size_t)ai->nh, sizeof *ai->pass);
 	ai->visit = xcalloc((size_t)ai->nh, sizeof *ai->visit);
 	ai->nbr = xcalloc((size_t)ai->nh, sizeof *ai->nbr);
+	begun = pw_los_cache_begin(g);
 	/* Who the side sees, once: the plans ask again and again. */
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
@@ -697,6 +699,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	index_passable(ai);
 	artillery(ai, b);
 	activation(ai, b);
+	pw_los_cache_end(begun);
 	sbuf_puts(b, "retreat cover\n");
 	free(ai->seen);
 	free(ai->taken);

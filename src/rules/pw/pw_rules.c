@@ -1494,8 +1494,9 @@ start_turn(struct game *g)
 		g->units[i].flags &= ~PW_F_TURN_MASK;
 }
 
-enum resolve_rc
-pw_resolve(struct resolve_ctx *c)
+/* One step of the resolution. */
+static enum resolve_rc
+resolve_step(struct resolve_ctx *c)
 {
 	struct pw_res r;
 	int first;
@@ -1579,4 +1580,14 @@ pw_victory(struct game *g, struct events *ev)
 		    "%.0f%% of their SP", why, frac[0] * 100);
 	events_phase(ev, "Result");
 	events_add(ev, ALL, 0, "%s.", g->result);
+}
+
+enum resolve_rc
+pw_resolve(struct resolve_ctx *c)
+{
+	bool begun = pw_los_cache_begin(c->g);
+	enum resolve_rc rc = resolve_step(c);
+
+	pw_los_cache_end(begun);
+	return rc;
 }
