@@ -110,19 +110,46 @@ pw_kind_by_name(const char *kind)
 	return -1;
 }
 
+/* The kinds by the first letter of their name ('a' to 'z'), each as its
+ * kind + 1, 0 ending the list (test_sim checks that every name is found
+ * through it). */
+static const unsigned char kind_first[26][6] = {
+	['a' - 'a'] = { PW_AT_GUN + 1, PW_AA_GUN + 1, PW_AC + 1, PW_AG + 1 },
+	['c' - 'a'] = { PW_CMD + 1, PW_CYCLIST + 1 },
+	['d' - 'a'] = { PW_DCAV + 1 },
+	['e' - 'a'] = { PW_ENG + 1 },
+	['f' - 'a'] = { PW_ART_FIELD + 1 },
+	['h' - 'a'] = { PW_ART_HEAVY + 1, PW_HT + 1, PW_HORSE + 1 },
+	['i' - 'a'] = { PW_INF + 1, PW_INF_AT + 1, PW_INF_GUN + 1 },
+	['l' - 'a'] = { PW_LTANK + 1 },
+	['m' - 'a'] = { PW_MCAV + 1, PW_MG + 1, PW_MORTAR + 1,
+	    PW_ART_MEDIUM + 1, PW_ART_MOUNTAIN + 1 },
+	['s' - 'a'] = { PW_SPA + 1, PW_SPOTTER + 1 },
+	['t' - 'a'] = { PW_TANK + 1, PW_TRUCK + 1 },
+};
+
 int
 pw_kind(const struct game_unit *u)
 {
-	int k;
+	const unsigned char *c;
+	int k, i;
 
 	/* As pw_kind_by_name(u->kind), without measuring the name: kind is
 	 * an array longer than any kind's name, so the byte after a
-	 * candidate's length may be read (it must end the name there). */
-	for (k = 0; k < PW_NKINDS; k++)
-		if (pw_types[k].kind[0] == u->kind[0] &&
-		    u->kind[kind_len[k]] == '\0' &&
-		    memcmp(pw_types[k].kind, u->kind, kind_len[k]) == 0)
+	 * candidate's length may be read (it must end the name there).
+	 * Only the kinds with the same first letter are tried. */
+	if (u->kind[0] < 'a' || u->kind[0] > 'z')
+		return -1;
+	for (c = kind_first[u->kind[0] - 'a']; *c != 0; c++) {
+		const char *n = pw_types[k = *c - 1].kind;
+
+		if (u->kind[kind_len[k]] != '\0')
+			continue;
+		for (i = 1; i < kind_len[k] && n[i] == u->kind[i]; i++)
+			;
+		if (i == kind_len[k])
 			return k;
+	}
 	return -1;
 }
 
@@ -138,7 +165,8 @@ bool
 pw_is_marker(const struct game_unit *u)
 {
 	/* kind is an array longer than the prefix: a fixed-size compare. */
-	return memcmp(u->kind, "marker:", 7) == 0;
+	return u->kind[0] == 'm' && u->kind[1] == 'a' &&
+	    memcmp(u->kind, "marker:", 7) == 0;
 }
 
 bool

@@ -361,6 +361,10 @@ artillery(struct ai *ai, struct sbuf *b)
 	const struct game *g = ai->g;
 	int i, j, d, best;
 	char a[8];
+	/* friend_near of each enemy unit's hex, the same for every gun:
+	 * 0 not asked yet, 1 no, 2 yes. */
+	unsigned char *fn = xcalloc((size_t)(g->nunits > 0 ? g->nunits : 1),
+	    1);
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
@@ -375,8 +379,11 @@ artillery(struct ai *ai, struct sbuf *b)
 		for (j = 0; j < g->nunits; j++) {
 			struct hex h = g->units[j].pos;
 
-			if (!seen_enemy(ai, j) || friend_near(ai, h) ||
-			    !pw_art_can_fire(g, i, h, NULL, 0))
+			if (!seen_enemy(ai, j))
+				continue;
+			if (fn[j] == 0)
+				fn[j] = friend_near(ai, h) ? 2 : 1;
+			if (fn[j] == 2 || !pw_art_can_fire(g, i, h, NULL, 0))
 				continue;
 			/* The landing modifiers first (+2 observed, +1 the
 			 * same target, -1 cover), then the distance. */
@@ -395,6 +402,7 @@ artillery(struct ai *ai, struct sbuf *b)
 			    game_option_flag(g, "gas") && !(u->flags & PW_F_GAS)
 			    && hex_distance(t, u->pos) >= 4 ? " gas" : "");
 	}
+	free(fn);
 }
 
 /* The defender's counterattack for unit i (which may advance): the
