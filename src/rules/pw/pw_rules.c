@@ -34,16 +34,20 @@ static int
 roll(struct pw_res *r, int target, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Roll a d6 for the purpose fmt. */
+/* Roll a d6 for the purpose fmt (not formatted when the events are quiet,
+ * a simulation: the dice do not depend on it). */
 static int
 roll(struct pw_res *r, int target, const char *fmt, ...)
 {
 	char purpose[DICE_PURPOSE_MAX];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(purpose, sizeof purpose, fmt, ap);
-	va_end(ap);
+	purpose[0] = '\0';
+	if (!r->c->ev->quiet) {
+		va_start(ap, fmt);
+		vsnprintf(purpose, sizeof purpose, fmt, ap);
+		va_end(ap);
+	}
 	return dice_roll(r->c->dice, 6, target, purpose);
 }
 
@@ -1286,8 +1290,9 @@ phase_activation(struct pw_res *r, int side, int which)
 		d = roll(r, 0, "%s activation die %d of %d",
 		    side_name(g, side), k + 1, n);
 		total += d;
-		len += (size_t)snprintf(buf + len, len < sizeof buf ?
-		    sizeof buf - len : 0, "%s%d", k ? "+" : "", d);
+		if (!r->c->ev->quiet)
+			len += (size_t)snprintf(buf + len, len < sizeof buf ?
+			    sizeof buf - len : 0, "%s%d", k ? "+" : "", d);
 	}
 	events_add(r->c->ev, ALL, n ? last_roll(r) : 0, "%s throws %d "
 	    "activation dice: %s = %d unit%s may activate.",
