@@ -222,6 +222,21 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
 	return -1;
 }
 
+/* The terrain-only lines of sight of one map, and the terrain of each of
+ * its hexes, per thread: between pw_los_cache_begin and pw_los_cache_end
+ * (a resolution step or an opponent's plan, during which the map does not
+ * change) the answer for each pair of hexes (by index) is kept. The map it was made for is kept
+ * as a copy and compared whole at each begin, so another game, or another
+ * map at the same address, finds it empty. */
+#define LOS_CACHE_MAXH 1024
+static _Thread_local struct {
+	const struct game *armed;  /* the game between begin and end */
+	struct game_hex *map;      /* copy of the hexes it holds answers for */
+	int nhex;
+	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
+	signed char *terr;         /* terrain_of each hex */
+} los_cache;
+
 /* The terrain (enum pw_terrain) of game hex gh, -1 for NULL (off the
  * map). */
 static int
@@ -247,10 +262,19 @@ terrain_of(const struct game_hex *gh)
 	return PW_T_OPEN;
 }
 
+/* terrain_of(gh) for a hex of g, from the cache when it is armed for g. */
+static int
+terrain_in(const struct game *g, const struct game_hex *gh)
+{
+	if (gh != NULL && los_cache.armed == g)
+		return los_cache.terr[gh - g->hexes];
+	return terrain_of(gh);
+}
+
 int
 pw_terrain(const struct game *g, struct hex h)
 {
-	return terrain_of(game_hex_at_c(g, h));
+	return terrain_in(g, game_hex_at_c(g, h));
 }
 
 bool
@@ -293,7 +317,7 @@ static bool
 blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 {
 	const struct game_hex *gh = game_hex_at_c(g, m);
-	int t = terrain_of(gh), em = gh == NULL ? 0 : gh->elevation, i;
+	int t = terrain_in(g, gh), em = gh == NULL ? 0 : gh->elevation, i;
 
 	if (t == PW_T_WOOD || t == PW_T_BUA)
 		return true;
@@ -309,24 +333,12 @@ blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 	return false;
 }
 
-/* The terrain-only lines of sight of one map, per thread: between
- * pw_los_cache_begin and pw_los_cache_end (a resolution step or an
- * opponent's plan, during which the map does not change) the answer for
- * each pair of hexes (by index) is kept. The map it was made for is kept
- * as a copy and compared whole at each begin, so another game, or another
- * map at the same address, finds it empty. */
-#define LOS_CACHE_MAXH 1024
-static _Thread_local struct {
-	const struct game *armed;  /* the game between begin and end */
-	struct game_hex *map;      /* copy of the hexes it holds answers for */
-	int nhex;
-	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
-} los_cache;
 
 bool
 pw_los_cache_begin(const struct game *g)
 {
 	size_t sz = sizeof *g->hexes * (size_t)g->nhex;
+	int k;
 
 	if (los_cache.armed != NULL || g->nhex <= 0 ||
 	    g->nhex > LOS_CACHE_MAXH)
@@ -335,10 +347,14 @@ pw_los_cache_begin(const struct game *g)
 	    memcmp(los_cache.map, g->hexes, sz) != 0) {
 		free(los_cache.map);
 		free(los_cache.ans);
+		free(los_cache.terr);
 		los_cache.map = xmalloc(sz);
 		memcpy(los_cache.map, g->hexes, sz);
 		los_cache.nhex = g->nhex;
 		los_cache.ans = xcalloc((size_t)g->nhex * (size_t)g->nhex, 1);
+		los_cache.terr = xmalloc((size_t)g->nhex);
+		for (k = 0; k < g->nhex; k++)
+			los_cache.terr[k] = (signed char)terrain_of(&g->hexes[k]);
 	}
 	los_cache.armed = g;
 	return true;
