@@ -369,8 +369,9 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
-	n = hex_line(u->pos, target, st, HEX_LINE_MAX);
-	if (pw_area(g, u->pos) && n > 1 && !hex_eq(st[1].h, target) &&
+	/* The line is wanted only out of an area. */
+	if (pw_area(g, u->pos) && (n = hex_line(u->pos, target, st,
+	    HEX_LINE_MAX)) > 1 && !hex_eq(st[1].h, target) &&
 	    pw_area(g, st[1].h)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
@@ -852,7 +853,9 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		say(why, len, "range %d, it reaches %d", d, *range);
 		return false;
 	}
-	n = hex_line(u->pos, h, st, HEX_LINE_MAX);
+	/* The line is wanted only from or into an area (a wood is one). */
+	n = pw_area(g, u->pos) || pw_area(g, h) ? hex_line(u->pos, h, st,
+	    HEX_LINE_MAX) : 0;
 	if (pw_terrain(g, u->pos) == PW_T_WOOD && n > 1 &&
 	    pw_terrain(g, st[1].h) == PW_T_WOOD)
 		*range = 1;
