@@ -463,23 +463,43 @@ nb_table(const struct hex_layout *l)
 	return nb;
 }
 
-/* The cm of entering hex index j (-1: impassable or off the map), kept in
- * enter[j] (-2: not looked up yet) with its game hex in gh[j]; the hex
- * a step leaves is always one entered before (or the start, looked up
- * with it). */
-static int
-enter_cost(const struct game *g, int j, const struct game_hex **gh,
-    int *enter)
+/* The cm of entering each row-major hex index (-1: impassable or off the
+ * map) in ent[], and the index of its game hex (-1: none) in ghi[], for
+ * g's map: kept per thread for the last map asked, a copy of its hexes and
+ * layout compared whole at each call (another map finds it rebuilt). */
+static void
+enter_table(const struct game *g, const int **ent, const int **ghi)
 {
-	const struct plt_terrain *t;
+	static _Thread_local struct game_hex *map;
+	static _Thread_local int nmap, *cost, *idx;
+	static _Thread_local struct hex_layout lay;
+	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
+	int n = g->layout.cols * g->layout.rows, j;
 
-	if (enter[j] != -2)
-		return enter[j];
-	gh[j] = hex_at(g, hex_of(g, j));
-	t = gh[j] != NULL ? plt_terrain(g, gh[j]->h) : NULL;
-	enter[j] = t == NULL || t->impassable ? -1 : (t->rough ? 2 : 1) *
-	    PLT_CM_PER_HEX;
-	return enter[j];
+	if (map == NULL || nmap != g->nhex || memcmp(&lay, &g->layout,
+	    sizeof lay) != 0 || memcmp(map, g->hexes, sz) != 0) {
+		free(map);
+		free(cost);
+		free(idx);
+		map = xmalloc(sz > 0 ? sz : 1);
+		if (sz > 0)
+			memcpy(map, g->hexes, sz);
+		nmap = g->nhex;
+		lay = g->layout;
+		cost = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+		idx = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+		for (j = 0; j < n; j++) {
+			const struct game_hex *gh = hex_at(g, hex_of(g, j));
+			const struct plt_terrain *t = gh != NULL ?
+			    plt_terrain(g, gh->h) : NULL;
+
+			idx[j] = gh != NULL ? (int)(gh - g->hexes) : -1;
+			cost[j] = t == NULL || t->impassable ? -1 :
+			    (t->rough ? 2 : 1) * PLT_CM_PER_HEX;
+		}
+	}
+	*ent = cost;
+	*ghi = idx;
 }
 
 /* Fill r (caller frees with dij_free) with the cheapest costs from a: a
@@ -494,9 +514,8 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
     const int *goal, int ngoal, struct plt_dij *r)
 {
 	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k;
-	int *occ, *enter, best = -1;
-	const int *nb = nb_table(&g->layout);
-	const struct game_hex **gh;
+	int *occ, best = -1;
+	const int *nb = nb_table(&g->layout), *enter, *ghi;
 	struct dij_ent *heap;
 
 	r->n = n;
@@ -508,12 +527,8 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 		return;
 	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + 1));
 	occ = plt_occupancy(g);
-	/* The hexes and their entry costs, looked up when first reached. */
-	enter = xmalloc(sizeof(int) * (size_t)n);
-	gh = xcalloc((size_t)n, sizeof *gh);
-	for (i = 0; i < n; i++)
-		enter[i] = -2;
-	(void)enter_cost(g, ia, gh, enter);
+	/* The hexes and their entry costs, kept for the map. */
+	enter_table(g, &enter, &ghi);
 	r->dist[ia] = 0;
 	dij_push(heap, &nh, (struct dij_ent){ 0, ia });
 	while (nh > 0) {
@@ -542,10 +557,9 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 		for (d = 0; d < 6; d++) {
 			int j = nb[cur * 6 + d], c, ed;
 
-			if (j < 0 || occ[j] >= 0 || enter_cost(g, j, gh,
-			    enter) < 0)
+			if (j < 0 || occ[j] >= 0 || enter[j] < 0)
 				continue;
-			ed = gh[cur] != NULL ? gh[cur]->edge[d] : 0;
+			ed = ghi[cur] >= 0 ? g->hexes[ghi[cur]].edge[d] : 0;
 			c = enter[j] + (ed > 0 && ed < PLT_E_NKINDS ?
 			    edge_cost[ed] : 0);
 			if (r->dist[j] >= 0 && r->dist[j] <= r->dist[cur] + c)
@@ -557,8 +571,6 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 	}
 	free(heap);
 	free(occ);
-	free(enter);
-	free(gh);
 }
 
 /* Free what dijkstra allocated in r. */
