@@ -155,13 +155,28 @@ plt_dist_cm(struct hex a, struct hex b)
 
 /* --- profiles (game vars "pf.KIND.x") ------------------------------------- */
 
+/* Write "pf.KIND.WHAT" into key (size bytes, cut short as snprintf
+ * would), without printf: profiles are read in hot loops. */
+static void
+pkey(char *key, size_t size, const char *kind, const char *what)
+{
+	const char *part[4] = { "pf.", kind, ".", what };
+	size_t n = 0;
+	int k;
+
+	for (k = 0; k < 4; k++)
+		for (const char *c = part[k]; *c != '\0' && n + 1 < size; c++)
+			key[n++] = *c;
+	key[n] = '\0';
+}
+
 /* The profile value what of kind (game var pf.KIND.WHAT), -1 if none. */
 static int
 pvar(const struct game *g, const char *kind, const char *what)
 {
 	char key[40];
 
-	snprintf(key, sizeof key, "pf.%s.%s", kind, what);
+	pkey(key, sizeof key, kind, what);
 	return game_var(g, key, -1);
 }
 
@@ -171,7 +186,7 @@ set_pvar(struct game *g, const char *kind, const char *what, int v)
 {
 	char key[40];
 
-	snprintf(key, sizeof key, "pf.%s.%s", kind, what);
+	pkey(key, sizeof key, kind, what);
 	game_set_var(g, key, v);
 }
 
