@@ -523,12 +523,15 @@ enter_table(const struct game *g, const int **ent, const int **ghi)
  * search scans the units or the terrain table. The hexes are settled in
  * (cost, index) order, as before the heap (the same paths). With goals
  * (ngoal > 0 row-major indices) it stops once the cheapest goal and every
- * goal as cheap are settled: their costs and paths are final. */
+ * goal as cheap are settled: their costs and paths are final. From
+ * several starts (src, nsrc; those off the layout left out) each cost is
+ * the cheapest from any of them: a path never enters another start's hex
+ * (a squad is there). */
 static void
-dijkstra(const struct game *g, int side, struct hex a, bool contact,
-    const int *goal, int ngoal, struct plt_dij *r)
+dijkstra_from(const struct game *g, int side, const struct hex *src,
+    int nsrc, bool contact, const int *goal, int ngoal, struct plt_dij *r)
 {
-	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k;
+	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k, ns = 0;
 	int *occ, best = -1;
 	const int *nb = nb_table(&g->layout), *enter, *ghi;
 	struct dij_ent *heap;
@@ -538,14 +541,20 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 	r->prev = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
 	for (i = 0; i < n; i++)
 		r->dist[i] = r->prev[i] = -1;
-	if ((ia = hidx(g, a)) < 0)
+	for (k = 0; k < nsrc; k++)
+		if (hidx(g, src[k]) >= 0)
+			ns++;
+	if (ns == 0)
 		return;
-	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + 1));
+	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + nsrc + 1));
 	occ = plt_occupancy(g);
 	/* The hexes and their entry costs, kept for the map. */
 	enter_table(g, &enter, &ghi);
-	r->dist[ia] = 0;
-	dij_push(heap, &nh, (struct dij_ent){ 0, ia });
+	for (k = 0; k < nsrc; k++)
+		if ((ia = hidx(g, src[k])) >= 0 && r->dist[ia] < 0) {
+			r->dist[ia] = 0;
+			dij_push(heap, &nh, (struct dij_ent){ 0, ia });
+		}
 	while (nh > 0) {
 		struct dij_ent e = dij_pop(heap, &nh);
 		int cur = e.i;
@@ -557,7 +566,8 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 		for (k = 0; k < ngoal; k++)
 			if (goal[k] == cur && best < 0)
 				best = e.d;
-		if (cur != ia && !contact) {
+		/* Not a start (a start has no previous hex). */
+		if (r->prev[cur] >= 0 && !contact) {
 			bool near = false;
 
 			for (d = 0; d < 6 && !near; d++) {
@@ -586,6 +596,48 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 	}
 	free(heap);
 	free(occ);
+}
+
+/* dijkstra_from the one start a. */
+static void
+dijkstra(const struct game *g, int side, struct hex a, bool contact,
+    const int *goal, int ngoal, struct plt_dij *r)
+{
+	dijkstra_from(g, side, &a, 1, contact, goal, ngoal, r);
+}
+
+static void dij_free(struct plt_dij *);
+
+/* The cheapest cost of any of squads mates (nm) to contact with squad e
+ * (as the least plt_path_to_contact of each, in one search), -1 if none
+ * can reach it. */
+static int
+contact_cost(const struct game *g, int side, const int *mates, int nm,
+    int e)
+{
+	struct plt_dij r;
+	struct hex *src = xmalloc(sizeof *src * (size_t)(nm > 0 ? nm : 1));
+	int d, m, j, best = -1, goal[6], ng = 0;
+
+	for (m = 0; m < nm; m++) {
+		src[m] = g->units[mates[m]].pos;
+		if (hex_adjacent(src[m], g->units[e].pos)) {
+			free(src);
+			return 0;
+		}
+	}
+	for (d = 0; d < 6; d++)
+		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
+		    d))) >= 0)
+			ng++;
+	dijkstra_from(g, side, src, nm, true, goal, ng, &r);
+	for (d = 0; d < ng; d++)
+		if ((j = goal[d]) >= 0 && r.dist[j] >= 0 && (best < 0 ||
+		    r.dist[j] < best))
+			best = r.dist[j];
+	dij_free(&r);
+	free(src);
+	return best;
 }
 
 /* Free what dijkstra allocated in r. */
@@ -814,14 +866,9 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 			bd = d;
 		}
 	}
-	for (m = 0; best >= 0 && m < nm; m++) {
-		int c, len;
-
-		c = plt_path_to_contact(g, side, g->units[mates[m]].pos, best,
-		    NULL, 0, &len);
-		if (c >= 0 && (*cost < 0 || c < *cost))
-			*cost = c;
-	}
+	/* The cheapest of the mates' paths to contact, in one search. */
+	if (best >= 0)
+		*cost = contact_cost(g, side, mates, nm, best);
 	free(occ);
 	free(mates);
 	return best;
