@@ -36,12 +36,33 @@ struct hex_offset {
 extern const struct hex hex_directions[6];
 
 int hex_s(struct hex);
-bool hex_eq(struct hex, struct hex);
 struct hex hex_add(struct hex, struct hex);
 struct hex hex_sub(struct hex, struct hex);
 struct hex hex_neighbour(struct hex, int dir); /* dir 0..5 */
-int hex_distance(struct hex, struct hex);
-bool hex_adjacent(struct hex, struct hex);
+
+/* Are a and b the same hex? (Inline: the rulesets' hot loops ask it.) */
+static inline bool
+hex_eq(struct hex a, struct hex b)
+{
+	return a.q == b.q && a.r == b.r;
+}
+
+/* Number of steps between a and b (inline, as hex_eq). */
+static inline int
+hex_distance(struct hex a, struct hex b)
+{
+	int dq = a.q - b.q, dr = a.r - b.r, ds = -dq - dr;
+
+	return ((dq < 0 ? -dq : dq) + (dr < 0 ? -dr : dr) +
+	    (ds < 0 ? -ds : ds)) / 2;
+}
+
+/* Are a and b next to each other (inline, as hex_eq)? */
+static inline bool
+hex_adjacent(struct hex a, struct hex b)
+{
+	return hex_distance(a, b) == 1;
+}
 /* Direction 0..5 from a to an adjacent b, or -1 if not adjacent. */
 int hex_direction_to(struct hex a, struct hex b);
 

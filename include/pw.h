@@ -180,6 +180,11 @@ int pw_nearest_seen_enemy(const struct game *, int side, struct hex h);
 /* Direct line of sight to a target hex: adjacent, or a clear line to a
  * hex that is not in cover. */
 bool pw_sees(const struct game *, struct hex a, struct hex b);
+/* Keep the terrain's lines of sight of g's map (per thread) until
+ * pw_los_cache_end(the value returned): g's hexes must not change in
+ * between. False (nothing kept) when a cache is already armed. */
+bool pw_los_cache_begin(const struct game *);
+void pw_los_cache_end(bool begun);
 /* Is to within the 120 degree arc of a unit at from facing dir? */
 bool pw_in_arc(int facing, struct hex from, struct hex to);
 /* The direction (0..5) from a that points most nearly at b. */

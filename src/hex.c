@@ -36,12 +36,6 @@ hex_s(struct hex h)
 	return -h.q - h.r;
 }
 
-bool
-hex_eq(struct hex a, struct hex b)
-{
-	return a.q == b.q && a.r == b.r;
-}
-
 struct hex
 hex_add(struct hex a, struct hex b)
 {
@@ -69,20 +63,6 @@ hex_neighbour(struct hex h, int dir)
 	return hex_add(h, hex_directions[dir]);
 }
 
-/* Number of steps between a and b. */
-int
-hex_distance(struct hex a, struct hex b)
-{
-	struct hex d = hex_sub(a, b);
-
-	return (abs(d.q) + abs(d.r) + abs(hex_s(d))) / 2;
-}
-
-bool
-hex_adjacent(struct hex a, struct hex b)
-{
-	return hex_distance(a, b) == 1;
-}
 
 int
 hex_direction_to(struct hex a, struct hex b)

@@ -155,13 +155,28 @@ plt_dist_cm(struct hex a, struct hex b)
 
 /* --- profiles (game vars "pf.KIND.x") ------------------------------------- */
 
+/* Write "pf.KIND.WHAT" into key (size bytes, cut short as snprintf
+ * would), without printf: profiles are read in hot loops. */
+static void
+pkey(char *key, size_t size, const char *kind, const char *what)
+{
+	const char *part[4] = { "pf.", kind, ".", what };
+	size_t n = 0;
+	int k;
+
+	for (k = 0; k < 4; k++)
+		for (const char *c = part[k]; *c != '\0' && n + 1 < size; c++)
+			key[n++] = *c;
+	key[n] = '\0';
+}
+
 /* The profile value what of kind (game var pf.KIND.WHAT), -1 if none. */
 static int
 pvar(const struct game *g, const char *kind, const char *what)
 {
 	char key[40];
 
-	snprintf(key, sizeof key, "pf.%s.%s", kind, what);
+	pkey(key, sizeof key, kind, what);
 	return game_var(g, key, -1);
 }
 
@@ -171,7 +186,7 @@ set_pvar(struct game *g, const char *kind, const char *what, int v)
 {
 	char key[40];
 
-	snprintf(key, sizeof key, "pf.%s.%s", kind, what);
+	pkey(key, sizeof key, kind, what);
 	game_set_var(g, key, v);
 }
 
@@ -463,23 +478,43 @@ nb_table(const struct hex_layout *l)
 	return nb;
 }
 
-/* The cm of entering hex index j (-1: impassable or off the map), kept in
- * enter[j] (-2: not looked up yet) with its game hex in gh[j]; the hex
- * a step leaves is always one entered before (or the start, looked up
- * with it). */
-static int
-enter_cost(const struct game *g, int j, const struct game_hex **gh,
-    int *enter)
+/* The cm of entering each row-major hex index (-1: impassable or off the
+ * map) in ent[], and the index of its game hex (-1: none) in ghi[], for
+ * g's map: kept per thread for the last map asked, a copy of its hexes and
+ * layout compared whole at each call (another map finds it rebuilt). */
+static void
+enter_table(const struct game *g, const int **ent, const int **ghi)
 {
-	const struct plt_terrain *t;
+	static _Thread_local struct game_hex *map;
+	static _Thread_local int nmap, *cost, *idx;
+	static _Thread_local struct hex_layout lay;
+	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
+	int n = g->layout.cols * g->layout.rows, j;
 
-	if (enter[j] != -2)
-		return enter[j];
-	gh[j] = hex_at(g, hex_of(g, j));
-	t = gh[j] != NULL ? plt_terrain(g, gh[j]->h) : NULL;
-	enter[j] = t == NULL || t->impassable ? -1 : (t->rough ? 2 : 1) *
-	    PLT_CM_PER_HEX;
-	return enter[j];
+	if (map == NULL || nmap != g->nhex || memcmp(&lay, &g->layout,
+	    sizeof lay) != 0 || memcmp(map, g->hexes, sz) != 0) {
+		free(map);
+		free(cost);
+		free(idx);
+		map = xmalloc(sz > 0 ? sz : 1);
+		if (sz > 0)
+			memcpy(map, g->hexes, sz);
+		nmap = g->nhex;
+		lay = g->layout;
+		cost = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+		idx = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+		for (j = 0; j < n; j++) {
+			const struct game_hex *gh = hex_at(g, hex_of(g, j));
+			const struct plt_terrain *t = gh != NULL ?
+			    plt_terrain(g, gh->h) : NULL;
+
+			idx[j] = gh != NULL ? (int)(gh - g->hexes) : -1;
+			cost[j] = t == NULL || t->impassable ? -1 :
+			    (t->rough ? 2 : 1) * PLT_CM_PER_HEX;
+		}
+	}
+	*ent = cost;
+	*ghi = idx;
 }
 
 /* Fill r (caller frees with dij_free) with the cheapest costs from a: a
@@ -488,15 +523,17 @@ enter_cost(const struct game *g, int j, const struct game_hex **gh,
  * search scans the units or the terrain table. The hexes are settled in
  * (cost, index) order, as before the heap (the same paths). With goals
  * (ngoal > 0 row-major indices) it stops once the cheapest goal and every
- * goal as cheap are settled: their costs and paths are final. */
+ * goal as cheap are settled: their costs and paths are final. From
+ * several starts (src, nsrc; those off the layout left out) each cost is
+ * the cheapest from any of them: a path never enters another start's hex
+ * (a squad is there). */
 static void
-dijkstra(const struct game *g, int side, struct hex a, bool contact,
-    const int *goal, int ngoal, struct plt_dij *r)
+dijkstra_from(const struct game *g, int side, const struct hex *src,
+    int nsrc, bool contact, const int *goal, int ngoal, struct plt_dij *r)
 {
-	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k;
-	int *occ, *enter, best = -1;
-	const int *nb = nb_table(&g->layout);
-	const struct game_hex **gh;
+	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k, ns = 0;
+	int *occ, best = -1;
+	const int *nb = nb_table(&g->layout), *enter, *ghi;
 	struct dij_ent *heap;
 
 	r->n = n;
@@ -504,18 +541,20 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 	r->prev = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
 	for (i = 0; i < n; i++)
 		r->dist[i] = r->prev[i] = -1;
-	if ((ia = hidx(g, a)) < 0)
+	for (k = 0; k < nsrc; k++)
+		if (hidx(g, src[k]) >= 0)
+			ns++;
+	if (ns == 0)
 		return;
-	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + 1));
+	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + nsrc + 1));
 	occ = plt_occupancy(g);
-	/* The hexes and their entry costs, looked up when first reached. */
-	enter = xmalloc(sizeof(int) * (size_t)n);
-	gh = xcalloc((size_t)n, sizeof *gh);
-	for (i = 0; i < n; i++)
-		enter[i] = -2;
-	(void)enter_cost(g, ia, gh, enter);
-	r->dist[ia] = 0;
-	dij_push(heap, &nh, (struct dij_ent){ 0, ia });
+	/* The hexes and their entry costs, kept for the map. */
+	enter_table(g, &enter, &ghi);
+	for (k = 0; k < nsrc; k++)
+		if ((ia = hidx(g, src[k])) >= 0 && r->dist[ia] < 0) {
+			r->dist[ia] = 0;
+			dij_push(heap, &nh, (struct dij_ent){ 0, ia });
+		}
 	while (nh > 0) {
 		struct dij_ent e = dij_pop(heap, &nh);
 		int cur = e.i;
@@ -527,7 +566,8 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 		for (k = 0; k < ngoal; k++)
 			if (goal[k] == cur && best < 0)
 				best = e.d;
-		if (cur != ia && !contact) {
+		/* Not a start (a start has no previous hex). */
+		if (r->prev[cur] >= 0 && !contact) {
 			bool near = false;
 
 			for (d = 0; d < 6 && !near; d++) {
@@ -542,10 +582,9 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 		for (d = 0; d < 6; d++) {
 			int j = nb[cur * 6 + d], c, ed;
 
-			if (j < 0 || occ[j] >= 0 || enter_cost(g, j, gh,
-			    enter) < 0)
+			if (j < 0 || occ[j] >= 0 || enter[j] < 0)
 				continue;
-			ed = gh[cur] != NULL ? gh[cur]->edge[d] : 0;
+			ed = ghi[cur] >= 0 ? g->hexes[ghi[cur]].edge[d] : 0;
 			c = enter[j] + (ed > 0 && ed < PLT_E_NKINDS ?
 			    edge_cost[ed] : 0);
 			if (r->dist[j] >= 0 && r->dist[j] <= r->dist[cur] + c)
@@ -557,8 +596,48 @@ dijkstra(const struct game *g, int side, struct hex a, bool contact,
 	}
 	free(heap);
 	free(occ);
-	free(enter);
-	free(gh);
+}
+
+/* dijkstra_from the one start a. */
+static void
+dijkstra(const struct game *g, int side, struct hex a, bool contact,
+    const int *goal, int ngoal, struct plt_dij *r)
+{
+	dijkstra_from(g, side, &a, 1, contact, goal, ngoal, r);
+}
+
+static void dij_free(struct plt_dij *);
+
+/* The cheapest cost of any of squads mates (nm) to contact with squad e
+ * (as the least plt_path_to_contact of each, in one search), -1 if none
+ * can reach it. */
+static int
+contact_cost(const struct game *g, int side, const int *mates, int nm,
+    int e)
+{
+	struct plt_dij r;
+	struct hex *src = xmalloc(sizeof *src * (size_t)(nm > 0 ? nm : 1));
+	int d, m, j, best = -1, goal[6], ng = 0;
+
+	for (m = 0; m < nm; m++) {
+		src[m] = g->units[mates[m]].pos;
+		if (hex_adjacent(src[m], g->units[e].pos)) {
+			free(src);
+			return 0;
+		}
+	}
+	for (d = 0; d < 6; d++)
+		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
+		    d))) >= 0)
+			ng++;
+	dijkstra_from(g, side, src, nm, true, goal, ng, &r);
+	for (d = 0; d < ng; d++)
+		if ((j = goal[d]) >= 0 && r.dist[j] >= 0 && (best < 0 ||
+		    r.dist[j] < best))
+			best = r.dist[j];
+	dij_free(&r);
+	free(src);
+	return best;
 }
 
 /* Free what dijkstra allocated in r. */
@@ -787,14 +866,9 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 			bd = d;
 		}
 	}
-	for (m = 0; best >= 0 && m < nm; m++) {
-		int c, len;
-
-		c = plt_path_to_contact(g, side, g->units[mates[m]].pos, best,
-		    NULL, 0, &len);
-		if (c >= 0 && (*cost < 0 || c < *cost))
-			*cost = c;
-	}
+	/* The cheapest of the mates' paths to contact, in one search. */
+	if (best >= 0)
+		*cost = contact_cost(g, side, mates, nm, best);
 	free(occ);
 	free(mates);
 	return best;

@@ -110,19 +110,46 @@ pw_kind_by_name(const char *kind)
 	return -1;
 }
 
+/* The kinds by the first letter of their name ('a' to 'z'), each as its
+ * kind + 1, 0 ending the list (test_sim checks that every name is found
+ * through it). */
+static const unsigned char kind_first[26][6] = {
+	['a' - 'a'] = { PW_AT_GUN + 1, PW_AA_GUN + 1, PW_AC + 1, PW_AG + 1 },
+	['c' - 'a'] = { PW_CMD + 1, PW_CYCLIST + 1 },
+	['d' - 'a'] = { PW_DCAV + 1 },
+	['e' - 'a'] = { PW_ENG + 1 },
+	['f' - 'a'] = { PW_ART_FIELD + 1 },
+	['h' - 'a'] = { PW_ART_HEAVY + 1, PW_HT + 1, PW_HORSE + 1 },
+	['i' - 'a'] = { PW_INF + 1, PW_INF_AT + 1, PW_INF_GUN + 1 },
+	['l' - 'a'] = { PW_LTANK + 1 },
+	['m' - 'a'] = { PW_MCAV + 1, PW_MG + 1, PW_MORTAR + 1,
+	    PW_ART_MEDIUM + 1, PW_ART_MOUNTAIN + 1 },
+	['s' - 'a'] = { PW_SPA + 1, PW_SPOTTER + 1 },
+	['t' - 'a'] = { PW_TANK + 1, PW_TRUCK + 1 },
+};
+
 int
 pw_kind(const struct game_unit *u)
 {
-	int k;
+	const unsigned char *c;
+	int k, i;
 
 	/* As pw_kind_by_name(u->kind), without measuring the name: kind is
 	 * an array longer than any kind's name, so the byte after a
-	 * candidate's length may be read (it must end the name there). */
-	for (k = 0; k < PW_NKINDS; k++)
-		if (pw_types[k].kind[0] == u->kind[0] &&
-		    u->kind[kind_len[k]] == '\0' &&
-		    memcmp(pw_types[k].kind, u->kind, kind_len[k]) == 0)
+	 * candidate's length may be read (it must end the name there).
+	 * Only the kinds with the same first letter are tried. */
+	if (u->kind[0] < 'a' || u->kind[0] > 'z')
+		return -1;
+	for (c = kind_first[u->kind[0] - 'a']; *c != 0; c++) {
+		const char *n = pw_types[k = *c - 1].kind;
+
+		if (u->kind[kind_len[k]] != '\0')
+			continue;
+		for (i = 1; i < kind_len[k] && n[i] == u->kind[i]; i++)
+			;
+		if (i == kind_len[k])
 			return k;
+	}
 	return -1;
 }
 
@@ -138,7 +165,8 @@ bool
 pw_is_marker(const struct game_unit *u)
 {
 	/* kind is an array longer than the prefix: a fixed-size compare. */
-	return memcmp(u->kind, "marker:", 7) == 0;
+	return u->kind[0] == 'm' && u->kind[1] == 'a' &&
+	    memcmp(u->kind, "marker:", 7) == 0;
 }
 
 bool
@@ -194,6 +222,21 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
 	return -1;
 }
 
+/* The terrain-only lines of sight of one map, and the terrain of each of
+ * its hexes, per thread: between pw_los_cache_begin and pw_los_cache_end
+ * (a resolution step or an opponent's plan, during which the map does not
+ * change) the answer for each pair of hexes (by index) is kept. The map it was made for is kept
+ * as a copy and compared whole at each begin, so another game, or another
+ * map at the same address, finds it empty. */
+#define LOS_CACHE_MAXH 1024
+static _Thread_local struct {
+	const struct game *armed;  /* the game between begin and end */
+	struct game_hex *map;      /* copy of the hexes it holds answers for */
+	int nhex;
+	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
+	signed char *terr;         /* terrain_of each hex */
+} los_cache;
+
 /* The terrain (enum pw_terrain) of game hex gh, -1 for NULL (off the
  * map). */
 static int
@@ -219,10 +262,19 @@ terrain_of(const struct game_hex *gh)
 	return PW_T_OPEN;
 }
 
+/* terrain_of(gh) for a hex of g, from the cache when it is armed for g. */
+static int
+terrain_in(const struct game *g, const struct game_hex *gh)
+{
+	if (gh != NULL && los_cache.armed == g)
+		return los_cache.terr[gh - g->hexes];
+	return terrain_of(gh);
+}
+
 int
 pw_terrain(const struct game *g, struct hex h)
 {
-	return terrain_of(game_hex_at_c(g, h));
+	return terrain_in(g, game_hex_at_c(g, h));
 }
 
 bool
@@ -265,7 +317,7 @@ static bool
 blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 {
 	const struct game_hex *gh = game_hex_at_c(g, m);
-	int t = terrain_of(gh), em = gh == NULL ? 0 : gh->elevation, i;
+	int t = terrain_in(g, gh), em = gh == NULL ? 0 : gh->elevation, i;
 
 	if (t == PW_T_WOOD || t == PW_T_BUA)
 		return true;
@@ -281,9 +333,69 @@ blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 	return false;
 }
 
-/* Line of sight from a to b with units blocking as blocks() says. */
+
+bool
+pw_los_cache_begin(const struct game *g)
+{
+	size_t sz = sizeof *g->hexes * (size_t)g->nhex;
+	int k;
+
+	if (los_cache.armed != NULL || g->nhex <= 0 ||
+	    g->nhex > LOS_CACHE_MAXH)
+		return false;
+	if (los_cache.map == NULL || los_cache.nhex != g->nhex ||
+	    memcmp(los_cache.map, g->hexes, sz) != 0) {
+		free(los_cache.map);
+		free(los_cache.ans);
+		free(los_cache.terr);
+		los_cache.map = xmalloc(sz);
+		memcpy(los_cache.map, g->hexes, sz);
+		los_cache.nhex = g->nhex;
+		los_cache.ans = xcalloc((size_t)g->nhex * (size_t)g->nhex, 1);
+		los_cache.terr = xmalloc((size_t)g->nhex);
+		for (k = 0; k < g->nhex; k++)
+			los_cache.terr[k] = (signed char)terrain_of(&g->hexes[k]);
+	}
+	los_cache.armed = g;
+	return true;
+}
+
+void
+pw_los_cache_end(bool begun)
+{
+	if (begun)
+		los_cache.armed = NULL;
+}
+
+static bool los_walk(const struct game *, struct hex, struct hex, int);
+
+/* Line of sight from a to b with units blocking as blocks() says; the
+ * terrain's answer from the cache when it is armed for g (units only
+ * ever block more: a line the terrain blocks is blocked). */
 static bool
 los(const struct game *g, struct hex a, struct hex b, int units)
+{
+	const struct game_hex *ga, *gb;
+	unsigned char *c;
+
+	if (los_cache.armed != g || g->nhex != los_cache.nhex)
+		return los_walk(g, a, b, units);
+	ga = game_hex_at_c(g, a);
+	gb = game_hex_at_c(g, b);
+	if (ga == NULL || gb == NULL)
+		return los_walk(g, a, b, units);
+	c = &los_cache.ans[(size_t)(ga - g->hexes) * (size_t)g->nhex +
+	    (size_t)(gb - g->hexes)];
+	if (*c == 0)
+		*c = los_walk(g, a, b, LOS_NO_UNITS) ? 1 : 2;
+	if (*c == 2)
+		return false;
+	return units == LOS_NO_UNITS ? true : los_walk(g, a, b, units);
+}
+
+/* Line of sight from a to b, walked hex by hex. */
+static bool
+los_walk(const struct game *g, struct hex a, struct hex b, int units)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
 	int n = hex_line(a, b, st, HEX_LINE_MAX), i, ea, eb;

@@ -36,7 +36,20 @@ struct ai {
 	unsigned *visit;
 	unsigned stamp;
 	int (*nbr)[6];
+	/* By unit, made once per call: its kind (pw_kind), whether it is
+	 * alive (pw_alive), and whether it is across the river (0 not asked
+	 * yet, 1 no, 2 yes). */
+	int *kind;
+	bool *alive;
+	unsigned char *across;
 };
+
+/* Unit j's type (as pw_type), NULL for none. */
+static const struct pw_type *
+ai_type(const struct ai *ai, int j)
+{
+	return ai->kind[j] < 0 ? NULL : &pw_types[ai->kind[j]];
+}
 
 static const char *
 lbl(const struct game *g, struct hex h, char *buf)
@@ -146,13 +159,13 @@ free_end(const struct ai *ai, int i, struct hex h)
 	unsigned ex = PW_C_TRANSPORT | PW_C_EXEMPT;
 	int j;
 
-	if (pw_type(&g->units[i])->cls & ex)
+	if (ai_type(ai, i)->cls & ex)
 		return !enemy_at(ai, h);
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
-		if (j != i && pw_alive(o) && o->attached < 0 &&
-		    hex_eq(o->pos, h) && !(pw_type(o)->cls & ex))
+		if (j != i && ai->alive[j] && o->attached < 0 &&
+		    hex_eq(o->pos, h) && !(ai_type(ai, j)->cls & ex))
 			return false;
 	}
 	for (j = 0; j < ai->ntaken; j++)
@@ -311,7 +324,7 @@ friend_near(const struct ai *ai, struct hex h)
 	for (j = 0; j < ai->g->nunits; j++) {
 		const struct game_unit *o = &ai->g->units[j];
 
-		if (o->side == ai->side && pw_alive(o) &&
+		if (o->side == ai->side && ai->alive[j] &&
 		    hex_distance(o->pos, h) <= 1)
 			return true;
 	}
@@ -322,7 +335,7 @@ friend_near(const struct ai *ai, struct hex h)
  * side of the board): is there a river or ford hex west of it in its row?
  * Blue's units are never "across". */
 static bool
-across(const struct ai *ai, int j)
+across_of(const struct ai *ai, int j)
 {
 	const struct game *g = ai->g;
 	struct hex_offset o = hex_to_offset(&g->layout, g->units[j].pos), w;
@@ -338,6 +351,15 @@ across(const struct ai *ai, int j)
 	return false;
 }
 
+/* across_of(ai, j), asked once per call of the opponent. */
+static bool
+across(const struct ai *ai, int j)
+{
+	if (ai->across[j] == 0)
+		ai->across[j] = across_of(ai, j) ? 2 : 1;
+	return ai->across[j] == 2;
+}
+
 /* Does a spotter of the side (or gun i itself) see h directly? */
 static bool
 observed(const struct ai *ai, int i, struct hex h)
@@ -348,8 +370,8 @@ observed(const struct ai *ai, int i, struct hex h)
 	if (pw_sees(g, g->units[i].pos, h))
 		return true;
 	for (j = 0; j < g->nunits; j++)
-		if (g->units[j].side == ai->side && pw_alive(&g->units[j]) &&
-		    pw_kind(&g->units[j]) == PW_SPOTTER &&
+		if (g->units[j].side == ai->side && ai->alive[j] &&
+		    ai->kind[j] == PW_SPOTTER &&
 		    pw_sees(g, g->units[j].pos, h))
 			return true;
 	return false;
@@ -361,6 +383,10 @@ artillery(struct ai *ai, struct sbuf *b)
 	const struct game *g = ai->g;
 	int i, j, d, best;
 	char a[8];
+	/* friend_near of each enemy unit's hex, the same for every gun:
+	 * 0 not asked yet, 1 no, 2 yes. */
+	unsigned char *fn = xcalloc((size_t)(g->nunits > 0 ? g->nunits : 1),
+	    1);
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
@@ -368,15 +394,18 @@ artillery(struct ai *ai, struct sbuf *b)
 			u->x[PW_X_LASTR] };
 		bool found = false;
 
-		if (u->side != ai->side || !pw_alive(u) ||
-		    !(pw_type(u)->cls & PW_C_ART) || u->attached >= 0)
+		if (u->side != ai->side || !ai->alive[i] ||
+		    !(ai_type(ai, i)->cls & PW_C_ART) || u->attached >= 0)
 			continue;
 		best = 1000;
 		for (j = 0; j < g->nunits; j++) {
 			struct hex h = g->units[j].pos;
 
-			if (!seen_enemy(ai, j) || friend_near(ai, h) ||
-			    !pw_art_can_fire(g, i, h, NULL, 0))
+			if (!seen_enemy(ai, j))
+				continue;
+			if (fn[j] == 0)
+				fn[j] = friend_near(ai, h) ? 2 : 1;
+			if (fn[j] == 2 || !pw_art_can_fire(g, i, h, NULL, 0))
 				continue;
 			/* The landing modifiers first (+2 observed, +1 the
 			 * same target, -1 cover), then the distance. */
@@ -395,6 +424,7 @@ artillery(struct ai *ai, struct sbuf *b)
 			    game_option_flag(g, "gas") && !(u->flags & PW_F_GAS)
 			    && hex_distance(t, u->pos) >= 4 ? " gas" : "");
 	}
+	free(fn);
 }
 
 /* The defender's counterattack for unit i (which may advance): the
@@ -412,11 +442,11 @@ counter_target(const struct ai *ai, int i)
 		/* Only fights it should win: not tanks, not stronger
 		 * units. */
 		if (!seen_enemy(ai, j) || (!across(ai, j) &&
-		    g->units[j].strength > 1) || (pw_type(&g->units[j])->cls &
+		    g->units[j].strength > 1) || (ai_type(ai, j)->cls &
 		    PW_C_TANK) || g->units[j].strength > u->strength)
 			continue;
 		d = hex_distance(g->units[j].pos, u->pos);
-		if (d <= pw_type(u)->move + 1 && d < bd) {
+		if (d <= ai_type(ai, i)->move + 1 && d < bd) {
 			bd = d;
 			best = j;
 		}
@@ -465,12 +495,12 @@ main_body(const struct ai *ai, int i, struct hex *at)
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
-		if (o->side != ai->side || !pw_alive(o) || o->attached >= 0 ||
-		    (pw_type(o)->cls & skip))
+		if (o->side != ai->side || !ai->alive[j] || o->attached >= 0 ||
+		    (ai_type(ai, j)->cls & skip))
 			continue;
 		for (n = 0, k = 0; k < g->nunits; k++)
 			if (g->units[k].side == ai->side &&
-			    pw_alive(&g->units[k]) && k != i &&
+			    ai->alive[k] && k != i &&
 			    hex_distance(g->units[k].pos, o->pos) <= 2)
 				n++;
 		d = hex_distance(o->pos, g->units[i].pos);
@@ -496,11 +526,11 @@ activation(struct ai *ai, struct sbuf *b)
 		sbuf_init(&pass[k]);
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
-		const struct pw_type *t = pw_type(u);
+		const struct pw_type *t = ai_type(ai, i);
 		struct hex goal, tgt, path[PW_PATH_MAX];
-		int adj = -1, kind = pw_kind(u);
+		int adj = -1, kind = ai->kind[i];
 
-		if (u->side != ai->side || !pw_alive(u))
+		if (u->side != ai->side || !ai->alive[i])
 			continue;
 		goal_of(ai, i, &goal, &dist);
 		/* Carried: get off near the enemy. */
@@ -515,7 +545,7 @@ activation(struct ai *ai, struct sbuf *b)
 			/* Any adjacent enemy it sees, a combat unit rather
 			 * than a commander, spotter or transport. */
 			if (seen_enemy(ai, j) && hex_adjacent(g->units[j].pos,
-			    u->pos) && (adj < 0 || (pw_type(&g->units[j])->cls &
+			    u->pos) && (adj < 0 || (ai_type(ai, j)->cls &
 			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0))
 				adj = j;
 		if (t->cls & PW_C_ART) {
@@ -675,6 +705,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	struct ai *ai = xmalloc(sizeof *ai);
 	size_t nu = (size_t)(g->nunits > 0 ? g->nunits : 1);
 	int i;
+	bool begun;
 
 	(void)w;
 	ai->g = g;
@@ -687,21 +718,33 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->pass = xcalloc((size_t)ai->nh, sizeof *ai->pass);
 	ai->visit = xcalloc((size_t)ai->nh, sizeof *ai->visit);
 	ai->nbr = xcalloc((size_t)ai->nh, sizeof *ai->nbr);
+	ai->kind = xcalloc(nu, sizeof *ai->kind);
+	ai->alive = xcalloc(nu, sizeof *ai->alive);
+	ai->across = xcalloc(nu, sizeof *ai->across);
+	for (i = 0; i < g->nunits; i++) {
+		ai->kind[i] = pw_kind(&g->units[i]);
+		ai->alive[i] = pw_alive(&g->units[i]);
+	}
+	begun = pw_los_cache_begin(g);
 	/* Who the side sees, once: the plans ask again and again. */
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
 
-		ai->seen[i] = o->side != side && pw_alive(o) &&
+		ai->seen[i] = o->side != side && ai->alive[i] &&
 		    o->attached < 0 && pw_visible(g, side, i);
 	}
 	index_passable(ai);
 	artillery(ai, b);
 	activation(ai, b);
+	pw_los_cache_end(begun);
 	sbuf_puts(b, "retreat cover\n");
 	free(ai->seen);
 	free(ai->taken);
 	free(ai->pass);
 	free(ai->visit);
 	free(ai->nbr);
+	free(ai->kind);
+	free(ai->alive);
+	free(ai->across);
 	free(ai);
 }

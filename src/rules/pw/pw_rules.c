@@ -34,16 +34,20 @@ static int
 roll(struct pw_res *r, int target, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Roll a d6 for the purpose fmt. */
+/* Roll a d6 for the purpose fmt (not formatted when the events are quiet,
+ * a simulation: the dice do not depend on it). */
 static int
 roll(struct pw_res *r, int target, const char *fmt, ...)
 {
 	char purpose[DICE_PURPOSE_MAX];
 	va_list ap;
 
-	va_start(ap, fmt);
-	vsnprintf(purpose, sizeof purpose, fmt, ap);
-	va_end(ap);
+	purpose[0] = '\0';
+	if (!r->c->ev->quiet) {
+		va_start(ap, fmt);
+		vsnprintf(purpose, sizeof purpose, fmt, ap);
+		va_end(ap);
+	}
 	return dice_roll(r->c->dice, 6, target, purpose);
 }
 
@@ -365,8 +369,9 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
-	n = hex_line(u->pos, target, st, HEX_LINE_MAX);
-	if (pw_area(g, u->pos) && n > 1 && !hex_eq(st[1].h, target) &&
+	/* The line is wanted only out of an area. */
+	if (pw_area(g, u->pos) && (n = hex_line(u->pos, target, st,
+	    HEX_LINE_MAX)) > 1 && !hex_eq(st[1].h, target) &&
 	    pw_area(g, st[1].h)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
@@ -848,7 +853,9 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		say(why, len, "range %d, it reaches %d", d, *range);
 		return false;
 	}
-	n = hex_line(u->pos, h, st, HEX_LINE_MAX);
+	/* The line is wanted only from or into an area (a wood is one). */
+	n = pw_area(g, u->pos) || pw_area(g, h) ? hex_line(u->pos, h, st,
+	    HEX_LINE_MAX) : 0;
 	if (pw_terrain(g, u->pos) == PW_T_WOOD && n > 1 &&
 	    pw_terrain(g, st[1].h) == PW_T_WOOD)
 		*range = 1;
@@ -1286,8 +1293,9 @@ phase_activation(struct pw_res *r, int side, int which)
 		d = roll(r, 0, "%s activation die %d of %d",
 		    side_name(g, side), k + 1, n);
 		total += d;
-		len += (size_t)snprintf(buf + len, len < sizeof buf ?
-		    sizeof buf - len : 0, "%s%d", k ? "+" : "", d);
+		if (!r->c->ev->quiet)
+			len += (size_t)snprintf(buf + len, len < sizeof buf ?
+			    sizeof buf - len : 0, "%s%d", k ? "+" : "", d);
 	}
 	events_add(r->c->ev, ALL, n ? last_roll(r) : 0, "%s throws %d "
 	    "activation dice: %s = %d unit%s may activate.",
@@ -1494,8 +1502,9 @@ start_turn(struct game *g)
 		g->units[i].flags &= ~PW_F_TURN_MASK;
 }
 
-enum resolve_rc
-pw_resolve(struct resolve_ctx *c)
+/* One step of the resolution. */
+static enum resolve_rc
+resolve_step(struct resolve_ctx *c)
 {
 	struct pw_res r;
 	int first;
@@ -1579,4 +1588,14 @@ pw_victory(struct game *g, struct events *ev)
 		    "%.0f%% of their SP", why, frac[0] * 100);
 	events_phase(ev, "Result");
 	events_add(ev, ALL, 0, "%s.", g->result);
+}
+
+enum resolve_rc
+pw_resolve(struct resolve_ctx *c)
+{
+	bool begun = pw_los_cache_begin(c->g);
+	enum resolve_rc rc = resolve_step(c);
+
+	pw_los_cache_end(begun);
+	return rc;
 }
