@@ -69,6 +69,16 @@ fuzz_resolve(struct game *g, const struct window_spec *w,
 	int s;
 
 	dice_init_stream(&d, key);
+	/* A ruleset with hidden information draws sealed dice: one seed per
+	 * visibility set, derived from the key. */
+	for (s = 1; g->rules->hidden && s < (1 << g->nsides) &&
+	    s < DICE_SEALED_SETS; s++) {
+		unsigned char seed[DICE_SEEDLEN];
+
+		crypto_generichash(seed, sizeof seed, key, DICE_KEYLEN,
+		    (const unsigned char *)&s, sizeof s);
+		dice_sealed_enable(&d, (unsigned)s, seed);
+	}
 	events_init(&ev);
 	memset(&err, 0, sizeof err);
 	if (window_resolve(g, w, (const char *const *)raw, &d, &ev,

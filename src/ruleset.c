@@ -11,6 +11,7 @@ static const struct ruleset *const rulesets[] = {
 	&ruleset_platoon,
 	&ruleset_test_decide,
 	&ruleset_test_fog,
+	&ruleset_skirmish,
 	NULL
 };
 

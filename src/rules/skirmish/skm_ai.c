@@ -1,0 +1,247 @@
+/* skm_ai: the skirmish ruleset's built-in opponent. It plays either side
+ * from what that side can see (its own elements and the enemy it has
+ * spotted): support weapons and sections fire at the nearest enemy in
+ * sight, the mortar calls HE through a spotter that sees a target, and the
+ * rest advance on the nearest objective not yet held, assaulting what is
+ * within reach. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skirmish.h"
+
+/* The hex of objective i. */
+static struct hex
+objective(const struct game *g, int i)
+{
+	char key[32];
+	struct hex_offset off;
+	int v;
+
+	snprintf(key, sizeof key, "obj.%d.hex", i);
+	v = game_var(g, key, 0);
+	off.row = v / 1000;
+	off.col = v % 1000;
+	return hex_from_offset(&g->layout, off);
+}
+
+/* Is there an element in play at h that side knows of? */
+static bool
+known_at(const struct game *g, int side, struct hex h)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		if (skm_alive(g, i) && skm_visible(g, side, i) &&
+		    hex_eq(g->units[i].pos, h))
+			return true;
+	return false;
+}
+
+/* Write a greedy path from unit u toward goal within allow hexes. */
+static void
+path_to(const struct game *g, int u, struct hex goal, int allow,
+    struct sbuf *b)
+{
+	struct hex cur = g->units[u].pos;
+	char lbl[8];
+	int spent = 0, n = 0, d, k;
+
+	while (n < SKM_PATH_MAX - 1 && !hex_eq(cur, goal)) {
+		int best = -1, bd = hex_distance(cur, goal), c;
+
+		for (k = 0; k < 6; k++) {
+			struct hex h;
+			int hd;
+
+			d = skm_dir(g, g->units[u].side, k);
+			h = hex_neighbour(cur, d);
+			if (!game_on_map(g, h) || known_at(g, g->units[u].side,
+			    h) || (c = skm_step_cost(g, cur, h)) < 0 ||
+			    spent + c > allow)
+				continue;
+			hd = hex_distance(h, goal);
+			if (hd < bd) {
+				bd = hd;
+				best = d;
+			}
+		}
+		if (best < 0)
+			break;
+		spent += skm_step_cost(g, cur, hex_neighbour(cur, best));
+		cur = hex_neighbour(cur, best);
+		sbuf_printf(b, " %s", hex_label(&g->layout, cur, lbl,
+		    sizeof lbl));
+		n++;
+	}
+}
+
+/* The nearest enemy side sees that unit u can shoot (LOS, range), -1. */
+static int
+shootable(const struct game *g, int side, int u, int range)
+{
+	int i, best = -1, bd = 0, d;
+
+	for (i = 0; i < g->nunits; i++) {
+		if (!skm_alive(g, i) || g->units[i].side == side ||
+		    !skm_visible(g, side, i) || !skm_los_units(g, u, i))
+			continue;
+		d = hex_distance(g->units[u].pos, g->units[i].pos);
+		if (d > range)
+			continue;
+		if (best < 0 || d < bd) {
+			best = i;
+			bd = d;
+		}
+	}
+	return best;
+}
+
+/* Side's orders for this turn, from what it sees. */
+void
+skm_opponent(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	struct skm_kind k;
+	char lbl[8];
+	int i, j;
+
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "melee") == 0) {
+		sbuf_puts(b, "melee");
+		for (i = 0; i < g->nunits; i++)
+			if (skm_melee_asked(g, i))
+				sbuf_printf(b, " %s", g->units[i].id);
+		sbuf_puts(b, "\n");
+		return;
+	}
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
+		for (i = 0; i < g->nunits; i++) {
+			int t, m, n, done = 0;
+
+			if (g->units[i].side != side || !skm_op_asked(g, i))
+				continue;
+			for (t = 0; t < g->nunits && !done; t++) {
+				char key[40];
+
+				if (g->units[t].side == side ||
+				    !skm_alive(g, t) ||
+				    !skm_visible(g, side, t))
+					continue;
+				snprintf(key, sizeof key, "mv.%s.n",
+				    g->units[t].id);
+				n = game_var(g, key, 0);
+				for (m = 0; m < n && !done; m++) {
+					struct hex_offset so;
+					struct hex h;
+					int v;
+
+					snprintf(key, sizeof key, "mv.%s.%d",
+					    g->units[t].id, m);
+					v = game_var(g, key, 1);
+					so.col = (v - 1) / 1000;
+					so.row = (v - 1) % 1000;
+					h = hex_from_offset(&g->layout, so);
+					if (!skm_op_ok(g, i, t, h, 0))
+						continue;
+					sbuf_printf(b, "opfire %s %s %s\n",
+					    g->units[i].id, g->units[t].id,
+					    hex_label(&g->layout, h, lbl,
+					    sizeof lbl));
+					done = 1;
+				}
+			}
+			if (!done)
+				sbuf_printf(b, "opfire %s none\n",
+				    g->units[i].id);
+		}
+		return;
+	}
+	if (w->kind == WINDOW_DECISION && strcmp(w->name, "react") == 0) {
+		for (i = 0; i < g->nunits; i++)
+			if (g->units[i].side == side && skm_react_asked(g, i))
+				sbuf_printf(b, "react %s stand\n",
+				    g->units[i].id);
+		return;
+	}
+	if (w->kind == WINDOW_DECISION) {
+		sbuf_puts(b, "initiative first\n");
+		return;
+	}
+	sbuf_puts(b, "initiative first\n");
+	for (i = 0; i < g->nunits; i++) {
+		const struct game_unit *u = &g->units[i];
+		int t, best = -1, bd = 999;
+		struct hex goal = u->pos;
+
+		if (u->side != side || !skm_alive(g, i) ||
+		    u->status >= SKM_BROKEN)
+			continue;
+		skm_kind_of(g, u->kind, &k);
+		if (k.indirect) {
+			int sp = -1, tg = -1;
+
+			for (j = 0; j < g->nunits && tg < 0; j++) {
+				int s2;
+
+				if (!skm_alive(g, j) || g->units[j].side ==
+				    side || !skm_visible(g, side, j))
+					continue;
+				for (s2 = 0; s2 < g->nunits; s2++)
+					if (skm_alive(g, s2) &&
+					    g->units[s2].side == side &&
+					    skm_los_units(g, s2, j)) {
+						sp = s2;
+						tg = j;
+						break;
+					}
+			}
+			if (tg >= 0) {
+				sbuf_printf(b, "%s F he %s", u->id,
+				    hex_label(&g->layout, g->units[tg].pos,
+				    lbl, sizeof lbl));
+				if (sp != i)
+					sbuf_printf(b, " by %s", g->units[sp].id);
+				sbuf_puts(b, "\n");
+			} else
+				sbuf_printf(b, "%s F\n", u->id);
+			continue;
+		}
+		t = shootable(g, side, i, k.range);
+		if (t >= 0 && u->status == SKM_GOOD && !k.sw &&
+		    hex_distance(u->pos, g->units[t].pos) <= 1 &&
+		    u->strength >= g->units[t].strength) {
+			sbuf_printf(b, "%s C assault %s\n", u->id, g->units[t].id);
+			continue;
+		}
+		for (j = 0; j < game_var(g, "obj.n", 0); j++) {
+			char key[32];
+			int d = hex_distance(u->pos, objective(g, j));
+
+			snprintf(key, sizeof key, "obj.%d", j);
+			if (game_var(g, key, 0) == side + 1 && d <= 1) {
+				best = -1;
+				break;
+			}
+			if (game_var(g, key, 0) != side + 1 && d < bd) {
+				bd = d;
+				best = j;
+			}
+		}
+		if (best >= 0 && !k.sw && !k.leader)
+			goal = objective(g, best);
+		if (hex_eq(goal, u->pos) || k.sw || k.leader || k.spotter ||
+		    u->status != SKM_GOOD) {
+			if (t >= 0)
+				sbuf_printf(b, "%s F fire %s\n", u->id,
+				    g->units[t].id);
+			else
+				sbuf_printf(b, "%s F opfire\n", u->id);
+			continue;
+		}
+		sbuf_printf(b, "%s M", u->id);
+		path_to(g, i, goal, SKM_MOVE_M, b);
+		if (t >= 0)
+			sbuf_printf(b, " fire %s", g->units[t].id);
+		sbuf_puts(b, "\n");
+	}
+}
