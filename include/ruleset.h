@@ -141,6 +141,7 @@ extern const struct ruleset ruleset_test_decide;
 extern const struct ruleset ruleset_test_fog;
 extern const struct ruleset ruleset_platoon;
 extern const struct ruleset ruleset_skirmish;
+extern const struct ruleset ruleset_cards_ap;
 
 const struct ruleset *ruleset_find(const char *name);
 const struct ruleset *const *ruleset_all(void);

@@ -14,6 +14,10 @@ struct sim_result {
 	long windows;       /* windows resolved in all */
 	long rolls;         /* dice rolled in all */
 	double seconds;
+	/* Mails per side per round (cards-ap): the sum over the games of a
+	 * ruleset's histogram vars "mh.N" (side-rounds that took N mails,
+	 * N 0-20); all zero when the ruleset keeps none. */
+	long mails[21];
 };
 
 /* Play games games of rules (options as at campaign creation), each with

@@ -831,6 +831,31 @@ check_simulate(struct cli *c)
 	return need_ruleset(c);
 }
 
+/* The mails per side per round of a ruleset that counts them. */
+static void
+simulate_mails(const struct sim_result *res)
+{
+	long n = 0, sum = 0, acc = 0;
+	int k, median = -1, p90 = -1;
+
+	for (k = 0; k < 21; k++) {
+		n += res->mails[k];
+		sum += k * res->mails[k];
+	}
+	if (n == 0)
+		return;
+	for (k = 0; k < 21; k++) {
+		acc += res->mails[k];
+		if (median < 0 && 2 * acc >= n)
+			median = k;
+		if (p90 < 0 && 10 * acc >= 9 * n)
+			p90 = k;
+	}
+	printf("  mails per side per round: median %d, mean %.2f, 90th "
+	    "percentile %d (%ld side-rounds)\n", median, (double)sum / n,
+	    p90, n);
+}
+
 static int
 cmd_simulate(struct cli *c)
 {
@@ -870,6 +895,7 @@ cmd_simulate(struct cli *c)
 	}
 	printf("  windows resolved %ld, dice rolled %ld\n", res.windows,
 	    res.rolls);
+	simulate_mails(&res);
 	printf("  %.0f games per second (%.3f s)\n", res.seconds > 0 ?
 	    res.games / res.seconds : 0.0, res.seconds);
 	return 0;

@@ -12,6 +12,7 @@ static const struct ruleset *const rulesets[] = {
 	&ruleset_test_decide,
 	&ruleset_test_fog,
 	&ruleset_skirmish,
+	&ruleset_cards_ap,
 	NULL
 };
 

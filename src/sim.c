@@ -139,7 +139,7 @@ sim_run(const struct ruleset *rules, const char *options, int games,
     struct hp_error *err)
 {
 	struct timespec t0, t1;
-	int i, rc, outcome;
+	int i, k, rc, outcome;
 
 	memset(res, 0, sizeof *res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -149,6 +149,12 @@ sim_run(const struct ruleset *rules, const char *options, int games,
 		game_init(&g);
 		rc = sim_game(rules, options, i, master, masterlen, &g,
 		    &outcome, &res->windows, &res->rolls, err);
+		for (k = 0; rc == HP_OK && k < 21; k++) {
+			char key[16];
+
+			snprintf(key, sizeof key, "mh.%d", k);
+			res->mails[k] += game_var(&g, key, 0);
+		}
 		game_free(&g);
 		if (rc != HP_OK)
 			return rc;

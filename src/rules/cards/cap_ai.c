@@ -1,0 +1,76 @@
+/* cap_ai: the built-in opponent of cards-ap. It writes a round plan (or an
+ * answer) from its own side's view only (view_game): for each unit on the
+ * map, in turn, "fire at the nearest enemy in sight, else move toward the
+ * objective", rally for hit units, a rally card when it holds one; it
+ * stops to be asked when one of its units is lost and when its plan runs
+ * dry while the enemy still acts. The AI never ignores a spent check
+ * (cap_rules.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cap.h"
+#include "view.h"
+
+/* Write side's plan for window w into b. */
+void
+cap_opponent(const struct game *g0, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	struct game v;
+	struct cap_state *st;
+	struct hex obj;
+	char olbl[8];
+	int i, pass, caps, n = 0;
+	bool per_action;
+
+	view_game(g0, side, &v);
+	st = cap_state_load(&v);
+	per_action = game_option_flag(&v, "per-action");
+	obj.q = game_var(&v, "obj.q", 0);
+	obj.r = game_var(&v, "obj.r", 0);
+	hex_label(&v.layout, obj, olbl, sizeof olbl);
+	caps = cap_svar(&v, "cap", side, 0);
+	if (w->kind != WINDOW_DECISION && caps >= 3 && !per_action)
+		sbuf_puts(b, "initiative 1\n");
+	if (!per_action)
+		sbuf_puts(b, "stop lost\n");
+	for (i = 0; i < v.nunits && !per_action; i++) {
+		const struct game_unit *u = &v.units[i];
+		int k;
+
+		if (u->side != side || !u->placed || !(u->flags & CAP_HIT))
+			continue;
+		for (k = 0; k < st->nhand[side]; k++)
+			if (st->card[st->hand[side][k] - 1].action ==
+			    CARD_RALLY) {
+				sbuf_printf(b, "card %d rally %s\n",
+				    st->hand[side][k], u->id);
+				n++;
+				break;
+			}
+	}
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < v.nunits; i++) {
+			const struct game_unit *u = &v.units[i];
+
+			if (u->side != side || !u->placed || u->status != 0)
+				continue;
+			if (per_action && n > 0)
+				break;
+			if (pass == 0 && (u->flags & CAP_HIT) && u->x[1] == 0) {
+				sbuf_printf(b, "if inrange %s then fire %s best "
+				    "else rally %s\n", u->id, u->id, u->id);
+				n++;
+				continue;
+			}
+			sbuf_printf(b, "if inrange %s then fire %s best%s else "
+			    "move %s toward %s\n", u->id, u->id, caps >= 4 &&
+			    pass == 0 ? " caps 1" : "", u->id, olbl);
+			n++;
+		}
+	if (n == 0)
+		sbuf_puts(b, "pass\n");
+	cap_state_free(st);
+	game_free(&v);
+}

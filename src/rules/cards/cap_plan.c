@@ -1,0 +1,590 @@
+/* cap_plan: the plan language of cards-ap (docs/rules/cards-ap.md, "The
+ * round plan"): an ordered list of actions, each optionally guarded by
+ * `if COND then ACTION [else ACTION]`, stop conditions (`stop ...`), the
+ * dry policy (`dry pass`) and the initiative bid (`initiative N`). Every
+ * error is reported with its line; the canonical text is one statement a
+ * line. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cap.h"
+
+static const char *const act_names[] = { "none", "move", "pivot", "fire",
+	"close", "rally", "card", "stall", "pass" };
+
+/* A unit of side by id, on the game (any status): its index or -1. */
+static int
+own_unit(const struct game *g, int side, const char *id)
+{
+	int i = game_unit_index(g, id);
+
+	if (i < 0 || g->units[i].side != side ||
+	    strcmp(g->units[i].kind, CAP_SMOKE) == 0)
+		return -1;
+	return i;
+}
+
+/* The hex of label s on the map, or false. */
+static bool
+map_hex(const struct game *g, const char *s, struct hex *h)
+{
+	return hex_parse_label(&g->layout, s, h) && game_on_map(g, *h);
+}
+
+/* "A1-L8": the labels of the map's corners. */
+static void
+map_range(const struct game *g, char *buf, size_t len)
+{
+	char a[8], b[8];
+	struct hex_offset o0 = { 0, 0 };
+	struct hex_offset o1 = { g->layout.cols - 1, g->layout.rows - 1 };
+
+	hex_label(&g->layout, hex_from_offset(&g->layout, o0), a, sizeof a);
+	hex_label(&g->layout, hex_from_offset(&g->layout, o1), b, sizeof b);
+	snprintf(buf, len, "%s-%s", a, b);
+}
+
+/* Parse words w[i..j) as an action of side into a; false (with an error
+ * at line) when they are none. */
+static bool
+parse_action(const struct game *g, int side, const struct order_line *l,
+    int i, int j, struct cap_action *a, struct order_errors *errs)
+{
+	char rng[24];
+	const char *verb;
+	int n, k;
+
+	memset(a, 0, sizeof *a);
+	a->unit = a->tunit = -1;
+	a->facing = -1;
+	map_range(g, rng, sizeof rng);
+	if (i < j && strcmp(l->words[i], "cmd") == 0) {
+		a->cmd = true;
+		i++;
+	}
+	if (i >= j) {
+		orders_error(errs, l->lineno, "expected an action (move, pivot, "
+		    "fire, close, rally, card, stall, pass)");
+		return false;
+	}
+	verb = l->words[i];
+	n = j - i;
+	for (k = 1; k < (int)(sizeof act_names / sizeof act_names[0]); k++)
+		if (strcmp(verb, act_names[k]) == 0)
+			a->kind = k;
+	if (a->kind == ACT_NONE) {
+		orders_error(errs, l->lineno, "unknown action '%s' (expected "
+		    "move, pivot, fire, close, rally, card, stall or pass)",
+		    verb);
+		return false;
+	}
+	if (a->cmd && (a->kind == ACT_CARD || a->kind == ACT_STALL ||
+	    a->kind == ACT_PASS)) {
+		orders_error(errs, l->lineno, "'cmd' goes with move, pivot, "
+		    "fire, close or rally, not '%s'", verb);
+		return false;
+	}
+	if (a->kind == ACT_PASS) {
+		if (n != 1) {
+			orders_error(errs, l->lineno, "'pass' takes nothing "
+			    "after it");
+			return false;
+		}
+		return true;
+	}
+	if (a->kind == ACT_CARD) {
+		if (n < 3 || orders_parse_int(l->words[i + 1], 1,
+		    CAP_MAX_CARDS, &a->card) != HP_OK) {
+			orders_error(errs, l->lineno, "expected 'card N rally "
+			    "UNIT' or 'card N smoke HEX'");
+			return false;
+		}
+		if (strcmp(l->words[i + 2], "rally") == 0 && n == 4) {
+			if ((a->tunit = own_unit(g, side, l->words[i + 3])) < 0) {
+				orders_error(errs, l->lineno, "no unit '%s' of "
+				    "yours", l->words[i + 3]);
+				return false;
+			}
+			return true;
+		}
+		if (strcmp(l->words[i + 2], "smoke") == 0 && n == 4) {
+			if (!map_hex(g, l->words[i + 3], &a->target)) {
+				orders_error(errs, l->lineno, "expected a hex of "
+				    "the map (%s), got '%s'", rng,
+				    l->words[i + 3]);
+				return false;
+			}
+			return true;
+		}
+		orders_error(errs, l->lineno, "expected 'card N rally UNIT' or "
+		    "'card N smoke HEX'");
+		return false;
+	}
+	if (n < 2) {
+		orders_error(errs, l->lineno, "'%s' needs a unit", verb);
+		return false;
+	}
+	if ((a->unit = own_unit(g, side, l->words[i + 1])) < 0) {
+		orders_error(errs, l->lineno, "no unit '%s' of yours",
+		    l->words[i + 1]);
+		return false;
+	}
+	i += 2;
+	switch (a->kind) {
+	case ACT_STALL:
+	case ACT_RALLY:
+		if (i != j) {
+			orders_error(errs, l->lineno, "'%s UNIT' takes nothing "
+			    "more", verb);
+			return false;
+		}
+		return true;
+	case ACT_PIVOT:
+		if (i + 1 != j || (a->facing = cap_dir_parse(l->words[i])) <
+		    0) {
+			orders_error(errs, l->lineno, "expected 'pivot UNIT "
+			    "DIR' with DIR one of n, ne, se, s, sw, nw");
+			return false;
+		}
+		return true;
+	case ACT_MOVE:
+		if (i < j && strcmp(l->words[i], "toward") == 0) {
+			a->toward = true;
+			i++;
+		}
+		while (i < j && strcmp(l->words[i], "face") != 0) {
+			if (a->npath == CAP_MAX_PATH || (a->toward &&
+			    a->npath == 1)) {
+				orders_error(errs, l->lineno, "too many hexes "
+				    "(at most %d)", a->toward ? 1 :
+				    CAP_MAX_PATH);
+				return false;
+			}
+			if (!map_hex(g, l->words[i], &a->path[a->npath])) {
+				orders_error(errs, l->lineno, "expected a hex of "
+				    "the map (%s), got '%s'", rng, l->words[i]);
+				return false;
+			}
+			a->npath++;
+			i++;
+		}
+		if (a->npath == 0) {
+			orders_error(errs, l->lineno, "'move' needs a hex");
+			return false;
+		}
+		if (i < j) {
+			if (i + 2 != j || (a->facing = cap_dir_parse(
+			    l->words[i + 1])) < 0) {
+				orders_error(errs, l->lineno, "expected 'face "
+				    "DIR' with DIR one of n, ne, se, s, sw, nw");
+				return false;
+			}
+		}
+		return true;
+	case ACT_FIRE:
+	case ACT_CLOSE:
+		if (i >= j) {
+			orders_error(errs, l->lineno, "'%s' needs a target",
+			    verb);
+			return false;
+		}
+		if (a->kind == ACT_FIRE && strcmp(l->words[i], "best") == 0)
+			a->best = true;
+		else if (a->kind == ACT_FIRE) {
+			if (!map_hex(g, l->words[i], &a->target)) {
+				orders_error(errs, l->lineno, "expected a hex of "
+				    "the map (%s) or 'best', got '%s'", rng,
+				    l->words[i]);
+				return false;
+			}
+		} else {
+			a->tunit = game_unit_index(g, l->words[i]);
+			if (a->tunit < 0 || g->units[a->tunit].side == side ||
+			    g->units[a->tunit].side < 0) {
+				orders_error(errs, l->lineno, "no enemy unit "
+				    "'%s'", l->words[i]);
+				return false;
+			}
+		}
+		i++;
+		if (i < j) {
+			if (i + 2 != j || strcmp(l->words[i], "caps") != 0 ||
+			    orders_parse_int(l->words[i + 1], 0, 2, &a->caps) !=
+			    HP_OK) {
+				orders_error(errs, l->lineno, "expected 'caps N' "
+				    "with N 0 to 2");
+				return false;
+			}
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Parse a guard's words w[i..j) into e; false with an error. */
+static bool
+parse_cond(const struct game *g, int side, const struct order_line *l,
+    int i, int j, struct cap_entry *e, struct order_errors *errs)
+{
+	char rng[24];
+
+	map_range(g, rng, sizeof rng);
+	if (i < j && strcmp(l->words[i], "not") == 0) {
+		e->neg = true;
+		i++;
+	}
+	if (i + 1 == j && strcmp(l->words[i], "passed") == 0) {
+		e->cond = COND_PASSED;
+		return true;
+	}
+	if (i + 2 == j && (strcmp(l->words[i], "occupied") == 0 ||
+	    strcmp(l->words[i], "enemy") == 0)) {
+		e->cond = l->words[i][0] == 'o' ? COND_OCCUPIED : COND_ENEMY;
+		if (!map_hex(g, l->words[i + 1], &e->chex)) {
+			orders_error(errs, l->lineno, "expected a hex of the map "
+			    "(%s), got '%s'", rng, l->words[i + 1]);
+			return false;
+		}
+		return true;
+	}
+	if (i + 2 == j && (strcmp(l->words[i], "inrange") == 0 ||
+	    strcmp(l->words[i], "inlos") == 0)) {
+		e->cond = l->words[i][2] == 'r' ? COND_INRANGE : COND_INLOS;
+		if ((e->cunit = own_unit(g, side, l->words[i + 1])) < 0) {
+			orders_error(errs, l->lineno, "no unit '%s' of yours",
+			    l->words[i + 1]);
+			return false;
+		}
+		return true;
+	}
+	if (i + 2 == j && strcmp(l->words[i], "caps") == 0) {
+		e->cond = COND_CAPS;
+		if (orders_parse_int(l->words[i + 1], 0, 99, &e->cn) != HP_OK) {
+			orders_error(errs, l->lineno, "expected 'caps N' with N "
+			    "0 to 99");
+			return false;
+		}
+		return true;
+	}
+	orders_error(errs, l->lineno, "expected a condition: [not] occupied "
+	    "HEX, enemy HEX, inrange UNIT, inlos UNIT, caps N or passed");
+	return false;
+}
+
+/* Parse a stop line into p; false with an error. */
+static bool
+parse_stop(const struct game *g, int side, const struct order_line *l,
+    struct cap_plan *p, struct order_errors *errs)
+{
+	struct cap_stop *s;
+	const char *w = l->nwords > 1 ? l->words[1] : "";
+	int k;
+
+	if (p->nstops == CAP_MAX_STOPS) {
+		orders_error(errs, l->lineno, "too many stops (at most %d)",
+		    CAP_MAX_STOPS);
+		return false;
+	}
+	s = &p->stops[p->nstops];
+	s->unit = -1;
+	s->act = ACT_NONE;
+	if ((strcmp(w, "hit") == 0 || strcmp(w, "lost") == 0) &&
+	    l->nwords <= 3) {
+		s->kind = w[0] == 'h' ? STOP_HIT : STOP_LOST;
+		if (l->nwords == 3 && (s->unit = own_unit(g, side,
+		    l->words[2])) < 0) {
+			orders_error(errs, l->lineno, "no unit '%s' of yours",
+			    l->words[2]);
+			return false;
+		}
+	} else if ((strcmp(w, "seen") == 0 || strcmp(w, "revealed") == 0) &&
+	    l->nwords == 2)
+		s->kind = STOP_SEEN;
+	else if (strcmp(w, "dry") == 0 && l->nwords == 2)
+		s->kind = STOP_DRY;
+	else if (strcmp(w, "inrange") == 0 && l->nwords == 3) {
+		s->kind = STOP_INRANGE;
+		if ((s->unit = own_unit(g, side, l->words[2])) < 0) {
+			orders_error(errs, l->lineno, "no unit '%s' of yours",
+			    l->words[2]);
+			return false;
+		}
+	} else if (strcmp(w, "answer") == 0 && l->nwords == 3) {
+		s->kind = STOP_ANSWER;
+		if (strcmp(l->words[2], "any") != 0) {
+			for (k = 1; k < (int)(sizeof act_names /
+			    sizeof act_names[0]); k++)
+				if (strcmp(l->words[2], act_names[k]) == 0)
+					s->act = k;
+			if (s->act == ACT_NONE) {
+				orders_error(errs, l->lineno, "expected 'stop "
+				    "answer ACTION' with ACTION any, move, "
+				    "pivot, fire, close, rally, card, stall or "
+				    "pass");
+				return false;
+			}
+		}
+	} else {
+		orders_error(errs, l->lineno, "expected 'stop hit [UNIT]', "
+		    "'stop lost [UNIT]', 'stop seen', 'stop inrange UNIT', "
+		    "'stop dry' or 'stop answer ACTION'");
+		return false;
+	}
+	p->nstops++;
+	return true;
+}
+
+/* Parse side's plan from b into p; every error to errs with its line.
+ * per_action: one action at most (the campaign option). HP_OK/HP_EINVAL. */
+int
+cap_plan_parse(const struct game *g, int side, const struct order_body *b,
+    bool per_action, struct cap_plan *p, struct order_errors *errs)
+{
+	size_t k, before = errs->n;
+	int i, t, e;
+
+	memset(p, 0, sizeof *p);
+	for (k = 0; k < b->n; k++) {
+		const struct order_line *l = &b->v[k];
+		struct cap_entry *en;
+
+		if (strcmp(l->words[0], "initiative") == 0) {
+			if (l->nwords != 2 || orders_parse_int(l->words[1], 0, 2,
+			    &p->initiative) != HP_OK)
+				orders_error(errs, l->lineno, "expected "
+				    "'initiative N' with N 0 to 2 (CAPs added "
+				    "to the roll)");
+			continue;
+		}
+		if (strcmp(l->words[0], "stop") == 0) {
+			(void)parse_stop(g, side, l, p, errs);
+			continue;
+		}
+		if (strcmp(l->words[0], "dry") == 0) {
+			if (l->nwords != 2 || strcmp(l->words[1], "pass") != 0)
+				orders_error(errs, l->lineno, "expected 'dry "
+				    "pass'");
+			else
+				p->dry_pass = true;
+			continue;
+		}
+		if (p->n == CAP_MAX_ENTRIES) {
+			orders_error(errs, l->lineno, "too many actions (at most "
+			    "%d)", CAP_MAX_ENTRIES);
+			continue;
+		}
+		if (per_action && p->n == 1) {
+			orders_error(errs, l->lineno, "one action a mail in this "
+			    "campaign (option per-action)");
+			continue;
+		}
+		en = &p->e[p->n];
+		memset(en, 0, sizeof *en);
+		en->line = l->lineno;
+		if (strcmp(l->words[0], "if") != 0) {
+			if (parse_action(g, side, l, 0, l->nwords, &en->then,
+			    errs))
+				p->n++;
+			continue;
+		}
+		for (t = -1, e = -1, i = 1; i < l->nwords; i++) {
+			if (strcmp(l->words[i], "then") == 0 && t < 0)
+				t = i;
+			else if (strcmp(l->words[i], "else") == 0 && t >= 0 &&
+			    e < 0)
+				e = i;
+		}
+		if (t < 0) {
+			orders_error(errs, l->lineno, "expected 'if CONDITION "
+			    "then ACTION [else ACTION]'");
+			continue;
+		}
+		if (!parse_cond(g, side, l, 1, t, en, errs))
+			continue;
+		if (!parse_action(g, side, l, t + 1, e < 0 ? l->nwords : e,
+		    &en->then, errs))
+			continue;
+		if (e >= 0) {
+			en->has_else = true;
+			if (!parse_action(g, side, l, e + 1, l->nwords,
+			    &en->els, errs))
+				continue;
+		}
+		p->n++;
+	}
+	if (!per_action && p->n == 0 && errs->n == before && b->n == 0)
+		return HP_OK;
+	return errs->n > before ? HP_EINVAL : HP_OK;
+}
+
+/* Append action a in canonical words to out (no newline). */
+void
+cap_action_text(const struct game *g, const struct cap_action *a,
+    struct sbuf *out)
+{
+	char lbl[8];
+	int i;
+
+	if (a->cmd)
+		sbuf_puts(out, "cmd ");
+	sbuf_puts(out, act_names[a->kind]);
+	switch (a->kind) {
+	case ACT_CARD:
+		sbuf_printf(out, " %d", a->card);
+		if (a->tunit >= 0)
+			sbuf_printf(out, " rally %s", g->units[a->tunit].id);
+		else
+			sbuf_printf(out, " smoke %s", hex_label(&g->layout,
+			    a->target, lbl, sizeof lbl));
+		return;
+	case ACT_PASS:
+		return;
+	default:
+		break;
+	}
+	sbuf_printf(out, " %s", g->units[a->unit].id);
+	switch (a->kind) {
+	case ACT_PIVOT:
+		sbuf_printf(out, " %s", cap_dir_name(a->facing));
+		break;
+	case ACT_MOVE:
+		if (a->toward)
+			sbuf_puts(out, " toward");
+		for (i = 0; i < a->npath; i++)
+			sbuf_printf(out, " %s", hex_label(&g->layout, a->path[i],
+			    lbl, sizeof lbl));
+		if (a->facing >= 0)
+			sbuf_printf(out, " face %s", cap_dir_name(a->facing));
+		break;
+	case ACT_FIRE:
+	case ACT_CLOSE:
+		if (a->kind == ACT_CLOSE)
+			sbuf_printf(out, " %s", g->units[a->tunit].id);
+		else if (a->best)
+			sbuf_puts(out, " best");
+		else
+			sbuf_printf(out, " %s", hex_label(&g->layout, a->target,
+			    lbl, sizeof lbl));
+		if (a->caps > 0)
+			sbuf_printf(out, " caps %d", a->caps);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The canonical text of plan p: initiative, stops, dry policy, entries. */
+void
+cap_plan_canon(const struct game *g, const struct cap_plan *p,
+    struct sbuf *out)
+{
+	static const char *const stop_names[] = { "hit", "lost", "seen",
+		"inrange", "dry", "answer" };
+	char lbl[8];
+	int i;
+
+	if (p->initiative > 0)
+		sbuf_printf(out, "initiative %d\n", p->initiative);
+	for (i = 0; i < p->nstops; i++) {
+		const struct cap_stop *s = &p->stops[i];
+
+		sbuf_printf(out, "stop %s", stop_names[s->kind]);
+		if (s->kind == STOP_ANSWER)
+			sbuf_printf(out, " %s", s->act == ACT_NONE ? "any" :
+			    act_names[s->act]);
+		else if (s->unit >= 0)
+			sbuf_printf(out, " %s", g->units[s->unit].id);
+		sbuf_puts(out, "\n");
+	}
+	if (p->dry_pass)
+		sbuf_puts(out, "dry pass\n");
+	for (i = 0; i < p->n; i++) {
+		const struct cap_entry *e = &p->e[i];
+
+		if (e->cond != COND_NONE) {
+			sbuf_printf(out, "if %s", e->neg ? "not " : "");
+			switch (e->cond) {
+			case COND_OCCUPIED:
+			case COND_ENEMY:
+				sbuf_printf(out, "%s %s", e->cond ==
+				    COND_OCCUPIED ? "occupied" : "enemy",
+				    hex_label(&g->layout, e->chex, lbl,
+				    sizeof lbl));
+				break;
+			case COND_INRANGE:
+			case COND_INLOS:
+				sbuf_printf(out, "%s %s", e->cond ==
+				    COND_INRANGE ? "inrange" : "inlos",
+				    g->units[e->cunit].id);
+				break;
+			case COND_CAPS:
+				sbuf_printf(out, "caps %d", e->cn);
+				break;
+			default:
+				sbuf_puts(out, "passed");
+				break;
+			}
+			sbuf_puts(out, " then ");
+		}
+		cap_action_text(g, &e->then, out);
+		if (e->has_else) {
+			sbuf_puts(out, " else ");
+			cap_action_text(g, &e->els, out);
+		}
+		sbuf_puts(out, "\n");
+	}
+}
+
+/* Parse canonical plan text of side (rstate, a stored plan) into p. */
+int
+cap_plan_from_text(const struct game *g, int side, const char *text,
+    struct cap_plan *p)
+{
+	struct order_body b = { NULL, 0 };
+	struct order_errors errs;
+	const char *q, *e;
+	size_t cap = 0;
+	int rc, lineno = 0;
+
+	for (q = text; q != NULL && *q != '\0'; q = e ? e + 1 : NULL) {
+		struct order_line *l;
+		char buf[512], *w, *save = NULL;
+		size_t n;
+
+		e = strchr(q, '\n');
+		n = e ? (size_t)(e - q) : strlen(q);
+		lineno++;
+		if (n >= sizeof buf)
+			n = sizeof buf - 1;
+		memcpy(buf, q, n);
+		buf[n] = '\0';
+		if (b.n == cap) {
+			cap = cap ? cap * 2 : 16;
+			b.v = xrealloc(b.v, cap * sizeof *b.v);
+		}
+		l = &b.v[b.n];
+		memset(l, 0, sizeof *l);
+		l->lineno = lineno;
+		strlcpy_(l->text, buf, sizeof l->text);
+		for (w = strtok_r(buf, " \t", &save); w != NULL &&
+		    l->nwords < ORDERS_MAX_WORDS; w = strtok_r(NULL, " \t",
+		    &save)) {
+			char *c;
+
+			strlcpy_(l->words[l->nwords], w, ORDERS_WORD_MAX);
+			for (c = l->words[l->nwords]; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+			l->nwords++;
+		}
+		if (l->nwords > 0)
+			b.n++;
+	}
+	orders_errors_init(&errs);
+	rc = cap_plan_parse(g, side, &b, false, p, &errs);
+	orders_errors_free(&errs);
+	free(b.v);
+	return rc;
+}

@@ -1,0 +1,411 @@
+/* cap_state: the ruleset-owned state of cards-ap (counters, terrain chart,
+ * deck, discards, hands, token pool, artillery, reinforcements, the rest
+ * of each side's plan) as canonical text in g->rstate, and the geometry
+ * (facing, arc, line of sight). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cap.h"
+
+static const char *const card_act_names[] = { "none", "rally", "smoke" };
+
+/* Read "N N N" or "-" into v (at most max); the count. */
+static int
+read_ints(const char *p, int *v, int max)
+{
+	int n = 0, k;
+	char *e;
+
+	while (*p != '\0' && n < max) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0' || *p == '-')
+			break;
+		k = (int)strtol(p, &e, 10);
+		if (e == p)
+			break;
+		v[n++] = k;
+		p = e;
+	}
+	return n;
+}
+
+/* The side index of name, or -1. */
+static int
+side_of(const struct game *g, const char *name)
+{
+	return game_side_index(g, name);
+}
+
+/* Parse g->rstate into a new state (caller frees with cap_state_free). */
+struct cap_state *
+cap_state_load(const struct game *g)
+{
+	struct cap_state *st = xcalloc(1, sizeof *st);
+	struct sbuf plan;
+	const char *p, *e;
+	char line[2200], a[64], b[64], c[64], d[64];
+	int planside = -1, s, i1, i2, i3, i4, i5, i6, i7;
+
+	sbuf_init(&plan);
+	for (p = g->rstate; p != NULL && *p != '\0'; p = e ? e + 1 : NULL) {
+		size_t n;
+
+		e = strchr(p, '\n');
+		n = e ? (size_t)(e - p) : strlen(p);
+		if (n >= sizeof line)
+			n = sizeof line - 1;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		if (planside >= 0) {
+			if (strcmp(line, "end") == 0) {
+				if (cap_plan_from_text(g, planside, plan.buf ?
+				    plan.buf : "", &st->plan[planside]) == HP_OK)
+					st->have_plan[planside] = true;
+				sbuf_free(&plan);
+				sbuf_init(&plan);
+				planside = -1;
+			} else if (strncmp(line, "> ", 2) == 0) {
+				sbuf_puts(&plan, line + 2);
+				sbuf_puts(&plan, "\n");
+			}
+			continue;
+		}
+		if (sscanf(line, "counter %63s %63s %d %d %d %d %d %63s %d %d "
+		    "%63s", a, b, &i1, &i2, &i3, &i4, &i5, c, &i6, &i7, d) == 11 &&
+		    st->nctr < CAP_MAX_KINDS) {
+			struct cap_counter *k = &st->ctr[st->nctr++];
+
+			strlcpy_(k->kind, a, sizeof k->kind);
+			k->vehicle = strcmp(b, "vehicle") == 0;
+			k->move = i1;
+			k->bonus = i2;
+			k->range = i3;
+			k->fp[0] = i4;
+			k->fp[1] = i5;
+			k->white = strcmp(c, "white") == 0;
+			k->dr[0] = i6;
+			k->dr[1] = i7;
+			k->drcol = strcmp(d, "blue") == 0;
+		} else if (sscanf(line, "terrain %63s %d %d %d %d", a, &i1, &i2,
+		    &i3, &i4) == 5 && st->nter < CAP_MAX_TERRAIN) {
+			struct cap_terrain *t = &st->ter[st->nter++];
+
+			strlcpy_(t->name, a, sizeof t->name);
+			t->move = i1;
+			t->dv = i2;
+			t->cover = i3 != 0;
+			t->block = i4 != 0;
+		} else if (sscanf(line, "card %d %d %63s", &i1, &i2, a) == 3 &&
+		    st->ncard < CAP_MAX_CARDS) {
+			struct cap_card *k = &st->card[st->ncard++];
+
+			k->num = i1;
+			k->ignore = i2 != 0;
+			k->action = strcmp(a, "rally") == 0 ? CARD_RALLY :
+			    strcmp(a, "smoke") == 0 ? CARD_SMOKE : CARD_NONE;
+		} else if (strncmp(line, "deck ", 5) == 0)
+			st->ndeck = read_ints(line + 5, st->deck, CAP_MAX_CARDS);
+		else if (strncmp(line, "discard ", 8) == 0)
+			st->ndisc = read_ints(line + 8, st->disc, CAP_MAX_CARDS);
+		else if (strncmp(line, "pool ", 5) == 0)
+			st->npool = read_ints(line + 5, st->pool, CAP_MAX_TOKENS);
+		else if (sscanf(line, "hand %63s", a) == 1 &&
+		    (s = side_of(g, a)) >= 0 && s < CAP_SIDES)
+			st->nhand[s] = read_ints(line + 6 + strlen(a),
+			    st->hand[s], CAP_MAX_CARDS);
+		else if (sscanf(line, "arty %63s %d %d %d %d", a, &i1, &i2, &i3,
+		    &i4) == 5 && st->narty < 16) {
+			struct cap_arty *r = &st->arty[st->narty++];
+
+			r->side = side_of(g, a);
+			r->round = i1;
+			r->at.q = i2;
+			r->at.r = i3;
+			r->fp = i4;
+		} else if (sscanf(line, "reinf %63s %d %d %d", a, &i1, &i2,
+		    &i3) == 4 && st->nreinf < 16) {
+			struct cap_reinf *r = &st->reinf[st->nreinf++];
+
+			strlcpy_(r->unit, a, sizeof r->unit);
+			r->round = i1;
+			r->at.q = i2;
+			r->at.r = i3;
+		} else if (sscanf(line, "plan %63s", a) == 1 &&
+		    (s = side_of(g, a)) >= 0 && s < CAP_SIDES)
+			planside = s;
+		else if (sscanf(line, "log %63s", a) == 1 &&
+		    (s = side_of(g, a)) >= 0 && s < CAP_SIDES) {
+			strlcpy_(st->log[s], line + 5 + strlen(a),
+			    sizeof st->log[s]);
+		}
+	}
+	sbuf_free(&plan);
+	return st;
+}
+
+/* Append " N N N" (or " -") to b. */
+static void
+put_ints(struct sbuf *b, const int *v, int n)
+{
+	int i;
+
+	if (n == 0)
+		sbuf_puts(b, " -");
+	for (i = 0; i < n; i++)
+		sbuf_printf(b, " %d", v[i]);
+	sbuf_puts(b, "\n");
+}
+
+/* Write st into g->rstate. */
+void
+cap_state_save(struct game *g, const struct cap_state *st)
+{
+	struct sbuf b;
+	int i, s;
+
+	sbuf_init(&b);
+	for (i = 0; i < st->nctr; i++) {
+		const struct cap_counter *k = &st->ctr[i];
+
+		sbuf_printf(&b, "counter %s %s %d %d %d %d %d %s %d %d %s\n",
+		    k->kind, k->vehicle ? "vehicle" : "foot", k->move, k->bonus,
+		    k->range, k->fp[0], k->fp[1], k->white ? "white" : "black",
+		    k->dr[0], k->dr[1], k->drcol ? "blue" : "red");
+	}
+	for (i = 0; i < st->nter; i++)
+		sbuf_printf(&b, "terrain %s %d %d %d %d\n", st->ter[i].name,
+		    st->ter[i].move, st->ter[i].dv, st->ter[i].cover,
+		    st->ter[i].block);
+	for (i = 0; i < st->ncard; i++)
+		sbuf_printf(&b, "card %d %d %s\n", st->card[i].num,
+		    st->card[i].ignore, card_act_names[st->card[i].action]);
+	sbuf_puts(&b, "deck");
+	put_ints(&b, st->deck, st->ndeck);
+	sbuf_puts(&b, "discard");
+	put_ints(&b, st->disc, st->ndisc);
+	for (s = 0; s < g->nsides && s < CAP_SIDES; s++) {
+		sbuf_printf(&b, "hand %s", g->sides[s].name);
+		put_ints(&b, st->hand[s], st->nhand[s]);
+	}
+	sbuf_puts(&b, "pool");
+	put_ints(&b, st->pool, st->npool);
+	for (i = 0; i < st->narty; i++)
+		sbuf_printf(&b, "arty %s %d %d %d %d\n", st->arty[i].side >= 0 ?
+		    g->sides[st->arty[i].side].name : "-", st->arty[i].round,
+		    st->arty[i].at.q, st->arty[i].at.r, st->arty[i].fp);
+	for (i = 0; i < st->nreinf; i++)
+		sbuf_printf(&b, "reinf %s %d %d %d\n", st->reinf[i].unit,
+		    st->reinf[i].round, st->reinf[i].at.q, st->reinf[i].at.r);
+	for (s = 0; s < g->nsides && s < CAP_SIDES; s++) {
+		struct sbuf pl;
+		const char *p, *e;
+
+		if (!st->have_plan[s])
+			continue;
+		sbuf_init(&pl);
+		cap_plan_canon(g, &st->plan[s], &pl);
+		sbuf_printf(&b, "plan %s\n", g->sides[s].name);
+		for (p = pl.buf; p != NULL && *p != '\0'; p = e ? e + 1 : NULL) {
+			e = strchr(p, '\n');
+			sbuf_puts(&b, "> ");
+			sbuf_add(&b, p, e ? (size_t)(e - p) : strlen(p));
+			sbuf_puts(&b, "\n");
+		}
+		sbuf_puts(&b, "end\n");
+		sbuf_free(&pl);
+	}
+	for (s = 0; s < g->nsides && s < CAP_SIDES; s++)
+		if (st->log[s][0] != '\0')
+			sbuf_printf(&b, "log %s %s\n", g->sides[s].name,
+			    st->log[s]);
+	game_set_rstate(g, b.buf);
+	sbuf_free(&b);
+}
+
+/* Release a state from cap_state_load. */
+void
+cap_state_free(struct cap_state *st)
+{
+	free(st);
+}
+
+/* The counter of unit u (its kind), or NULL. */
+const struct cap_counter *
+cap_counter_of(const struct cap_state *st, const struct game_unit *u)
+{
+	int i;
+
+	for (i = 0; i < st->nctr; i++)
+		if (strcmp(st->ctr[i].kind, u->kind) == 0)
+			return &st->ctr[i];
+	return NULL;
+}
+
+/* The chart entry of the terrain at h (the first entry when unknown). */
+const struct cap_terrain *
+cap_terrain_at(const struct cap_state *st, const struct game *g,
+    struct hex h)
+{
+	const struct game_hex *gh = game_hex_at_c(g, h);
+	static const struct cap_terrain open = { "open", 0, 0, false, false };
+	int i;
+
+	for (i = 0; gh != NULL && i < st->nter; i++)
+		if (strcmp(st->ter[i].name, gh->terrain) == 0)
+			return &st->ter[i];
+	return st->nter > 0 ? &st->ter[0] : &open;
+}
+
+/* Flat-topped hexes: axial direction k's compass name. */
+static const char *const dir_names[6] = { "se", "ne", "n", "nw", "sw", "s" };
+
+/* A facing's direction from its name, or -1. */
+int
+cap_dir_parse(const char *s)
+{
+	int i;
+
+	for (i = 0; i < 6; i++)
+		if (strcmp(s, dir_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* The compass name of direction dir. */
+const char *
+cap_dir_name(int dir)
+{
+	return dir >= 0 && dir < 6 ? dir_names[dir] : "-";
+}
+
+/* Is to in the frontal arc of a unit at from facing facing: the wedge of
+ * the three hexes in front extended outwards (a*d(f-1) + b*d(f+1), a, b
+ * >= 0)? The own hex is not. */
+bool
+cap_in_arc(struct hex from, int facing, struct hex to)
+{
+	struct hex v = hex_sub(to, from);
+	struct hex p = hex_directions[(facing + 5) % 6];
+	struct hex s = hex_directions[(facing + 1) % 6];
+	int det = p.q * s.r - p.r * s.q;
+	int a, b;
+
+	if (facing < 0 || (v.q == 0 && v.r == 0) || det == 0)
+		return false;
+	a = (v.q * s.r - v.r * s.q) * det;
+	b = (p.q * v.r - p.r * v.q) * det;
+	return a >= 0 && b >= 0;
+}
+
+/* Is a move in direction dir backwards for facing (one of the three
+ * rear hexes)? */
+bool
+cap_backwards(int facing, int dir)
+{
+	int rel = ((dir - facing) % 6 + 6) % 6;
+
+	return facing >= 0 && rel >= 2 && rel <= 4;
+}
+
+/* Is there a smoke marker in h? */
+bool
+cap_smoke_at(const struct game *g, struct hex h)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].placed && strcmp(g->units[i].kind,
+		    CAP_SMOKE) == 0 && hex_eq(g->units[i].pos, h))
+			return true;
+	return false;
+}
+
+/* Does hex h block sight (blocking terrain or smoke)? */
+static bool
+blocks(const struct cap_state *st, const struct game *g, struct hex h)
+{
+	return cap_terrain_at(st, g, h)->block || cap_smoke_at(g, h);
+}
+
+/* Line of sight from a to b: no hex strictly between blocks ("You can see
+ * into a blocking hex but not beyond it"); along an edge both hexes must
+ * block. */
+bool
+cap_los(const struct cap_state *st, const struct game *g, struct hex a,
+    struct hex b)
+{
+	struct hex_line_step steps[HEX_LINE_MAX];
+	int n = hex_line(a, b, steps, HEX_LINE_MAX), i;
+
+	if (n < 0)
+		return false;
+	for (i = 1; i < n - 1; i++) {
+		bool bl = blocks(st, g, steps[i].h);
+
+		if (steps[i].tie)
+			bl = bl && blocks(st, g, steps[i].alt);
+		if (bl)
+			return false;
+	}
+	return true;
+}
+
+/* The var "KEY.SIDE". */
+int
+cap_svar(const struct game *g, const char *key, int side, int dflt)
+{
+	char k[32];
+
+	snprintf(k, sizeof k, "%s.%s", key, g->sides[side].name);
+	return game_var(g, k, dflt);
+}
+
+/* Set the var "KEY.SIDE". */
+void
+cap_set_svar(struct game *g, const char *key, int side, int val)
+{
+	char k[32];
+
+	snprintf(k, sizeof k, "%s.%s", key, g->sides[side].name);
+	game_set_var(g, k, val);
+}
+
+/* May unit fire at unit target: both on the map, enemies, target in
+ * sight, in the frontal arc and within twice the range? */
+bool
+cap_can_fire(const struct cap_state *st, const struct game *g, int unit,
+    int target)
+{
+	const struct game_unit *u = &g->units[unit], *t = &g->units[target];
+	const struct cap_counter *k = cap_counter_of(st, u);
+
+	if (k == NULL || !u->placed || !t->placed || u->status == CAP_GONE ||
+	    t->status == CAP_GONE || t->side == u->side || t->side < 0 ||
+	    strcmp(t->kind, CAP_SMOKE) == 0)
+		return false;
+	if (hex_eq(u->pos, t->pos))
+		return false;
+	return hex_distance(u->pos, t->pos) <= 2 * k->range &&
+	    cap_in_arc(u->pos, u->facing, t->pos) &&
+	    cap_los(st, g, u->pos, t->pos);
+}
+
+/* The nearest enemy unit unit may fire at (ties: the lowest index), -1. */
+int
+cap_best_target(const struct cap_state *st, const struct game *g, int unit)
+{
+	int i, best = -1, bd = 1 << 30, d;
+
+	for (i = 0; i < g->nunits; i++) {
+		if (!cap_can_fire(st, g, unit, i))
+			continue;
+		d = hex_distance(g->units[unit].pos, g->units[i].pos);
+		if (d < bd) {
+			bd = d;
+			best = i;
+		}
+	}
+	return best;
+}
