@@ -26,7 +26,8 @@
  *
  * - a burst of 300 order windows over 300 campaigns resolved by one pass,
  *   each commit and message synced on its own (before) against batched;
- * BENCH_STORE_ONLY=windows or burst runs that part alone.
+ * BENCH_STORE_ONLY=windows or burst runs that part alone;
+ * BENCH_STORE_RULESET=NAME the bytes per window of that ruleset alone.
  *
  * Prints the figures and PASS or FAIL per target; exit status 0 whatever
  * they are (70 when the setup fails).
@@ -619,8 +620,11 @@ main(int argc, char **argv)
 	if (only != NULL && strcmp(only, "windows") == 0) {
 		printf("database bytes per resolved window, a long game of each "
 		    "ruleset (target <= 6 KB):\n");
+		const char *only_rs = getenv("BENCH_STORE_RULESET");
+
 		for (rsp = ruleset_all(); *rsp != NULL; rsp++)
-			if (!(*rsp)->test)
+			if (!(*rsp)->test && (only_rs == NULL ||
+			    strcmp(only_rs, (*rsp)->name) == 0))
 				window_bytes(*rsp, 400, &per);
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
 		if (system(cmd) != 0)

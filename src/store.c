@@ -425,6 +425,45 @@ col_unpacked(sqlite3_stmt *s, int i, size_t *len)
 	    (size_t)sqlite3_column_bytes(s, i), len);
 }
 
+/* Column i of s (text) through store_zunpack; a compressed value that does
+ * not uncompress is returned as its stored bytes, so that a hash over it
+ * (the audit's) finds it differs. Malloc'ed; *len (may be NULL) its
+ * length. */
+static char *
+col_unpacked_text(sqlite3_stmt *s, int i, size_t *len)
+{
+	const unsigned char *p = sqlite3_column_blob(s, i);
+	size_t n = (size_t)sqlite3_column_bytes(s, i);
+	char *out;
+
+	if ((out = store_zunpack(p, n, len)) != NULL)
+		return out;
+	out = xmalloc(n + 1);
+	memcpy(out, p, n);
+	out[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return out;
+}
+
+/* Order files (raw and parsed) of at least this many bytes are stored
+ * compressed (issue 17: the Portable Wargame's and platoon's are 1 to 3 KB
+ * a window); shorter ones gain nothing and stay plain. */
+#define STORE_ORDERS_ZMIN 256
+
+/* The argument storing order text t: compressed into *z (free it after)
+ * when long enough and smaller, else t as it is. */
+static struct store_arg
+store_orders_arg(const char *t, unsigned char **z)
+{
+	size_t n = strlen(t), zn;
+
+	*z = NULL;
+	if (n >= STORE_ORDERS_ZMIN && (*z = store_zpack(t, n, &zn)) != NULL)
+		return STORE_BLOB(*z, (int)zn);
+	return STORE_TEXT(t);
+}
+
 /* SQL function hp_compact_copy(DATA, KIND): the sent copy DATA compacted
  * (STORE_SMAGIC): a report's reduced to its headers and its body's hash,
  * any other compressed whole. DATA itself if it does not uncompress. */
@@ -1179,11 +1218,21 @@ store_orders_put(struct store *st, int64_t wid, int side, int64_t player,
 	    "1", STORE_ARGS(STORE_INT(wid), STORE_INT(side)), NULL, err)) !=
 	    HP_OK)
 		return rc;
-	return store_exec(st, "store orders", "INSERT INTO orders (window_id, "
-	    "side_idx, player_id, source, raw, parsed, hash) VALUES (?1, ?2, "
-	    "?3, ?4, ?5, ?6, ?7)", STORE_ARGS(STORE_INT(wid), STORE_INT(side),
-	    store_arg_id(player), STORE_TEXT(source), STORE_TEXT(raw),
-	    STORE_TEXT(parsed), STORE_BLOB(hash, 32)), NULL, err);
+	{
+		unsigned char *zr, *zp;
+		struct store_arg ar = store_orders_arg(raw, &zr);
+		struct store_arg ap = store_orders_arg(parsed, &zp);
+
+		rc = store_exec(st, "store orders", "INSERT INTO orders ("
+		    "window_id, side_idx, player_id, source, raw, parsed, "
+		    "hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		    STORE_ARGS(STORE_INT(wid), STORE_INT(side),
+		    store_arg_id(player), STORE_TEXT(source), ar, ap,
+		    STORE_BLOB(hash, 32)), NULL, err);
+		free(zr);
+		free(zp);
+	}
+	return rc;
 }
 
 int
@@ -1206,8 +1255,8 @@ store_orders_current(struct store *st, int64_t wid,
 		o = &out[side];
 		o->side = side;
 		strlcpy_(o->source, col_text(q.s, 1), sizeof o->source);
-		o->raw = xstrdup(col_text(q.s, 2));
-		o->parsed = xstrdup(col_text(q.s, 3));
+		o->raw = col_unpacked_text(q.s, 2, NULL);
+		o->parsed = col_unpacked_text(q.s, 3, NULL);
 		col_blob(q.s, 4, o->hash, 32);
 	}
 	if (store_query_close(&q, err) != HP_OK) {
@@ -1920,7 +1969,7 @@ store_orders_all(struct store *st, int64_t wid, struct store_order_row **out,
 		o->side = sqlite3_column_int(q.s, 1);
 		o->player = sqlite3_column_int64(q.s, 2);
 		strlcpy_(o->source, col_text(q.s, 3), sizeof o->source);
-		o->raw = xstrdup(col_text(q.s, 4));
+		o->raw = col_unpacked_text(q.s, 4, NULL);
 		col_blob(q.s, 5, o->hash, 32);
 		o->current = sqlite3_column_int(q.s, 6) != 0;
 	}
@@ -2529,11 +2578,12 @@ store_orders_each(struct store *st, int64_t cid,
 	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
 	while (store_query_next(&q, err)) {
-		const char *raw = col_text(q.s, 0);
-		size_t len = (size_t)sqlite3_column_bytes(q.s, 0);
+		size_t len;
+		char *raw = col_unpacked_text(q.s, 0, &len);
 
 		if (sqlite3_column_bytes(q.s, 1) == 32)
 			fn(raw, len, sqlite3_column_blob(q.s, 1), arg);
+		free(raw);
 	}
 	return store_query_close(&q, err);
 }
