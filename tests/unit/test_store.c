@@ -932,6 +932,69 @@ test_rollback(void **state)
 	fx_tmp_clean();
 }
 
+/* Issue 17: an event's phase and a roll's purpose equal to the previous
+ * row's of the window are stored as a ditto (""), an empty one after a
+ * non-empty one as "\x01"; store_events_load and store_dice_load give
+ * them back as they were. */
+static void
+test_ditto(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	static const int script[] = { 1, 2, 3, 4, 5 };
+	static const char *const phases[] = { "", "", "Fire", "Fire", "",
+	    "Move", "Move" };
+	static const char *const purposes[] = { "a hit", "a hit", "", "",
+	    "a hit" };
+	struct events ev, evb;
+	struct dice d, back;
+	struct game g;
+	int64_t cid, wid;
+	size_t i;
+
+	(void)state;
+	fx_fam_game(&g, NULL);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	wid = make_window(st, cid, 1, 1, "blue", 1);
+	events_init(&ev);
+	for (i = 0; i < 7; i++) {
+		events_phase(&ev, phases[i]);
+		events_add(&ev, EVENT_ALL_SIDES, 0, "event %zu", i);
+	}
+	assert_int_equal(store_events_put(st, wid, &ev, &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM events WHERE "
+	    "phase = ''"), 4);
+	events_init(&evb);
+	assert_int_equal(store_events_load(st, wid, &evb, &err), HP_OK);
+	assert_int_equal(evb.n, 7);
+	for (i = 0; i < 7; i++) {
+		assert_string_equal(evb.v[i].phase, phases[i]);
+		assert_string_equal(evb.v[i].text, ev.v[i].text);
+	}
+	events_free(&ev);
+	events_free(&evb);
+	dice_init_scripted(&d, script, 5);
+	for (i = 0; i < 5; i++)
+		dice_roll(&d, 6, 0, purposes[i]);
+	assert_int_equal(store_dice_put(st, wid, &d, &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM dice WHERE "
+	    "purpose = ''"), 2);
+	dice_init_scripted(&back, NULL, 0);
+	assert_int_equal(store_dice_load(st, wid, &back, &err), HP_OK);
+	assert_int_equal(back.nlog, 5);
+	for (i = 0; i < 5; i++) {
+		assert_string_equal(back.log[i].purpose, purposes[i]);
+		assert_int_equal(back.log[i].result, (int)i + 1);
+	}
+	dice_free(&back);
+	dice_free(&d);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
 static void
 test_events_dice_reports(void **state)
 {
@@ -1048,6 +1111,7 @@ main(void)
 		cmocka_unit_test(test_events_dice_reports),
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_orders_compressed),
+		cmocka_unit_test(test_ditto),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
