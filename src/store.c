@@ -425,6 +425,45 @@ col_unpacked(sqlite3_stmt *s, int i, size_t *len)
 	    (size_t)sqlite3_column_bytes(s, i), len);
 }
 
+/* Column i of s (text) through store_zunpack; a compressed value that does
+ * not uncompress is returned as its stored bytes, so that a hash over it
+ * (the audit's) finds it differs. Malloc'ed; *len (may be NULL) its
+ * length. */
+static char *
+col_unpacked_text(sqlite3_stmt *s, int i, size_t *len)
+{
+	const unsigned char *p = sqlite3_column_blob(s, i);
+	size_t n = (size_t)sqlite3_column_bytes(s, i);
+	char *out;
+
+	if ((out = store_zunpack(p, n, len)) != NULL)
+		return out;
+	out = xmalloc(n + 1);
+	memcpy(out, p, n);
+	out[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return out;
+}
+
+/* Order files (raw and parsed) and dice logs of at least this many bytes
+ * are stored compressed (issue 17: the Portable Wargame's and platoon's
+ * are 1 to 4 KB a window); shorter ones gain nothing and stay plain. */
+#define STORE_ORDERS_ZMIN 256
+
+/* The argument storing order text t: compressed into *z (free it after)
+ * when long enough and smaller, else t as it is. */
+static struct store_arg
+store_orders_arg(const char *t, unsigned char **z)
+{
+	size_t n = strlen(t), zn;
+
+	*z = NULL;
+	if (n >= STORE_ORDERS_ZMIN && (*z = store_zpack(t, n, &zn)) != NULL)
+		return STORE_BLOB(*z, (int)zn);
+	return STORE_TEXT(t);
+}
+
 /* SQL function hp_compact_copy(DATA, KIND): the sent copy DATA compacted
  * (STORE_SMAGIC): a report's reduced to its headers and its body's hash,
  * any other compressed whole. DATA itself if it does not uncompress. */
@@ -1179,11 +1218,21 @@ store_orders_put(struct store *st, int64_t wid, int side, int64_t player,
 	    "1", STORE_ARGS(STORE_INT(wid), STORE_INT(side)), NULL, err)) !=
 	    HP_OK)
 		return rc;
-	return store_exec(st, "store orders", "INSERT INTO orders (window_id, "
-	    "side_idx, player_id, source, raw, parsed, hash) VALUES (?1, ?2, "
-	    "?3, ?4, ?5, ?6, ?7)", STORE_ARGS(STORE_INT(wid), STORE_INT(side),
-	    store_arg_id(player), STORE_TEXT(source), STORE_TEXT(raw),
-	    STORE_TEXT(parsed), STORE_BLOB(hash, 32)), NULL, err);
+	{
+		unsigned char *zr, *zp;
+		struct store_arg ar = store_orders_arg(raw, &zr);
+		struct store_arg ap = store_orders_arg(parsed, &zp);
+
+		rc = store_exec(st, "store orders", "INSERT INTO orders ("
+		    "window_id, side_idx, player_id, source, raw, parsed, "
+		    "hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		    STORE_ARGS(STORE_INT(wid), STORE_INT(side),
+		    store_arg_id(player), STORE_TEXT(source), ar, ap,
+		    STORE_BLOB(hash, 32)), NULL, err);
+		free(zr);
+		free(zp);
+	}
+	return rc;
 }
 
 int
@@ -1206,8 +1255,8 @@ store_orders_current(struct store *st, int64_t wid,
 		o = &out[side];
 		o->side = side;
 		strlcpy_(o->source, col_text(q.s, 1), sizeof o->source);
-		o->raw = xstrdup(col_text(q.s, 2));
-		o->parsed = xstrdup(col_text(q.s, 3));
+		o->raw = col_unpacked_text(q.s, 2, NULL);
+		o->parsed = col_unpacked_text(q.s, 3, NULL);
 		col_blob(q.s, 4, o->hash, 32);
 	}
 	if (store_query_close(&q, err) != HP_OK) {
@@ -1229,6 +1278,30 @@ store_orders_free(struct store_order out[GAME_MAX_SIDES])
 	}
 }
 
+/* An event's phase and a roll's purpose are stored as a ditto (issue 17:
+ * most repeat the previous row's of the same window, 25 to 60 bytes each):
+ * "" when equal to the previous one (the first row's previous is ""),
+ * STORE_DITTO_EMPTY for an empty one after a non-empty one, else as they
+ * are. store_ditto gives the stored form of cur after prev. */
+#define STORE_DITTO_EMPTY "\x01"
+
+static const char *
+store_ditto(const char *cur, const char *prev)
+{
+	if (strcmp(cur, prev) == 0)
+		return "";
+	return cur[0] == '\0' ? STORE_DITTO_EMPTY : cur;
+}
+
+/* The value of stored form s after prev (store_ditto's inverse). */
+static const char *
+store_unditto(const char *s, const char *prev)
+{
+	if (s[0] == '\0')
+		return prev;
+	return strcmp(s, STORE_DITTO_EMPTY) == 0 ? "" : s;
+}
+
 int
 store_events_put(struct store *st, int64_t wid, const struct events *ev,
     struct hp_error *err)
@@ -1243,7 +1316,8 @@ store_events_put(struct store *st, int64_t wid, const struct events *ev,
 		    "(window_id, seq, step, phase, text, visible, roll) VALUES "
 		    "(?1, ?2, ?3, ?4, ?5, ?6, ?7)", STORE_ARGS(STORE_INT(wid),
 		    STORE_INT(e->seq), STORE_INT(e->step),
-		    STORE_TEXT(e->phase), STORE_TEXT(e->text),
+		    STORE_TEXT(store_ditto(e->phase, i > 0 ? ev->v[i - 1].phase :
+		    "")), STORE_TEXT(e->text),
 		    STORE_INT((int)e->visible), STORE_INT(e->roll)), NULL,
 		    err)) != HP_OK)
 			return rc;
@@ -1264,7 +1338,8 @@ store_dice_put(struct store *st, int64_t wid, const struct dice *d,
 		if ((rc = store_exec(st, "store roll", "INSERT INTO dice "
 		    "(window_id, seq, purpose, sides, target, result) VALUES "
 		    "(?1, ?2, ?3, ?4, ?5, ?6)", STORE_ARGS(STORE_INT(wid),
-		    STORE_INT(r->seq), STORE_TEXT(r->purpose),
+		    STORE_INT(r->seq), STORE_TEXT(store_ditto(r->purpose,
+		    i > 0 ? d->log[i - 1].purpose : "")),
 		    STORE_INT(r->sides), STORE_INT(r->target),
 		    STORE_INT(r->result)), NULL, err)) != HP_OK)
 			return rc;
@@ -1282,11 +1357,15 @@ store_dice_load(struct store *st, int64_t wid, struct dice *d,
 	    "target, result FROM dice WHERE window_id = ?1 ORDER BY seq",
 	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
 		return HP_EDB;
+	size_t first = d->nlog;
+
 	while (store_query_next(&q, err)) {
 		struct dice_roll *r = dice_log_entry(d);
+		size_t k = (size_t)(r - d->log);
 
 		r->seq = sqlite3_column_int(q.s, 0);
-		strlcpy_(r->purpose, col_text(q.s, 1), sizeof r->purpose);
+		strlcpy_(r->purpose, store_unditto(col_text(q.s, 1), k > first ?
+		    d->log[k - 1].purpose : ""), sizeof r->purpose);
 		r->sides = sqlite3_column_int(q.s, 2);
 		r->target = sqlite3_column_int(q.s, 3);
 		r->result = sqlite3_column_int(q.s, 4);
@@ -1789,11 +1868,19 @@ store_dicelog_put(struct store *st, int64_t cid, int64_t wid,
     const char *text, const unsigned char *hash, const char *sig,
     const char *pubkey, struct hp_error *err)
 {
-	return store_exec(st, "store dice log", "INSERT INTO dice_logs "
+	unsigned char *z;
+	struct store_arg at = store_orders_arg(text, &z);
+	int rc;
+
+	/* Compressed like a long order file (issue 17); the signature is
+	 * over the text store_dicelog_get gives back. */
+	rc = store_exec(st, "store dice log", "INSERT INTO dice_logs "
 	    "(window_id, campaign_id, text, hash, signature, pubkey) VALUES "
 	    "(?1, ?2, ?3, ?4, ?5, ?6)", STORE_ARGS(STORE_INT(wid),
-	    STORE_INT(cid), STORE_TEXT(text), STORE_BLOB(hash, 32),
+	    STORE_INT(cid), at, STORE_BLOB(hash, 32),
 	    STORE_TEXT(sig), STORE_TEXT(pubkey)), NULL, err);
+	free(z);
+	return rc;
 }
 
 int
@@ -1810,7 +1897,7 @@ store_dicelog_get(struct store *st, int64_t wid, char **text, char **sig,
 	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
 		return HP_EDB;
 	if ((row = store_query_next(&q, err))) {
-		*text = xstrdup(col_text(q.s, 0));
+		*text = col_unpacked_text(q.s, 0, NULL);
 		if (sqlite3_column_type(q.s, 1) != SQLITE_NULL)
 			*sig = xstrdup(col_text(q.s, 1));
 		if (sqlite3_column_type(q.s, 2) != SQLITE_NULL)
@@ -1880,12 +1967,16 @@ store_events_load(struct store *st, int64_t wid, struct events *ev,
 	    "text, visible, roll FROM events WHERE window_id = ?1 ORDER BY seq",
 	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
 		return HP_EDB;
+	size_t first = ev->n;
+
 	while (store_query_next(&q, err)) {
 		struct event *e = events_append(ev);
+		size_t k = (size_t)(e - ev->v);
 
 		e->seq = sqlite3_column_int(q.s, 0);
 		e->step = sqlite3_column_int(q.s, 1);
-		strlcpy_(e->phase, col_text(q.s, 2), sizeof e->phase);
+		strlcpy_(e->phase, store_unditto(col_text(q.s, 2), k > first ?
+		    ev->v[k - 1].phase : ""), sizeof e->phase);
 		strlcpy_(e->text, col_text(q.s, 3), sizeof e->text);
 		e->visible = (unsigned)sqlite3_column_int(q.s, 4);
 		e->roll = sqlite3_column_int(q.s, 5);
@@ -1920,7 +2011,7 @@ store_orders_all(struct store *st, int64_t wid, struct store_order_row **out,
 		o->side = sqlite3_column_int(q.s, 1);
 		o->player = sqlite3_column_int64(q.s, 2);
 		strlcpy_(o->source, col_text(q.s, 3), sizeof o->source);
-		o->raw = xstrdup(col_text(q.s, 4));
+		o->raw = col_unpacked_text(q.s, 4, NULL);
 		col_blob(q.s, 5, o->hash, 32);
 		o->current = sqlite3_column_int(q.s, 6) != 0;
 	}
@@ -2529,11 +2620,12 @@ store_orders_each(struct store *st, int64_t cid,
 	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
 	while (store_query_next(&q, err)) {
-		const char *raw = col_text(q.s, 0);
-		size_t len = (size_t)sqlite3_column_bytes(q.s, 0);
+		size_t len;
+		char *raw = col_unpacked_text(q.s, 0, &len);
 
 		if (sqlite3_column_bytes(q.s, 1) == 32)
 			fn(raw, len, sqlite3_column_blob(q.s, 1), arg);
+		free(raw);
 	}
 	return store_query_close(&q, err);
 }

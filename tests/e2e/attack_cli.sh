@@ -17,6 +17,7 @@
 # Usage: bash attack_cli.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 . "$(dirname "$0")/lib-attack.sh"
+. "$(dirname "$0")/lib-reports.sh"
 attack_start attack_cli "${1:?usage: attack_cli.sh /path/to/hexpost}"
 
 hp campaign new hill --ruleset fire-and-movement >/dev/null || fail "campaign new"
@@ -116,6 +117,7 @@ send hill blue
 hp run --once >"$T/out" 2>"$T/err" || fail "run: $(cat "$T/err")"
 grep -q "1 accepted" "$T/out" || fail "Blue's orders not taken in: $(cat "$T/out")"
 hp audit hill >/dev/null 2>"$T/err" || fail "clean audit: $(cat "$T/err")"
+e2e_unpack "$DB"
 sqlite3 "$DB" "DELETE FROM order_signatures WHERE hash IN (SELECT hash FROM
     orders WHERE window_id = $W AND source = 'mail');
     UPDATE orders SET source = 'cli' WHERE window_id = $W AND source = 'mail';

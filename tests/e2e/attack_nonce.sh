@@ -14,6 +14,7 @@
 # Usage: bash attack_nonce.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 . "$(dirname "$0")/lib-attack.sh"
+. "$(dirname "$0")/lib-reports.sh"
 attack_start attack_nonce "${1:?usage: attack_nonce.sh /path/to/hexpost}"
 
 hp campaign new war --ruleset portable-modern >/dev/null || fail "campaign new"
@@ -75,6 +76,7 @@ red_file "$best" "$T/best.txt"
 inject "$DB" "$T/best.txt"
 hp moderate war resume >/dev/null 2>&1 || fail "resume"
 hp turn resolve war >/dev/null 2>"$T/err" || fail "resolve: $(cat "$T/err")"
+e2e_unpack "$DB"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM dice_logs WHERE text LIKE
     '%order: red cli %'")" = 1 ] || fail "the ground file is not in a dice log"
 

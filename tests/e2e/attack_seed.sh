@@ -52,6 +52,7 @@ reseed() {
 	old=$(sqlite3 "$db" "SELECT lower(hex(commitment)) FROM windows WHERE id = $W")
 	c=$(python3 -c "import hashlib,sys; print(hashlib.blake2b(b'hexpost-commit-v1\x00' + bytes.fromhex(sys.argv[1]), digest_size=32).hexdigest())" "$2")
 	rm -f "$T/prev.txt" "$T/prev.txt.minisig"
+	e2e_unpack "$db"
 	sqlite3 "$db" "SELECT writefile('$T/prev.txt', text) FROM dice_logs
 	    WHERE window_id = $P" >/dev/null || fail "writefile"
 	tc=$(sqlite3 "$db" "SELECT signature FROM dice_logs WHERE window_id = $P" |
@@ -64,9 +65,9 @@ reseed() {
 	    WHERE id = $W; UPDATE dice_logs SET text = CAST(readfile(
 	    '$T/prev.txt') AS TEXT), signature = CAST(readfile(
 	    '$T/prev.txt.minisig') AS TEXT), hash = X'$(b2sum -l 256 \
-	    "$T/prev.txt" | cut -d' ' -f1)' WHERE window_id = $P;
-	    UPDATE reports SET body = replace(body, '$old', '$c')
-	    WHERE window_id = $P" || fail "reseed"
+	    "$T/prev.txt" | cut -d' ' -f1)' WHERE window_id = $P" ||
+		fail "reseed"
+	e2e_report_replace "$db" "$P" "$old" "$c" || fail "reseed reports"
 }
 
 best= bestscore=-1 tries=0
@@ -193,6 +194,7 @@ hp moderate fell pause >/dev/null 2>"$T/err" || fail "pause fell: $(cat "$T/err"
 send_chain fell "$HEAD"
 hp run --once >"$T/out" 2>"$T/err" || fail "run fell: $(cat "$T/err")"
 grep -q "1 accepted" "$T/out" || fail "Blue's chained orders not taken in: $(cat "$T/out")"
+e2e_unpack "$DB"
 sqlite3 "$DB" "SELECT raw FROM orders WHERE source = 'mail' ORDER BY id DESC
     LIMIT 1" | grep -qx "chain: $HEAD" || fail "no chain: line in Blue's file"
 newchain fell

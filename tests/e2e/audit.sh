@@ -22,6 +22,7 @@ set -u
 
 HEXPOST=${1:?usage: audit.sh /path/to/hexpost}
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$SRC/tests/e2e/lib-reports.sh"
 PLAYER=$SRC/contrib/hexpost-player
 PYAUDIT=$SRC/contrib/hexpost-audit.py
 T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-audit.XXXXXX") || exit 1
@@ -151,6 +152,8 @@ done
 
 # --- tampering with the database -------------------------------------------
 
+# Dice logs and order files as plain text, to edit them in SQL.
+e2e_unpack "$DB"
 # A window with at least two rolls and a player's order file, and another.
 W=$(sqlite3 "$DB" "SELECT l.window_id FROM dice_logs l JOIN orders o ON
     o.window_id = l.window_id AND o.source = 'mail' AND o.current = 1 WHERE

@@ -37,6 +37,7 @@ set -u
 HEXPOST=${1:?usage: audit_club.sh /path/to/hexpost}
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/e2e/signed_mail.bash"
+. "$SRC/tests/e2e/lib-reports.sh"
 PYAUDIT=$SRC/contrib/hexpost-audit.py
 T=$(mktemp -d "${TMPDIR:-/tmp}/hexpost-audit-club.XXXXXX") || exit 1
 DPID=
@@ -251,6 +252,7 @@ run 30
 grep -qx "deadline of ford: filled" "$T/out" || fail "ford's deadline: $(cat "$T/out")"
 [ "$(q "SELECT count(*) FROM orders WHERE source = 'deadline-ai'")" = 1 ] ||
 	fail "no deadline-ai file"
+e2e_unpack "$DB"
 q "SELECT text FROM dice_logs" | grep -q "^order: blue deadline-ai " ||
 	fail "the dice log does not say deadline-ai"
 play ford "ann Ann <ann@example.org>" "dee Dee <dee@example.org>"
@@ -316,6 +318,7 @@ tamper mill "ends the game ('agreed draw')" \
 tamper mill "the stored state of mill differs" \
 	"UPDATE commands SET command = 'end a win for red' WHERE command LIKE 'end%';
 	 UPDATE moderator_statements SET statement = replace(statement, 'end agreed draw', 'end a win for red')"
+e2e_unpack "$DB"
 W=$(q "SELECT window_id FROM orders WHERE source = 'deadline-hold'")
 tamper mill "does not hash to the hash recorded" \
 	"UPDATE orders SET raw = raw || 'hold' || char(10) WHERE window_id = $W AND source = 'deadline-hold'"
@@ -336,6 +339,7 @@ audit_ok pwc "signed by their players"
 grep -Eq "[1-9][0-9]* windows resolved" <(hp audit --accept-test-dice pwc) || fail "pwc: no window"
 
 STEP="pwc tampered"
+e2e_unpack "$DB"
 W=$(q "SELECT l.window_id FROM dice_logs l JOIN campaigns c ON c.id = l.campaign_id WHERE c.name = 'pwc' AND l.text LIKE '%roll: 2 %' ORDER BY l.window_id LIMIT 1")
 [ -n "$W" ] || fail "no pwc window with two rolls"
 tamper pwc "the stored dice table" \
@@ -383,6 +387,7 @@ sighup() {
 # log_file WINDOW-ID: that window's dice log and signature in $T/l.txt.
 log_file() {
 	rm -f "$T/l.txt" "$T/l.txt.minisig"
+	e2e_unpack "$DB"
 	q "SELECT writefile('$T/l.txt', text), writefile('$T/l.txt.minisig', signature) FROM dice_logs WHERE window_id = $1" >/dev/null
 }
 resolved_after 0

@@ -50,3 +50,52 @@ for (w, s), t in out.items():
 db.commit()
 PY
 }
+# e2e_unpack DB: every dice log and order file of DB rewritten as plain
+# text, as they were stored before issue 17 compressed the long ones (the
+# program reads both), so that a test can read or edit them in SQL. A
+# compressed value that does not uncompress is left as it is.
+e2e_unpack() {
+	python3 - "$1" <<'PY'
+import sqlite3, sys, zlib
+db = sqlite3.connect(sys.argv[1])
+def plain(b):
+    if isinstance(b, bytes) and b[:4] == b"\0HPZ":
+        try:
+            return zlib.decompress(b[8:]).decode()
+        except zlib.error:
+            return b
+    return b
+for table, key, cols in (("dice_logs", "window_id", ("text",)),
+                         ("orders", "id", ("raw", "parsed"))):
+    for row in db.execute("SELECT %s, %s FROM %s" % (key, ", ".join(cols),
+                                                    table)).fetchall():
+        for col, val in zip(cols, row[1:]):
+            p = plain(val)
+            if p is not val:
+                db.execute("UPDATE %s SET %s = ? WHERE %s = ?" % (table, col,
+                           key), (p, row[0]))
+db.commit()
+PY
+}
+
+# e2e_report_replace DB WID OLD NEW: every report of window WID rewritten
+# as plain text (the program reads both) with OLD replaced by NEW, as
+# `UPDATE reports SET body = replace(body, OLD, NEW)` did before reports
+# were stored compressed. WID must not be a campaign's first window (its
+# reports are the later ones' dictionaries).
+e2e_report_replace() {
+	local side
+	for side in $(sqlite3 "$1" "SELECT side_idx FROM reports WHERE window_id = $2"); do
+		e2e_reports "$1" "SELECT window_id, side_idx FROM reports WHERE
+		    window_id = $2 AND side_idx = $side" >"$T/.report" || return 1
+		python3 - "$1" "$2" "$side" "$3" "$4" "$T/.report" <<'PY' || return 1
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+body = open(sys.argv[6]).read()[:-1]  # e2e_reports ends each with a newline
+db.execute("UPDATE reports SET body = ? WHERE window_id = ? AND side_idx = ?",
+           (body.replace(sys.argv[4], sys.argv[5]), int(sys.argv[2]),
+            int(sys.argv[3])))
+db.commit()
+PY
+	done
+}

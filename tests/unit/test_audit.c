@@ -673,11 +673,17 @@ resign_last_log(struct minisign_seckey *k)
 	struct hp_error err = { 0, "" };
 	struct dicelog l;
 	struct sbuf sql;
-	char tc[256], *text, *sig, *p;
+	char tc[256], *text, *sig, *p, *osig, *opub;
+	struct store *ls = NULL;
 
-	text = fx_db_rows(db, "SELECT text FROM dice_logs WHERE window_id = "
-	    "(SELECT max(window_id) FROM dice_logs)");
-	text[strlen(text) - 1] = '\0';	/* fx_db_rows ends each row */
+	/* Read through the store: long logs are stored compressed. */
+	assert_int_equal(store_open(&ls, db, false, &err), HP_OK);
+	assert_int_equal(store_dicelog_get(ls, fx_db_long(db, "SELECT "
+	    "max(window_id) FROM dice_logs"), &text, &osig, &opub, &err),
+	    HP_OK);
+	free(osig);
+	free(opub);
+	store_close(ls);
 	dicelog_init(&l);
 	assert_int_equal(dicelog_parse(text, &l, &err), HP_OK);
 	dicelog_trusted_comment(&l, tc, sizeof tc);

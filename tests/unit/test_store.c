@@ -237,6 +237,82 @@ test_big_table(void **state)
 	store_close(st);
 }
 
+/* Issue 17: an order file of STORE_ORDERS_ZMIN bytes or more is stored
+ * compressed (raw and parsed) and read back as it was by every reader
+ * (store_orders_current, store_orders_all, store_orders_each); a short one
+ * stays plain; an edited compressed one reads as its stored bytes, so the
+ * hash over it differs. */
+static void
+orders_each_cb(const char *raw, size_t len, const unsigned char *hash,
+    void *arg)
+{
+	(void)hash;
+	assert_int_equal(strlen(raw), len);
+	sbuf_puts(arg, raw);
+}
+
+static void
+test_orders_compressed(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct store_order cur[GAME_MAX_SIDES];
+	struct store_order_row *rows;
+	unsigned char hash[32] = { 0 };
+	struct store_window w;
+	const char *path;
+	struct config cfg;
+	struct store *st;
+	struct sbuf b, parsed, each;
+	int64_t cid;
+	int i, n;
+
+	(void)state;
+	st = fx_club(&path, &cfg, &cid, NULL, "ordersz");
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_OK);
+	sbuf_init(&b);
+	sbuf_init(&parsed);
+	sbuf_puts(&b, "campaign: ordersz\nturn: 1\nwindow: blue\nside: blue\n");
+	for (i = 0; i < 60; i++) {
+		sbuf_printf(&b, "move %d A%d\n", i, i % 9);
+		sbuf_printf(&parsed, "move %d A%d\n", i, i % 9);
+	}
+	assert_int_equal(store_orders_put(st, w.id, 0, 0, "cli", b.buf,
+	    parsed.buf, hash, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, w.id, 1, 0, "cli", "short",
+	    "short parsed", hash, &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "side_idx = 0 AND substr(raw, 1, 4) = x'0048505a' AND "
+	    "substr(parsed, 1, 4) = x'0048505a' AND length(raw) * 2 < 600"),
+	    1);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "side_idx = 1 AND raw = 'short' AND parsed = 'short parsed'"), 1);
+	assert_int_equal(store_orders_current(st, w.id, cur, &err), HP_OK);
+	assert_string_equal(cur[0].raw, b.buf);
+	assert_string_equal(cur[0].parsed, parsed.buf);
+	assert_string_equal(cur[1].raw, "short");
+	store_orders_free(cur);
+	assert_int_equal(store_orders_all(st, w.id, &rows, &n, &err), HP_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].raw, b.buf);
+	assert_string_equal(rows[1].raw, "short");
+	store_order_rows_free(rows, n);
+	sbuf_init(&each);
+	assert_int_equal(store_orders_each(st, cid, orders_each_cb, &each,
+	    &err), HP_OK);
+	assert_non_null(strstr(each.buf, b.buf));
+	sbuf_free(&each);
+	/* Edited: read as the stored bytes, not as the orders. */
+	fx_db_exec(path, "UPDATE orders SET raw = raw || x'78' WHERE "
+	    "side_idx = 0");
+	assert_int_equal(store_orders_current(st, w.id, cur, &err), HP_OK);
+	assert_true(strcmp(cur[0].raw, b.buf) != 0);
+	store_orders_free(cur);
+	sbuf_free(&b);
+	sbuf_free(&parsed);
+	store_close(st);
+	config_free(&cfg);
+}
+
 /* Issue 17: a long report is stored compressed and read back as it was; a
  * short one stays plain; an edited compressed one reads as damaged (so the
  * audit finds it differs). store_compact compresses sent copies a day old
@@ -856,6 +932,69 @@ test_rollback(void **state)
 	fx_tmp_clean();
 }
 
+/* Issue 17: an event's phase and a roll's purpose equal to the previous
+ * row's of the window are stored as a ditto (""), an empty one after a
+ * non-empty one as "\x01"; store_events_load and store_dice_load give
+ * them back as they were. */
+static void
+test_ditto(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	static const int script[] = { 1, 2, 3, 4, 5 };
+	static const char *const phases[] = { "", "", "Fire", "Fire", "",
+	    "Move", "Move" };
+	static const char *const purposes[] = { "a hit", "a hit", "", "",
+	    "a hit" };
+	struct events ev, evb;
+	struct dice d, back;
+	struct game g;
+	int64_t cid, wid;
+	size_t i;
+
+	(void)state;
+	fx_fam_game(&g, NULL);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	wid = make_window(st, cid, 1, 1, "blue", 1);
+	events_init(&ev);
+	for (i = 0; i < 7; i++) {
+		events_phase(&ev, phases[i]);
+		events_add(&ev, EVENT_ALL_SIDES, 0, "event %zu", i);
+	}
+	assert_int_equal(store_events_put(st, wid, &ev, &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM events WHERE "
+	    "phase = ''"), 4);
+	events_init(&evb);
+	assert_int_equal(store_events_load(st, wid, &evb, &err), HP_OK);
+	assert_int_equal(evb.n, 7);
+	for (i = 0; i < 7; i++) {
+		assert_string_equal(evb.v[i].phase, phases[i]);
+		assert_string_equal(evb.v[i].text, ev.v[i].text);
+	}
+	events_free(&ev);
+	events_free(&evb);
+	dice_init_scripted(&d, script, 5);
+	for (i = 0; i < 5; i++)
+		dice_roll(&d, 6, 0, purposes[i]);
+	assert_int_equal(store_dice_put(st, wid, &d, &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM dice WHERE "
+	    "purpose = ''"), 2);
+	dice_init_scripted(&back, NULL, 0);
+	assert_int_equal(store_dice_load(st, wid, &back, &err), HP_OK);
+	assert_int_equal(back.nlog, 5);
+	for (i = 0; i < 5; i++) {
+		assert_string_equal(back.log[i].purpose, purposes[i]);
+		assert_int_equal(back.log[i].result, (int)i + 1);
+	}
+	dice_free(&back);
+	dice_free(&d);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
 static void
 test_events_dice_reports(void **state)
 {
@@ -971,6 +1110,8 @@ main(void)
 		cmocka_unit_test(test_rollback),
 		cmocka_unit_test(test_events_dice_reports),
 		cmocka_unit_test(test_compressed),
+		cmocka_unit_test(test_orders_compressed),
+		cmocka_unit_test(test_ditto),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
