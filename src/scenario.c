@@ -626,3 +626,30 @@ scenario_list(const char *ruleset, size_t *n)
 	*n = k;
 	return v;
 }
+
+void
+scenario_build_bad(struct scenario_build *b, int line, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	scenario_error(b->sc, line, "%s", msg);
+	b->errors++;
+}
+
+bool
+scenario_build_hex(struct scenario_build *b, int line, const char *what,
+    const char *label, struct hex *h)
+{
+	if (!hex_parse_label(&b->g->layout, label, h) ||
+	    !game_on_map(b->g, *h)) {
+		scenario_build_bad(b, line, "%s: \"%s\" is not a hex of this "
+		    "%dx%d map", what, label, b->g->layout.cols,
+		    b->g->layout.rows);
+		return false;
+	}
+	return true;
+}

@@ -802,29 +802,6 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 
 /* --- set-up ------------------------------------------------------------------ */
 
-struct plt_build {
-	struct game *g;
-	const struct scenario *sc;
-	int errors;
-};
-
-static void bad(struct plt_build *, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Record a complaint about line of the scenario. */
-static void
-bad(struct plt_build *b, int line, const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	scenario_error(b->sc, line, "%s", msg);
-	b->errors++;
-}
-
 /* Are the campaign options opt all known to platoon? (err if not) */
 static bool
 option_ok(const char *opt, struct hp_error *err)
@@ -851,23 +828,9 @@ option_ok(const char *opt, struct hp_error *err)
 	return true;
 }
 
-/* Parse label into h, a hex of the map; false after a complaint. */
-static bool
-board_hex(struct plt_build *b, int line, const char *what, const char *label,
-    struct hex *h)
-{
-	if (!hex_parse_label(&b->g->layout, label, h) ||
-	    !game_on_map(b->g, *h)) {
-		bad(b, line, "%s: \"%s\" is not a hex of this %dx%d map", what,
-		    label, b->g->layout.cols, b->g->layout.rows);
-		return false;
-	}
-	return true;
-}
-
 /* The hexes of the scenario: terrain by the legend, elevation, roads. */
 static void
-build_map(struct plt_build *b)
+build_map(struct scenario_build *b)
 {
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
@@ -877,9 +840,11 @@ build_map(struct plt_build *b)
 
 	for (c = 0; c < 256; c++)
 		if (sc->legend_line[c] != 0 && terrain_index(sc->legend[c]) < 0)
-			bad(b, sc->legend_line[c], "legend: no terrain \"%s\" "
+			scenario_build_bad(b, sc->legend_line[c],
+			    "legend: no terrain \"%s\" "
 			    "in platoon (see docs/rules/platoon.md, \"The "
-			    "scenarios\")", sc->legend[c]);
+			    "scenarios\")",
+			    sc->legend[c]);
 	if (sc->nterrain != sc->rows)
 		return;
 	for (row = 0; row < sc->rows; row++)
@@ -899,15 +864,17 @@ build_map(struct plt_build *b)
 		struct game_hex *gh;
 		size_t n;
 
-		if (!board_hex(b, sc->roads_line, "road", tok, &h))
+		if (!scenario_build_hex(b, sc->roads_line, "road", tok, &h))
 			continue;
 		gh = game_hex_at(g, h);
 		n = strlen(gh->terrain);
 		if (strstr(gh->terrain, "+road") != NULL)
 			continue;
 		if (n + sizeof "+road" > sizeof gh->terrain) {
-			bad(b, sc->roads_line, "road: terrain \"%s\" cannot "
-			    "take a road", gh->terrain);
+			scenario_build_bad(b, sc->roads_line,
+			    "road: terrain \"%s\" cannot "
+			    "take a road",
+			    gh->terrain);
 			continue;
 		}
 		memcpy(gh->terrain + n, "+road", sizeof "+road");
@@ -916,7 +883,7 @@ build_map(struct plt_build *b)
 
 /* "option: profile ID MOVE FF HW CC ARMOUR POINTS Description..." */
 static void
-build_profile(struct plt_build *b, const struct scenario_item *it)
+build_profile(struct scenario_build *b, const struct scenario_item *it)
 {
 	char w[7][64];
 	struct plt_profile p;
@@ -931,7 +898,8 @@ build_profile(struct plt_build *b, const struct scenario_item *it)
 	    !slash_pair(w[2], p.ff) || !slash_pair(w[3], p.hw) ||
 	    !slash_pair(w[4], p.cc) || orders_parse_int(w[5], 0, 9,
 	    &p.armour) || orders_parse_int(w[6], 0, 999, &p.points)) {
-		bad(b, it->line, "option: profile ID MOVE FF/FF HW/HW CC/CC "
+		scenario_build_bad(b, it->line,
+		    "option: profile ID MOVE FF/FF HW/HW CC/CC "
 		    "ARMOUR POINTS DESCRIPTION (e.g. profile rifle 10 3/1 1/0 "
 		    "2/1 2 2 Regular Infantry Squad)");
 		return;
@@ -967,7 +935,7 @@ profile_name(const struct scenario *sc, const char *kind, char *buf,
 
 /* "option: edge HEX DIR KIND" and "option: home SIDE EDGE". */
 static void
-build_options(struct plt_build *b)
+build_options(struct scenario_build *b)
 {
 	static const char *const flat_dirs[6] = { "se", "ne", "n", "nw",
 		"sw", "s" };
@@ -991,10 +959,12 @@ build_options(struct plt_build *b)
 			struct game_hex *gh, *nh;
 
 			if (k != 3) {
-				bad(b, it->line, "option: edge HEX DIR KIND");
+				scenario_build_bad(
+				    b, it->line, "option: edge HEX DIR KIND");
 				continue;
 			}
-			if (!board_hex(b, it->line, "option: edge", w1, &h))
+			if (!scenario_build_hex(
+				b, it->line, "option: edge", w1, &h))
 				continue;
 			for (d = 0; d < 6 && strcmp(w2, flat_dirs[d]); d++)
 				;
@@ -1002,10 +972,12 @@ build_options(struct plt_build *b)
 			    strcmp(w3, edge_names[k]); k++)
 				;
 			if (d == 6 || k == PLT_E_NKINDS) {
-				bad(b, it->line, "option: edge: expected a "
+				scenario_build_bad(b, it->line,
+				    "option: edge: expected a "
 				    "direction (n ne se s sw nw) and an "
 				    "obstacle (hedge fence wall bocage "
-				    "highwall wire), got \"%s %s\"", w2, w3);
+				    "highwall wire), got \"%s %s\"",
+				    w2, w3);
 				continue;
 			}
 			gh = game_hex_at(g, h);
@@ -1019,7 +991,8 @@ build_options(struct plt_build *b)
 			for (d = 0; d < 4 && strcmp(w2, home_names[d]); d++)
 				;
 			if (s < 0 || d == 4) {
-				bad(b, it->line, "option: home SIDE "
+				scenario_build_bad(b, it->line,
+				    "option: home SIDE "
 				    "north|south|east|west");
 				continue;
 			}
@@ -1028,18 +1001,20 @@ build_options(struct plt_build *b)
 		} else if (strcmp(it->name, "reveal") == 0) {
 			if (k != 1 || (strcmp(w1, "each") != 0 &&
 			    strcmp(w1, "list") != 0))
-				bad(b, it->line, "option: reveal list|each");
+				scenario_build_bad(
+				    b, it->line, "option: reveal list|each");
 			else if (strcmp(w1, "each") == 0)
 				game_set_var(g, "reveal", 1);
 		} else
-			bad(b, it->line, "option: platoon knows profile, edge, "
+			scenario_build_bad(b, it->line,
+			    "option: platoon knows profile, edge, "
 			    "home and reveal (docs/rules/platoon.md)");
 	}
 }
 
 /* Platoons and their squads, in the file's order, with every check. */
 static void
-build_units(struct plt_build *b)
+build_units(struct scenario_build *b)
 {
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
@@ -1053,17 +1028,19 @@ build_units(struct plt_build *b)
 		struct game_unit *u;
 
 		if ((s = game_side_index(g, su->side)) < 0) {
-			bad(b, su->line, "unit: no side \"%s\"", su->side);
+			scenario_build_bad(
+			    b, su->line, "unit: no side \"%s\"", su->side);
 			continue;
 		}
 		if (game_unit_index(g, su->id) >= 0) {
-			bad(b, su->line, "unit: \"%s\" is listed twice",
-			    su->id);
+			scenario_build_bad(b, su->line,
+			    "unit: \"%s\" is listed twice", su->id);
 			continue;
 		}
 		if (strcmp(su->kind, PLT_PLATOON) == 0) {
 			if (strcmp(su->at, "-") != 0 || su->carried_by[0]) {
-				bad(b, su->line, "unit: a platoon is not on "
+				scenario_build_bad(b, su->line,
+				    "unit: a platoon is not on "
 				    "the map: unit: ID platoon SIDE -");
 				continue;
 			}
@@ -1073,28 +1050,32 @@ build_units(struct plt_build *b)
 			continue;
 		}
 		if (!profile_of_kind(g, su->kind, &pf)) {
-			bad(b, su->line, "unit: no profile \"%s\" (rifle, "
-			    "heavy, or an 'option: profile' line)", su->kind);
+			scenario_build_bad(b, su->line,
+			    "unit: no profile \"%s\" (rifle, "
+			    "heavy, or an 'option: profile' line)",
+			    su->kind);
 			continue;
 		}
 		p = su->carried_by[0] ? game_unit_index(g, su->carried_by) : -1;
 		if (p < 0 || !plt_is_platoon(&g->units[p]) ||
 		    g->units[p].side != s) {
-			bad(b, su->line, "unit: a squad names its platoon, "
+			scenario_build_bad(b, su->line,
+			    "unit: a squad names its platoon, "
 			    "listed before it: unit: ID %s SIDE HEX - - "
-			    "PLATOON", su->kind);
+			    "PLATOON",
+			    su->kind);
 			continue;
 		}
-		if (!board_hex(b, su->line, "unit", su->at, &h))
+		if (!scenario_build_hex(b, su->line, "unit", su->at, &h))
 			continue;
 		if (plt_squad_at(g, h) >= 0) {
-			bad(b, su->line, "unit: %s is taken (one squad a hex)",
-			    su->at);
+			scenario_build_bad(b, su->line,
+			    "unit: %s is taken (one squad a hex)", su->at);
 			continue;
 		}
 		if (plt_terrain(g, h) == NULL || plt_terrain(g, h)->impassable) {
-			bad(b, su->line, "unit: %s is impassable terrain",
-			    su->at);
+			scenario_build_bad(b, su->line,
+			    "unit: %s is impassable terrain", su->at);
 			continue;
 		}
 		u = game_add_unit(g, su->id, su->kind, profile_name(sc,
@@ -1109,11 +1090,12 @@ build_units(struct plt_build *b)
 	for (i = 0; i < g->nunits; i++)
 		if (plt_is_platoon(&g->units[i]) &&
 		    g->units[i].x[PLT_X_SQUADS0] == 0)
-			bad(b, 0, "unit: platoon %s has no squads",
-			    g->units[i].id);
+			scenario_build_bad(b, 0,
+			    "unit: platoon %s has no squads", g->units[i].id);
 	for (i = 0; i < g->nunits; i++)
 		if (plt_is_platoon(&g->units[i]) && !plt_coherent(g, i))
-			bad(b, 0, "unit: platoon %s starts out of coherency "
+			scenario_build_bad(b, 0,
+			    "unit: platoon %s starts out of coherency "
 			    "(its squads must form a chain of adjacent hexes)",
 			    g->units[i].id);
 }
@@ -1122,7 +1104,7 @@ build_units(struct plt_build *b)
 int
 plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
-	struct plt_build b = { g, sc, 0 };
+	struct scenario_build b = {g, sc, 0};
 	const char *turns;
 	int i, n;
 
@@ -1135,10 +1117,12 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	g->layout.cols = sc->cols;
 	g->layout.rows = sc->rows;
 	if (sc->cols > 26)
-		bad(&b, sc->map_line, "map: platoon names columns A to Z: at "
+		scenario_build_bad(&b, sc->map_line,
+		    "map: platoon names columns A to Z: at "
 		    "most 26 columns");
 	if (sc->nsides < 2)
-		bad(&b, sc->nsides ? sc->sides[0].line : 0, "side: platoon "
+		scenario_build_bad(&b, sc->nsides ? sc->sides[0].line : 0,
+		    "side: platoon "
 		    "needs two to four sides");
 	g->nsides = sc->nsides;
 	for (i = 0; i < sc->nsides; i++) {
@@ -1154,13 +1138,15 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		build_units(&b);
 	for (i = 0; i < sc->nvars; i++) {
 		if (strcmp(sc->vars[i].name, "hw.short.cm") != 0) {
-			bad(&b, sc->vars[i].line, "var: platoon knows only "
+			scenario_build_bad(&b, sc->vars[i].line,
+			    "var: platoon knows only "
 			    "hw.short.cm (12 or 20)");
 			continue;
 		}
 		n = scenario_var(sc, "hw.short.cm", PLT_HW_SHORT_CM);
 		if (n != 12 && n != 20)
-			bad(&b, sc->vars[i].line, "var: hw.short.cm is 12 "
+			scenario_build_bad(&b, sc->vars[i].line,
+			    "var: hw.short.cm is 12 "
 			    "(the seed's text) or 20 (its table)");
 		game_set_var(g, "hw.short.cm", n);
 	}
@@ -1170,8 +1156,8 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		for (k = 0; k < g->nunits; k++)
 			any |= plt_alive(g, k) && g->units[k].side == i;
 		if (!any)
-			bad(&b, sc->sides[i].line, "side: %s has no squads",
-			    sc->sides[i].name);
+			scenario_build_bad(&b, sc->sides[i].line,
+			    "side: %s has no squads", sc->sides[i].name);
 	}
 	n = sc->turns > 0 ? sc->turns : 8;
 	if ((turns = game_option(g, "turns")) != NULL)
