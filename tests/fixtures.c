@@ -7,6 +7,7 @@
 
 #include "engine.h"
 #include "fixtures.h"
+#include "moderator.h"
 #include "turn.h"
 
 void
@@ -358,4 +359,32 @@ fx_club(const char **path, struct config *cfg, int64_t *cid, struct game *g,
 	if (g == &own)
 		game_free(&own);
 	return st;
+}
+
+int
+fx_moderate(struct store *st, const struct config *cfg, const char *text,
+    const struct store_player *who, long now, char **reply,
+    struct hp_error *err)
+{
+	struct mod_command cmd;
+	struct sbuf b;
+	int rc;
+
+	sbuf_init(&b);
+	sbuf_add(&b, "", 0);
+	if ((rc = moderator_parse(text, strlen(text), &cmd, err)) != HP_OK)
+		goto out;
+	if (store_begin(st, err) != HP_OK)
+		fatalx("fx_moderate: %s", err->msg);
+	rc = moderator_exec(st, cfg, &cmd, who, now, &b, err);
+	if (rc == HP_OK) {
+		if (store_commit(st, err) != HP_OK)
+			fatalx("fx_moderate: %s", err->msg);
+	} else
+		store_rollback(st);
+out:
+	if (reply != NULL)
+		*reply = sbuf_steal(&b);
+	sbuf_free(&b);
+	return rc;
 }
