@@ -388,3 +388,35 @@ out:
 	sbuf_free(&b);
 	return rc;
 }
+
+void
+fx_submit(struct store *st, const char *campaign, int side,
+    const char *window, const char *body)
+{
+	struct hp_error err = { 0, "" };
+	struct turn_submit res;
+	struct store_window w;
+	struct window_spec spec;
+	struct game g;
+	unsigned missing;
+	struct sbuf b;
+
+	game_init(&g);
+	if (store_game_load(st, campaign, &g, NULL, &err) != HP_OK ||
+	    turn_pending(st, campaign, &w, &missing, &err) != HP_OK)
+		fatalx("fx_submit: %s", err.msg);
+	spec = w.spec;
+	if (window != NULL)
+		strlcpy_(spec.name, window, sizeof spec.name);
+	sbuf_init(&b);
+	window_order_header(&g, &spec, side, &b);
+	sbuf_puts(&b, body);
+	turn_submit_init(&res);
+	if (turn_submit(st, campaign, b.buf, b.len, side, 0, "cli", &res,
+	    &err) != HP_OK)
+		fatalx("submit: %s %s", err.msg, res.errs.n ?
+		    res.errs.v[0].msg : "");
+	turn_submit_free(&res);
+	sbuf_free(&b);
+	game_free(&g);
+}

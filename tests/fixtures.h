@@ -80,4 +80,10 @@ int fx_moderate(struct store *, const struct config *, const char *text,
     const struct store_player *who, long now, char **reply,
     struct hp_error *);
 
+/* Submit body as side's file for campaign's open window (or the window
+ * named window of the same turn, e.g. "standing") from the command line;
+ * aborts if it is refused. */
+void fx_submit(struct store *, const char *campaign, int side,
+    const char *window, const char *body);
+
 #endif
