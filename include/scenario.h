@@ -139,4 +139,15 @@ void scenario_build_bad(struct scenario_build *b, int line, const char *fmt,
 bool scenario_build_hex(struct scenario_build *b, int line, const char *what,
     const char *label, struct hex *h);
 
+/* The option "edge HEX DIR KIND" (nwords the words given): the obstacle
+ * KIND, one of names[1..nkinds-1], on HEX's hexside toward DIR (n ne se s
+ * sw nw) and its neighbour's, as edge codes; false after a complaint. */
+bool scenario_build_edge(struct scenario_build *b, int line, int nwords,
+    const char *hex, const char *dir, const char *kind,
+    const char *const *names, int nkinds);
+/* The option "home SIDE north|south|east|west" (nwords the words given):
+ * var home.SIDE, the edge's index; false after a complaint. */
+bool scenario_build_home(struct scenario_build *b, int line, int nwords,
+    const char *side, const char *edge);
+
 #endif

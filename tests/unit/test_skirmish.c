@@ -1537,7 +1537,8 @@ t_scenario_errors(void **state)
 	assert_non_null(strstr(t, "line 11: unit: quality is green, regular "
 	    "or veteran"));
 	assert_non_null(strstr(t, "line 12: option: edge: expected a "
-	    "direction"));
+	    "direction (n ne se s sw nw) and an obstacle (hedge wall), got "
+	    "\"up hedge\""));
 	assert_non_null(strstr(t, "line 13: marker: skirmish-ww2 has "
 	    "objectives only"));
 	free(t);

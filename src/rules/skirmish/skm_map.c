@@ -36,7 +36,6 @@ static const char *const edge_names[SKM_E_NKINDS] = { "none", "hedge",
 	"wall" };
 static const int edge_cover[SKM_E_NKINDS] = { SKM_OPEN, SKM_LIGHT,
 	SKM_HEAVY };
-static const char *const home_names[] = { "north", "south", "east", "west" };
 
 /* The element kinds (placeholders: the sheet gives no weapon table). */
 static const struct skm_kind kinds[] = {
@@ -508,16 +507,13 @@ build_map(struct scenario_build *b)
 static void
 build_options(struct scenario_build *b, bool units)
 {
-	static const char *const dirs[6] = { "se", "ne", "n", "nw", "sw",
-		"s" };
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
-	int i, k, d, s;
+	int i, k;
 
 	for (i = 0; i < sc->noptions; i++) {
 		const struct scenario_item *it = &sc->options[i];
 		char w1[64] = "", w2[64] = "", w3[64] = "", extra[8] = "";
-		struct hex h;
 
 		k = sscanf(it->value, "%63s %63s %63s %7s", w1, w2, w3, extra);
 		if (strcmp(it->name, "floor") == 0) {
@@ -545,49 +541,12 @@ build_options(struct scenario_build *b, bool units)
 		}
 		if (units)
 			continue;
-		if (strcmp(it->name, "edge") == 0) {
-			struct game_hex *gh, *nh;
-
-			if (k != 3) {
-				scenario_build_bad(
-				    b, it->line, "option: edge HEX DIR KIND");
-				continue;
-			}
-			if (!scenario_build_hex(
-				b, it->line, "option: edge", w1, &h))
-				continue;
-			for (d = 0; d < 6 && strcmp(w2, dirs[d]); d++)
-				;
-			for (k = 1; k < SKM_E_NKINDS &&
-			    strcmp(w3, edge_names[k]); k++)
-				;
-			if (d == 6 || k == SKM_E_NKINDS) {
-				scenario_build_bad(b, it->line,
-				    "option: edge: expected a "
-				    "direction (n ne se s sw nw) and an "
-				    "obstacle (hedge wall), got \"%s %s\"",
-				    w2, w3);
-				continue;
-			}
-			gh = game_hex_at(g, h);
-			gh->edge[d] = k;
-			if ((nh = game_hex_at(g, hex_neighbour(h, d))) != NULL)
-				nh->edge[(d + 3) % 6] = k;
-		} else if (strcmp(it->name, "home") == 0) {
-			char key[24];
-
-			s = k == 2 ? game_side_index(g, w1) : -1;
-			for (d = 0; d < 4 && strcmp(w2, home_names[d]); d++)
-				;
-			if (s < 0 || d == 4) {
-				scenario_build_bad(b, it->line,
-				    "option: home SIDE "
-				    "north|south|east|west");
-				continue;
-			}
-			snprintf(key, sizeof key, "home.%d", s);
-			game_set_var(g, key, d);
-		} else
+		if (strcmp(it->name, "edge") == 0)
+			scenario_build_edge(b, it->line, k, w1, w2, w3,
+			    edge_names, SKM_E_NKINDS);
+		else if (strcmp(it->name, "home") == 0)
+			scenario_build_home(b, it->line, k, w1, w2);
+		else
 			scenario_build_bad(b, it->line,
 			    "option: skirmish-ww2 knows edge, home "
 			    "and floor (docs/rules/skirmish-ww2.md)");
