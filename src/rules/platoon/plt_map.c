@@ -308,24 +308,12 @@ int
 plt_cover(const struct game *g, struct hex target, struct hex from)
 {
 	const struct plt_terrain *t = plt_terrain(g, target);
-	struct hex_line_step st[HEX_LINE_MAX];
-	int c = t != NULL ? t->cover : 0, n, d, e;
+	int c = t != NULL ? t->cover : 0, n, i, e, dirs[2];
 
-	if (hex_eq(target, from))
-		return c;
-	n = hex_line(target, from, st, HEX_LINE_MAX);
-	if (n < 2)
-		return c;
-	d = hex_direction_to(target, st[1].h);
-	e = edge_cover[plt_edge(g, target, d)];
-	if (e > c)
-		c = e;
-	if (st[1].tie) {
-		d = hex_direction_to(target, st[1].alt);
-		e = edge_cover[plt_edge(g, target, d)];
-		if (e > c)
+	n = hex_facing(target, from, dirs);
+	for (i = 0; i < n; i++)
+		if ((e = edge_cover[plt_edge(g, target, dirs[i])]) > c)
 			c = e;
-	}
 	return c;
 }
 

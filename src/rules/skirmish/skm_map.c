@@ -349,24 +349,12 @@ int
 skm_cover(const struct game *g, struct hex t, struct hex f)
 {
 	const struct skm_terrain *tt = skm_terrain(g, t);
-	struct hex_line_step st[HEX_LINE_MAX];
-	int c = tt != NULL ? tt->cover : SKM_OPEN, n, d, e;
+	int c = tt != NULL ? tt->cover : SKM_OPEN, n, i, e, dirs[2];
 
-	if (hex_eq(t, f))
-		return c;
-	n = hex_line(t, f, st, HEX_LINE_MAX);
-	if (n < 2)
-		return c;
-	d = hex_direction_to(t, st[1].h);
-	e = edge_cover[skm_edge(g, t, d)];
-	if (e > c)
-		c = e;
-	if (st[1].tie) {
-		d = hex_direction_to(t, st[1].alt);
-		e = edge_cover[skm_edge(g, t, d)];
-		if (e > c)
+	n = hex_facing(t, f, dirs);
+	for (i = 0; i < n; i++)
+		if ((e = edge_cover[skm_edge(g, t, dirs[i])]) > c)
 			c = e;
-	}
 	return c;
 }
 
