@@ -247,3 +247,32 @@ fuzz_parse_file(const uint8_t *data, size_t size, struct order_header *h,
 		abort();
 	return true;
 }
+
+void
+fuzz_check_input(const struct ruleset *rules, const struct game *states,
+    int nstates, int sidebits, bool decisions, const uint8_t *data,
+    size_t size, const char *who, void (*view)(const struct sbuf *, int))
+{
+	struct order_header h;
+	struct order_body body;
+	struct order_errors errs;
+	struct window_spec w;
+	const struct game *g;
+	char *canon;
+	int side;
+
+	if (size < 1 || !fuzz_parse_file(data + 1, size - 1, &h, &body, &errs))
+		return;
+	g = &states[(data[0] >> sidebits) % nstates];
+	side = (data[0] & ((1 << sidebits) - 1)) % g->nsides;
+	if (rules->next_window(g, &w) &&
+	    (canon = fuzz_parse(g, &w, side, &body)) != NULL) {
+		fuzz_check_canon(g, &w, side, canon, who);
+		if (decisions || w.kind != WINDOW_DECISION)
+			fuzz_check_resolve(g, &w, side, canon, data, size, who,
+			    view);
+		free(canon);
+	}
+	orders_body_free(&body);
+	orders_errors_free(&errs);
+}

@@ -59,4 +59,14 @@ bool fuzz_parse_file(const uint8_t *data, size_t size,
     struct order_header *h, struct order_body *body,
     struct order_errors *errs);
 
+/* One input against the positions states[0..nstates-1] of rules: the
+ * first byte's bits above its low sidebits pick the position, those bits
+ * the side (modulo the position's sides); the rest is an order file for
+ * fuzz_parse_file. Orders the ruleset accepts pass fuzz_check_canon and,
+ * unless the window is a decision and !decisions, fuzz_check_resolve with
+ * view. */
+void fuzz_check_input(const struct ruleset *rules, const struct game *states,
+    int nstates, int sidebits, bool decisions, const uint8_t *data,
+    size_t size, const char *who, void (*view)(const struct sbuf *, int));
+
 #endif

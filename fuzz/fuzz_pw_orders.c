@@ -103,28 +103,9 @@ check_width(const struct sbuf *b, int side)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct order_header h;
-	struct order_body body;
-	struct order_errors errs;
-	struct window_spec w;
-	const struct game *g;
-	char *canon;
-	int side;
-
 	if (rules == NULL)
 		init();
-	if (size < 1 || !fuzz_parse_file(data + 1, size - 1, &h, &body, &errs))
-		return 0;
-	g = &states[(data[0] >> 1) % nstates];
-	side = data[0] & 1;
-	if (rules->next_window(g, &w) &&
-	    (canon = fuzz_parse(g, &w, side, &body)) != NULL) {
-		fuzz_check_canon(g, &w, side, canon, WHO);
-		fuzz_check_resolve(g, &w, side, canon, data, size, WHO,
-		    check_width);
-		free(canon);
-	}
-	orders_body_free(&body);
-	orders_errors_free(&errs);
+	fuzz_check_input(rules, states, nstates, 1, true, data, size, WHO,
+	    check_width);
 	return 0;
 }

@@ -90,4 +90,9 @@ struct hex_line_step {
  * the line is longer than max. */
 int hex_line(struct hex a, struct hex b, struct hex_line_step *steps, int max);
 
+/* The directions of a's sides that face b (the first step of the line
+ * from a to b, and the other hex of a tie) into dirs; returns 0 (a is b
+ * or the line is too long), 1 or 2. */
+int hex_facing(struct hex a, struct hex b, int dirs[2]);
+
 #endif

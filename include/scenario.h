@@ -123,4 +123,31 @@ const struct scenario_item *scenario_option(const struct scenario *sc,
  * entry; *n is set. The array is the caller's; the strings are static. */
 const char **scenario_list(const char *ruleset, size_t *n);
 
+/* A scenario being built into a game by a ruleset's setup: the game (the
+ * caller's), the scenario and how many complaints were made so far. */
+struct scenario_build {
+	struct game *g;
+	const struct scenario *sc;
+	int errors;
+};
+
+/* Record a complaint about line of b's scenario and count it. */
+void scenario_build_bad(struct scenario_build *b, int line, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+/* Parse label into h, a hex of b's map; false after a complaint
+ * "WHAT: "LABEL" is not a hex of this CxR map". */
+bool scenario_build_hex(struct scenario_build *b, int line, const char *what,
+    const char *label, struct hex *h);
+
+/* The option "edge HEX DIR KIND" (nwords the words given): the obstacle
+ * KIND, one of names[1..nkinds-1], on HEX's hexside toward DIR (n ne se s
+ * sw nw) and its neighbour's, as edge codes; false after a complaint. */
+bool scenario_build_edge(struct scenario_build *b, int line, int nwords,
+    const char *hex, const char *dir, const char *kind,
+    const char *const *names, int nkinds);
+/* The option "home SIDE north|south|east|west" (nwords the words given):
+ * var home.SIDE, the edge's index; false after a complaint. */
+bool scenario_build_home(struct scenario_build *b, int line, int nwords,
+    const char *side, const char *edge);
+
 #endif

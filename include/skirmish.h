@@ -195,6 +195,10 @@ bool skm_mid_turn(const struct game *, int unit);
 bool skm_op_asked(const struct game *, int unit);
 /* Did unit pass through h in this turn's movement (the faithful mode)? */
 bool skm_moved_through(const struct game *, int unit, struct hex h);
+/* How many hexes unit entered in this turn's movement (the faithful
+ * mode), and the k-th of them (0-based). */
+int skm_moved_n(const struct game *, int unit);
+struct hex skm_moved_hex(const struct game *, int unit, int k);
 /* May unit f place an opportunity-fire marker on unit t at h (sight and
  * range, the marker's own range rng or 0)? */
 bool skm_op_ok(const struct game *, int f, int t, struct hex h, int rng);

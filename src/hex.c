@@ -319,3 +319,17 @@ hex_line(struct hex a, struct hex b, struct hex_line_step *steps, int max)
 	}
 	return dist + 1;
 }
+
+int
+hex_facing(struct hex a, struct hex b, int dirs[2])
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+
+	if (hex_eq(a, b) || hex_line(a, b, st, HEX_LINE_MAX) < 2)
+		return 0;
+	dirs[0] = hex_direction_to(a, st[1].h);
+	if (!st[1].tie)
+		return 1;
+	dirs[1] = hex_direction_to(a, st[1].alt);
+	return 2;
+}

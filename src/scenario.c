@@ -626,3 +626,91 @@ scenario_list(const char *ruleset, size_t *n)
 	*n = k;
 	return v;
 }
+
+void
+scenario_build_bad(struct scenario_build *b, int line, const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	scenario_error(b->sc, line, "%s", msg);
+	b->errors++;
+}
+
+bool
+scenario_build_hex(struct scenario_build *b, int line, const char *what,
+    const char *label, struct hex *h)
+{
+	if (!hex_parse_label(&b->g->layout, label, h) ||
+	    !game_on_map(b->g, *h)) {
+		scenario_build_bad(b, line, "%s: \"%s\" is not a hex of this "
+		    "%dx%d map", what, label, b->g->layout.cols,
+		    b->g->layout.rows);
+		return false;
+	}
+	return true;
+}
+
+bool
+scenario_build_edge(struct scenario_build *b, int line, int nwords,
+    const char *hex, const char *dir, const char *kind,
+    const char *const *names, int nkinds)
+{
+	static const char *const dirs[6] = { "se", "ne", "n", "nw", "sw",
+		"s" };
+	struct game_hex *gh, *nh;
+	char list[200] = "";
+	struct hex h;
+	size_t n;
+	int d, k;
+
+	if (nwords != 3) {
+		scenario_build_bad(b, line, "option: edge HEX DIR KIND");
+		return false;
+	}
+	if (!scenario_build_hex(b, line, "option: edge", hex, &h))
+		return false;
+	for (d = 0; d < 6 && strcmp(dir, dirs[d]); d++)
+		;
+	for (k = 1; k < nkinds && strcmp(kind, names[k]); k++)
+		;
+	if (d == 6 || k == nkinds) {
+		for (k = 1, n = 0; k < nkinds && n < sizeof list; k++)
+			n += (size_t)snprintf(list + n, sizeof list - n, "%s%s",
+			    k > 1 ? " " : "", names[k]);
+		scenario_build_bad(b, line, "option: edge: expected a direction "
+		    "(n ne se s sw nw) and an obstacle (%s), got \"%s %s\"",
+		    list, dir, kind);
+		return false;
+	}
+	gh = game_hex_at(b->g, h);
+	gh->edge[d] = k;
+	if ((nh = game_hex_at(b->g, hex_neighbour(h, d))) != NULL)
+		nh->edge[(d + 3) % 6] = k;
+	return true;
+}
+
+bool
+scenario_build_home(struct scenario_build *b, int line, int nwords,
+    const char *side, const char *edge)
+{
+	static const char *const homes[4] = { "north", "south", "east",
+		"west" };
+	char key[24];
+	int s, d;
+
+	s = nwords == 2 ? game_side_index(b->g, side) : -1;
+	for (d = 0; d < 4 && strcmp(edge, homes[d]); d++)
+		;
+	if (s < 0 || d == 4) {
+		scenario_build_bad(b, line, "option: home SIDE "
+		    "north|south|east|west");
+		return false;
+	}
+	snprintf(key, sizeof key, "home.%d", s);
+	game_set_var(b->g, key, d);
+	return true;
+}

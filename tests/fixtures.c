@@ -7,6 +7,7 @@
 
 #include "engine.h"
 #include "fixtures.h"
+#include "moderator.h"
 #include "turn.h"
 
 void
@@ -358,4 +359,64 @@ fx_club(const char **path, struct config *cfg, int64_t *cid, struct game *g,
 	if (g == &own)
 		game_free(&own);
 	return st;
+}
+
+int
+fx_moderate(struct store *st, const struct config *cfg, const char *text,
+    const struct store_player *who, long now, char **reply,
+    struct hp_error *err)
+{
+	struct mod_command cmd;
+	struct sbuf b;
+	int rc;
+
+	sbuf_init(&b);
+	sbuf_add(&b, "", 0);
+	if ((rc = moderator_parse(text, strlen(text), &cmd, err)) != HP_OK)
+		goto out;
+	if (store_begin(st, err) != HP_OK)
+		fatalx("fx_moderate: %s", err->msg);
+	rc = moderator_exec(st, cfg, &cmd, who, now, &b, err);
+	if (rc == HP_OK) {
+		if (store_commit(st, err) != HP_OK)
+			fatalx("fx_moderate: %s", err->msg);
+	} else
+		store_rollback(st);
+out:
+	if (reply != NULL)
+		*reply = sbuf_steal(&b);
+	sbuf_free(&b);
+	return rc;
+}
+
+void
+fx_submit(struct store *st, const char *campaign, int side,
+    const char *window, const char *body)
+{
+	struct hp_error err = { 0, "" };
+	struct turn_submit res;
+	struct store_window w;
+	struct window_spec spec;
+	struct game g;
+	unsigned missing;
+	struct sbuf b;
+
+	game_init(&g);
+	if (store_game_load(st, campaign, &g, NULL, &err) != HP_OK ||
+	    turn_pending(st, campaign, &w, &missing, &err) != HP_OK)
+		fatalx("fx_submit: %s", err.msg);
+	spec = w.spec;
+	if (window != NULL)
+		strlcpy_(spec.name, window, sizeof spec.name);
+	sbuf_init(&b);
+	window_order_header(&g, &spec, side, &b);
+	sbuf_puts(&b, body);
+	turn_submit_init(&res);
+	if (turn_submit(st, campaign, b.buf, b.len, side, 0, "cli", &res,
+	    &err) != HP_OK)
+		fatalx("submit: %s %s", err.msg, res.errs.n ?
+		    res.errs.v[0].msg : "");
+	turn_submit_free(&res);
+	sbuf_free(&b);
+	game_free(&g);
 }

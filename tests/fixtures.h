@@ -73,4 +73,17 @@ char *fx_db_text(const char *path, const char *sql);
 struct store *fx_club(const char **path, struct config *cfg, int64_t *cid,
     struct game *g, const char *master);
 
+/* Parse the command file text and carry it out as player who (NULL: the
+ * command line) at now in one transaction (rolled back if refused); the
+ * answer in *reply (caller frees) when reply is not NULL. */
+int fx_moderate(struct store *, const struct config *, const char *text,
+    const struct store_player *who, long now, char **reply,
+    struct hp_error *);
+
+/* Submit body as side's file for campaign's open window (or the window
+ * named window of the same turn, e.g. "standing") from the command line;
+ * aborts if it is refused. */
+void fx_submit(struct store *, const char *campaign, int side,
+    const char *window, const char *body);
+
 #endif

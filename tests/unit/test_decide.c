@@ -361,29 +361,7 @@ campaign(struct minisign_seckey **sk)
 static void
 submit(struct store *st, int side, const char *window, const char *body)
 {
-	struct hp_error err = { 0, "" };
-	struct turn_submit res;
-	struct store_window w;
-	struct window_spec spec;
-	struct game g;
-	unsigned missing;
-	char *t;
-
-	game_init(&g);
-	assert_int_equal(store_game_load(st, "d", &g, NULL, &err), HP_OK);
-	assert_int_equal(turn_pending(st, "d", &w, &missing, &err), HP_OK);
-	spec = w.spec;
-	if (window != NULL)
-		strlcpy_(spec.name, window, sizeof spec.name);
-	t = file_for(&g, &spec, side, body);
-	turn_submit_init(&res);
-	if (turn_submit(st, "d", t, strlen(t), side, 0, "cli", &res, &err) !=
-	    HP_OK)
-		fail_msg("submit: %s %s", err.msg, res.errs.n ?
-		    res.errs.v[0].msg : "");
-	turn_submit_free(&res);
-	free(t);
-	game_free(&g);
+	fx_submit(st, "d", side, window, body);
 }
 
 /* The audit of d from the database and from its bundle: OK, n stops

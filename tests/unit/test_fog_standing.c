@@ -53,31 +53,7 @@ fog_campaign(const char *path, struct minisign_seckey *sk)
 static void
 submit(struct store *st, int side, const char *window, const char *body)
 {
-	struct hp_error err = { 0, "" };
-	struct turn_submit res;
-	struct store_window w;
-	struct window_spec spec;
-	struct game g;
-	unsigned missing;
-	struct sbuf b;
-
-	game_init(&g);
-	assert_int_equal(store_game_load(st, "f", &g, NULL, &err), HP_OK);
-	assert_int_equal(turn_pending(st, "f", &w, &missing, &err), HP_OK);
-	spec = w.spec;
-	if (window != NULL)
-		strlcpy_(spec.name, window, sizeof spec.name);
-	sbuf_init(&b);
-	window_order_header(&g, &spec, side, &b);
-	sbuf_puts(&b, body);
-	turn_submit_init(&res);
-	if (turn_submit(st, "f", b.buf, b.len, side, 0, "cli", &res, &err) !=
-	    HP_OK)
-		fail_msg("submit: %s %s", err.msg, res.errs.n ?
-		    res.errs.v[0].msg : "");
-	turn_submit_free(&res);
-	sbuf_free(&b);
-	game_free(&g);
+	fx_submit(st, "f", side, window, body);
 }
 
 /* Play f to its end (two turns) with Red's standing orders standing. */

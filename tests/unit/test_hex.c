@@ -612,6 +612,22 @@ test_game_line(void **state)
 		assert_false(st[i].tie);
 }
 
+/* The sides facing another hex: none toward itself, one along a clear
+ * line, two at a tie (the line's first step and its alternative). */
+static void
+test_facing(void **state)
+{
+	int dirs[2] = { -1, -1 };
+
+	(void)state;
+	assert_int_equal(hex_facing(H(0, 0), H(0, 0), dirs), 0);
+	assert_int_equal(hex_facing(H(0, 0), H(3, 0), dirs), 1);
+	assert_int_equal(dirs[0], hex_direction_to(H(0, 0), H(1, 0)));
+	assert_int_equal(hex_facing(H(0, 0), H(2, -1), dirs), 2);
+	assert_int_equal(dirs[0], hex_direction_to(H(0, 0), H(1, -1)));
+	assert_int_equal(dirs[1], hex_direction_to(H(0, 0), H(1, 0)));
+}
+
 int
 main(void)
 {
@@ -630,6 +646,7 @@ main(void)
 		cmocka_unit_test(test_line_oracle),
 		cmocka_unit_test(test_game_map),
 		cmocka_unit_test(test_game_line),
+		cmocka_unit_test(test_facing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,25 +81,7 @@ static int
 run(struct fx *f, const char *text, const struct store_player *who,
     long now, char **reply, struct hp_error *err)
 {
-	struct mod_command cmd;
-	struct sbuf b;
-	int rc;
-
-	sbuf_init(&b);
-	sbuf_add(&b, "", 0);
-	if ((rc = moderator_parse(text, strlen(text), &cmd, err)) != HP_OK)
-		goto out;
-	assert_int_equal(store_begin(f->st, err), HP_OK);
-	rc = moderator_exec(f->st, &f->cfg, &cmd, who, now, &b, err);
-	if (rc == HP_OK)
-		assert_int_equal(store_commit(f->st, err), HP_OK);
-	else
-		store_rollback(f->st);
-out:
-	if (reply != NULL)
-		*reply = sbuf_steal(&b);
-	sbuf_free(&b);
-	return rc;
+	return fx_moderate(f->st, &f->cfg, text, who, now, reply, err);
 }
 
 /* The command must succeed; its answer must contain want. */

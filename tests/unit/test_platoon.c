@@ -290,7 +290,9 @@ t_scenario_errors(void **state)
 	assert_non_null(strstr(msg, "option: profile ID MOVE"));
 	assert_non_null(strstr(msg, "B2 is taken (one squad a hex)"));
 	assert_non_null(strstr(msg, "no profile \"dragon\""));
-	assert_non_null(strstr(msg, "expected a direction"));
+	assert_non_null(strstr(msg, "option: edge: expected a direction (n ne "
+	    "se s sw nw) and an obstacle (hedge fence wall bocage highwall "
+	    "wire), got \"up hedge\""));
 	assert_non_null(strstr(msg, "starts out of coherency"));
 	assert_non_null(strstr(msg, "platoon z has no squads"));
 	free(msg);

@@ -1236,6 +1236,49 @@ t_opponent_blind(void **state)
 	game_free(&g);
 }
 
+/* The faithful mode: resolve window w of g with the orders raw and the
+ * dice script[0..n-1] (d and ev set up here) until it stops at step,
+ * asking the sides ask. */
+static void
+stop_at(struct game *g, const struct window_spec *w, char **raw,
+    const int *script, size_t n, struct dice *d, struct events *ev,
+    struct window_stop *stop, int step, unsigned ask)
+{
+	struct hp_error err = { 0, "" };
+
+	dice_init_scripted(d, script, n);
+	events_init(ev);
+	assert_int_equal(window_resolve_resume(g, w,
+	    (const char *const *)raw, NULL, NULL, stop, d, ev, &err),
+	    HP_OK);
+	assert_int_equal(stop->step, step);
+	assert_int_equal(stop->ask, ask);
+}
+
+/* The faithful mode: resume window w (orders raw), stopped at stop, as
+ * the decision w2 with the answers ans and the dice script[0..n-1] (d and
+ * ev set up here); the turn ends. */
+static void
+resume_to_end(struct game *g, const struct window_spec *w,
+    const struct window_spec *w2, char **raw, char **ans, const int *script,
+    size_t n, struct dice *d, struct events *ev, struct window_stop *stop)
+{
+	struct hp_error err = { 0, "" };
+	struct window_resume res;
+
+	memset(&res, 0, sizeof res);
+	res.step = stop->step;
+	res.w = *w;
+	res.prior[BLUE] = raw[BLUE];
+	res.prior[RED] = raw[RED];
+	dice_init_scripted(d, script, n);
+	events_init(ev);
+	assert_int_equal(window_resolve_resume(g, w2,
+	    (const char *const *)ans, NULL, &res, stop, d, ev, &err),
+	    HP_OK);
+	assert_int_equal(stop->step, -1);
+}
+
 /* The faithful mode: the initiative winner without an 'initiative' line
  * is asked in a decision window; the turn resumes with its answer and the
  * stopped window's orders. */
@@ -1248,7 +1291,6 @@ t_faithful(void **state)
 	struct hp_error err = { 0, "" };
 	struct window_spec w, w2;
 	struct window_stop stop;
-	struct window_resume res;
 	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *e;
 	/* Initiative: blue 5, red 2; no other roll. */
 	static const int s1[] = { 5, 2 };
@@ -1262,13 +1304,7 @@ t_faithful(void **state)
 	assert_true(skm_next_window(&g, &w));
 	raw[BLUE] = fx_orders(&g, "orders", "blue", "b1 M A2\n");
 	raw[RED] = fx_orders(&g, "orders", "red", "r1 M J9\n");
-	dice_init_scripted(&d, s1, 2);
-	events_init(&ev);
-	assert_int_equal(window_resolve_resume(&g, &w,
-	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err),
-	    HP_OK);
-	assert_int_equal(stop.step, 0);
-	assert_int_equal(stop.ask, 1u << BLUE);
+	stop_at(&g, &w, raw, s1, 2, &d, &ev, &stop, 0, 1u << BLUE);
 	assert_true(fx_event_has(&ev, "blue wins the initiative and is asked "
 	    "to move first or second"));
 	/* Nothing has moved yet. */
@@ -1283,17 +1319,7 @@ t_faithful(void **state)
 	assert_non_null(e);
 	free(e);
 	ans[BLUE] = fx_orders(&g, "initiative", "blue", "initiative second\n");
-	memset(&res, 0, sizeof res);
-	res.step = stop.step;
-	res.w = w;
-	res.prior[BLUE] = raw[BLUE];
-	res.prior[RED] = raw[RED];
-	dice_init_scripted(&d, s2, 0);
-	events_init(&ev);
-	assert_int_equal(window_resolve_resume(&g, &w2,
-	    (const char *const *)ans, NULL, &res, &stop, &d, &ev, &err),
-	    HP_OK);
-	assert_int_equal(stop.step, -1);
+	resume_to_end(&g, &w, &w2, raw, ans, s2, 0, &d, &ev, &stop);
 	assert_true(fx_event_has(&ev, "blue chooses to move second"));
 	assert_true(hex_eq(U(&g, "b1")->pos, fx_hex(&g, "A2")));
 	assert_true(hex_eq(U(&g, "r1")->pos, fx_hex(&g, "J9")));
@@ -1329,7 +1355,6 @@ t_faithful_react(void **state)
 	struct hp_error err = { 0, "" };
 	struct window_spec w, w2;
 	struct window_stop stop;
-	struct window_resume res;
 	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *t;
 	static const int s1[] = { 5, 2 };
 	static const int s2[] = { 0 };
@@ -1342,13 +1367,7 @@ t_faithful_react(void **state)
 	raw[BLUE] = fx_orders(&g, "orders", "blue", "initiative first\n"
 	    "b1 C assault r1\n");
 	raw[RED] = fx_orders(&g, "orders", "red", "");
-	dice_init_scripted(&d, s1, 2);
-	events_init(&ev);
-	assert_int_equal(window_resolve_resume(&g, &w,
-	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err),
-	    HP_OK);
-	assert_int_equal(stop.step, 1);
-	assert_int_equal(stop.ask, 1u << RED);
+	stop_at(&g, &w, raw, s1, 2, &d, &ev, &stop, 1, 1u << RED);
 	assert_true(fx_event_has(&ev, "red is asked how r1 reacts to b1's "
 	    "close assault"));
 	done(&d, &ev);
@@ -1364,17 +1383,7 @@ t_faithful_react(void **state)
 	assert_non_null(strstr(t, "r2 is not asked to react"));
 	free(t);
 	ans[RED] = fx_orders(&g, "react", "red", "react r1 withdraw\n");
-	memset(&res, 0, sizeof res);
-	res.step = stop.step;
-	res.w = w;
-	res.prior[BLUE] = raw[BLUE];
-	res.prior[RED] = raw[RED];
-	dice_init_scripted(&d, s2, 0);
-	events_init(&ev);
-	assert_int_equal(window_resolve_resume(&g, &w2,
-	    (const char *const *)ans, NULL, &res, &stop, &d, &ev, &err),
-	    HP_OK);
-	assert_int_equal(stop.step, -1);
+	resume_to_end(&g, &w, &w2, raw, ans, s2, 0, &d, &ev, &stop);
 	assert_true(fx_event_has(&ev, "r1 withdraws from A3"));
 	assert_false(skm_react_asked(&g, I(&g, "r1")));
 	assert_int_equal(g.turn, 2);
@@ -1396,7 +1405,6 @@ t_faithful_opfire(void **state)
 	struct hp_error err = { 0, "" };
 	struct window_spec w, w2;
 	struct window_stop stop;
-	struct window_resume res;
 	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *t;
 	static const int s1[] = { 1, 6 };
 	/* b1 at r1 marked at A7 (6 hexes): 4 - 1 - 1 = 2+: 8 dice, 2 hits;
@@ -1412,13 +1420,7 @@ t_faithful_opfire(void **state)
 	raw[BLUE] = fx_orders(&g, "orders", "blue", "b1 F opfire\n");
 	raw[RED] = fx_orders(&g, "orders", "red", "initiative first\n"
 	    "r1 A A8 A7 A6\n");
-	dice_init_scripted(&d, s1, 2);
-	events_init(&ev);
-	assert_int_equal(window_resolve_resume(&g, &w,
-	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err),
-	    HP_OK);
-	assert_int_equal(stop.step, 2);
-	assert_int_equal(stop.ask, 1u << BLUE);
+	stop_at(&g, &w, raw, s1, 2, &d, &ev, &stop, 2, 1u << BLUE);
 	assert_true(hex_eq(U(&g, "r1")->pos, fx_hex(&g, "A6")));
 	done(&d, &ev);
 	assert_int_equal(window_advance(&g, &stop, &w2, &more, &err), HP_OK);
@@ -1436,17 +1438,7 @@ t_faithful_opfire(void **state)
 	assert_non_null(strstr(t, "line 6: no element 'zz' of yours"));
 	free(t);
 	ans[BLUE] = fx_orders(&g, "opfire", "blue", "opfire b1 r1 A7\n");
-	memset(&res, 0, sizeof res);
-	res.step = stop.step;
-	res.w = w;
-	res.prior[BLUE] = raw[BLUE];
-	res.prior[RED] = raw[RED];
-	dice_init_scripted(&d, s2, 11);
-	events_init(&ev);
-	assert_int_equal(window_resolve_resume(&g, &w2,
-	    (const char *const *)ans, NULL, &res, &stop, &d, &ev, &err),
-	    HP_OK);
-	assert_int_equal(stop.step, -1);
+	resume_to_end(&g, &w, &w2, raw, ans, s2, 11, &d, &ev, &stop);
 	assert_false(d.script_exhausted);
 	assert_int_equal(d.scriptpos, 11);
 	assert_true(fx_event_has(&ev, "b1 places an Opportunity Fire marker "
@@ -1473,7 +1465,6 @@ t_faithful_melee(void **state)
 	struct hp_error err = { 0, "" };
 	struct window_spec w, w2;
 	struct window_stop stop;
-	struct window_resume res;
 	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *t;
 	static const int s1[] = { 5, 2 };
 	int s2[32], k, e1 = -1, e2 = -1;
@@ -1490,13 +1481,7 @@ t_faithful_melee(void **state)
 	    "b1 C assault r1\nb2 C assault r2\n");
 	raw[RED] = fx_orders(&g, "orders", "red", "react r1 stand\n"
 	    "react r2 stand\n");
-	dice_init_scripted(&d, s1, 2);
-	events_init(&ev);
-	assert_int_equal(window_resolve_resume(&g, &w,
-	    (const char *const *)raw, NULL, NULL, &stop, &d, &ev, &err),
-	    HP_OK);
-	assert_int_equal(stop.step, 4);
-	assert_int_equal(stop.ask, 1u << BLUE);
+	stop_at(&g, &w, raw, s1, 2, &d, &ev, &stop, 4, 1u << BLUE);
 	assert_true(fx_event_has(&ev, "blue is asked the order of the 2 "
 	    "melees"));
 	done(&d, &ev);
@@ -1510,17 +1495,7 @@ t_faithful_melee(void **state)
 	    "turn's melees"));
 	free(t);
 	ans[BLUE] = fx_orders(&g, "melee", "blue", "melee b2 b1\n");
-	memset(&res, 0, sizeof res);
-	res.step = stop.step;
-	res.w = w;
-	res.prior[BLUE] = raw[BLUE];
-	res.prior[RED] = raw[RED];
-	dice_init_scripted(&d, s2, 32);
-	events_init(&ev);
-	assert_int_equal(window_resolve_resume(&g, &w2,
-	    (const char *const *)ans, NULL, &res, &stop, &d, &ev, &err),
-	    HP_OK);
-	assert_int_equal(stop.step, -1);
+	resume_to_end(&g, &w, &w2, raw, ans, s2, 32, &d, &ev, &stop);
 	assert_int_equal(d.scriptpos, 32);
 	for (k = 0; k < (int)ev.n; k++) {
 		if (strstr(ev.v[k].text, "Melee: b2"))
@@ -1562,7 +1537,8 @@ t_scenario_errors(void **state)
 	assert_non_null(strstr(t, "line 11: unit: quality is green, regular "
 	    "or veteran"));
 	assert_non_null(strstr(t, "line 12: option: edge: expected a "
-	    "direction"));
+	    "direction (n ne se s sw nw) and an obstacle (hedge wall), got "
+	    "\"up hedge\""));
 	assert_non_null(strstr(t, "line 13: marker: skirmish-ww2 has "
 	    "objectives only"));
 	free(t);

@@ -323,24 +323,12 @@ int
 plt_cover(const struct game *g, struct hex target, struct hex from)
 {
 	const struct plt_terrain *t = plt_terrain(g, target);
-	struct hex_line_step st[HEX_LINE_MAX];
-	int c = t != NULL ? t->cover : 0, n, d, e;
+	int c = t != NULL ? t->cover : 0, n, i, e, dirs[2];
 
-	if (hex_eq(target, from))
-		return c;
-	n = hex_line(target, from, st, HEX_LINE_MAX);
-	if (n < 2)
-		return c;
-	d = hex_direction_to(target, st[1].h);
-	e = edge_cover[plt_edge(g, target, d)];
-	if (e > c)
-		c = e;
-	if (st[1].tie) {
-		d = hex_direction_to(target, st[1].alt);
-		e = edge_cover[plt_edge(g, target, d)];
-		if (e > c)
+	n = hex_facing(target, from, dirs);
+	for (i = 0; i < n; i++)
+		if ((e = edge_cover[plt_edge(g, target, dirs[i])]) > c)
 			c = e;
-	}
 	return c;
 }
 
@@ -876,29 +864,6 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 
 /* --- set-up ------------------------------------------------------------------ */
 
-struct plt_build {
-	struct game *g;
-	const struct scenario *sc;
-	int errors;
-};
-
-static void bad(struct plt_build *, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Record a complaint about line of the scenario. */
-static void
-bad(struct plt_build *b, int line, const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	scenario_error(b->sc, line, "%s", msg);
-	b->errors++;
-}
-
 /* Are the campaign options opt all known to platoon? (err if not) */
 static bool
 option_ok(const char *opt, struct hp_error *err)
@@ -925,23 +890,9 @@ option_ok(const char *opt, struct hp_error *err)
 	return true;
 }
 
-/* Parse label into h, a hex of the map; false after a complaint. */
-static bool
-board_hex(struct plt_build *b, int line, const char *what, const char *label,
-    struct hex *h)
-{
-	if (!hex_parse_label(&b->g->layout, label, h) ||
-	    !game_on_map(b->g, *h)) {
-		bad(b, line, "%s: \"%s\" is not a hex of this %dx%d map", what,
-		    label, b->g->layout.cols, b->g->layout.rows);
-		return false;
-	}
-	return true;
-}
-
 /* The hexes of the scenario: terrain by the legend, elevation, roads. */
 static void
-build_map(struct plt_build *b)
+build_map(struct scenario_build *b)
 {
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
@@ -951,9 +902,11 @@ build_map(struct plt_build *b)
 
 	for (c = 0; c < 256; c++)
 		if (sc->legend_line[c] != 0 && terrain_index(sc->legend[c]) < 0)
-			bad(b, sc->legend_line[c], "legend: no terrain \"%s\" "
+			scenario_build_bad(b, sc->legend_line[c],
+			    "legend: no terrain \"%s\" "
 			    "in platoon (see docs/rules/platoon.md, \"The "
-			    "scenarios\")", sc->legend[c]);
+			    "scenarios\")",
+			    sc->legend[c]);
 	if (sc->nterrain != sc->rows)
 		return;
 	for (row = 0; row < sc->rows; row++)
@@ -973,15 +926,17 @@ build_map(struct plt_build *b)
 		struct game_hex *gh;
 		size_t n;
 
-		if (!board_hex(b, sc->roads_line, "road", tok, &h))
+		if (!scenario_build_hex(b, sc->roads_line, "road", tok, &h))
 			continue;
 		gh = game_hex_at(g, h);
 		n = strlen(gh->terrain);
 		if (strstr(gh->terrain, "+road") != NULL)
 			continue;
 		if (n + sizeof "+road" > sizeof gh->terrain) {
-			bad(b, sc->roads_line, "road: terrain \"%s\" cannot "
-			    "take a road", gh->terrain);
+			scenario_build_bad(b, sc->roads_line,
+			    "road: terrain \"%s\" cannot "
+			    "take a road",
+			    gh->terrain);
 			continue;
 		}
 		memcpy(gh->terrain + n, "+road", sizeof "+road");
@@ -990,7 +945,7 @@ build_map(struct plt_build *b)
 
 /* "option: profile ID MOVE FF HW CC ARMOUR POINTS Description..." */
 static void
-build_profile(struct plt_build *b, const struct scenario_item *it)
+build_profile(struct scenario_build *b, const struct scenario_item *it)
 {
 	char w[7][64];
 	struct plt_profile p;
@@ -1005,7 +960,8 @@ build_profile(struct plt_build *b, const struct scenario_item *it)
 	    !slash_pair(w[2], p.ff) || !slash_pair(w[3], p.hw) ||
 	    !slash_pair(w[4], p.cc) || orders_parse_int(w[5], 0, 9,
 	    &p.armour) || orders_parse_int(w[6], 0, 999, &p.points)) {
-		bad(b, it->line, "option: profile ID MOVE FF/FF HW/HW CC/CC "
+		scenario_build_bad(b, it->line,
+		    "option: profile ID MOVE FF/FF HW/HW CC/CC "
 		    "ARMOUR POINTS DESCRIPTION (e.g. profile rifle 10 3/1 1/0 "
 		    "2/1 2 2 Regular Infantry Squad)");
 		return;
@@ -1041,79 +997,45 @@ profile_name(const struct scenario *sc, const char *kind, char *buf,
 
 /* "option: edge HEX DIR KIND" and "option: home SIDE EDGE". */
 static void
-build_options(struct plt_build *b)
+build_options(struct scenario_build *b)
 {
-	static const char *const flat_dirs[6] = { "se", "ne", "n", "nw",
-		"sw", "s" };
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
-	int i, k, d, s;
+	int i, k;
 
 	for (i = 0; i < (int)(sizeof builtin / sizeof builtin[0]); i++)
 		store_profile(g, &builtin[i]);
 	for (i = 0; i < sc->noptions; i++) {
 		const struct scenario_item *it = &sc->options[i];
 		char w1[64] = "", w2[64] = "", w3[64] = "", extra[8] = "";
-		struct hex h;
 
 		if (strcmp(it->name, "profile") == 0) {
 			build_profile(b, it);
 			continue;
 		}
 		k = sscanf(it->value, "%63s %63s %63s %7s", w1, w2, w3, extra);
-		if (strcmp(it->name, "edge") == 0) {
-			struct game_hex *gh, *nh;
-
-			if (k != 3) {
-				bad(b, it->line, "option: edge HEX DIR KIND");
-				continue;
-			}
-			if (!board_hex(b, it->line, "option: edge", w1, &h))
-				continue;
-			for (d = 0; d < 6 && strcmp(w2, flat_dirs[d]); d++)
-				;
-			for (k = 1; k < PLT_E_NKINDS &&
-			    strcmp(w3, edge_names[k]); k++)
-				;
-			if (d == 6 || k == PLT_E_NKINDS) {
-				bad(b, it->line, "option: edge: expected a "
-				    "direction (n ne se s sw nw) and an "
-				    "obstacle (hedge fence wall bocage "
-				    "highwall wire), got \"%s %s\"", w2, w3);
-				continue;
-			}
-			gh = game_hex_at(g, h);
-			gh->edge[d] = k;
-			if ((nh = game_hex_at(g, hex_neighbour(h, d))) != NULL)
-				nh->edge[(d + 3) % 6] = k;
-		} else if (strcmp(it->name, "home") == 0) {
-			char key[24];
-
-			s = k == 2 ? game_side_index(g, w1) : -1;
-			for (d = 0; d < 4 && strcmp(w2, home_names[d]); d++)
-				;
-			if (s < 0 || d == 4) {
-				bad(b, it->line, "option: home SIDE "
-				    "north|south|east|west");
-				continue;
-			}
-			snprintf(key, sizeof key, "home.%d", s);
-			game_set_var(g, key, d);
-		} else if (strcmp(it->name, "reveal") == 0) {
+		if (strcmp(it->name, "edge") == 0)
+			scenario_build_edge(b, it->line, k, w1, w2, w3,
+			    edge_names, PLT_E_NKINDS);
+		else if (strcmp(it->name, "home") == 0)
+			scenario_build_home(b, it->line, k, w1, w2);
+		else if (strcmp(it->name, "reveal") == 0) {
 			if (k != 1 || (strcmp(w1, "each") != 0 &&
 			    strcmp(w1, "list") != 0))
-				bad(b, it->line, "option: reveal list|each");
+				scenario_build_bad(
+				    b, it->line, "option: reveal list|each");
 			else if (strcmp(w1, "each") == 0)
 				game_set_var(g, "reveal", 1);
 		} else
-			bad(b, it->line, "option: platoon knows profile, edge, "
+			scenario_build_bad(b, it->line,
+			    "option: platoon knows profile, edge, "
 			    "home and reveal (docs/rules/platoon.md)");
 	}
 }
 
 /* Platoons and their squads, in the file's order, with every check. */
 static void
-build_units(struct plt_build *b)
+build_units(struct scenario_build *b)
 {
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
@@ -1127,17 +1049,19 @@ build_units(struct plt_build *b)
 		struct game_unit *u;
 
 		if ((s = game_side_index(g, su->side)) < 0) {
-			bad(b, su->line, "unit: no side \"%s\"", su->side);
+			scenario_build_bad(
+			    b, su->line, "unit: no side \"%s\"", su->side);
 			continue;
 		}
 		if (game_unit_index(g, su->id) >= 0) {
-			bad(b, su->line, "unit: \"%s\" is listed twice",
-			    su->id);
+			scenario_build_bad(b, su->line,
+			    "unit: \"%s\" is listed twice", su->id);
 			continue;
 		}
 		if (strcmp(su->kind, PLT_PLATOON) == 0) {
 			if (strcmp(su->at, "-") != 0 || su->carried_by[0]) {
-				bad(b, su->line, "unit: a platoon is not on "
+				scenario_build_bad(b, su->line,
+				    "unit: a platoon is not on "
 				    "the map: unit: ID platoon SIDE -");
 				continue;
 			}
@@ -1147,28 +1071,32 @@ build_units(struct plt_build *b)
 			continue;
 		}
 		if (!profile_of_kind(g, su->kind, &pf)) {
-			bad(b, su->line, "unit: no profile \"%s\" (rifle, "
-			    "heavy, or an 'option: profile' line)", su->kind);
+			scenario_build_bad(b, su->line,
+			    "unit: no profile \"%s\" (rifle, "
+			    "heavy, or an 'option: profile' line)",
+			    su->kind);
 			continue;
 		}
 		p = su->carried_by[0] ? game_unit_index(g, su->carried_by) : -1;
 		if (p < 0 || !plt_is_platoon(&g->units[p]) ||
 		    g->units[p].side != s) {
-			bad(b, su->line, "unit: a squad names its platoon, "
+			scenario_build_bad(b, su->line,
+			    "unit: a squad names its platoon, "
 			    "listed before it: unit: ID %s SIDE HEX - - "
-			    "PLATOON", su->kind);
+			    "PLATOON",
+			    su->kind);
 			continue;
 		}
-		if (!board_hex(b, su->line, "unit", su->at, &h))
+		if (!scenario_build_hex(b, su->line, "unit", su->at, &h))
 			continue;
 		if (plt_squad_at(g, h) >= 0) {
-			bad(b, su->line, "unit: %s is taken (one squad a hex)",
-			    su->at);
+			scenario_build_bad(b, su->line,
+			    "unit: %s is taken (one squad a hex)", su->at);
 			continue;
 		}
 		if (plt_terrain(g, h) == NULL || plt_terrain(g, h)->impassable) {
-			bad(b, su->line, "unit: %s is impassable terrain",
-			    su->at);
+			scenario_build_bad(b, su->line,
+			    "unit: %s is impassable terrain", su->at);
 			continue;
 		}
 		u = game_add_unit(g, su->id, su->kind, profile_name(sc,
@@ -1183,11 +1111,12 @@ build_units(struct plt_build *b)
 	for (i = 0; i < g->nunits; i++)
 		if (plt_is_platoon(&g->units[i]) &&
 		    g->units[i].x[PLT_X_SQUADS0] == 0)
-			bad(b, 0, "unit: platoon %s has no squads",
-			    g->units[i].id);
+			scenario_build_bad(b, 0,
+			    "unit: platoon %s has no squads", g->units[i].id);
 	for (i = 0; i < g->nunits; i++)
 		if (plt_is_platoon(&g->units[i]) && !plt_coherent(g, i))
-			bad(b, 0, "unit: platoon %s starts out of coherency "
+			scenario_build_bad(b, 0,
+			    "unit: platoon %s starts out of coherency "
 			    "(its squads must form a chain of adjacent hexes)",
 			    g->units[i].id);
 }
@@ -1196,7 +1125,7 @@ build_units(struct plt_build *b)
 int
 plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
-	struct plt_build b = { g, sc, 0 };
+	struct scenario_build b = {g, sc, 0};
 	const char *turns;
 	int i, n;
 
@@ -1209,10 +1138,12 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	g->layout.cols = sc->cols;
 	g->layout.rows = sc->rows;
 	if (sc->cols > 26)
-		bad(&b, sc->map_line, "map: platoon names columns A to Z: at "
+		scenario_build_bad(&b, sc->map_line,
+		    "map: platoon names columns A to Z: at "
 		    "most 26 columns");
 	if (sc->nsides < 2)
-		bad(&b, sc->nsides ? sc->sides[0].line : 0, "side: platoon "
+		scenario_build_bad(&b, sc->nsides ? sc->sides[0].line : 0,
+		    "side: platoon "
 		    "needs two to four sides");
 	g->nsides = sc->nsides;
 	for (i = 0; i < sc->nsides; i++) {
@@ -1228,13 +1159,15 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		build_units(&b);
 	for (i = 0; i < sc->nvars; i++) {
 		if (strcmp(sc->vars[i].name, "hw.short.cm") != 0) {
-			bad(&b, sc->vars[i].line, "var: platoon knows only "
+			scenario_build_bad(&b, sc->vars[i].line,
+			    "var: platoon knows only "
 			    "hw.short.cm (12 or 20)");
 			continue;
 		}
 		n = scenario_var(sc, "hw.short.cm", PLT_HW_SHORT_CM);
 		if (n != 12 && n != 20)
-			bad(&b, sc->vars[i].line, "var: hw.short.cm is 12 "
+			scenario_build_bad(&b, sc->vars[i].line,
+			    "var: hw.short.cm is 12 "
 			    "(the seed's text) or 20 (its table)");
 		game_set_var(g, "hw.short.cm", n);
 	}
@@ -1244,8 +1177,8 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		for (k = 0; k < g->nunits; k++)
 			any |= plt_alive(g, k) && g->units[k].side == i;
 		if (!any)
-			bad(&b, sc->sides[i].line, "side: %s has no squads",
-			    sc->sides[i].name);
+			scenario_build_bad(&b, sc->sides[i].line,
+			    "side: %s has no squads", sc->sides[i].name);
 	}
 	n = sc->turns > 0 ? sc->turns : 8;
 	if ((turns = game_option(g, "turns")) != NULL)

@@ -32,42 +32,18 @@ option_ok(const char *opt, struct hp_error *err)
 	return true;
 }
 
-/* A scenario being built into a game: counts the complaints, each also
- * listed with its line in the scenario's error list. */
-struct pw_build {
-	struct game *g;
-	const struct scenario *sc;
-	int errors;
-};
-
-static void bad(struct pw_build *, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Record a complaint about line of the scenario. */
-static void
-bad(struct pw_build *b, int line, const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	scenario_error(b->sc, line, "%s", msg);
-	b->errors++;
-}
-
 /* The hex at label, on the map; false (after the complaint) if not. */
 static bool
-hex_on_board(struct pw_build *b, int line, const char *what,
+hex_on_board(struct scenario_build *b, int line, const char *what,
     const char *label, struct hex *h)
 {
 	if (!hex_parse_label(&b->g->layout, label, h) ||
 	    !game_on_map(b->g, *h)) {
-		bad(b, line, "%s: \"%s\" is not a hex of this %dx%d map (A1 "
-		    "to %c%d)", what, label, b->g->layout.cols,
-		    b->g->layout.rows, 'A' + b->g->layout.cols - 1,
-		    b->g->layout.rows);
+		scenario_build_bad(b, line,
+		    "%s: \"%s\" is not a hex of this %dx%d map (A1 "
+		    "to %c%d)",
+		    what, label, b->g->layout.cols, b->g->layout.rows,
+		    'A' + b->g->layout.cols - 1, b->g->layout.rows);
 		return false;
 	}
 	return true;
@@ -75,7 +51,7 @@ hex_on_board(struct pw_build *b, int line, const char *what,
 
 /* The two sides, Blue and Red, as the scenario labels them. */
 static void
-build_sides(struct pw_build *b)
+build_sides(struct scenario_build *b)
 {
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
@@ -83,7 +59,8 @@ build_sides(struct pw_build *b)
 	g->nsides = 2;
 	if (sc->nsides != 2 || strcmp(sc->sides[0].name, "blue") != 0 ||
 	    strcmp(sc->sides[1].name, "red") != 0) {
-		bad(b, sc->nsides ? sc->sides[0].line : 0, "side: "
+		scenario_build_bad(b, sc->nsides ? sc->sides[0].line : 0,
+		    "side: "
 		    "portable-modern has two sides, \"blue\" then \"red\"");
 		return;
 	}
@@ -106,7 +83,7 @@ at(const struct game *g, int col, int row)
 
 /* Every hex of the map: terrain by the legend, roads, elevation. */
 static void
-build_map(struct pw_build *b)
+build_map(struct scenario_build *b)
 {
 	static const char *const names[] = { "open", "wood", "bua", "fort",
 		"trench", "river", "ford" };
@@ -124,9 +101,11 @@ build_map(struct pw_build *b)
 			if (strcmp(sc->legend[c], names[k]) == 0)
 				break;
 		if (k == sizeof names / sizeof names[0])
-			bad(b, sc->legend_line[c], "legend: no terrain \"%s\" in "
+			scenario_build_bad(b, sc->legend_line[c],
+			    "legend: no terrain \"%s\" in "
 			    "portable-modern (open, wood, bua, fort, trench, "
-			    "river, ford)", sc->legend[c]);
+			    "river, ford)",
+			    sc->legend[c]);
 	}
 	if (sc->nterrain != sc->rows)
 		return;
@@ -151,8 +130,10 @@ build_map(struct pw_build *b)
 			continue;
 		n = strlen(gh->terrain);
 		if (n + sizeof "+road" > sizeof gh->terrain) {
-			bad(b, sc->roads_line, "road: terrain \"%s\" is too "
-			    "long to take a road", gh->terrain);
+			scenario_build_bad(b, sc->roads_line,
+			    "road: terrain \"%s\" is too "
+			    "long to take a road",
+			    gh->terrain);
 			continue;
 		}
 		memcpy(gh->terrain + n, "+road", sizeof "+road");
@@ -163,8 +144,8 @@ build_map(struct pw_build *b)
  * its words split into w (up to n); the number of words, or -1 if the
  * option is off or the scenario does not support it (complaint made). */
 static int
-option_args(struct pw_build *b, const char *opt, char w[][GAME_ID_MAX],
-    int n)
+option_args(
+    struct scenario_build *b, const char *opt, char w[][GAME_ID_MAX], int n)
 {
 	const struct scenario_item *it;
 	char buf[128], *tok, *save = NULL;
@@ -181,7 +162,8 @@ option_args(struct pw_build *b, const char *opt, char w[][GAME_ID_MAX],
 	    tok = strtok_r(NULL, " \t", &save))
 		strlcpy_(w[k++], tok, GAME_ID_MAX);
 	if (k != n || tok != NULL) {
-		bad(b, it->line, "option: %s takes %d words", opt, n);
+		scenario_build_bad(
+		    b, it->line, "option: %s takes %d words", opt, n);
 		return -1;
 	}
 	return k;
@@ -189,7 +171,7 @@ option_args(struct pw_build *b, const char *opt, char w[][GAME_ID_MAX],
 
 /* The units, in the file's order, then who carries whom. */
 static void
-build_units(struct pw_build *b)
+build_units(struct scenario_build *b)
 {
 	static const char *const qual[] = { "elite", "average", "poor" };
 	const struct scenario *sc = b->sc;
@@ -212,19 +194,24 @@ build_units(struct pw_build *b)
 			    qual[q]) == 0)
 				break;
 		if (kind < 0 || kind == PW_CYCLIST) {
-			bad(b, su->line, "unit: no unit kind \"%s\" (see "
+			scenario_build_bad(b, su->line,
+			    "unit: no unit kind \"%s\" (see "
 			    "docs/rules/portable-wargame.md, \"Units\")",
 			    su->kind);
 			continue;
 		}
 		if (facing < 0) {
-			bad(b, su->line, "unit: facing \"%s\" is not one of "
-			    "n, ne, se, s, sw, nw", su->facing);
+			scenario_build_bad(b, su->line,
+			    "unit: facing \"%s\" is not one of "
+			    "n, ne, se, s, sw, nw",
+			    su->facing);
 			continue;
 		}
 		if (q == 3) {
-			bad(b, su->line, "unit: quality \"%s\" is not elite, "
-			    "average or poor", su->quality);
+			scenario_build_bad(b, su->line,
+			    "unit: quality \"%s\" is not elite, "
+			    "average or poor",
+			    su->quality);
 			continue;
 		}
 		if (cyclists && strcmp(su->id, cyc[0]) == 0) {
@@ -244,8 +231,8 @@ build_units(struct pw_build *b)
 		    (u = game_unit_index(g, su->id)) < 0)
 			continue;
 		if ((k = game_unit_index(g, su->carried_by)) < 0) {
-			bad(b, su->line, "unit: no unit \"%s\" to carry it",
-			    su->carried_by);
+			scenario_build_bad(b, su->line,
+			    "unit: no unit \"%s\" to carry it", su->carried_by);
 			continue;
 		}
 		if (pw_kind(&g->units[u]) != PW_CYCLIST)
@@ -255,7 +242,8 @@ build_units(struct pw_build *b)
 		i = game_unit_index(g, riders[0]);
 		k = game_unit_index(g, riders[1]);
 		if (i < 0 || k < 0) {
-			bad(b, scenario_option(sc, "tank-riders")->line,
+			scenario_build_bad(b,
+			    scenario_option(sc, "tank-riders")->line,
 			    "option: tank-riders names no unit \"%s\"",
 			    i < 0 ? riders[0] : riders[1]);
 			return;
@@ -267,7 +255,7 @@ build_units(struct pw_build *b)
 
 /* Wire, minefields (known to their owner) and objectives. */
 static void
-build_markers(struct pw_build *b)
+build_markers(struct scenario_build *b)
 {
 	static const char *const kinds[][2] = { { "wire", PW_WIRE },
 		{ "mines", PW_MINES }, { "objective", PW_OBJECTIVE } };
@@ -282,13 +270,15 @@ build_markers(struct pw_build *b)
 			if (strcmp(sm->kind, kinds[k][0]) == 0)
 				break;
 		if (k == 3) {
-			bad(b, sm->line, "marker: no marker \"%s\" in "
+			scenario_build_bad(b, sm->line,
+			    "marker: no marker \"%s\" in "
 			    "portable-modern (wire, mines, objective)",
 			    sm->kind);
 			continue;
 		}
 		if (strcmp(sm->side, "none") == 0) {
-			bad(b, sm->line, "marker: a portable-modern marker "
+			scenario_build_bad(b, sm->line,
+			    "marker: a portable-modern marker "
 			    "belongs to blue or red");
 			continue;
 		}
@@ -303,14 +293,15 @@ build_markers(struct pw_build *b)
 
 /* The scenario's named values: obj.need only. */
 static void
-build_vars(struct pw_build *b)
+build_vars(struct scenario_build *b)
 {
 	const struct scenario *sc = b->sc;
 	int i;
 
 	for (i = 0; i < sc->nvars; i++) {
 		if (strcmp(sc->vars[i].name, "obj.need") != 0) {
-			bad(b, sc->vars[i].line, "var: portable-modern knows "
+			scenario_build_bad(b, sc->vars[i].line,
+			    "var: portable-modern knows "
 			    "only obj.need (objectives Blue must hold)");
 			continue;
 		}
@@ -321,7 +312,7 @@ build_vars(struct pw_build *b)
 int
 pw_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
-	struct pw_build b = { g, sc, 0 };
+	struct scenario_build b = {g, sc, 0};
 	const char *turns;
 	int n;
 
@@ -334,7 +325,8 @@ pw_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	g->layout.cols = sc->cols;
 	g->layout.rows = sc->rows;
 	if (sc->cols > 26)
-		bad(&b, sc->map_line, "map: portable-modern names columns A "
+		scenario_build_bad(&b, sc->map_line,
+		    "map: portable-modern names columns A "
 		    "to Z: at most 26 columns");
 	build_sides(&b);
 	build_map(&b);

@@ -121,26 +121,14 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 			if (g->units[i].side != side || !skm_op_asked(g, i))
 				continue;
 			for (t = 0; t < g->nunits && !done; t++) {
-				char key[40];
-
 				if (g->units[t].side == side ||
 				    !skm_alive(g, t) ||
 				    !skm_visible(g, side, t))
 					continue;
-				snprintf(key, sizeof key, "mv.%s.n",
-				    g->units[t].id);
-				n = game_var(g, key, 0);
+				n = skm_moved_n(g, t);
 				for (m = 0; m < n && !done; m++) {
-					struct hex_offset so;
-					struct hex h;
-					int v;
+					struct hex h = skm_moved_hex(g, t, m);
 
-					snprintf(key, sizeof key, "mv.%s.%d",
-					    g->units[t].id, m);
-					v = game_var(g, key, 1);
-					so.col = (v - 1) / 1000;
-					so.row = (v - 1) % 1000;
-					h = hex_from_offset(&g->layout, so);
 					if (!skm_op_ok(g, i, t, h, 0))
 						continue;
 					sbuf_printf(b, "opfire %s %s %s\n",

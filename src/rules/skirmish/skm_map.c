@@ -36,7 +36,6 @@ static const char *const edge_names[SKM_E_NKINDS] = { "none", "hedge",
 	"wall" };
 static const int edge_cover[SKM_E_NKINDS] = { SKM_OPEN, SKM_LIGHT,
 	SKM_HEAVY };
-static const char *const home_names[] = { "north", "south", "east", "west" };
 
 /* The element kinds (placeholders: the sheet gives no weapon table). */
 static const struct skm_kind kinds[] = {
@@ -350,24 +349,12 @@ int
 skm_cover(const struct game *g, struct hex t, struct hex f)
 {
 	const struct skm_terrain *tt = skm_terrain(g, t);
-	struct hex_line_step st[HEX_LINE_MAX];
-	int c = tt != NULL ? tt->cover : SKM_OPEN, n, d, e;
+	int c = tt != NULL ? tt->cover : SKM_OPEN, n, i, e, dirs[2];
 
-	if (hex_eq(t, f))
-		return c;
-	n = hex_line(t, f, st, HEX_LINE_MAX);
-	if (n < 2)
-		return c;
-	d = hex_direction_to(t, st[1].h);
-	e = edge_cover[skm_edge(g, t, d)];
-	if (e > c)
-		c = e;
-	if (st[1].tie) {
-		d = hex_direction_to(t, st[1].alt);
-		e = edge_cover[skm_edge(g, t, d)];
-		if (e > c)
+	n = hex_facing(t, f, dirs);
+	for (i = 0; i < n; i++)
+		if ((e = edge_cover[skm_edge(g, t, dirs[i])]) > c)
 			c = e;
-	}
 	return c;
 }
 
@@ -472,57 +459,23 @@ skm_redact(struct game *g, int side)
 
 /* --- set-up ------------------------------------------------------------------ */
 
-struct skm_build {
-	struct game *g;
-	const struct scenario *sc;
-	int errors;
-};
-
-static void bad(struct skm_build *, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Record a complaint about line of the scenario. */
-static void
-bad(struct skm_build *b, int line, const char *fmt, ...)
-{
-	char msg[200];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	scenario_error(b->sc, line, "%s", msg);
-	b->errors++;
-}
-
-/* Parse label into h, a hex of the map; false after a complaint. */
-static bool
-board_hex(struct skm_build *b, int line, const char *what, const char *label,
-    struct hex *h)
-{
-	if (!hex_parse_label(&b->g->layout, label, h) ||
-	    !game_on_map(b->g, *h)) {
-		bad(b, line, "%s: \"%s\" is not a hex of this %dx%d map", what,
-		    label, b->g->layout.cols, b->g->layout.rows);
-		return false;
-	}
-	return true;
-}
-
 /* The hexes: terrain by the legend and elevation. */
 static void
-build_map(struct skm_build *b)
+build_map(struct scenario_build *b)
 {
 	const struct scenario *sc = b->sc;
 	int col, row, c;
 
 	for (c = 0; c < 256; c++)
 		if (sc->legend_line[c] != 0 && terrain_index(sc->legend[c]) < 0)
-			bad(b, sc->legend_line[c], "legend: no terrain \"%s\" "
+			scenario_build_bad(b, sc->legend_line[c],
+			    "legend: no terrain \"%s\" "
 			    "in skirmish-ww2 (open scrub crops woods house "
-			    "stone rubble trench bunker)", sc->legend[c]);
+			    "stone rubble trench bunker)",
+			    sc->legend[c]);
 	if (sc->roads[0] != '\0')
-		bad(b, sc->roads_line, "road: skirmish-ww2 has no roads");
+		scenario_build_bad(
+		    b, sc->roads_line, "road: skirmish-ww2 has no roads");
 	if (sc->nterrain != sc->rows)
 		return;
 	for (row = 0; row < sc->rows; row++)
@@ -540,18 +493,15 @@ build_map(struct skm_build *b)
 
 /* "option: edge HEX DIR KIND", "home SIDE EDGE", "floor UNIT N". */
 static void
-build_options(struct skm_build *b, bool units)
+build_options(struct scenario_build *b, bool units)
 {
-	static const char *const dirs[6] = { "se", "ne", "n", "nw", "sw",
-		"s" };
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
-	int i, k, d, s;
+	int i, k;
 
 	for (i = 0; i < sc->noptions; i++) {
 		const struct scenario_item *it = &sc->options[i];
 		char w1[64] = "", w2[64] = "", w3[64] = "", extra[8] = "";
-		struct hex h;
 
 		k = sscanf(it->value, "%63s %63s %63s %7s", w1, w2, w3, extra);
 		if (strcmp(it->name, "floor") == 0) {
@@ -562,13 +512,16 @@ build_options(struct skm_build *b, bool units)
 				continue;
 			u = game_unit_index(g, w1);
 			if (k != 2 || u < 0 || orders_parse_int(w2, 0, 9, &f)) {
-				bad(b, it->line, "option: floor UNIT N");
+				scenario_build_bad(
+				    b, it->line, "option: floor UNIT N");
 				continue;
 			}
 			t = skm_terrain(g, g->units[u].pos);
 			if (t == NULL || f >= (t->floors ? t->floors : 1)) {
-				bad(b, it->line, "option: floor: %s stands in "
-				    "no building with a storey %d", w1, f);
+				scenario_build_bad(b, it->line,
+				    "option: floor: %s stands in "
+				    "no building with a storey %d",
+				    w1, f);
 				continue;
 			}
 			g->units[u].x[SKM_X_FLOOR] = f;
@@ -576,53 +529,21 @@ build_options(struct skm_build *b, bool units)
 		}
 		if (units)
 			continue;
-		if (strcmp(it->name, "edge") == 0) {
-			struct game_hex *gh, *nh;
-
-			if (k != 3) {
-				bad(b, it->line, "option: edge HEX DIR KIND");
-				continue;
-			}
-			if (!board_hex(b, it->line, "option: edge", w1, &h))
-				continue;
-			for (d = 0; d < 6 && strcmp(w2, dirs[d]); d++)
-				;
-			for (k = 1; k < SKM_E_NKINDS &&
-			    strcmp(w3, edge_names[k]); k++)
-				;
-			if (d == 6 || k == SKM_E_NKINDS) {
-				bad(b, it->line, "option: edge: expected a "
-				    "direction (n ne se s sw nw) and an "
-				    "obstacle (hedge wall), got \"%s %s\"", w2,
-				    w3);
-				continue;
-			}
-			gh = game_hex_at(g, h);
-			gh->edge[d] = k;
-			if ((nh = game_hex_at(g, hex_neighbour(h, d))) != NULL)
-				nh->edge[(d + 3) % 6] = k;
-		} else if (strcmp(it->name, "home") == 0) {
-			char key[24];
-
-			s = k == 2 ? game_side_index(g, w1) : -1;
-			for (d = 0; d < 4 && strcmp(w2, home_names[d]); d++)
-				;
-			if (s < 0 || d == 4) {
-				bad(b, it->line, "option: home SIDE "
-				    "north|south|east|west");
-				continue;
-			}
-			snprintf(key, sizeof key, "home.%d", s);
-			game_set_var(g, key, d);
-		} else
-			bad(b, it->line, "option: skirmish-ww2 knows edge, home "
+		if (strcmp(it->name, "edge") == 0)
+			scenario_build_edge(b, it->line, k, w1, w2, w3,
+			    edge_names, SKM_E_NKINDS);
+		else if (strcmp(it->name, "home") == 0)
+			scenario_build_home(b, it->line, k, w1, w2);
+		else
+			scenario_build_bad(b, it->line,
+			    "option: skirmish-ww2 knows edge, home "
 			    "and floor (docs/rules/skirmish-ww2.md)");
 	}
 }
 
 /* The elements, in the file's order, with every check. */
 static void
-build_units(struct skm_build *b)
+build_units(struct scenario_build *b)
 {
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
@@ -636,20 +557,23 @@ build_units(struct skm_build *b)
 		int q = SKM_REGULAR;
 
 		if ((s = game_side_index(g, su->side)) < 0) {
-			bad(b, su->line, "unit: no side \"%s\"", su->side);
+			scenario_build_bad(
+			    b, su->line, "unit: no side \"%s\"", su->side);
 			continue;
 		}
 		if (game_unit_index(g, su->id) >= 0) {
-			bad(b, su->line, "unit: \"%s\" is listed twice",
-			    su->id);
+			scenario_build_bad(b, su->line,
+			    "unit: \"%s\" is listed twice", su->id);
 			continue;
 		}
 		if (!skm_kind_of(g, su->kind, &k)) {
-			bad(b, su->line, "unit: no element kind \"%s\" (rifle "
-			    "mmg mortar fo hq gun)", su->kind);
+			scenario_build_bad(b, su->line,
+			    "unit: no element kind \"%s\" (rifle "
+			    "mmg mortar fo hq gun)",
+			    su->kind);
 			continue;
 		}
-		if (!board_hex(b, su->line, "unit", su->at, &h))
+		if (!scenario_build_hex(b, su->line, "unit", su->at, &h))
 			continue;
 		if (su->quality[0] && strcmp(su->quality, "regular") != 0) {
 			if (strcmp(su->quality, "green") == 0)
@@ -657,13 +581,15 @@ build_units(struct skm_build *b)
 			else if (strcmp(su->quality, "veteran") == 0)
 				q = SKM_VETERAN;
 			else {
-				bad(b, su->line, "unit: quality is green, "
+				scenario_build_bad(b, su->line,
+				    "unit: quality is green, "
 				    "regular or veteran");
 				continue;
 			}
 		}
 		if (su->facing[0] || su->carried_by[0]) {
-			bad(b, su->line, "unit: ID KIND SIDE HEX [- QUALITY]");
+			scenario_build_bad(
+			    b, su->line, "unit: ID KIND SIDE HEX [- QUALITY]");
 			continue;
 		}
 		u = game_add_unit(g, su->id, su->kind, k.name, s);
@@ -678,7 +604,7 @@ build_units(struct skm_build *b)
 
 /* Objectives: "marker: objective none HEX", as vars obj.N.hex / obj.N. */
 static void
-build_markers(struct skm_build *b)
+build_markers(struct scenario_build *b)
 {
 	const struct scenario *sc = b->sc;
 	struct game *g = b->g;
@@ -691,16 +617,18 @@ build_markers(struct skm_build *b)
 		struct hex_offset o;
 
 		if (strcmp(m->kind, "objective") != 0) {
-			bad(b, m->line, "marker: skirmish-ww2 has objectives "
+			scenario_build_bad(b, m->line,
+			    "marker: skirmish-ww2 has objectives "
 			    "only");
 			continue;
 		}
 		if (strcmp(m->side, "none") != 0 &&
 		    game_side_index(g, m->side) < 0) {
-			bad(b, m->line, "marker: no side \"%s\"", m->side);
+			scenario_build_bad(
+			    b, m->line, "marker: no side \"%s\"", m->side);
 			continue;
 		}
-		if (!board_hex(b, m->line, "marker", m->at, &h))
+		if (!scenario_build_hex(b, m->line, "marker", m->at, &h))
 			continue;
 		o = hex_to_offset(&g->layout, h);
 		snprintf(key, sizeof key, "obj.%d.hex", n);
@@ -763,7 +691,7 @@ option_ok(const char *opt, struct hp_error *err)
 int
 skm_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
-	struct skm_build b = { g, sc, 0 };
+	struct scenario_build b = {g, sc, 0};
 	const char *turns;
 	int i, n, s;
 
@@ -776,9 +704,11 @@ skm_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	g->layout.cols = sc->cols;
 	g->layout.rows = sc->rows;
 	if (sc->cols > 26)
-		bad(&b, sc->map_line, "map: at most 26 columns (A-Z)");
+		scenario_build_bad(
+		    &b, sc->map_line, "map: at most 26 columns (A-Z)");
 	if (sc->nsides != 2)
-		bad(&b, sc->nsides ? sc->sides[0].line : 0, "side: "
+		scenario_build_bad(&b, sc->nsides ? sc->sides[0].line : 0,
+		    "side: "
 		    "skirmish-ww2 needs exactly two sides");
 	g->nsides = sc->nsides > 2 ? 2 : sc->nsides;
 	for (i = 0; i < g->nsides; i++) {
@@ -799,13 +729,15 @@ skm_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		const char *nm = sc->vars[i].name;
 
 		if (strcmp(nm, "morale") != 0 && strcmp(nm, "break") != 0) {
-			bad(&b, sc->vars[i].line, "var: skirmish-ww2 knows "
+			scenario_build_bad(&b, sc->vars[i].line,
+			    "var: skirmish-ww2 knows "
 			    "morale (test number) and break (percent)");
 			continue;
 		}
 		n = scenario_var(sc, nm, 0);
 		if (n < 2 || n > 100)
-			bad(&b, sc->vars[i].line, "var: %s out of range", nm);
+			scenario_build_bad(
+			    &b, sc->vars[i].line, "var: %s out of range", nm);
 		game_set_var(g, nm, n);
 	}
 	for (s = 0; s < g->nsides; s++) {
@@ -815,8 +747,8 @@ skm_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		for (i = 0; i < g->nunits; i++)
 			n += g->units[i].side == s;
 		if (n == 0)
-			bad(&b, sc->sides[s].line, "side: %s has no elements",
-			    sc->sides[s].name);
+			scenario_build_bad(&b, sc->sides[s].line,
+			    "side: %s has no elements", sc->sides[s].name);
 		snprintf(key, sizeof key, "force.%d", s);
 		game_set_var(g, key, n);
 	}

@@ -625,25 +625,14 @@ skm_order_template(const struct game *g, const struct window_spec *w,
 				continue;
 			for (t = 0; t < g->nunits; t++) {
 				struct hex h;
-				char key[40];
 				int m;
 
 				if (g->units[t].side == side ||
 				    !skm_alive(g, t))
 					continue;
-				snprintf(key, sizeof key, "mv.%s.n",
-				    g->units[t].id);
-				np = game_var(g, key, 0);
+				np = skm_moved_n(g, t);
 				for (m = 0; m < np; m++) {
-					struct hex_offset so;
-					int v;
-
-					snprintf(key, sizeof key, "mv.%s.%d",
-					    g->units[t].id, m);
-					v = game_var(g, key, 1);
-					so.col = (v - 1) / 1000;
-					so.row = (v - 1) % 1000;
-					h = hex_from_offset(&g->layout, so);
+					h = skm_moved_hex(g, t, m);
 					if (skm_op_ok(g, i, t, h, 0))
 						sbuf_printf(b, "#   %s may "
 						    "mark %s at %s\n",

@@ -1034,20 +1034,36 @@ skm_op_asked(const struct game *g, int u)
 	return game_var(g, key, 0) != 0;
 }
 
+/* How many hexes unit u entered in this turn's movement. */
+int
+skm_moved_n(const struct game *g, int u)
+{
+	char key[40];
+
+	snprintf(key, sizeof key, "mv.%s.n", g->units[u].id);
+	return game_var(g, key, 0);
+}
+
+/* The k-th hex unit u entered in this turn's movement. */
+struct hex
+skm_moved_hex(const struct game *g, int u, int k)
+{
+	char key[40];
+
+	snprintf(key, sizeof key, "mv.%s.%d", g->units[u].id, k);
+	return hdecode(g, game_var(g, key, 1));
+}
+
 /* Did unit u pass through h in this turn's movement? */
 bool
 skm_moved_through(const struct game *g, int u, struct hex h)
 {
-	char key[40];
 	int k, n;
 
-	snprintf(key, sizeof key, "mv.%s.n", g->units[u].id);
-	n = game_var(g, key, 0);
-	for (k = 0; k < n; k++) {
-		snprintf(key, sizeof key, "mv.%s.%d", g->units[u].id, k);
-		if (hex_eq(hdecode(g, game_var(g, key, 1)), h))
+	n = skm_moved_n(g, u);
+	for (k = 0; k < n; k++)
+		if (hex_eq(skm_moved_hex(g, u, k), h))
 			return true;
-	}
 	return false;
 }
 
@@ -1087,14 +1103,10 @@ op_asks(struct skm_res *r, int mover)
 			if (!skm_alive(g, t) || g->units[t].side != mover ||
 			    !skm_visible(g, 1 - mover, t))
 				continue;
-			snprintf(key, sizeof key, "mv.%s.n", g->units[t].id);
-			n = game_var(g, key, 0);
-			for (k = 0; k < n && !any; k++) {
-				snprintf(key, sizeof key, "mv.%s.%d",
-				    g->units[t].id, k);
-				any = skm_op_ok(g, it->unit, t, hdecode(g,
-				    game_var(g, key, 1)), it->oprange);
-			}
+			n = skm_moved_n(g, t);
+			for (k = 0; k < n && !any; k++)
+				any = skm_op_ok(g, it->unit, t,
+				    skm_moved_hex(g, t, k), it->oprange);
 		}
 		if (!any)
 			continue;
