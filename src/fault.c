@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fault.h"
 #include "mail.h"
@@ -36,6 +37,7 @@ fault_raise(struct store *st, const struct config *cfg, const char *kind,
 	struct fault_rcpt r = { NULL, NULL, 0, 0 };
 	char seed[512], subj[300];
 	struct sbuf body;
+	struct timespec ts;
 	int i, rc;
 
 	*first = false;
@@ -48,9 +50,13 @@ fault_raise(struct store *st, const struct config *cfg, const char *kind,
 		sbuf_printf(&body, "%s\n\n  %s\n\nThis is the only message "
 		    "about it until it happens again.\n", text, error);
 		snprintf(subj, sizeof subj, "[hexpost] server: %s", subject);
+		/* The clock's nanoseconds too: a fault cleared and raised
+		 * again within the second is a new notice, not a duplicate
+		 * of the last one's Message-ID (test_fault). */
+		clock_gettime(CLOCK_REALTIME, &ts);
 		for (i = 0; i < r.n && rc == HP_OK; i++) {
-			snprintf(seed, sizeof seed, "fault.%s.%ld.%s", kind, now,
-			    r.email[i]);
+			snprintf(seed, sizeof seed, "fault.%s.%ld.%ld.%s", kind,
+			    now, (long)ts.tv_nsec, r.email[i]);
 			rc = mail_queue_message(st, cfg, r.cid[i], "notice",
 			    r.email[i], seed, subj, body.buf, err);
 		}
