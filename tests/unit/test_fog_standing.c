@@ -75,6 +75,38 @@ play(struct store *st, struct minisign_seckey *sk, const char *standing)
 	    HP_OK);
 }
 
+/* Every dice log of the campaign of st (its database at path), in window
+ * order, as one text (long logs are stored compressed); caller frees. */
+static char *
+logs_of(struct store *st, const char *path)
+{
+	struct hp_error err = { 0, "" };
+	char *ids, *p, *end, *all, *text, *sig, *pub;
+	size_t n = 0;
+
+	ids = fx_db_text(path, "SELECT group_concat(window_id, ' ') FROM "
+	    "(SELECT window_id FROM dice_logs ORDER BY window_id)");
+	all = calloc(1, 1);
+	assert_non_null(all);
+	for (p = ids; p != NULL && *p != '\0'; p = end) {
+		long long wid = strtoll(p, &end, 10);
+
+		assert_int_equal(store_dicelog_get(st, (int64_t)wid, &text, &sig,
+		    &pub, &err), HP_OK);
+		all = realloc(all, n + strlen(text) + 1);
+		assert_non_null(all);
+		memcpy(all + n, text, strlen(text) + 1);
+		n += strlen(text);
+		free(text);
+		free(sig);
+		free(pub);
+		while (*end == ' ')
+			end++;
+	}
+	free(ids);
+	return all;
+}
+
 /* Every report side got in the campaign of st (its database at path), in
  * window order, as one text (stored reports are compressed); caller frees. */
 static char *
@@ -139,10 +171,8 @@ test_standing_nonce_commitment(void **state)
 	sealed_order_commitment("red", "r-s", nc);
 	sodium_bin2hex(hex, sizeof hex, nc, 32);
 	snprintf(line, sizeof line, "\nstanding: red %s\n", hex);
-	la = fx_db_text(pa, "SELECT group_concat(text, '') FROM (SELECT text "
-	    "FROM dice_logs ORDER BY window_id)");
-	lb = fx_db_text(pb, "SELECT group_concat(text, '') FROM (SELECT text "
-	    "FROM dice_logs ORDER BY window_id)");
+	la = logs_of(a, pa);
+	lb = logs_of(b, pb);
 	assert_non_null(strstr(la, line));
 	/* ... not the file's hash. */
 	t = fx_db_text(pa, "SELECT standing FROM sides WHERE idx = 1");
