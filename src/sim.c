@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -181,12 +182,13 @@ add_mails(const struct game *g, struct sim_result *res)
 	}
 }
 
-/* Play games first, first + step, ... below games into res (not cleared;
+/* Play games first, first + step, ... below games (or, with next, the
+ * games a shared counter hands out) into res (not cleared;
  * its seconds untouched). */
 static int
 run_part(const struct ruleset *rules, const char *options, int games,
-    int first, int step, const unsigned char *master, size_t masterlen,
-    struct sim_result *res, struct hp_error *err)
+    int first, int step, int *next, const unsigned char *master,
+    size_t masterlen, struct sim_result *res, struct hp_error *err)
 {
 	struct order_errors errs;
 	struct scenario sc;
@@ -201,7 +203,9 @@ run_part(const struct ruleset *rules, const char *options, int games,
 	    &errs, &lerr) == HP_OK;
 	if (loaded)
 		sc.errs = &errs;
-	for (i = first; i < games; i += step) {
+	for (i = next != NULL ? __atomic_fetch_add(next, 1, __ATOMIC_RELAXED) :
+	    first; i < games; i = next != NULL ? __atomic_fetch_add(next, 1,
+	    __ATOMIC_RELAXED) : i + step) {
 		struct game g;
 
 		game_init(&g);
@@ -253,8 +257,8 @@ sim_run(const struct ruleset *rules, const char *options, int games,
 
 	memset(res, 0, sizeof *res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = run_part(rules, options, games, 0, 1, master, masterlen, res,
-	    err);
+	rc = run_part(rules, options, games, 0, 1, NULL, master, masterlen,
+	    res, err);
 	res->seconds = since(&t0);
 	res->cpu_max = cpu_now() - c0;
 	return rc;
@@ -314,7 +318,7 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 {
 	struct timespec t0;
 	pid_t pid[SIM_JOBS_MAX];
-	int fd[SIM_JOBS_MAX], k, started, rc = HP_OK, status;
+	int fd[SIM_JOBS_MAX], k, started, rc = HP_OK, status, *next;
 	struct part p;
 
 	if (jobs > games)
@@ -324,6 +328,16 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 	if (jobs <= 1)
 		return sim_run(rules, options, games, master, masterlen, res,
 		    err);
+	/* The next game to play, shared by the workers: each takes one when
+	 * it is free, so a worker dealt long games does not hold up the run
+	 * (the totals are sums, the same in any order). */
+	next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED |
+	    MAP_ANONYMOUS, -1, 0);
+	if (next == MAP_FAILED) {
+		hp_seterr(err, HP_EIO, "simulate: mmap: %s", strerror(errno));
+		return HP_EIO;
+	}
+	*next = 0;
 	memset(res, 0, sizeof *res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	/* Nothing buffered may be written twice by the workers. */
@@ -346,14 +360,14 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 			break;
 		}
 		if (pid[started] == 0) {
-			/* The worker: games started, started + jobs, ... */
+			/* The worker: the games the shared counter hands it. */
 			close(pfd[0]);
 			for (k = 0; k < started; k++)
 				close(fd[k]);
 			memset(&p, 0, sizeof p);
 			p.res.cpu_max = cpu_now();
 			p.rc = run_part(rules, options, games, started, jobs,
-			    master, masterlen, &p.res, &p.err);
+			    next, master, masterlen, &p.res, &p.err);
 			p.res.cpu_max = cpu_now() - p.res.cpu_max;
 			_exit(write_all(pfd[1], &p, sizeof p) ? 0 : 1);
 		}
@@ -394,6 +408,7 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 			res->mails[status] += p.res.mails[status];
 	}
 	res->seconds = since(&t0);
+	munmap(next, sizeof *next);
 	return rc;
 }
 
