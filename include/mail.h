@@ -44,4 +44,13 @@ int mail_queue_message(struct store *, const struct config *, int64_t cid,
 int mail_queue_key_rotation(struct store *, const struct config *,
     const struct store_rotation *r, int *count, struct hp_error *);
 
+/* Queue the report of window w for player name (view: its side, or -1 for
+ * the moderator) to email once more, with the files report mail carries
+ * (the picture, the JSON export, as that player chose); its Message-ID is
+ * made from id_seed as mail_queue_message makes it ("report." id_seed). */
+int mail_queue_report_again(struct store *, const struct config *,
+    int64_t cid, const struct game *, const struct store_window *,
+    const char *name, const char *email, int view, const char *id_seed,
+    const char *subject, struct hp_error *);
+
 #endif

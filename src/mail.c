@@ -347,6 +347,39 @@ report_one(int side, const char *name, const char *email, bool mod,
 }
 
 int
+mail_queue_report_again(struct store *st, const struct config *cfg,
+    int64_t cid, const struct game *g, const struct store_window *w,
+    const char *name, const char *email, int view, const char *id_seed,
+    const char *subject, struct hp_error *err)
+{
+	struct report_rcpt r = { .st = st, .cfg = cfg, .cid = cid, .g = g,
+	    .w = w, .err = err, .rc = HP_OK, .footer = NULL };
+	struct mime_file files[2];
+	struct sbuf png, json;
+	char fname[2][96], msgid[300], raw[200], *body;
+	struct thread t;
+	size_t nfiles = 0;
+	int rc;
+
+	if ((body = store_report_get(st, w->id, view, err)) == NULL)
+		return err->code ? err->code : HP_ENOENT;
+	sbuf_init(&png);
+	sbuf_init(&json);
+	report_attach(&r, name, view, &body, &png, &json, fname, files,
+	    &nfiles);
+	snprintf(raw, sizeof raw, "report.%s", id_seed);
+	make_id(msgid, sizeof msgid, raw, cfg->domain);
+	thread_find(st, cfg, cid, name, NULL, &t);
+	rc = queue_files(st, cfg, cid, "report", email, cfg->from,
+	    "auto-generated", subject, msgid, NULL, body, &t, files, nfiles,
+	    err);
+	sbuf_free(&png);
+	sbuf_free(&json);
+	free(body);
+	return rc;
+}
+
+int
 mail_queue_reports(struct store *st, const struct config *cfg, int64_t cid,
     const struct game *g, const struct store_window *w, struct hp_error *err)
 {

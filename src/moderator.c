@@ -545,18 +545,21 @@ do_resend(struct exec *x)
 	for (i = 0; i < n && i < MOD_MAX_PLAYERS && rc == HP_OK; i++) {
 		if (side >= 0 && p[i].side != side)
 			continue;
-		if ((body = store_report_get(x->st, w.id, p[i].moderator ? -1 :
-		    p[i].side, x->err)) == NULL)
-			return x->err->code;
 		snprintf(seed, sizeof seed, "%s.t%d.w%d.%s.again%lld",
 		    x->g.name, w.spec.turn, w.spec.number, p[i].name,
 		    (long long)x->cmdid);
 		snprintf(subj, sizeof subj, "[hexpost] %s: turn %d '%s' report "
 		    "(sent again)", x->g.name, w.spec.turn, w.spec.name);
+		/* With the picture (and JSON) the report mail carried. */
 		if (x->cfg != NULL)
-			rc = mail_queue_message(x->st, x->cfg, x->cid, "report",
-			    p[i].email, seed, subj, body, x->err);
-		free(body);
+			rc = mail_queue_report_again(x->st, x->cfg, x->cid,
+			    &x->g, &w, p[i].name, p[i].email, p[i].moderator ?
+			    -1 : p[i].side, seed, subj, x->err);
+		else if ((body = store_report_get(x->st, w.id,
+		    p[i].moderator ? -1 : p[i].side, x->err)) == NULL)
+			return x->err->code;
+		else
+			free(body);
 		sbuf_printf(x->reply, "The report of turn %d window '%s' goes "
 		    "again to %s (%s).\n", w.spec.turn, w.spec.name, p[i].name,
 		    p[i].email);

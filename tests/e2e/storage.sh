@@ -120,12 +120,15 @@ cmp -s "$T/out" "$W/report2" || fail "report --turn 2 changed by compaction"
 hp moderate hill resend blue --email ann@example.org || fail "resend: $(cat "$T/out" "$T/err")"
 q "SELECT CAST(data AS TEXT) FROM outbox WHERE message_id LIKE '%again%' ORDER BY id DESC LIMIT 1" >"$W/again"
 [ -s "$W/again" ] || fail "resend queued nothing"
+# It carries the picture the report mail carried (issue 18).
+grep -q 'filename="\{0,1\}map-turn[0-9]*-[a-z]*\.png' "$W/again" ||
+	fail "the report sent again has no picture: $(head -n 40 "$W/again")"
 # The report sent again is the one sent then, byte for byte (that one
 # also carried the server key's footer).
 # (A report mail with its picture is multipart: its text part is compared.)
 body() {
 	decoded "$1" | sed '1,/^$/d' |
-		awk 'NR == 1 && /^--/ { skip = 1 } skip { if ($0 == "") skip = 0; next } { print }'
+		awk 'NR == 1 && /^--/ { skip = 1; next } skip { if ($0 == "") skip = 0; next } /^--=-hexpost-/ { exit } { print }'
 }
 body "$W/again" >"$W/again.body"
 body "$W/mail3" >"$W/mail3.body"
