@@ -169,16 +169,26 @@ play(const struct ruleset *rules, const char *options, int index,
 }
 
 /* Add a game's histogram of mails per side per round (the ruleset's vars
- * "mh.N", N 0-20; cards-ap keeps it) to res->mails. */
+ * "mh.N", N 0-20; cards-ap keeps it) to res->mails: one pass over the
+ * vars, no key formatted (most rulesets keep none of them). */
 static void
 add_mails(const struct game *g, struct sim_result *res)
 {
-	char key[16];
-	int k;
+	int i, k;
 
-	for (k = 0; k < 21; k++) {
-		snprintf(key, sizeof key, "mh.%d", k);
-		res->mails[k] += game_var(g, key, 0);
+	for (i = 0; i < g->nvars; i++) {
+		const char *key = g->vars[i].key;
+
+		if (key[0] != 'm' || key[1] != 'h' || key[2] != '.' ||
+		    key[3] < '0' || key[3] > '9')
+			continue;
+		k = key[3] - '0';
+		if (key[4] >= '0' && key[4] <= '9' && k != 0 && key[5] == '\0')
+			k = k * 10 + (key[4] - '0');
+		else if (key[4] != '\0')
+			continue;
+		if (k <= 20)
+			res->mails[k] += g->vars[i].val;
 	}
 }
 

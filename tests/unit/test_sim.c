@@ -29,6 +29,43 @@ check_same(const struct sim_result *a, const struct sim_result *b)
 	assert_int_equal(a->rolls, b->rolls);
 }
 
+/* sim_run's histogram of mails per side per round is, for every N, the sum
+ * over the same games of each game's var "mh.N" (cards-ap keeps them). */
+static void
+test_mails_histogram(void **state)
+{
+	const struct ruleset *rules = ruleset_find("cards-ap");
+	static const unsigned char master[] = "test_sim mails";
+	struct hp_error err = { 0, "" };
+	struct sim_result res;
+	long want[21] = { 0 }, windows = 0, rolls = 0, total = 0;
+	int i, k, outcome;
+
+	(void)state;
+	assert_non_null(rules);
+	assert_int_equal(sim_run(rules, NULL, 4, master, sizeof master - 1,
+	    &res, &err), HP_OK);
+	for (i = 0; i < 4; i++) {
+		struct game g;
+		char key[16];
+
+		game_init(&g);
+		assert_int_equal(sim_game(rules, NULL, i, master,
+		    sizeof master - 1, &g, &outcome, &windows, &rolls, &err),
+		    HP_OK);
+		for (k = 0; k < 21; k++) {
+			snprintf(key, sizeof key, "mh.%d", k);
+			want[k] += game_var(&g, key, 0);
+		}
+		game_free(&g);
+	}
+	for (k = 0; k < 21; k++) {
+		assert_int_equal(res.mails[k], want[k]);
+		total += want[k];
+	}
+	assert_true(total > 0);  /* the games did keep a histogram */
+}
+
 /* Every non-test ruleset: 2, 3 and 7 workers give sim_run's totals. */
 static void
 test_jobs_equal_serial(void **state)
@@ -338,6 +375,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_jobs_equal_serial),
+		cmocka_unit_test(test_mails_histogram),
 		cmocka_unit_test(test_jobs_options),
 		cmocka_unit_test(test_default_jobs),
 		cmocka_unit_test(test_hex_index),
