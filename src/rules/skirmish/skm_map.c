@@ -74,16 +74,26 @@ hex_at(const struct game *g, struct hex h)
 	return game_hex_at_c(g, h);
 }
 
-/* Index of terrain name, -1 if unknown. */
+/* Index of terrain name, -1 if unknown. Every name in the table starts
+ * with its own letter, so one byte picks the only candidate (lines of
+ * sight ask for the terrain of every hex they cross). */
 static int
 terrain_index(const char *name)
 {
 	int i;
 
-	for (i = 0; i < NTERRAIN; i++)
-		if (strcmp(terrains[i].name, name) == 0)
-			return i;
-	return -1;
+	switch (name[0]) {
+	case 'o': i = 0; break;
+	case 's': i = name[1] == 'c' ? 1 : 5; break;
+	case 'c': i = 2; break;
+	case 'w': i = 3; break;
+	case 'h': i = 4; break;
+	case 'r': i = 6; break;
+	case 't': i = 7; break;
+	case 'b': i = 8; break;
+	default: return -1;
+	}
+	return strcmp(terrains[i].name, name) == 0 ? i : -1;
 }
 
 /* The terrain entry of h (a static row), NULL off the map. */
@@ -239,15 +249,112 @@ set_rline(struct game *g, const char *key, const char *val)
 	free(copy);
 }
 
-/* Smoke in h: 4, 2 or 0. */
-int
-skm_smoke(const struct game *g, struct hex h)
+/* Smoke in h by its rstate line (the reference reading; smoke_in reads
+ * the same lines once for many hexes). */
+static int
+smoke_line(const struct game *g, struct hex h)
 {
 	char key[24], lbl[8], rest[32];
 
 	snprintf(key, sizeof key, "smoke %s", hex_label(&g->layout, h, lbl,
 	    sizeof lbl));
 	return rline(g, key, rest, sizeof rest) < 0 ? 0 : atoi(rest);
+}
+
+/* The smoke lines of g's rstate read once ("smoke LABEL N", the first
+ * line of a label counting, as rline finds it), so that a line of sight
+ * or a pass over the hexes asks no printf and no scan per hex. slow:
+ * a line this table cannot stand for (a label that is not a hex's own
+ * label, too many lines): ask smoke_line. */
+#define SMOKE_TAB_MAX 64
+struct smoke_tab {
+	const struct game *g;
+	int n;
+	bool slow;
+	struct hex h[SMOKE_TAB_MAX];
+	int level[SMOKE_TAB_MAX];
+};
+
+/* Read g's smoke lines into t. */
+static void
+smoke_read(const struct game *g, struct smoke_tab *t)
+{
+	const char *p, *e, *sp;
+	char lbl[8], canon[8], rest[32];
+	size_t n;
+	struct hex h;
+	int i;
+
+	t->g = g;
+	t->n = 0;
+	t->slow = false;
+	if (g->rstate == NULL || strstr(g->rstate, "smoke ") == NULL)
+		return;
+	for (p = g->rstate; *p != '\0'; p = e ? e + 1 : p + strlen(p)) {
+		e = strchr(p, '\n');
+		if (strncmp(p, "smoke ", 6) != 0)
+			continue;
+		/* rline matches "smoke LABEL" followed by a space */
+		for (sp = p + 6; *sp != ' ' && *sp != '\n' && *sp != '\0';
+		    sp++)
+			;
+		if (*sp != ' ')
+			continue;
+		n = (size_t)(sp - (p + 6));
+		if (n == 0 || n >= sizeof lbl || t->n == SMOKE_TAB_MAX) {
+			t->slow = true;
+			return;
+		}
+		memcpy(lbl, p + 6, n);
+		lbl[n] = '\0';
+		if (!hex_parse_label(&g->layout, lbl, &h) ||
+		    strcmp(hex_label(&g->layout, h, canon, sizeof canon),
+		    lbl) != 0) {
+			/* no hex's label is a letters-and-digits label
+			 * that does not read back to itself; anything
+			 * else (an off-map "(q,r)") goes the slow way */
+			if (lbl[0] == '(')
+				t->slow = true;
+			if (t->slow)
+				return;
+			continue;
+		}
+		for (i = 0; i < t->n && !hex_eq(t->h[i], h); i++)
+			;
+		if (i < t->n)
+			continue;       /* rline finds the first line */
+		n = e ? (size_t)(e - sp - 1) : strlen(sp + 1);
+		if (n >= sizeof rest)
+			n = sizeof rest - 1;
+		memcpy(rest, sp + 1, n);
+		rest[n] = '\0';
+		t->h[t->n] = h;
+		t->level[t->n++] = atoi(rest);
+	}
+}
+
+/* Smoke in h by the table t of t->g's lines. */
+static int
+smoke_in(const struct smoke_tab *t, struct hex h)
+{
+	int i;
+
+	if (t->slow)
+		return smoke_line(t->g, h);
+	for (i = 0; i < t->n; i++)
+		if (hex_eq(t->h[i], h))
+			return t->level[i];
+	return 0;
+}
+
+/* Smoke in h: 4, 2 or 0. */
+int
+skm_smoke(const struct game *g, struct hex h)
+{
+	struct smoke_tab t;
+
+	smoke_read(g, &t);
+	return smoke_in(&t, h);
 }
 
 /* Set the smoke in h (0 removes it). */
@@ -291,11 +398,20 @@ skm_set_cf(struct game *g, int unit, struct hex h, int state)
 
 /* --- sight and cover --------------------------------------------------------- */
 
-/* The height of an element's eyes at h on floor f. */
+/* The elevation and terrain row (NULL: off the map or unknown terrain)
+ * of h, with one lookup of its hex. */
 static int
-eye(const struct game *g, struct hex h, int f)
+cell(const struct game *g, struct hex h, const struct skm_terrain **t)
 {
-	return skm_elev(g, h) + f;
+	const struct game_hex *gh = hex_at(g, h);
+	int i;
+
+	*t = NULL;
+	if (gh == NULL)
+		return 0;
+	if ((i = terrain_index(gh->terrain)) >= 0)
+		*t = &terrains[i];
+	return gh->elevation;
 }
 
 /* Hindrance weight from a to b, or -1 when sight is blocked. */
@@ -303,25 +419,27 @@ int
 skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
-	int n, i, ea = eye(g, a, fa), eb = eye(g, b, fb), w = 0, k;
+	struct smoke_tab sm;
+	const struct skm_terrain *t;
+	int n, i, ea = skm_elev(g, a) + fa, eb = skm_elev(g, b) + fb, w = 0, k;
 	int hi = ea > eb ? ea : eb;
 
 	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
 		return -1;
+	smoke_read(g, &sm);
 	for (i = 1; i < n - 1; i++) {
 		int best = -1;
 
 		for (k = 0; k < (st[i].tie ? 2 : 1); k++) {
 			struct hex m = k ? st[i].alt : st[i].h;
-			const struct skm_terrain *t = skm_terrain(g, m);
-			int top = skm_elev(g, m) + (t ? t->height : 0), c;
+			int el = cell(g, m, &t), top = el + (t ? t->height : 0);
+			int c;
 
-			if (skm_elev(g, m) > hi || (t != NULL && t->solid &&
-			    top >= hi))
+			if (el > hi || (t != NULL && t->solid && top >= hi))
 				c = -1;
 			else
 				c = (t != NULL && top >= hi ? t->hindrance : 0)
-				    + skm_smoke(g, m);
+				    + smoke_in(&sm, m);
 			if (c >= 0 && (best < 0 || c < best))
 				best = c;
 		}
@@ -329,7 +447,7 @@ skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
 			return -1;
 		w += best;
 	}
-	w += skm_smoke(g, b);
+	w += smoke_in(&sm, b);
 	return w >= SKM_LOS_BLOCK ? -1 : w;
 }
 
