@@ -134,6 +134,12 @@ int skm_dir(const struct game *, int side, int k);
 int skm_sight(const struct game *, struct hex a, int fa, struct hex b,
     int fb);
 bool skm_los_units(const struct game *, int a, int b);
+/* The sight cache (skm_map.c): between begin and end, lines of sight of
+ * g (the same game pointer) reuse a copy of its map and the lines already
+ * walked on it while no smoke lies. g's map must not change in between;
+ * calls nest; per thread. */
+void skm_sight_begin(const struct game *g);
+void skm_sight_end(void);
 /* Cover class of a target at t against fire from f (terrain or obstacle). */
 int skm_cover(const struct game *, struct hex t, struct hex f);
 /* May side see unit (own, or not hidden)? */

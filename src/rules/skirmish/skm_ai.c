@@ -98,8 +98,8 @@ shootable(const struct game *g, int side, int u, int range)
 }
 
 /* Side's orders for this turn, from what it sees. */
-void
-skm_opponent(const struct game *g, const struct window_spec *w, int side,
+static void
+plan(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	struct skm_kind k;
@@ -232,4 +232,14 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 			sbuf_printf(b, " fire %s", g->units[t].id);
 		sbuf_puts(b, "\n");
 	}
+}
+
+/* Side's orders for this turn (plan) with the sight cache on g. */
+void
+skm_opponent(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	skm_sight_begin(g);
+	plan(g, w, side, b);
+	skm_sight_end();
 }

@@ -414,32 +414,135 @@ cell(const struct game *g, struct hex h, const struct skm_terrain **t)
 	return gh->elevation;
 }
 
-/* Hindrance weight from a to b, or -1 when sight is blocked. */
-int
-skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
+/* The sight cache (skm_sight_begin/_end around a resolution step or an
+ * opponent's plan, per thread): a copy of the map of the game begun (its
+ * hexes compared whole at each begin: another map, or a changed one,
+ * starts afresh) with each hex's terrain row, and the lines of sight
+ * already walked on it, by their two ends and floors. A line's weight
+ * depends only on the map and the smoke, so it is kept only while no
+ * smoke lies anywhere (a simulation's opponent never lays smoke). */
+#define SIGHT_MEMO 8192                 /* slots, a power of two */
+struct sight_memo {
+	int aq, ar, fa, bq, br, fb;
+	unsigned gen;                   /* slot good when it is sgt.gen */
+	int w;
+};
+static _Thread_local struct {
+	int depth;
+	const struct game *g;           /* the game begun, NULL: none */
+	struct hex_layout layout;
+	struct game_hex *map;           /* owned copy of the hexes */
+	int nmap, cap;
+	signed char *tidx;              /* terrain index of map[i], -1 */
+	struct sight_memo *memo;        /* SIGHT_MEMO slots */
+	unsigned gen;
+} sgt;
+
+/* Is g's map the one the cache holds (hexes, elevations, terrain)? */
+static bool
+sight_same_map(const struct game *g)
+{
+	int i;
+
+	if (sgt.map == NULL || g->nhex != sgt.nmap || memcmp(&g->layout,
+	    &sgt.layout, sizeof sgt.layout) != 0)
+		return false;
+	if (g->nhex == 0 || memcmp(g->hexes, sgt.map, (size_t)g->nhex *
+	    sizeof *g->hexes) == 0)
+		return true;
+	for (i = 0; i < g->nhex; i++)   /* bytes past a name may differ */
+		if (!hex_eq(g->hexes[i].h, sgt.map[i].h) ||
+		    g->hexes[i].elevation != sgt.map[i].elevation ||
+		    strncmp(g->hexes[i].terrain, sgt.map[i].terrain,
+		    GAME_TERRAIN_MAX) != 0)
+			return false;
+	return true;
+}
+
+/* Start using the sight cache for g (nested calls only count). */
+void
+skm_sight_begin(const struct game *g)
+{
+	int i;
+
+	if (sgt.depth++ > 0)
+		return;
+	sgt.g = g;
+	if (sight_same_map(g))
+		return;
+	if (g->nhex > sgt.cap) {
+		sgt.cap = g->nhex;
+		sgt.map = xrealloc(sgt.map, (size_t)sgt.cap * sizeof *sgt.map);
+		sgt.tidx = xrealloc(sgt.tidx, (size_t)sgt.cap);
+	}
+	if (sgt.map == NULL)
+		sgt.map = xcalloc(1, sizeof *sgt.map);
+	if (sgt.memo == NULL)
+		sgt.memo = xcalloc(SIGHT_MEMO, sizeof *sgt.memo);
+	if (g->nhex > 0)
+		memcpy(sgt.map, g->hexes, (size_t)g->nhex * sizeof *g->hexes);
+	for (i = 0; i < g->nhex; i++)
+		sgt.tidx[i] = (signed char)terrain_index(g->hexes[i].terrain);
+	sgt.nmap = g->nhex;
+	sgt.layout = g->layout;
+	if (++sgt.gen == 0)      /* wrapped: forget every slot */
+		memset(sgt.memo, 0, SIGHT_MEMO * sizeof *sgt.memo);
+	if (sgt.gen == 0)
+		sgt.gen = 1;
+}
+
+/* Stop using the sight cache (the outermost end). */
+void
+skm_sight_end(void)
+{
+	if (sgt.depth > 0 && --sgt.depth == 0)
+		sgt.g = NULL;
+}
+
+/* cell() through the cache's copy of the map (h in row-major place),
+ * else cell(). */
+static int
+cell_cached(const struct game *g, struct hex h, const struct skm_terrain **t)
+{
+	struct hex_offset o = hex_to_offset(&sgt.layout, h);
+	int i;
+
+	if (o.col >= 0 && o.row >= 0 && o.col < sgt.layout.cols &&
+	    o.row < sgt.layout.rows && (i = o.row * sgt.layout.cols + o.col) <
+	    sgt.nmap && hex_eq(sgt.map[i].h, h)) {
+		*t = sgt.tidx[i] >= 0 ? &terrains[(int)sgt.tidx[i]] : NULL;
+		return sgt.map[i].elevation;
+	}
+	return cell(g, h, t);
+}
+
+/* The walk of skm_sight (cached: the cache holds g's map). */
+static int
+sight_walk(const struct game *g, struct hex a, int fa, struct hex b, int fb,
+    const struct smoke_tab *sm, bool cached)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
-	struct smoke_tab sm;
 	const struct skm_terrain *t;
-	int n, i, ea = skm_elev(g, a) + fa, eb = skm_elev(g, b) + fb, w = 0, k;
-	int hi = ea > eb ? ea : eb;
+	int n, i, ea, eb, w = 0, k, hi;
 
+	ea = (cached ? cell_cached(g, a, &t) : cell(g, a, &t)) + fa;
+	eb = (cached ? cell_cached(g, b, &t) : cell(g, b, &t)) + fb;
+	hi = ea > eb ? ea : eb;
 	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
 		return -1;
-	smoke_read(g, &sm);
 	for (i = 1; i < n - 1; i++) {
 		int best = -1;
 
 		for (k = 0; k < (st[i].tie ? 2 : 1); k++) {
 			struct hex m = k ? st[i].alt : st[i].h;
-			int el = cell(g, m, &t), top = el + (t ? t->height : 0);
-			int c;
+			int el = cached ? cell_cached(g, m, &t) : cell(g, m, &t);
+			int top = el + (t ? t->height : 0), c;
 
 			if (el > hi || (t != NULL && t->solid && top >= hi))
 				c = -1;
 			else
 				c = (t != NULL && top >= hi ? t->hindrance : 0)
-				    + smoke_in(&sm, m);
+				    + smoke_in(sm, m);
 			if (c >= 0 && (best < 0 || c < best))
 				best = c;
 		}
@@ -447,8 +550,42 @@ skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
 			return -1;
 		w += best;
 	}
-	w += smoke_in(&sm, b);
+	w += smoke_in(sm, b);
 	return w >= SKM_LOS_BLOCK ? -1 : w;
+}
+
+/* Hindrance weight from a to b, or -1 when sight is blocked. */
+int
+skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
+{
+	struct smoke_tab sm;
+	struct sight_memo *m;
+	unsigned hsh;
+	int w;
+
+	smoke_read(g, &sm);
+	if (sgt.g != g || sgt.depth == 0)
+		return sight_walk(g, a, fa, b, fb, &sm, false);
+	if (sm.n > 0 || sm.slow)
+		return sight_walk(g, a, fa, b, fb, &sm, true);
+	hsh = (unsigned)a.q * 0x9e3779b1u ^ (unsigned)a.r * 0x85ebca77u ^
+	    (unsigned)b.q * 0xc2b2ae3du ^ (unsigned)b.r * 0x27d4eb2fu ^
+	    (unsigned)fa * 0x165667b1u ^ (unsigned)fb * 0xd3a2646cu;
+	hsh ^= hsh >> 15;
+	m = &sgt.memo[hsh & (SIGHT_MEMO - 1)];
+	if (m->gen == sgt.gen && m->aq == a.q && m->ar == a.r && m->bq == b.q &&
+	    m->br == b.r && m->fa == fa && m->fb == fb)
+		return m->w;
+	w = sight_walk(g, a, fa, b, fb, &sm, true);
+	m->aq = a.q;
+	m->ar = a.r;
+	m->fa = fa;
+	m->bq = b.q;
+	m->br = b.r;
+	m->fb = fb;
+	m->gen = sgt.gen;
+	m->w = w;
+	return w;
 }
 
 /* Does unit a see unit b (line of sight)? */

@@ -1615,8 +1615,8 @@ faithful_steps(struct skm_res *r)
  * a stop the orders are those of the window that stopped first; the
  * answers are in c->orders (var askk says which question: 1 initiative,
  * 2 reactions). */
-enum resolve_rc
-skm_resolve(struct resolve_ctx *c)
+static enum resolve_rc
+resolve_step(struct resolve_ctx *c)
 {
 	struct skm_res r;
 	struct game *g = c->g;
@@ -1726,6 +1726,18 @@ skm_resolve(struct resolve_ctx *c)
 	after_movement(&r);
 	(void)item_of;
 	return RESOLVE_DONE;
+}
+
+/* One step of the turn (resolve_step) with the sight cache on c->g. */
+enum resolve_rc
+skm_resolve(struct resolve_ctx *c)
+{
+	enum resolve_rc rc;
+
+	skm_sight_begin(c->g);
+	rc = resolve_step(c);
+	skm_sight_end();
+	return rc;
 }
 
 /* After the window: the end of the game, or the next turn. */
