@@ -129,6 +129,7 @@ int skm_edge(const struct game *, struct hex, int dir);
 int skm_home(const struct game *, int side);   /* 0 n, 1 s, 2 e, 3 w */
 int skm_home_dist(const struct game *, int side, struct hex);
 int skm_dir(const struct game *, int side, int k);
+void skm_dirs(const struct game *, int side, int d[6]);
 /* Hindrance weight on the line from a to b (ends excluded, smoke in b
  * included); -1 when sight is blocked. Eyes at floors fa and fb. */
 int skm_sight(const struct game *, struct hex a, int fa, struct hex b,
@@ -145,6 +146,7 @@ int skm_cover(const struct game *, struct hex t, struct hex f);
 /* May side see unit (own, or not hidden)? */
 bool skm_visible(const struct game *, int side, int unit);
 int skm_smoke(const struct game *, struct hex);   /* 0, 2 or 4 */
+bool skm_smoke_any(const struct game *);         /* smoke anywhere? */
 void skm_set_smoke(struct game *, struct hex, int level);
 /* The rstate line "cf UNIT HEX STATE" of unit: state 0 none, 1 call fire
  * (failed), 2 fire for effect. */

@@ -10,6 +10,29 @@
 
 #include "skirmish.h"
 
+/* The var key "obj.I" or "obj.I.hex" (hex) into key (32 bytes), without
+ * printf: the opponent reads every objective for every element. */
+static const char *
+obj_key(char *key, int i, bool hex)
+{
+	char d[12];
+	int n = 0, k = 4;
+
+	memcpy(key, "obj.", 4);
+	do {
+		d[n++] = (char)('0' + i % 10);
+		i /= 10;
+	} while (i > 0 && n < 10);
+	while (n > 0)
+		key[k++] = d[--n];
+	if (hex) {
+		memcpy(key + k, ".hex", 4);
+		k += 4;
+	}
+	key[k] = '\0';
+	return key;
+}
+
 /* The hex of objective i. */
 static struct hex
 objective(const struct game *g, int i)
@@ -18,8 +41,7 @@ objective(const struct game *g, int i)
 	struct hex_offset off;
 	int v;
 
-	snprintf(key, sizeof key, "obj.%d.hex", i);
-	v = game_var(g, key, 0);
+	v = game_var(g, obj_key(key, i, true), 0);
 	off.row = v / 1000;
 	off.col = v % 1000;
 	return hex_from_offset(&g->layout, off);
@@ -45,8 +67,9 @@ path_to(const struct game *g, int u, struct hex goal, int allow,
 {
 	struct hex cur = g->units[u].pos;
 	char lbl[8];
-	int spent = 0, n = 0, d, k;
+	int spent = 0, n = 0, d, k, dirs[6];
 
+	skm_dirs(g, g->units[u].side, dirs);
 	while (n < SKM_PATH_MAX - 1 && !hex_eq(cur, goal)) {
 		int best = -1, bd = hex_distance(cur, goal), c;
 
@@ -54,7 +77,7 @@ path_to(const struct game *g, int u, struct hex goal, int allow,
 			struct hex h;
 			int hd;
 
-			d = skm_dir(g, g->units[u].side, k);
+			d = dirs[k];
 			h = hex_neighbour(cur, d);
 			if (!game_on_map(g, h) || known_at(g, g->units[u].side,
 			    h) || (c = skm_step_cost(g, cur, h)) < 0 ||
@@ -104,7 +127,8 @@ plan(const struct game *g, const struct window_spec *w, int side,
 {
 	struct skm_kind k;
 	char lbl[8];
-	int i, j;
+	int i, j, nobj, *oheld = NULL;
+	struct hex *ohex = NULL;
 
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "melee") == 0) {
 		sbuf_puts(b, "melee");
@@ -156,6 +180,18 @@ plan(const struct game *g, const struct window_spec *w, int side,
 		return;
 	}
 	sbuf_puts(b, "initiative first\n");
+	/* the objectives, read once for every element (g does not change) */
+	nobj = game_var(g, "obj.n", 0);
+	if (nobj > 0) {
+		char key[32];
+
+		ohex = xcalloc((size_t)nobj, sizeof *ohex);
+		oheld = xcalloc((size_t)nobj, sizeof *oheld);
+		for (j = 0; j < nobj; j++) {
+			ohex[j] = objective(g, j);
+			oheld[j] = game_var(g, obj_key(key, j, false), 0);
+		}
+	}
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
 		int t, best = -1, bd = 999;
@@ -201,22 +237,20 @@ plan(const struct game *g, const struct window_spec *w, int side,
 			sbuf_printf(b, "%s C assault %s\n", u->id, g->units[t].id);
 			continue;
 		}
-		for (j = 0; j < game_var(g, "obj.n", 0); j++) {
-			char key[32];
-			int d = hex_distance(u->pos, objective(g, j));
+		for (j = 0; j < nobj; j++) {
+			int d = hex_distance(u->pos, ohex[j]);
 
-			snprintf(key, sizeof key, "obj.%d", j);
-			if (game_var(g, key, 0) == side + 1 && d <= 1) {
+			if (oheld[j] == side + 1 && d <= 1) {
 				best = -1;
 				break;
 			}
-			if (game_var(g, key, 0) != side + 1 && d < bd) {
+			if (oheld[j] != side + 1 && d < bd) {
 				bd = d;
 				best = j;
 			}
 		}
 		if (best >= 0 && !k.sw && !k.leader)
-			goal = objective(g, best);
+			goal = ohex[best];
 		if (hex_eq(goal, u->pos) || k.sw || k.leader || k.spotter ||
 		    u->status != SKM_GOOD) {
 			if (t >= 0)
@@ -232,6 +266,8 @@ plan(const struct game *g, const struct window_spec *w, int side,
 			sbuf_printf(b, " fire %s", g->units[t].id);
 		sbuf_puts(b, "\n");
 	}
+	free(ohex);
+	free(oheld);
 }
 
 /* Side's orders for this turn (plan) with the sight cache on g. */

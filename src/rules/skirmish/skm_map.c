@@ -163,6 +163,9 @@ skm_home(const struct game *g, int side)
 {
 	char key[24];
 
+	if (side == 0 || side == 1)     /* the keys without printf */
+		return game_var(g, side ? "home.1" : "home.0", side == 0 ?
+		    3 : 2);
 	snprintf(key, sizeof key, "home.%d", side);
 	return game_var(g, key, side == 0 ? 3 : 2);
 }
@@ -176,6 +179,18 @@ skm_dir(const struct game *g, int side, int k)
 	static const int mirror[6] = { 4, 3, 2, 1, 0, 5 };
 
 	return skm_home(g, side) == 2 ? mirror[k] : k;
+}
+
+/* The six directions side tries, in order (skm_dir of k = 0..5), into d:
+ * its home edge looked up once. */
+void
+skm_dirs(const struct game *g, int side, int d[6])
+{
+	static const int mirror[6] = { 4, 3, 2, 1, 0, 5 };
+	int k, mirrored = skm_home(g, side) == 2;
+
+	for (k = 0; k < 6; k++)
+		d[k] = mirrored ? mirror[k] : k;
 }
 
 /* Hexes from h to side's home edge. */
@@ -345,6 +360,16 @@ smoke_in(const struct smoke_tab *t, struct hex h)
 		if (hex_eq(t->h[i], h))
 			return t->level[i];
 	return 0;
+}
+
+/* Does smoke lie anywhere (may skm_smoke be other than 0)? */
+bool
+skm_smoke_any(const struct game *g)
+{
+	struct smoke_tab t;
+
+	smoke_read(g, &t);
+	return t.n > 0 || t.slow;
 }
 
 /* Smoke in h: 4, 2 or 0. */

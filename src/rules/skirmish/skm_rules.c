@@ -5,6 +5,7 @@
  * close assault and melee, and the end of the turn. Dice of what a side may
  * not see are sealed to the side that owns the hidden element. Readings:
  * docs/rules/skirmish-ww2.md. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,34 @@ seen_by(const struct game *g, int u)
 	    ALL;
 }
 
+/* The purpose of a roll, for the dice log, into buf; empty in a
+ * simulation (quiet events), which reads no log: the dice do not depend
+ * on it. */
+static void purpose(const struct skm_res *, char *, size_t, const char *,
+    ...) __attribute__((format(printf, 4, 5)));
+
+static void
+purpose(const struct skm_res *r, char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf[0] = '\0';
+	if (r->c->ev->quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* The room for the words of the modifiers in why (len bytes): none in a
+ * simulation, which shows no text (why is left empty). */
+static size_t
+why_room(const struct skm_res *r, char *why, size_t len)
+{
+	why[0] = '\0';
+	return r->c->ev->quiet ? 0 : len;
+}
+
 /* Roll a die about unit u: public, or sealed to its side while hidden. */
 static int
 die(struct skm_res *r, int u, int target, const char *purpose)
@@ -434,7 +463,7 @@ spotting(struct skm_res *r)
 			    "automatically");
 			continue;
 		}
-		snprintf(p, sizeof p, "spotting %s", g->units[i].id);
+		purpose(r, p, sizeof p, "spotting %s", g->units[i].id);
 		v = die(r, i, 0, p);
 		events_add_rolls(r->c->ev, seen_by(g, i), r->lastset,
 		    r->lastseq, 1, "Spotting roll for hidden %s: %d - %s.",
@@ -452,8 +481,9 @@ rout(struct skm_res *r, int u, int n)
 	struct game *g = r->g;
 	struct game_unit *x = &g->units[u];
 	struct hex from = x->pos;
-	int k, d, k2;
+	int k, d, k2, dirs[6];
 
+	skm_dirs(g, x->side, dirs);
 	for (k = 0; k < n; k++) {
 		int bestd = -1, best = skm_home_dist(g, x->side, x->pos);
 
@@ -461,7 +491,7 @@ rout(struct skm_res *r, int u, int n)
 			struct hex h;
 			int hd;
 
-			d = skm_dir(g, x->side, k2);
+			d = dirs[k2];
 			h = hex_neighbour(x->pos, d);
 			if (!game_on_map(g, h) || unit_at(g, h, 1 - x->side) >=
 			    0)
@@ -500,7 +530,7 @@ rally(struct skm_res *r)
 		    u->status != SKM_BROKEN))
 			continue;
 		n = skm_morale_number(g, i, 0, true, false);
-		snprintf(p, sizeof p, "rally %s", u->id);
+		purpose(r, p, sizeof p, "rally %s", u->id);
 		v = die(r, i, n <= 6 ? n : 0, p);
 		if (v >= n || v == 6) {
 			u->status--;
@@ -696,7 +726,7 @@ direct_fire(struct skm_res *r, int f, int t, struct hex th, bool stationary,
 	n = k.sw ? k.dice : uf->strength * k.dice;
 	cover = skm_cover(g, th, uf->pos);
 	hit = skm_to_hit(cover) + skm_fire_mod(g, f, t, th, stationary,
-	    k.dhe, why, sizeof why);
+	    k.dhe, why, why_room(r, why, sizeof why));
 	/* "to kill roll is only modified by special weapons or HE": the HE
 	 * weight of a gun firing direct HE. */
 	kill = skm_to_kill(cover) - (k.dhe ? k.heweight : 0);
@@ -710,12 +740,12 @@ direct_fire(struct skm_res *r, int f, int t, struct hex th, bool stationary,
 		return;
 	}
 	first = (int)r->c->dice->nlog + 1;
-	snprintf(p, sizeof p, "%s fires at %s: to hit", uf->id,
+	purpose(r, p, sizeof p, "%s fires at %s: to hit", uf->id,
 	    g->units[t].id);
 	for (i = 0; i < n; i++)
 		if (dice_roll(r->c->dice, 6, hit, p) >= hit)
 			hits++;
-	snprintf(p, sizeof p, "%s fires at %s: to kill", uf->id,
+	purpose(r, p, sizeof p, "%s fires at %s: to kill", uf->id,
 	    g->units[t].id);
 	for (i = 0; i < hits; i++)
 		if ((v = dice_roll(r->c->dice, 6, kill, p)) >= kill)
@@ -759,12 +789,12 @@ fire_for_effect(struct skm_res *r, int f, struct hex h)
 		hits = kills = 0;
 		first = (int)r->c->dice->nlog + 1;
 		if (hit <= 6) {
-			snprintf(p, sizeof p, "HE on %s: to hit",
+			purpose(r, p, sizeof p, "HE on %s: to hit",
 			    g->units[i].id);
 			for (j = 0; j < n; j++)
 				if (dice_roll(r->c->dice, 6, hit, p) >= hit)
 					hits++;
-			snprintf(p, sizeof p, "HE on %s: to kill",
+			purpose(r, p, sizeof p, "HE on %s: to kill",
 			    g->units[i].id);
 			for (j = 0; j < hits && kill <= 6; j++)
 				if (dice_roll(r->c->dice, 6, kill, p) >= kill)
@@ -822,7 +852,7 @@ indirect(struct skm_res *r, const struct skm_item *it)
 		return;
 	}
 	n = skm_target_number(g, f, s, h, smoke, st == 1 && hex_eq(mk, h),
-	    why, sizeof why);
+	    why, why_room(r, why, sizeof why));
 	if (n < 1)
 		n = 1;
 	v = dice_roll(r->c->dice, 6, n <= 6 ? n : 0, smoke ? "smoke called" :
@@ -914,7 +944,7 @@ morale_test(struct skm_res *r, int u, int kills, bool severe)
 	int n = skm_morale_number(g, u, kills, false, severe), v;
 	char p[80];
 
-	snprintf(p, sizeof p, "%smorale %s", severe ? "force " : "", x->id);
+	purpose(r, p, sizeof p, "%smorale %s", severe ? "force " : "", x->id);
 	v = die(r, u, n <= 6 ? n : 0, p);
 	if (v >= n || v == 6) {
 		events_add_rolls(r->c->ev, seen_by(g, u), r->lastset,
@@ -1155,8 +1185,9 @@ step_rel(struct skm_res *r, int u, int v, int n, bool closer)
 {
 	struct game *g = r->g;
 	struct game_unit *x = &g->units[u];
-	int k, d, k2;
+	int k, d, k2, dirs[6];
 
+	skm_dirs(g, x->side, dirs);
 	for (k = 0; k < n; k++) {
 		int cur = hex_distance(x->pos, g->units[v].pos), bestd = -1;
 
@@ -1166,7 +1197,7 @@ step_rel(struct skm_res *r, int u, int v, int n, bool closer)
 			struct hex h;
 			int hd;
 
-			d = skm_dir(g, x->side, k2);
+			d = dirs[k2];
 			h = hex_neighbour(x->pos, d);
 			if (!game_on_map(g, h) || unit_at(g, h, -1) >= 0)
 				continue;
@@ -1231,11 +1262,11 @@ assault(struct skm_res *r, int a, int t)
 	na = ua->strength;
 	nt = ut->strength;
 	first = (int)r->c->dice->nlog + 1;
-	snprintf(p, sizeof p, "close combat: %s", ua->id);
+	purpose(r, p, sizeof p, "close combat: %s", ua->id);
 	for (i = 0; i < na; i++)
 		if (dice_roll(r->c->dice, 6, ca, p) >= ca)
 			kt++;
-	snprintf(p, sizeof p, "close combat: %s", ut->id);
+	purpose(r, p, sizeof p, "close combat: %s", ut->id);
 	for (i = 0; i < nt; i++)
 		if (dice_roll(r->c->dice, 6, ct, p) >= ct)
 			ka++;
@@ -1376,6 +1407,24 @@ lost_or_broken(const struct game *g, int side)
 	return n;
 }
 
+/* Has g a var of the faithful mode's records end_turn clears (mv., op.,
+ * ra.)? Without one it need not look each element's up. */
+static bool
+has_records(const struct game *g)
+{
+	int i;
+
+	for (i = 0; i < g->nvars; i++) {
+		const char *k = g->vars[i].key;
+
+		if ((k[0] == 'm' && k[1] == 'v' && k[2] == '.') ||
+		    (k[0] == 'o' && k[1] == 'p' && k[2] == '.') ||
+		    (k[0] == 'r' && k[1] == 'a' && k[2] == '.'))
+			return true;
+	}
+	return false;
+}
+
 /* 3.2 end turn. */
 static void
 end_turn(struct skm_res *r)
@@ -1383,6 +1432,7 @@ end_turn(struct skm_res *r)
 	struct game *g = r->g;
 	char key[32];
 	int s, i, v, turns = game_var(g, "turns", 8), d;
+	bool records;
 
 	events_phase(r->c->ev, "End turn");
 	/* Automatic victory: a side with nothing left in good order (both
@@ -1421,10 +1471,13 @@ end_turn(struct skm_res *r)
 		}
 	}
 	/* Order markers go (with the faithful mode's records). */
+	records = has_records(g);
 	for (i = 0; i < g->nunits; i++) {
 		char mk[40];
 
 		g->units[i].x[SKM_X_START] = 0;
+		if (!records)
+			continue;
 		snprintf(mk, sizeof mk, "mv.%s.n", g->units[i].id);
 		if (game_var(g, mk, 0))
 			game_set_var(g, mk, 0);
@@ -1441,8 +1494,8 @@ end_turn(struct skm_res *r)
 		g->units[i].x[SKM_X_ORDER] = 0;
 		g->units[i].x[SKM_X_KILLS] = 0;
 	}
-	/* Smoke: +2 goes, +4 becomes +2. */
-	for (i = 0; i < g->nhex; i++) {
+	/* Smoke: +2 goes, +4 becomes +2 (no hex to look at without any). */
+	for (i = 0; skm_smoke_any(g) && i < g->nhex; i++) {
 		int sm = skm_smoke(g, g->hexes[i].h);
 
 		if (sm == 2)
