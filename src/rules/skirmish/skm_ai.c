@@ -47,23 +47,36 @@ objective(const struct game *g, int i)
 	return hex_from_offset(&g->layout, off);
 }
 
-/* Is there an element in play at h that side knows of? */
+/* The hexes of the elements in play that side knows of (its own and the
+ * enemy it sees) into at (nunits room); how many. */
+static int
+known_hexes(const struct game *g, int side, struct hex *at)
+{
+	int i, n = 0;
+
+	for (i = 0; i < g->nunits; i++)
+		if (skm_alive(g, i) && skm_visible(g, side, i))
+			at[n++] = g->units[i].pos;
+	return n;
+}
+
+/* Is h one of the n hexes at? */
 static bool
-known_at(const struct game *g, int side, struct hex h)
+known_at(const struct hex *at, int n, struct hex h)
 {
 	int i;
 
-	for (i = 0; i < g->nunits; i++)
-		if (skm_alive(g, i) && skm_visible(g, side, i) &&
-		    hex_eq(g->units[i].pos, h))
+	for (i = 0; i < n; i++)
+		if (hex_eq(at[i], h))
 			return true;
 	return false;
 }
 
-/* Write a greedy path from unit u toward goal within allow hexes. */
+/* Write a greedy path from unit u toward goal within allow hexes, around
+ * the nk hexes known (known_hexes of u's side). */
 static void
 path_to(const struct game *g, int u, struct hex goal, int allow,
-    struct sbuf *b)
+    const struct hex *known, int nk, struct sbuf *b)
 {
 	struct hex cur = g->units[u].pos;
 	char lbl[8];
@@ -79,8 +92,8 @@ path_to(const struct game *g, int u, struct hex goal, int allow,
 
 			d = dirs[k];
 			h = hex_neighbour(cur, d);
-			if (!game_on_map(g, h) || known_at(g, g->units[u].side,
-			    h) || (c = skm_step_cost(g, cur, h)) < 0 ||
+			if (!game_on_map(g, h) || known_at(known, nk, h) ||
+			    (c = skm_step_cost(g, cur, h)) < 0 ||
 			    spent + c > allow)
 				continue;
 			hd = hex_distance(h, goal);
@@ -127,8 +140,8 @@ plan(const struct game *g, const struct window_spec *w, int side,
 {
 	struct skm_kind k;
 	char lbl[8];
-	int i, j, nobj, *oheld = NULL;
-	struct hex *ohex = NULL;
+	int i, j, nobj, *oheld = NULL, nknown = 0;
+	struct hex *ohex = NULL, *known = NULL;
 
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "melee") == 0) {
 		sbuf_puts(b, "melee");
@@ -261,13 +274,18 @@ plan(const struct game *g, const struct window_spec *w, int side,
 			continue;
 		}
 		sbuf_printf(b, "%s M", u->id);
-		path_to(g, i, goal, SKM_MOVE_M, b);
+		if (known == NULL) {
+			known = xcalloc((size_t)g->nunits + 1, sizeof *known);
+			nknown = known_hexes(g, side, known);
+		}
+		path_to(g, i, goal, SKM_MOVE_M, known, nknown, b);
 		if (t >= 0)
 			sbuf_printf(b, " fire %s", g->units[t].id);
 		sbuf_puts(b, "\n");
 	}
 	free(ohex);
 	free(oheld);
+	free(known);
 }
 
 /* Side's orders for this turn (plan) with the sight cache on g. */

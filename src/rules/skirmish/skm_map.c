@@ -115,8 +115,9 @@ skm_kind_of(const struct game *g, const char *kind, struct skm_kind *k)
 	int i;
 
 	(void)g;
-	for (i = 0; i < NKINDS; i++)
-		if (strcmp(kinds[i].id, kind) == 0) {
+	for (i = 0; i < NKINDS; i++)    /* the first letter before the rest */
+		if (kinds[i].id[0] == kind[0] && strcmp(kinds[i].id, kind) ==
+		    0) {
 			*k = kinds[i];
 			return true;
 		}
@@ -928,6 +929,7 @@ hide_start(struct game *g)
 {
 	int i, j;
 
+	skm_sight_begin(g);     /* the games of a run share their maps */
 	for (i = 0; i < g->nunits; i++) {
 		const struct skm_terrain *t = skm_terrain(g, g->units[i].pos);
 		bool seen = false;
@@ -944,6 +946,7 @@ hide_start(struct game *g)
 		if (!seen)
 			g->units[i].flags |= SKM_F_HIDDEN;
 	}
+	skm_sight_end();
 }
 
 /* Is opt a campaign option skirmish-ww2 knows? (err if not) */
