@@ -911,6 +911,87 @@ t_indirect(void **state)
 	game_free(&g);
 }
 
+/* Every line of sight of the board with eyes on floors 0 and 1 into w
+ * (100 x 100 x 2 x 2 weights). */
+static void
+all_sights(const struct game *g, int *w)
+{
+	int a, b, fa, fb, n = 0;
+
+	for (a = 0; a < g->nhex; a++)
+		for (b = 0; b < g->nhex; b++)
+			for (fa = 0; fa < 2; fa++)
+				for (fb = 0; fb < 2; fb++)
+					w[n++] = skm_sight(g, g->hexes[a].h, fa,
+					    g->hexes[b].h, fb);
+}
+
+/* The sight cache (skm_sight_begin/_end) gives every line the weight the
+ * walk gives without it: twice over (remembered lines), with smoke laid
+ * inside it, and on a map changed between two begins. Smoke lines are
+ * read as the rstate has them (first line of a label; a label that is
+ * not a hex's own matches nothing). */
+static void
+t_sight_cache(void **state)
+{
+	struct game g;
+	int *ref = xcalloc(40000, sizeof(int)), *got = xcalloc(40000,
+	    sizeof(int)), blocked = 0, k;
+
+	(void)state;
+	board(&g, "unit: b1 rifle blue A1\nunit: r1 rifle red J10\n", NULL);
+	terrain(&g, "C3", "woods");
+	terrain(&g, "C4", "woods");
+	terrain(&g, "E5", "stone");
+	terrain(&g, "F2", "house");
+	terrain(&g, "G7", "scrub");
+	game_hex_at(&g, fx_hex(&g, "D8"))->elevation = 2;
+	all_sights(&g, ref);
+	skm_sight_begin(&g);
+	all_sights(&g, got);
+	assert_memory_equal(ref, got, 40000 * sizeof(int));
+	all_sights(&g, got);
+	assert_memory_equal(ref, got, 40000 * sizeof(int));
+	skm_set_smoke(&g, fx_hex(&g, "D4"), 4);
+	skm_set_smoke(&g, fx_hex(&g, "H8"), 2);
+	all_sights(&g, got);
+	skm_sight_end();
+	all_sights(&g, ref);
+	assert_memory_equal(ref, got, 40000 * sizeof(int));
+	for (k = 0; k < 40000; k++)
+		blocked += ref[k] < 0;
+	assert_true(blocked > 0);
+	assert_int_equal(skm_smoke(&g, fx_hex(&g, "D4")), 4);
+	assert_int_equal(skm_smoke(&g, fx_hex(&g, "H8")), 2);
+	assert_true(skm_smoke_any(&g));
+	/* smoke gone, the map changed: a new begin starts afresh */
+	game_set_rstate(&g, NULL);
+	assert_false(skm_smoke_any(&g));
+	terrain(&g, "C4", "open");
+	terrain(&g, "B2", "stone");
+	all_sights(&g, ref);
+	skm_sight_begin(&g);
+	all_sights(&g, got);
+	skm_sight_end();
+	assert_memory_equal(ref, got, 40000 * sizeof(int));
+	/* the rstate as it stands: first line of a label, exact labels */
+	for (k = 0; k < 2; k++) {
+		game_set_rstate(&g, k ? "smoke (1,2) 4\nsmoke E6 4\n"
+		    "smoke E6 2\nsmoke e7 4\nsmoke E8x 2\n" : "smoke E6 4\n"
+		    "smoke E6 2\nsmoke e7 4\nsmoke E8x 2\nsmoke E9 2");
+		assert_int_equal(skm_smoke(&g, fx_hex(&g, "E6")), 4);
+		assert_int_equal(skm_smoke(&g, fx_hex(&g, "E7")), 0);
+		assert_int_equal(skm_smoke(&g, fx_hex(&g, "E8")), 0);
+		assert_int_equal(skm_smoke(&g, fx_hex(&g, "E9")), k ? 0 : 2);
+	}
+	game_set_rstate(&g, "cf b1 C3 2\n");
+	assert_false(skm_smoke_any(&g));
+	assert_int_equal(skm_smoke(&g, fx_hex(&g, "C3")), 0);
+	free(ref);
+	free(got);
+	game_free(&g);
+}
+
 /* 16.1 and 3.2: the variable end, Force Morale, objectives. */
 static void
 t_end_turn(void **state)
@@ -1575,6 +1656,7 @@ main(void)
 		cmocka_unit_test(t_faithful_opfire),
 		cmocka_unit_test(t_faithful_melee),
 		cmocka_unit_test(t_scenario_errors),
+		cmocka_unit_test(t_sight_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
