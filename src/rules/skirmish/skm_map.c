@@ -258,8 +258,10 @@ set_rline(struct game *g, const char *key, const char *val)
 			lines[j - 1] = t;
 		}
 	sbuf_init(&b);
-	for (i = 0; i < n; i++)
-		sbuf_printf(&b, "%s\n", lines[i]);
+	for (i = 0; i < n; i++) {
+		sbuf_puts(&b, lines[i]);
+		sbuf_add(&b, "\n", 1);
+	}
 	game_set_rstate(g, n ? b.buf : NULL);
 	sbuf_free(&b);
 	free(copy);

@@ -544,6 +544,9 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 		*out = NULL;
 		return HP_EINVAL;
 	}
+	*out = o;
+	if (canon->discard)     /* nobody reads it (a stored window) */
+		return HP_OK;
 	if (initl)
 		sbuf_printf(canon, "initiative %s\n", o->initiative ? "second" :
 		    "first");
@@ -577,7 +580,6 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 			    g->units[it->assault].id);
 		sbuf_puts(canon, "\n");
 	}
-	*out = o;
 	return HP_OK;
 }
 
