@@ -168,6 +168,10 @@ int skm_parse(const struct game *, const struct window_spec *, int side,
 void skm_free_orders(void *);
 void skm_order_template(const struct game *, const struct window_spec *,
     int side, struct sbuf *);
+/* The line "melee A B ..." of the attackers asked, in the units' order. */
+void skm_melee_answer(const struct game *, struct sbuf *);
+/* The lines "react ID stand" of side's elements asked to react. */
+void skm_react_answer(const struct game *, int side, struct sbuf *);
 
 /* --- tables and resolution (skm_rules.c) ---------------------------------- */
 

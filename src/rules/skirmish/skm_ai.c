@@ -144,11 +144,7 @@ plan(const struct game *g, const struct window_spec *w, int side,
 	struct hex *ohex = NULL, *known = NULL;
 
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "melee") == 0) {
-		sbuf_puts(b, "melee");
-		for (i = 0; i < g->nunits; i++)
-			if (skm_melee_asked(g, i))
-				sbuf_printf(b, " %s", g->units[i].id);
-		sbuf_puts(b, "\n");
+		skm_melee_answer(g, b);
 		return;
 	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
@@ -182,10 +178,7 @@ plan(const struct game *g, const struct window_spec *w, int side,
 		return;
 	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "react") == 0) {
-		for (i = 0; i < g->nunits; i++)
-			if (g->units[i].side == side && skm_react_asked(g, i))
-				sbuf_printf(b, "react %s stand\n",
-				    g->units[i].id);
+		skm_react_answer(g, side, b);
 		return;
 	}
 	if (w->kind == WINDOW_DECISION) {

@@ -590,6 +590,30 @@ skm_free_orders(void *p)
 	free(p);
 }
 
+/* The answer "melee A B ..." naming the asked attackers in their order. */
+void
+skm_melee_answer(const struct game *g, struct sbuf *b)
+{
+	int i;
+
+	sbuf_puts(b, "melee");
+	for (i = 0; i < g->nunits; i++)
+		if (skm_melee_asked(g, i))
+			sbuf_printf(b, " %s", g->units[i].id);
+	sbuf_puts(b, "\n");
+}
+
+/* The answer "react ID stand" for each of side's elements asked. */
+void
+skm_react_answer(const struct game *g, int side, struct sbuf *b)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].side == side && skm_react_asked(g, i))
+			sbuf_printf(b, "react %s stand\n", g->units[i].id);
+}
+
 /* A commented, ready-to-edit order body for side (from its view). */
 void
 skm_order_template(const struct game *g, const struct window_spec *w,
@@ -608,11 +632,8 @@ skm_order_template(const struct game *g, const struct window_spec *w,
 				sbuf_printf(b, "#   %s (%s)\n", g->units[i].id,
 				    g->sides[g->units[i].side].name);
 		sbuf_puts(b, "# Name the attackers in the order their melees "
-		    "are fought (the rest follow):\nmelee");
-		for (i = 0; i < g->nunits; i++)
-			if (skm_melee_asked(g, i))
-				sbuf_printf(b, " %s", g->units[i].id);
-		sbuf_puts(b, "\n");
+		    "are fought (the rest follow):\n");
+		skm_melee_answer(g, b);
 		return;
 	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
@@ -653,10 +674,7 @@ skm_order_template(const struct game *g, const struct window_spec *w,
 		    "\"the target may react by up to 4\" as if CA\").\n"
 		    "# For each: stand, counter (move into contact) or "
 		    "withdraw (up to 2 hexes away).\n");
-		for (i = 0; i < g->nunits; i++)
-			if (g->units[i].side == side && skm_react_asked(g, i))
-				sbuf_printf(b, "react %s stand\n",
-				    g->units[i].id);
+		skm_react_answer(g, side, b);
 		return;
 	}
 	if (w->kind == WINDOW_DECISION) {

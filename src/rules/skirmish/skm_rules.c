@@ -877,60 +877,49 @@ indirect(struct skm_res *r, const struct skm_item *it)
 	fire_for_effect(r, f, h);
 }
 
-/* Stationary fire: F-order elements (direct, indirect, opportunity). */
+/* The fire of item it in the stationary phase (F orders: direct,
+ * indirect, opportunity) or the moving phase (Move & Fire and Cautious
+ * Advance orders with a target). */
 static void
-stationary_fire(struct skm_res *r)
+fire_item(struct skm_res *r, const struct skm_item *it, bool stationary)
 {
 	struct game *g = r->g;
-	int s, j;
+	int f = it->unit;
 
-	events_phase(r->c->ev, "Stationary fire");
-	for (s = 0; s < 2; s++) {
-		const struct skm_orders *o = r->o[s];
-
-		for (j = 0; o != NULL && j < o->n; j++) {
-			const struct skm_item *it = &o->it[j];
-			int f = it->unit;
-
-			if (it->order != 'F' || !active(r, it))
-				continue;
-			g->units[f].x[SKM_X_ORDER] = 'F';
-			if (it->ind)
-				indirect(r, it);
-			else if (it->target >= 0 && skm_alive(g, it->target))
-				direct_fire(r, f, it->target,
-				    g->units[it->target].pos, true, "fires at");
-			else if (it->opfire && r->optarget[f] >= 0 &&
-			    skm_alive(g, r->optarget[f]))
-				direct_fire(r, f, r->optarget[f], r->ophex[f],
-				    true, "opportunity fire at");
-		}
+	if (!stationary) {
+		if ((it->order == 'M' || it->order == 'C') && active(r, it) &&
+		    it->target >= 0 && skm_alive(g, it->target))
+			direct_fire(r, f, it->target, g->units[it->target].pos,
+			    false, "fires on the move at");
+		return;
 	}
-	apply_kills(r);
+	if (it->order != 'F' || !active(r, it))
+		return;
+	g->units[f].x[SKM_X_ORDER] = 'F';
+	if (it->ind)
+		indirect(r, it);
+	else if (it->target >= 0 && skm_alive(g, it->target))
+		direct_fire(r, f, it->target, g->units[it->target].pos, true,
+		    "fires at");
+	else if (it->opfire && r->optarget[f] >= 0 &&
+	    skm_alive(g, r->optarget[f]))
+		direct_fire(r, f, r->optarget[f], r->ophex[f], true,
+		    "opportunity fire at");
 }
 
-/* Moving fire: Move & Fire and Cautious Advance elements with a target. */
+/* The stationary or the moving fire phase: every item of both sides
+ * (fire_item), then the kills. */
 static void
-moving_fire(struct skm_res *r)
+fire_phase(struct skm_res *r, bool stationary)
 {
-	struct game *g = r->g;
 	int s, j;
 
-	events_phase(r->c->ev, "Moving fire");
+	events_phase(r->c->ev, stationary ? "Stationary fire" : "Moving fire");
 	for (s = 0; s < 2; s++) {
 		const struct skm_orders *o = r->o[s];
 
-		for (j = 0; o != NULL && j < o->n; j++) {
-			const struct skm_item *it = &o->it[j];
-
-			if ((it->order != 'M' && it->order != 'C') ||
-			    !active(r, it) || it->target < 0 ||
-			    !skm_alive(g, it->target))
-				continue;
-			direct_fire(r, it->unit, it->target,
-			    g->units[it->target].pos, false, "fires on the "
-			    "move at");
-		}
+		for (j = 0; o != NULL && j < o->n; j++)
+			fire_item(r, &o->it[j], stationary);
 	}
 	apply_kills(r);
 }
@@ -1044,24 +1033,28 @@ react_asks(struct skm_res *r)
 	return mask;
 }
 
+/* Is the faithful mode's question var PRE + u's id (rq., oq., mq.) set? */
+static bool
+asked_var(const struct game *g, const char *pre, int u)
+{
+	char key[40];
+
+	snprintf(key, sizeof key, "%s%s", pre, g->units[u].id);
+	return game_var(g, key, 0) != 0;
+}
+
 /* Is unit u asked for its reaction (faithful mode)? */
 bool
 skm_react_asked(const struct game *g, int u)
 {
-	char key[40];
-
-	snprintf(key, sizeof key, "rq.%s", g->units[u].id);
-	return game_var(g, key, 0) != 0;
+	return asked_var(g, "rq.", u);
 }
 
 /* Is unit u asked where to place its opportunity-fire marker? */
 bool
 skm_op_asked(const struct game *g, int u)
 {
-	char key[40];
-
-	snprintf(key, sizeof key, "oq.%s", g->units[u].id);
-	return game_var(g, key, 0) != 0;
+	return asked_var(g, "oq.", u);
 }
 
 /* How many hexes unit u entered in this turn's movement. */
@@ -1301,10 +1294,7 @@ assault(struct skm_res *r, int a, int t)
 bool
 skm_melee_asked(const struct game *g, int u)
 {
-	char key[40];
-
-	snprintf(key, sizeof key, "mq.%s", g->units[u].id);
-	return game_var(g, key, 0) != 0;
+	return asked_var(g, "mq.", u);
 }
 
 /* Is unit u mid-turn (its turn-start hex recorded)? */
@@ -1557,8 +1547,8 @@ end_turn(struct skm_res *r)
 static void
 after_movement(struct skm_res *r)
 {
-	stationary_fire(r);
-	moving_fire(r);
+	fire_phase(r, true);
+	fire_phase(r, false);
 	morale(r);
 	melee(r);
 	end_turn(r);
@@ -1624,8 +1614,8 @@ faithful_steps(struct skm_res *r)
 		}
 	}
 	if (c->step == 4) {
-		stationary_fire(r);
-		moving_fire(r);
+		fire_phase(r, true);
+		fire_phase(r, false);
 		morale(r);
 		free(r->pending);
 		free(r->optarget);
