@@ -2,7 +2,14 @@
  * (cover classes, hindrances, buildings), element kinds, the scenario
  * set-up with hidden deployment, line of sight, cover, smoke and call-fire
  * markers, the map as a side sees it and the status lines. Readings:
- * docs/rules/skirmish-ww2.md. */
+ * docs/rules/skirmish-ww2.md.
+ *
+ * Speed (issue 17): a line of sight reads the smoke lines of the rstate
+ * once (smoke_read), not once per crossed hex; between skm_sight_begin and
+ * skm_sight_end (a resolution step, an opponent's plan, hidden deployment)
+ * the sight cache keeps a copy of the map with each hex's terrain row and
+ * remembers each line walked while no smoke lies anywhere (see the
+ * comment "The sight cache" below and docs/ARCHITECTURE.md 3.3). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
