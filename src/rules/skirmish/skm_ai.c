@@ -4,11 +4,28 @@
  * sight, the mortar calls HE through a spotter that sees a target, and the
  * rest advance on the nearest objective not yet held, assaulting what is
  * within reach. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "skirmish.h"
+
+/* Append the strings given, up to a NULL, to b (order text without
+ * printf: the opponent writes a line for every element, every window). */
+static void put(struct sbuf *, ...) __attribute__((sentinel));
+
+static void
+put(struct sbuf *b, ...)
+{
+	va_list ap;
+	const char *s;
+
+	va_start(ap, b);
+	while ((s = va_arg(ap, const char *)) != NULL)
+		sbuf_puts(b, s);
+	va_end(ap);
+}
 
 /* The var key "obj.I" or "obj.I.hex" (hex) into key (32 bytes), without
  * printf: the opponent reads every objective for every element. */
@@ -106,8 +123,8 @@ path_to(const struct game *g, int u, struct hex goal, int allow,
 			break;
 		spent += skm_step_cost(g, cur, hex_neighbour(cur, best));
 		cur = hex_neighbour(cur, best);
-		sbuf_printf(b, " %s", hex_label(&g->layout, cur, lbl,
-		    sizeof lbl));
+		put(b, " ", hex_label(&g->layout, cur, lbl, sizeof lbl),
+		    NULL);
 		n++;
 	}
 }
@@ -226,21 +243,22 @@ plan(const struct game *g, const struct window_spec *w, int side,
 					}
 			}
 			if (tg >= 0) {
-				sbuf_printf(b, "%s F he %s", u->id,
+				put(b, u->id, " F he ",
 				    hex_label(&g->layout, g->units[tg].pos,
-				    lbl, sizeof lbl));
+				    lbl, sizeof lbl), NULL);
 				if (sp != i)
-					sbuf_printf(b, " by %s", g->units[sp].id);
+					put(b, " by ", g->units[sp].id, NULL);
 				sbuf_puts(b, "\n");
 			} else
-				sbuf_printf(b, "%s F\n", u->id);
+				put(b, u->id, " F\n", NULL);
 			continue;
 		}
 		t = shootable(g, side, i, k.range);
 		if (t >= 0 && u->status == SKM_GOOD && !k.sw &&
 		    hex_distance(u->pos, g->units[t].pos) <= 1 &&
 		    u->strength >= g->units[t].strength) {
-			sbuf_printf(b, "%s C assault %s\n", u->id, g->units[t].id);
+			put(b, u->id, " C assault ", g->units[t].id, "\n",
+			    NULL);
 			continue;
 		}
 		for (j = 0; j < nobj; j++) {
@@ -260,20 +278,20 @@ plan(const struct game *g, const struct window_spec *w, int side,
 		if (hex_eq(goal, u->pos) || k.sw || k.leader || k.spotter ||
 		    u->status != SKM_GOOD) {
 			if (t >= 0)
-				sbuf_printf(b, "%s F fire %s\n", u->id,
-				    g->units[t].id);
+				put(b, u->id, " F fire ", g->units[t].id, "\n",
+				    NULL);
 			else
-				sbuf_printf(b, "%s F opfire\n", u->id);
+				put(b, u->id, " F opfire\n", NULL);
 			continue;
 		}
-		sbuf_printf(b, "%s M", u->id);
+		put(b, u->id, " M", NULL);
 		if (known == NULL) {
 			known = xcalloc((size_t)g->nunits + 1, sizeof *known);
 			nknown = known_hexes(g, side, known);
 		}
 		path_to(g, i, goal, SKM_MOVE_M, known, nknown, b);
 		if (t >= 0)
-			sbuf_printf(b, " fire %s", g->units[t].id);
+			put(b, " fire ", g->units[t].id, NULL);
 		sbuf_puts(b, "\n");
 	}
 	free(ohex);
