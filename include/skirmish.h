@@ -129,16 +129,24 @@ int skm_edge(const struct game *, struct hex, int dir);
 int skm_home(const struct game *, int side);   /* 0 n, 1 s, 2 e, 3 w */
 int skm_home_dist(const struct game *, int side, struct hex);
 int skm_dir(const struct game *, int side, int k);
+void skm_dirs(const struct game *, int side, int d[6]);
 /* Hindrance weight on the line from a to b (ends excluded, smoke in b
  * included); -1 when sight is blocked. Eyes at floors fa and fb. */
 int skm_sight(const struct game *, struct hex a, int fa, struct hex b,
     int fb);
 bool skm_los_units(const struct game *, int a, int b);
+/* The sight cache (skm_map.c): between begin and end, lines of sight of
+ * g (the same game pointer) reuse a copy of its map and the lines already
+ * walked on it while no smoke lies. g's map must not change in between;
+ * calls nest; per thread. */
+void skm_sight_begin(const struct game *g);
+void skm_sight_end(void);
 /* Cover class of a target at t against fire from f (terrain or obstacle). */
 int skm_cover(const struct game *, struct hex t, struct hex f);
 /* May side see unit (own, or not hidden)? */
 bool skm_visible(const struct game *, int side, int unit);
 int skm_smoke(const struct game *, struct hex);   /* 0, 2 or 4 */
+bool skm_smoke_any(const struct game *);         /* smoke anywhere? */
 void skm_set_smoke(struct game *, struct hex, int level);
 /* The rstate line "cf UNIT HEX STATE" of unit: state 0 none, 1 call fire
  * (failed), 2 fire for effect. */
@@ -160,6 +168,10 @@ int skm_parse(const struct game *, const struct window_spec *, int side,
 void skm_free_orders(void *);
 void skm_order_template(const struct game *, const struct window_spec *,
     int side, struct sbuf *);
+/* The line "melee A B ..." of the attackers asked, in the units' order. */
+void skm_melee_answer(const struct game *, struct sbuf *);
+/* The lines "react ID stand" of side's elements asked to react. */
+void skm_react_answer(const struct game *, int side, struct sbuf *);
 
 /* --- tables and resolution (skm_rules.c) ---------------------------------- */
 

@@ -911,6 +911,87 @@ t_indirect(void **state)
 	game_free(&g);
 }
 
+/* Every line of sight of the board with eyes on floors 0 and 1 into w
+ * (100 x 100 x 2 x 2 weights). */
+static void
+all_sights(const struct game *g, int *w)
+{
+	int a, b, fa, fb, n = 0;
+
+	for (a = 0; a < g->nhex; a++)
+		for (b = 0; b < g->nhex; b++)
+			for (fa = 0; fa < 2; fa++)
+				for (fb = 0; fb < 2; fb++)
+					w[n++] = skm_sight(g, g->hexes[a].h, fa,
+					    g->hexes[b].h, fb);
+}
+
+/* The sight cache (skm_sight_begin/_end) gives every line the weight the
+ * walk gives without it: twice over (remembered lines), with smoke laid
+ * inside it, and on a map changed between two begins. Smoke lines are
+ * read as the rstate has them (first line of a label; a label that is
+ * not a hex's own matches nothing). */
+static void
+t_sight_cache(void **state)
+{
+	struct game g;
+	int *ref = xcalloc(40000, sizeof(int)), *got = xcalloc(40000,
+	    sizeof(int)), blocked = 0, k;
+
+	(void)state;
+	board(&g, "unit: b1 rifle blue A1\nunit: r1 rifle red J10\n", NULL);
+	terrain(&g, "C3", "woods");
+	terrain(&g, "C4", "woods");
+	terrain(&g, "E5", "stone");
+	terrain(&g, "F2", "house");
+	terrain(&g, "G7", "scrub");
+	game_hex_at(&g, fx_hex(&g, "D8"))->elevation = 2;
+	all_sights(&g, ref);
+	skm_sight_begin(&g);
+	all_sights(&g, got);
+	assert_memory_equal(ref, got, 40000 * sizeof(int));
+	all_sights(&g, got);
+	assert_memory_equal(ref, got, 40000 * sizeof(int));
+	skm_set_smoke(&g, fx_hex(&g, "D4"), 4);
+	skm_set_smoke(&g, fx_hex(&g, "H8"), 2);
+	all_sights(&g, got);
+	skm_sight_end();
+	all_sights(&g, ref);
+	assert_memory_equal(ref, got, 40000 * sizeof(int));
+	for (k = 0; k < 40000; k++)
+		blocked += ref[k] < 0;
+	assert_true(blocked > 0);
+	assert_int_equal(skm_smoke(&g, fx_hex(&g, "D4")), 4);
+	assert_int_equal(skm_smoke(&g, fx_hex(&g, "H8")), 2);
+	assert_true(skm_smoke_any(&g));
+	/* smoke gone, the map changed: a new begin starts afresh */
+	game_set_rstate(&g, NULL);
+	assert_false(skm_smoke_any(&g));
+	terrain(&g, "C4", "open");
+	terrain(&g, "B2", "stone");
+	all_sights(&g, ref);
+	skm_sight_begin(&g);
+	all_sights(&g, got);
+	skm_sight_end();
+	assert_memory_equal(ref, got, 40000 * sizeof(int));
+	/* the rstate as it stands: first line of a label, exact labels */
+	for (k = 0; k < 2; k++) {
+		game_set_rstate(&g, k ? "smoke (1,2) 4\nsmoke E6 4\n"
+		    "smoke E6 2\nsmoke e7 4\nsmoke E8x 2\n" : "smoke E6 4\n"
+		    "smoke E6 2\nsmoke e7 4\nsmoke E8x 2\nsmoke E9 2");
+		assert_int_equal(skm_smoke(&g, fx_hex(&g, "E6")), 4);
+		assert_int_equal(skm_smoke(&g, fx_hex(&g, "E7")), 0);
+		assert_int_equal(skm_smoke(&g, fx_hex(&g, "E8")), 0);
+		assert_int_equal(skm_smoke(&g, fx_hex(&g, "E9")), k ? 0 : 2);
+	}
+	game_set_rstate(&g, "cf b1 C3 2\n");
+	assert_false(skm_smoke_any(&g));
+	assert_int_equal(skm_smoke(&g, fx_hex(&g, "C3")), 0);
+	free(ref);
+	free(got);
+	game_free(&g);
+}
+
 /* 16.1 and 3.2: the variable end, Force Morale, objectives. */
 static void
 t_end_turn(void **state)
@@ -1279,69 +1360,92 @@ resume_to_end(struct game *g, const struct window_spec *w,
 	assert_int_equal(stop->step, -1);
 }
 
+/* The state of a faithful-mode test: the game, its dice and events, the
+ * stopped window w and the decision w2, the orders raw and answers ans
+ * (freed by faithful_end). */
+struct faithful {
+	struct game g;
+	struct dice d;
+	struct events ev;
+	struct hp_error err;
+	struct window_spec w, w2;
+	struct window_stop stop;
+	char *raw[GAME_MAX_SIDES], *ans[GAME_MAX_SIDES];
+	bool more;
+};
+
+/* Free what a faithful-mode test holds (its last dice and events, the
+ * orders and answers, the game). */
+static void
+faithful_end(struct faithful *f)
+{
+	int s;
+
+	done(&f->d, &f->ev);
+	for (s = 0; s < GAME_MAX_SIDES; s++) {
+		free(f->raw[s]);
+		free(f->ans[s]);
+	}
+	game_free(&f->g);
+}
+
 /* The faithful mode: the initiative winner without an 'initiative' line
  * is asked in a decision window; the turn resumes with its answer and the
  * stopped window's orders. */
 static void
 t_faithful(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	struct hp_error err = { 0, "" };
-	struct window_spec w, w2;
-	struct window_stop stop;
-	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *e;
+	struct faithful f;
+	char *e;
 	/* Initiative: blue 5, red 2; no other roll. */
 	static const int s1[] = { 5, 2 };
 	/* The resumed turn needs no die (nobody fires). */
 	static const int s2[] = { 0 };
-	bool more;
 
 	(void)state;
-	board(&g, "unit: b1 rifle blue A1\nunit: r1 rifle red J10\n",
+	memset(&f, 0, sizeof f);
+	board(&f.g, "unit: b1 rifle blue A1\nunit: r1 rifle red J10\n",
 	    "turns=10,faithful");
-	assert_true(skm_next_window(&g, &w));
-	raw[BLUE] = fx_orders(&g, "orders", "blue", "b1 M A2\n");
-	raw[RED] = fx_orders(&g, "orders", "red", "r1 M J9\n");
-	stop_at(&g, &w, raw, s1, 2, &d, &ev, &stop, 0, 1u << BLUE);
-	assert_true(fx_event_has(&ev, "blue wins the initiative and is asked "
+	assert_true(skm_next_window(&f.g, &f.w));
+	f.raw[BLUE] = fx_orders(&f.g, "orders", "blue", "b1 M A2\n");
+	f.raw[RED] = fx_orders(&f.g, "orders", "red", "r1 M J9\n");
+	stop_at(&f.g, &f.w, f.raw, s1, 2, &f.d, &f.ev, &f.stop, 0, 1u << BLUE);
+	assert_true(fx_event_has(&f.ev, "blue wins the initiative and is asked "
 	    "to move first or second"));
 	/* Nothing has moved yet. */
-	assert_true(hex_eq(U(&g, "b1")->pos, fx_hex(&g, "A1")));
-	done(&d, &ev);
-	assert_int_equal(window_advance(&g, &stop, &w2, &more, &err), HP_OK);
-	assert_true(more);
-	assert_int_equal(w2.kind, WINDOW_DECISION);
-	assert_int_equal(w2.sides, 1u << BLUE);
-	assert_string_equal(w2.name, "initiative");
-	e = parse_errs(&g, BLUE, "b1 F\n");
+	assert_true(hex_eq(U(&f.g, "b1")->pos, fx_hex(&f.g, "A1")));
+	done(&f.d, &f.ev);
+	assert_int_equal(window_advance(&f.g, &f.stop, &f.w2, &f.more, &f.err),
+	    HP_OK);
+	assert_true(f.more);
+	assert_int_equal(f.w2.kind, WINDOW_DECISION);
+	assert_int_equal(f.w2.sides, 1u << BLUE);
+	assert_string_equal(f.w2.name, "initiative");
+	e = parse_errs(&f.g, BLUE, "b1 F\n");
 	assert_non_null(e);
 	free(e);
-	ans[BLUE] = fx_orders(&g, "initiative", "blue", "initiative second\n");
-	resume_to_end(&g, &w, &w2, raw, ans, s2, 0, &d, &ev, &stop);
-	assert_true(fx_event_has(&ev, "blue chooses to move second"));
-	assert_true(hex_eq(U(&g, "b1")->pos, fx_hex(&g, "A2")));
-	assert_true(hex_eq(U(&g, "r1")->pos, fx_hex(&g, "J9")));
+	f.ans[BLUE] = fx_orders(&f.g, "initiative", "blue",
+	    "initiative second\n");
+	resume_to_end(&f.g, &f.w, &f.w2, f.raw, f.ans, s2, 0, &f.d, &f.ev,
+	    &f.stop);
+	assert_true(fx_event_has(&f.ev, "blue chooses to move second"));
+	assert_true(hex_eq(U(&f.g, "b1")->pos, fx_hex(&f.g, "A2")));
+	assert_true(hex_eq(U(&f.g, "r1")->pos, fx_hex(&f.g, "J9")));
 	/* Red moved first: its move's event comes before Blue's. */
 	{
 		size_t k, rb = 0, bb = 0;
 
-		for (k = 0; k < ev.n; k++) {
-			if (strstr(ev.v[k].text, "r1 (Move & Fire) moves"))
+		for (k = 0; k < f.ev.n; k++) {
+			if (strstr(f.ev.v[k].text, "r1 (Move & Fire) moves"))
 				rb = k;
-			if (strstr(ev.v[k].text, "b1 (Move & Fire) moves"))
+			if (strstr(f.ev.v[k].text, "b1 (Move & Fire) moves"))
 				bb = k;
 		}
 		assert_true(rb > 0 && rb < bb);
 	}
-	assert_int_equal(g.turn, 2);
-	assert_int_equal(game_var(&g, "asked", 0), 0);
-	done(&d, &ev);
-	free(raw[BLUE]);
-	free(raw[RED]);
-	free(ans[BLUE]);
-	game_free(&g);
+	assert_int_equal(f.g.turn, 2);
+	assert_int_equal(game_var(&f.g, "asked", 0), 0);
+	faithful_end(&f);
 }
 
 /* The faithful mode: the target of a declared close assault whose side
@@ -1349,49 +1453,42 @@ t_faithful(void **state)
 static void
 t_faithful_react(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	struct hp_error err = { 0, "" };
-	struct window_spec w, w2;
-	struct window_stop stop;
-	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *t;
+	struct faithful f;
+	char *t;
 	static const int s1[] = { 5, 2 };
 	static const int s2[] = { 0 };
-	bool more;
 
 	(void)state;
-	board(&g, "unit: b1 rifle blue A1\nunit: r1 rifle red A3\n"
+	memset(&f, 0, sizeof f);
+	board(&f.g, "unit: b1 rifle blue A1\nunit: r1 rifle red A3\n"
 	    "unit: r2 rifle red J10\n", "turns=10,faithful");
-	assert_true(skm_next_window(&g, &w));
-	raw[BLUE] = fx_orders(&g, "orders", "blue", "initiative first\n"
+	assert_true(skm_next_window(&f.g, &f.w));
+	f.raw[BLUE] = fx_orders(&f.g, "orders", "blue", "initiative first\n"
 	    "b1 C assault r1\n");
-	raw[RED] = fx_orders(&g, "orders", "red", "");
-	stop_at(&g, &w, raw, s1, 2, &d, &ev, &stop, 1, 1u << RED);
-	assert_true(fx_event_has(&ev, "red is asked how r1 reacts to b1's "
+	f.raw[RED] = fx_orders(&f.g, "orders", "red", "");
+	stop_at(&f.g, &f.w, f.raw, s1, 2, &f.d, &f.ev, &f.stop, 1, 1u << RED);
+	assert_true(fx_event_has(&f.ev, "red is asked how r1 reacts to b1's "
 	    "close assault"));
-	done(&d, &ev);
-	assert_int_equal(window_advance(&g, &stop, &w2, &more, &err), HP_OK);
-	assert_int_equal(w2.kind, WINDOW_DECISION);
-	assert_string_equal(w2.name, "react");
-	assert_int_equal(w2.number, 2);
-	t = view_order_template(&g, &w2, RED);
+	done(&f.d, &f.ev);
+	assert_int_equal(window_advance(&f.g, &f.stop, &f.w2, &f.more, &f.err),
+	    HP_OK);
+	assert_int_equal(f.w2.kind, WINDOW_DECISION);
+	assert_string_equal(f.w2.name, "react");
+	assert_int_equal(f.w2.number, 2);
+	t = view_order_template(&f.g, &f.w2, RED);
 	assert_non_null(strstr(t, "\nreact r1 stand\n"));
 	assert_null(strstr(t, "react r2"));
 	free(t);
-	t = parse_errs(&g, RED, "react r2 withdraw\n");
+	t = parse_errs(&f.g, RED, "react r2 withdraw\n");
 	assert_non_null(strstr(t, "r2 is not asked to react"));
 	free(t);
-	ans[RED] = fx_orders(&g, "react", "red", "react r1 withdraw\n");
-	resume_to_end(&g, &w, &w2, raw, ans, s2, 0, &d, &ev, &stop);
-	assert_true(fx_event_has(&ev, "r1 withdraws from A3"));
-	assert_false(skm_react_asked(&g, I(&g, "r1")));
-	assert_int_equal(g.turn, 2);
-	done(&d, &ev);
-	free(raw[BLUE]);
-	free(raw[RED]);
-	free(ans[RED]);
-	game_free(&g);
+	f.ans[RED] = fx_orders(&f.g, "react", "red", "react r1 withdraw\n");
+	resume_to_end(&f.g, &f.w, &f.w2, f.raw, f.ans, s2, 0, &f.d, &f.ev,
+	    &f.stop);
+	assert_true(fx_event_has(&f.ev, "r1 withdraws from A3"));
+	assert_false(skm_react_asked(&f.g, I(&f.g, "r1")));
+	assert_int_equal(f.g.turn, 2);
+	faithful_end(&f);
 }
 
 /* The faithful mode: after the first side's move, the second side is
@@ -1399,59 +1496,52 @@ t_faithful_react(void **state)
 static void
 t_faithful_opfire(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	struct hp_error err = { 0, "" };
-	struct window_spec w, w2;
-	struct window_stop stop;
-	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *t;
+	struct faithful f;
+	char *t;
 	static const int s1[] = { 1, 6 };
 	/* b1 at r1 marked at A7 (6 hexes): 4 - 1 - 1 = 2+: 8 dice, 2 hits;
 	 * to kill 4+: 1 kill; r1 morale 5+: 6. */
 	static const int s2[] = { 2, 2, 1, 1, 1, 1, 1, 1, 4, 1, 6 };
-	bool more;
 	int k;
 
 	(void)state;
-	board(&g, "unit: b1 rifle blue A1\nunit: r1 rifle red A9\n",
+	memset(&f, 0, sizeof f);
+	board(&f.g, "unit: b1 rifle blue A1\nunit: r1 rifle red A9\n",
 	    "turns=10,faithful");
-	assert_true(skm_next_window(&g, &w));
-	raw[BLUE] = fx_orders(&g, "orders", "blue", "b1 F opfire\n");
-	raw[RED] = fx_orders(&g, "orders", "red", "initiative first\n"
+	assert_true(skm_next_window(&f.g, &f.w));
+	f.raw[BLUE] = fx_orders(&f.g, "orders", "blue", "b1 F opfire\n");
+	f.raw[RED] = fx_orders(&f.g, "orders", "red", "initiative first\n"
 	    "r1 A A8 A7 A6\n");
-	stop_at(&g, &w, raw, s1, 2, &d, &ev, &stop, 2, 1u << BLUE);
-	assert_true(hex_eq(U(&g, "r1")->pos, fx_hex(&g, "A6")));
-	done(&d, &ev);
-	assert_int_equal(window_advance(&g, &stop, &w2, &more, &err), HP_OK);
-	assert_string_equal(w2.name, "opfire");
-	t = view_order_template(&g, &w2, BLUE);
+	stop_at(&f.g, &f.w, f.raw, s1, 2, &f.d, &f.ev, &f.stop, 2, 1u << BLUE);
+	assert_true(hex_eq(U(&f.g, "r1")->pos, fx_hex(&f.g, "A6")));
+	done(&f.d, &f.ev);
+	assert_int_equal(window_advance(&f.g, &f.stop, &f.w2, &f.more, &f.err),
+	    HP_OK);
+	assert_string_equal(f.w2.name, "opfire");
+	t = view_order_template(&f.g, &f.w2, BLUE);
 	assert_non_null(strstr(t, "b1 may mark r1 at A8"));
 	assert_non_null(strstr(t, "\nopfire b1 none\n"));
 	free(t);
 	/* The orders of the stopped window still parse (paths from where
 	 * the turn began). */
-	t = parse_errs(&g, RED, "r1 A A8 A7 A6\n");
+	t = parse_errs(&f.g, RED, "r1 A A8 A7 A6\n");
 	free(t);
-	t = parse_errs(&g, BLUE, "opfire b1 r1 A9\nopfire zz none\n");
+	t = parse_errs(&f.g, BLUE, "opfire b1 r1 A9\nopfire zz none\n");
 	assert_non_null(strstr(t, "line 5: r1 did not pass A9"));
 	assert_non_null(strstr(t, "line 6: no element 'zz' of yours"));
 	free(t);
-	ans[BLUE] = fx_orders(&g, "opfire", "blue", "opfire b1 r1 A7\n");
-	resume_to_end(&g, &w, &w2, raw, ans, s2, 11, &d, &ev, &stop);
-	assert_false(d.script_exhausted);
-	assert_int_equal(d.scriptpos, 11);
-	assert_true(fx_event_has(&ev, "b1 places an Opportunity Fire marker "
+	f.ans[BLUE] = fx_orders(&f.g, "opfire", "blue", "opfire b1 r1 A7\n");
+	resume_to_end(&f.g, &f.w, &f.w2, f.raw, f.ans, s2, 11, &f.d, &f.ev,
+	    &f.stop);
+	assert_false(f.d.script_exhausted);
+	assert_int_equal(f.d.scriptpos, 11);
+	assert_true(fx_event_has(&f.ev, "b1 places an Opportunity Fire marker "
 	    "on r1 at A7"));
 	for (k = 1; k <= 8; k++)
-		roll_target(&d, k, 2, "b1 fires at r1: to hit");
-	assert_int_equal(U(&g, "r1")->strength, 7);
-	assert_int_equal(g.turn, 2);
-	done(&d, &ev);
-	free(raw[BLUE]);
-	free(raw[RED]);
-	free(ans[BLUE]);
-	game_free(&g);
+		roll_target(&f.d, k, 2, "b1 fires at r1: to hit");
+	assert_int_equal(U(&f.g, "r1")->strength, 7);
+	assert_int_equal(f.g.turn, 2);
+	faithful_end(&f);
 }
 
 /* The faithful mode: with two melees or more the initiative winner is
@@ -1459,59 +1549,52 @@ t_faithful_opfire(void **state)
 static void
 t_faithful_melee(void **state)
 {
-	struct game g;
-	struct dice d;
-	struct events ev;
-	struct hp_error err = { 0, "" };
-	struct window_spec w, w2;
-	struct window_stop stop;
-	char *raw[GAME_MAX_SIDES] = { 0 }, *ans[GAME_MAX_SIDES] = { 0 }, *t;
+	struct faithful f;
+	char *t;
 	static const int s1[] = { 5, 2 };
 	int s2[32], k, e1 = -1, e2 = -1;
-	bool more;
 
 	(void)state;
+	memset(&f, 0, sizeof f);
 	for (k = 0; k < 32; k++)
 		s2[k] = 1;
-	board(&g, "unit: b1 rifle blue A1\nunit: b2 rifle blue E1\n"
+	board(&f.g, "unit: b1 rifle blue A1\nunit: b2 rifle blue E1\n"
 	    "unit: r1 rifle red A3\nunit: r2 rifle red E3\n",
 	    "turns=10,faithful");
-	assert_true(skm_next_window(&g, &w));
-	raw[BLUE] = fx_orders(&g, "orders", "blue", "initiative first\n"
+	assert_true(skm_next_window(&f.g, &f.w));
+	f.raw[BLUE] = fx_orders(&f.g, "orders", "blue", "initiative first\n"
 	    "b1 C assault r1\nb2 C assault r2\n");
-	raw[RED] = fx_orders(&g, "orders", "red", "react r1 stand\n"
+	f.raw[RED] = fx_orders(&f.g, "orders", "red", "react r1 stand\n"
 	    "react r2 stand\n");
-	stop_at(&g, &w, raw, s1, 2, &d, &ev, &stop, 4, 1u << BLUE);
-	assert_true(fx_event_has(&ev, "blue is asked the order of the 2 "
+	stop_at(&f.g, &f.w, f.raw, s1, 2, &f.d, &f.ev, &f.stop, 4, 1u << BLUE);
+	assert_true(fx_event_has(&f.ev, "blue is asked the order of the 2 "
 	    "melees"));
-	done(&d, &ev);
-	assert_int_equal(window_advance(&g, &stop, &w2, &more, &err), HP_OK);
-	assert_string_equal(w2.name, "melee");
-	t = view_order_template(&g, &w2, BLUE);
+	done(&f.d, &f.ev);
+	assert_int_equal(window_advance(&f.g, &f.stop, &f.w2, &f.more, &f.err),
+	    HP_OK);
+	assert_string_equal(f.w2.name, "melee");
+	t = view_order_template(&f.g, &f.w2, BLUE);
 	assert_non_null(strstr(t, "\nmelee b1 b2\n"));
 	free(t);
-	t = parse_errs(&g, BLUE, "melee b2 zz\n");
+	t = parse_errs(&f.g, BLUE, "melee b2 zz\n");
 	assert_non_null(strstr(t, "line 5: 'zz' is no attacker of this "
 	    "turn's melees"));
 	free(t);
-	ans[BLUE] = fx_orders(&g, "melee", "blue", "melee b2 b1\n");
-	resume_to_end(&g, &w, &w2, raw, ans, s2, 32, &d, &ev, &stop);
-	assert_int_equal(d.scriptpos, 32);
-	for (k = 0; k < (int)ev.n; k++) {
-		if (strstr(ev.v[k].text, "Melee: b2"))
+	f.ans[BLUE] = fx_orders(&f.g, "melee", "blue", "melee b2 b1\n");
+	resume_to_end(&f.g, &f.w, &f.w2, f.raw, f.ans, s2, 32, &f.d, &f.ev,
+	    &f.stop);
+	assert_int_equal(f.d.scriptpos, 32);
+	for (k = 0; k < (int)f.ev.n; k++) {
+		if (strstr(f.ev.v[k].text, "Melee: b2"))
 			e2 = k;
-		if (strstr(ev.v[k].text, "Melee: b1"))
+		if (strstr(f.ev.v[k].text, "Melee: b1"))
 			e1 = k;
 	}
 	/* Blue's file lists b1 first; its answer puts b2 first. */
 	assert_true(e2 >= 0 && e2 < e1);
-	assert_false(skm_melee_asked(&g, I(&g, "b1")));
-	assert_int_equal(g.turn, 2);
-	done(&d, &ev);
-	free(raw[BLUE]);
-	free(raw[RED]);
-	free(ans[BLUE]);
-	game_free(&g);
+	assert_false(skm_melee_asked(&f.g, I(&f.g, "b1")));
+	assert_int_equal(f.g.turn, 2);
+	faithful_end(&f);
 }
 
 /* Scenario mistakes are listed with their lines. */
@@ -1575,6 +1658,7 @@ main(void)
 		cmocka_unit_test(t_faithful_opfire),
 		cmocka_unit_test(t_faithful_melee),
 		cmocka_unit_test(t_scenario_errors),
+		cmocka_unit_test(t_sight_cache),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,11 +4,51 @@
  * sight, the mortar calls HE through a spotter that sees a target, and the
  * rest advance on the nearest objective not yet held, assaulting what is
  * within reach. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "skirmish.h"
+
+/* Append the strings given, up to a NULL, to b (order text without
+ * printf: the opponent writes a line for every element, every window). */
+static void put(struct sbuf *, ...) __attribute__((sentinel));
+
+static void
+put(struct sbuf *b, ...)
+{
+	va_list ap;
+	const char *s;
+
+	va_start(ap, b);
+	while ((s = va_arg(ap, const char *)) != NULL)
+		sbuf_puts(b, s);
+	va_end(ap);
+}
+
+/* The var key "obj.I" or "obj.I.hex" (hex) into key (32 bytes), without
+ * printf: the opponent reads every objective for every element. */
+static const char *
+obj_key(char *key, int i, bool hex)
+{
+	char d[12];
+	int n = 0, k = 4;
+
+	memcpy(key, "obj.", 4);
+	do {
+		d[n++] = (char)('0' + i % 10);
+		i /= 10;
+	} while (i > 0 && n < 10);
+	while (n > 0)
+		key[k++] = d[--n];
+	if (hex) {
+		memcpy(key + k, ".hex", 4);
+		k += 4;
+	}
+	key[k] = '\0';
+	return key;
+}
 
 /* The hex of objective i. */
 static struct hex
@@ -18,35 +58,48 @@ objective(const struct game *g, int i)
 	struct hex_offset off;
 	int v;
 
-	snprintf(key, sizeof key, "obj.%d.hex", i);
-	v = game_var(g, key, 0);
+	v = game_var(g, obj_key(key, i, true), 0);
 	off.row = v / 1000;
 	off.col = v % 1000;
 	return hex_from_offset(&g->layout, off);
 }
 
-/* Is there an element in play at h that side knows of? */
+/* The hexes of the elements in play that side knows of (its own and the
+ * enemy it sees) into at (nunits room); how many. */
+static int
+known_hexes(const struct game *g, int side, struct hex *at)
+{
+	int i, n = 0;
+
+	for (i = 0; i < g->nunits; i++)
+		if (skm_alive(g, i) && skm_visible(g, side, i))
+			at[n++] = g->units[i].pos;
+	return n;
+}
+
+/* Is h one of the n hexes at? */
 static bool
-known_at(const struct game *g, int side, struct hex h)
+known_at(const struct hex *at, int n, struct hex h)
 {
 	int i;
 
-	for (i = 0; i < g->nunits; i++)
-		if (skm_alive(g, i) && skm_visible(g, side, i) &&
-		    hex_eq(g->units[i].pos, h))
+	for (i = 0; i < n; i++)
+		if (hex_eq(at[i], h))
 			return true;
 	return false;
 }
 
-/* Write a greedy path from unit u toward goal within allow hexes. */
+/* Write a greedy path from unit u toward goal within allow hexes, around
+ * the nk hexes known (known_hexes of u's side). */
 static void
 path_to(const struct game *g, int u, struct hex goal, int allow,
-    struct sbuf *b)
+    const struct hex *known, int nk, struct sbuf *b)
 {
 	struct hex cur = g->units[u].pos;
 	char lbl[8];
-	int spent = 0, n = 0, d, k;
+	int spent = 0, n = 0, d, k, dirs[6];
 
+	skm_dirs(g, g->units[u].side, dirs);
 	while (n < SKM_PATH_MAX - 1 && !hex_eq(cur, goal)) {
 		int best = -1, bd = hex_distance(cur, goal), c;
 
@@ -54,10 +107,10 @@ path_to(const struct game *g, int u, struct hex goal, int allow,
 			struct hex h;
 			int hd;
 
-			d = skm_dir(g, g->units[u].side, k);
+			d = dirs[k];
 			h = hex_neighbour(cur, d);
-			if (!game_on_map(g, h) || known_at(g, g->units[u].side,
-			    h) || (c = skm_step_cost(g, cur, h)) < 0 ||
+			if (!game_on_map(g, h) || known_at(known, nk, h) ||
+			    (c = skm_step_cost(g, cur, h)) < 0 ||
 			    spent + c > allow)
 				continue;
 			hd = hex_distance(h, goal);
@@ -70,8 +123,8 @@ path_to(const struct game *g, int u, struct hex goal, int allow,
 			break;
 		spent += skm_step_cost(g, cur, hex_neighbour(cur, best));
 		cur = hex_neighbour(cur, best);
-		sbuf_printf(b, " %s", hex_label(&g->layout, cur, lbl,
-		    sizeof lbl));
+		put(b, " ", hex_label(&g->layout, cur, lbl, sizeof lbl),
+		    NULL);
 		n++;
 	}
 }
@@ -98,20 +151,17 @@ shootable(const struct game *g, int side, int u, int range)
 }
 
 /* Side's orders for this turn, from what it sees. */
-void
-skm_opponent(const struct game *g, const struct window_spec *w, int side,
+static void
+plan(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	struct skm_kind k;
 	char lbl[8];
-	int i, j;
+	int i, j, nobj, *oheld = NULL, nknown = 0;
+	struct hex *ohex = NULL, *known = NULL;
 
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "melee") == 0) {
-		sbuf_puts(b, "melee");
-		for (i = 0; i < g->nunits; i++)
-			if (skm_melee_asked(g, i))
-				sbuf_printf(b, " %s", g->units[i].id);
-		sbuf_puts(b, "\n");
+		skm_melee_answer(g, b);
 		return;
 	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
@@ -145,10 +195,7 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 		return;
 	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "react") == 0) {
-		for (i = 0; i < g->nunits; i++)
-			if (g->units[i].side == side && skm_react_asked(g, i))
-				sbuf_printf(b, "react %s stand\n",
-				    g->units[i].id);
+		skm_react_answer(g, side, b);
 		return;
 	}
 	if (w->kind == WINDOW_DECISION) {
@@ -156,6 +203,18 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 		return;
 	}
 	sbuf_puts(b, "initiative first\n");
+	/* the objectives, read once for every element (g does not change) */
+	nobj = game_var(g, "obj.n", 0);
+	if (nobj > 0) {
+		char key[32];
+
+		ohex = xcalloc((size_t)nobj, sizeof *ohex);
+		oheld = xcalloc((size_t)nobj, sizeof *oheld);
+		for (j = 0; j < nobj; j++) {
+			ohex[j] = objective(g, j);
+			oheld[j] = game_var(g, obj_key(key, j, false), 0);
+		}
+	}
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
 		int t, best = -1, bd = 999;
@@ -184,52 +243,68 @@ skm_opponent(const struct game *g, const struct window_spec *w, int side,
 					}
 			}
 			if (tg >= 0) {
-				sbuf_printf(b, "%s F he %s", u->id,
+				put(b, u->id, " F he ",
 				    hex_label(&g->layout, g->units[tg].pos,
-				    lbl, sizeof lbl));
+				    lbl, sizeof lbl), NULL);
 				if (sp != i)
-					sbuf_printf(b, " by %s", g->units[sp].id);
+					put(b, " by ", g->units[sp].id, NULL);
 				sbuf_puts(b, "\n");
 			} else
-				sbuf_printf(b, "%s F\n", u->id);
+				put(b, u->id, " F\n", NULL);
 			continue;
 		}
 		t = shootable(g, side, i, k.range);
 		if (t >= 0 && u->status == SKM_GOOD && !k.sw &&
 		    hex_distance(u->pos, g->units[t].pos) <= 1 &&
 		    u->strength >= g->units[t].strength) {
-			sbuf_printf(b, "%s C assault %s\n", u->id, g->units[t].id);
+			put(b, u->id, " C assault ", g->units[t].id, "\n",
+			    NULL);
 			continue;
 		}
-		for (j = 0; j < game_var(g, "obj.n", 0); j++) {
-			char key[32];
-			int d = hex_distance(u->pos, objective(g, j));
+		for (j = 0; j < nobj; j++) {
+			int d = hex_distance(u->pos, ohex[j]);
 
-			snprintf(key, sizeof key, "obj.%d", j);
-			if (game_var(g, key, 0) == side + 1 && d <= 1) {
+			if (oheld[j] == side + 1 && d <= 1) {
 				best = -1;
 				break;
 			}
-			if (game_var(g, key, 0) != side + 1 && d < bd) {
+			if (oheld[j] != side + 1 && d < bd) {
 				bd = d;
 				best = j;
 			}
 		}
 		if (best >= 0 && !k.sw && !k.leader)
-			goal = objective(g, best);
+			goal = ohex[best];
 		if (hex_eq(goal, u->pos) || k.sw || k.leader || k.spotter ||
 		    u->status != SKM_GOOD) {
 			if (t >= 0)
-				sbuf_printf(b, "%s F fire %s\n", u->id,
-				    g->units[t].id);
+				put(b, u->id, " F fire ", g->units[t].id, "\n",
+				    NULL);
 			else
-				sbuf_printf(b, "%s F opfire\n", u->id);
+				put(b, u->id, " F opfire\n", NULL);
 			continue;
 		}
-		sbuf_printf(b, "%s M", u->id);
-		path_to(g, i, goal, SKM_MOVE_M, b);
+		put(b, u->id, " M", NULL);
+		if (known == NULL) {
+			known = xcalloc((size_t)g->nunits + 1, sizeof *known);
+			nknown = known_hexes(g, side, known);
+		}
+		path_to(g, i, goal, SKM_MOVE_M, known, nknown, b);
 		if (t >= 0)
-			sbuf_printf(b, " fire %s", g->units[t].id);
+			put(b, " fire ", g->units[t].id, NULL);
 		sbuf_puts(b, "\n");
 	}
+	free(ohex);
+	free(oheld);
+	free(known);
+}
+
+/* Side's orders for this turn (plan) with the sight cache on g. */
+void
+skm_opponent(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	skm_sight_begin(g);
+	plan(g, w, side, b);
+	skm_sight_end();
 }

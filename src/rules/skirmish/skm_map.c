@@ -2,7 +2,14 @@
  * (cover classes, hindrances, buildings), element kinds, the scenario
  * set-up with hidden deployment, line of sight, cover, smoke and call-fire
  * markers, the map as a side sees it and the status lines. Readings:
- * docs/rules/skirmish-ww2.md. */
+ * docs/rules/skirmish-ww2.md.
+ *
+ * Speed (issue 17): a line of sight reads the smoke lines of the rstate
+ * once (smoke_read), not once per crossed hex; between skm_sight_begin and
+ * skm_sight_end (a resolution step, an opponent's plan, hidden deployment)
+ * the sight cache keeps a copy of the map with each hex's terrain row and
+ * remembers each line walked while no smoke lies anywhere (see the
+ * comment "The sight cache" below and docs/ARCHITECTURE.md 3.3). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,16 +81,26 @@ hex_at(const struct game *g, struct hex h)
 	return game_hex_at_c(g, h);
 }
 
-/* Index of terrain name, -1 if unknown. */
+/* Index of terrain name, -1 if unknown. Every name in the table starts
+ * with its own letter, so one byte picks the only candidate (lines of
+ * sight ask for the terrain of every hex they cross). */
 static int
 terrain_index(const char *name)
 {
 	int i;
 
-	for (i = 0; i < NTERRAIN; i++)
-		if (strcmp(terrains[i].name, name) == 0)
-			return i;
-	return -1;
+	switch (name[0]) {
+	case 'o': i = 0; break;
+	case 's': i = name[1] == 'c' ? 1 : 5; break;
+	case 'c': i = 2; break;
+	case 'w': i = 3; break;
+	case 'h': i = 4; break;
+	case 'r': i = 6; break;
+	case 't': i = 7; break;
+	case 'b': i = 8; break;
+	default: return -1;
+	}
+	return strcmp(terrains[i].name, name) == 0 ? i : -1;
 }
 
 /* The terrain entry of h (a static row), NULL off the map. */
@@ -105,8 +122,9 @@ skm_kind_of(const struct game *g, const char *kind, struct skm_kind *k)
 	int i;
 
 	(void)g;
-	for (i = 0; i < NKINDS; i++)
-		if (strcmp(kinds[i].id, kind) == 0) {
+	for (i = 0; i < NKINDS; i++)    /* the first letter before the rest */
+		if (kinds[i].id[0] == kind[0] && strcmp(kinds[i].id, kind) ==
+		    0) {
 			*k = kinds[i];
 			return true;
 		}
@@ -153,6 +171,9 @@ skm_home(const struct game *g, int side)
 {
 	char key[24];
 
+	if (side == 0 || side == 1)     /* the keys without printf */
+		return game_var(g, side ? "home.1" : "home.0", side == 0 ?
+		    3 : 2);
 	snprintf(key, sizeof key, "home.%d", side);
 	return game_var(g, key, side == 0 ? 3 : 2);
 }
@@ -166,6 +187,18 @@ skm_dir(const struct game *g, int side, int k)
 	static const int mirror[6] = { 4, 3, 2, 1, 0, 5 };
 
 	return skm_home(g, side) == 2 ? mirror[k] : k;
+}
+
+/* The six directions side tries, in order (skm_dir of k = 0..5), into d:
+ * its home edge looked up once. */
+void
+skm_dirs(const struct game *g, int side, int d[6])
+{
+	static const int mirror[6] = { 4, 3, 2, 1, 0, 5 };
+	int k, mirrored = skm_home(g, side) == 2;
+
+	for (k = 0; k < 6; k++)
+		d[k] = mirrored ? mirror[k] : k;
 }
 
 /* Hexes from h to side's home edge. */
@@ -232,22 +265,131 @@ set_rline(struct game *g, const char *key, const char *val)
 			lines[j - 1] = t;
 		}
 	sbuf_init(&b);
-	for (i = 0; i < n; i++)
-		sbuf_printf(&b, "%s\n", lines[i]);
+	for (i = 0; i < n; i++) {
+		sbuf_puts(&b, lines[i]);
+		sbuf_add(&b, "\n", 1);
+	}
 	game_set_rstate(g, n ? b.buf : NULL);
 	sbuf_free(&b);
 	free(copy);
 }
 
-/* Smoke in h: 4, 2 or 0. */
-int
-skm_smoke(const struct game *g, struct hex h)
+/* Smoke in h by its rstate line (the reference reading; smoke_in reads
+ * the same lines once for many hexes). */
+static int
+smoke_line(const struct game *g, struct hex h)
 {
 	char key[24], lbl[8], rest[32];
 
 	snprintf(key, sizeof key, "smoke %s", hex_label(&g->layout, h, lbl,
 	    sizeof lbl));
 	return rline(g, key, rest, sizeof rest) < 0 ? 0 : atoi(rest);
+}
+
+/* The smoke lines of g's rstate read once ("smoke LABEL N", the first
+ * line of a label counting, as rline finds it), so that a line of sight
+ * or a pass over the hexes asks no printf and no scan per hex. slow:
+ * a line this table cannot stand for (a label that is not a hex's own
+ * label, too many lines): ask smoke_line. */
+#define SMOKE_TAB_MAX 64
+struct smoke_tab {
+	const struct game *g;
+	int n;
+	bool slow;
+	struct hex h[SMOKE_TAB_MAX];
+	int level[SMOKE_TAB_MAX];
+};
+
+/* Read g's smoke lines into t. */
+static void
+smoke_read(const struct game *g, struct smoke_tab *t)
+{
+	const char *p, *e, *sp;
+	char lbl[8], canon[8], rest[32];
+	size_t n;
+	struct hex h;
+	int i;
+
+	t->g = g;
+	t->n = 0;
+	t->slow = false;
+	if (g->rstate == NULL || strstr(g->rstate, "smoke ") == NULL)
+		return;
+	for (p = g->rstate; *p != '\0'; p = e ? e + 1 : p + strlen(p)) {
+		e = strchr(p, '\n');
+		if (strncmp(p, "smoke ", 6) != 0)
+			continue;
+		/* rline matches "smoke LABEL" followed by a space */
+		for (sp = p + 6; *sp != ' ' && *sp != '\n' && *sp != '\0';
+		    sp++)
+			;
+		if (*sp != ' ')
+			continue;
+		n = (size_t)(sp - (p + 6));
+		if (n == 0 || n >= sizeof lbl || t->n == SMOKE_TAB_MAX) {
+			t->slow = true;
+			return;
+		}
+		memcpy(lbl, p + 6, n);
+		lbl[n] = '\0';
+		if (!hex_parse_label(&g->layout, lbl, &h) ||
+		    strcmp(hex_label(&g->layout, h, canon, sizeof canon),
+		    lbl) != 0) {
+			/* no hex's label is a letters-and-digits label
+			 * that does not read back to itself; anything
+			 * else (an off-map "(q,r)") goes the slow way */
+			if (lbl[0] == '(')
+				t->slow = true;
+			if (t->slow)
+				return;
+			continue;
+		}
+		for (i = 0; i < t->n && !hex_eq(t->h[i], h); i++)
+			;
+		if (i < t->n)
+			continue;       /* rline finds the first line */
+		n = e ? (size_t)(e - sp - 1) : strlen(sp + 1);
+		if (n >= sizeof rest)
+			n = sizeof rest - 1;
+		memcpy(rest, sp + 1, n);
+		rest[n] = '\0';
+		t->h[t->n] = h;
+		t->level[t->n++] = atoi(rest);
+	}
+}
+
+/* Smoke in h by the table t of t->g's lines. */
+static int
+smoke_in(const struct smoke_tab *t, struct hex h)
+{
+	int i;
+
+	if (t->slow)
+		return smoke_line(t->g, h);
+	for (i = 0; i < t->n; i++)
+		if (hex_eq(t->h[i], h))
+			return t->level[i];
+	return 0;
+}
+
+/* Does smoke lie anywhere (may skm_smoke be other than 0)? */
+bool
+skm_smoke_any(const struct game *g)
+{
+	struct smoke_tab t;
+
+	smoke_read(g, &t);
+	return t.n > 0 || t.slow;
+}
+
+/* Smoke in h: 4, 2 or 0. */
+int
+skm_smoke(const struct game *g, struct hex h)
+{
+	struct smoke_tab t;
+
+	smoke_read(g, &t);
+	return smoke_in(&t, h);
 }
 
 /* Set the smoke in h (0 removes it). */
@@ -291,21 +433,136 @@ skm_set_cf(struct game *g, int unit, struct hex h, int state)
 
 /* --- sight and cover --------------------------------------------------------- */
 
-/* The height of an element's eyes at h on floor f. */
+/* The elevation and terrain row (NULL: off the map or unknown terrain)
+ * of h, with one lookup of its hex. */
 static int
-eye(const struct game *g, struct hex h, int f)
+cell(const struct game *g, struct hex h, const struct skm_terrain **t)
 {
-	return skm_elev(g, h) + f;
+	const struct game_hex *gh = hex_at(g, h);
+	int i;
+
+	*t = NULL;
+	if (gh == NULL)
+		return 0;
+	if ((i = terrain_index(gh->terrain)) >= 0)
+		*t = &terrains[i];
+	return gh->elevation;
 }
 
-/* Hindrance weight from a to b, or -1 when sight is blocked. */
-int
-skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
+/* The sight cache (skm_sight_begin/_end around a resolution step or an
+ * opponent's plan, per thread): a copy of the map of the game begun (its
+ * hexes compared whole at each begin: another map, or a changed one,
+ * starts afresh) with each hex's terrain row, and the lines of sight
+ * already walked on it, by their two ends and floors. A line's weight
+ * depends only on the map and the smoke, so it is kept only while no
+ * smoke lies anywhere (a simulation's opponent never lays smoke). */
+#define SIGHT_MEMO 8192                 /* slots, a power of two */
+struct sight_memo {
+	int aq, ar, fa, bq, br, fb;
+	unsigned gen;                   /* slot good when it is sgt.gen */
+	int w;
+};
+static _Thread_local struct {
+	int depth;
+	const struct game *g;           /* the game begun, NULL: none */
+	struct hex_layout layout;
+	struct game_hex *map;           /* owned copy of the hexes */
+	int nmap, cap;
+	signed char *tidx;              /* terrain index of map[i], -1 */
+	struct sight_memo *memo;        /* SIGHT_MEMO slots */
+	unsigned gen;
+} sgt;
+
+/* Is g's map the one the cache holds (hexes, elevations, terrain)? */
+static bool
+sight_same_map(const struct game *g)
+{
+	int i;
+
+	if (sgt.map == NULL || g->nhex != sgt.nmap || memcmp(&g->layout,
+	    &sgt.layout, sizeof sgt.layout) != 0)
+		return false;
+	if (g->nhex == 0 || memcmp(g->hexes, sgt.map, (size_t)g->nhex *
+	    sizeof *g->hexes) == 0)
+		return true;
+	for (i = 0; i < g->nhex; i++)   /* bytes past a name may differ */
+		if (!hex_eq(g->hexes[i].h, sgt.map[i].h) ||
+		    g->hexes[i].elevation != sgt.map[i].elevation ||
+		    strncmp(g->hexes[i].terrain, sgt.map[i].terrain,
+		    GAME_TERRAIN_MAX) != 0)
+			return false;
+	return true;
+}
+
+/* Start using the sight cache for g (nested calls only count). */
+void
+skm_sight_begin(const struct game *g)
+{
+	int i;
+
+	if (sgt.depth++ > 0)
+		return;
+	sgt.g = g;
+	if (sight_same_map(g))
+		return;
+	if (g->nhex > sgt.cap) {
+		sgt.cap = g->nhex;
+		sgt.map = xrealloc(sgt.map, (size_t)sgt.cap * sizeof *sgt.map);
+		sgt.tidx = xrealloc(sgt.tidx, (size_t)sgt.cap);
+	}
+	if (sgt.map == NULL)
+		sgt.map = xcalloc(1, sizeof *sgt.map);
+	if (sgt.memo == NULL)
+		sgt.memo = xcalloc(SIGHT_MEMO, sizeof *sgt.memo);
+	if (g->nhex > 0)
+		memcpy(sgt.map, g->hexes, (size_t)g->nhex * sizeof *g->hexes);
+	for (i = 0; i < g->nhex; i++)
+		sgt.tidx[i] = (signed char)terrain_index(g->hexes[i].terrain);
+	sgt.nmap = g->nhex;
+	sgt.layout = g->layout;
+	if (++sgt.gen == 0)      /* wrapped: forget every slot */
+		memset(sgt.memo, 0, SIGHT_MEMO * sizeof *sgt.memo);
+	if (sgt.gen == 0)
+		sgt.gen = 1;
+}
+
+/* Stop using the sight cache (the outermost end). */
+void
+skm_sight_end(void)
+{
+	if (sgt.depth > 0 && --sgt.depth == 0)
+		sgt.g = NULL;
+}
+
+/* cell() through the cache's copy of the map (h in row-major place),
+ * else cell(). */
+static int
+cell_cached(const struct game *g, struct hex h, const struct skm_terrain **t)
+{
+	struct hex_offset o = hex_to_offset(&sgt.layout, h);
+	int i;
+
+	if (o.col >= 0 && o.row >= 0 && o.col < sgt.layout.cols &&
+	    o.row < sgt.layout.rows && (i = o.row * sgt.layout.cols + o.col) <
+	    sgt.nmap && hex_eq(sgt.map[i].h, h)) {
+		*t = sgt.tidx[i] >= 0 ? &terrains[(int)sgt.tidx[i]] : NULL;
+		return sgt.map[i].elevation;
+	}
+	return cell(g, h, t);
+}
+
+/* The walk of skm_sight (cached: the cache holds g's map). */
+static int
+sight_walk(const struct game *g, struct hex a, int fa, struct hex b, int fb,
+    const struct smoke_tab *sm, bool cached)
 {
 	struct hex_line_step st[HEX_LINE_MAX];
-	int n, i, ea = eye(g, a, fa), eb = eye(g, b, fb), w = 0, k;
-	int hi = ea > eb ? ea : eb;
+	const struct skm_terrain *t;
+	int n, i, ea, eb, w = 0, k, hi;
 
+	ea = (cached ? cell_cached(g, a, &t) : cell(g, a, &t)) + fa;
+	eb = (cached ? cell_cached(g, b, &t) : cell(g, b, &t)) + fb;
+	hi = ea > eb ? ea : eb;
 	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
 		return -1;
 	for (i = 1; i < n - 1; i++) {
@@ -313,15 +570,14 @@ skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
 
 		for (k = 0; k < (st[i].tie ? 2 : 1); k++) {
 			struct hex m = k ? st[i].alt : st[i].h;
-			const struct skm_terrain *t = skm_terrain(g, m);
-			int top = skm_elev(g, m) + (t ? t->height : 0), c;
+			int el = cached ? cell_cached(g, m, &t) : cell(g, m, &t);
+			int top = el + (t ? t->height : 0), c;
 
-			if (skm_elev(g, m) > hi || (t != NULL && t->solid &&
-			    top >= hi))
+			if (el > hi || (t != NULL && t->solid && top >= hi))
 				c = -1;
 			else
 				c = (t != NULL && top >= hi ? t->hindrance : 0)
-				    + skm_smoke(g, m);
+				    + smoke_in(sm, m);
 			if (c >= 0 && (best < 0 || c < best))
 				best = c;
 		}
@@ -329,8 +585,42 @@ skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
 			return -1;
 		w += best;
 	}
-	w += skm_smoke(g, b);
+	w += smoke_in(sm, b);
 	return w >= SKM_LOS_BLOCK ? -1 : w;
+}
+
+/* Hindrance weight from a to b, or -1 when sight is blocked. */
+int
+skm_sight(const struct game *g, struct hex a, int fa, struct hex b, int fb)
+{
+	struct smoke_tab sm;
+	struct sight_memo *m;
+	unsigned hsh;
+	int w;
+
+	smoke_read(g, &sm);
+	if (sgt.g != g || sgt.depth == 0)
+		return sight_walk(g, a, fa, b, fb, &sm, false);
+	if (sm.n > 0 || sm.slow)
+		return sight_walk(g, a, fa, b, fb, &sm, true);
+	hsh = (unsigned)a.q * 0x9e3779b1u ^ (unsigned)a.r * 0x85ebca77u ^
+	    (unsigned)b.q * 0xc2b2ae3du ^ (unsigned)b.r * 0x27d4eb2fu ^
+	    (unsigned)fa * 0x165667b1u ^ (unsigned)fb * 0xd3a2646cu;
+	hsh ^= hsh >> 15;
+	m = &sgt.memo[hsh & (SIGHT_MEMO - 1)];
+	if (m->gen == sgt.gen && m->aq == a.q && m->ar == a.r && m->bq == b.q &&
+	    m->br == b.r && m->fa == fa && m->fb == fb)
+		return m->w;
+	w = sight_walk(g, a, fa, b, fb, &sm, true);
+	m->aq = a.q;
+	m->ar = a.r;
+	m->fa = fa;
+	m->bq = b.q;
+	m->br = b.r;
+	m->fb = fb;
+	m->gen = sgt.gen;
+	m->w = w;
+	return w;
 }
 
 /* Does unit a see unit b (line of sight)? */
@@ -648,6 +938,7 @@ hide_start(struct game *g)
 {
 	int i, j;
 
+	skm_sight_begin(g);     /* the games of a run share their maps */
 	for (i = 0; i < g->nunits; i++) {
 		const struct skm_terrain *t = skm_terrain(g, g->units[i].pos);
 		bool seen = false;
@@ -664,6 +955,7 @@ hide_start(struct game *g)
 		if (!seen)
 			g->units[i].flags |= SKM_F_HIDDEN;
 	}
+	skm_sight_end();
 }
 
 /* Is opt a campaign option skirmish-ww2 knows? (err if not) */

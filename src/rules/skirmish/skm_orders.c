@@ -544,6 +544,9 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 		*out = NULL;
 		return HP_EINVAL;
 	}
+	*out = o;
+	if (canon->discard)     /* nobody reads it (a stored window) */
+		return HP_OK;
 	if (initl)
 		sbuf_printf(canon, "initiative %s\n", o->initiative ? "second" :
 		    "first");
@@ -577,7 +580,6 @@ skm_parse(const struct game *g, const struct window_spec *w, int side,
 			    g->units[it->assault].id);
 		sbuf_puts(canon, "\n");
 	}
-	*out = o;
 	return HP_OK;
 }
 
@@ -586,6 +588,30 @@ void
 skm_free_orders(void *p)
 {
 	free(p);
+}
+
+/* The answer "melee A B ..." naming the asked attackers in their order. */
+void
+skm_melee_answer(const struct game *g, struct sbuf *b)
+{
+	int i;
+
+	sbuf_puts(b, "melee");
+	for (i = 0; i < g->nunits; i++)
+		if (skm_melee_asked(g, i))
+			sbuf_printf(b, " %s", g->units[i].id);
+	sbuf_puts(b, "\n");
+}
+
+/* The answer "react ID stand" for each of side's elements asked. */
+void
+skm_react_answer(const struct game *g, int side, struct sbuf *b)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].side == side && skm_react_asked(g, i))
+			sbuf_printf(b, "react %s stand\n", g->units[i].id);
 }
 
 /* A commented, ready-to-edit order body for side (from its view). */
@@ -606,11 +632,8 @@ skm_order_template(const struct game *g, const struct window_spec *w,
 				sbuf_printf(b, "#   %s (%s)\n", g->units[i].id,
 				    g->sides[g->units[i].side].name);
 		sbuf_puts(b, "# Name the attackers in the order their melees "
-		    "are fought (the rest follow):\nmelee");
-		for (i = 0; i < g->nunits; i++)
-			if (skm_melee_asked(g, i))
-				sbuf_printf(b, " %s", g->units[i].id);
-		sbuf_puts(b, "\n");
+		    "are fought (the rest follow):\n");
+		skm_melee_answer(g, b);
 		return;
 	}
 	if (w->kind == WINDOW_DECISION && strcmp(w->name, "opfire") == 0) {
@@ -651,10 +674,7 @@ skm_order_template(const struct game *g, const struct window_spec *w,
 		    "\"the target may react by up to 4\" as if CA\").\n"
 		    "# For each: stand, counter (move into contact) or "
 		    "withdraw (up to 2 hexes away).\n");
-		for (i = 0; i < g->nunits; i++)
-			if (g->units[i].side == side && skm_react_asked(g, i))
-				sbuf_printf(b, "react %s stand\n",
-				    g->units[i].id);
+		skm_react_answer(g, side, b);
 		return;
 	}
 	if (w->kind == WINDOW_DECISION) {

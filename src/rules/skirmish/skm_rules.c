@@ -5,6 +5,7 @@
  * close assault and melee, and the end of the turn. Dice of what a side may
  * not see are sealed to the side that owns the hidden element. Readings:
  * docs/rules/skirmish-ww2.md. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,34 @@ seen_by(const struct game *g, int u)
 	    ALL;
 }
 
+/* The purpose of a roll, for the dice log, into buf; empty in a
+ * simulation (quiet events), which reads no log: the dice do not depend
+ * on it. */
+static void purpose(const struct skm_res *, char *, size_t, const char *,
+    ...) __attribute__((format(printf, 4, 5)));
+
+static void
+purpose(const struct skm_res *r, char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf[0] = '\0';
+	if (r->c->ev->quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* The room for the words of the modifiers in why (len bytes): none in a
+ * simulation, which shows no text (why is left empty). */
+static size_t
+why_room(const struct skm_res *r, char *why, size_t len)
+{
+	why[0] = '\0';
+	return r->c->ev->quiet ? 0 : len;
+}
+
 /* Roll a die about unit u: public, or sealed to its side while hidden. */
 static int
 die(struct skm_res *r, int u, int target, const char *purpose)
@@ -434,7 +463,7 @@ spotting(struct skm_res *r)
 			    "automatically");
 			continue;
 		}
-		snprintf(p, sizeof p, "spotting %s", g->units[i].id);
+		purpose(r, p, sizeof p, "spotting %s", g->units[i].id);
 		v = die(r, i, 0, p);
 		events_add_rolls(r->c->ev, seen_by(g, i), r->lastset,
 		    r->lastseq, 1, "Spotting roll for hidden %s: %d - %s.",
@@ -452,8 +481,9 @@ rout(struct skm_res *r, int u, int n)
 	struct game *g = r->g;
 	struct game_unit *x = &g->units[u];
 	struct hex from = x->pos;
-	int k, d, k2;
+	int k, d, k2, dirs[6];
 
+	skm_dirs(g, x->side, dirs);
 	for (k = 0; k < n; k++) {
 		int bestd = -1, best = skm_home_dist(g, x->side, x->pos);
 
@@ -461,7 +491,7 @@ rout(struct skm_res *r, int u, int n)
 			struct hex h;
 			int hd;
 
-			d = skm_dir(g, x->side, k2);
+			d = dirs[k2];
 			h = hex_neighbour(x->pos, d);
 			if (!game_on_map(g, h) || unit_at(g, h, 1 - x->side) >=
 			    0)
@@ -500,7 +530,7 @@ rally(struct skm_res *r)
 		    u->status != SKM_BROKEN))
 			continue;
 		n = skm_morale_number(g, i, 0, true, false);
-		snprintf(p, sizeof p, "rally %s", u->id);
+		purpose(r, p, sizeof p, "rally %s", u->id);
 		v = die(r, i, n <= 6 ? n : 0, p);
 		if (v >= n || v == 6) {
 			u->status--;
@@ -696,7 +726,7 @@ direct_fire(struct skm_res *r, int f, int t, struct hex th, bool stationary,
 	n = k.sw ? k.dice : uf->strength * k.dice;
 	cover = skm_cover(g, th, uf->pos);
 	hit = skm_to_hit(cover) + skm_fire_mod(g, f, t, th, stationary,
-	    k.dhe, why, sizeof why);
+	    k.dhe, why, why_room(r, why, sizeof why));
 	/* "to kill roll is only modified by special weapons or HE": the HE
 	 * weight of a gun firing direct HE. */
 	kill = skm_to_kill(cover) - (k.dhe ? k.heweight : 0);
@@ -710,12 +740,12 @@ direct_fire(struct skm_res *r, int f, int t, struct hex th, bool stationary,
 		return;
 	}
 	first = (int)r->c->dice->nlog + 1;
-	snprintf(p, sizeof p, "%s fires at %s: to hit", uf->id,
+	purpose(r, p, sizeof p, "%s fires at %s: to hit", uf->id,
 	    g->units[t].id);
 	for (i = 0; i < n; i++)
 		if (dice_roll(r->c->dice, 6, hit, p) >= hit)
 			hits++;
-	snprintf(p, sizeof p, "%s fires at %s: to kill", uf->id,
+	purpose(r, p, sizeof p, "%s fires at %s: to kill", uf->id,
 	    g->units[t].id);
 	for (i = 0; i < hits; i++)
 		if ((v = dice_roll(r->c->dice, 6, kill, p)) >= kill)
@@ -759,12 +789,12 @@ fire_for_effect(struct skm_res *r, int f, struct hex h)
 		hits = kills = 0;
 		first = (int)r->c->dice->nlog + 1;
 		if (hit <= 6) {
-			snprintf(p, sizeof p, "HE on %s: to hit",
+			purpose(r, p, sizeof p, "HE on %s: to hit",
 			    g->units[i].id);
 			for (j = 0; j < n; j++)
 				if (dice_roll(r->c->dice, 6, hit, p) >= hit)
 					hits++;
-			snprintf(p, sizeof p, "HE on %s: to kill",
+			purpose(r, p, sizeof p, "HE on %s: to kill",
 			    g->units[i].id);
 			for (j = 0; j < hits && kill <= 6; j++)
 				if (dice_roll(r->c->dice, 6, kill, p) >= kill)
@@ -822,7 +852,7 @@ indirect(struct skm_res *r, const struct skm_item *it)
 		return;
 	}
 	n = skm_target_number(g, f, s, h, smoke, st == 1 && hex_eq(mk, h),
-	    why, sizeof why);
+	    why, why_room(r, why, sizeof why));
 	if (n < 1)
 		n = 1;
 	v = dice_roll(r->c->dice, 6, n <= 6 ? n : 0, smoke ? "smoke called" :
@@ -847,60 +877,49 @@ indirect(struct skm_res *r, const struct skm_item *it)
 	fire_for_effect(r, f, h);
 }
 
-/* Stationary fire: F-order elements (direct, indirect, opportunity). */
+/* The fire of item it in the stationary phase (F orders: direct,
+ * indirect, opportunity) or the moving phase (Move & Fire and Cautious
+ * Advance orders with a target). */
 static void
-stationary_fire(struct skm_res *r)
+fire_item(struct skm_res *r, const struct skm_item *it, bool stationary)
 {
 	struct game *g = r->g;
-	int s, j;
+	int f = it->unit;
 
-	events_phase(r->c->ev, "Stationary fire");
-	for (s = 0; s < 2; s++) {
-		const struct skm_orders *o = r->o[s];
-
-		for (j = 0; o != NULL && j < o->n; j++) {
-			const struct skm_item *it = &o->it[j];
-			int f = it->unit;
-
-			if (it->order != 'F' || !active(r, it))
-				continue;
-			g->units[f].x[SKM_X_ORDER] = 'F';
-			if (it->ind)
-				indirect(r, it);
-			else if (it->target >= 0 && skm_alive(g, it->target))
-				direct_fire(r, f, it->target,
-				    g->units[it->target].pos, true, "fires at");
-			else if (it->opfire && r->optarget[f] >= 0 &&
-			    skm_alive(g, r->optarget[f]))
-				direct_fire(r, f, r->optarget[f], r->ophex[f],
-				    true, "opportunity fire at");
-		}
+	if (!stationary) {
+		if ((it->order == 'M' || it->order == 'C') && active(r, it) &&
+		    it->target >= 0 && skm_alive(g, it->target))
+			direct_fire(r, f, it->target, g->units[it->target].pos,
+			    false, "fires on the move at");
+		return;
 	}
-	apply_kills(r);
+	if (it->order != 'F' || !active(r, it))
+		return;
+	g->units[f].x[SKM_X_ORDER] = 'F';
+	if (it->ind)
+		indirect(r, it);
+	else if (it->target >= 0 && skm_alive(g, it->target))
+		direct_fire(r, f, it->target, g->units[it->target].pos, true,
+		    "fires at");
+	else if (it->opfire && r->optarget[f] >= 0 &&
+	    skm_alive(g, r->optarget[f]))
+		direct_fire(r, f, r->optarget[f], r->ophex[f], true,
+		    "opportunity fire at");
 }
 
-/* Moving fire: Move & Fire and Cautious Advance elements with a target. */
+/* The stationary or the moving fire phase: every item of both sides
+ * (fire_item), then the kills. */
 static void
-moving_fire(struct skm_res *r)
+fire_phase(struct skm_res *r, bool stationary)
 {
-	struct game *g = r->g;
 	int s, j;
 
-	events_phase(r->c->ev, "Moving fire");
+	events_phase(r->c->ev, stationary ? "Stationary fire" : "Moving fire");
 	for (s = 0; s < 2; s++) {
 		const struct skm_orders *o = r->o[s];
 
-		for (j = 0; o != NULL && j < o->n; j++) {
-			const struct skm_item *it = &o->it[j];
-
-			if ((it->order != 'M' && it->order != 'C') ||
-			    !active(r, it) || it->target < 0 ||
-			    !skm_alive(g, it->target))
-				continue;
-			direct_fire(r, it->unit, it->target,
-			    g->units[it->target].pos, false, "fires on the "
-			    "move at");
-		}
+		for (j = 0; o != NULL && j < o->n; j++)
+			fire_item(r, &o->it[j], stationary);
 	}
 	apply_kills(r);
 }
@@ -914,7 +933,7 @@ morale_test(struct skm_res *r, int u, int kills, bool severe)
 	int n = skm_morale_number(g, u, kills, false, severe), v;
 	char p[80];
 
-	snprintf(p, sizeof p, "%smorale %s", severe ? "force " : "", x->id);
+	purpose(r, p, sizeof p, "%smorale %s", severe ? "force " : "", x->id);
 	v = die(r, u, n <= 6 ? n : 0, p);
 	if (v >= n || v == 6) {
 		events_add_rolls(r->c->ev, seen_by(g, u), r->lastset,
@@ -1014,24 +1033,28 @@ react_asks(struct skm_res *r)
 	return mask;
 }
 
+/* Is the faithful mode's question var PRE + u's id (rq., oq., mq.) set? */
+static bool
+asked_var(const struct game *g, const char *pre, int u)
+{
+	char key[40];
+
+	snprintf(key, sizeof key, "%s%s", pre, g->units[u].id);
+	return game_var(g, key, 0) != 0;
+}
+
 /* Is unit u asked for its reaction (faithful mode)? */
 bool
 skm_react_asked(const struct game *g, int u)
 {
-	char key[40];
-
-	snprintf(key, sizeof key, "rq.%s", g->units[u].id);
-	return game_var(g, key, 0) != 0;
+	return asked_var(g, "rq.", u);
 }
 
 /* Is unit u asked where to place its opportunity-fire marker? */
 bool
 skm_op_asked(const struct game *g, int u)
 {
-	char key[40];
-
-	snprintf(key, sizeof key, "oq.%s", g->units[u].id);
-	return game_var(g, key, 0) != 0;
+	return asked_var(g, "oq.", u);
 }
 
 /* How many hexes unit u entered in this turn's movement. */
@@ -1155,8 +1178,9 @@ step_rel(struct skm_res *r, int u, int v, int n, bool closer)
 {
 	struct game *g = r->g;
 	struct game_unit *x = &g->units[u];
-	int k, d, k2;
+	int k, d, k2, dirs[6];
 
+	skm_dirs(g, x->side, dirs);
 	for (k = 0; k < n; k++) {
 		int cur = hex_distance(x->pos, g->units[v].pos), bestd = -1;
 
@@ -1166,7 +1190,7 @@ step_rel(struct skm_res *r, int u, int v, int n, bool closer)
 			struct hex h;
 			int hd;
 
-			d = skm_dir(g, x->side, k2);
+			d = dirs[k2];
 			h = hex_neighbour(x->pos, d);
 			if (!game_on_map(g, h) || unit_at(g, h, -1) >= 0)
 				continue;
@@ -1231,11 +1255,11 @@ assault(struct skm_res *r, int a, int t)
 	na = ua->strength;
 	nt = ut->strength;
 	first = (int)r->c->dice->nlog + 1;
-	snprintf(p, sizeof p, "close combat: %s", ua->id);
+	purpose(r, p, sizeof p, "close combat: %s", ua->id);
 	for (i = 0; i < na; i++)
 		if (dice_roll(r->c->dice, 6, ca, p) >= ca)
 			kt++;
-	snprintf(p, sizeof p, "close combat: %s", ut->id);
+	purpose(r, p, sizeof p, "close combat: %s", ut->id);
 	for (i = 0; i < nt; i++)
 		if (dice_roll(r->c->dice, 6, ct, p) >= ct)
 			ka++;
@@ -1270,10 +1294,7 @@ assault(struct skm_res *r, int a, int t)
 bool
 skm_melee_asked(const struct game *g, int u)
 {
-	char key[40];
-
-	snprintf(key, sizeof key, "mq.%s", g->units[u].id);
-	return game_var(g, key, 0) != 0;
+	return asked_var(g, "mq.", u);
 }
 
 /* Is unit u mid-turn (its turn-start hex recorded)? */
@@ -1376,6 +1397,24 @@ lost_or_broken(const struct game *g, int side)
 	return n;
 }
 
+/* Has g a var of the faithful mode's records end_turn clears (mv., op.,
+ * ra.)? Without one it need not look each element's up. */
+static bool
+has_records(const struct game *g)
+{
+	int i;
+
+	for (i = 0; i < g->nvars; i++) {
+		const char *k = g->vars[i].key;
+
+		if ((k[0] == 'm' && k[1] == 'v' && k[2] == '.') ||
+		    (k[0] == 'o' && k[1] == 'p' && k[2] == '.') ||
+		    (k[0] == 'r' && k[1] == 'a' && k[2] == '.'))
+			return true;
+	}
+	return false;
+}
+
 /* 3.2 end turn. */
 static void
 end_turn(struct skm_res *r)
@@ -1383,6 +1422,7 @@ end_turn(struct skm_res *r)
 	struct game *g = r->g;
 	char key[32];
 	int s, i, v, turns = game_var(g, "turns", 8), d;
+	bool records;
 
 	events_phase(r->c->ev, "End turn");
 	/* Automatic victory: a side with nothing left in good order (both
@@ -1421,10 +1461,13 @@ end_turn(struct skm_res *r)
 		}
 	}
 	/* Order markers go (with the faithful mode's records). */
+	records = has_records(g);
 	for (i = 0; i < g->nunits; i++) {
 		char mk[40];
 
 		g->units[i].x[SKM_X_START] = 0;
+		if (!records)
+			continue;
 		snprintf(mk, sizeof mk, "mv.%s.n", g->units[i].id);
 		if (game_var(g, mk, 0))
 			game_set_var(g, mk, 0);
@@ -1441,8 +1484,8 @@ end_turn(struct skm_res *r)
 		g->units[i].x[SKM_X_ORDER] = 0;
 		g->units[i].x[SKM_X_KILLS] = 0;
 	}
-	/* Smoke: +2 goes, +4 becomes +2. */
-	for (i = 0; i < g->nhex; i++) {
+	/* Smoke: +2 goes, +4 becomes +2 (no hex to look at without any). */
+	for (i = 0; skm_smoke_any(g) && i < g->nhex; i++) {
 		int sm = skm_smoke(g, g->hexes[i].h);
 
 		if (sm == 2)
@@ -1504,8 +1547,8 @@ end_turn(struct skm_res *r)
 static void
 after_movement(struct skm_res *r)
 {
-	stationary_fire(r);
-	moving_fire(r);
+	fire_phase(r, true);
+	fire_phase(r, false);
 	morale(r);
 	melee(r);
 	end_turn(r);
@@ -1571,8 +1614,8 @@ faithful_steps(struct skm_res *r)
 		}
 	}
 	if (c->step == 4) {
-		stationary_fire(r);
-		moving_fire(r);
+		fire_phase(r, true);
+		fire_phase(r, false);
 		morale(r);
 		free(r->pending);
 		free(r->optarget);
@@ -1615,8 +1658,8 @@ faithful_steps(struct skm_res *r)
  * a stop the orders are those of the window that stopped first; the
  * answers are in c->orders (var askk says which question: 1 initiative,
  * 2 reactions). */
-enum resolve_rc
-skm_resolve(struct resolve_ctx *c)
+static enum resolve_rc
+resolve_step(struct resolve_ctx *c)
 {
 	struct skm_res r;
 	struct game *g = c->g;
@@ -1726,6 +1769,18 @@ skm_resolve(struct resolve_ctx *c)
 	after_movement(&r);
 	(void)item_of;
 	return RESOLVE_DONE;
+}
+
+/* One step of the turn (resolve_step) with the sight cache on c->g. */
+enum resolve_rc
+skm_resolve(struct resolve_ctx *c)
+{
+	enum resolve_rc rc;
+
+	skm_sight_begin(c->g);
+	rc = resolve_step(c);
+	skm_sight_end();
+	return rc;
 }
 
 /* After the window: the end of the game, or the next turn. */
