@@ -902,14 +902,15 @@ png_chunk(struct sbuf *out, const char *type, const unsigned char *data,
 }
 
 /* The image surface s (RGB24) as a PNG appended to out: 8-bit RGB, rows
- * unfiltered, deflated at level 1 into one IDAT chunk. The pixels are
- * cairo's; only the encoding is ours (issue 17): cairo's own writer
- * (libpng: every filter tried on each row, deflate level 6) took about 90%
- * of a picture's time, and a third of a resolved window's CPU in the
- * daemon, compressing. On a fire-and-movement map (460 x 735) this one is
- * 2 to 3 times faster to deflate and no larger (38.9 KB against 40.2 KB).
- * HEXPOST_PNG_CAIRO set in the environment: cairo's writer (test_picture
- * checks both give the same pixels). HP_OK or HP_EINTERNAL. */
+ * unfiltered, deflated at level 1 a row at a time into one IDAT chunk.
+ * The pixels are cairo's; only the encoding is ours (issue 17): cairo's
+ * own writer (libpng: every filter tried on each row, deflate level 6)
+ * took about 90% of a picture's time, and a third of a resolved window's
+ * CPU in the daemon, compressing. On a fire-and-movement map (460 x 735)
+ * this one is 2 to 3 times faster to deflate and no larger (38.9 KB
+ * against 40.2 KB). HEXPOST_PNG_CAIRO set in the environment: cairo's
+ * writer (test_picture checks both give the same pixels). HP_OK or
+ * HP_EINTERNAL. */
 static int
 png_encode(cairo_surface_t *s, struct sbuf *out, struct hp_error *err)
 {
@@ -919,9 +920,9 @@ png_encode(cairo_surface_t *s, struct sbuf *out, struct hp_error *err)
 	int h = cairo_image_surface_get_height(s);
 	int stride = cairo_image_surface_get_stride(s), x, y, zrc;
 	const unsigned char *data;
-	unsigned char ihdr[13], *raw, *row, *z;
-	size_t rawlen = (size_t)h * (1 + (size_t)w * 3);
-	uLongf zlen;
+	unsigned char ihdr[13], *row, *p, chunk[16384];
+	size_t rowlen = 1 + (size_t)w * 3;
+	struct sbuf z;
 	z_stream zs;
 
 	cairo_surface_flush(s);
@@ -930,35 +931,41 @@ png_encode(cairo_surface_t *s, struct sbuf *out, struct hp_error *err)
 		hp_seterr(err, HP_EINTERNAL, "picture: no image to encode");
 		return HP_EINTERNAL;
 	}
-	raw = xmalloc(rawlen);
-	for (y = 0; y < h; y++) {
+	memset(&zs, 0, sizeof zs);
+	if ((zrc = deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15, 8,
+	    Z_DEFAULT_STRATEGY)) != Z_OK) {
+		hp_seterr(err, HP_EINTERNAL, "picture: deflate failed (%d)",
+		    zrc);
+		return HP_EINTERNAL;
+	}
+	sbuf_init(&z);
+	row = xmalloc(rowlen);
+	for (y = 0; y < h && (zrc == Z_OK || zrc == Z_BUF_ERROR); y++) {
 		const uint32_t *px = (const uint32_t *)(const void *)(data +
 		    (size_t)y * (size_t)stride);
 
-		row = raw + (size_t)y * (1 + (size_t)w * 3);
-		*row++ = 0;	/* filter None */
+		p = row;
+		*p++ = 0;	/* filter None */
 		for (x = 0; x < w; x++) {
-			*row++ = (unsigned char)(px[x] >> 16);
-			*row++ = (unsigned char)(px[x] >> 8);
-			*row++ = (unsigned char)px[x];
+			*p++ = (unsigned char)(px[x] >> 16);
+			*p++ = (unsigned char)(px[x] >> 8);
+			*p++ = (unsigned char)px[x];
 		}
+		zs.next_in = row;
+		zs.avail_in = (uInt)rowlen;
+		do {
+			zs.next_out = chunk;
+			zs.avail_out = sizeof chunk;
+			zrc = deflate(&zs, y == h - 1 ? Z_FINISH : Z_NO_FLUSH);
+			sbuf_add(&z, (const char *)chunk, sizeof chunk -
+			    zs.avail_out);
+		} while (zs.avail_out == 0 && zrc != Z_STREAM_END &&
+		    zrc != Z_STREAM_ERROR);
 	}
-	memset(&zs, 0, sizeof zs);
-	zlen = compressBound((uLong)rawlen);
-	z = xmalloc(zlen);
-	if ((zrc = deflateInit2(&zs, Z_BEST_SPEED, Z_DEFLATED, 15, 8,
-	    Z_DEFAULT_STRATEGY)) == Z_OK) {
-		zs.next_in = raw;
-		zs.avail_in = (uInt)rawlen;
-		zs.next_out = z;
-		zs.avail_out = (uInt)zlen;
-		zrc = deflate(&zs, Z_FINISH);
-		zlen = zs.total_out;
-		deflateEnd(&zs);
-	}
-	free(raw);
+	deflateEnd(&zs);
+	free(row);
 	if (zrc != Z_STREAM_END) {
-		free(z);
+		sbuf_free(&z);
 		hp_seterr(err, HP_EINTERNAL, "picture: deflate failed (%d)",
 		    zrc);
 		return HP_EINTERNAL;
@@ -974,13 +981,13 @@ png_encode(cairo_surface_t *s, struct sbuf *out, struct hp_error *err)
 	ihdr[8] = 8;	/* bits per sample */
 	ihdr[9] = 2;	/* RGB */
 	ihdr[10] = 0;	/* deflate */
-	ihdr[11] = 0;	/* adaptive filtering (a filter byte per row) */
+	ihdr[11] = 0;	/* filter method 0: a filter byte per row */
 	ihdr[12] = 0;	/* not interlaced */
 	sbuf_add(out, (const char *)sig, sizeof sig);
 	png_chunk(out, "IHDR", ihdr, sizeof ihdr);
-	png_chunk(out, "IDAT", z, (size_t)zlen);
+	png_chunk(out, "IDAT", (const unsigned char *)z.buf, z.len);
 	png_chunk(out, "IEND", NULL, 0);
-	free(z);
+	sbuf_free(&z);
 	return HP_OK;
 }
 
