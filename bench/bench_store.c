@@ -25,7 +25,10 @@
  *   nothing) over a few passes (poll_interval 1).
  *
  * - a burst of 300 order windows over 300 campaigns resolved by one pass,
- *   each commit and message synced on its own (before) against batched;
+ *   each commit and message synced on its own (before) against batched,
+ *   and the CPU time (user + system) of each pass per window;
+ *   BENCH_STORE_KEEP=DIR leaves a copy of that data directory, orders
+ *   entered and nothing resolved, in DIR (to profile a pass over it);
  * BENCH_STORE_ONLY=windows or burst runs that part alone;
  * BENCH_STORE_RULESET=NAME the bytes per window of that ruleset alone.
  *

@@ -127,71 +127,6 @@ seedchain_trusted_comment(const struct seedchain *c, char *buf, size_t len)
 	    c->campaign, c->length, c->test ? "test" : "random");
 }
 
-int
-seedchain_create(struct store *st, int64_t cid, const char *campaign,
-    const unsigned char *master, size_t masterlen, struct hp_error *err)
-{
-	struct seedchain c;
-	struct sbuf text;
-	unsigned char tail[32];
-	int rc;
-
-	memset(&c, 0, sizeof c);
-	sbuf_init(&text);
-	strlcpy_(c.campaign, campaign, sizeof c.campaign);
-	c.test = master != NULL && masterlen > 0;
-	c.length = SEEDCHAIN_LENGTH;
-	if (c.test)	/* turn 0 window 0 names no window */
-		dice_seed_from_master(master, masterlen, campaign, 0, 0, tail);
-	else
-		dice_new_seed(tail);
-	seedchain_seed(tail, c.length, 0, c.head);
-	seedchain_format(&c, &text);
-	rc = store_chain_put(st, cid, tail, c.length, text.buf, err);
-	sodium_memzero(tail, sizeof tail);
-	sbuf_free(&text);
-	return rc;
-}
-
-int
-seedchain_sign(struct store *st, const char *campaign,
-    const struct minisign_seckey *sk, struct hp_error *err)
-{
-	struct store_chain sc;
-	struct seedchain c;
-	struct minisign_pubkey pk;
-	struct game g;
-	char tc[256], pub[256], *sig = NULL;
-	int64_t cid;
-	int rc;
-
-	game_init(&g);
-	memset(&sc, 0, sizeof sc);
-	if ((rc = store_begin(st, err)) != HP_OK)
-		goto out;
-	if ((rc = store_game_load(st, campaign, &g, &cid, err)) != HP_OK ||
-	    (rc = store_chain_get(st, cid, &sc, err)) != HP_OK ||
-	    (rc = seedchain_parse(sc.statement, &c, err)) != HP_OK)
-		goto rollback;
-	seedchain_trusted_comment(&c, tc, sizeof tc);
-	if ((rc = minisign_sign_text(sk, (const unsigned char *)sc.statement,
-	    strlen(sc.statement), tc, &sig, err)) != HP_OK)
-		goto rollback;
-	minisign_seckey_pubkey(sk, &pk);
-	minisign_pubkey_text(&pk, pub, sizeof pub);
-	if ((rc = store_chain_sign(st, cid, sig, pub, err)) != HP_OK)
-		goto rollback;
-	rc = store_commit(st, err);
-	goto out;
-rollback:
-	store_rollback(st);
-out:
-	free(sig);
-	store_chain_free(&sc);
-	game_free(&g);
-	return rc;
-}
-
 /* The tag that ties a mark to the tail it was drawn from. */
 static void
 mark_tag(const unsigned char *tail, unsigned char *out32)
@@ -249,6 +184,86 @@ mark_put(struct store *st, int64_t cid, const unsigned char *tail, int mk,
 	    STORE_ARGS(STORE_INT(cid), STORE_INT(mk), STORE_BLOB(b, 64)), NULL,
 	    err);
 	sodium_memzero(b, sizeof b);
+	return rc;
+}
+
+int
+seedchain_create(struct store *st, int64_t cid, const char *campaign,
+    const unsigned char *master, size_t masterlen, struct hp_error *err)
+{
+	struct seedchain c;
+	struct sbuf text;
+	unsigned char tail[32], cur[32], mseed[32];
+	int rc, mk, i;
+
+	memset(&c, 0, sizeof c);
+	sbuf_init(&text);
+	strlcpy_(c.campaign, campaign, sizeof c.campaign);
+	c.test = master != NULL && masterlen > 0;
+	c.length = SEEDCHAIN_LENGTH;
+	if (c.test)	/* turn 0 window 0 names no window */
+		dice_seed_from_master(master, masterlen, campaign, 0, 0, tail);
+	else
+		dice_new_seed(tail);
+	/* The head, keeping on the way the mark the first windows' seeds
+	 * are drawn from. */
+	mk = 1 + SEEDCHAIN_MARK_SPAN < c.length ? 1 + SEEDCHAIN_MARK_SPAN :
+	    c.length;
+	memcpy(cur, tail, 32);
+	memcpy(mseed, tail, 32);
+	for (i = c.length; i > 0; i--) {
+		if (i == mk)
+			memcpy(mseed, cur, 32);
+		seedchain_link(cur, cur);
+	}
+	memcpy(c.head, cur, 32);
+	seedchain_format(&c, &text);
+	rc = store_chain_put(st, cid, tail, c.length, text.buf, err);
+	if (rc == HP_OK)
+		rc = mark_put(st, cid, tail, mk, mseed, err);
+	sodium_memzero(tail, sizeof tail);
+	sodium_memzero(cur, sizeof cur);
+	sodium_memzero(mseed, sizeof mseed);
+	sbuf_free(&text);
+	return rc;
+}
+
+int
+seedchain_sign(struct store *st, const char *campaign,
+    const struct minisign_seckey *sk, struct hp_error *err)
+{
+	struct store_chain sc;
+	struct seedchain c;
+	struct minisign_pubkey pk;
+	struct game g;
+	char tc[256], pub[256], *sig = NULL;
+	int64_t cid;
+	int rc;
+
+	game_init(&g);
+	memset(&sc, 0, sizeof sc);
+	if ((rc = store_begin(st, err)) != HP_OK)
+		goto out;
+	if ((rc = store_game_load(st, campaign, &g, &cid, err)) != HP_OK ||
+	    (rc = store_chain_get(st, cid, &sc, err)) != HP_OK ||
+	    (rc = seedchain_parse(sc.statement, &c, err)) != HP_OK)
+		goto rollback;
+	seedchain_trusted_comment(&c, tc, sizeof tc);
+	if ((rc = minisign_sign_text(sk, (const unsigned char *)sc.statement,
+	    strlen(sc.statement), tc, &sig, err)) != HP_OK)
+		goto rollback;
+	minisign_seckey_pubkey(sk, &pk);
+	minisign_pubkey_text(&pk, pub, sizeof pub);
+	if ((rc = store_chain_sign(st, cid, sig, pub, err)) != HP_OK)
+		goto rollback;
+	rc = store_commit(st, err);
+	goto out;
+rollback:
+	store_rollback(st);
+out:
+	free(sig);
+	store_chain_free(&sc);
+	game_free(&g);
 	return rc;
 }
 
