@@ -29,6 +29,9 @@
  *   and the CPU time (user + system) of each pass per window;
  *   BENCH_STORE_KEEP=DIR leaves a copy of that data directory, orders
  *   entered and nothing resolved, in DIR (to profile a pass over it);
+ *   BENCH_STORE_TODAY=BIN also runs the pass with the program BIN (built
+ *   from an earlier commit, as it is today) over a third copy, batched,
+ *   and prints the ratio today/batched, wall and CPU;
  * BENCH_STORE_ONLY=windows or burst runs that part alone;
  * BENCH_STORE_RULESET=NAME the bytes per window of that ruleset alone.
  *
@@ -478,6 +481,9 @@ burst_windows(long k, double *before, double *after, double *cpu_before,
     double *cpu_after)
 {
 	const char *keep = getenv("BENCH_STORE_KEEP");
+	const char *today = getenv("BENCH_STORE_TODAY");
+	char third[640], mine[sizeof hexpost_bin];
+	double t_today = 0, cpu_today = 0;
 	struct hp_error err = { 0, "" };
 	struct store *st = NULL;
 	char dir[640], copy[640], db[700], cmd[8192], name[32];
@@ -485,6 +491,7 @@ burst_windows(long k, double *before, double *after, double *cpu_before,
 
 	snprintf(dir, sizeof dir, "%s/burst", work);
 	snprintf(copy, sizeof copy, "%s/burst2", work);
+	snprintf(third, sizeof third, "%s/burst3", work);
 	setup(dir, k);
 	run_once(dir, NULL);
 	snprintf(db, sizeof db, "%s/hexpost.db", dir);
@@ -519,6 +526,18 @@ burst_windows(long k, double *before, double *after, double *cpu_before,
 	snprintf(cmd, sizeof cmd, "cp -a '%s' '%s' && sed -i -e 's|%s|%s|g' "
 	    "'%s/hexpost.conf'", dir, copy, dir, copy, copy);
 	shell(cmd);
+	if (today != NULL && *today != '\0') {
+		snprintf(cmd, sizeof cmd, "cp -a '%s' '%s' && sed -i -e "
+		    "'s|%s|%s|g' '%s/hexpost.conf'", dir, third, dir, third,
+		    third);
+		shell(cmd);
+		/* Today's program, as it runs by default. */
+		snprintf(mine, sizeof mine, "%s", hexpost_bin);
+		snprintf(hexpost_bin, sizeof hexpost_bin, "%s", today);
+		t_today = run_once(third, NULL) / (double)k;
+		cpu_today = last_cpu / (double)k;
+		snprintf(hexpost_bin, sizeof hexpost_bin, "%s", mine);
+	}
 	if (keep != NULL && *keep != '\0') {
 		snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s' && "
 		    "sed -i -e 's|%s|%s|g' '%s/hexpost.conf'", keep, dir, keep,
@@ -533,6 +552,14 @@ burst_windows(long k, double *before, double *after, double *cpu_before,
 	unsetenv("HEXPOST_OUTBOX_SYNC_EACH");
 	*after = run_once(copy, NULL) / (double)k;
 	*cpu_after = last_cpu / (double)k;
+	if (today != NULL && *today != '\0') {
+		printf("  today's program (%s), batched: %.2f ms a window, CPU "
+		    "%.2f ms a window; ratio today/batched %.1f (wall), %.1f "
+		    "(CPU)\n", today, t_today * 1e3, cpu_today * 1e3, t_today /
+		    *after, cpu_today / *cpu_after);
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", third);
+		shell(cmd);
+	}
 	/* Both resolved every window: k of them, and the next ones open. */
 	snprintf(cmd, sizeof cmd, "for d in '%s' '%s'; do n=$(sqlite3 "
 	    "\"$d/hexpost.db\" \"SELECT count(*) FROM windows WHERE state = "
