@@ -25,7 +25,13 @@
  *   nothing) over a few passes (poll_interval 1).
  *
  * - a burst of 300 order windows over 300 campaigns resolved by one pass,
- *   each commit and message synced on its own (before) against batched;
+ *   each commit and message synced on its own (before) against batched,
+ *   and the CPU time (user + system) of each pass per window;
+ *   BENCH_STORE_KEEP=DIR leaves a copy of that data directory, orders
+ *   entered and nothing resolved, in DIR (to profile a pass over it);
+ *   BENCH_STORE_TODAY=BIN also runs the pass with the program BIN (built
+ *   from an earlier commit, as it is today) over a third copy, batched,
+ *   and prints the ratio today/batched, wall and CPU;
  * BENCH_STORE_ONLY=windows or burst runs that part alone;
  * BENCH_STORE_RULESET=NAME the bytes per window of that ruleset alone.
  *
@@ -57,6 +63,8 @@
 
 static char work[512];
 static char hexpost_bin[600];
+/* The CPU time (user + system) of the last run_once, in seconds. */
+static double last_cpu;
 
 /* Print why and exit 70, removing the work directory. */
 __attribute__((noreturn, format(printf, 1, 2)))
@@ -203,6 +211,8 @@ run_once(const char *dir, long *maxrss)
 		die("run --once over %s failed (status %d)", dir, status);
 	if (maxrss != NULL)
 		*maxrss = ru.ru_maxrss;
+	last_cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+	    ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 	return t;
 }
 
@@ -462,10 +472,18 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
  * delivers their reports: once as before issue 17 (each commit and each
  * message synced on its own: HEXPOST_PASS_SYNC_EACH and
  * HEXPOST_OUTBOX_SYNC_EACH), once as now. *before and *after get the
- * seconds per window. */
+ * seconds per window, *cpu_before and *cpu_after the CPU seconds (user and
+ * system) per window of each pass. With BENCH_STORE_KEEP=DIR set, the
+ * directory with the orders entered is copied to DIR first (to profile a
+ * pass over it: `hexpost --config DIR/hexpost.conf run --once`). */
 static void
-burst_windows(long k, double *before, double *after)
+burst_windows(long k, double *before, double *after, double *cpu_before,
+    double *cpu_after)
 {
+	const char *keep = getenv("BENCH_STORE_KEEP");
+	const char *today = getenv("BENCH_STORE_TODAY");
+	char third[640], mine[sizeof hexpost_bin];
+	double t_today = 0, cpu_today = 0;
 	struct hp_error err = { 0, "" };
 	struct store *st = NULL;
 	char dir[640], copy[640], db[700], cmd[8192], name[32];
@@ -473,6 +491,7 @@ burst_windows(long k, double *before, double *after)
 
 	snprintf(dir, sizeof dir, "%s/burst", work);
 	snprintf(copy, sizeof copy, "%s/burst2", work);
+	snprintf(third, sizeof third, "%s/burst3", work);
 	setup(dir, k);
 	run_once(dir, NULL);
 	snprintf(db, sizeof db, "%s/hexpost.db", dir);
@@ -502,17 +521,45 @@ burst_windows(long k, double *before, double *after)
 		game_free(&g);
 	}
 	store_close(st);
-	/* (Its hexpost.conf names its own directory.) */
-	snprintf(cmd, sizeof cmd, "cp -a '%s' '%s' && sed -i -e 's|= %s$|= "
-	    "%s|' -e 's|= %s/|= %s/|' '%s/hexpost.conf'", dir, copy, dir, copy,
-	    dir, copy, copy);
+	/* (Its hexpost.conf names its own directory: the database, the
+	 * key, the inbox and the outbox Maildirs.) */
+	snprintf(cmd, sizeof cmd, "cp -a '%s' '%s' && sed -i -e 's|%s|%s|g' "
+	    "'%s/hexpost.conf'", dir, copy, dir, copy, copy);
 	shell(cmd);
+	if (today != NULL && *today != '\0') {
+		snprintf(cmd, sizeof cmd, "cp -a '%s' '%s' && sed -i -e "
+		    "'s|%s|%s|g' '%s/hexpost.conf'", dir, third, dir, third,
+		    third);
+		shell(cmd);
+		/* Today's program, as it runs by default. */
+		snprintf(mine, sizeof mine, "%s", hexpost_bin);
+		snprintf(hexpost_bin, sizeof hexpost_bin, "%s", today);
+		t_today = run_once(third, NULL) / (double)k;
+		cpu_today = last_cpu / (double)k;
+		snprintf(hexpost_bin, sizeof hexpost_bin, "%s", mine);
+	}
+	if (keep != NULL && *keep != '\0') {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s' && "
+		    "sed -i -e 's|%s|%s|g' '%s/hexpost.conf'", keep, dir, keep,
+		    dir, keep, keep);
+		shell(cmd);
+	}
 	setenv("HEXPOST_PASS_SYNC_EACH", "1", 1);
 	setenv("HEXPOST_OUTBOX_SYNC_EACH", "1", 1);
 	*before = run_once(dir, NULL) / (double)k;
+	*cpu_before = last_cpu / (double)k;
 	unsetenv("HEXPOST_PASS_SYNC_EACH");
 	unsetenv("HEXPOST_OUTBOX_SYNC_EACH");
 	*after = run_once(copy, NULL) / (double)k;
+	*cpu_after = last_cpu / (double)k;
+	if (today != NULL && *today != '\0') {
+		printf("  today's program (%s), batched: %.2f ms a window, CPU "
+		    "%.2f ms a window; ratio today/batched %.1f (wall), %.1f "
+		    "(CPU)\n", today, t_today * 1e3, cpu_today * 1e3, t_today /
+		    *after, cpu_today / *cpu_after);
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", third);
+		shell(cmd);
+	}
 	/* Both resolved every window: k of them, and the next ones open. */
 	snprintf(cmd, sizeof cmd, "for d in '%s' '%s'; do n=$(sqlite3 "
 	    "\"$d/hexpost.db\" \"SELECT count(*) FROM windows WHERE state = "
@@ -581,7 +628,7 @@ main(int argc, char **argv)
 	const char *tmpdir = getenv("TMPDIR"), *bin = getenv("HEXPOST_BIN");
 	const char *only;
 	char one[600], many[600], cmd[700], *slash;
-	double t, first1, firstn, idle1, idlen, ratio, tb, tn, per;
+	double t, first1, firstn, idle1, idlen, ratio, tb, tn, cb, cn, per;
 	const struct ruleset *const *rsp;
 	long ncamp = 10000, rss1, rssn, rssfirst, drss, dhwm, logbytes;
 	int passes = 15;
@@ -617,11 +664,13 @@ main(int argc, char **argv)
 
 	if ((only = getenv("BENCH_STORE_ONLY")) != NULL &&
 	    strcmp(only, "burst") == 0) {
-		burst_windows(nwin, &tb, &tn);
+		burst_windows(nwin, &tb, &tn, &cb, &cn);
 		printf("burst of %ld order windows over %ld campaigns: before "
 		    "%.2f ms a window, batched %.2f ms a window, ratio %.1f "
 		    "(target >= 3) %s\n", nwin, nwin, tb * 1e3, tn * 1e3,
 		    tb / tn, tb / tn >= 3 ? "PASS" : "FAIL");
+		printf("  CPU of the pass (user + system): before %.2f ms a "
+		    "window, batched %.2f ms a window\n", cb * 1e3, cn * 1e3);
 		snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
 		if (system(cmd) != 0)
 			fprintf(stderr, "bench_store: %s left\n", work);
@@ -673,11 +722,13 @@ main(int argc, char **argv)
 	printf("ratio delivery before/batched  %6.1f  (target >= 3)   %s\n",
 	    tb / tn, tb / tn >= 3 ? "PASS" : "FAIL");
 
-	burst_windows(nwin, &tb, &tn);
+	burst_windows(nwin, &tb, &tn, &cb, &cn);
 	printf("burst of %ld order windows over %ld campaigns (orders in, one "
 	    "run --once resolves them and delivers their reports):\n  each "
 	    "commit and message synced (before): %.2f ms a window; batched: "
 	    "%.2f ms a window\n", nwin, nwin, tb * 1e3, tn * 1e3);
+	printf("  CPU of the pass (user + system): before %.2f ms a window, "
+	    "batched %.2f ms a window\n", cb * 1e3, cn * 1e3);
 	printf("ratio burst before/batched     %4.1f  (target >= 3)   %s\n",
 	    tb / tn, tb / tn >= 3 ? "PASS" : "FAIL");
 	printf("database bytes per resolved window, a long game of each "

@@ -1,14 +1,32 @@
 /* seedchain: a campaign's window seeds, fixed at its creation (see
- * include/seedchain.h, docs/AUDIT.md "Seed chain"). */
+ * include/seedchain.h, docs/AUDIT.md "Seed chain").
+ *
+ * The mark (migration 26, issue 17): seed k is the tail hashed N - k times,
+ * 65,536 links (about 20 ms of CPU) for an early window, each time a window
+ * opens. Drawing seed k from the tail also keeps seed k + SEEDCHAIN_MARK_SPAN
+ * (or the tail) in the campaign's row (chain_mark_k, chain_mark: the seed
+ * and a tag, the hash of the tail it came from); the next windows' seeds
+ * are drawn from the mark, at most SEEDCHAIN_MARK_SPAN links away, until
+ * the mark is passed and a new one is drawn from the tail. The seeds are
+ * the same whichever way they are drawn (the chain is fixed); a mark whose
+ * tag is not the tail's (a chain replaced) is ignored. It is written in
+ * the caller's transaction (the window's opening): a rollback takes it
+ * back with the window. */
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sqlite3.h>
+
 #include "dice.h"
 #include "seedchain.h"
 
 #define LINK_TAG "hexpost-chain-v1"
+#define MARK_TAG "hexpost-chain-mark-v1"
+/* How far after the seed drawn from the tail the mark is kept: a window
+ * costs at most this many links, plus N / SPAN amortized. */
+#define SEEDCHAIN_MARK_SPAN 256
 
 void
 seedchain_link(const unsigned char *seed, unsigned char *out32)
@@ -109,14 +127,74 @@ seedchain_trusted_comment(const struct seedchain *c, char *buf, size_t len)
 	    c->campaign, c->length, c->test ? "test" : "random");
 }
 
+/* The tag that ties a mark to the tail it was drawn from. */
+static void
+mark_tag(const unsigned char *tail, unsigned char *out32)
+{
+	unsigned char in[sizeof MARK_TAG + 32];
+
+	memcpy(in, MARK_TAG, sizeof MARK_TAG);	/* with its NUL */
+	memcpy(in + sizeof MARK_TAG, tail, 32);
+	crypto_generichash(out32, 32, in, sizeof in, NULL, 0);
+	sodium_memzero(in, sizeof in);
+}
+
+/* Campaign cid's mark if it belongs to tail: *mk (0 when there is none or
+ * it is not the tail's) and the seed in mseed. HP_OK or HP_EDB. */
+static int
+mark_get(struct store *st, int64_t cid, const unsigned char *tail, int *mk,
+    unsigned char *mseed, struct hp_error *err)
+{
+	struct store_query q;
+	unsigned char tag[32];
+
+	*mk = 0;
+	if (store_query_open(&q, st, "load seed chain mark", "SELECT "
+	    "chain_mark_k, chain_mark FROM campaigns WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err) &&
+	    sqlite3_column_type(q.s, 0) == SQLITE_INTEGER &&
+	    sqlite3_column_type(q.s, 1) == SQLITE_BLOB &&
+	    sqlite3_column_bytes(q.s, 1) == 64) {
+		const unsigned char *b = sqlite3_column_blob(q.s, 1);
+
+		mark_tag(tail, tag);
+		if (sodium_memcmp(b + 32, tag, 32) == 0) {
+			*mk = sqlite3_column_int(q.s, 0);
+			memcpy(mseed, b, 32);
+		}
+	}
+	return store_query_close(&q, err);
+}
+
+/* Keep seed mk (mseed) of the chain ending in tail as campaign cid's
+ * mark, in the caller's transaction. */
+static int
+mark_put(struct store *st, int64_t cid, const unsigned char *tail, int mk,
+    const unsigned char *mseed, struct hp_error *err)
+{
+	unsigned char b[64];
+	int rc;
+
+	memcpy(b, mseed, 32);
+	mark_tag(tail, b + 32);
+	rc = store_exec(st, "store seed chain mark", "UPDATE campaigns SET "
+	    "chain_mark_k = ?2, chain_mark = ?3 WHERE id = ?1",
+	    STORE_ARGS(STORE_INT(cid), STORE_INT(mk), STORE_BLOB(b, 64)), NULL,
+	    err);
+	sodium_memzero(b, sizeof b);
+	return rc;
+}
+
 int
 seedchain_create(struct store *st, int64_t cid, const char *campaign,
     const unsigned char *master, size_t masterlen, struct hp_error *err)
 {
 	struct seedchain c;
 	struct sbuf text;
-	unsigned char tail[32];
-	int rc;
+	unsigned char tail[32], cur[32], mseed[32];
+	int rc, mk, i;
 
 	memset(&c, 0, sizeof c);
 	sbuf_init(&text);
@@ -127,10 +205,25 @@ seedchain_create(struct store *st, int64_t cid, const char *campaign,
 		dice_seed_from_master(master, masterlen, campaign, 0, 0, tail);
 	else
 		dice_new_seed(tail);
-	seedchain_seed(tail, c.length, 0, c.head);
+	/* The head, keeping on the way the mark the first windows' seeds
+	 * are drawn from. */
+	mk = 1 + SEEDCHAIN_MARK_SPAN < c.length ? 1 + SEEDCHAIN_MARK_SPAN :
+	    c.length;
+	memcpy(cur, tail, 32);
+	memcpy(mseed, tail, 32);
+	for (i = c.length; i > 0; i--) {
+		if (i == mk)
+			memcpy(mseed, cur, 32);
+		seedchain_link(cur, cur);
+	}
+	memcpy(c.head, cur, 32);
 	seedchain_format(&c, &text);
 	rc = store_chain_put(st, cid, tail, c.length, text.buf, err);
+	if (rc == HP_OK)
+		rc = mark_put(st, cid, tail, mk, mseed, err);
 	sodium_memzero(tail, sizeof tail);
+	sodium_memzero(cur, sizeof cur);
+	sodium_memzero(mseed, sizeof mseed);
 	sbuf_free(&text);
 	return rc;
 }
@@ -179,7 +272,8 @@ seedchain_window_seed(struct store *st, int64_t cid, int k,
     unsigned char *seed, struct hp_error *err)
 {
 	struct store_chain sc;
-	int rc;
+	unsigned char cur[32], mseed[32];
+	int rc, mk, target, i;
 
 	if ((rc = store_chain_get(st, cid, &sc, err)) != HP_OK)
 		return rc;
@@ -187,8 +281,29 @@ seedchain_window_seed(struct store *st, int64_t cid, int k,
 		hp_seterr(err, HP_ESTATE, "window %d needs seed %d, but the "
 		    "campaign's seed chain has %d seeds", k, k, sc.length);
 		rc = HP_ESTATE;
-	} else
-		seedchain_seed(sc.tail, sc.length, k, seed);
+	} else if ((rc = mark_get(st, cid, sc.tail, &mk, mseed, err)) !=
+	    HP_OK)
+		;
+	else if (mk >= k && mk <= sc.length)
+		/* From the mark: seed k is seed mk hashed mk - k times. */
+		seedchain_seed(mseed, mk, k, seed);
+	else {
+		/* From the tail, keeping the seed SPAN after k on the way. */
+		target = k + SEEDCHAIN_MARK_SPAN < sc.length ?
+		    k + SEEDCHAIN_MARK_SPAN : sc.length;
+		memcpy(cur, sc.tail, 32);
+		for (i = sc.length; i > k; i--) {
+			if (i == target)
+				memcpy(mseed, cur, 32);
+			seedchain_link(cur, cur);
+		}
+		if (target == k)
+			memcpy(mseed, cur, 32);
+		memcpy(seed, cur, 32);
+		rc = mark_put(st, cid, sc.tail, target, mseed, err);
+	}
+	sodium_memzero(cur, sizeof cur);
+	sodium_memzero(mseed, sizeof mseed);
 	store_chain_free(&sc);
 	return rc;
 }

@@ -2,7 +2,9 @@
  * view_picture): the model holds what the side's view holds and nothing
  * more (fog of war: two games that differ only in the other side's hidden
  * scout give the same model and the same PNG bytes), arrows follow the
- * events the side may see, and cairo writes a PNG and an SVG. */
+ * events the side may see, and cairo writes a PNG and an SVG; the PNG
+ * hexpost encodes itself (issue 17) decodes, through libpng, to the pixels
+ * of cairo's own PNG writer. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cairo.h>
 
 #include "fixtures.h"
 #include "picmodel.h"
@@ -144,6 +148,92 @@ test_fam_model_and_formats(void **state)
 	game_free(&g);
 }
 
+struct png_read {
+	const struct sbuf *b;
+	size_t off;
+};
+
+/* cairo read callback over an sbuf. */
+static cairo_status_t
+png_read_fn(void *closure, unsigned char *data, unsigned int len)
+{
+	struct png_read *r = closure;
+
+	if (r->off + len > r->b->len)
+		return CAIRO_STATUS_READ_ERROR;
+	memcpy(data, r->b->buf + r->off, len);
+	r->off += len;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+/* The PNG in b decoded by cairo (libpng). */
+static cairo_surface_t *
+png_decode(const struct sbuf *b)
+{
+	struct png_read r = { b, 0 };
+	cairo_surface_t *s = cairo_image_surface_create_from_png_stream(
+	    png_read_fn, &r);
+
+	assert_int_equal(cairo_surface_status(s), CAIRO_STATUS_SUCCESS);
+	return s;
+}
+
+/* hexpost's PNG encoder and cairo's (HEXPOST_PNG_CAIRO) give the same
+ * pixels, and hexpost's is the same bytes each time. */
+static void
+test_png_same_pixels(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct game g;
+	struct events ev;
+	struct pic_model m;
+	struct sbuf ours, again, theirs;
+	cairo_surface_t *a, *b;
+	int y, w, h, sa, sb;
+
+	(void)state;
+	fx_fam_game(&g, "");
+	fx_fam_place(&g, "A0", 0, "B1", 1, "C0", 0, 0);
+	events_init(&ev);
+	events_add(&ev, EVENT_ALL_SIDES, 0, "2 Section moves A0 -> B1 and is "
+	    "spent.");
+	picture_init(&m);
+	view_picture(&g, 0, &ev, &m);
+	sbuf_init(&ours);
+	sbuf_init(&again);
+	sbuf_init(&theirs);
+	assert_int_equal(picture_draw(&m, false, &ours, &err), HP_OK);
+	assert_int_equal(picture_draw(&m, false, &again, &err), HP_OK);
+	setenv("HEXPOST_PNG_CAIRO", "1", 1);
+	assert_int_equal(picture_draw(&m, false, &theirs, &err), HP_OK);
+	unsetenv("HEXPOST_PNG_CAIRO");
+	assert_int_equal(ours.len, again.len);
+	assert_memory_equal(ours.buf, again.buf, ours.len);
+	a = png_decode(&ours);
+	b = png_decode(&theirs);
+	w = cairo_image_surface_get_width(a);
+	h = cairo_image_surface_get_height(a);
+	assert_true(w > 100 && h > 100);
+	assert_int_equal(w, cairo_image_surface_get_width(b));
+	assert_int_equal(h, cairo_image_surface_get_height(b));
+	assert_int_equal(cairo_image_surface_get_format(a),
+	    cairo_image_surface_get_format(b));
+	sa = cairo_image_surface_get_stride(a);
+	sb = cairo_image_surface_get_stride(b);
+	for (y = 0; y < h; y++)
+		assert_memory_equal(cairo_image_surface_get_data(a) +
+		    (size_t)y * (size_t)sa, cairo_image_surface_get_data(b) +
+		    (size_t)y * (size_t)sb, (size_t)w * 4);
+	cairo_surface_destroy(a);
+	cairo_surface_destroy(b);
+	sbuf_free(&ours);
+	sbuf_free(&again);
+	sbuf_free(&theirs);
+	picture_free(&m);
+	events_free(&ev);
+	game_free(&g);
+}
+
 static void
 test_arrows_parse(void **state)
 {
@@ -236,6 +326,7 @@ main(void)
 		cmocka_unit_test(test_fam_model_and_formats),
 		cmocka_unit_test(test_arrows_parse),
 		cmocka_unit_test(test_text_roundtrip_intersect),
+		cmocka_unit_test(test_png_same_pixels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,9 @@
 /* test_seedchain: the seed chain's links and statement against the vectors
  * of docs/AUDIT.md ("Seed chain"), computed by its independent Python
- * reference (tests/data/audit-vectors/chain.txt), and strict parsing. */
+ * reference (tests/data/audit-vectors/chain.txt), and strict parsing; a
+ * window's seed drawn through the chain's mark (migration 26) is the seed
+ * drawn from the tail, window after window, and a mark left by another
+ * tail is not used. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +17,9 @@
 #include <sodium.h>
 
 #include "dice.h"
+#include "fixtures.h"
 #include "seedchain.h"
+#include "turn.h"
 
 static const char *const SEED[5] = {
 	"7a33827d65611503bcd1f53f60acca2b818b54a95d99bc38a0c14ee0fb78d660",
@@ -131,12 +136,74 @@ test_statement(void **state)
 	free(v);
 }
 
+/* Window k's seed from seedchain_window_seed (the mark) against the seed
+ * drawn from the tail, for the windows of a long campaign and past the
+ * mark's span, then with another tail put in (a chain replaced). */
+static void
+test_mark(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct store_chain sc;
+	struct store *st;
+	static unsigned char seeds[701][32];	/* seeds 1..700, from the tail */
+	unsigned char got[32], want[32], tail2[32], cur[32];
+	char dir[256], db[300];
+	int64_t cid;
+	struct game g;
+	int k;
+
+	(void)state;
+	fx_mkdtemp(dir, sizeof dir, "seedchain");
+	snprintf(db, sizeof db, "%s/db", dir);
+	st = fx_store_new(db);
+	assert_int_equal(turn_campaign_new(st, "mark", "fire-and-movement",
+	    NULL, NULL, NULL, 0, &err), HP_OK);
+	game_init(&g);
+	assert_int_equal(store_game_load(st, "mark", &g, &cid, &err), HP_OK);
+	game_free(&g);
+	assert_int_equal(store_chain_get(st, cid, &sc, &err), HP_OK);
+	memcpy(cur, sc.tail, 32);
+	for (k = sc.length; k > 1; k--) {
+		seedchain_link(cur, cur);
+		if (k - 1 <= 700)
+			memcpy(seeds[k - 1], cur, 32);
+	}
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	for (k = 1; k <= 700; k += k < 40 ? 1 : 7) {
+		assert_int_equal(seedchain_window_seed(st, cid, k, got, &err),
+		    HP_OK);
+		assert_memory_equal(got, seeds[k], 32);
+	}
+	/* The last seeds of the chain: the mark is the tail itself. */
+	for (k = sc.length - 2; k <= sc.length; k++) {
+		assert_int_equal(seedchain_window_seed(st, cid, k, got, &err),
+		    HP_OK);
+		seedchain_seed(sc.tail, sc.length, k, want);
+		assert_memory_equal(got, want, 32);
+	}
+	assert_int_equal(seedchain_window_seed(st, cid, sc.length + 1, got,
+	    &err), HP_ESTATE);
+	/* Another tail: a mark drawn from the old one is not used. */
+	assert_int_equal(seedchain_window_seed(st, cid, 5, got, &err), HP_OK);
+	memset(tail2, 0x5a, sizeof tail2);
+	assert_int_equal(store_chain_put(st, cid, tail2, sc.length,
+	    sc.statement, &err), HP_OK);
+	assert_int_equal(seedchain_window_seed(st, cid, 6, got, &err), HP_OK);
+	seedchain_seed(tail2, sc.length, 6, want);
+	assert_memory_equal(got, want, 32);
+	assert_int_equal(store_commit(st, &err), HP_OK);
+	store_chain_free(&sc);
+	store_close(st);
+	fx_rmtree(dir);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vectors),
 		cmocka_unit_test(test_statement),
+		cmocka_unit_test(test_mark),
 	};
 
 	if (sodium_init() < 0)
