@@ -154,6 +154,7 @@ bool cap_can_fire(const struct cap_state *, const struct game *, int unit,
     int target);
 int cap_best_target(const struct cap_state *, const struct game *, int unit);
 bool cap_backwards(int facing, int dir);
+void cap_put_int(struct sbuf *b, int v);
 
 /* cap_plan.c */
 int cap_plan_parse(const struct game *g, int side, const struct order_body *b,
@@ -163,6 +164,8 @@ void cap_plan_canon(const struct game *g, const struct cap_plan *p,
 void cap_action_text(const struct game *g, const struct cap_action *a,
     struct sbuf *out);
 int cap_plan_from_text(const struct game *g, int side, const char *text,
+    struct cap_plan *p);
+int cap_plan_cached(const struct game *g, int side, const char *text,
     struct cap_plan *p);
 
 /* cap_rules.c: each rule; ctx gives dice and events. */

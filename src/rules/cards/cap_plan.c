@@ -59,7 +59,6 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 	memset(a, 0, sizeof *a);
 	a->unit = a->tunit = -1;
 	a->facing = -1;
-	map_range(g, rng, sizeof rng);
 	if (i < j && strcmp(l->words[i], "cmd") == 0) {
 		a->cmd = true;
 		i++;
@@ -72,8 +71,11 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 	verb = l->words[i];
 	n = j - i;
 	for (k = 1; k < (int)(sizeof act_names / sizeof act_names[0]); k++)
-		if (strcmp(verb, act_names[k]) == 0)
+		if (verb[0] == act_names[k][0] && strcmp(verb, act_names[k]) ==
+		    0) {
 			a->kind = k;
+			break;
+		}
 	if (a->kind == ACT_NONE) {
 		orders_error(errs, l->lineno, "unknown action '%s' (expected "
 		    "move, pivot, fire, close, rally, card, stall or pass)",
@@ -111,6 +113,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 		}
 		if (strcmp(l->words[i + 2], "smoke") == 0 && n == 4) {
 			if (!map_hex(g, l->words[i + 3], &a->target)) {
+				map_range(g, rng, sizeof rng);
 				orders_error(errs, l->lineno, "expected a hex of "
 				    "the map (%s), got '%s'", rng,
 				    l->words[i + 3]);
@@ -163,6 +166,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 				return false;
 			}
 			if (!map_hex(g, l->words[i], &a->path[a->npath])) {
+				map_range(g, rng, sizeof rng);
 				orders_error(errs, l->lineno, "expected a hex of "
 				    "the map (%s), got '%s'", rng, l->words[i]);
 				return false;
@@ -194,6 +198,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 			a->best = true;
 		else if (a->kind == ACT_FIRE) {
 			if (!map_hex(g, l->words[i], &a->target)) {
+				map_range(g, rng, sizeof rng);
 				orders_error(errs, l->lineno, "expected a hex of "
 				    "the map (%s) or 'best', got '%s'", rng,
 				    l->words[i]);
@@ -231,7 +236,6 @@ parse_cond(const struct game *g, int side, const struct order_line *l,
 {
 	char rng[24];
 
-	map_range(g, rng, sizeof rng);
 	if (i < j && strcmp(l->words[i], "not") == 0) {
 		e->neg = true;
 		i++;
@@ -244,6 +248,7 @@ parse_cond(const struct game *g, int side, const struct order_line *l,
 	    strcmp(l->words[i], "enemy") == 0)) {
 		e->cond = l->words[i][0] == 'o' ? COND_OCCUPIED : COND_ENEMY;
 		if (!map_hex(g, l->words[i + 1], &e->chex)) {
+			map_range(g, rng, sizeof rng);
 			orders_error(errs, l->lineno, "expected a hex of the map "
 			    "(%s), got '%s'", rng, l->words[i + 1]);
 			return false;
@@ -420,56 +425,86 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 	return errs->n > before ? HP_EINVAL : HP_OK;
 }
 
+/* Append " " and word w to out. */
+static void
+put_word(struct sbuf *out, const char *w)
+{
+	sbuf_add(out, " ", 1);
+	sbuf_puts(out, w);
+}
+
+/* Append " " and the label of h to out. */
+static void
+put_hex(const struct game *g, struct sbuf *out, struct hex h)
+{
+	char lbl[8];
+
+	put_word(out, hex_label(&g->layout, h, lbl, sizeof lbl));
+}
+
+/* Append " " and v to out. */
+static void
+put_num(struct sbuf *out, int v)
+{
+	sbuf_add(out, " ", 1);
+	cap_put_int(out, v);
+}
+
 /* Append action a in canonical words to out (no newline). */
 void
 cap_action_text(const struct game *g, const struct cap_action *a,
     struct sbuf *out)
 {
-	char lbl[8];
 	int i;
 
+	if (out->discard)
+		return;
 	if (a->cmd)
 		sbuf_puts(out, "cmd ");
 	sbuf_puts(out, act_names[a->kind]);
 	switch (a->kind) {
 	case ACT_CARD:
-		sbuf_printf(out, " %d", a->card);
-		if (a->tunit >= 0)
-			sbuf_printf(out, " rally %s", g->units[a->tunit].id);
-		else
-			sbuf_printf(out, " smoke %s", hex_label(&g->layout,
-			    a->target, lbl, sizeof lbl));
+		put_num(out, a->card);
+		if (a->tunit >= 0) {
+			sbuf_puts(out, " rally");
+			put_word(out, g->units[a->tunit].id);
+		} else {
+			sbuf_puts(out, " smoke");
+			put_hex(g, out, a->target);
+		}
 		return;
 	case ACT_PASS:
 		return;
 	default:
 		break;
 	}
-	sbuf_printf(out, " %s", g->units[a->unit].id);
+	put_word(out, g->units[a->unit].id);
 	switch (a->kind) {
 	case ACT_PIVOT:
-		sbuf_printf(out, " %s", cap_dir_name(a->facing));
+		put_word(out, cap_dir_name(a->facing));
 		break;
 	case ACT_MOVE:
 		if (a->toward)
 			sbuf_puts(out, " toward");
 		for (i = 0; i < a->npath; i++)
-			sbuf_printf(out, " %s", hex_label(&g->layout, a->path[i],
-			    lbl, sizeof lbl));
-		if (a->facing >= 0)
-			sbuf_printf(out, " face %s", cap_dir_name(a->facing));
+			put_hex(g, out, a->path[i]);
+		if (a->facing >= 0) {
+			sbuf_puts(out, " face");
+			put_word(out, cap_dir_name(a->facing));
+		}
 		break;
 	case ACT_FIRE:
 	case ACT_CLOSE:
 		if (a->kind == ACT_CLOSE)
-			sbuf_printf(out, " %s", g->units[a->tunit].id);
+			put_word(out, g->units[a->tunit].id);
 		else if (a->best)
 			sbuf_puts(out, " best");
 		else
-			sbuf_printf(out, " %s", hex_label(&g->layout, a->target,
-			    lbl, sizeof lbl));
-		if (a->caps > 0)
-			sbuf_printf(out, " caps %d", a->caps);
+			put_hex(g, out, a->target);
+		if (a->caps > 0) {
+			sbuf_puts(out, " caps");
+			put_num(out, a->caps);
+		}
 		break;
 	default:
 		break;
@@ -483,20 +518,25 @@ cap_plan_canon(const struct game *g, const struct cap_plan *p,
 {
 	static const char *const stop_names[] = { "hit", "lost", "seen",
 		"inrange", "dry", "answer" };
-	char lbl[8];
 	int i;
 
-	if (p->initiative > 0)
-		sbuf_printf(out, "initiative %d\n", p->initiative);
+	if (out->discard)
+		return;
+	if (p->initiative > 0) {
+		sbuf_puts(out, "initiative");
+		put_num(out, p->initiative);
+		sbuf_puts(out, "\n");
+	}
 	for (i = 0; i < p->nstops; i++) {
 		const struct cap_stop *s = &p->stops[i];
 
-		sbuf_printf(out, "stop %s", stop_names[s->kind]);
+		sbuf_puts(out, "stop ");
+		sbuf_puts(out, stop_names[s->kind]);
 		if (s->kind == STOP_ANSWER)
-			sbuf_printf(out, " %s", s->act == ACT_NONE ? "any" :
+			put_word(out, s->act == ACT_NONE ? "any" :
 			    act_names[s->act]);
 		else if (s->unit >= 0)
-			sbuf_printf(out, " %s", g->units[s->unit].id);
+			put_word(out, g->units[s->unit].id);
 		sbuf_puts(out, "\n");
 	}
 	if (p->dry_pass)
@@ -505,23 +545,23 @@ cap_plan_canon(const struct game *g, const struct cap_plan *p,
 		const struct cap_entry *e = &p->e[i];
 
 		if (e->cond != COND_NONE) {
-			sbuf_printf(out, "if %s", e->neg ? "not " : "");
+			sbuf_puts(out, e->neg ? "if not " : "if ");
 			switch (e->cond) {
 			case COND_OCCUPIED:
 			case COND_ENEMY:
-				sbuf_printf(out, "%s %s", e->cond ==
-				    COND_OCCUPIED ? "occupied" : "enemy",
-				    hex_label(&g->layout, e->chex, lbl,
-				    sizeof lbl));
+				sbuf_puts(out, e->cond == COND_OCCUPIED ?
+				    "occupied" : "enemy");
+				put_hex(g, out, e->chex);
 				break;
 			case COND_INRANGE:
 			case COND_INLOS:
-				sbuf_printf(out, "%s %s", e->cond ==
-				    COND_INRANGE ? "inrange" : "inlos",
-				    g->units[e->cunit].id);
+				sbuf_puts(out, e->cond == COND_INRANGE ?
+				    "inrange" : "inlos");
+				put_word(out, g->units[e->cunit].id);
 				break;
 			case COND_CAPS:
-				sbuf_printf(out, "caps %d", e->cn);
+				sbuf_puts(out, "caps");
+				put_num(out, e->cn);
 				break;
 			default:
 				sbuf_puts(out, "passed");
@@ -587,4 +627,99 @@ cap_plan_from_text(const struct game *g, int side, const char *text,
 	orders_errors_free(&errs);
 	free(b.v);
 	return rc;
+}
+
+/* The plans cap_plan_cached keeps (per thread) and the most units and
+ * hexes a kept plan's game may have. */
+#define MEMO_PLANS 4
+#define MEMO_UNITS 64
+#define MEMO_HEXES 1024
+
+/* One unit as a plan's parse sees it. */
+struct memo_unit {
+	char id[GAME_ID_MAX];
+	int side;
+	bool smoke;
+};
+
+/* A plan's text of a side, what it parsed to, and what of the game the
+ * parse read: the units (id, side, smoke or not), the layout and where
+ * the hexes are. */
+struct plan_memo {
+	bool valid;
+	int side, rc;
+	char *text;
+	struct cap_plan plan;
+	struct hex_layout layout;
+	int nunits, nhex;
+	struct memo_unit units[MEMO_UNITS];
+	struct hex hexes[MEMO_HEXES];
+};
+
+static _Thread_local struct plan_memo *plan_memo;  /* MEMO_PLANS of them */
+static _Thread_local int plan_memo_next;
+
+/* Does g look to a plan's parse as it did when m was kept? */
+static bool
+memo_game_same(const struct plan_memo *m, const struct game *g)
+{
+	int i;
+
+	if (m->nunits != g->nunits || m->nhex != g->nhex ||
+	    memcmp(&m->layout, &g->layout, sizeof m->layout) != 0)
+		return false;
+	for (i = 0; i < g->nunits; i++)
+		if (m->units[i].side != g->units[i].side ||
+		    strcmp(m->units[i].id, g->units[i].id) != 0 ||
+		    m->units[i].smoke != (strcmp(g->units[i].kind,
+		    CAP_SMOKE) == 0))
+			return false;
+	for (i = 0; i < g->nhex; i++)
+		if (!hex_eq(m->hexes[i], g->hexes[i].h))
+			return false;
+	return true;
+}
+
+/* cap_plan_from_text, the same plan for the same text, side and game:
+ * kept per thread, as a game's state holds the same plan text through
+ * many loads (issue 17). */
+int
+cap_plan_cached(const struct game *g, int side, const char *text,
+    struct cap_plan *p)
+{
+	struct plan_memo *m;
+	int i;
+
+	if (g->nunits > MEMO_UNITS || g->nhex > MEMO_HEXES)
+		return cap_plan_from_text(g, side, text, p);
+	if (plan_memo == NULL)
+		plan_memo = xcalloc(MEMO_PLANS, sizeof *plan_memo);
+	for (i = 0; i < MEMO_PLANS; i++) {
+		m = &plan_memo[i];
+		if (m->valid && m->side == side && strcmp(m->text, text) == 0 &&
+		    memo_game_same(m, g)) {
+			*p = m->plan;
+			return m->rc;
+		}
+	}
+	m = &plan_memo[plan_memo_next];
+	plan_memo_next = (plan_memo_next + 1) % MEMO_PLANS;
+	m->valid = false;
+	m->rc = cap_plan_from_text(g, side, text, &m->plan);
+	free(m->text);
+	m->text = xstrdup(text);
+	m->side = side;
+	m->layout = g->layout;
+	m->nunits = g->nunits;
+	m->nhex = g->nhex;
+	for (i = 0; i < g->nunits; i++) {
+		strlcpy_(m->units[i].id, g->units[i].id, sizeof m->units[i].id);
+		m->units[i].side = g->units[i].side;
+		m->units[i].smoke = strcmp(g->units[i].kind, CAP_SMOKE) == 0;
+	}
+	for (i = 0; i < g->nhex; i++)
+		m->hexes[i] = g->hexes[i].h;
+	m->valid = true;
+	*p = m->plan;
+	return m->rc;
 }

@@ -139,13 +139,20 @@ watch_take(const struct cap_state *st, const struct game *g,
 
 	memset(w, 0, sizeof *w);
 	for (s = 0; s < CAP_SIDES; s++) {
+		bool seen = false;
+
 		if (!st->have_plan[s])
 			continue;
-		w->seen[s] = seen_by(st, g, s);
-		for (k = 0; k < st->plan[s].nstops; k++)
+		for (k = 0; k < st->plan[s].nstops; k++) {
 			if (st->plan[s].stops[k].kind == STOP_INRANGE)
 				w->range[s][k] = in_range(st, g,
 				    st->plan[s].stops[k].unit);
+			seen |= st->plan[s].stops[k].kind == STOP_SEEN;
+		}
+		/* Only a 'stop seen' reads the count (issue 17: it is
+		 * a line of sight for each pair of units). */
+		if (seen)
+			w->seen[s] = seen_by(st, g, s);
 	}
 }
 

@@ -1,7 +1,21 @@
 /* cap_state: the ruleset-owned state of cards-ap (counters, terrain chart,
  * deck, discards, hands, token pool, artillery, reinforcements, the rest
  * of each side's plan) as canonical text in g->rstate, and the geometry
- * (facing, arc, line of sight). */
+ * (facing, arc, line of sight).
+ *
+ * Speed (issue 17): the state is read and written several times a window
+ * (the resolution, and each side's view for the opponent), so
+ * - the leading chart lines (counter, terrain, card), which a game never
+ *   changes, are kept per thread with what they parse to (load) and with
+ *   the text they are written as (save): a load whose text starts with the
+ *   same block copies the charts, a save of the same charts copies the
+ *   text;
+ * - a line is tried with sscanf only when it starts with that format's
+ *   keyword (sscanf matches nothing else), numbers are written by hand;
+ * - a plan's text and the plan it parses to are kept per thread, with
+ *   what of the game the parse reads (cap_plan_cached in cap_plan.c).
+ * What is read and written is the same text, byte for byte. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +28,7 @@ static const char *const card_act_names[] = { "none", "rally", "smoke" };
 static int
 read_ints(const char *p, int *v, int max)
 {
-	int n = 0, k;
+	int n = 0, k, d;
 	char *e;
 
 	while (*p != '\0' && n < max) {
@@ -22,13 +36,110 @@ read_ints(const char *p, int *v, int max)
 			p++;
 		if (*p == '\0' || *p == '-')
 			break;
-		k = (int)strtol(p, &e, 10);
+		/* Up to 9 digits by hand (what strtol gives for them), else
+		 * strtol. */
+		for (k = 0, d = 0; d < 9 && p[d] >= '0' && p[d] <= '9'; d++)
+			k = k * 10 + (p[d] - '0');
+		if (d > 0 && !(p[d] >= '0' && p[d] <= '9'))
+			e = (char *)(uintptr_t)(p + d);
+		else
+			k = (int)strtol(p, &e, 10);
 		if (e == p)
 			break;
 		v[n++] = k;
 		p = e;
 	}
 	return n;
+}
+
+/* Does the line at p start with keyword kw (so that a format beginning
+ * with it may match)? */
+static bool
+starts(const char *p, const char *kw, size_t n)
+{
+	return strncmp(p, kw, n) == 0;
+}
+
+/* Is the line at p a chart line (counter, terrain, card)? */
+static bool
+chart_line(const char *p)
+{
+	return starts(p, "counter", 7) || starts(p, "terrain", 7) ||
+	    starts(p, "card", 4);
+}
+
+/* The length of the leading block of chart lines of text t. */
+static size_t
+chart_block(const char *t)
+{
+	const char *p = t, *e;
+
+	while (p != NULL && *p != '\0' && chart_line(p)) {
+		e = strchr(p, '\n');
+		p = e ? e + 1 : p + strlen(p);
+	}
+	return p != NULL ? (size_t)(p - t) : 0;
+}
+
+/* The charts of a state (what chart lines set). */
+struct charts {
+	struct cap_counter ctr[CAP_MAX_KINDS];
+	int nctr;
+	struct cap_terrain ter[CAP_MAX_TERRAIN];
+	int nter;
+	struct cap_card card[CAP_MAX_CARDS];
+	int ncard;
+};
+
+/* A block of chart lines and its charts (owned text, per thread). */
+struct chart_memo {
+	char *text;
+	size_t len;
+	bool valid;
+	struct charts c;
+};
+
+/* The block last read by cap_state_load, the one last written by
+ * cap_state_save. */
+static _Thread_local struct chart_memo memo_in, memo_out;
+
+/* Keep text[0..len) and c in m. */
+static void
+memo_keep(struct chart_memo *m, const char *text, size_t len,
+    const struct charts *c)
+{
+	free(m->text);
+	m->text = xmalloc(len + 1);
+	memcpy(m->text, text, len);
+	m->text[len] = '\0';
+	m->len = len;
+	m->c = *c;
+	m->valid = true;
+}
+
+/* Copy st's charts into c. */
+static void
+charts_of(const struct cap_state *st, struct charts *c)
+{
+	memset(c, 0, sizeof *c);
+	memcpy(c->ctr, st->ctr, sizeof c->ctr);
+	c->nctr = st->nctr;
+	memcpy(c->ter, st->ter, sizeof c->ter);
+	c->nter = st->nter;
+	memcpy(c->card, st->card, sizeof c->card);
+	c->ncard = st->ncard;
+}
+
+/* Set st's charts from c. */
+static void
+charts_set(struct cap_state *st, const struct charts *c)
+{
+	memcpy(st->ctr, c->ctr, sizeof c->ctr);
+	st->nctr = c->nctr;
+	memcpy(st->ter, c->ter, sizeof c->ter);
+	st->nter = c->nter;
+	memcpy(st->card, c->card, sizeof c->card);
+	st->ncard = c->ncard;
 }
 
 /* The side index of name, or -1. */
@@ -47,10 +158,29 @@ cap_state_load(const struct game *g)
 	const char *p, *e;
 	char line[2200], a[64], b[64], c[64], d[64];
 	int planside = -1, s, i1, i2, i3, i4, i5, i6, i7;
+	size_t blen;
+	bool keep = false;
 
 	sbuf_init(&plan);
-	for (p = g->rstate; p != NULL && *p != '\0'; p = e ? e + 1 : NULL) {
+	p = g->rstate;
+	/* The chart lines at the start: as last read, or read and kept. */
+	blen = p != NULL ? chart_block(p) : 0;
+	if (blen > 0 && memo_in.valid && memo_in.len == blen &&
+	    memcmp(memo_in.text, p, blen) == 0) {
+		charts_set(st, &memo_in.c);
+		p += blen;
+	} else
+		keep = blen > 0;
+	for (; p != NULL && *p != '\0'; p = e ? e + 1 : NULL) {
 		size_t n;
+
+		if (keep && p >= g->rstate + blen) {
+			struct charts ch;
+
+			charts_of(st, &ch);
+			memo_keep(&memo_in, g->rstate, blen, &ch);
+			keep = false;
+		}
 
 		e = strchr(p, '\n');
 		n = e ? (size_t)(e - p) : strlen(p);
@@ -60,7 +190,7 @@ cap_state_load(const struct game *g)
 		line[n] = '\0';
 		if (planside >= 0) {
 			if (strcmp(line, "end") == 0) {
-				if (cap_plan_from_text(g, planside, plan.buf ?
+				if (cap_plan_cached(g, planside, plan.buf ?
 				    plan.buf : "", &st->plan[planside]) == HP_OK)
 					st->have_plan[planside] = true;
 				sbuf_free(&plan);
@@ -72,7 +202,7 @@ cap_state_load(const struct game *g)
 			}
 			continue;
 		}
-		if (sscanf(line, "counter %63s %63s %d %d %d %d %d %63s %d %d "
+		if (starts(line, "counter", 7) && sscanf(line, "counter %63s %63s %d %d %d %d %d %63s %d %d "
 		    "%63s", a, b, &i1, &i2, &i3, &i4, &i5, c, &i6, &i7, d) == 11 &&
 		    st->nctr < CAP_MAX_KINDS) {
 			struct cap_counter *k = &st->ctr[st->nctr++];
@@ -88,7 +218,8 @@ cap_state_load(const struct game *g)
 			k->dr[0] = i6;
 			k->dr[1] = i7;
 			k->drcol = strcmp(d, "blue") == 0;
-		} else if (sscanf(line, "terrain %63s %d %d %d %d", a, &i1, &i2,
+		} else if (starts(line, "terrain", 7) && sscanf(line,
+		    "terrain %63s %d %d %d %d", a, &i1, &i2,
 		    &i3, &i4) == 5 && st->nter < CAP_MAX_TERRAIN) {
 			struct cap_terrain *t = &st->ter[st->nter++];
 
@@ -97,7 +228,8 @@ cap_state_load(const struct game *g)
 			t->dv = i2;
 			t->cover = i3 != 0;
 			t->block = i4 != 0;
-		} else if (sscanf(line, "card %d %d %63s", &i1, &i2, a) == 3 &&
+		} else if (starts(line, "card", 4) && sscanf(line,
+		    "card %d %d %63s", &i1, &i2, a) == 3 &&
 		    st->ncard < CAP_MAX_CARDS) {
 			struct cap_card *k = &st->card[st->ncard++];
 
@@ -111,12 +243,13 @@ cap_state_load(const struct game *g)
 			st->ndisc = read_ints(line + 8, st->disc, CAP_MAX_CARDS);
 		else if (strncmp(line, "pool ", 5) == 0)
 			st->npool = read_ints(line + 5, st->pool, CAP_MAX_TOKENS);
-		else if (sscanf(line, "hand %63s", a) == 1 &&
+		else if (starts(line, "hand", 4) && sscanf(line, "hand %63s",
+		    a) == 1 &&
 		    (s = side_of(g, a)) >= 0 && s < CAP_SIDES)
 			st->nhand[s] = read_ints(line + 6 + strlen(a),
 			    st->hand[s], CAP_MAX_CARDS);
-		else if (sscanf(line, "arty %63s %d %d %d %d", a, &i1, &i2, &i3,
-		    &i4) == 5 && st->narty < 16) {
+		else if (starts(line, "arty", 4) && sscanf(line, "arty %63s %d "
+		    "%d %d %d", a, &i1, &i2, &i3, &i4) == 5 && st->narty < 16) {
 			struct cap_arty *r = &st->arty[st->narty++];
 
 			r->side = side_of(g, a);
@@ -124,25 +257,52 @@ cap_state_load(const struct game *g)
 			r->at.q = i2;
 			r->at.r = i3;
 			r->fp = i4;
-		} else if (sscanf(line, "reinf %63s %d %d %d", a, &i1, &i2,
-		    &i3) == 4 && st->nreinf < 16) {
+		} else if (starts(line, "reinf", 5) && sscanf(line, "reinf %63s "
+		    "%d %d %d", a, &i1, &i2, &i3) == 4 && st->nreinf < 16) {
 			struct cap_reinf *r = &st->reinf[st->nreinf++];
 
 			strlcpy_(r->unit, a, sizeof r->unit);
 			r->round = i1;
 			r->at.q = i2;
 			r->at.r = i3;
-		} else if (sscanf(line, "plan %63s", a) == 1 &&
+		} else if (starts(line, "plan", 4) && sscanf(line, "plan %63s",
+		    a) == 1 &&
 		    (s = side_of(g, a)) >= 0 && s < CAP_SIDES)
 			planside = s;
-		else if (sscanf(line, "log %63s", a) == 1 &&
+		else if (starts(line, "log", 3) && sscanf(line, "log %63s",
+		    a) == 1 &&
 		    (s = side_of(g, a)) >= 0 && s < CAP_SIDES) {
 			strlcpy_(st->log[s], line + 5 + strlen(a),
 			    sizeof st->log[s]);
 		}
 	}
+	if (keep) {
+		struct charts ch;
+
+		charts_of(st, &ch);
+		memo_keep(&memo_in, g->rstate, blen, &ch);
+	}
 	sbuf_free(&plan);
 	return st;
+}
+
+/* Append the decimal digits of v to b (as "%d" writes them). */
+void
+cap_put_int(struct sbuf *b, int v)
+{
+	char buf[16];
+	long long x = v;
+	int i = (int)sizeof buf;
+
+	if (x < 0)
+		x = -x;
+	do {
+		buf[--i] = (char)('0' + x % 10);
+		x /= 10;
+	} while (x > 0);
+	if (v < 0)
+		buf[--i] = '-';
+	sbuf_add(b, buf + i, sizeof buf - (size_t)i);
 }
 
 /* Append " N N N" (or " -") to b. */
@@ -153,9 +313,46 @@ put_ints(struct sbuf *b, const int *v, int n)
 
 	if (n == 0)
 		sbuf_puts(b, " -");
-	for (i = 0; i < n; i++)
-		sbuf_printf(b, " %d", v[i]);
+	for (i = 0; i < n; i++) {
+		sbuf_add(b, " ", 1);
+		cap_put_int(b, v[i]);
+	}
 	sbuf_puts(b, "\n");
+}
+
+/* Append the chart lines of st (counter, terrain, card) to b. */
+static void
+put_charts(struct sbuf *b, const struct cap_state *st)
+{
+	int i;
+
+	for (i = 0; i < st->nctr; i++) {
+		const struct cap_counter *k = &st->ctr[i];
+
+		sbuf_printf(b, "counter %s %s %d %d %d %d %d %s %d %d %s\n",
+		    k->kind, k->vehicle ? "vehicle" : "foot", k->move, k->bonus,
+		    k->range, k->fp[0], k->fp[1], k->white ? "white" : "black",
+		    k->dr[0], k->dr[1], k->drcol ? "blue" : "red");
+	}
+	for (i = 0; i < st->nter; i++)
+		sbuf_printf(b, "terrain %s %d %d %d %d\n", st->ter[i].name,
+		    st->ter[i].move, st->ter[i].dv, st->ter[i].cover,
+		    st->ter[i].block);
+	for (i = 0; i < st->ncard; i++)
+		sbuf_printf(b, "card %d %d %s\n", st->card[i].num,
+		    st->card[i].ignore, card_act_names[st->card[i].action]);
+}
+
+/* Are st's charts those of c (byte for byte)? */
+static bool
+charts_same(const struct charts *c, const struct cap_state *st)
+{
+	return c->nctr == st->nctr && c->nter == st->nter &&
+	    c->ncard == st->ncard && memcmp(c->ctr, st->ctr,
+	    (size_t)st->nctr * sizeof st->ctr[0]) == 0 && memcmp(c->ter,
+	    st->ter, (size_t)st->nter * sizeof st->ter[0]) == 0 &&
+	    memcmp(c->card, st->card, (size_t)st->ncard *
+	    sizeof st->card[0]) == 0;
 }
 
 /* Write st into g->rstate. */
@@ -166,38 +363,53 @@ cap_state_save(struct game *g, const struct cap_state *st)
 	int i, s;
 
 	sbuf_init(&b);
-	for (i = 0; i < st->nctr; i++) {
-		const struct cap_counter *k = &st->ctr[i];
+	/* The charts: the text last written for the same charts, or
+	 * written and kept. */
+	if (memo_out.valid && charts_same(&memo_out.c, st))
+		sbuf_add(&b, memo_out.text, memo_out.len);
+	else {
+		struct charts ch;
 
-		sbuf_printf(&b, "counter %s %s %d %d %d %d %d %s %d %d %s\n",
-		    k->kind, k->vehicle ? "vehicle" : "foot", k->move, k->bonus,
-		    k->range, k->fp[0], k->fp[1], k->white ? "white" : "black",
-		    k->dr[0], k->dr[1], k->drcol ? "blue" : "red");
+		put_charts(&b, st);
+		charts_of(st, &ch);
+		memo_keep(&memo_out, b.buf != NULL ? b.buf : "", b.len, &ch);
 	}
-	for (i = 0; i < st->nter; i++)
-		sbuf_printf(&b, "terrain %s %d %d %d %d\n", st->ter[i].name,
-		    st->ter[i].move, st->ter[i].dv, st->ter[i].cover,
-		    st->ter[i].block);
-	for (i = 0; i < st->ncard; i++)
-		sbuf_printf(&b, "card %d %d %s\n", st->card[i].num,
-		    st->card[i].ignore, card_act_names[st->card[i].action]);
 	sbuf_puts(&b, "deck");
 	put_ints(&b, st->deck, st->ndeck);
 	sbuf_puts(&b, "discard");
 	put_ints(&b, st->disc, st->ndisc);
 	for (s = 0; s < g->nsides && s < CAP_SIDES; s++) {
-		sbuf_printf(&b, "hand %s", g->sides[s].name);
+		sbuf_puts(&b, "hand ");
+		sbuf_puts(&b, g->sides[s].name);
 		put_ints(&b, st->hand[s], st->nhand[s]);
 	}
 	sbuf_puts(&b, "pool");
 	put_ints(&b, st->pool, st->npool);
-	for (i = 0; i < st->narty; i++)
-		sbuf_printf(&b, "arty %s %d %d %d %d\n", st->arty[i].side >= 0 ?
-		    g->sides[st->arty[i].side].name : "-", st->arty[i].round,
-		    st->arty[i].at.q, st->arty[i].at.r, st->arty[i].fp);
-	for (i = 0; i < st->nreinf; i++)
-		sbuf_printf(&b, "reinf %s %d %d %d\n", st->reinf[i].unit,
-		    st->reinf[i].round, st->reinf[i].at.q, st->reinf[i].at.r);
+	for (i = 0; i < st->narty; i++) {
+		sbuf_puts(&b, "arty ");
+		sbuf_puts(&b, st->arty[i].side >= 0 ?
+		    g->sides[st->arty[i].side].name : "-");
+		sbuf_add(&b, " ", 1);
+		cap_put_int(&b, st->arty[i].round);
+		sbuf_add(&b, " ", 1);
+		cap_put_int(&b, st->arty[i].at.q);
+		sbuf_add(&b, " ", 1);
+		cap_put_int(&b, st->arty[i].at.r);
+		sbuf_add(&b, " ", 1);
+		cap_put_int(&b, st->arty[i].fp);
+		sbuf_add(&b, "\n", 1);
+	}
+	for (i = 0; i < st->nreinf; i++) {
+		sbuf_puts(&b, "reinf ");
+		sbuf_puts(&b, st->reinf[i].unit);
+		sbuf_add(&b, " ", 1);
+		cap_put_int(&b, st->reinf[i].round);
+		sbuf_add(&b, " ", 1);
+		cap_put_int(&b, st->reinf[i].at.q);
+		sbuf_add(&b, " ", 1);
+		cap_put_int(&b, st->reinf[i].at.r);
+		sbuf_add(&b, "\n", 1);
+	}
 	for (s = 0; s < g->nsides && s < CAP_SIDES; s++) {
 		struct sbuf pl;
 		const char *p, *e;
@@ -206,7 +418,9 @@ cap_state_save(struct game *g, const struct cap_state *st)
 			continue;
 		sbuf_init(&pl);
 		cap_plan_canon(g, &st->plan[s], &pl);
-		sbuf_printf(&b, "plan %s\n", g->sides[s].name);
+		sbuf_puts(&b, "plan ");
+		sbuf_puts(&b, g->sides[s].name);
+		sbuf_add(&b, "\n", 1);
 		for (p = pl.buf; p != NULL && *p != '\0'; p = e ? e + 1 : NULL) {
 			e = strchr(p, '\n');
 			sbuf_puts(&b, "> ");
@@ -217,9 +431,13 @@ cap_state_save(struct game *g, const struct cap_state *st)
 		sbuf_free(&pl);
 	}
 	for (s = 0; s < g->nsides && s < CAP_SIDES; s++)
-		if (st->log[s][0] != '\0')
-			sbuf_printf(&b, "log %s %s\n", g->sides[s].name,
-			    st->log[s]);
+		if (st->log[s][0] != '\0') {
+			sbuf_puts(&b, "log ");
+			sbuf_puts(&b, g->sides[s].name);
+			sbuf_add(&b, " ", 1);
+			sbuf_puts(&b, st->log[s]);
+			sbuf_add(&b, "\n", 1);
+		}
 	game_set_rstate(g, b.buf);
 	sbuf_free(&b);
 }
@@ -253,7 +471,8 @@ cap_terrain_at(const struct cap_state *st, const struct game *g,
 	int i;
 
 	for (i = 0; gh != NULL && i < st->nter; i++)
-		if (strcmp(st->ter[i].name, gh->terrain) == 0)
+		if (st->ter[i].name[0] == gh->terrain[0] &&
+		    strcmp(st->ter[i].name, gh->terrain) == 0)
 			return &st->ter[i];
 	return st->nter > 0 ? &st->ter[0] : &open;
 }
@@ -316,11 +535,12 @@ cap_smoke_at(const struct game *g, struct hex h)
 	int i;
 
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].placed && strcmp(g->units[i].kind,
-		    CAP_SMOKE) == 0 && hex_eq(g->units[i].pos, h))
+		if (g->units[i].placed && hex_eq(g->units[i].pos, h) &&
+		    strcmp(g->units[i].kind, CAP_SMOKE) == 0)
 			return true;
 	return false;
 }
+
 
 /* Does hex h block sight (blocking terrain or smoke)? */
 static bool
@@ -352,13 +572,29 @@ cap_los(const struct cap_state *st, const struct game *g, struct hex a,
 	return true;
 }
 
+/* "KEY.NAME" into k, cut at 31 bytes as snprintf would (no printf: it is
+ * called for every var of every action). */
+static void
+svar_key(char k[32], const char *key, const char *name)
+{
+	size_t i = 0;
+
+	while (*key != '\0' && i < 31)
+		k[i++] = *key++;
+	if (i < 31)
+		k[i++] = '.';
+	while (*name != '\0' && i < 31)
+		k[i++] = *name++;
+	k[i] = '\0';
+}
+
 /* The var "KEY.SIDE". */
 int
 cap_svar(const struct game *g, const char *key, int side, int dflt)
 {
 	char k[32];
 
-	snprintf(k, sizeof k, "%s.%s", key, g->sides[side].name);
+	svar_key(k, key, g->sides[side].name);
 	return game_var(g, k, dflt);
 }
 
@@ -368,7 +604,7 @@ cap_set_svar(struct game *g, const char *key, int side, int val)
 {
 	char k[32];
 
-	snprintf(k, sizeof k, "%s.%s", key, g->sides[side].name);
+	svar_key(k, key, g->sides[side].name);
 	game_set_var(g, k, val);
 }
 
