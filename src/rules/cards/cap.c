@@ -298,7 +298,7 @@ cap_parse(const struct game *g, const struct window_spec *w, int side,
     const struct order_body *b, void **out, struct sbuf *canon,
     struct order_errors *errs)
 {
-	struct cap_plan *p = xcalloc(1, sizeof *p);
+	struct cap_plan *p = xmalloc(sizeof *p);  /* cap_plan_parse clears it */
 
 	*out = NULL;
 	if (strcmp(w->name, "standing") == 0) {

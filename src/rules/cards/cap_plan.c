@@ -14,11 +14,31 @@
 static const char *const act_names[] = { "none", "move", "pivot", "fire",
 	"close", "rally", "card", "stall", "pass" };
 
+/* The last id game_unit_index found during one cap_plan_parse (a plan
+ * names a unit several times a line; g does not change meanwhile). */
+static _Thread_local struct {
+	const struct game *g;
+	char id[ORDERS_WORD_MAX];
+	int index;
+} last_id;
+
+/* game_unit_index(g, id), the last answer again for the same id. */
+static int
+unit_index(const struct game *g, const char *id)
+{
+	if (last_id.g != g || strcmp(last_id.id, id) != 0) {
+		last_id.index = game_unit_index(g, id);
+		strlcpy_(last_id.id, id, sizeof last_id.id);
+		last_id.g = g;
+	}
+	return last_id.index;
+}
+
 /* A unit of side by id, on the game (any status): its index or -1. */
 static int
 own_unit(const struct game *g, int side, const char *id)
 {
-	int i = game_unit_index(g, id);
+	int i = unit_index(g, id);
 
 	if (i < 0 || g->units[i].side != side ||
 	    strcmp(g->units[i].kind, CAP_SMOKE) == 0)
@@ -205,7 +225,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 				return false;
 			}
 		} else {
-			a->tunit = game_unit_index(g, l->words[i]);
+			a->tunit = unit_index(g, l->words[i]);
 			if (a->tunit < 0 || g->units[a->tunit].side == side ||
 			    g->units[a->tunit].side < 0) {
 				orders_error(errs, l->lineno, "no enemy unit "
@@ -351,6 +371,7 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 	size_t k, before = errs->n;
 	int i, t, e;
 
+	last_id.g = NULL;  /* the unit names of another game, or changed */
 	memset(p, 0, sizeof *p);
 	for (k = 0; k < b->n; k++) {
 		const struct order_line *l = &b->v[k];
@@ -591,8 +612,9 @@ cap_plan_from_text(const struct game *g, int side, const char *text,
 
 	for (q = text; q != NULL && *q != '\0'; q = e ? e + 1 : NULL) {
 		struct order_line *l;
-		char buf[512], *w, *save = NULL;
-		size_t n;
+		char buf[512];
+		size_t n, i;
+		int k;
 
 		e = strchr(q, '\n');
 		n = e ? (size_t)(e - q) : strlen(q);
@@ -606,17 +628,26 @@ cap_plan_from_text(const struct game *g, int side, const char *text,
 			b.v = xrealloc(b.v, cap * sizeof *b.v);
 		}
 		l = &b.v[b.n];
-		memset(l, 0, sizeof *l);
 		l->lineno = lineno;
+		l->nwords = 0;
+		for (k = 0; k < ORDERS_MAX_WORDS; k++)
+			l->words[k][0] = '\0';
 		strlcpy_(l->text, buf, sizeof l->text);
-		for (w = strtok_r(buf, " \t", &save); w != NULL &&
-		    l->nwords < ORDERS_MAX_WORDS; w = strtok_r(NULL, " \t",
-		    &save)) {
-			char *c;
+		/* The words between blanks and tabs (as strtok_r finds them),
+		 * each cut to ORDERS_WORD_MAX - 1 bytes and lower-cased. */
+		for (i = 0; i < n && l->nwords < ORDERS_MAX_WORDS; ) {
+			char *c = l->words[l->nwords];
+			size_t len = 0;
 
-			strlcpy_(l->words[l->nwords], w, ORDERS_WORD_MAX);
-			for (c = l->words[l->nwords]; *c; c++)
-				*c = (char)tolower((unsigned char)*c);
+			while (i < n && (buf[i] == ' ' || buf[i] == '\t'))
+				i++;
+			if (i == n)
+				break;
+			for (; i < n && buf[i] != ' ' && buf[i] != '\t'; i++)
+				if (len + 1 < ORDERS_WORD_MAX)
+					c[len++] = (char)tolower((unsigned char)
+					    buf[i]);
+			c[len] = '\0';
 			l->nwords++;
 		}
 		if (l->nwords > 0)

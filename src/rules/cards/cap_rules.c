@@ -19,6 +19,26 @@ last_sealed(const struct dice *d, int before)
 	return (int)d->nslog > before ? d->slog[d->nslog - 1].seq : 0;
 }
 
+/* Is a roll's purpose read (not in a quiet simulation: issue 17)? */
+static bool
+purposes(const struct cap_ctx *x)
+{
+	return !x->ev->quiet;
+}
+
+/* 2D6 for purpose why: dice_roll_sum, or, when no purpose is read, the
+ * same two dice without their purposes written. */
+static int
+roll_2d6(struct cap_ctx *x, const char *why)
+{
+	int r;
+
+	if (purposes(x))
+		return dice_roll_sum(x->dice, 2, 6, why);
+	r = dice_roll(x->dice, 6, 0, "");
+	return r + dice_roll(x->dice, 6, 0, "");
+}
+
 /* Draw a card from the deck (the discards reshuffled into it when it is
  * empty) as a sealed draw shown to the sides in visible; the card's
  * number in the deck (1-based), 0 when there is none at all. */
@@ -49,11 +69,17 @@ cap_draw_card(struct cap_ctx *x, unsigned visible, const char *why)
 static void
 log_side(struct cap_ctx *x, int side, const char *text)
 {
-	size_t n = strlen(x->st->log[side]);
+	char *l = x->st->log[side];
+	size_t n = strlen(l), t = strlen(text);
 
-	if (n + strlen(text) + 3 < sizeof x->st->log[side])
-		snprintf(x->st->log[side] + n, sizeof x->st->log[side] - n,
-		    "%s%s", n ? " | " : "", text);
+	/* As snprintf "%s%s" would write it (there is room for both). */
+	if (n + t + 3 < sizeof x->st->log[side]) {
+		if (n > 0) {
+			memcpy(l + n, " | ", 3);
+			n += 3;
+		}
+		memcpy(l + n, text, t + 1);
+	}
 }
 
 /* The spent check of unit after an action of aps APs by side: draw an
@@ -69,7 +95,9 @@ cap_spent_check(struct cap_ctx *x, int side, int unit, int aps)
 	int before = (int)x->dice->nslog, card, seq, spent;
 	char why[96], line[160];
 
-	snprintf(why, sizeof why, "spent check of %s", u->id);
+	why[0] = '\0';
+	if (purposes(x))
+		snprintf(why, sizeof why, "spent check of %s", u->id);
 	card = cap_draw_card(x, BOTH, why);
 	if (card == 0) {
 		events_add(x->ev, ALL, 0, "No order card is left for %s's spent "
@@ -147,7 +175,9 @@ cap_take_hit(struct cap_ctx *x, int unit, int by_side)
 		    "it rallies on 12.", u->name);
 		return;
 	}
-	snprintf(why, sizeof why, "hit token for %s", u->id);
+	why[0] = '\0';
+	if (purposes(x))
+		snprintf(why, sizeof why, "hit token for %s", u->id);
 	pos = dice_draw_sealed(x->dice, vis, x->st->npool, why);
 	u->x[0] = x->st->pool[pos];
 	u->x[1] = 0;
@@ -243,9 +273,11 @@ attack_one(struct cap_ctx *x, int unit, int target, int caps)
 		fp -= 2;
 		strlcpy_(mods, ", beyond range -2", sizeof mods);
 	}
-	snprintf(why, sizeof why, "%s fires on %s", u->id, t->id);
+	why[0] = '\0';
+	if (purposes(x))
+		snprintf(why, sizeof why, "%s fires on %s", u->id, t->id);
 	first = (int)x->dice->nlog + 1;
-	roll = dice_roll_sum(x->dice, 2, 6, why);
+	roll = roll_2d6(x, why);
 	av = fp + roll + caps;
 	front = d > 0 && cap_in_arc(t->pos, t->facing, u->pos);
 	dv = kt->dr[front ? 0 : 1] + cap_terrain_at(x->st, g, t->pos)->dv;
@@ -315,9 +347,11 @@ cap_rally(struct cap_ctx *x, int unit, const char *how)
 		mod++;
 	if (friend)
 		mod++;
-	snprintf(why, sizeof why, "rally of %s", u->id);
+	why[0] = '\0';
+	if (purposes(x))
+		snprintf(why, sizeof why, "rally of %s", u->id);
 	first = (int)x->dice->nlog + 1;
-	roll = dice_roll_sum(x->dice, 2, 6, why);
+	roll = roll_2d6(x, why);
 	u->x[1] = 1;
 	events_add_rolls(x->ev, ALL, 0, first, 2, "%s tries to rally (%s): "
 	    "2D6 %d %+d against its token %d: %s.", u->name, how, roll, mod,
@@ -351,9 +385,11 @@ cap_initiative(struct cap_ctx *x, const int bid[CAP_SIDES])
 	for (guard = 0; guard < 50; guard++) {
 		first = (int)x->dice->nlog + 1;
 		for (s = 0; s < CAP_SIDES; s++) {
-			snprintf(why, sizeof why, "initiative of %s",
-			    x->g->sides[s].name);
-			r[s] = dice_roll_sum(x->dice, 2, 6, why) + b[s];
+			why[0] = '\0';
+			if (purposes(x))
+				snprintf(why, sizeof why, "initiative of %s",
+				    x->g->sides[s].name);
+			r[s] = roll_2d6(x, why) + b[s];
 		}
 		events_add_rolls(x->ev, ALL, 0, first, 4, "Initiative: %s %d "
 		    "(%d CAP%s), %s %d (%d CAP%s)%s.", x->g->sides[0].name, r[0],
@@ -407,8 +443,10 @@ cap_round_start(struct cap_ctx *x, int round)
 	for (s = 0; s < CAP_SIDES; s++) {
 		n = cap_svar(g, "draw", s, 1);
 		for (k = 0; k < n && x->st->nhand[s] < CAP_MAX_CARDS; k++) {
-			snprintf(why, sizeof why, "card for %s",
-			    g->sides[s].name);
+			why[0] = '\0';
+			if (purposes(x))
+				snprintf(why, sizeof why, "card for %s",
+				    g->sides[s].name);
 			before = (int)x->dice->nslog;
 			if ((card = cap_draw_card(x, 1u << s, why)) == 0)
 				break;
@@ -448,9 +486,12 @@ cap_round_start(struct cap_ctx *x, int round)
 			if (!u->placed || kt == NULL || u->side == a->side ||
 			    !hex_eq(u->pos, a->at))
 				continue;
-			snprintf(why, sizeof why, "artillery on %s", u->id);
+			why[0] = '\0';
+			if (purposes(x))
+				snprintf(why, sizeof why, "artillery on %s",
+				    u->id);
 			first = (int)x->dice->nlog + 1;
-			roll = dice_roll_sum(x->dice, 2, 6, why);
+			roll = roll_2d6(x, why);
 			dv = kt->dr[1] + cap_terrain_at(x->st, g, u->pos)->dv;
 			events_add_rolls(x->ev, ALL, 0, first, 2, "Artillery "
 			    "on %s: AV %d (FP %d, 2D6 %d) against DV %d.",
@@ -557,7 +598,8 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		return HP_EINVAL;
 	}
 	sbuf_init(&t);
-	cap_action_text(g, a, &t);
+	if (a->kind == ACT_CARD)  /* only a card's text goes to the log */
+		cap_action_text(g, a, &t);
 	fire_ap = game_var(g, "fire.ap", 2);
 	switch (a->kind) {
 	case ACT_PASS:

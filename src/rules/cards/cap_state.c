@@ -15,6 +15,7 @@
  * - a plan's text and the plan it parses to are kept per thread, with
  *   what of the game the parse reads (cap_plan_cached in cap_plan.c).
  * What is read and written is the same text, byte for byte. */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,60 @@ read_ints(const char *p, int *v, int max)
 		p = e;
 	}
 	return n;
+}
+
+/* sscanf(line, "KW %63s", a) == 1 for a line that starts with the
+ * keyword KW of n bytes: the next word (at most 63 bytes) into a. */
+static bool
+word_after(const char *line, size_t n, char a[64])
+{
+	const char *p = line + n;
+	size_t k = 0;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	while (*p != '\0' && !isspace((unsigned char)*p) && k < 63)
+		a[k++] = *p++;
+	a[k] = '\0';
+	return k > 0;
+}
+
+/* A line as written by cap_state_save, "KW WORD N N ...": the keyword
+ * of n bytes, one space, a word of 1 to 63 bytes, then nv times one space
+ * and an integer of 1 to 9 digits (a minus sign before it or not), and
+ * the end. Then the word in a, the numbers in v and true (what
+ * sscanf(line, "KW %63s %d ...") gives for such a line); false for any
+ * other line (sscanf reads that). */
+static bool
+word_ints(const char *line, size_t n, char a[64], int *v, int nv)
+{
+	const char *p = line + n;
+	size_t k = 0;
+	int i, d, x;
+	bool neg;
+
+	if (*p++ != ' ')
+		return false;
+	while (*p != '\0' && *p != ' ' && !isspace((unsigned char)*p) &&
+	    k < 63)
+		a[k++] = *p++;
+	a[k] = '\0';
+	if (k == 0 || (*p != ' ' && *p != '\0'))
+		return false;
+	for (i = 0; i < nv; i++) {
+		if (*p++ != ' ')
+			return false;
+		neg = *p == '-';
+		if (neg)
+			p++;
+		for (x = 0, d = 0; d < 9 && p[d] >= '0' && p[d] <= '9'; d++)
+			x = x * 10 + (p[d] - '0');
+		if (d == 0 || (p[d] >= '0' && p[d] <= '9'))
+			return false;
+		p += d;
+		v[i] = neg ? -x : x;
+	}
+	return *p == '\0';
 }
 
 /* Does the line at p start with keyword kw (so that a format beginning
@@ -102,6 +157,20 @@ struct chart_memo {
 /* The block last read by cap_state_load, the one last written by
  * cap_state_save. */
 static _Thread_local struct chart_memo memo_in, memo_out;
+
+/* Does text t start with the block of chart lines memo_in holds (the
+ * same lines, and no other chart line after them)? */
+static bool
+memo_block(const char *t)
+{
+	const struct chart_memo *m = &memo_in;
+
+	if (!m->valid || m->len == 0 || strncmp(t, m->text, m->len) != 0)
+		return false;
+	if (m->text[m->len - 1] != '\n')
+		return t[m->len] == '\0';
+	return t[m->len] == '\0' || !chart_line(t + m->len);
+}
 
 /* Keep text[0..len) and c in m. */
 static void
@@ -158,19 +227,20 @@ cap_state_load(const struct game *g)
 	const char *p, *e;
 	char line[2200], a[64], b[64], c[64], d[64];
 	int planside = -1, s, i1, i2, i3, i4, i5, i6, i7;
-	size_t blen;
+	size_t blen = 0;
 	bool keep = false;
+	int v[4];
 
 	sbuf_init(&plan);
 	p = g->rstate;
 	/* The chart lines at the start: as last read, or read and kept. */
-	blen = p != NULL ? chart_block(p) : 0;
-	if (blen > 0 && memo_in.valid && memo_in.len == blen &&
-	    memcmp(memo_in.text, p, blen) == 0) {
+	if (p != NULL && memo_block(p)) {
 		charts_set(st, &memo_in.c);
-		p += blen;
-	} else
+		p += memo_in.len;
+	} else {
+		blen = p != NULL ? chart_block(p) : 0;
 		keep = blen > 0;
+	}
 	for (; p != NULL && *p != '\0'; p = e ? e + 1 : NULL) {
 		size_t n;
 
@@ -243,13 +313,14 @@ cap_state_load(const struct game *g)
 			st->ndisc = read_ints(line + 8, st->disc, CAP_MAX_CARDS);
 		else if (strncmp(line, "pool ", 5) == 0)
 			st->npool = read_ints(line + 5, st->pool, CAP_MAX_TOKENS);
-		else if (starts(line, "hand", 4) && sscanf(line, "hand %63s",
-		    a) == 1 &&
+		else if (starts(line, "hand", 4) && word_after(line, 4, a) &&
 		    (s = side_of(g, a)) >= 0 && s < CAP_SIDES)
 			st->nhand[s] = read_ints(line + 6 + strlen(a),
 			    st->hand[s], CAP_MAX_CARDS);
-		else if (starts(line, "arty", 4) && sscanf(line, "arty %63s %d "
-		    "%d %d %d", a, &i1, &i2, &i3, &i4) == 5 && st->narty < 16) {
+		else if (starts(line, "arty", 4) && (word_ints(line, 4, a, v,
+		    4) ? (i1 = v[0], i2 = v[1], i3 = v[2], i4 = v[3], 5) :
+		    sscanf(line, "arty %63s %d %d %d %d", a, &i1, &i2, &i3,
+		    &i4)) == 5 && st->narty < 16) {
 			struct cap_arty *r = &st->arty[st->narty++];
 
 			r->side = side_of(g, a);
@@ -257,20 +328,20 @@ cap_state_load(const struct game *g)
 			r->at.q = i2;
 			r->at.r = i3;
 			r->fp = i4;
-		} else if (starts(line, "reinf", 5) && sscanf(line, "reinf %63s "
-		    "%d %d %d", a, &i1, &i2, &i3) == 4 && st->nreinf < 16) {
+		} else if (starts(line, "reinf", 5) && (word_ints(line, 5, a, v,
+		    3) ? (i1 = v[0], i2 = v[1], i3 = v[2], 4) : sscanf(line,
+		    "reinf %63s %d %d %d", a, &i1, &i2, &i3)) == 4 &&
+		    st->nreinf < 16) {
 			struct cap_reinf *r = &st->reinf[st->nreinf++];
 
 			strlcpy_(r->unit, a, sizeof r->unit);
 			r->round = i1;
 			r->at.q = i2;
 			r->at.r = i3;
-		} else if (starts(line, "plan", 4) && sscanf(line, "plan %63s",
-		    a) == 1 &&
+		} else if (starts(line, "plan", 4) && word_after(line, 4, a) &&
 		    (s = side_of(g, a)) >= 0 && s < CAP_SIDES)
 			planside = s;
-		else if (starts(line, "log", 3) && sscanf(line, "log %63s",
-		    a) == 1 &&
+		else if (starts(line, "log", 3) && word_after(line, 3, a) &&
 		    (s = side_of(g, a)) >= 0 && s < CAP_SIDES) {
 			strlcpy_(st->log[s], line + 5 + strlen(a),
 			    sizeof st->log[s]);
@@ -456,7 +527,8 @@ cap_counter_of(const struct cap_state *st, const struct game_unit *u)
 	int i;
 
 	for (i = 0; i < st->nctr; i++)
-		if (strcmp(st->ctr[i].kind, u->kind) == 0)
+		if (st->ctr[i].kind[0] == u->kind[0] &&
+		    strcmp(st->ctr[i].kind, u->kind) == 0)
 			return &st->ctr[i];
 	return NULL;
 }
