@@ -331,7 +331,9 @@ cap_free_orders(void *p)
 static void
 cap_redact(struct game *g, int side)
 {
-	struct cap_state *st = cap_state_load(g);
+	/* The other side's plan is dropped: not even read. */
+	struct cap_state *st = cap_state_load_plans(g, side >= 0 &&
+	    side < CAP_SIDES ? 1u << side : 0);
 	int s, i;
 
 	for (s = 0; s < CAP_SIDES; s++)

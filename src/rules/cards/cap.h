@@ -136,6 +136,7 @@ struct cap_state {
 
 /* cap_state.c */
 struct cap_state *cap_state_load(const struct game *g);
+struct cap_state *cap_state_load_plans(const struct game *g, unsigned mask);
 void cap_state_save(struct game *g, const struct cap_state *st);
 void cap_state_free(struct cap_state *st);
 const struct cap_counter *cap_counter_of(const struct cap_state *,

@@ -25,7 +25,7 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 	bool per_action;
 
 	view_game(g0, side, &v);
-	st = cap_state_load(&v);
+	st = cap_state_load_plans(&v, 0);  /* no plan is read here */
 	per_action = game_option_flag(&v, "per-action");
 	obj.q = game_var(&v, "obj.q", 0);
 	obj.r = game_var(&v, "obj.r", 0);
@@ -44,8 +44,11 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 		for (k = 0; k < st->nhand[side]; k++)
 			if (st->card[st->hand[side][k] - 1].action ==
 			    CARD_RALLY) {
-				sbuf_printf(b, "card %d rally %s\n",
-				    st->hand[side][k], u->id);
+				sbuf_puts(b, "card ");
+				cap_put_int(b, st->hand[side][k]);
+				sbuf_puts(b, " rally ");
+				sbuf_puts(b, u->id);
+				sbuf_puts(b, "\n");
 				n++;
 				break;
 			}
@@ -58,15 +61,27 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 				continue;
 			if (per_action && n > 0)
 				break;
+			/* Written without printf (issue 17): "if inrange U
+			 * then fire U best else rally U", or "... best[ caps
+			 * 1] else move U toward OBJ". */
+			sbuf_puts(b, "if inrange ");
+			sbuf_puts(b, u->id);
+			sbuf_puts(b, " then fire ");
+			sbuf_puts(b, u->id);
 			if (pass == 0 && (u->flags & CAP_HIT) && u->x[1] == 0) {
-				sbuf_printf(b, "if inrange %s then fire %s best "
-				    "else rally %s\n", u->id, u->id, u->id);
+				sbuf_puts(b, " best else rally ");
+				sbuf_puts(b, u->id);
+				sbuf_puts(b, "\n");
 				n++;
 				continue;
 			}
-			sbuf_printf(b, "if inrange %s then fire %s best%s else "
-			    "move %s toward %s\n", u->id, u->id, caps >= 4 &&
-			    pass == 0 ? " caps 1" : "", u->id, olbl);
+			sbuf_puts(b, caps >= 4 && pass == 0 ? " best caps 1" :
+			    " best");
+			sbuf_puts(b, " else move ");
+			sbuf_puts(b, u->id);
+			sbuf_puts(b, " toward ");
+			sbuf_puts(b, olbl);
+			sbuf_puts(b, "\n");
 			n++;
 		}
 	if (n == 0)

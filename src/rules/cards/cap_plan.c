@@ -417,10 +417,12 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 			continue;
 		}
 		for (t = -1, e = -1, i = 1; i < l->nwords; i++) {
-			if (strcmp(l->words[i], "then") == 0 && t < 0)
+			const char *w = l->words[i];
+
+			if (w[0] == 't' && strcmp(w, "then") == 0 && t < 0)
 				t = i;
-			else if (strcmp(l->words[i], "else") == 0 && t >= 0 &&
-			    e < 0)
+			else if (w[0] == 'e' && strcmp(w, "else") == 0 &&
+			    t >= 0 && e < 0)
 				e = i;
 		}
 		if (t < 0) {

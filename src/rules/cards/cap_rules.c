@@ -11,6 +11,7 @@
 
 #define ALL EVENT_ALL_SIDES
 #define BOTH ((1u << CAP_SIDES) - 1)
+#define FIRE_ROW 256  /* units a fire row covers (fire_row) */
 
 /* The seq of the last sealed roll when one was made since before. */
 static int
@@ -294,12 +295,11 @@ attack_one(struct cap_ctx *x, int unit, int target, int caps)
 		cap_take_hit(x, target, u->side);
 }
 
-/* Combat: unit fires on the hex target (range combat: every enemy unit
- * there, rolled one by one) or, tunit >= 0, on the one enemy unit in its
- * own hex (close combat). caps are added to each roll. HP_OK, or
- * HP_EINVAL when the target may not be fired on. */
-int
-cap_fire(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps)
+/* cap_fire, with row (may be NULL) the units unit may fire at now
+ * (fire_row), so that they are not looked at again. */
+static int
+fire_at(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps,
+    const unsigned char *row)
 {
 	struct game *g = x->g;
 	int i, n = 0, targets[64];
@@ -313,7 +313,8 @@ cap_fire(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps)
 	}
 	for (i = 0; i < g->nunits && n < 64; i++)
 		if (hex_eq(g->units[i].pos, target) &&
-		    cap_can_fire(x->st, g, unit, i))
+		    (row != NULL ? row[i] != 0 : cap_can_fire(x->st, g, unit,
+		    i)))
 			targets[n++] = i;
 	if (n == 0)
 		return HP_EINVAL;
@@ -321,6 +322,46 @@ cap_fire(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps)
 		if (g->units[targets[i]].placed)
 			attack_one(x, unit, targets[i], caps);
 	return HP_OK;
+}
+
+/* Combat: unit fires on the hex target (range combat: every enemy unit
+ * there, rolled one by one) or, tunit >= 0, on the one enemy unit in its
+ * own hex (close combat). caps are added to each roll. HP_OK, or
+ * HP_EINVAL when the target may not be fired on. */
+int
+cap_fire(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps)
+{
+	return fire_at(x, unit, target, tunit, caps, NULL);
+}
+
+/* The units unit may fire at: row[i] is cap_can_fire(unit, i) for every
+ * unit i (g has at most FIRE_ROW units). */
+static void
+fire_row(const struct cap_state *st, const struct game *g, int unit,
+    unsigned char *row)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		row[i] = cap_can_fire(st, g, unit, i);
+}
+
+/* cap_best_target from the row of fire_row. */
+static int
+best_of_row(const struct game *g, int unit, const unsigned char *row)
+{
+	int i, best = -1, bd = 1 << 30, d;
+
+	for (i = 0; i < g->nunits; i++) {
+		if (!row[i])
+			continue;
+		d = hex_distance(g->units[unit].pos, g->units[i].pos);
+		if (d < bd) {
+			bd = d;
+			best = i;
+		}
+	}
+	return best;
 }
 
 /* A rally attempt of unit: 2D6, +1 in cover, +1 stacked with a friendly
@@ -587,6 +628,8 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 	struct hex path[CAP_MAX_PATH], target;
 	int aps = 0, npath = a->npath, tunit = a->tunit, i, fire_ap;
 	char lbl[8];
+	unsigned char cf[FIRE_ROW];
+	bool row;
 
 	why[0] = '\0';
 	if (u != NULL && (!u->placed || u->status == CAP_GONE)) {
@@ -724,8 +767,15 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 	case ACT_FIRE:
 	case ACT_CLOSE:
 		target = a->target;
+		/* Fire at the best target: whom the unit may fire at is
+		 * looked at once for the choice, the check and the fire
+		 * (nothing they read changes in between). */
+		row = a->best && g->nunits <= FIRE_ROW;
+		if (row)
+			fire_row(x->st, g, a->unit, cf);
 		if (a->best) {
-			int b = cap_best_target(x->st, g, a->unit);
+			int b = row ? best_of_row(g, a->unit, cf) :
+			    cap_best_target(x->st, g, a->unit);
 
 			if (b < 0) {
 				snprintf(why, whylen, "%s sees no enemy to fire "
@@ -745,7 +795,8 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 
 			for (i = 0; i < g->nunits; i++)
 				any |= hex_eq(g->units[i].pos, target) &&
-				    cap_can_fire(x->st, g, a->unit, i);
+				    (row ? cf[i] != 0 : cap_can_fire(x->st, g,
+				    a->unit, i));
 			if (!any) {
 				snprintf(why, whylen, "no enemy in %s that %s "
 				    "can see in its arc and range",
@@ -775,8 +826,8 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		    "closes in" : "opens fire", a->cmd ? fire_ap + a->caps :
 		    fire_ap, a->cmd ? "CAPs" : "AP", !a->cmd && a->caps ?
 		    " and CAPs on the roll" : "");
-		(void)cap_fire(x, a->unit, target, a->kind == ACT_CLOSE ?
-		    tunit : -1, a->caps);
+		(void)fire_at(x, a->unit, target, a->kind == ACT_CLOSE ?
+		    tunit : -1, a->caps, row ? cf : NULL);
 		if (!a->cmd && u->placed)
 			(void)cap_spent_check(x, side, a->unit, fire_ap);
 		sbuf_free(&t);

@@ -218,9 +218,10 @@ side_of(const struct game *g, const char *name)
 	return game_side_index(g, name);
 }
 
-/* Parse g->rstate into a new state (caller frees with cap_state_free). */
+/* cap_state_load, with the plans of the sides in mask only (bit per side;
+ * of the others, have_plan false and an empty plan). */
 struct cap_state *
-cap_state_load(const struct game *g)
+cap_state_load_plans(const struct game *g, unsigned mask)
 {
 	struct cap_state *st = xcalloc(1, sizeof *st);
 	struct sbuf plan;
@@ -260,13 +261,15 @@ cap_state_load(const struct game *g)
 		line[n] = '\0';
 		if (planside >= 0) {
 			if (strcmp(line, "end") == 0) {
-				if (cap_plan_cached(g, planside, plan.buf ?
+				if ((mask & (1u << planside)) &&
+				    cap_plan_cached(g, planside, plan.buf ?
 				    plan.buf : "", &st->plan[planside]) == HP_OK)
 					st->have_plan[planside] = true;
 				sbuf_free(&plan);
 				sbuf_init(&plan);
 				planside = -1;
-			} else if (strncmp(line, "> ", 2) == 0) {
+			} else if ((mask & (1u << planside)) &&
+			    strncmp(line, "> ", 2) == 0) {
 				sbuf_puts(&plan, line + 2);
 				sbuf_puts(&plan, "\n");
 			}
@@ -355,6 +358,13 @@ cap_state_load(const struct game *g)
 	}
 	sbuf_free(&plan);
 	return st;
+}
+
+/* Parse g->rstate into a new state (caller frees with cap_state_free). */
+struct cap_state *
+cap_state_load(const struct game *g)
+{
+	return cap_state_load_plans(g, ~0u);
 }
 
 /* Append the decimal digits of v to b (as "%d" writes them). */
