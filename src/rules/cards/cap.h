@@ -19,6 +19,7 @@
 #define CAP_MAX_STOPS 12
 #define CAP_MAX_EVENTS 16
 #define CAP_MAX_PATH 4
+#define CAP_FIRE_ROW 256   /* most units a row of cap_fire_row covers */
 
 #define CAP_HIT 1          /* unit flags: carries a hit token */
 #define CAP_SPENT 1        /* unit status */
@@ -179,6 +180,12 @@ struct cap_ctx {
 	int hit[CAP_SIDES];       /* units hit (bitless count) */
 	int hitunit[CAP_MAX_EVENTS], nhitunit;
 	int lostunit[CAP_MAX_EVENTS], nlostunit;
+	/* Whom unit row_unit may fire at (cap_fire_row), when row_ok: set
+	 * by an 'inrange' guard for the action it guards, nothing changing
+	 * in between (cap_play.c clears it around each action). */
+	bool row_ok;
+	int row_unit;
+	unsigned char row[CAP_FIRE_ROW];
 };
 int cap_spent_check(struct cap_ctx *, int side, int unit, int aps);
 int cap_draw_card(struct cap_ctx *, unsigned visible, const char *why);
@@ -193,6 +200,8 @@ int cap_initiative(struct cap_ctx *, const int bid[CAP_SIDES]);
 void cap_round_start(struct cap_ctx *, int round);
 int cap_do_action(struct cap_ctx *, int side, const struct cap_action *a,
     char *why, size_t whylen);
+void cap_fire_row(const struct cap_state *, const struct game *, int unit,
+    unsigned char *row);
 
 /* cap_play.c */
 enum resolve_rc cap_resolve(struct resolve_ctx *c);

@@ -11,7 +11,6 @@
 
 #define ALL EVENT_ALL_SIDES
 #define BOTH ((1u << CAP_SIDES) - 1)
-#define FIRE_ROW 256  /* units a fire row covers (fire_row) */
 
 /* The seq of the last sealed roll when one was made since before. */
 static int
@@ -296,7 +295,7 @@ attack_one(struct cap_ctx *x, int unit, int target, int caps)
 }
 
 /* cap_fire, with row (may be NULL) the units unit may fire at now
- * (fire_row), so that they are not looked at again. */
+ * (cap_fire_row), so that they are not looked at again. */
 static int
 fire_at(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps,
     const unsigned char *row)
@@ -335,9 +334,9 @@ cap_fire(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps)
 }
 
 /* The units unit may fire at: row[i] is cap_can_fire(unit, i) for every
- * unit i (g has at most FIRE_ROW units). */
-static void
-fire_row(const struct cap_state *st, const struct game *g, int unit,
+ * unit i (g has at most CAP_FIRE_ROW units). */
+void
+cap_fire_row(const struct cap_state *st, const struct game *g, int unit,
     unsigned char *row)
 {
 	int i;
@@ -346,7 +345,7 @@ fire_row(const struct cap_state *st, const struct game *g, int unit,
 		row[i] = cap_can_fire(st, g, unit, i);
 }
 
-/* cap_best_target from the row of fire_row. */
+/* cap_best_target from the row of cap_fire_row. */
 static int
 best_of_row(const struct game *g, int unit, const unsigned char *row)
 {
@@ -628,7 +627,7 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 	struct hex path[CAP_MAX_PATH], target;
 	int aps = 0, npath = a->npath, tunit = a->tunit, i, fire_ap;
 	char lbl[8];
-	unsigned char cf[FIRE_ROW];
+	unsigned char cf[CAP_FIRE_ROW];
 	bool row;
 
 	why[0] = '\0';
@@ -770,9 +769,11 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		/* Fire at the best target: whom the unit may fire at is
 		 * looked at once for the choice, the check and the fire
 		 * (nothing they read changes in between). */
-		row = a->best && g->nunits <= FIRE_ROW;
-		if (row)
-			fire_row(x->st, g, a->unit, cf);
+		row = a->best && g->nunits <= CAP_FIRE_ROW;
+		if (row && x->row_ok && x->row_unit == a->unit)
+			memcpy(cf, x->row, (size_t)g->nunits);
+		else if (row)
+			cap_fire_row(x->st, g, a->unit, cf);
 		if (a->best) {
 			int b = row ? best_of_row(g, a->unit, cf) :
 			    cap_best_target(x->st, g, a->unit);
