@@ -138,6 +138,13 @@ struct cap_state {
 /* cap_state.c */
 struct cap_state *cap_state_load(const struct game *g);
 struct cap_state *cap_state_load_plans(const struct game *g, unsigned mask);
+/* One side's hand and the card chart of a state. */
+struct cap_hand {
+	int hand[CAP_MAX_CARDS], nhand;
+	struct cap_card card[CAP_MAX_CARDS];
+	int ncard;
+};
+void cap_state_load_hand(const struct game *g, int side, struct cap_hand *h);
 void cap_state_save(struct game *g, const struct cap_state *st);
 void cap_state_free(struct cap_state *st);
 const struct cap_counter *cap_counter_of(const struct cap_state *,
@@ -149,6 +156,8 @@ const char *cap_dir_name(int dir);
 bool cap_in_arc(struct hex from, int facing, struct hex to);
 bool cap_los(const struct cap_state *, const struct game *, struct hex a,
     struct hex b);
+void cap_los_begin(const struct cap_state *, const struct game *);
+void cap_los_end(void);
 bool cap_smoke_at(const struct game *, struct hex h);
 int cap_svar(const struct game *, const char *key, int side, int dflt);
 void cap_set_svar(struct game *, const char *key, int side, int val);
@@ -168,7 +177,7 @@ void cap_action_text(const struct game *g, const struct cap_action *a,
 int cap_plan_from_text(const struct game *g, int side, const char *text,
     struct cap_plan *p);
 int cap_plan_cached(const struct game *g, int side, const char *text,
-    struct cap_plan *p);
+    struct cap_plan *p, bool zeroed);
 
 /* cap_rules.c: each rule; ctx gives dice and events. */
 struct cap_ctx {

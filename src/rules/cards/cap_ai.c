@@ -18,14 +18,14 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	struct game v;
-	struct cap_state *st;
+	struct cap_hand st;   /* of the state only its hand and the cards */
 	struct hex obj;
 	char olbl[8];
 	int i, pass, caps, n = 0;
 	bool per_action;
 
 	view_game(g0, side, &v);
-	st = cap_state_load_plans(&v, 0);  /* no plan is read here */
+	cap_state_load_hand(&v, side, &st);
 	per_action = game_option_flag(&v, "per-action");
 	obj.q = game_var(&v, "obj.q", 0);
 	obj.r = game_var(&v, "obj.r", 0);
@@ -41,11 +41,10 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 
 		if (u->side != side || !u->placed || !(u->flags & CAP_HIT))
 			continue;
-		for (k = 0; k < st->nhand[side]; k++)
-			if (st->card[st->hand[side][k] - 1].action ==
-			    CARD_RALLY) {
+		for (k = 0; k < st.nhand; k++)
+			if (st.card[st.hand[k] - 1].action == CARD_RALLY) {
 				sbuf_puts(b, "card ");
-				cap_put_int(b, st->hand[side][k]);
+				cap_put_int(b, st.hand[k]);
 				sbuf_puts(b, " rally ");
 				sbuf_puts(b, u->id);
 				sbuf_puts(b, "\n");
@@ -86,6 +85,5 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 		}
 	if (n == 0)
 		sbuf_puts(b, "pass\n");
-	cap_state_free(st);
 	game_free(&v);
 }

@@ -713,12 +713,30 @@ memo_game_same(const struct plan_memo *m, const struct game *g)
 	return true;
 }
 
+/* Copy plan m into p; zeroed: p is all zero bytes, so that for a plan
+ * that parsed (the entries past the last are zero) only what is used
+ * needs copying. */
+static void
+plan_copy(struct cap_plan *p, const struct cap_plan *m, int rc, bool zeroed)
+{
+	if (!zeroed || rc != HP_OK || m->n < 0 || m->n > CAP_MAX_ENTRIES) {
+		*p = *m;
+		return;
+	}
+	p->initiative = m->initiative;
+	memcpy(p->e, m->e, (size_t)m->n * sizeof m->e[0]);
+	p->n = m->n;
+	memcpy(p->stops, m->stops, sizeof p->stops);
+	p->nstops = m->nstops;
+	p->dry_pass = m->dry_pass;
+}
+
 /* cap_plan_from_text, the same plan for the same text, side and game:
  * kept per thread, as a game's state holds the same plan text through
- * many loads (issue 17). */
+ * many loads (issue 17). zeroed: p is all zero bytes (a new state). */
 int
 cap_plan_cached(const struct game *g, int side, const char *text,
-    struct cap_plan *p)
+    struct cap_plan *p, bool zeroed)
 {
 	struct plan_memo *m;
 	int i;
@@ -731,7 +749,7 @@ cap_plan_cached(const struct game *g, int side, const char *text,
 		m = &plan_memo[i];
 		if (m->valid && m->side == side && strcmp(m->text, text) == 0 &&
 		    memo_game_same(m, g)) {
-			*p = m->plan;
+			plan_copy(p, &m->plan, m->rc, zeroed);
 			return m->rc;
 		}
 	}
@@ -753,6 +771,6 @@ cap_plan_cached(const struct game *g, int side, const char *text,
 	for (i = 0; i < g->nhex; i++)
 		m->hexes[i] = g->hexes[i].h;
 	m->valid = true;
-	*p = m->plan;
+	plan_copy(p, &m->plan, m->rc, zeroed);
 	return m->rc;
 }

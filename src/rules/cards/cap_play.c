@@ -372,9 +372,11 @@ cap_resolve(struct resolve_ctx *c)
 	x.dice = c->dice;
 	x.ev = c->ev;
 	x.st = cap_state_load(g);
+	cap_los_begin(x.st, g);  /* the terrain's lines of sight, kept */
 	if (strcmp(c->w->name, "deploy") == 0) {
 		cap_round_start(&x, 1);
 		g->turn = 1;
+		cap_los_end();
 		cap_state_save(g, x.st);
 		cap_state_free(x.st);
 		return RESOLVE_DONE;
@@ -430,6 +432,7 @@ cap_resolve(struct resolve_ctx *c)
 		game_set_var(g, "turnside", cap_initiative(&x, bid));
 	}
 	rc = alternate(c, &x);
+	cap_los_end();
 	cap_state_save(g, x.st);
 	cap_state_free(x.st);
 	return rc;

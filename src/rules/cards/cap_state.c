@@ -229,7 +229,7 @@ cap_state_load_plans(const struct game *g, unsigned mask)
 	char line[2200], a[64], b[64], c[64], d[64];
 	int planside = -1, s, i1, i2, i3, i4, i5, i6, i7;
 	size_t blen = 0;
-	bool keep = false;
+	bool keep = false, read[CAP_SIDES] = { false, false };
 	int v[4];
 
 	sbuf_init(&plan);
@@ -263,8 +263,10 @@ cap_state_load_plans(const struct game *g, unsigned mask)
 			if (strcmp(line, "end") == 0) {
 				if ((mask & (1u << planside)) &&
 				    cap_plan_cached(g, planside, plan.buf ?
-				    plan.buf : "", &st->plan[planside]) == HP_OK)
+				    plan.buf : "", &st->plan[planside],
+				    !read[planside]) == HP_OK)
 					st->have_plan[planside] = true;
+				read[planside] = true;
 				sbuf_free(&plan);
 				sbuf_init(&plan);
 				planside = -1;
@@ -365,6 +367,67 @@ struct cap_state *
 cap_state_load(const struct game *g)
 {
 	return cap_state_load_plans(g, ~0u);
+}
+
+/* The hand of side and the card chart, as cap_state_load(g) reads them
+ * (for the opponent, which reads nothing else of the state). Without a
+ * whole state: when the text starts with the chart lines last read, its
+ * other lines are only looked at for plan blocks (skipped as the loader
+ * skips them) and side's hand line; any other chart line, or another
+ * start, is read by cap_state_load itself. */
+void
+cap_state_load_hand(const struct game *g, int side, struct cap_hand *h)
+{
+	const char *p = g->rstate, *e;
+	char line[2200], a[64];
+	int planside = -1, s;
+
+	memset(h, 0, sizeof *h);
+	if (p != NULL && memo_block(p)) {
+		for (p += memo_in.len; *p != '\0'; p = e ? e + 1 : p + strlen(p)) {
+			size_t n;
+
+			e = strchr(p, '\n');
+			n = e ? (size_t)(e - p) : strlen(p);
+			if (planside >= 0) {
+				if (n == 3 && memcmp(p, "end", 3) == 0)
+					planside = -1;
+				continue;
+			}
+			if (starts(p, "card", 4))
+				goto whole;  /* a chart line: the loader's */
+			if (!starts(p, "hand", 4) && !starts(p, "plan", 4))
+				continue;
+			if (n >= sizeof line)
+				n = sizeof line - 1;
+			memcpy(line, p, n);
+			line[n] = '\0';
+			if (!word_after(line, 4, a) || (s = side_of(g, a)) < 0 ||
+			    s >= CAP_SIDES)
+				continue;
+			if (line[0] == 'p')
+				planside = s;
+			else if (s == side)
+				h->nhand = read_ints(line + 6 + strlen(a), h->hand,
+				    CAP_MAX_CARDS);
+		}
+		memcpy(h->card, memo_in.c.card, sizeof h->card);
+		h->ncard = memo_in.c.ncard;
+		return;
+	}
+whole:
+	{
+		struct cap_state *st = cap_state_load_plans(g, 0);
+
+		memset(h, 0, sizeof *h);
+		if (side >= 0 && side < CAP_SIDES) {
+			memcpy(h->hand, st->hand[side], sizeof h->hand);
+			h->nhand = st->nhand[side];
+		}
+		memcpy(h->card, st->card, sizeof h->card);
+		h->ncard = st->ncard;
+		cap_state_free(st);
+	}
 }
 
 /* Append the decimal digits of v to b (as "%d" writes them). */
@@ -631,12 +694,18 @@ blocks(const struct cap_state *st, const struct game *g, struct hex h)
 	return cap_terrain_at(st, g, h)->block || cap_smoke_at(g, h);
 }
 
-/* Line of sight from a to b: no hex strictly between blocks ("You can see
- * into a blocking hex but not beyond it"); along an edge both hexes must
- * block. */
-bool
-cap_los(const struct cap_state *st, const struct game *g, struct hex a,
-    struct hex b)
+/* Does hex h block sight by its terrain alone? */
+static bool
+blocks_terrain(const struct cap_state *st, const struct game *g, struct hex h)
+{
+	return cap_terrain_at(st, g, h)->block;
+}
+
+/* cap_los with blocks (terrain or smoke) or, smoke false, blocks_terrain
+ * (the same when no smoke is on the map). */
+static bool
+los_walk(const struct cap_state *st, const struct game *g, struct hex a,
+    struct hex b, bool smoke)
 {
 	struct hex_line_step steps[HEX_LINE_MAX];
 	int n = hex_line(a, b, steps, HEX_LINE_MAX), i;
@@ -644,14 +713,110 @@ cap_los(const struct cap_state *st, const struct game *g, struct hex a,
 	if (n < 0)
 		return false;
 	for (i = 1; i < n - 1; i++) {
-		bool bl = blocks(st, g, steps[i].h);
+		bool bl = smoke ? blocks(st, g, steps[i].h) :
+		    blocks_terrain(st, g, steps[i].h);
 
 		if (steps[i].tie)
-			bl = bl && blocks(st, g, steps[i].alt);
+			bl = bl && (smoke ? blocks(st, g, steps[i].alt) :
+			    blocks_terrain(st, g, steps[i].alt));
 		if (bl)
 			return false;
 	}
 	return true;
+}
+
+/* The lines of sight through terrain alone between each pair of hexes of
+ * one map, per thread (issue 17: a window looks along the same lines many
+ * times). The map and the terrain chart are kept as a copy, compared whole
+ * at each cap_los_begin; the lines are used from there to cap_los_end
+ * only, for the state and game begun, when no smoke is on the map
+ * (smoke is the only thing besides terrain that blocks, and terrain does
+ * not change during a resolution or a plan). */
+#define LOS_MAX_HEX 400
+static _Thread_local struct {
+	struct game_hex *hexes;        /* the map (owned copy) */
+	int nhex;
+	struct hex_layout layout;
+	struct cap_terrain ter[CAP_MAX_TERRAIN];
+	int nter;
+	unsigned char *line;           /* nhex * nhex: 0 not known, 1 clear,
+	                                * 2 blocked */
+	const struct cap_state *st;    /* begun for (NULL: not begun) */
+	const struct game *g;
+	const struct game_hex *g_hexes;
+} los;
+
+/* Use the lines of sight kept for g's map and st's terrain chart (kept
+ * anew when they are another map or chart) until cap_los_end. */
+void
+cap_los_begin(const struct cap_state *st, const struct game *g)
+{
+	los.st = NULL;
+	if (g->nhex <= 0 || g->nhex > LOS_MAX_HEX)
+		return;
+	if (los.line == NULL || los.nhex != g->nhex || los.nter != st->nter ||
+	    memcmp(&los.layout, &g->layout, sizeof los.layout) != 0 ||
+	    memcmp(los.hexes, g->hexes, (size_t)g->nhex *
+	    sizeof g->hexes[0]) != 0 || memcmp(los.ter, st->ter,
+	    (size_t)st->nter * sizeof st->ter[0]) != 0) {
+		free(los.hexes);
+		free(los.line);
+		los.hexes = xmalloc((size_t)g->nhex * sizeof g->hexes[0]);
+		memcpy(los.hexes, g->hexes, (size_t)g->nhex *
+		    sizeof g->hexes[0]);
+		los.nhex = g->nhex;
+		los.layout = g->layout;
+		memcpy(los.ter, st->ter, sizeof los.ter);
+		los.nter = st->nter;
+		los.line = xcalloc((size_t)g->nhex * (size_t)g->nhex, 1);
+	}
+	los.st = st;
+	los.g = g;
+	los.g_hexes = g->hexes;
+}
+
+/* Stop using the kept lines of sight (cap_los_begin). */
+void
+cap_los_end(void)
+{
+	los.st = NULL;
+	los.g = NULL;
+	los.g_hexes = NULL;
+}
+
+/* Is a smoke marker anywhere on the map? */
+static bool
+any_smoke(const struct game *g)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		if (g->units[i].placed && g->units[i].kind[0] == 's' &&
+		    strcmp(g->units[i].kind, CAP_SMOKE) == 0)
+			return true;
+	return false;
+}
+
+/* Line of sight from a to b: no hex strictly between blocks ("You can see
+ * into a blocking hex but not beyond it"); along an edge both hexes must
+ * block. */
+bool
+cap_los(const struct cap_state *st, const struct game *g, struct hex a,
+    struct hex b)
+{
+	const struct game_hex *ha, *hb;
+	unsigned char *v;
+
+	if (los.st != st || los.g != g || g->hexes != los.g_hexes ||
+	    g->nhex != los.nhex || any_smoke(g) ||
+	    (ha = game_hex_at_c(g, a)) == NULL ||
+	    (hb = game_hex_at_c(g, b)) == NULL)
+		return los_walk(st, g, a, b, true);
+	v = &los.line[(size_t)(ha - g->hexes) * (size_t)g->nhex +
+	    (size_t)(hb - g->hexes)];
+	if (*v == 0)
+		*v = los_walk(st, g, a, b, false) ? 1 : 2;
+	return *v == 1;
 }
 
 /* "KEY.NAME" into k, cut at 31 bytes as snprintf would (no printf: it is
