@@ -135,6 +135,9 @@ struct cap_state {
 	char log[CAP_SIDES][2048];            /* this round's action lines */
 };
 
+/* Append string literal lit to sbuf b (its length known: no strlen). */
+#define CAP_PUTS(b, lit) sbuf_add((b), "" lit, sizeof(lit) - 1)
+
 /* cap_state.c */
 struct cap_state *cap_state_load(const struct game *g);
 struct cap_state *cap_state_load_plans(const struct game *g, unsigned mask);

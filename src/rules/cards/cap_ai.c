@@ -32,9 +32,9 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 	hex_label(&v.layout, obj, olbl, sizeof olbl);
 	caps = cap_svar(&v, "cap", side, 0);
 	if (w->kind != WINDOW_DECISION && caps >= 3 && !per_action)
-		sbuf_puts(b, "initiative 1\n");
+		CAP_PUTS(b, "initiative 1\n");
 	if (!per_action)
-		sbuf_puts(b, "stop lost\n");
+		CAP_PUTS(b, "stop lost\n");
 	for (i = 0; i < v.nunits && !per_action; i++) {
 		const struct game_unit *u = &v.units[i];
 		int k;
@@ -43,11 +43,11 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 			continue;
 		for (k = 0; k < st.nhand; k++)
 			if (st.card[st.hand[k] - 1].action == CARD_RALLY) {
-				sbuf_puts(b, "card ");
+				CAP_PUTS(b, "card ");
 				cap_put_int(b, st.hand[k]);
-				sbuf_puts(b, " rally ");
+				CAP_PUTS(b, " rally ");
 				sbuf_puts(b, u->id);
-				sbuf_puts(b, "\n");
+				CAP_PUTS(b, "\n");
 				n++;
 				break;
 			}
@@ -63,27 +63,27 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 			/* Written without printf (issue 17): "if inrange U
 			 * then fire U best else rally U", or "... best[ caps
 			 * 1] else move U toward OBJ". */
-			sbuf_puts(b, "if inrange ");
+			CAP_PUTS(b, "if inrange ");
 			sbuf_puts(b, u->id);
-			sbuf_puts(b, " then fire ");
+			CAP_PUTS(b, " then fire ");
 			sbuf_puts(b, u->id);
 			if (pass == 0 && (u->flags & CAP_HIT) && u->x[1] == 0) {
-				sbuf_puts(b, " best else rally ");
+				CAP_PUTS(b, " best else rally ");
 				sbuf_puts(b, u->id);
-				sbuf_puts(b, "\n");
+				CAP_PUTS(b, "\n");
 				n++;
 				continue;
 			}
 			sbuf_puts(b, caps >= 4 && pass == 0 ? " best caps 1" :
 			    " best");
-			sbuf_puts(b, " else move ");
+			CAP_PUTS(b, " else move ");
 			sbuf_puts(b, u->id);
-			sbuf_puts(b, " toward ");
+			CAP_PUTS(b, " toward ");
 			sbuf_puts(b, olbl);
-			sbuf_puts(b, "\n");
+			CAP_PUTS(b, "\n");
 			n++;
 		}
 	if (n == 0)
-		sbuf_puts(b, "pass\n");
+		CAP_PUTS(b, "pass\n");
 	game_free(&v);
 }

@@ -14,6 +14,14 @@
 static const char *const act_names[] = { "none", "move", "pivot", "fire",
 	"close", "rally", "card", "stall", "pass" };
 
+/* Is word w the keyword kw (its first byte compared first: most words
+ * are not)? */
+static inline bool
+word_is(const char *w, const char *kw)
+{
+	return w[0] == kw[0] && strcmp(w, kw) == 0;
+}
+
 /* The last id game_unit_index found during one cap_plan_parse (a plan
  * names a unit several times a line; g does not change meanwhile). */
 static _Thread_local struct {
@@ -79,7 +87,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 	memset(a, 0, sizeof *a);
 	a->unit = a->tunit = -1;
 	a->facing = -1;
-	if (i < j && strcmp(l->words[i], "cmd") == 0) {
+	if (i < j && word_is(l->words[i], "cmd")) {
 		a->cmd = true;
 		i++;
 	}
@@ -123,7 +131,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 			    "UNIT' or 'card N smoke HEX'");
 			return false;
 		}
-		if (strcmp(l->words[i + 2], "rally") == 0 && n == 4) {
+		if (word_is(l->words[i + 2], "rally") && n == 4) {
 			if ((a->tunit = own_unit(g, side, l->words[i + 3])) < 0) {
 				orders_error(errs, l->lineno, "no unit '%s' of "
 				    "yours", l->words[i + 3]);
@@ -131,7 +139,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 			}
 			return true;
 		}
-		if (strcmp(l->words[i + 2], "smoke") == 0 && n == 4) {
+		if (word_is(l->words[i + 2], "smoke") && n == 4) {
 			if (!map_hex(g, l->words[i + 3], &a->target)) {
 				map_range(g, rng, sizeof rng);
 				orders_error(errs, l->lineno, "expected a hex of "
@@ -173,11 +181,11 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 		}
 		return true;
 	case ACT_MOVE:
-		if (i < j && strcmp(l->words[i], "toward") == 0) {
+		if (i < j && word_is(l->words[i], "toward")) {
 			a->toward = true;
 			i++;
 		}
-		while (i < j && strcmp(l->words[i], "face") != 0) {
+		while (i < j && !word_is(l->words[i], "face")) {
 			if (a->npath == CAP_MAX_PATH || (a->toward &&
 			    a->npath == 1)) {
 				orders_error(errs, l->lineno, "too many hexes "
@@ -214,7 +222,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 			    verb);
 			return false;
 		}
-		if (a->kind == ACT_FIRE && strcmp(l->words[i], "best") == 0)
+		if (a->kind == ACT_FIRE && word_is(l->words[i], "best"))
 			a->best = true;
 		else if (a->kind == ACT_FIRE) {
 			if (!map_hex(g, l->words[i], &a->target)) {
@@ -235,7 +243,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 		}
 		i++;
 		if (i < j) {
-			if (i + 2 != j || strcmp(l->words[i], "caps") != 0 ||
+			if (i + 2 != j || !word_is(l->words[i], "caps") ||
 			    orders_parse_int(l->words[i + 1], 0, 2, &a->caps) !=
 			    HP_OK) {
 				orders_error(errs, l->lineno, "expected 'caps N' "
@@ -256,16 +264,16 @@ parse_cond(const struct game *g, int side, const struct order_line *l,
 {
 	char rng[24];
 
-	if (i < j && strcmp(l->words[i], "not") == 0) {
+	if (i < j && word_is(l->words[i], "not")) {
 		e->neg = true;
 		i++;
 	}
-	if (i + 1 == j && strcmp(l->words[i], "passed") == 0) {
+	if (i + 1 == j && word_is(l->words[i], "passed")) {
 		e->cond = COND_PASSED;
 		return true;
 	}
-	if (i + 2 == j && (strcmp(l->words[i], "occupied") == 0 ||
-	    strcmp(l->words[i], "enemy") == 0)) {
+	if (i + 2 == j && (word_is(l->words[i], "occupied") ||
+	    word_is(l->words[i], "enemy"))) {
 		e->cond = l->words[i][0] == 'o' ? COND_OCCUPIED : COND_ENEMY;
 		if (!map_hex(g, l->words[i + 1], &e->chex)) {
 			map_range(g, rng, sizeof rng);
@@ -275,8 +283,8 @@ parse_cond(const struct game *g, int side, const struct order_line *l,
 		}
 		return true;
 	}
-	if (i + 2 == j && (strcmp(l->words[i], "inrange") == 0 ||
-	    strcmp(l->words[i], "inlos") == 0)) {
+	if (i + 2 == j && (word_is(l->words[i], "inrange") ||
+	    word_is(l->words[i], "inlos"))) {
 		e->cond = l->words[i][2] == 'r' ? COND_INRANGE : COND_INLOS;
 		if ((e->cunit = own_unit(g, side, l->words[i + 1])) < 0) {
 			orders_error(errs, l->lineno, "no unit '%s' of yours",
@@ -285,7 +293,7 @@ parse_cond(const struct game *g, int side, const struct order_line *l,
 		}
 		return true;
 	}
-	if (i + 2 == j && strcmp(l->words[i], "caps") == 0) {
+	if (i + 2 == j && word_is(l->words[i], "caps")) {
 		e->cond = COND_CAPS;
 		if (orders_parse_int(l->words[i + 1], 0, 99, &e->cn) != HP_OK) {
 			orders_error(errs, l->lineno, "expected 'caps N' with N "
@@ -316,7 +324,7 @@ parse_stop(const struct game *g, int side, const struct order_line *l,
 	s = &p->stops[p->nstops];
 	s->unit = -1;
 	s->act = ACT_NONE;
-	if ((strcmp(w, "hit") == 0 || strcmp(w, "lost") == 0) &&
+	if ((word_is(w, "hit") || word_is(w, "lost")) &&
 	    l->nwords <= 3) {
 		s->kind = w[0] == 'h' ? STOP_HIT : STOP_LOST;
 		if (l->nwords == 3 && (s->unit = own_unit(g, side,
@@ -325,21 +333,21 @@ parse_stop(const struct game *g, int side, const struct order_line *l,
 			    l->words[2]);
 			return false;
 		}
-	} else if ((strcmp(w, "seen") == 0 || strcmp(w, "revealed") == 0) &&
+	} else if ((word_is(w, "seen") || word_is(w, "revealed")) &&
 	    l->nwords == 2)
 		s->kind = STOP_SEEN;
-	else if (strcmp(w, "dry") == 0 && l->nwords == 2)
+	else if (word_is(w, "dry") && l->nwords == 2)
 		s->kind = STOP_DRY;
-	else if (strcmp(w, "inrange") == 0 && l->nwords == 3) {
+	else if (word_is(w, "inrange") && l->nwords == 3) {
 		s->kind = STOP_INRANGE;
 		if ((s->unit = own_unit(g, side, l->words[2])) < 0) {
 			orders_error(errs, l->lineno, "no unit '%s' of yours",
 			    l->words[2]);
 			return false;
 		}
-	} else if (strcmp(w, "answer") == 0 && l->nwords == 3) {
+	} else if (word_is(w, "answer") && l->nwords == 3) {
 		s->kind = STOP_ANSWER;
-		if (strcmp(l->words[2], "any") != 0) {
+		if (!word_is(l->words[2], "any")) {
 			for (k = 1; k < (int)(sizeof act_names /
 			    sizeof act_names[0]); k++)
 				if (strcmp(l->words[2], act_names[k]) == 0)
@@ -377,7 +385,7 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 		const struct order_line *l = &b->v[k];
 		struct cap_entry *en;
 
-		if (strcmp(l->words[0], "initiative") == 0) {
+		if (word_is(l->words[0], "initiative")) {
 			if (l->nwords != 2 || orders_parse_int(l->words[1], 0, 2,
 			    &p->initiative) != HP_OK)
 				orders_error(errs, l->lineno, "expected "
@@ -385,12 +393,12 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 				    "to the roll)");
 			continue;
 		}
-		if (strcmp(l->words[0], "stop") == 0) {
+		if (word_is(l->words[0], "stop")) {
 			(void)parse_stop(g, side, l, p, errs);
 			continue;
 		}
-		if (strcmp(l->words[0], "dry") == 0) {
-			if (l->nwords != 2 || strcmp(l->words[1], "pass") != 0)
+		if (word_is(l->words[0], "dry")) {
+			if (l->nwords != 2 || !word_is(l->words[1], "pass"))
 				orders_error(errs, l->lineno, "expected 'dry "
 				    "pass'");
 			else
@@ -410,7 +418,7 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 		en = &p->e[p->n];
 		memset(en, 0, sizeof *en);
 		en->line = l->lineno;
-		if (strcmp(l->words[0], "if") != 0) {
+		if (!word_is(l->words[0], "if")) {
 			if (parse_action(g, side, l, 0, l->nwords, &en->then,
 			    errs))
 				p->n++;
@@ -419,9 +427,9 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 		for (t = -1, e = -1, i = 1; i < l->nwords; i++) {
 			const char *w = l->words[i];
 
-			if (w[0] == 't' && strcmp(w, "then") == 0 && t < 0)
+			if (w[0] == 't' && word_is(w, "then") && t < 0)
 				t = i;
-			else if (w[0] == 'e' && strcmp(w, "else") == 0 &&
+			else if (w[0] == 'e' && word_is(w, "else") &&
 			    t >= 0 && e < 0)
 				e = i;
 		}
@@ -483,16 +491,16 @@ cap_action_text(const struct game *g, const struct cap_action *a,
 	if (out->discard)
 		return;
 	if (a->cmd)
-		sbuf_puts(out, "cmd ");
+		CAP_PUTS(out, "cmd ");
 	sbuf_puts(out, act_names[a->kind]);
 	switch (a->kind) {
 	case ACT_CARD:
 		put_num(out, a->card);
 		if (a->tunit >= 0) {
-			sbuf_puts(out, " rally");
+			CAP_PUTS(out, " rally");
 			put_word(out, g->units[a->tunit].id);
 		} else {
-			sbuf_puts(out, " smoke");
+			CAP_PUTS(out, " smoke");
 			put_hex(g, out, a->target);
 		}
 		return;
@@ -508,11 +516,11 @@ cap_action_text(const struct game *g, const struct cap_action *a,
 		break;
 	case ACT_MOVE:
 		if (a->toward)
-			sbuf_puts(out, " toward");
+			CAP_PUTS(out, " toward");
 		for (i = 0; i < a->npath; i++)
 			put_hex(g, out, a->path[i]);
 		if (a->facing >= 0) {
-			sbuf_puts(out, " face");
+			CAP_PUTS(out, " face");
 			put_word(out, cap_dir_name(a->facing));
 		}
 		break;
@@ -521,11 +529,11 @@ cap_action_text(const struct game *g, const struct cap_action *a,
 		if (a->kind == ACT_CLOSE)
 			put_word(out, g->units[a->tunit].id);
 		else if (a->best)
-			sbuf_puts(out, " best");
+			CAP_PUTS(out, " best");
 		else
 			put_hex(g, out, a->target);
 		if (a->caps > 0) {
-			sbuf_puts(out, " caps");
+			CAP_PUTS(out, " caps");
 			put_num(out, a->caps);
 		}
 		break;
@@ -546,24 +554,24 @@ cap_plan_canon(const struct game *g, const struct cap_plan *p,
 	if (out->discard)
 		return;
 	if (p->initiative > 0) {
-		sbuf_puts(out, "initiative");
+		CAP_PUTS(out, "initiative");
 		put_num(out, p->initiative);
-		sbuf_puts(out, "\n");
+		CAP_PUTS(out, "\n");
 	}
 	for (i = 0; i < p->nstops; i++) {
 		const struct cap_stop *s = &p->stops[i];
 
-		sbuf_puts(out, "stop ");
+		CAP_PUTS(out, "stop ");
 		sbuf_puts(out, stop_names[s->kind]);
 		if (s->kind == STOP_ANSWER)
 			put_word(out, s->act == ACT_NONE ? "any" :
 			    act_names[s->act]);
 		else if (s->unit >= 0)
 			put_word(out, g->units[s->unit].id);
-		sbuf_puts(out, "\n");
+		CAP_PUTS(out, "\n");
 	}
 	if (p->dry_pass)
-		sbuf_puts(out, "dry pass\n");
+		CAP_PUTS(out, "dry pass\n");
 	for (i = 0; i < p->n; i++) {
 		const struct cap_entry *e = &p->e[i];
 
@@ -583,21 +591,21 @@ cap_plan_canon(const struct game *g, const struct cap_plan *p,
 				put_word(out, g->units[e->cunit].id);
 				break;
 			case COND_CAPS:
-				sbuf_puts(out, "caps");
+				CAP_PUTS(out, "caps");
 				put_num(out, e->cn);
 				break;
 			default:
-				sbuf_puts(out, "passed");
+				CAP_PUTS(out, "passed");
 				break;
 			}
-			sbuf_puts(out, " then ");
+			CAP_PUTS(out, " then ");
 		}
 		cap_action_text(g, &e->then, out);
 		if (e->has_else) {
-			sbuf_puts(out, " else ");
+			CAP_PUTS(out, " else ");
 			cap_action_text(g, &e->els, out);
 		}
-		sbuf_puts(out, "\n");
+		CAP_PUTS(out, "\n");
 	}
 }
 

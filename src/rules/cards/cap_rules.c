@@ -65,6 +65,42 @@ cap_draw_card(struct cap_ctx *x, unsigned visible, const char *why)
 	return card;
 }
 
+/* Text built without printf (issue 17: an action's log line is written
+ * for every action): buf of size cap, len used, cut as snprintf cuts. */
+struct line {
+	char *buf;
+	size_t cap, len;
+};
+
+/* Append s to l. */
+static void
+line_add(struct line *l, const char *s)
+{
+	while (*s != '\0' && l->len + 1 < l->cap)
+		l->buf[l->len++] = *s++;
+	l->buf[l->len] = '\0';
+}
+
+/* Append v to l, as "%d" writes it. */
+static void
+line_int(struct line *l, int v)
+{
+	char d[16];
+	long long x = v;
+	int i = (int)sizeof d - 1;
+
+	d[i] = '\0';
+	if (x < 0)
+		x = -x;
+	do {
+		d[--i] = (char)('0' + x % 10);
+		x /= 10;
+	} while (x > 0);
+	if (v < 0)
+		d[--i] = '-';
+	line_add(l, d + i);
+}
+
 /* Append to side's action log of the round. */
 static void
 log_side(struct cap_ctx *x, int side, const char *text)
@@ -94,6 +130,7 @@ cap_spent_check(struct cap_ctx *x, int side, int unit, int aps)
 	const struct cap_card *k;
 	int before = (int)x->dice->nslog, card, seq, spent;
 	char why[96], line[160];
+	struct line ln;
 
 	why[0] = '\0';
 	if (purposes(x))
@@ -108,9 +145,19 @@ cap_spent_check(struct cap_ctx *x, int side, int unit, int aps)
 	spent = aps >= k->num;
 	if (spent && k->ignore && !x->g->sides[side].ai)
 		spent = 2;
-	snprintf(line, sizeof line, "spent check: card #%d (%d%s) vs %d AP: "
-	    "%s", card, k->num, k->ignore ? ", ignore symbol" : "", aps,
-	    spent == 2 ? "ignored" : spent ? "spent" : "not spent");
+	/* "spent check: card #%d (%d%s) vs %d AP: %s" */
+	ln.buf = line;
+	ln.cap = sizeof line;
+	ln.len = 0;
+	line_add(&ln, "spent check: card #");
+	line_int(&ln, card);
+	line_add(&ln, " (");
+	line_int(&ln, k->num);
+	line_add(&ln, k->ignore ? ", ignore symbol" : "");
+	line_add(&ln, ") vs ");
+	line_int(&ln, aps);
+	line_add(&ln, " AP: ");
+	line_add(&ln, spent == 2 ? "ignored" : spent ? "spent" : "not spent");
 	seq = last_sealed(x->dice, before);
 	if (seq > 0)
 		events_add_rolls(x->ev, ALL, BOTH, seq, 1, "%s: %s.", u->name,
@@ -754,9 +801,14 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		    cap_dir_name(u->facing), aps, a->cmd ? "CAPs" : "AP");
 		{
 			char line[64];
+			struct line ln = { line, sizeof line, 0 };
 
-			snprintf(line, sizeof line, "move to %s (%d %s)", lbl,
-			    aps, a->cmd ? "CAP" : "AP");
+			/* "move to %s (%d %s)" */
+			line_add(&ln, "move to ");
+			line_add(&ln, lbl);
+			line_add(&ln, " (");
+			line_int(&ln, aps);
+			line_add(&ln, a->cmd ? " CAP)" : " AP)");
 			log_side(x, side, line);
 		}
 		if (!a->cmd)
@@ -815,11 +867,14 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		pay_caps(g, side, a->caps + (a->cmd ? fire_ap : 0));
 		{
 			char line[80];
+			struct line ln = { line, sizeof line, 0 };
 
-			snprintf(line, sizeof line, "%s (%d %s%s)", a->kind ==
-			    ACT_CLOSE ? "close combat" : "fire", a->cmd ?
-			    fire_ap + a->caps : fire_ap, a->cmd ? "CAP" : "AP",
-			    !a->cmd && a->caps ? ", +CAPs" : "");
+			/* "%s (%d %s%s)" */
+			line_add(&ln, a->kind == ACT_CLOSE ? "close combat (" :
+			    "fire (");
+			line_int(&ln, a->cmd ? fire_ap + a->caps : fire_ap);
+			line_add(&ln, a->cmd ? " CAP" : " AP");
+			line_add(&ln, !a->cmd && a->caps ? ", +CAPs)" : ")");
 			log_side(x, side, line);
 		}
 		events_add(x->ev, ALL, 0, "%s: %s %s (%d %s%s).",

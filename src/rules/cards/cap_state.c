@@ -430,11 +430,12 @@ whole:
 	}
 }
 
-/* Append the decimal digits of v to b (as "%d" writes them). */
-void
-cap_put_int(struct sbuf *b, int v)
+/* The decimal digits of v into out (at least 12 bytes), as "%d" writes
+ * them; their count. */
+static size_t
+fmt_int(char *out, int v)
 {
-	char buf[16];
+	char buf[12];
 	long long x = v;
 	int i = (int)sizeof buf;
 
@@ -446,22 +447,39 @@ cap_put_int(struct sbuf *b, int v)
 	} while (x > 0);
 	if (v < 0)
 		buf[--i] = '-';
-	sbuf_add(b, buf + i, sizeof buf - (size_t)i);
+	memcpy(out, buf + i, sizeof buf - (size_t)i);
+	return sizeof buf - (size_t)i;
 }
 
-/* Append " N N N" (or " -") to b. */
+/* Append the decimal digits of v to b (as "%d" writes them). */
+void
+cap_put_int(struct sbuf *b, int v)
+{
+	char buf[12];
+
+	sbuf_add(b, buf, fmt_int(buf, v));
+}
+
+/* Append " N N N" (or " -") and a newline to b. */
 static void
 put_ints(struct sbuf *b, const int *v, int n)
 {
+	char tmp[512];
+	size_t k = 0;
 	int i;
 
 	if (n == 0)
-		sbuf_puts(b, " -");
+		CAP_PUTS(b, " -");
 	for (i = 0; i < n; i++) {
-		sbuf_add(b, " ", 1);
-		cap_put_int(b, v[i]);
+		if (k + 13 > sizeof tmp) {
+			sbuf_add(b, tmp, k);
+			k = 0;
+		}
+		tmp[k++] = ' ';
+		k += fmt_int(tmp + k, v[i]);
 	}
-	sbuf_puts(b, "\n");
+	tmp[k++] = '\n';
+	sbuf_add(b, tmp, k);
 }
 
 /* Append the chart lines of st (counter, terrain, card) to b. */
@@ -518,19 +536,19 @@ cap_state_save(struct game *g, const struct cap_state *st)
 		charts_of(st, &ch);
 		memo_keep(&memo_out, b.buf != NULL ? b.buf : "", b.len, &ch);
 	}
-	sbuf_puts(&b, "deck");
+	CAP_PUTS(&b, "deck");
 	put_ints(&b, st->deck, st->ndeck);
-	sbuf_puts(&b, "discard");
+	CAP_PUTS(&b, "discard");
 	put_ints(&b, st->disc, st->ndisc);
 	for (s = 0; s < g->nsides && s < CAP_SIDES; s++) {
-		sbuf_puts(&b, "hand ");
+		CAP_PUTS(&b, "hand ");
 		sbuf_puts(&b, g->sides[s].name);
 		put_ints(&b, st->hand[s], st->nhand[s]);
 	}
-	sbuf_puts(&b, "pool");
+	CAP_PUTS(&b, "pool");
 	put_ints(&b, st->pool, st->npool);
 	for (i = 0; i < st->narty; i++) {
-		sbuf_puts(&b, "arty ");
+		CAP_PUTS(&b, "arty ");
 		sbuf_puts(&b, st->arty[i].side >= 0 ?
 		    g->sides[st->arty[i].side].name : "-");
 		sbuf_add(&b, " ", 1);
@@ -544,7 +562,7 @@ cap_state_save(struct game *g, const struct cap_state *st)
 		sbuf_add(&b, "\n", 1);
 	}
 	for (i = 0; i < st->nreinf; i++) {
-		sbuf_puts(&b, "reinf ");
+		CAP_PUTS(&b, "reinf ");
 		sbuf_puts(&b, st->reinf[i].unit);
 		sbuf_add(&b, " ", 1);
 		cap_put_int(&b, st->reinf[i].round);
@@ -562,21 +580,21 @@ cap_state_save(struct game *g, const struct cap_state *st)
 			continue;
 		sbuf_init(&pl);
 		cap_plan_canon(g, &st->plan[s], &pl);
-		sbuf_puts(&b, "plan ");
+		CAP_PUTS(&b, "plan ");
 		sbuf_puts(&b, g->sides[s].name);
 		sbuf_add(&b, "\n", 1);
 		for (p = pl.buf; p != NULL && *p != '\0'; p = e ? e + 1 : NULL) {
 			e = strchr(p, '\n');
-			sbuf_puts(&b, "> ");
+			CAP_PUTS(&b, "> ");
 			sbuf_add(&b, p, e ? (size_t)(e - p) : strlen(p));
-			sbuf_puts(&b, "\n");
+			CAP_PUTS(&b, "\n");
 		}
-		sbuf_puts(&b, "end\n");
+		CAP_PUTS(&b, "end\n");
 		sbuf_free(&pl);
 	}
 	for (s = 0; s < g->nsides && s < CAP_SIDES; s++)
 		if (st->log[s][0] != '\0') {
-			sbuf_puts(&b, "log ");
+			CAP_PUTS(&b, "log ");
 			sbuf_puts(&b, g->sides[s].name);
 			sbuf_add(&b, " ", 1);
 			sbuf_puts(&b, st->log[s]);
