@@ -13,8 +13,17 @@
  * - a line is tried with sscanf only when it starts with that format's
  *   keyword (sscanf matches nothing else), numbers are written by hand;
  * - a plan's text and the plan it parses to are kept per thread, with
- *   what of the game the parse reads (cap_plan_cached in cap_plan.c).
- * What is read and written is the same text, byte for byte. */
+ *   what of the game the parse reads (cap_plan_cached in cap_plan.c);
+ * - the lines of sight through terrain between each pair of hexes are
+ *   kept per thread for one map (cap_los_begin/_end around a resolution,
+ *   the map and the terrain chart compared whole at each begin) and used
+ *   while no smoke is on the map (smoke is all else that blocks);
+ * - the opponent reads only its hand and the cards of its view's state
+ *   (cap_state_load_hand), a redacted view only its own side's plan.
+ * What is read and written is the same text, byte for byte, and every
+ * kept answer is the one the full work gives (the seeded games of
+ * `hexpost simulate` and tests/golden/cards-seed-golden.txt are
+ * unchanged). */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
