@@ -298,7 +298,7 @@ cap_parse(const struct game *g, const struct window_spec *w, int side,
     const struct order_body *b, void **out, struct sbuf *canon,
     struct order_errors *errs)
 {
-	struct cap_plan *p = xcalloc(1, sizeof *p);
+	struct cap_plan *p = xmalloc(sizeof *p);  /* cap_plan_parse clears it */
 
 	*out = NULL;
 	if (strcmp(w->name, "standing") == 0) {
@@ -331,7 +331,9 @@ cap_free_orders(void *p)
 static void
 cap_redact(struct game *g, int side)
 {
-	struct cap_state *st = cap_state_load(g);
+	/* The other side's plan is dropped: not even read. */
+	struct cap_state *st = cap_state_load_plans(g, side >= 0 &&
+	    side < CAP_SIDES ? 1u << side : 0);
 	int s, i;
 
 	for (s = 0; s < CAP_SIDES; s++)

@@ -19,6 +19,7 @@
 #define CAP_MAX_STOPS 12
 #define CAP_MAX_EVENTS 16
 #define CAP_MAX_PATH 4
+#define CAP_FIRE_ROW 256   /* most units a row of cap_fire_row covers */
 
 #define CAP_HIT 1          /* unit flags: carries a hit token */
 #define CAP_SPENT 1        /* unit status */
@@ -134,8 +135,19 @@ struct cap_state {
 	char log[CAP_SIDES][2048];            /* this round's action lines */
 };
 
+/* Append string literal lit to sbuf b (its length known: no strlen). */
+#define CAP_PUTS(b, lit) sbuf_add((b), "" lit, sizeof(lit) - 1)
+
 /* cap_state.c */
 struct cap_state *cap_state_load(const struct game *g);
+struct cap_state *cap_state_load_plans(const struct game *g, unsigned mask);
+/* One side's hand and the card chart of a state. */
+struct cap_hand {
+	int hand[CAP_MAX_CARDS], nhand;
+	struct cap_card card[CAP_MAX_CARDS];
+	int ncard;
+};
+void cap_state_load_hand(const struct game *g, int side, struct cap_hand *h);
 void cap_state_save(struct game *g, const struct cap_state *st);
 void cap_state_free(struct cap_state *st);
 const struct cap_counter *cap_counter_of(const struct cap_state *,
@@ -147,6 +159,8 @@ const char *cap_dir_name(int dir);
 bool cap_in_arc(struct hex from, int facing, struct hex to);
 bool cap_los(const struct cap_state *, const struct game *, struct hex a,
     struct hex b);
+void cap_los_begin(const struct cap_state *, const struct game *);
+void cap_los_end(void);
 bool cap_smoke_at(const struct game *, struct hex h);
 int cap_svar(const struct game *, const char *key, int side, int dflt);
 void cap_set_svar(struct game *, const char *key, int side, int val);
@@ -154,6 +168,7 @@ bool cap_can_fire(const struct cap_state *, const struct game *, int unit,
     int target);
 int cap_best_target(const struct cap_state *, const struct game *, int unit);
 bool cap_backwards(int facing, int dir);
+void cap_put_int(struct sbuf *b, int v);
 
 /* cap_plan.c */
 int cap_plan_parse(const struct game *g, int side, const struct order_body *b,
@@ -164,6 +179,8 @@ void cap_action_text(const struct game *g, const struct cap_action *a,
     struct sbuf *out);
 int cap_plan_from_text(const struct game *g, int side, const char *text,
     struct cap_plan *p);
+int cap_plan_cached(const struct game *g, int side, const char *text,
+    struct cap_plan *p, bool zeroed);
 
 /* cap_rules.c: each rule; ctx gives dice and events. */
 struct cap_ctx {
@@ -175,6 +192,12 @@ struct cap_ctx {
 	int hit[CAP_SIDES];       /* units hit (bitless count) */
 	int hitunit[CAP_MAX_EVENTS], nhitunit;
 	int lostunit[CAP_MAX_EVENTS], nlostunit;
+	/* Whom unit row_unit may fire at (cap_fire_row), when row_ok: set
+	 * by an 'inrange' guard for the action it guards, nothing changing
+	 * in between (cap_play.c clears it around each action). */
+	bool row_ok;
+	int row_unit;
+	unsigned char row[CAP_FIRE_ROW];
 };
 int cap_spent_check(struct cap_ctx *, int side, int unit, int aps);
 int cap_draw_card(struct cap_ctx *, unsigned visible, const char *why);
@@ -189,6 +212,8 @@ int cap_initiative(struct cap_ctx *, const int bid[CAP_SIDES]);
 void cap_round_start(struct cap_ctx *, int round);
 int cap_do_action(struct cap_ctx *, int side, const struct cap_action *a,
     char *why, size_t whylen);
+void cap_fire_row(const struct cap_state *, const struct game *, int unit,
+    unsigned char *row);
 
 /* cap_play.c */
 enum resolve_rc cap_resolve(struct resolve_ctx *c);

@@ -18,34 +18,36 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	struct game v;
-	struct cap_state *st;
+	struct cap_hand st;   /* of the state only its hand and the cards */
 	struct hex obj;
 	char olbl[8];
 	int i, pass, caps, n = 0;
 	bool per_action;
 
 	view_game(g0, side, &v);
-	st = cap_state_load(&v);
+	cap_state_load_hand(&v, side, &st);
 	per_action = game_option_flag(&v, "per-action");
 	obj.q = game_var(&v, "obj.q", 0);
 	obj.r = game_var(&v, "obj.r", 0);
 	hex_label(&v.layout, obj, olbl, sizeof olbl);
 	caps = cap_svar(&v, "cap", side, 0);
 	if (w->kind != WINDOW_DECISION && caps >= 3 && !per_action)
-		sbuf_puts(b, "initiative 1\n");
+		CAP_PUTS(b, "initiative 1\n");
 	if (!per_action)
-		sbuf_puts(b, "stop lost\n");
+		CAP_PUTS(b, "stop lost\n");
 	for (i = 0; i < v.nunits && !per_action; i++) {
 		const struct game_unit *u = &v.units[i];
 		int k;
 
 		if (u->side != side || !u->placed || !(u->flags & CAP_HIT))
 			continue;
-		for (k = 0; k < st->nhand[side]; k++)
-			if (st->card[st->hand[side][k] - 1].action ==
-			    CARD_RALLY) {
-				sbuf_printf(b, "card %d rally %s\n",
-				    st->hand[side][k], u->id);
+		for (k = 0; k < st.nhand; k++)
+			if (st.card[st.hand[k] - 1].action == CARD_RALLY) {
+				CAP_PUTS(b, "card ");
+				cap_put_int(b, st.hand[k]);
+				CAP_PUTS(b, " rally ");
+				sbuf_puts(b, u->id);
+				CAP_PUTS(b, "\n");
 				n++;
 				break;
 			}
@@ -58,19 +60,30 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 				continue;
 			if (per_action && n > 0)
 				break;
+			/* Written without printf (issue 17): "if inrange U
+			 * then fire U best else rally U", or "... best[ caps
+			 * 1] else move U toward OBJ". */
+			CAP_PUTS(b, "if inrange ");
+			sbuf_puts(b, u->id);
+			CAP_PUTS(b, " then fire ");
+			sbuf_puts(b, u->id);
 			if (pass == 0 && (u->flags & CAP_HIT) && u->x[1] == 0) {
-				sbuf_printf(b, "if inrange %s then fire %s best "
-				    "else rally %s\n", u->id, u->id, u->id);
+				CAP_PUTS(b, " best else rally ");
+				sbuf_puts(b, u->id);
+				CAP_PUTS(b, "\n");
 				n++;
 				continue;
 			}
-			sbuf_printf(b, "if inrange %s then fire %s best%s else "
-			    "move %s toward %s\n", u->id, u->id, caps >= 4 &&
-			    pass == 0 ? " caps 1" : "", u->id, olbl);
+			sbuf_puts(b, caps >= 4 && pass == 0 ? " best caps 1" :
+			    " best");
+			CAP_PUTS(b, " else move ");
+			sbuf_puts(b, u->id);
+			CAP_PUTS(b, " toward ");
+			sbuf_puts(b, olbl);
+			CAP_PUTS(b, "\n");
 			n++;
 		}
 	if (n == 0)
-		sbuf_puts(b, "pass\n");
-	cap_state_free(st);
+		CAP_PUTS(b, "pass\n");
 	game_free(&v);
 }

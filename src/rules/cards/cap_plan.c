@@ -14,11 +14,39 @@
 static const char *const act_names[] = { "none", "move", "pivot", "fire",
 	"close", "rally", "card", "stall", "pass" };
 
+/* Is word w the keyword kw (its first byte compared first: most words
+ * are not)? */
+static inline bool
+word_is(const char *w, const char *kw)
+{
+	return w[0] == kw[0] && strcmp(w, kw) == 0;
+}
+
+/* The last id game_unit_index found during one cap_plan_parse (a plan
+ * names a unit several times a line; g does not change meanwhile). */
+static _Thread_local struct {
+	const struct game *g;
+	char id[ORDERS_WORD_MAX];
+	int index;
+} last_id;
+
+/* game_unit_index(g, id), the last answer again for the same id. */
+static int
+unit_index(const struct game *g, const char *id)
+{
+	if (last_id.g != g || strcmp(last_id.id, id) != 0) {
+		last_id.index = game_unit_index(g, id);
+		strlcpy_(last_id.id, id, sizeof last_id.id);
+		last_id.g = g;
+	}
+	return last_id.index;
+}
+
 /* A unit of side by id, on the game (any status): its index or -1. */
 static int
 own_unit(const struct game *g, int side, const char *id)
 {
-	int i = game_unit_index(g, id);
+	int i = unit_index(g, id);
 
 	if (i < 0 || g->units[i].side != side ||
 	    strcmp(g->units[i].kind, CAP_SMOKE) == 0)
@@ -59,8 +87,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 	memset(a, 0, sizeof *a);
 	a->unit = a->tunit = -1;
 	a->facing = -1;
-	map_range(g, rng, sizeof rng);
-	if (i < j && strcmp(l->words[i], "cmd") == 0) {
+	if (i < j && word_is(l->words[i], "cmd")) {
 		a->cmd = true;
 		i++;
 	}
@@ -72,8 +99,11 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 	verb = l->words[i];
 	n = j - i;
 	for (k = 1; k < (int)(sizeof act_names / sizeof act_names[0]); k++)
-		if (strcmp(verb, act_names[k]) == 0)
+		if (verb[0] == act_names[k][0] && strcmp(verb, act_names[k]) ==
+		    0) {
 			a->kind = k;
+			break;
+		}
 	if (a->kind == ACT_NONE) {
 		orders_error(errs, l->lineno, "unknown action '%s' (expected "
 		    "move, pivot, fire, close, rally, card, stall or pass)",
@@ -101,7 +131,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 			    "UNIT' or 'card N smoke HEX'");
 			return false;
 		}
-		if (strcmp(l->words[i + 2], "rally") == 0 && n == 4) {
+		if (word_is(l->words[i + 2], "rally") && n == 4) {
 			if ((a->tunit = own_unit(g, side, l->words[i + 3])) < 0) {
 				orders_error(errs, l->lineno, "no unit '%s' of "
 				    "yours", l->words[i + 3]);
@@ -109,8 +139,9 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 			}
 			return true;
 		}
-		if (strcmp(l->words[i + 2], "smoke") == 0 && n == 4) {
+		if (word_is(l->words[i + 2], "smoke") && n == 4) {
 			if (!map_hex(g, l->words[i + 3], &a->target)) {
+				map_range(g, rng, sizeof rng);
 				orders_error(errs, l->lineno, "expected a hex of "
 				    "the map (%s), got '%s'", rng,
 				    l->words[i + 3]);
@@ -150,11 +181,11 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 		}
 		return true;
 	case ACT_MOVE:
-		if (i < j && strcmp(l->words[i], "toward") == 0) {
+		if (i < j && word_is(l->words[i], "toward")) {
 			a->toward = true;
 			i++;
 		}
-		while (i < j && strcmp(l->words[i], "face") != 0) {
+		while (i < j && !word_is(l->words[i], "face")) {
 			if (a->npath == CAP_MAX_PATH || (a->toward &&
 			    a->npath == 1)) {
 				orders_error(errs, l->lineno, "too many hexes "
@@ -163,6 +194,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 				return false;
 			}
 			if (!map_hex(g, l->words[i], &a->path[a->npath])) {
+				map_range(g, rng, sizeof rng);
 				orders_error(errs, l->lineno, "expected a hex of "
 				    "the map (%s), got '%s'", rng, l->words[i]);
 				return false;
@@ -190,17 +222,18 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 			    verb);
 			return false;
 		}
-		if (a->kind == ACT_FIRE && strcmp(l->words[i], "best") == 0)
+		if (a->kind == ACT_FIRE && word_is(l->words[i], "best"))
 			a->best = true;
 		else if (a->kind == ACT_FIRE) {
 			if (!map_hex(g, l->words[i], &a->target)) {
+				map_range(g, rng, sizeof rng);
 				orders_error(errs, l->lineno, "expected a hex of "
 				    "the map (%s) or 'best', got '%s'", rng,
 				    l->words[i]);
 				return false;
 			}
 		} else {
-			a->tunit = game_unit_index(g, l->words[i]);
+			a->tunit = unit_index(g, l->words[i]);
 			if (a->tunit < 0 || g->units[a->tunit].side == side ||
 			    g->units[a->tunit].side < 0) {
 				orders_error(errs, l->lineno, "no enemy unit "
@@ -210,7 +243,7 @@ parse_action(const struct game *g, int side, const struct order_line *l,
 		}
 		i++;
 		if (i < j) {
-			if (i + 2 != j || strcmp(l->words[i], "caps") != 0 ||
+			if (i + 2 != j || !word_is(l->words[i], "caps") ||
 			    orders_parse_int(l->words[i + 1], 0, 2, &a->caps) !=
 			    HP_OK) {
 				orders_error(errs, l->lineno, "expected 'caps N' "
@@ -231,27 +264,27 @@ parse_cond(const struct game *g, int side, const struct order_line *l,
 {
 	char rng[24];
 
-	map_range(g, rng, sizeof rng);
-	if (i < j && strcmp(l->words[i], "not") == 0) {
+	if (i < j && word_is(l->words[i], "not")) {
 		e->neg = true;
 		i++;
 	}
-	if (i + 1 == j && strcmp(l->words[i], "passed") == 0) {
+	if (i + 1 == j && word_is(l->words[i], "passed")) {
 		e->cond = COND_PASSED;
 		return true;
 	}
-	if (i + 2 == j && (strcmp(l->words[i], "occupied") == 0 ||
-	    strcmp(l->words[i], "enemy") == 0)) {
+	if (i + 2 == j && (word_is(l->words[i], "occupied") ||
+	    word_is(l->words[i], "enemy"))) {
 		e->cond = l->words[i][0] == 'o' ? COND_OCCUPIED : COND_ENEMY;
 		if (!map_hex(g, l->words[i + 1], &e->chex)) {
+			map_range(g, rng, sizeof rng);
 			orders_error(errs, l->lineno, "expected a hex of the map "
 			    "(%s), got '%s'", rng, l->words[i + 1]);
 			return false;
 		}
 		return true;
 	}
-	if (i + 2 == j && (strcmp(l->words[i], "inrange") == 0 ||
-	    strcmp(l->words[i], "inlos") == 0)) {
+	if (i + 2 == j && (word_is(l->words[i], "inrange") ||
+	    word_is(l->words[i], "inlos"))) {
 		e->cond = l->words[i][2] == 'r' ? COND_INRANGE : COND_INLOS;
 		if ((e->cunit = own_unit(g, side, l->words[i + 1])) < 0) {
 			orders_error(errs, l->lineno, "no unit '%s' of yours",
@@ -260,7 +293,7 @@ parse_cond(const struct game *g, int side, const struct order_line *l,
 		}
 		return true;
 	}
-	if (i + 2 == j && strcmp(l->words[i], "caps") == 0) {
+	if (i + 2 == j && word_is(l->words[i], "caps")) {
 		e->cond = COND_CAPS;
 		if (orders_parse_int(l->words[i + 1], 0, 99, &e->cn) != HP_OK) {
 			orders_error(errs, l->lineno, "expected 'caps N' with N "
@@ -291,7 +324,7 @@ parse_stop(const struct game *g, int side, const struct order_line *l,
 	s = &p->stops[p->nstops];
 	s->unit = -1;
 	s->act = ACT_NONE;
-	if ((strcmp(w, "hit") == 0 || strcmp(w, "lost") == 0) &&
+	if ((word_is(w, "hit") || word_is(w, "lost")) &&
 	    l->nwords <= 3) {
 		s->kind = w[0] == 'h' ? STOP_HIT : STOP_LOST;
 		if (l->nwords == 3 && (s->unit = own_unit(g, side,
@@ -300,21 +333,21 @@ parse_stop(const struct game *g, int side, const struct order_line *l,
 			    l->words[2]);
 			return false;
 		}
-	} else if ((strcmp(w, "seen") == 0 || strcmp(w, "revealed") == 0) &&
+	} else if ((word_is(w, "seen") || word_is(w, "revealed")) &&
 	    l->nwords == 2)
 		s->kind = STOP_SEEN;
-	else if (strcmp(w, "dry") == 0 && l->nwords == 2)
+	else if (word_is(w, "dry") && l->nwords == 2)
 		s->kind = STOP_DRY;
-	else if (strcmp(w, "inrange") == 0 && l->nwords == 3) {
+	else if (word_is(w, "inrange") && l->nwords == 3) {
 		s->kind = STOP_INRANGE;
 		if ((s->unit = own_unit(g, side, l->words[2])) < 0) {
 			orders_error(errs, l->lineno, "no unit '%s' of yours",
 			    l->words[2]);
 			return false;
 		}
-	} else if (strcmp(w, "answer") == 0 && l->nwords == 3) {
+	} else if (word_is(w, "answer") && l->nwords == 3) {
 		s->kind = STOP_ANSWER;
-		if (strcmp(l->words[2], "any") != 0) {
+		if (!word_is(l->words[2], "any")) {
 			for (k = 1; k < (int)(sizeof act_names /
 			    sizeof act_names[0]); k++)
 				if (strcmp(l->words[2], act_names[k]) == 0)
@@ -346,12 +379,13 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 	size_t k, before = errs->n;
 	int i, t, e;
 
+	last_id.g = NULL;  /* the unit names of another game, or changed */
 	memset(p, 0, sizeof *p);
 	for (k = 0; k < b->n; k++) {
 		const struct order_line *l = &b->v[k];
 		struct cap_entry *en;
 
-		if (strcmp(l->words[0], "initiative") == 0) {
+		if (word_is(l->words[0], "initiative")) {
 			if (l->nwords != 2 || orders_parse_int(l->words[1], 0, 2,
 			    &p->initiative) != HP_OK)
 				orders_error(errs, l->lineno, "expected "
@@ -359,12 +393,12 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 				    "to the roll)");
 			continue;
 		}
-		if (strcmp(l->words[0], "stop") == 0) {
+		if (word_is(l->words[0], "stop")) {
 			(void)parse_stop(g, side, l, p, errs);
 			continue;
 		}
-		if (strcmp(l->words[0], "dry") == 0) {
-			if (l->nwords != 2 || strcmp(l->words[1], "pass") != 0)
+		if (word_is(l->words[0], "dry")) {
+			if (l->nwords != 2 || !word_is(l->words[1], "pass"))
 				orders_error(errs, l->lineno, "expected 'dry "
 				    "pass'");
 			else
@@ -384,17 +418,19 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 		en = &p->e[p->n];
 		memset(en, 0, sizeof *en);
 		en->line = l->lineno;
-		if (strcmp(l->words[0], "if") != 0) {
+		if (!word_is(l->words[0], "if")) {
 			if (parse_action(g, side, l, 0, l->nwords, &en->then,
 			    errs))
 				p->n++;
 			continue;
 		}
 		for (t = -1, e = -1, i = 1; i < l->nwords; i++) {
-			if (strcmp(l->words[i], "then") == 0 && t < 0)
+			const char *w = l->words[i];
+
+			if (w[0] == 't' && word_is(w, "then") && t < 0)
 				t = i;
-			else if (strcmp(l->words[i], "else") == 0 && t >= 0 &&
-			    e < 0)
+			else if (w[0] == 'e' && word_is(w, "else") &&
+			    t >= 0 && e < 0)
 				e = i;
 		}
 		if (t < 0) {
@@ -420,56 +456,86 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 	return errs->n > before ? HP_EINVAL : HP_OK;
 }
 
+/* Append " " and word w to out. */
+static void
+put_word(struct sbuf *out, const char *w)
+{
+	sbuf_add(out, " ", 1);
+	sbuf_puts(out, w);
+}
+
+/* Append " " and the label of h to out. */
+static void
+put_hex(const struct game *g, struct sbuf *out, struct hex h)
+{
+	char lbl[8];
+
+	put_word(out, hex_label(&g->layout, h, lbl, sizeof lbl));
+}
+
+/* Append " " and v to out. */
+static void
+put_num(struct sbuf *out, int v)
+{
+	sbuf_add(out, " ", 1);
+	cap_put_int(out, v);
+}
+
 /* Append action a in canonical words to out (no newline). */
 void
 cap_action_text(const struct game *g, const struct cap_action *a,
     struct sbuf *out)
 {
-	char lbl[8];
 	int i;
 
+	if (out->discard)
+		return;
 	if (a->cmd)
-		sbuf_puts(out, "cmd ");
+		CAP_PUTS(out, "cmd ");
 	sbuf_puts(out, act_names[a->kind]);
 	switch (a->kind) {
 	case ACT_CARD:
-		sbuf_printf(out, " %d", a->card);
-		if (a->tunit >= 0)
-			sbuf_printf(out, " rally %s", g->units[a->tunit].id);
-		else
-			sbuf_printf(out, " smoke %s", hex_label(&g->layout,
-			    a->target, lbl, sizeof lbl));
+		put_num(out, a->card);
+		if (a->tunit >= 0) {
+			CAP_PUTS(out, " rally");
+			put_word(out, g->units[a->tunit].id);
+		} else {
+			CAP_PUTS(out, " smoke");
+			put_hex(g, out, a->target);
+		}
 		return;
 	case ACT_PASS:
 		return;
 	default:
 		break;
 	}
-	sbuf_printf(out, " %s", g->units[a->unit].id);
+	put_word(out, g->units[a->unit].id);
 	switch (a->kind) {
 	case ACT_PIVOT:
-		sbuf_printf(out, " %s", cap_dir_name(a->facing));
+		put_word(out, cap_dir_name(a->facing));
 		break;
 	case ACT_MOVE:
 		if (a->toward)
-			sbuf_puts(out, " toward");
+			CAP_PUTS(out, " toward");
 		for (i = 0; i < a->npath; i++)
-			sbuf_printf(out, " %s", hex_label(&g->layout, a->path[i],
-			    lbl, sizeof lbl));
-		if (a->facing >= 0)
-			sbuf_printf(out, " face %s", cap_dir_name(a->facing));
+			put_hex(g, out, a->path[i]);
+		if (a->facing >= 0) {
+			CAP_PUTS(out, " face");
+			put_word(out, cap_dir_name(a->facing));
+		}
 		break;
 	case ACT_FIRE:
 	case ACT_CLOSE:
 		if (a->kind == ACT_CLOSE)
-			sbuf_printf(out, " %s", g->units[a->tunit].id);
+			put_word(out, g->units[a->tunit].id);
 		else if (a->best)
-			sbuf_puts(out, " best");
+			CAP_PUTS(out, " best");
 		else
-			sbuf_printf(out, " %s", hex_label(&g->layout, a->target,
-			    lbl, sizeof lbl));
-		if (a->caps > 0)
-			sbuf_printf(out, " caps %d", a->caps);
+			put_hex(g, out, a->target);
+		if (a->caps > 0) {
+			CAP_PUTS(out, " caps");
+			put_num(out, a->caps);
+		}
 		break;
 	default:
 		break;
@@ -483,58 +549,63 @@ cap_plan_canon(const struct game *g, const struct cap_plan *p,
 {
 	static const char *const stop_names[] = { "hit", "lost", "seen",
 		"inrange", "dry", "answer" };
-	char lbl[8];
 	int i;
 
-	if (p->initiative > 0)
-		sbuf_printf(out, "initiative %d\n", p->initiative);
+	if (out->discard)
+		return;
+	if (p->initiative > 0) {
+		CAP_PUTS(out, "initiative");
+		put_num(out, p->initiative);
+		CAP_PUTS(out, "\n");
+	}
 	for (i = 0; i < p->nstops; i++) {
 		const struct cap_stop *s = &p->stops[i];
 
-		sbuf_printf(out, "stop %s", stop_names[s->kind]);
+		CAP_PUTS(out, "stop ");
+		sbuf_puts(out, stop_names[s->kind]);
 		if (s->kind == STOP_ANSWER)
-			sbuf_printf(out, " %s", s->act == ACT_NONE ? "any" :
+			put_word(out, s->act == ACT_NONE ? "any" :
 			    act_names[s->act]);
 		else if (s->unit >= 0)
-			sbuf_printf(out, " %s", g->units[s->unit].id);
-		sbuf_puts(out, "\n");
+			put_word(out, g->units[s->unit].id);
+		CAP_PUTS(out, "\n");
 	}
 	if (p->dry_pass)
-		sbuf_puts(out, "dry pass\n");
+		CAP_PUTS(out, "dry pass\n");
 	for (i = 0; i < p->n; i++) {
 		const struct cap_entry *e = &p->e[i];
 
 		if (e->cond != COND_NONE) {
-			sbuf_printf(out, "if %s", e->neg ? "not " : "");
+			sbuf_puts(out, e->neg ? "if not " : "if ");
 			switch (e->cond) {
 			case COND_OCCUPIED:
 			case COND_ENEMY:
-				sbuf_printf(out, "%s %s", e->cond ==
-				    COND_OCCUPIED ? "occupied" : "enemy",
-				    hex_label(&g->layout, e->chex, lbl,
-				    sizeof lbl));
+				sbuf_puts(out, e->cond == COND_OCCUPIED ?
+				    "occupied" : "enemy");
+				put_hex(g, out, e->chex);
 				break;
 			case COND_INRANGE:
 			case COND_INLOS:
-				sbuf_printf(out, "%s %s", e->cond ==
-				    COND_INRANGE ? "inrange" : "inlos",
-				    g->units[e->cunit].id);
+				sbuf_puts(out, e->cond == COND_INRANGE ?
+				    "inrange" : "inlos");
+				put_word(out, g->units[e->cunit].id);
 				break;
 			case COND_CAPS:
-				sbuf_printf(out, "caps %d", e->cn);
+				CAP_PUTS(out, "caps");
+				put_num(out, e->cn);
 				break;
 			default:
-				sbuf_puts(out, "passed");
+				CAP_PUTS(out, "passed");
 				break;
 			}
-			sbuf_puts(out, " then ");
+			CAP_PUTS(out, " then ");
 		}
 		cap_action_text(g, &e->then, out);
 		if (e->has_else) {
-			sbuf_puts(out, " else ");
+			CAP_PUTS(out, " else ");
 			cap_action_text(g, &e->els, out);
 		}
-		sbuf_puts(out, "\n");
+		CAP_PUTS(out, "\n");
 	}
 }
 
@@ -551,8 +622,9 @@ cap_plan_from_text(const struct game *g, int side, const char *text,
 
 	for (q = text; q != NULL && *q != '\0'; q = e ? e + 1 : NULL) {
 		struct order_line *l;
-		char buf[512], *w, *save = NULL;
-		size_t n;
+		char buf[512];
+		size_t n, i;
+		int k;
 
 		e = strchr(q, '\n');
 		n = e ? (size_t)(e - q) : strlen(q);
@@ -566,17 +638,26 @@ cap_plan_from_text(const struct game *g, int side, const char *text,
 			b.v = xrealloc(b.v, cap * sizeof *b.v);
 		}
 		l = &b.v[b.n];
-		memset(l, 0, sizeof *l);
 		l->lineno = lineno;
+		l->nwords = 0;
+		for (k = 0; k < ORDERS_MAX_WORDS; k++)
+			l->words[k][0] = '\0';
 		strlcpy_(l->text, buf, sizeof l->text);
-		for (w = strtok_r(buf, " \t", &save); w != NULL &&
-		    l->nwords < ORDERS_MAX_WORDS; w = strtok_r(NULL, " \t",
-		    &save)) {
-			char *c;
+		/* The words between blanks and tabs (as strtok_r finds them),
+		 * each cut to ORDERS_WORD_MAX - 1 bytes and lower-cased. */
+		for (i = 0; i < n && l->nwords < ORDERS_MAX_WORDS; ) {
+			char *c = l->words[l->nwords];
+			size_t len = 0;
 
-			strlcpy_(l->words[l->nwords], w, ORDERS_WORD_MAX);
-			for (c = l->words[l->nwords]; *c; c++)
-				*c = (char)tolower((unsigned char)*c);
+			while (i < n && (buf[i] == ' ' || buf[i] == '\t'))
+				i++;
+			if (i == n)
+				break;
+			for (; i < n && buf[i] != ' ' && buf[i] != '\t'; i++)
+				if (len + 1 < ORDERS_WORD_MAX)
+					c[len++] = (char)tolower((unsigned char)
+					    buf[i]);
+			c[len] = '\0';
 			l->nwords++;
 		}
 		if (l->nwords > 0)
@@ -587,4 +668,117 @@ cap_plan_from_text(const struct game *g, int side, const char *text,
 	orders_errors_free(&errs);
 	free(b.v);
 	return rc;
+}
+
+/* The plans cap_plan_cached keeps (per thread) and the most units and
+ * hexes a kept plan's game may have. */
+#define MEMO_PLANS 4
+#define MEMO_UNITS 64
+#define MEMO_HEXES 1024
+
+/* One unit as a plan's parse sees it. */
+struct memo_unit {
+	char id[GAME_ID_MAX];
+	int side;
+	bool smoke;
+};
+
+/* A plan's text of a side, what it parsed to, and what of the game the
+ * parse read: the units (id, side, smoke or not), the layout and where
+ * the hexes are. */
+struct plan_memo {
+	bool valid;
+	int side, rc;
+	char *text;
+	struct cap_plan plan;
+	struct hex_layout layout;
+	int nunits, nhex;
+	struct memo_unit units[MEMO_UNITS];
+	struct hex hexes[MEMO_HEXES];
+};
+
+static _Thread_local struct plan_memo *plan_memo;  /* MEMO_PLANS of them */
+static _Thread_local int plan_memo_next;
+
+/* Does g look to a plan's parse as it did when m was kept? */
+static bool
+memo_game_same(const struct plan_memo *m, const struct game *g)
+{
+	int i;
+
+	if (m->nunits != g->nunits || m->nhex != g->nhex ||
+	    memcmp(&m->layout, &g->layout, sizeof m->layout) != 0)
+		return false;
+	for (i = 0; i < g->nunits; i++)
+		if (m->units[i].side != g->units[i].side ||
+		    strcmp(m->units[i].id, g->units[i].id) != 0 ||
+		    m->units[i].smoke != (strcmp(g->units[i].kind,
+		    CAP_SMOKE) == 0))
+			return false;
+	for (i = 0; i < g->nhex; i++)
+		if (!hex_eq(m->hexes[i], g->hexes[i].h))
+			return false;
+	return true;
+}
+
+/* Copy plan m into p; zeroed: p is all zero bytes, so that for a plan
+ * that parsed (the entries past the last are zero) only what is used
+ * needs copying. */
+static void
+plan_copy(struct cap_plan *p, const struct cap_plan *m, int rc, bool zeroed)
+{
+	if (!zeroed || rc != HP_OK || m->n < 0 || m->n > CAP_MAX_ENTRIES) {
+		*p = *m;
+		return;
+	}
+	p->initiative = m->initiative;
+	memcpy(p->e, m->e, (size_t)m->n * sizeof m->e[0]);
+	p->n = m->n;
+	memcpy(p->stops, m->stops, sizeof p->stops);
+	p->nstops = m->nstops;
+	p->dry_pass = m->dry_pass;
+}
+
+/* cap_plan_from_text, the same plan for the same text, side and game:
+ * kept per thread, as a game's state holds the same plan text through
+ * many loads (issue 17). zeroed: p is all zero bytes (a new state). */
+int
+cap_plan_cached(const struct game *g, int side, const char *text,
+    struct cap_plan *p, bool zeroed)
+{
+	struct plan_memo *m;
+	int i;
+
+	if (g->nunits > MEMO_UNITS || g->nhex > MEMO_HEXES)
+		return cap_plan_from_text(g, side, text, p);
+	if (plan_memo == NULL)
+		plan_memo = xcalloc(MEMO_PLANS, sizeof *plan_memo);
+	for (i = 0; i < MEMO_PLANS; i++) {
+		m = &plan_memo[i];
+		if (m->valid && m->side == side && strcmp(m->text, text) == 0 &&
+		    memo_game_same(m, g)) {
+			plan_copy(p, &m->plan, m->rc, zeroed);
+			return m->rc;
+		}
+	}
+	m = &plan_memo[plan_memo_next];
+	plan_memo_next = (plan_memo_next + 1) % MEMO_PLANS;
+	m->valid = false;
+	m->rc = cap_plan_from_text(g, side, text, &m->plan);
+	free(m->text);
+	m->text = xstrdup(text);
+	m->side = side;
+	m->layout = g->layout;
+	m->nunits = g->nunits;
+	m->nhex = g->nhex;
+	for (i = 0; i < g->nunits; i++) {
+		strlcpy_(m->units[i].id, g->units[i].id, sizeof m->units[i].id);
+		m->units[i].side = g->units[i].side;
+		m->units[i].smoke = strcmp(g->units[i].kind, CAP_SMOKE) == 0;
+	}
+	for (i = 0; i < g->nhex; i++)
+		m->hexes[i] = g->hexes[i].h;
+	m->valid = true;
+	plan_copy(p, &m->plan, m->rc, zeroed);
+	return m->rc;
 }

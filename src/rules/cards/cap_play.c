@@ -84,12 +84,15 @@ seen_by(const struct cap_state *st, const struct game *g, int side)
 	return n;
 }
 
-/* Does guard e of side hold now? */
+/* Does guard e of side hold now? An 'inrange' guard leaves whom its unit
+ * may fire at in x (row_ok) for the action it guards. */
 static bool
-guard_holds(const struct cap_state *st, const struct game *g, int side,
-    const struct cap_entry *e)
+guard_holds(struct cap_ctx *x, int side, const struct cap_entry *e)
 {
+	const struct cap_state *st = x->st;
+	const struct game *g = x->g;
 	bool v;
+	int i;
 
 	switch (e->cond) {
 	case COND_OCCUPIED:
@@ -99,7 +102,16 @@ guard_holds(const struct cap_state *st, const struct game *g, int side,
 		v = unit_in(g, e->chex, side, true);
 		break;
 	case COND_INRANGE:
-		v = in_range(st, g, e->cunit) > 0;
+		if (g->nunits > CAP_FIRE_ROW) {
+			v = in_range(st, g, e->cunit) > 0;
+			break;
+		}
+		/* in_range() > 0, the row kept */
+		cap_fire_row(st, g, e->cunit, x->row);
+		x->row_unit = e->cunit;
+		x->row_ok = true;
+		for (v = false, i = 0; i < g->nunits; i++)
+			v |= x->row[i] != 0;
 		break;
 	case COND_INLOS:
 		v = in_los(st, g, e->cunit) > 0;
@@ -139,13 +151,20 @@ watch_take(const struct cap_state *st, const struct game *g,
 
 	memset(w, 0, sizeof *w);
 	for (s = 0; s < CAP_SIDES; s++) {
+		bool seen = false;
+
 		if (!st->have_plan[s])
 			continue;
-		w->seen[s] = seen_by(st, g, s);
-		for (k = 0; k < st->plan[s].nstops; k++)
+		for (k = 0; k < st->plan[s].nstops; k++) {
 			if (st->plan[s].stops[k].kind == STOP_INRANGE)
 				w->range[s][k] = in_range(st, g,
 				    st->plan[s].stops[k].unit);
+			seen |= st->plan[s].stops[k].kind == STOP_SEEN;
+		}
+		/* Only a 'stop seen' reads the count (issue 17: it is
+		 * a line of sight for each pair of units). */
+		if (seen)
+			w->seen[s] = seen_by(st, g, s);
 	}
 }
 
@@ -247,7 +266,7 @@ alternate(struct resolve_ctx *c, struct cap_ctx *x)
 {
 	struct game *g = c->g;
 	bool per_action = game_option_flag(g, "per-action");
-	int guard, s, o;
+	int guard, s, o, rc;
 	char why[160];
 
 	events_phase(c->ev, "Turns");
@@ -269,14 +288,17 @@ alternate(struct resolve_ctx *c, struct cap_ctx *x)
 			struct cap_entry e = p->e[0];
 
 			pop_entry(p);
-			a = guard_holds(x->st, g, s, &e) ? &e.then :
+			x->row_ok = false;
+			a = guard_holds(x, s, &e) ? &e.then :
 			    e.has_else ? &e.els : NULL;
 			if (a == NULL) {
 				events_add(c->ev, 1u << s, 0, "Your line %d: the "
 				    "condition does not hold; skipped.", e.line);
 				continue;
 			}
-			if (cap_do_action(x, s, a, why, sizeof why) == HP_OK) {
+			rc = cap_do_action(x, s, a, why, sizeof why);
+			x->row_ok = false;
+			if (rc == HP_OK) {
 				kind = a->kind;
 				break;
 			}
@@ -284,6 +306,7 @@ alternate(struct resolve_ctx *c, struct cap_ctx *x)
 			    "possible now (%s); skipped.", e.line, why);
 			a = NULL;
 		}
+		x->row_ok = false;
 		if (a == NULL) {
 			bool opp_acts = cap_svar(g, "lastpass", o, 0) == 0;
 
@@ -349,9 +372,11 @@ cap_resolve(struct resolve_ctx *c)
 	x.dice = c->dice;
 	x.ev = c->ev;
 	x.st = cap_state_load(g);
+	cap_los_begin(x.st, g);  /* the terrain's lines of sight, kept */
 	if (strcmp(c->w->name, "deploy") == 0) {
 		cap_round_start(&x, 1);
 		g->turn = 1;
+		cap_los_end();
 		cap_state_save(g, x.st);
 		cap_state_free(x.st);
 		return RESOLVE_DONE;
@@ -407,6 +432,7 @@ cap_resolve(struct resolve_ctx *c)
 		game_set_var(g, "turnside", cap_initiative(&x, bid));
 	}
 	rc = alternate(c, &x);
+	cap_los_end();
 	cap_state_save(g, x.st);
 	cap_state_free(x.st);
 	return rc;

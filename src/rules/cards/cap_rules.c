@@ -19,6 +19,26 @@ last_sealed(const struct dice *d, int before)
 	return (int)d->nslog > before ? d->slog[d->nslog - 1].seq : 0;
 }
 
+/* Is a roll's purpose read (not in a quiet simulation: issue 17)? */
+static bool
+purposes(const struct cap_ctx *x)
+{
+	return !x->ev->quiet;
+}
+
+/* 2D6 for purpose why: dice_roll_sum, or, when no purpose is read, the
+ * same two dice without their purposes written. */
+static int
+roll_2d6(struct cap_ctx *x, const char *why)
+{
+	int r;
+
+	if (purposes(x))
+		return dice_roll_sum(x->dice, 2, 6, why);
+	r = dice_roll(x->dice, 6, 0, "");
+	return r + dice_roll(x->dice, 6, 0, "");
+}
+
 /* Draw a card from the deck (the discards reshuffled into it when it is
  * empty) as a sealed draw shown to the sides in visible; the card's
  * number in the deck (1-based), 0 when there is none at all. */
@@ -45,15 +65,57 @@ cap_draw_card(struct cap_ctx *x, unsigned visible, const char *why)
 	return card;
 }
 
+/* Text built without printf (issue 17: an action's log line is written
+ * for every action): buf of size cap, len used, cut as snprintf cuts. */
+struct line {
+	char *buf;
+	size_t cap, len;
+};
+
+/* Append s to l. */
+static void
+line_add(struct line *l, const char *s)
+{
+	while (*s != '\0' && l->len + 1 < l->cap)
+		l->buf[l->len++] = *s++;
+	l->buf[l->len] = '\0';
+}
+
+/* Append v to l, as "%d" writes it. */
+static void
+line_int(struct line *l, int v)
+{
+	char d[16];
+	long long x = v;
+	int i = (int)sizeof d - 1;
+
+	d[i] = '\0';
+	if (x < 0)
+		x = -x;
+	do {
+		d[--i] = (char)('0' + x % 10);
+		x /= 10;
+	} while (x > 0);
+	if (v < 0)
+		d[--i] = '-';
+	line_add(l, d + i);
+}
+
 /* Append to side's action log of the round. */
 static void
 log_side(struct cap_ctx *x, int side, const char *text)
 {
-	size_t n = strlen(x->st->log[side]);
+	char *l = x->st->log[side];
+	size_t n = strlen(l), t = strlen(text);
 
-	if (n + strlen(text) + 3 < sizeof x->st->log[side])
-		snprintf(x->st->log[side] + n, sizeof x->st->log[side] - n,
-		    "%s%s", n ? " | " : "", text);
+	/* As snprintf "%s%s" would write it (there is room for both). */
+	if (n + t + 3 < sizeof x->st->log[side]) {
+		if (n > 0) {
+			memcpy(l + n, " | ", 3);
+			n += 3;
+		}
+		memcpy(l + n, text, t + 1);
+	}
 }
 
 /* The spent check of unit after an action of aps APs by side: draw an
@@ -68,8 +130,11 @@ cap_spent_check(struct cap_ctx *x, int side, int unit, int aps)
 	const struct cap_card *k;
 	int before = (int)x->dice->nslog, card, seq, spent;
 	char why[96], line[160];
+	struct line ln;
 
-	snprintf(why, sizeof why, "spent check of %s", u->id);
+	why[0] = '\0';
+	if (purposes(x))
+		snprintf(why, sizeof why, "spent check of %s", u->id);
 	card = cap_draw_card(x, BOTH, why);
 	if (card == 0) {
 		events_add(x->ev, ALL, 0, "No order card is left for %s's spent "
@@ -80,9 +145,19 @@ cap_spent_check(struct cap_ctx *x, int side, int unit, int aps)
 	spent = aps >= k->num;
 	if (spent && k->ignore && !x->g->sides[side].ai)
 		spent = 2;
-	snprintf(line, sizeof line, "spent check: card #%d (%d%s) vs %d AP: "
-	    "%s", card, k->num, k->ignore ? ", ignore symbol" : "", aps,
-	    spent == 2 ? "ignored" : spent ? "spent" : "not spent");
+	/* "spent check: card #%d (%d%s) vs %d AP: %s" */
+	ln.buf = line;
+	ln.cap = sizeof line;
+	ln.len = 0;
+	line_add(&ln, "spent check: card #");
+	line_int(&ln, card);
+	line_add(&ln, " (");
+	line_int(&ln, k->num);
+	line_add(&ln, k->ignore ? ", ignore symbol" : "");
+	line_add(&ln, ") vs ");
+	line_int(&ln, aps);
+	line_add(&ln, " AP: ");
+	line_add(&ln, spent == 2 ? "ignored" : spent ? "spent" : "not spent");
 	seq = last_sealed(x->dice, before);
 	if (seq > 0)
 		events_add_rolls(x->ev, ALL, BOTH, seq, 1, "%s: %s.", u->name,
@@ -147,7 +222,9 @@ cap_take_hit(struct cap_ctx *x, int unit, int by_side)
 		    "it rallies on 12.", u->name);
 		return;
 	}
-	snprintf(why, sizeof why, "hit token for %s", u->id);
+	why[0] = '\0';
+	if (purposes(x))
+		snprintf(why, sizeof why, "hit token for %s", u->id);
 	pos = dice_draw_sealed(x->dice, vis, x->st->npool, why);
 	u->x[0] = x->st->pool[pos];
 	u->x[1] = 0;
@@ -243,9 +320,11 @@ attack_one(struct cap_ctx *x, int unit, int target, int caps)
 		fp -= 2;
 		strlcpy_(mods, ", beyond range -2", sizeof mods);
 	}
-	snprintf(why, sizeof why, "%s fires on %s", u->id, t->id);
+	why[0] = '\0';
+	if (purposes(x))
+		snprintf(why, sizeof why, "%s fires on %s", u->id, t->id);
 	first = (int)x->dice->nlog + 1;
-	roll = dice_roll_sum(x->dice, 2, 6, why);
+	roll = roll_2d6(x, why);
 	av = fp + roll + caps;
 	front = d > 0 && cap_in_arc(t->pos, t->facing, u->pos);
 	dv = kt->dr[front ? 0 : 1] + cap_terrain_at(x->st, g, t->pos)->dv;
@@ -262,12 +341,11 @@ attack_one(struct cap_ctx *x, int unit, int target, int caps)
 		cap_take_hit(x, target, u->side);
 }
 
-/* Combat: unit fires on the hex target (range combat: every enemy unit
- * there, rolled one by one) or, tunit >= 0, on the one enemy unit in its
- * own hex (close combat). caps are added to each roll. HP_OK, or
- * HP_EINVAL when the target may not be fired on. */
-int
-cap_fire(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps)
+/* cap_fire, with row (may be NULL) the units unit may fire at now
+ * (cap_fire_row), so that they are not looked at again. */
+static int
+fire_at(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps,
+    const unsigned char *row)
 {
 	struct game *g = x->g;
 	int i, n = 0, targets[64];
@@ -281,7 +359,8 @@ cap_fire(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps)
 	}
 	for (i = 0; i < g->nunits && n < 64; i++)
 		if (hex_eq(g->units[i].pos, target) &&
-		    cap_can_fire(x->st, g, unit, i))
+		    (row != NULL ? row[i] != 0 : cap_can_fire(x->st, g, unit,
+		    i)))
 			targets[n++] = i;
 	if (n == 0)
 		return HP_EINVAL;
@@ -289,6 +368,46 @@ cap_fire(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps)
 		if (g->units[targets[i]].placed)
 			attack_one(x, unit, targets[i], caps);
 	return HP_OK;
+}
+
+/* Combat: unit fires on the hex target (range combat: every enemy unit
+ * there, rolled one by one) or, tunit >= 0, on the one enemy unit in its
+ * own hex (close combat). caps are added to each roll. HP_OK, or
+ * HP_EINVAL when the target may not be fired on. */
+int
+cap_fire(struct cap_ctx *x, int unit, struct hex target, int tunit, int caps)
+{
+	return fire_at(x, unit, target, tunit, caps, NULL);
+}
+
+/* The units unit may fire at: row[i] is cap_can_fire(unit, i) for every
+ * unit i (g has at most CAP_FIRE_ROW units). */
+void
+cap_fire_row(const struct cap_state *st, const struct game *g, int unit,
+    unsigned char *row)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++)
+		row[i] = cap_can_fire(st, g, unit, i);
+}
+
+/* cap_best_target from the row of cap_fire_row. */
+static int
+best_of_row(const struct game *g, int unit, const unsigned char *row)
+{
+	int i, best = -1, bd = 1 << 30, d;
+
+	for (i = 0; i < g->nunits; i++) {
+		if (!row[i])
+			continue;
+		d = hex_distance(g->units[unit].pos, g->units[i].pos);
+		if (d < bd) {
+			bd = d;
+			best = i;
+		}
+	}
+	return best;
 }
 
 /* A rally attempt of unit: 2D6, +1 in cover, +1 stacked with a friendly
@@ -315,9 +434,11 @@ cap_rally(struct cap_ctx *x, int unit, const char *how)
 		mod++;
 	if (friend)
 		mod++;
-	snprintf(why, sizeof why, "rally of %s", u->id);
+	why[0] = '\0';
+	if (purposes(x))
+		snprintf(why, sizeof why, "rally of %s", u->id);
 	first = (int)x->dice->nlog + 1;
-	roll = dice_roll_sum(x->dice, 2, 6, why);
+	roll = roll_2d6(x, why);
 	u->x[1] = 1;
 	events_add_rolls(x->ev, ALL, 0, first, 2, "%s tries to rally (%s): "
 	    "2D6 %d %+d against its token %d: %s.", u->name, how, roll, mod,
@@ -351,9 +472,11 @@ cap_initiative(struct cap_ctx *x, const int bid[CAP_SIDES])
 	for (guard = 0; guard < 50; guard++) {
 		first = (int)x->dice->nlog + 1;
 		for (s = 0; s < CAP_SIDES; s++) {
-			snprintf(why, sizeof why, "initiative of %s",
-			    x->g->sides[s].name);
-			r[s] = dice_roll_sum(x->dice, 2, 6, why) + b[s];
+			why[0] = '\0';
+			if (purposes(x))
+				snprintf(why, sizeof why, "initiative of %s",
+				    x->g->sides[s].name);
+			r[s] = roll_2d6(x, why) + b[s];
 		}
 		events_add_rolls(x->ev, ALL, 0, first, 4, "Initiative: %s %d "
 		    "(%d CAP%s), %s %d (%d CAP%s)%s.", x->g->sides[0].name, r[0],
@@ -407,8 +530,10 @@ cap_round_start(struct cap_ctx *x, int round)
 	for (s = 0; s < CAP_SIDES; s++) {
 		n = cap_svar(g, "draw", s, 1);
 		for (k = 0; k < n && x->st->nhand[s] < CAP_MAX_CARDS; k++) {
-			snprintf(why, sizeof why, "card for %s",
-			    g->sides[s].name);
+			why[0] = '\0';
+			if (purposes(x))
+				snprintf(why, sizeof why, "card for %s",
+				    g->sides[s].name);
 			before = (int)x->dice->nslog;
 			if ((card = cap_draw_card(x, 1u << s, why)) == 0)
 				break;
@@ -448,9 +573,12 @@ cap_round_start(struct cap_ctx *x, int round)
 			if (!u->placed || kt == NULL || u->side == a->side ||
 			    !hex_eq(u->pos, a->at))
 				continue;
-			snprintf(why, sizeof why, "artillery on %s", u->id);
+			why[0] = '\0';
+			if (purposes(x))
+				snprintf(why, sizeof why, "artillery on %s",
+				    u->id);
 			first = (int)x->dice->nlog + 1;
-			roll = dice_roll_sum(x->dice, 2, 6, why);
+			roll = roll_2d6(x, why);
 			dv = kt->dr[1] + cap_terrain_at(x->st, g, u->pos)->dv;
 			events_add_rolls(x->ev, ALL, 0, first, 2, "Artillery "
 			    "on %s: AV %d (FP %d, 2D6 %d) against DV %d.",
@@ -546,6 +674,8 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 	struct hex path[CAP_MAX_PATH], target;
 	int aps = 0, npath = a->npath, tunit = a->tunit, i, fire_ap;
 	char lbl[8];
+	unsigned char cf[CAP_FIRE_ROW];
+	bool row;
 
 	why[0] = '\0';
 	if (u != NULL && (!u->placed || u->status == CAP_GONE)) {
@@ -557,7 +687,8 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		return HP_EINVAL;
 	}
 	sbuf_init(&t);
-	cap_action_text(g, a, &t);
+	if (a->kind == ACT_CARD)  /* only a card's text goes to the log */
+		cap_action_text(g, a, &t);
 	fire_ap = game_var(g, "fire.ap", 2);
 	switch (a->kind) {
 	case ACT_PASS:
@@ -670,9 +801,14 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		    cap_dir_name(u->facing), aps, a->cmd ? "CAPs" : "AP");
 		{
 			char line[64];
+			struct line ln = { line, sizeof line, 0 };
 
-			snprintf(line, sizeof line, "move to %s (%d %s)", lbl,
-			    aps, a->cmd ? "CAP" : "AP");
+			/* "move to %s (%d %s)" */
+			line_add(&ln, "move to ");
+			line_add(&ln, lbl);
+			line_add(&ln, " (");
+			line_int(&ln, aps);
+			line_add(&ln, a->cmd ? " CAP)" : " AP)");
 			log_side(x, side, line);
 		}
 		if (!a->cmd)
@@ -682,8 +818,17 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 	case ACT_FIRE:
 	case ACT_CLOSE:
 		target = a->target;
+		/* Fire at the best target: whom the unit may fire at is
+		 * looked at once for the choice, the check and the fire
+		 * (nothing they read changes in between). */
+		row = a->best && g->nunits <= CAP_FIRE_ROW;
+		if (row && x->row_ok && x->row_unit == a->unit)
+			memcpy(cf, x->row, (size_t)g->nunits);
+		else if (row)
+			cap_fire_row(x->st, g, a->unit, cf);
 		if (a->best) {
-			int b = cap_best_target(x->st, g, a->unit);
+			int b = row ? best_of_row(g, a->unit, cf) :
+			    cap_best_target(x->st, g, a->unit);
 
 			if (b < 0) {
 				snprintf(why, whylen, "%s sees no enemy to fire "
@@ -703,7 +848,8 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 
 			for (i = 0; i < g->nunits; i++)
 				any |= hex_eq(g->units[i].pos, target) &&
-				    cap_can_fire(x->st, g, a->unit, i);
+				    (row ? cf[i] != 0 : cap_can_fire(x->st, g,
+				    a->unit, i));
 			if (!any) {
 				snprintf(why, whylen, "no enemy in %s that %s "
 				    "can see in its arc and range",
@@ -721,11 +867,14 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		pay_caps(g, side, a->caps + (a->cmd ? fire_ap : 0));
 		{
 			char line[80];
+			struct line ln = { line, sizeof line, 0 };
 
-			snprintf(line, sizeof line, "%s (%d %s%s)", a->kind ==
-			    ACT_CLOSE ? "close combat" : "fire", a->cmd ?
-			    fire_ap + a->caps : fire_ap, a->cmd ? "CAP" : "AP",
-			    !a->cmd && a->caps ? ", +CAPs" : "");
+			/* "%s (%d %s%s)" */
+			line_add(&ln, a->kind == ACT_CLOSE ? "close combat (" :
+			    "fire (");
+			line_int(&ln, a->cmd ? fire_ap + a->caps : fire_ap);
+			line_add(&ln, a->cmd ? " CAP" : " AP");
+			line_add(&ln, !a->cmd && a->caps ? ", +CAPs)" : ")");
 			log_side(x, side, line);
 		}
 		events_add(x->ev, ALL, 0, "%s: %s %s (%d %s%s).",
@@ -733,8 +882,8 @@ cap_do_action(struct cap_ctx *x, int side, const struct cap_action *a,
 		    "closes in" : "opens fire", a->cmd ? fire_ap + a->caps :
 		    fire_ap, a->cmd ? "CAPs" : "AP", !a->cmd && a->caps ?
 		    " and CAPs on the roll" : "");
-		(void)cap_fire(x, a->unit, target, a->kind == ACT_CLOSE ?
-		    tunit : -1, a->caps);
+		(void)fire_at(x, a->unit, target, a->kind == ACT_CLOSE ?
+		    tunit : -1, a->caps, row ? cf : NULL);
 		if (!a->cmd && u->placed)
 			(void)cap_spent_check(x, side, a->unit, fire_ap);
 		sbuf_free(&t);
