@@ -141,6 +141,10 @@ struct pw_orders {
 	struct pw_act act[PW_ACTS_MAX];
 	enum pw_retreat retreat;          /* the side's default */
 	signed char unit_retreat[GAME_MAX_UNITS]; /* -1: the default */
+	/* unit_retreat is set for the units below this index (the units
+	 * the game had when the orders were parsed: pw_parse clears no
+	 * more); the units at or above it take the side's default. */
+	int nunit_retreat;
 };
 
 /* --- helpers shared by the pw files and the tests ------------------------ */
@@ -185,6 +189,10 @@ bool pw_sees(const struct game *, struct hex a, struct hex b);
  * between. False (nothing kept) when a cache is already armed. */
 bool pw_los_cache_begin(const struct game *);
 void pw_los_cache_end(bool begun);
+/* While the cache is armed for g: the index of each neighbour (direction
+ * 0-5) of each of g's hexes by hex index, -1 off the map; NULL when it is
+ * not armed for g. */
+const int (*pw_map_neighbours(const struct game *))[6];
 /* Is to within the 120 degree arc of a unit at from facing dir? */
 bool pw_in_arc(int facing, struct hex from, struct hex to);
 /* The direction (0..5) from a that points most nearly at b. */

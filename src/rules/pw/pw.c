@@ -4,9 +4,11 @@
  * scenario and map in pw_map.c. Every reading of the seed is in
  * docs/rules/portable-wargame.md. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pw.h"
 
@@ -128,8 +130,29 @@ static const unsigned char kind_first[26][6] = {
 	['t' - 'a'] = { PW_TANK + 1, PW_TRUCK + 1 },
 };
 
-int
-pw_kind(const struct game_unit *u)
+/* The per-thread caches of one game's map and units (pw_los_cache_begin
+ * arms them for a resolution step or an opponent's plan; pw_kind reads
+ * the kinds, so they are declared here). */
+#define LOS_CACHE_MAXH 1024
+#define KIND_UNKNOWN (-2)
+static _Thread_local struct {
+	const struct game *armed;  /* the game between begin and end */
+	struct game_hex *map;      /* copy of the hexes it holds answers for */
+	int nhex;
+	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
+	signed char *terr;         /* terrain_of each hex */
+	/* By unit index, the units there were at begin (markers added
+	 * later are looked up by name): pw_kind, KIND_UNKNOWN until asked.
+	 * A unit's kind never changes. */
+	signed char *kind;
+	int nkind, kindcap;
+	/* By hex index: the index of each neighbour (-1 off the map). */
+	int (*nbr)[6];
+} los_cache;
+
+/* pw_kind by the name, without the cache. */
+static int
+kind_lookup(const struct game_unit *u)
 {
 	const unsigned char *c;
 	int k, i;
@@ -153,6 +176,26 @@ pw_kind(const struct game_unit *u)
 	return -1;
 }
 
+int
+pw_kind(const struct game_unit *u)
+{
+	const struct game *g = los_cache.armed;
+	uintptr_t p = (uintptr_t)u, base;
+	size_t i;
+
+	/* A unit of the armed game: its kind is looked up once. */
+	if (g != NULL && g->units != NULL) {
+		base = (uintptr_t)g->units;
+		if (p >= base && (i = (p - base) / sizeof *u) <
+		    (size_t)los_cache.nkind && &g->units[i] == u) {
+			if (los_cache.kind[i] == KIND_UNKNOWN)
+				los_cache.kind[i] = (signed char)kind_lookup(u);
+			return los_cache.kind[i];
+		}
+	}
+	return kind_lookup(u);
+}
+
 const struct pw_type *
 pw_type(const struct game_unit *u)
 {
@@ -172,7 +215,7 @@ pw_is_marker(const struct game_unit *u)
 bool
 pw_alive(const struct game_unit *u)
 {
-	return u->placed && !pw_is_marker(u) && u->strength > 0;
+	return u->placed && u->strength > 0 && !pw_is_marker(u);
 }
 
 int
@@ -227,15 +270,8 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
  * (a resolution step or an opponent's plan, during which the map does not
  * change) the answer for each pair of hexes (by index) is kept. The map it was made for is kept
  * as a copy and compared whole at each begin, so another game, or another
- * map at the same address, finds it empty. */
-#define LOS_CACHE_MAXH 1024
-static _Thread_local struct {
-	const struct game *armed;  /* the game between begin and end */
-	struct game_hex *map;      /* copy of the hexes it holds answers for */
-	int nhex;
-	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
-	signed char *terr;         /* terrain_of each hex */
-} los_cache;
+ * map at the same address, finds it empty (los_cache is declared above
+ * pw_kind). */
 
 /* The terrain (enum pw_terrain) of game hex gh, -1 for NULL (off the
  * map). */
@@ -325,8 +361,8 @@ blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 		return true;
 	if (units != LOS_NO_UNITS)
 		for (i = 0; i < g->nunits; i++)
-			if (pw_alive(&g->units[i]) &&
-			    hex_eq(g->units[i].pos, m) &&
+			if (hex_eq(g->units[i].pos, m) &&
+			    pw_alive(&g->units[i]) &&
 			    (units == LOS_ALL_UNITS ||
 			    pw_visible(g, units, i)))
 				return true;
@@ -338,7 +374,7 @@ bool
 pw_los_cache_begin(const struct game *g)
 {
 	size_t sz = sizeof *g->hexes * (size_t)g->nhex;
-	int k;
+	int k, d;
 
 	if (los_cache.armed != NULL || g->nhex <= 0 ||
 	    g->nhex > LOS_CACHE_MAXH)
@@ -355,9 +391,36 @@ pw_los_cache_begin(const struct game *g)
 		los_cache.terr = xmalloc((size_t)g->nhex);
 		for (k = 0; k < g->nhex; k++)
 			los_cache.terr[k] = (signed char)terrain_of(&g->hexes[k]);
+		free(los_cache.nbr);
+		los_cache.nbr = xmalloc(sizeof *los_cache.nbr * (size_t)g->nhex);
+		for (k = 0; k < g->nhex; k++)
+			for (d = 0; d < 6; d++) {
+				const struct game_hex *nh = game_hex_at_c(g,
+				    hex_neighbour(g->hexes[k].h, d));
+
+				los_cache.nbr[k][d] = nh == NULL ? -1 :
+				    (int)(nh - g->hexes);
+			}
 	}
+	/* The kinds of the units there are now, each looked up when first
+	 * asked. */
+	if (g->nunits > los_cache.kindcap) {
+		free(los_cache.kind);
+		los_cache.kindcap = g->nunits;
+		los_cache.kind = xmalloc((size_t)los_cache.kindcap);
+	}
+	los_cache.nkind = g->nunits > 0 ? g->nunits : 0;
+	if (los_cache.nkind > 0)
+		memset(los_cache.kind, KIND_UNKNOWN, (size_t)los_cache.nkind);
 	los_cache.armed = g;
 	return true;
+}
+
+const int (*pw_map_neighbours(const struct game *g))[6]
+{
+	if (los_cache.armed != g || g->nhex != los_cache.nhex)
+		return NULL;
+	return (const int (*)[6])los_cache.nbr;
 }
 
 void
@@ -647,8 +710,8 @@ enemy_adjacent(const struct game *g, int side, struct hex h)
 	int i;
 
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
-		    hex_adjacent(g->units[i].pos, h) && pw_visible(g, side, i))
+		if (g->units[i].side != side && hex_adjacent(g->units[i].pos,
+		    h) && pw_alive(&g->units[i]) && pw_visible(g, side, i))
 			return true;
 	return false;
 }
@@ -659,9 +722,9 @@ pw_nearest_seen_enemy(const struct game *g, int side, struct hex h)
 	int i, best = 1000, d;
 
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
+		if (g->units[i].side != side &&
 		    (d = hex_distance(g->units[i].pos, h)) < best &&
-		    pw_visible(g, side, i))
+		    pw_alive(&g->units[i]) && pw_visible(g, side, i))
 			best = d;
 	return best;
 }
@@ -688,7 +751,7 @@ pw_retreat_hex(const struct game *g, int i, struct hex *out)
 			/* Minefields only those the side knows of: a hidden
 			 * one is walked into, as by a move (fog of war,
 			 * issue 13 item 8). */
-			if (o->placed && hex_eq(o->pos, n) &&
+			if (hex_eq(o->pos, n) && o->placed &&
 			    (pw_alive(o) || (strcmp(o->kind, PW_MINES) == 0 &&
 			    pw_visible(g, u->side, j)) ||
 			    strcmp(o->kind, PW_WIRE) == 0 ||
@@ -714,6 +777,7 @@ pw_orders_init(struct pw_orders *o, int side)
 	o->side = side;
 	o->retreat = PW_RETREAT_ALWAYS;
 	memset(o->unit_retreat, -1, sizeof o->unit_retreat);
+	o->nunit_retreat = GAME_MAX_UNITS;
 }
 
 /* --- windows -------------------------------------------------------------- */
@@ -750,12 +814,33 @@ parse_retreat(const char *s)
 
 static const char *const retreat_names[] = { "always", "never", "cover" };
 
+/* game_unit_index(g, id): the first unit whose id is id ignoring case,
+ * with the first letters compared before the whole ids. */
+static int
+unit_index(const struct game *g, const char *id)
+{
+	int i, c = (unsigned char)id[0], lc;
+
+	if (c == '\0')
+		return game_unit_index(g, id);
+	lc = c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+	for (i = 0; i < g->nunits; i++) {
+		int u = (unsigned char)g->units[i].id[0];
+
+		if (u >= 'A' && u <= 'Z')
+			u = u - 'A' + 'a';
+		if (u == lc && strcasecmp(g->units[i].id, id) == 0)
+			return i;
+	}
+	return -1;
+}
+
 /* A unit of side by id, alive; -1 with an error otherwise. */
 static int
 own_unit(const struct game *g, int side, const struct order_line *l,
     const char *id, struct order_errors *errs)
 {
-	int i = game_unit_index(g, id);
+	int i = unit_index(g, id);
 
 	if (i < 0 || pw_is_marker(&g->units[i])) {
 		orders_error(errs, l->lineno, "no unit '%s' (expected one of "
@@ -804,6 +889,9 @@ hex_word(const struct game *g, const struct order_line *l, int w,
 static bool
 is_clause_word(const char *w)
 {
+	/* Hex labels and unit ids start otherwise: no word to compare. */
+	if (strchr("mfcluwhs", w[0]) == NULL || w[0] == '\0')
+		return false;
 	static const char *const v[] = { "move", "face", "fire", "cc", "load",
 		"unload", "wire", "unwire", "lay", "clear", "hold", "stay",
 		NULL };
@@ -1177,21 +1265,35 @@ spoil_notes(const struct game *g, const struct pw_orders *o,
 	}
 }
 
+/* pw_parse without the caches of the map and the kinds. */
 static int
-pw_parse(const struct game *g, const struct window_spec *w, int side,
+parse_orders(const struct game *g, const struct window_spec *w, int side,
     const struct order_body *b, void **out, struct sbuf *canon,
-    struct order_errors *errs)
+    struct order_errors *errs, int *seen)
 {
 	struct pw_orders *o = xmalloc(sizeof *o);
 	size_t before = errs->n, k, nu;
-	int seen_act[GAME_MAX_UNITS], seen_shot[GAME_MAX_UNITS], i, j, r;
-	int seen_retreat[GAME_MAX_UNITS];
+	/* By unit: the line that activates it, that shoots with it, that
+	 * gives its retreat choice (0 none), in seen (3 * nu entries). */
+	int *seen_act, *seen_shot, *seen_retreat, i, j, r;
 	int retreat_line = 0;
 	char a[8], why[160];
 
-	pw_orders_init(o, side);
-	/* Indexed by unit only: the game's units are enough to clear. */
+	/* As pw_orders_init, with only the game's units' retreat choices
+	 * cleared (the whole struct is some 40 KB, written twice a window
+	 * in a simulation); the shots and activations are written as they
+	 * are parsed. */
 	nu = (size_t)(g->nunits < GAME_MAX_UNITS ? g->nunits : GAME_MAX_UNITS);
+	o->side = side;
+	o->nshot = 0;
+	o->nact = 0;
+	o->retreat = PW_RETREAT_ALWAYS;
+	memset(o->unit_retreat, -1, nu);
+	o->nunit_retreat = (int)nu;
+	/* Indexed by unit only: the game's units are enough to clear. */
+	seen_act = seen;
+	seen_shot = seen + nu;
+	seen_retreat = seen + 2 * nu;
 	memset(seen_act, 0, nu * sizeof seen_act[0]);
 	memset(seen_shot, 0, nu * sizeof seen_shot[0]);
 	memset(seen_retreat, 0, nu * sizeof seen_retreat[0]);
@@ -1300,7 +1402,7 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 		} else {
 			struct pw_act *act = &o->act[o->nact];
 
-			if (game_unit_index(g, verb) < 0) {
+			if (unit_index(g, verb) < 0) {
 				orders_error(errs, l->lineno, "unknown order '%s';"
 				    " expected shoot, retreat or a unit id "
 				    "followed by its actions", verb);
@@ -1410,6 +1512,29 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 	spoil_notes(g, o, canon);
 	*out = o;
 	return HP_OK;
+}
+
+static int
+pw_parse(const struct game *g, const struct window_spec *w, int side,
+    const struct order_body *b, void **out, struct sbuf *canon,
+    struct order_errors *errs)
+{
+	/* The map does not change while orders are parsed. Three ints a
+	 * unit for parse_orders, on the stack when the units are few (a
+	 * frame of GAME_MAX_UNITS of them has its pages probed at every
+	 * call). */
+	int small[3 * 128], *seen;
+	size_t nu = (size_t)(g->nunits < GAME_MAX_UNITS ? g->nunits :
+	    GAME_MAX_UNITS);
+	bool begun = pw_los_cache_begin(g);
+	int rc;
+
+	seen = nu <= 128 ? small : xmalloc(3 * nu * sizeof *seen);
+	rc = parse_orders(g, w, side, b, out, canon, errs, seen);
+	if (seen != small)
+		free(seen);
+	pw_los_cache_end(begun);
+	return rc;
 }
 
 static void

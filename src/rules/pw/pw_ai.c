@@ -9,6 +9,7 @@
  * passable path, dropping off passengers and guns near the enemy;
  * spotters move up until they see the enemy, keeping their distance, and
  * commanders follow the main body of their units. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,10 @@ struct ai {
 	int *kind;
 	bool *alive;
 	unsigned char *across;
+	/* plan_path's queue (hexes, the index each came from, their hex
+	 * indexes) and its chain back: nh + 1 entries each. */
+	struct hex *q, *chain;
+	int *prev, *hi;
 };
 
 /* Unit j's type (as pw_type), NULL for none. */
@@ -55,6 +60,22 @@ static const char *
 lbl(const struct game *g, struct hex h, char *buf)
 {
 	return hex_label(&g->layout, h, buf, 8);
+}
+
+/* Append the strings to b up to a NULL: the order lines are written
+ * without printf (a simulation writes thousands of them). */
+static void put(struct sbuf *, ...) __attribute__((sentinel));
+
+static void
+put(struct sbuf *b, ...)
+{
+	const char *p;
+	va_list ap;
+
+	va_start(ap, b);
+	while ((p = va_arg(ap, const char *)) != NULL)
+		sbuf_puts(b, p);
+	va_end(ap);
 }
 
 /* Does the side see enemy unit j (alive, not carried)? */
@@ -180,10 +201,14 @@ static int
 plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 {
 	const struct game *g = ai->g;
-	struct hex start = g->units[i].pos, q[MAXH], best;
-	int prev[MAXH], hi[MAXH], n = 0, head = 0, k, d, bi = 0, bd, len;
-	int steps = 0, lb;
-	struct hex chain[MAXH];
+	/* The queue and the chain back from its end in the buffers of ai
+	 * (nh + 1 entries: each hex enters the queue once, and the start):
+	 * not on the stack, where their pages would be probed each call. */
+	struct hex start = g->units[i].pos, *q = ai->q, best;
+	int *prev = ai->prev, *hi = ai->hi, n = 0, head = 0, k, d, bi = 0, bd;
+	int len, steps = 0, lb;
+	struct hex *chain = ai->chain;
+	const int (*mapnbr)[6] = pw_map_neighbours(g);
 
 	if (g->nhex > MAXH)
 		return 0;
@@ -219,15 +244,18 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 		}
 		if (bd <= lb)
 			break;
-		if (hi[head] >= 0 && ai->nbr[hi[head]][0] == NBR_UNKNOWN)
+		if (hi[head] >= 0 && mapnbr == NULL &&
+		    ai->nbr[hi[head]][0] == NBR_UNKNOWN)
 			for (d = 0; d < 6; d++)
 				ai->nbr[hi[head]][d] = hex_index(g,
 				    hex_neighbour(h, d));
 		for (d = 0; d < 6; d++) {
 			/* A hex off the map (hi -1: the start alone can be)
-			 * has its neighbours looked up. */
-			k = hi[head] >= 0 ? ai->nbr[hi[head]][d] :
-			    hex_index(g, hex_neighbour(h, d));
+			 * has its neighbours looked up; the map's table
+			 * answers when the cache is armed. */
+			k = hi[head] < 0 ? hex_index(g, hex_neighbour(h, d)) :
+			    mapnbr != NULL ? mapnbr[hi[head]][d] :
+			    ai->nbr[hi[head]][d];
 			if (k < 0 || !ai->pass[k] || ai->visit[k] == ai->stamp ||
 			    n >= MAXH)
 				continue;
@@ -420,9 +448,10 @@ artillery(struct ai *ai, struct sbuf *b)
 			}
 		}
 		if (found)
-			sbuf_printf(b, "shoot %s %s%s\n", u->id, lbl(g, t, a),
+			put(b, "shoot ", u->id, " ", lbl(g, t, a),
 			    game_option_flag(g, "gas") && !(u->flags & PW_F_GAS)
-			    && hex_distance(t, u->pos) >= 4 ? " gas" : "");
+			    && hex_distance(t, u->pos) >= 4 ? " gas" : "", "\n",
+			    (char *)NULL);
 	}
 	free(fn);
 }
@@ -538,7 +567,7 @@ activation(struct ai *ai, struct sbuf *b)
 			/* Not into a hex where it would break the stacking
 			 * rule (the unload would fail). */
 			if (dist <= 5 && free_end(ai, i, u->pos))
-				sbuf_printf(&pass[1], "%s unload\n", u->id);
+				put(&pass[1], u->id, " unload\n", (char *)NULL);
 			continue;
 		}
 		for (j = 0; j < g->nunits; j++)
@@ -552,14 +581,14 @@ activation(struct ai *ai, struct sbuf *b)
 			/* Guns that could not shoot turn to the enemy. */
 			if (!(t->cls & PW_C_SELFPROP) && dist < 1000 &&
 			    !pw_in_arc(u->facing, u->pos, goal))
-				sbuf_printf(&pass[3], "%s face %s\n", u->id,
+				put(&pass[3], u->id, " face ",
 				    pw_dir_name(g, pw_dir_towards(u->pos,
-				    goal)));
+				    goal)), "\n", (char *)NULL);
 			continue;
 		}
 		if (adj >= 0 && !exh && (t->cls & PW_C_ADVANCE)) {
-			sbuf_printf(&pass[0], "%s cc %s\n", u->id,
-			    lbl(g, g->units[adj].pos, a));
+			put(&pass[0], u->id, " cc ", lbl(g,
+			    g->units[adj].pos, a), "\n", (char *)NULL);
 			continue;
 		}
 		/* The attacker's assault units make for the objectives it
@@ -573,22 +602,22 @@ activation(struct ai *ai, struct sbuf *b)
 			int e;
 
 			ai->taken[ai->ntaken++] = end;
-			sbuf_printf(&pass[2], "%s move", u->id);
+			put(&pass[2], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				sbuf_printf(&pass[2], " %s", lbl(g, path[k], a));
+				put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
 			e = nearest_seen(ai, end, &dist);
 			if (e >= 0)
 				ft = g->units[e].pos;
-			sbuf_printf(&pass[2], " face %s", pw_dir_name(g,
-			    pw_dir_towards(end, e >= 0 ? ft : tgt)));
+			put(&pass[2], " face ", pw_dir_name(g,
+			    pw_dir_towards(end, e >= 0 ? ft : tgt)), (char *)NULL);
 			if (e >= 0 && t->weapon != PW_W_NONE && dist <= t->range)
-				sbuf_printf(&pass[2], " fire %s", lbl(g, ft, a));
+				put(&pass[2], " fire ", lbl(g, ft, a), (char *)NULL);
 			sbuf_puts(&pass[2], "\n");
 			continue;
 		}
 		if (fire_target(ai, i, &tgt)) {
-			sbuf_printf(&pass[0], "%s fire %s\n", u->id,
-			    lbl(g, tgt, a));
+			put(&pass[0], u->id, " fire ", lbl(g, tgt, a), "\n",
+			    (char *)NULL);
 			continue;
 		}
 		if (adj >= 0)
@@ -608,11 +637,12 @@ activation(struct ai *ai, struct sbuf *b)
 			    t->move, path), kind == PW_SPOTTER ? 3 : 2);
 			if (n == 0)
 				continue;
-			sbuf_printf(&pass[2], "%s move", u->id);
+			put(&pass[2], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				sbuf_printf(&pass[2], " %s", lbl(g, path[k], a));
-			sbuf_printf(&pass[2], " face %s\n", pw_dir_name(g,
-			    pw_dir_towards(path[n - 1], goal)));
+				put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
+			put(&pass[2], " face ", pw_dir_name(g,
+			    pw_dir_towards(path[n - 1], goal)), "\n",
+			    (char *)NULL);
 			continue;
 		}
 		if (kind == PW_SPOTTER || kind == PW_CMD)
@@ -629,8 +659,9 @@ activation(struct ai *ai, struct sbuf *b)
 				if (m >= 0 && g->units[m].side != ai->side &&
 				    known_mines(ai, h)) {
 					if (u->x[PW_X_JOB] != PW_JOB_CLEAR)
-						sbuf_printf(&pass[2], "%s clear "
-						    "%s\n", u->id, lbl(g, h, a));
+						put(&pass[2], u->id, " clear ",
+						    lbl(g, h, a), "\n",
+						    (char *)NULL);
 					job = true;
 				}
 			}
@@ -643,8 +674,8 @@ activation(struct ai *ai, struct sbuf *b)
 				if (game_on_map(g, h) && pw_marker_at(g, h,
 				    PW_MINES) < 0 && pw_terrain(g, h) ==
 				    PW_T_OPEN) {
-					sbuf_printf(&pass[2], "%s lay %s\n",
-					    u->id, lbl(g, h, a));
+					put(&pass[2], u->id, " lay ",
+					    lbl(g, h, a), "\n", (char *)NULL);
 					continue;
 				}
 			}
@@ -661,11 +692,11 @@ activation(struct ai *ai, struct sbuf *b)
 		    (n = plan_path(ai, i, g->units[j].pos, t->move, path)) > 0 &&
 		    hex_adjacent(path[n - 1], g->units[j].pos)) {
 			ai->taken[ai->ntaken++] = path[n - 1];
-			sbuf_printf(&pass[0], "%s move", u->id);
+			put(&pass[0], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				sbuf_printf(&pass[0], " %s", lbl(g, path[k], a));
-			sbuf_printf(&pass[0], " cc %s\n", lbl(g,
-			    g->units[j].pos, a));
+				put(&pass[0], " ", lbl(g, path[k], a), (char *)NULL);
+			put(&pass[0], " cc ", lbl(g, g->units[j].pos, a),
+			    "\n", (char *)NULL);
 			continue;
 		}
 		/* Otherwise the defender holds its ground; only its fast
@@ -681,14 +712,14 @@ activation(struct ai *ai, struct sbuf *b)
 		if (n == 0)
 			continue;
 		ai->taken[ai->ntaken++] = path[n - 1];
-		sbuf_printf(&pass[2], "%s move", u->id);
+		put(&pass[2], u->id, " move", (char *)NULL);
 		for (k = 0; k < n; k++)
-			sbuf_printf(&pass[2], " %s", lbl(g, path[k], a));
-		sbuf_printf(&pass[2], " face %s", pw_dir_name(g,
-		    pw_dir_towards(path[n - 1], goal)));
+			put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
+		put(&pass[2], " face ", pw_dir_name(g,
+		    pw_dir_towards(path[n - 1], goal)), (char *)NULL);
 		if (t->weapon != PW_W_NONE && hex_distance(path[n - 1], goal) <=
 		    t->range)
-			sbuf_printf(&pass[2], " fire %s", lbl(g, goal, a));
+			put(&pass[2], " fire ", lbl(g, goal, a), (char *)NULL);
 		sbuf_puts(&pass[2], "\n");
 	}
 	for (k = 0; k < 4; k++) {
@@ -721,11 +752,15 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->kind = xcalloc(nu, sizeof *ai->kind);
 	ai->alive = xcalloc(nu, sizeof *ai->alive);
 	ai->across = xcalloc(nu, sizeof *ai->across);
+	ai->q = xmalloc(sizeof *ai->q * (size_t)(ai->nh + 1));
+	ai->chain = xmalloc(sizeof *ai->chain * (size_t)(ai->nh + 1));
+	ai->prev = xmalloc(sizeof *ai->prev * (size_t)(ai->nh + 1));
+	ai->hi = xmalloc(sizeof *ai->hi * (size_t)(ai->nh + 1));
+	begun = pw_los_cache_begin(g);
 	for (i = 0; i < g->nunits; i++) {
 		ai->kind[i] = pw_kind(&g->units[i]);
 		ai->alive[i] = pw_alive(&g->units[i]);
 	}
-	begun = pw_los_cache_begin(g);
 	/* Who the side sees, once: the plans ask again and again. */
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
@@ -746,5 +781,9 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	free(ai->kind);
 	free(ai->alive);
 	free(ai->across);
+	free(ai->q);
+	free(ai->chain);
+	free(ai->prev);
+	free(ai->hi);
 	free(ai);
 }
