@@ -193,6 +193,15 @@ void pw_los_cache_end(bool begun);
  * 0-5) of each of g's hexes by hex index, -1 off the map; NULL when it is
  * not armed for g. */
 const int (*pw_map_neighbours(const struct game *))[6];
+/* While the cache is armed for g: the terrain of each hex by index (as
+ * pw_terrain of its position when *first says it is the hex found there);
+ * NULL when it is not armed for g. */
+const signed char *pw_map_terrain(const struct game *, const bool **first);
+/* hex_line(a, b)'s length (-1: no line), its second hex and the one
+ * before its last (set when the length is at least 2), from the armed
+ * cache of g when it can (g may be NULL). */
+int pw_line_ends(const struct game *, struct hex a, struct hex b,
+    struct hex *second, struct hex *penult);
 /* Is to within the 120 degree arc of a unit at from facing dir? */
 bool pw_in_arc(int facing, struct hex from, struct hex to);
 /* The direction (0..5) from a that points most nearly at b. */

@@ -130,6 +130,16 @@ static const unsigned char kind_first[26][6] = {
 	['t' - 'a'] = { PW_TANK + 1, PW_TRUCK + 1 },
 };
 
+/* One hex strictly between the ends of a line (hex_line's step), with
+ * what the terrain says for the line's pair of ends. */
+struct los_step {
+	struct hex h, alt;
+	bool tie;
+	bool terrain_h, terrain_alt;  /* does the terrain block h, alt */
+};
+#define LINE_UNKNOWN 255
+#define LINE_NONE 254
+
 /* The per-thread caches of one game's map and units (pw_los_cache_begin
  * arms them for a resolution step or an opponent's plan; pw_kind reads
  * the kinds, so they are declared here). */
@@ -146,8 +156,19 @@ static _Thread_local struct {
 	 * A unit's kind never changes. */
 	signed char *kind;
 	int nkind, kindcap;
-	/* By hex index: the index of each neighbour (-1 off the map). */
+	/* By hex index: the index of each neighbour (-1 off the map), and
+	 * whether it is the hex game_hex_at_c finds at its position. */
 	int (*nbr)[6];
+	bool *first;
+	/* By pair of hexes (as ans), the hexes strictly between them on
+	 * their line, each with whether the terrain blocks it (and the
+	 * other hex of a tie) for that pair: linen[p] steps from
+	 * line[lineoff[p]]; LINE_UNKNOWN not drawn yet, LINE_NONE no line.
+	 * A line with units blocking walks these instead of drawing it. */
+	int *lineoff;
+	unsigned char *linen;
+	struct los_step *line;
+	size_t nline, linecap;
 } los_cache;
 
 /* pw_kind by the name, without the cache. */
@@ -349,16 +370,12 @@ pw_cover(const struct game *g, struct hex h)
 /* Does hex m, between a and b (at elevations ea and eb), block the view?
  * units: LOS_NO_UNITS, LOS_ALL_UNITS, or a side: its own units and the
  * enemy units it sees block, hidden ones do not. */
+/* Does a unit in m block the view (units as for blocks)? */
 static bool
-blocks(const struct game *g, struct hex m, int ea, int eb, int units)
+unit_blocks(const struct game *g, struct hex m, int units)
 {
-	const struct game_hex *gh = game_hex_at_c(g, m);
-	int t = terrain_in(g, gh), em = gh == NULL ? 0 : gh->elevation, i;
+	int i;
 
-	if (t == PW_T_WOOD || t == PW_T_BUA)
-		return true;
-	if (em > (ea < eb ? ea : eb) && em >= (ea > eb ? ea : eb))
-		return true;
 	if (units != LOS_NO_UNITS)
 		for (i = 0; i < g->nunits; i++)
 			if (hex_eq(g->units[i].pos, m) &&
@@ -367,6 +384,19 @@ blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 			    pw_visible(g, units, i)))
 				return true;
 	return false;
+}
+
+static bool
+blocks(const struct game *g, struct hex m, int ea, int eb, int units)
+{
+	const struct game_hex *gh = game_hex_at_c(g, m);
+	int t = terrain_in(g, gh), em = gh == NULL ? 0 : gh->elevation;
+
+	if (t == PW_T_WOOD || t == PW_T_BUA)
+		return true;
+	if (em > (ea < eb ? ea : eb) && em >= (ea > eb ? ea : eb))
+		return true;
+	return unit_blocks(g, m, units);
 }
 
 
@@ -391,6 +421,22 @@ pw_los_cache_begin(const struct game *g)
 		los_cache.terr = xmalloc((size_t)g->nhex);
 		for (k = 0; k < g->nhex; k++)
 			los_cache.terr[k] = (signed char)terrain_of(&g->hexes[k]);
+		free(los_cache.lineoff);
+		free(los_cache.linen);
+		free(los_cache.line);
+		los_cache.lineoff = xmalloc(sizeof *los_cache.lineoff *
+		    (size_t)g->nhex * (size_t)g->nhex);
+		los_cache.linen = xmalloc((size_t)g->nhex * (size_t)g->nhex);
+		memset(los_cache.linen, LINE_UNKNOWN, (size_t)g->nhex *
+		    (size_t)g->nhex);
+		los_cache.line = NULL;
+		los_cache.nline = los_cache.linecap = 0;
+		free(los_cache.first);
+		los_cache.first = xmalloc(sizeof *los_cache.first *
+		    (size_t)g->nhex);
+		for (k = 0; k < g->nhex; k++)
+			los_cache.first[k] = game_hex_at_c(g, g->hexes[k].h) ==
+			    &g->hexes[k];
 		free(los_cache.nbr);
 		los_cache.nbr = xmalloc(sizeof *los_cache.nbr * (size_t)g->nhex);
 		for (k = 0; k < g->nhex; k++)
@@ -423,6 +469,15 @@ const int (*pw_map_neighbours(const struct game *g))[6]
 	return (const int (*)[6])los_cache.nbr;
 }
 
+const signed char *
+pw_map_terrain(const struct game *g, const bool **first)
+{
+	if (los_cache.armed != g || g->nhex != los_cache.nhex)
+		return NULL;
+	*first = los_cache.first;
+	return los_cache.terr;
+}
+
 void
 pw_los_cache_end(bool begun)
 {
@@ -431,6 +486,72 @@ pw_los_cache_end(bool begun)
 }
 
 static bool los_walk(const struct game *, struct hex, struct hex, int);
+
+/* los_walk(g, a, b, units) for the pair p of the armed cache: the line's
+ * steps and what the terrain says of them drawn once, the units looked
+ * up each time. */
+static void line_keep(const struct game *, struct hex, struct hex, size_t)
+    __attribute__((noinline));
+
+/* Draw the line from a to b (pair p) into the armed cache (out of
+ * los_steps, whose frame stays small). */
+static void
+line_keep(const struct game *g, struct hex a, struct hex b, size_t p)
+{
+	struct hex_line_step ls[HEX_LINE_MAX];
+	int i, n = hex_line(a, b, ls, HEX_LINE_MAX), ea, eb;
+
+	if (n < 0 || n - 2 >= LINE_NONE) {
+		/* No line (or one too long to keep): walked each time. */
+		los_cache.linen[p] = LINE_NONE;
+		return;
+	}
+	ea = pw_elev(g, a);
+	eb = pw_elev(g, b);
+	if (los_cache.nline + (size_t)n > los_cache.linecap) {
+		los_cache.linecap = los_cache.linecap * 2 + (size_t)n + 256;
+		los_cache.line = xrealloc(los_cache.line, los_cache.linecap *
+		    sizeof *los_cache.line);
+	}
+	los_cache.lineoff[p] = (int)los_cache.nline;
+	for (i = 1; i < n - 1; i++) {
+		struct los_step *s = &los_cache.line[los_cache.nline++];
+
+		s->h = ls[i].h;
+		s->tie = ls[i].tie;
+		s->alt = ls[i].alt;
+		s->terrain_h = blocks(g, ls[i].h, ea, eb, LOS_NO_UNITS);
+		s->terrain_alt = ls[i].tie && blocks(g, ls[i].alt, ea, eb,
+		    LOS_NO_UNITS);
+	}
+	los_cache.linen[p] = (unsigned char)(n < 2 ? 0 : n - 2);
+}
+
+static bool
+los_steps(const struct game *g, struct hex a, struct hex b, size_t p,
+    int units)
+{
+	const struct los_step *st;
+	int i, n;
+
+	if (los_cache.linen[p] == LINE_UNKNOWN)
+		line_keep(g, a, b, p);
+	if (los_cache.linen[p] == LINE_NONE)
+		return los_walk(g, a, b, units);
+	st = &los_cache.line[los_cache.lineoff[p]];
+	n = los_cache.linen[p];
+	/* As los_walk: a step blocks when the terrain or a unit in it does
+	 * (along an edge, only if both sides block). */
+	for (i = 0; i < n; i++) {
+		if (!st[i].terrain_h && !unit_blocks(g, st[i].h, units))
+			continue;
+		if (st[i].tie && !st[i].terrain_alt &&
+		    !unit_blocks(g, st[i].alt, units))
+			continue;
+		return false;
+	}
+	return true;
+}
 
 /* Line of sight from a to b with units blocking as blocks() says; the
  * terrain's answer from the cache when it is armed for g (units only
@@ -453,7 +574,53 @@ los(const struct game *g, struct hex a, struct hex b, int units)
 		*c = los_walk(g, a, b, LOS_NO_UNITS) ? 1 : 2;
 	if (*c == 2)
 		return false;
-	return units == LOS_NO_UNITS ? true : los_walk(g, a, b, units);
+	return units == LOS_NO_UNITS ? true : los_steps(g, a, b,
+	    (size_t)(ga - g->hexes) * (size_t)g->nhex + (size_t)(gb -
+	    g->hexes), units);
+}
+
+static int line_ends_drawn(struct hex, struct hex, struct hex *,
+    struct hex *) __attribute__((noinline));
+
+/* pw_line_ends by drawing the line (out of pw_line_ends, whose frame
+ * stays small). */
+static int
+line_ends_drawn(struct hex a, struct hex b, struct hex *second,
+    struct hex *penult)
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+	int n = hex_line(a, b, st, HEX_LINE_MAX);
+
+	if (n > 1) {
+		*second = st[1].h;
+		*penult = st[n - 2].h;
+	}
+	return n;
+}
+
+int
+pw_line_ends(const struct game *g, struct hex a, struct hex b,
+    struct hex *second, struct hex *penult)
+{
+	const struct game_hex *ga, *gb;
+	size_t p;
+	int n;
+
+	if (g == NULL || los_cache.armed != g || g->nhex != los_cache.nhex ||
+	    hex_eq(a, b) || (ga = game_hex_at_c(g, a)) == NULL ||
+	    (gb = game_hex_at_c(g, b)) == NULL)
+		return line_ends_drawn(a, b, second, penult);
+	p = (size_t)(ga - g->hexes) * (size_t)g->nhex + (size_t)(gb -
+	    g->hexes);
+	if (los_cache.linen[p] == LINE_UNKNOWN)
+		line_keep(g, a, b, p);
+	if (los_cache.linen[p] == LINE_NONE)
+		return line_ends_drawn(a, b, second, penult);
+	/* The kept steps are the hexes strictly between a and b. */
+	n = los_cache.linen[p] + 2;
+	*second = n > 2 ? los_cache.line[los_cache.lineoff[p]].h : b;
+	*penult = n > 2 ? los_cache.line[los_cache.lineoff[p] + n - 3].h : a;
+	return n;
 }
 
 /* Line of sight from a to b, walked hex by hex. */
@@ -546,12 +713,14 @@ pw_dir_towards(struct hex a, struct hex b)
 struct hex
 pw_in_front(struct hex target, struct hex firer)
 {
-	struct hex_line_step st[HEX_LINE_MAX];
-	int n = hex_line(target, firer, st, HEX_LINE_MAX);
+	struct hex second, penult;
+	/* The line is geometry: any armed game's cache draws it. */
+	int n = pw_line_ends(los_cache.armed, target, firer, &second,
+	    &penult);
 
 	if (n < 2)
 		return hex_neighbour(target, pw_dir_towards(target, firer));
-	return st[1].h;
+	return second;
 }
 
 struct hex
@@ -639,6 +808,9 @@ pw_exhausted(const struct game *g, int side)
 {
 	char key[16];
 
+	/* The two sides' keys without printf. */
+	if (side == 0 || side == 1)
+		return game_var(g, side == 0 ? "exh.0" : "exh.1", 0) != 0;
 	snprintf(key, sizeof key, "exh.%d", side);
 	return game_var(g, key, 0) != 0;
 }

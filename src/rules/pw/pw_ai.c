@@ -141,6 +141,8 @@ index_passable(struct ai *ai)
 	const struct game *g = ai->g;
 	int k, j, t, first_mines[MAXH];
 	const int none = -1;
+	const bool *first = NULL;
+	const signed char *terr = pw_map_terrain(g, &first);
 
 	if (g->nhex > MAXH)
 		return;
@@ -157,12 +159,14 @@ index_passable(struct ai *ai)
 	for (k = 0; k < g->nhex; k++)
 		ai->nbr[k][0] = NBR_UNKNOWN;
 	for (k = 0; k < g->nhex; k++) {
-		/* The first hex at this position answers for it. */
-		if (hex_index(g, g->hexes[k].h) != k) {
+		/* The first hex at this position answers for it (the map's
+		 * cache knows which it is, and its terrain). */
+		if (terr != NULL ? !first[k] : hex_index(g, g->hexes[k].h) !=
+		    k) {
 			ai->pass[k] = false;
 			continue;
 		}
-		t = pw_terrain(g, g->hexes[k].h);
+		t = terr != NULL ? terr[k] : pw_terrain(g, g->hexes[k].h);
 		ai->pass[k] = t >= 0 && t != PW_T_RIVER &&
 		    !(first_mines[k] != none && pw_visible(g, ai->side,
 		    first_mines[k]));

@@ -323,7 +323,11 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 
 		if (!pw_alive(&g->units[carried[j]]))
 			continue;
-		snprintf(why, sizeof why, "the hit on its transport %s", u->id);
+		/* The cause is only an event's text. */
+		why[0] = '\0';
+		if (!r->c->ev->quiet)
+			snprintf(why, sizeof why, "the hit on its transport %s",
+			    u->id);
 		hit(r, carried[j], true, why, retreated);
 	}
 	unit_buf_free(carried, small);
@@ -380,7 +384,7 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 {
 	const struct game_unit *u = &g->units[i];
 	const struct pw_type *t = pw_type(u);
-	struct hex_line_step st[HEX_LINE_MAX];
+	struct hex second = target, penult = target;
 	int d = hex_distance(u->pos, target), n;
 
 	if (!pw_alive(u)) {
@@ -401,9 +405,9 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		return false;
 	}
 	/* The line is wanted only out of an area. */
-	if (pw_area(g, u->pos) && (n = hex_line(u->pos, target, st,
-	    HEX_LINE_MAX)) > 1 && !hex_eq(st[1].h, target) &&
-	    pw_area(g, st[1].h)) {
+	if (pw_area(g, u->pos) && (n = pw_line_ends(g, u->pos, target,
+	    &second, &penult)) > 1 && !hex_eq(second, target) &&
+	    pw_area(g, second)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
@@ -587,9 +591,11 @@ phase_artillery(struct pw_res *r)
 
 		if (!land[k].on_map)
 			continue;
-		snprintf(cause, sizeof cause, "%s from %s",
-		    land[k].gas ? "gas" : "artillery fire",
-		    g->units[land[k].unit].id);
+		cause[0] = '\0';
+		if (!r->c->ev->quiet)  /* only an event's text */
+			snprintf(cause, sizeof cause, "%s from %s",
+			    land[k].gas ? "gas" : "artillery fire",
+			    g->units[land[k].unit].id);
 		if (land[k].gas) {
 			int m = pw_add_marker(g, PW_GAS, g->units[land[k].unit].side,
 			    land[k].at);
@@ -847,7 +853,7 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 {
 	const struct game_unit *u = &g->units[i];
 	const struct pw_type *t = pw_type(u);
-	struct hex_line_step st[HEX_LINE_MAX];
+	struct hex second = h, penult = h;
 	int d = hex_distance(u->pos, h), n, j;
 	bool seen = false;
 
@@ -885,10 +891,10 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		return false;
 	}
 	/* The line is wanted only from or into an area (a wood is one). */
-	n = pw_area(g, u->pos) || pw_area(g, h) ? hex_line(u->pos, h, st,
-	    HEX_LINE_MAX) : 0;
+	n = pw_area(g, u->pos) || pw_area(g, h) ? pw_line_ends(g, u->pos, h,
+	    &second, &penult) : 0;
 	if (pw_terrain(g, u->pos) == PW_T_WOOD && n > 1 &&
-	    pw_terrain(g, st[1].h) == PW_T_WOOD)
+	    pw_terrain(g, second) == PW_T_WOOD)
 		*range = 1;
 	if (d < 1 || d > *range) {
 		say(why, len, "range %d, it reaches %d", d, *range);
@@ -898,13 +904,13 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
-	if (pw_area(g, u->pos) && n > 1 && !hex_eq(st[1].h, h) &&
-	    pw_area(g, st[1].h)) {
+	if (pw_area(g, u->pos) && n > 1 && !hex_eq(second, h) &&
+	    pw_area(g, second)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
 	}
-	if (pw_area(g, h) && n > 2 && pw_area(g, st[n - 2].h)) {
+	if (pw_area(g, h) && n > 2 && pw_area(g, penult)) {
 		say(why, len, "fire reaches only 1 hex into woods, "
 		    "built-up areas and fortifications");
 		return false;
@@ -979,7 +985,9 @@ do_fire(struct pw_res *r, int i, struct hex h)
 		if (d + mod >= 5)
 			hits++;
 	}
-	snprintf(cause, sizeof cause, "fire from %s", u->id);
+	cause[0] = '\0';
+	if (!r->c->ev->quiet)  /* only an event's text */
+		snprintf(cause, sizeof cause, "fire from %s", u->id);
 	for (k = 0; k < hits; k++)
 		hit_hex(r, h, u->side, can_destroy, cause);
 }
@@ -992,7 +1000,9 @@ cc_mods(const struct game *g, int i, int enemy, char *txt, size_t len)
 	size_t n = 0;
 
 	txt[0] = '\0';
-#define NOTE(s) n += (size_t)snprintf(txt + n, n < len ? len - n : 0, "%s", s)
+	/* len 0: the text is not wanted (no event reads it). */
+#define NOTE(s) do { if (len > 0) n += (size_t)snprintf(txt + n, n < len ? \
+	len - n : 0, "%s", s); } while (0)
 	if (commander_near(g, i)) {
 		m++;
 		NOTE(" +1 commander");
@@ -1064,8 +1074,9 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	u->facing = hex_direction_to(u->pos, h);
 	follow_transport(g, i);
 	front = pw_in_arc(g->units[def].facing, g->units[def].pos, u->pos);
-	am = cc_mods(g, i, def, at, sizeof at);
-	dm = cc_mods(g, def, -1, dt, sizeof dt);
+	at[0] = dt[0] = '\0';
+	am = cc_mods(g, i, def, at, r->c->ev->quiet ? 0 : sizeof at);
+	dm = cc_mods(g, def, -1, dt, r->c->ev->quiet ? 0 : sizeof dt);
 	an = pw_type(u)->cc_front;
 	dn = front ? pw_type(&g->units[def])->cc_front :
 	    pw_type(&g->units[def])->cc_flank;
@@ -1083,10 +1094,15 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	    "(hit below %d).", u->id, lbl(g, u->pos, a), g->units[def].id,
 	    lbl(g, h, b), front ? "front" : "flank or rear", u->id, ad, at,
 	    ad + am, an, g->units[def].id, dd, dt, dd + dm, dn);
-	snprintf(cause, sizeof cause, "close combat with %s", g->units[def].id);
+	/* The causes are only events' text. */
+	cause[0] = '\0';
+	if (!r->c->ev->quiet)
+		snprintf(cause, sizeof cause, "close combat with %s",
+		    g->units[def].id);
 	if (ad + am < an)
 		hit(r, i, true, cause, false);
-	snprintf(cause, sizeof cause, "close combat with %s", u->id);
+	if (!r->c->ev->quiet)
+		snprintf(cause, sizeof cause, "close combat with %s", u->id);
 	if (dd + dm < dn)
 		hit(r, def, true, cause, false);
 	if (!pw_alive(u) || enemy_in(g, u->side, h))
@@ -1316,8 +1332,10 @@ phase_activation(struct pw_res *r, int side, int which)
 	char phase[96], buf[256];
 	size_t len = 0;
 
-	snprintf(phase, sizeof phase, "%d. %.30s activates", 2 + which,
-	    g->sides[side].label);
+	phase[0] = '\0';
+	if (!r->c->ev->quiet)  /* no event carries the phase */
+		snprintf(phase, sizeof phase, "%d. %.30s activates", 2 + which,
+		    g->sides[side].label);
 	events_phase(r->c->ev, phase);
 	buf[0] = '\0';
 	for (k = 0; k < n; k++) {
@@ -1502,7 +1520,7 @@ phase_exhaustion(struct pw_res *r)
 	for (s = 0; s < 2; s++) {
 		lost = pw_initial_sp(g, s) - pw_current_sp(g, s);
 		ep = pw_exhaustion_point(g, s);
-		snprintf(key, sizeof key, "exh.%d", s);
+		strlcpy_(key, s == 0 ? "exh.0" : "exh.1", sizeof key);
 		if (!game_var(g, key, 0) && lost >= ep) {
 			game_set_var(g, key, 1);
 			events_add(r->c->ev, ALL, 0, "%s has lost %d SP and "
