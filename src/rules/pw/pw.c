@@ -361,7 +361,11 @@ pw_area(const struct game *g, struct hex h)
 bool
 pw_cover(const struct game *g, struct hex h)
 {
-	return pw_area(g, h) || pw_terrain(g, h) == PW_T_TRENCH;
+	/* pw_area or a trench, the terrain looked up once. */
+	int t = pw_terrain(g, h);
+
+	return t == PW_T_WOOD || t == PW_T_BUA || t == PW_T_FORT ||
+	    t == PW_T_TRENCH;
 }
 
 #define LOS_NO_UNITS (-3)    /* units do not block */
@@ -986,6 +990,27 @@ parse_retreat(const char *s)
 
 static const char *const retreat_names[] = { "always", "never", "cover" };
 
+/* strcasecmp(a, b) == 0, compared here for ASCII (unit ids are short);
+ * strcasecmp answers when a byte is not ASCII. */
+static bool
+same_id(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a,
+	    *y = (const unsigned char *)b;
+	int c, d;
+
+	for (;; x++, y++) {
+		if (*x >= 0x80 || *y >= 0x80)
+			return strcasecmp((const char *)x, (const char *)y) == 0;
+		c = *x >= 'A' && *x <= 'Z' ? *x - 'A' + 'a' : *x;
+		d = *y >= 'A' && *y <= 'Z' ? *y - 'A' + 'a' : *y;
+		if (c != d)
+			return false;
+		if (c == '\0')
+			return true;
+	}
+}
+
 /* game_unit_index(g, id): the first unit whose id is id ignoring case,
  * with the first letters compared before the whole ids. */
 static int
@@ -1001,7 +1026,7 @@ unit_index(const struct game *g, const char *id)
 
 		if (u >= 'A' && u <= 'Z')
 			u = u - 'A' + 'a';
-		if (u == lc && strcasecmp(g->units[i].id, id) == 0)
+		if (u == lc && same_id(g->units[i].id, id))
 			return i;
 	}
 	return -1;

@@ -43,6 +43,9 @@ struct ai {
 	int *kind;
 	bool *alive;
 	unsigned char *across;
+	/* The enemy units the side sees (seen), in the order of the units:
+	 * the loops over them go through these nsl, not every unit. */
+	int *sl, nsl;
 	/* plan_path's queue (hexes, the index each came from, their hex
 	 * indexes) and its chain back: nh + 1 entries each. */
 	struct hex *q, *chain;
@@ -78,23 +81,21 @@ put(struct sbuf *b, ...)
 	va_end(ap);
 }
 
-/* Does the side see enemy unit j (alive, not carried)? */
-static bool
-seen_enemy(const struct ai *ai, int j)
-{
-	return j < ai->g->nunits && ai->seen[j];
-}
+/* Each enemy unit j the side sees, in the order of the units (s counts
+ * them): as a loop over every unit that skips those the side does not
+ * see (ai->seen: alive, not carried, visible). */
+#define FOR_SEEN(ai, j, s) \
+	for ((s) = 0; (s) < (ai)->nsl && ((j) = (ai)->sl[(s)]) >= 0; (s)++)
 
 /* The nearest enemy unit the side can see, -1 if none. */
 static int
 nearest_seen(const struct ai *ai, struct hex h, int *dist)
 {
-	int j, best = -1, d;
+	int j, best = -1, d, s;
 
 	*dist = 1000;
-	for (j = 0; j < ai->g->nunits; j++)
-		if (seen_enemy(ai, j) && (d = hex_distance(ai->g->units[j].pos,
-		    h)) < *dist) {
+	FOR_SEEN(ai, j, s)
+		if ((d = hex_distance(ai->g->units[j].pos, h)) < *dist) {
 			*dist = d;
 			best = j;
 		}
@@ -106,10 +107,10 @@ nearest_seen(const struct ai *ai, struct hex h, int *dist)
 static bool
 enemy_at(const struct ai *ai, struct hex h)
 {
-	int j;
+	int j, s;
 
-	for (j = 0; j < ai->g->nunits; j++)
-		if (seen_enemy(ai, j) && hex_eq(ai->g->units[j].pos, h))
+	FOR_SEEN(ai, j, s)
+		if (hex_eq(ai->g->units[j].pos, h))
 			return true;
 	return false;
 }
@@ -139,7 +140,7 @@ static void
 index_passable(struct ai *ai)
 {
 	const struct game *g = ai->g;
-	int k, j, t, first_mines[MAXH];
+	int k, j, s, t, first_mines[MAXH];
 	const int none = -1;
 	const bool *first = NULL;
 	const signed char *terr = pw_map_terrain(g, &first);
@@ -171,8 +172,8 @@ index_passable(struct ai *ai)
 		    !(first_mines[k] != none && pw_visible(g, ai->side,
 		    first_mines[k]));
 	}
-	for (j = 0; j < g->nunits; j++)
-		if (seen_enemy(ai, j) && (k = hex_index(g, g->units[j].pos)) >= 0)
+	FOR_SEEN(ai, j, s)
+		if ((k = hex_index(g, g->units[j].pos)) >= 0)
 			ai->pass[k] = false;
 }
 
@@ -331,12 +332,10 @@ static bool
 fire_target(const struct ai *ai, int i, struct hex *t)
 {
 	const struct game *g = ai->g;
-	int j, range, best = 1000, d;
+	int j, range, best = 1000, d, s;
 	bool found = false;
 
-	for (j = 0; j < g->nunits; j++) {
-		if (!seen_enemy(ai, j))
-			continue;
+	FOR_SEEN(ai, j, s) {
 		d = hex_distance(g->units[j].pos, g->units[i].pos);
 		if (d < best && pw_can_fire(g, i, g->units[j].pos, &range, NULL,
 		    0)) {
@@ -413,7 +412,7 @@ static void
 artillery(struct ai *ai, struct sbuf *b)
 {
 	const struct game *g = ai->g;
-	int i, j, d, best;
+	int i, j, d, best, s;
 	char a[8];
 	/* friend_near of each enemy unit's hex, the same for every gun:
 	 * 0 not asked yet, 1 no, 2 yes. */
@@ -430,11 +429,9 @@ artillery(struct ai *ai, struct sbuf *b)
 		    !(ai_type(ai, i)->cls & PW_C_ART) || u->attached >= 0)
 			continue;
 		best = 1000;
-		for (j = 0; j < g->nunits; j++) {
+		FOR_SEEN(ai, j, s) {
 			struct hex h = g->units[j].pos;
 
-			if (!seen_enemy(ai, j))
-				continue;
 			if (fn[j] == 0)
 				fn[j] = friend_near(ai, h) ? 2 : 1;
 			if (fn[j] == 2 || !pw_art_can_fire(g, i, h, NULL, 0))
@@ -469,12 +466,12 @@ counter_target(const struct ai *ai, int i)
 {
 	const struct game *g = ai->g;
 	const struct game_unit *u = &g->units[i];
-	int j, d, best = -1, bd = 1000;
+	int j, d, best = -1, bd = 1000, s;
 
-	for (j = 0; j < g->nunits; j++) {
+	FOR_SEEN(ai, j, s) {
 		/* Only fights it should win: not tanks, not stronger
 		 * units. */
-		if (!seen_enemy(ai, j) || (!across(ai, j) &&
+		if ((!across(ai, j) &&
 		    g->units[j].strength > 1) || (ai_type(ai, j)->cls &
 		    PW_C_TANK) || g->units[j].strength > u->strength)
 			continue;
@@ -507,10 +504,10 @@ keep_distance(const struct ai *ai, struct hex *path, int n, int keep)
 static bool
 sees_enemy_from(const struct ai *ai, struct hex h)
 {
-	int j;
+	int j, s;
 
-	for (j = 0; j < ai->g->nunits; j++)
-		if (seen_enemy(ai, j) && pw_sees(ai->g, h, ai->g->units[j].pos))
+	FOR_SEEN(ai, j, s)
+		if (pw_sees(ai->g, h, ai->g->units[j].pos))
 			return true;
 	return false;
 }
@@ -552,7 +549,7 @@ activation(struct ai *ai, struct sbuf *b)
 	const struct game *g = ai->g;
 	struct sbuf pass[4];
 	bool exh = pw_exhausted(g, ai->side);
-	int i, j, k, dist, n;
+	int i, j, k, dist, n, s;
 	char a[8];
 
 	for (k = 0; k < 4; k++)
@@ -574,10 +571,10 @@ activation(struct ai *ai, struct sbuf *b)
 				put(&pass[1], u->id, " unload\n", (char *)NULL);
 			continue;
 		}
-		for (j = 0; j < g->nunits; j++)
+		FOR_SEEN(ai, j, s)
 			/* Any adjacent enemy it sees, a combat unit rather
 			 * than a commander, spotter or transport. */
-			if (seen_enemy(ai, j) && hex_adjacent(g->units[j].pos,
+			if (hex_adjacent(g->units[j].pos,
 			    u->pos) && (adj < 0 || (ai_type(ai, j)->cls &
 			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0))
 				adj = j;
@@ -756,6 +753,8 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->kind = xcalloc(nu, sizeof *ai->kind);
 	ai->alive = xcalloc(nu, sizeof *ai->alive);
 	ai->across = xcalloc(nu, sizeof *ai->across);
+	ai->sl = xcalloc(nu, sizeof *ai->sl);
+	ai->nsl = 0;
 	ai->q = xmalloc(sizeof *ai->q * (size_t)(ai->nh + 1));
 	ai->chain = xmalloc(sizeof *ai->chain * (size_t)(ai->nh + 1));
 	ai->prev = xmalloc(sizeof *ai->prev * (size_t)(ai->nh + 1));
@@ -771,6 +770,8 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 
 		ai->seen[i] = o->side != side && ai->alive[i] &&
 		    o->attached < 0 && pw_visible(g, side, i);
+		if (ai->seen[i])
+			ai->sl[ai->nsl++] = i;
 	}
 	index_passable(ai);
 	artillery(ai, b);
@@ -785,6 +786,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	free(ai->kind);
 	free(ai->alive);
 	free(ai->across);
+	free(ai->sl);
 	free(ai->q);
 	free(ai->chain);
 	free(ai->prev);
