@@ -200,6 +200,9 @@ const signed char *pw_map_terrain(const struct game *, const bool **first);
 /* hex_line(a, b)'s length (-1: no line), its second hex and the one
  * before its last (set when the length is at least 2), from the armed
  * cache of g when it can (g may be NULL). */
+/* The index of the hex of g at h (as game_hex_at_c), -1 off the map;
+ * from the armed cache's box when it can. */
+int pw_hex_index(const struct game *, struct hex);
 int pw_line_ends(const struct game *, struct hex a, struct hex b,
     struct hex *second, struct hex *penult);
 /* Is to within the 120 degree arc of a unit at from facing dir? */

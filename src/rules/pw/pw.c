@@ -160,6 +160,10 @@ static _Thread_local struct {
 	 * whether it is the hex game_hex_at_c finds at its position. */
 	int (*nbr)[6];
 	bool *first;
+	/* The index (+ 1, 0 none) of the hex game_hex_at_c finds at each
+	 * position of the box [q0, q0 + bw) x [r0, r0 + bh) around the map;
+	 * cell NULL when the box would be much larger than the map. */
+	int *cell, q0, r0, bw, bh;
 	/* By pair of hexes (as ans), the hexes strictly between them on
 	 * their line, each with whether the terrain blocks it (and the
 	 * other hex of a tie) for that pair: linen[p] steps from
@@ -294,6 +298,33 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
  * map at the same address, finds it empty (los_cache is declared above
  * pw_kind). */
 
+/* game_hex_at_c(g, h), from the box of the armed cache when it is armed
+ * for g (the same hex: the box holds what game_hex_at_c finds). */
+static inline const struct game_hex *
+hex_at(const struct game *g, struct hex h)
+{
+	long dq, dr;
+	int k;
+
+	if (los_cache.armed != g || los_cache.cell == NULL ||
+	    g->nhex != los_cache.nhex)
+		return game_hex_at_c(g, h);
+	dq = (long)h.q - los_cache.q0;
+	dr = (long)h.r - los_cache.r0;
+	if (dq < 0 || dr < 0 || dq >= los_cache.bw || dr >= los_cache.bh)
+		return NULL;
+	k = los_cache.cell[dq + dr * los_cache.bw];
+	return k == 0 ? NULL : &g->hexes[k - 1];
+}
+
+int
+pw_hex_index(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh = hex_at(g, h);
+
+	return gh == NULL ? -1 : (int)(gh - g->hexes);
+}
+
 /* The terrain (enum pw_terrain) of game hex gh, -1 for NULL (off the
  * map). */
 static int
@@ -331,13 +362,13 @@ terrain_in(const struct game *g, const struct game_hex *gh)
 int
 pw_terrain(const struct game *g, struct hex h)
 {
-	return terrain_in(g, game_hex_at_c(g, h));
+	return terrain_in(g, hex_at(g, h));
 }
 
 bool
 pw_road(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = game_hex_at_c(g, h);
+	const struct game_hex *gh = hex_at(g, h);
 
 	return gh != NULL && strstr(gh->terrain, "+road") != NULL;
 }
@@ -345,7 +376,7 @@ pw_road(const struct game *g, struct hex h)
 int
 pw_elev(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = game_hex_at_c(g, h);
+	const struct game_hex *gh = hex_at(g, h);
 
 	return gh == NULL ? 0 : gh->elevation;
 }
@@ -393,7 +424,7 @@ unit_blocks(const struct game *g, struct hex m, int units)
 static bool
 blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 {
-	const struct game_hex *gh = game_hex_at_c(g, m);
+	const struct game_hex *gh = hex_at(g, m);
 	int t = terrain_in(g, gh), em = gh == NULL ? 0 : gh->elevation;
 
 	if (t == PW_T_WOOD || t == PW_T_BUA)
@@ -403,6 +434,41 @@ blocks(const struct game *g, struct hex m, int ea, int eb, int units)
 	return unit_blocks(g, m, units);
 }
 
+
+/* Make los_cache's box of g's hexes (cell), unless it would be more
+ * than a few times the map. */
+static void
+box_cells(const struct game *g)
+{
+	int k, q0, q1, r0, r1;
+	long cells;
+
+	q0 = q1 = g->hexes[0].h.q;
+	r0 = r1 = g->hexes[0].h.r;
+	for (k = 1; k < g->nhex; k++) {
+		struct hex h = g->hexes[k].h;
+
+		q0 = h.q < q0 ? h.q : q0;
+		q1 = h.q > q1 ? h.q : q1;
+		r0 = h.r < r0 ? h.r : r0;
+		r1 = h.r > r1 ? h.r : r1;
+	}
+	cells = ((long)q1 - q0 + 1) * ((long)r1 - r0 + 1);
+	if (cells > 4L * g->nhex + 64)
+		return;
+	los_cache.q0 = q0;
+	los_cache.r0 = r0;
+	los_cache.bw = q1 - q0 + 1;
+	los_cache.bh = r1 - r0 + 1;
+	los_cache.cell = xcalloc((size_t)cells, sizeof *los_cache.cell);
+	for (k = 0; k < g->nhex; k++) {
+		struct hex h = g->hexes[k].h;
+		const struct game_hex *gh = game_hex_at_c(g, h);
+
+		los_cache.cell[(h.q - q0) + (long)(h.r - r0) * los_cache.bw] =
+		    gh == NULL ? 0 : (int)(gh - g->hexes) + 1;
+	}
+}
 
 bool
 pw_los_cache_begin(const struct game *g)
@@ -435,6 +501,9 @@ pw_los_cache_begin(const struct game *g)
 		    (size_t)g->nhex);
 		los_cache.line = NULL;
 		los_cache.nline = los_cache.linecap = 0;
+		free(los_cache.cell);
+		los_cache.cell = NULL;
+		box_cells(g);
 		free(los_cache.first);
 		los_cache.first = xmalloc(sizeof *los_cache.first *
 		    (size_t)g->nhex);
@@ -568,8 +637,8 @@ los(const struct game *g, struct hex a, struct hex b, int units)
 
 	if (los_cache.armed != g || g->nhex != los_cache.nhex)
 		return los_walk(g, a, b, units);
-	ga = game_hex_at_c(g, a);
-	gb = game_hex_at_c(g, b);
+	ga = hex_at(g, a);
+	gb = hex_at(g, b);
 	if (ga == NULL || gb == NULL)
 		return los_walk(g, a, b, units);
 	c = &los_cache.ans[(size_t)(ga - g->hexes) * (size_t)g->nhex +
@@ -611,8 +680,8 @@ pw_line_ends(const struct game *g, struct hex a, struct hex b,
 	int n;
 
 	if (g == NULL || los_cache.armed != g || g->nhex != los_cache.nhex ||
-	    hex_eq(a, b) || (ga = game_hex_at_c(g, a)) == NULL ||
-	    (gb = game_hex_at_c(g, b)) == NULL)
+	    hex_eq(a, b) || (ga = hex_at(g, a)) == NULL ||
+	    (gb = hex_at(g, b)) == NULL)
 		return line_ends_drawn(a, b, second, penult);
 	p = (size_t)(ga - g->hexes) * (size_t)g->nhex + (size_t)(gb -
 	    g->hexes);

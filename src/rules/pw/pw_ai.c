@@ -127,9 +127,7 @@ known_mines(const struct ai *ai, struct hex h)
 static int
 hex_index(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = game_hex_at_c(g, h);
-
-	return gh == NULL ? -1 : (int)(gh - g->hexes);
+	return pw_hex_index(g, h);
 }
 
 /* Fill ai->pass: may a path enter each hex of the map (on it, not a river,
@@ -157,7 +155,7 @@ index_passable(struct ai *ai)
 			first_mines[k] = j;
 	}
 	/* Neighbours are looked up when a search first reaches a hex. */
-	for (k = 0; k < g->nhex; k++)
+	for (k = 0; ai->nbr != NULL && k < g->nhex; k++)
 		ai->nbr[k][0] = NBR_UNKNOWN;
 	for (k = 0; k < g->nhex; k++) {
 		/* The first hex at this position answers for it (the map's
@@ -749,7 +747,6 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->taken = xcalloc(nu, sizeof *ai->taken);
 	ai->pass = xcalloc((size_t)ai->nh, sizeof *ai->pass);
 	ai->visit = xcalloc((size_t)ai->nh, sizeof *ai->visit);
-	ai->nbr = xcalloc((size_t)ai->nh, sizeof *ai->nbr);
 	ai->kind = xcalloc(nu, sizeof *ai->kind);
 	ai->alive = xcalloc(nu, sizeof *ai->alive);
 	ai->across = xcalloc(nu, sizeof *ai->across);
@@ -760,6 +757,10 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->prev = xmalloc(sizeof *ai->prev * (size_t)(ai->nh + 1));
 	ai->hi = xmalloc(sizeof *ai->hi * (size_t)(ai->nh + 1));
 	begun = pw_los_cache_begin(g);
+	/* The neighbours by index: the map's table when the cache is armed,
+	 * else looked up as the searches reach each hex. */
+	ai->nbr = pw_map_neighbours(g) == NULL ? xcalloc((size_t)ai->nh,
+	    sizeof *ai->nbr) : NULL;
 	for (i = 0; i < g->nunits; i++) {
 		ai->kind[i] = pw_kind(&g->units[i]);
 		ai->alive[i] = pw_alive(&g->units[i]);
