@@ -9,6 +9,7 @@
  * passable path, dropping off passengers and guns near the enemy;
  * spotters move up until they see the enemy, keeping their distance, and
  * commanders follow the main body of their units. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@ struct ai {
 	/* By game hex index (nh = min(nhex, MAXH) entries), made once per
 	 * call (the game does not change while the side plans): may a path
 	 * enter the hex (index_passable), the path search's visited marks
-	 * (visit[k] == stamp: seen in the current search), and the index
+	 * (visit[k] == stamp: seen in the current search; VISIT_NEVER: a
+	 * hex no path may enter), and the index
 	 * of each neighbour (-1 off the map; nbr[k][0] NBR_UNKNOWN: not
 	 * looked up yet). Sized by the game, not by the limits: a call
 	 * allocates a few KB, not a quarter of a megabyte. */
@@ -130,6 +132,20 @@ hex_index(const struct game *g, struct hex h)
 	return pw_hex_index(g, h);
 }
 
+/* Clear the path search's visited marks: 0 for the hexes a path may
+ * enter, VISIT_NEVER for the others (no search enters them: a stamp is
+ * always below it). */
+#define VISIT_NEVER UINT_MAX
+static void
+visit_reset(struct ai *ai)
+{
+	int k;
+
+	for (k = 0; k < ai->nh; k++)
+		ai->visit[k] = ai->pass[k] ? 0 : VISIT_NEVER;
+	ai->stamp = 0;
+}
+
 /* Fill ai->pass: may a path enter each hex of the map (on it, not a river,
  * no mines the side knows of, no enemy unit it sees), in one pass over the
  * hexes and one over the units (the first mines marker of a hex decides
@@ -173,6 +189,7 @@ index_passable(struct ai *ai)
 	FOR_SEEN(ai, j, s)
 		if ((k = hex_index(g, g->units[j].pos)) >= 0)
 			ai->pass[k] = false;
+	visit_reset(ai);
 }
 
 /* Is h free for unit i to end in (other units, plans made so far)? */
@@ -212,6 +229,7 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	int len, steps = 0, lb;
 	struct hex *chain = ai->chain;
 	const int (*mapnbr)[6] = pw_map_neighbours(g);
+	const int *row;
 
 	if (g->nhex > MAXH)
 		return 0;
@@ -226,12 +244,13 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	bd = hex_distance(start, goal);
 	/* Visited marks by hex index (the start too); a new stamp clears
 	 * them all. */
-	if (++ai->stamp == 0) {
-		memset(ai->visit, 0, sizeof ai->visit[0] * (size_t)ai->nh);
+	if (++ai->stamp == VISIT_NEVER) {
+		visit_reset(ai);
 		ai->stamp = 1;
 	}
 	if ((hi[0] = hex_index(g, start)) >= 0)
-		ai->visit[hi[0]] = ai->stamp;
+		ai->visit[hi[0]] = ai->visit[hi[0]] == VISIT_NEVER ? VISIT_NEVER :
+		    ai->stamp;
 	/* No hex can come nearer the goal than the goal itself (0) or, when
 	 * a path may not enter it, its neighbours (1): once one is found,
 	 * the rest of the search could not change the path. */
@@ -252,14 +271,17 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 			for (d = 0; d < 6; d++)
 				ai->nbr[hi[head]][d] = hex_index(g,
 				    hex_neighbour(h, d));
+		/* A hex off the map (hi -1: the start alone can be) has its
+		 * neighbours looked up; the map's table answers when the
+		 * cache is armed. */
+		row = hi[head] < 0 ? NULL : mapnbr != NULL ? mapnbr[hi[head]] :
+		    ai->nbr[hi[head]];
 		for (d = 0; d < 6; d++) {
-			/* A hex off the map (hi -1: the start alone can be)
-			 * has its neighbours looked up; the map's table
-			 * answers when the cache is armed. */
-			k = hi[head] < 0 ? hex_index(g, hex_neighbour(h, d)) :
-			    mapnbr != NULL ? mapnbr[hi[head]][d] :
-			    ai->nbr[hi[head]][d];
-			if (k < 0 || !ai->pass[k] || ai->visit[k] == ai->stamp ||
+			k = row != NULL ? row[d] : hex_index(g, hex_neighbour(h,
+			    d));
+			/* visit[k] >= stamp: seen in this search, or a
+			 * hex no path may enter (VISIT_NEVER). */
+			if (k < 0 || ai->visit[k] >= ai->stamp ||
 			    n >= MAXH)
 				continue;
 			ai->visit[k] = ai->stamp;
