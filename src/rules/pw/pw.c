@@ -151,11 +151,14 @@ static _Thread_local struct {
 	int nhex;
 	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
 	signed char *terr;         /* terrain_of each hex */
-	/* By unit index, the units there were at begin (markers added
-	 * later are looked up by name): pw_kind, KIND_UNKNOWN until asked.
-	 * A unit's kind never changes. */
+	/* By unit index (kindcap of them, grown to the units there are at
+	 * each begin; units added later are looked up by name): pw_kind of
+	 * the unit whose kind field was kindkey[i] (all its bytes), kept from
+	 * one begin to the next and from game to game: a unit with other
+	 * bytes there is looked up again. */
 	signed char *kind;
-	int nkind, kindcap;
+	char (*kindkey)[GAME_KIND_MAX];
+	int kindcap;
 	/* By hex index: the index of each neighbour (-1 off the map), and
 	 * whether it is the hex game_hex_at_c finds at its position. */
 	int (*nbr)[6];
@@ -208,13 +211,20 @@ pw_kind(const struct game_unit *u)
 	uintptr_t p = (uintptr_t)u, base;
 	size_t i;
 
-	/* A unit of the armed game: its kind is looked up once. */
+	/* A unit of the armed game: its kind is looked up once for the
+	 * bytes of its kind field. */
 	if (g != NULL && g->units != NULL) {
 		base = (uintptr_t)g->units;
 		if (p >= base && (i = (p - base) / sizeof *u) <
-		    (size_t)los_cache.nkind && &g->units[i] == u) {
-			if (los_cache.kind[i] == KIND_UNKNOWN)
+		    (size_t)los_cache.kindcap && i < (size_t)g->nunits &&
+		    &g->units[i] == u) {
+			if (los_cache.kind[i] == KIND_UNKNOWN ||
+			    memcmp(los_cache.kindkey[i], u->kind,
+			    GAME_KIND_MAX) != 0) {
+				memcpy(los_cache.kindkey[i], u->kind,
+				    GAME_KIND_MAX);
 				los_cache.kind[i] = (signed char)kind_lookup(u);
+			}
 			return los_cache.kind[i];
 		}
 	}
@@ -521,16 +531,18 @@ pw_los_cache_begin(const struct game *g)
 				    (int)(nh - g->hexes);
 			}
 	}
-	/* The kinds of the units there are now, each looked up when first
-	 * asked. */
+	/* Room for the kinds of the units there are now (kept from the
+	 * last begin: pw_kind checks each against the unit's kind field). */
 	if (g->nunits > los_cache.kindcap) {
-		free(los_cache.kind);
-		los_cache.kindcap = g->nunits;
-		los_cache.kind = xmalloc((size_t)los_cache.kindcap);
+		int cap = g->nunits;
+
+		los_cache.kind = xrealloc(los_cache.kind, (size_t)cap);
+		los_cache.kindkey = xrealloc(los_cache.kindkey, (size_t)cap *
+		    sizeof *los_cache.kindkey);
+		memset(los_cache.kind + los_cache.kindcap, KIND_UNKNOWN,
+		    (size_t)(cap - los_cache.kindcap));
+		los_cache.kindcap = cap;
 	}
-	los_cache.nkind = g->nunits > 0 ? g->nunits : 0;
-	if (los_cache.nkind > 0)
-		memset(los_cache.kind, KIND_UNKNOWN, (size_t)los_cache.nkind);
 	los_cache.armed = g;
 	return true;
 }
