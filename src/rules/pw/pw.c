@@ -2,7 +2,13 @@
  * geometry and terrain helpers, the order window and the order parser.
  * The rules themselves are in pw_rules.c, the opponent in pw_ai.c and the
  * scenario and map in pw_map.c. Every reading of the seed is in
- * docs/rules/portable-wargame.md. */
+ * docs/rules/portable-wargame.md.
+ *
+ * Speed (issue 17): between pw_los_cache_begin and pw_los_cache_end the
+ * map's per-thread cache (los_cache below) answers the terrain, the
+ * neighbours, the hex at a position, lines of sight and the steps of each
+ * pair's line, and unit kinds; docs/ARCHITECTURE.md §3.2, "Caches", says
+ * what is kept and why each answer is the uncached one. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
