@@ -165,6 +165,7 @@ static _Thread_local struct {
 	signed char *kind;
 	char (*kindkey)[GAME_KIND_MAX];
 	int kindcap;
+	int nkind;  /* the units checked at this begin: kind[i], i < nkind */
 	/* By hex index: the index of each neighbour (-1 off the map), and
 	 * whether it is the hex game_hex_at_c finds at its position. */
 	int (*nbr)[6];
@@ -222,15 +223,11 @@ pw_kind(const struct game_unit *u)
 	if (g != NULL && g->units != NULL) {
 		base = (uintptr_t)g->units;
 		if (p >= base && (i = (p - base) / sizeof *u) <
-		    (size_t)los_cache.kindcap && i < (size_t)g->nunits &&
-		    &g->units[i] == u) {
-			if (los_cache.kind[i] == KIND_UNKNOWN ||
-			    memcmp(los_cache.kindkey[i], u->kind,
-			    GAME_KIND_MAX) != 0) {
-				memcpy(los_cache.kindkey[i], u->kind,
-				    GAME_KIND_MAX);
+		    (size_t)los_cache.nkind && &g->units[i] == u) {
+			/* Its key was checked at begin, and a unit's kind
+			 * does not change. */
+			if (los_cache.kind[i] == KIND_UNKNOWN)
 				los_cache.kind[i] = (signed char)kind_lookup(u);
-			}
 			return los_cache.kind[i];
 		}
 	}
@@ -547,8 +544,21 @@ pw_los_cache_begin(const struct game *g)
 		    sizeof *los_cache.kindkey);
 		memset(los_cache.kind + los_cache.kindcap, KIND_UNKNOWN,
 		    (size_t)(cap - los_cache.kindcap));
+		memset(los_cache.kindkey + los_cache.kindcap, 0,
+		    (size_t)(cap - los_cache.kindcap) *
+		    sizeof *los_cache.kindkey);
 		los_cache.kindcap = cap;
 	}
+	/* A kind kept for other bytes in the unit's kind field (another
+	 * game, another unit at that index) is looked up again. */
+	for (k = 0; k < g->nunits; k++)
+		if (memcmp(los_cache.kindkey[k], g->units[k].kind,
+		    GAME_KIND_MAX) != 0) {
+			memcpy(los_cache.kindkey[k], g->units[k].kind,
+			    GAME_KIND_MAX);
+			los_cache.kind[k] = KIND_UNKNOWN;
+		}
+	los_cache.nkind = g->nunits > 0 ? g->nunits : 0;
 	los_cache.armed = g;
 	return true;
 }
@@ -572,8 +582,10 @@ pw_map_terrain(const struct game *g, const bool **first)
 void
 pw_los_cache_end(bool begun)
 {
-	if (begun)
+	if (begun) {
 		los_cache.armed = NULL;
+		los_cache.nkind = 0;
+	}
 }
 
 static bool los_walk(const struct game *, struct hex, struct hex, int);
