@@ -1110,12 +1110,82 @@ same_id(const char *a, const char *b)
 	}
 }
 
+/* The units' ids of one game by a hash of their ASCII lower case (open
+ * addressing, the first unit of each id), made for a parse: the parser
+ * looks an id up for each line. */
+#define IDTAB_MAX 512
+struct idtab {
+	const struct game *g;
+	int size;                 /* a power of two, 0: no table */
+	short slot[IDTAB_MAX];    /* unit index + 1, 0 empty */
+};
+static _Thread_local const struct idtab *parse_ids;
+
+/* The hash of id in ASCII lower case; -1 if a byte is not ASCII. */
+static long
+id_hash(const char *id)
+{
+	unsigned long h = 5381;
+	const unsigned char *p;
+	int c;
+
+	for (p = (const unsigned char *)id; *p != '\0'; p++) {
+		if (*p >= 0x80)
+			return -1;
+		c = *p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p;
+		h = h * 33 + (unsigned long)c;
+	}
+	return (long)(h & 0x7fffffffUL);
+}
+
+static bool same_id(const char *, const char *);
+
+/* Fill t with g's units' ids; size 0 (no table) when there are too
+ * many units or an id is not ASCII. */
+static void
+idtab_make(struct idtab *t, const struct game *g)
+{
+	int i, k;
+	long h;
+
+	t->g = g;
+	t->size = 0;
+	if (g->nunits > IDTAB_MAX / 2)
+		return;
+	for (t->size = 16; t->size < 2 * g->nunits; t->size *= 2)
+		;
+	memset(t->slot, 0, sizeof t->slot[0] * (size_t)t->size);
+	for (i = 0; i < g->nunits; i++) {
+		if ((h = id_hash(g->units[i].id)) < 0) {
+			t->size = 0;
+			return;
+		}
+		for (k = (int)(h & (t->size - 1)); t->slot[k] != 0 &&
+		    !same_id(g->units[t->slot[k] - 1].id, g->units[i].id);
+		    k = (k + 1) & (t->size - 1))
+			;
+		if (t->slot[k] == 0)  /* the first unit of this id */
+			t->slot[k] = (short)(i + 1);
+	}
+}
+
 /* game_unit_index(g, id): the first unit whose id is id ignoring case,
- * with the first letters compared before the whole ids. */
+ * from the parse's table when there is one, else with the first letters
+ * compared before the whole ids. */
 static int
 unit_index(const struct game *g, const char *id)
 {
 	int i, c = (unsigned char)id[0], lc;
+	const struct idtab *t = parse_ids;
+	long h;
+
+	if (t != NULL && t->g == g && t->size > 0 && (h = id_hash(id)) >= 0) {
+		for (i = (int)(h & (t->size - 1)); t->slot[i] != 0;
+		    i = (i + 1) & (t->size - 1))
+			if (same_id(g->units[t->slot[i] - 1].id, id))
+				return t->slot[i] - 1;
+		return -1;
+	}
 
 	if (c == '\0')
 		return game_unit_index(g, id);
@@ -1825,8 +1895,14 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 	bool begun = pw_los_cache_begin(g);
 	int rc;
 
+	struct idtab ids;
+	const struct idtab *outer = parse_ids;
+
 	seen = nu <= 128 ? small : xmalloc(3 * nu * sizeof *seen);
+	idtab_make(&ids, g);
+	parse_ids = &ids;
 	rc = parse_orders(g, w, side, b, out, canon, errs, seen);
+	parse_ids = outer;
 	if (seen != small)
 		free(seen);
 	pw_los_cache_end(begun);
