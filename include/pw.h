@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "game.h"
 #include "picture.h"
@@ -148,6 +149,16 @@ struct pw_orders {
 };
 
 /* --- helpers shared by the pw files and the tests ------------------------ */
+
+/* strcmp(u->kind, name) == 0 for a name of at least 8 letters (the
+ * markers' PW_MINES ... PW_OBJECTIVE): the first and eighth letters
+ * (those of "marker:" names differ there) before the whole names. */
+static inline bool
+pw_kind_is(const struct game_unit *u, const char *name)
+{
+	return u->kind[0] == name[0] && u->kind[7] == name[7] &&
+	    strcmp(u->kind, name) == 0;
+}
 
 /* The type of a unit, or NULL for a marker. */
 const struct pw_type *pw_type(const struct game_unit *);

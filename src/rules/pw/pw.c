@@ -925,7 +925,7 @@ pw_objectives(const struct game *g, int side)
 
 	for (i = 0; i < g->nunits; i++)
 		if (g->units[i].placed && g->units[i].side == side &&
-		    strcmp(g->units[i].kind, PW_OBJECTIVE) == 0)
+		    pw_kind_is(&g->units[i], PW_OBJECTIVE))
 			n++;
 	return n;
 }
@@ -936,8 +936,8 @@ pw_objectives_total(const struct game *g)
 	int i, n = 0;
 
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].placed && strcmp(g->units[i].kind,
-		    PW_OBJECTIVE) == 0)
+		if (g->units[i].placed && pw_kind_is(&g->units[i],
+		    PW_OBJECTIVE))
 			n++;
 	return n;
 }
@@ -957,7 +957,7 @@ pw_visible(const struct game *g, int side, int i)
 	if (side < 0 || u->side == side)
 		return true;
 	if (pw_is_marker(u))
-		return strcmp(u->kind, PW_MINES) != 0 ||
+		return !pw_kind_is(u, PW_MINES) ||
 		    (u->x[0] & (1 << side)) != 0;
 	if (u->flags & PW_F_FIRED)
 		return true;
@@ -1027,10 +1027,10 @@ pw_retreat_hex(const struct game *g, int i, struct hex *out)
 			 * one is walked into, as by a move (fog of war,
 			 * issue 13 item 8). */
 			if (hex_eq(o->pos, n) && o->placed &&
-			    (pw_alive(o) || (strcmp(o->kind, PW_MINES) == 0 &&
+			    (pw_alive(o) || (pw_kind_is(o, PW_MINES) &&
 			    pw_visible(g, u->side, j)) ||
-			    strcmp(o->kind, PW_WIRE) == 0 ||
-			    strcmp(o->kind, PW_GAS) == 0))
+			    pw_kind_is(o, PW_WIRE) ||
+			    pw_kind_is(o, PW_GAS)))
 				empty = false;
 		}
 		if (!empty || enemy_adjacent(g, u->side, n))

@@ -166,7 +166,7 @@ index_passable(struct ai *ai)
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *u = &g->units[j];
 
-		if (u->placed && strcmp(u->kind, PW_MINES) == 0 &&
+		if (u->placed && pw_kind_is(u, PW_MINES) &&
 		    (k = hex_index(g, u->pos)) >= 0 && first_mines[k] == none)
 			first_mines[k] = j;
 	}
@@ -339,7 +339,7 @@ objective_goal(const struct ai *ai, struct hex h, struct hex *goal)
 
 	for (j = 0; j < g->nunits; j++)
 		if (g->units[j].placed && g->units[j].side != ai->side &&
-		    strcmp(g->units[j].kind, PW_OBJECTIVE) == 0 &&
+		    pw_kind_is(&g->units[j], PW_OBJECTIVE) &&
 		    (d = hex_distance(g->units[j].pos, h)) < bd) {
 			bd = d;
 			*goal = g->units[j].pos;

@@ -460,7 +460,7 @@ gas_drift(struct pw_res *r)
 		struct game_unit *m = &g->units[i];
 		struct hex to, dir;
 
-		if (!m->placed || strcmp(m->kind, PW_GAS) != 0)
+		if (!m->placed || !pw_kind_is(m, PW_GAS))
 			continue;
 		if (--m->x[0] <= 0) {
 			m->placed = false;
@@ -1487,7 +1487,7 @@ hold_objectives(struct pw_res *r)
 	for (i = 0; i < g->nunits; i++) {
 		struct game_unit *o = &g->units[i];
 
-		if (!o->placed || strcmp(o->kind, PW_OBJECTIVE) != 0)
+		if (!o->placed || !pw_kind_is(o, PW_OBJECTIVE))
 			continue;
 		for (in = 0, j = 0; j < g->nunits; j++)
 			if (pw_alive(&g->units[j]) && hex_eq(g->units[j].pos,
