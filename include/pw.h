@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "game.h"
 #include "picture.h"
@@ -141,9 +142,23 @@ struct pw_orders {
 	struct pw_act act[PW_ACTS_MAX];
 	enum pw_retreat retreat;          /* the side's default */
 	signed char unit_retreat[GAME_MAX_UNITS]; /* -1: the default */
+	/* unit_retreat is set for the units below this index (the units
+	 * the game had when the orders were parsed: pw_parse clears no
+	 * more); the units at or above it take the side's default. */
+	int nunit_retreat;
 };
 
 /* --- helpers shared by the pw files and the tests ------------------------ */
+
+/* strcmp(u->kind, name) == 0 for a name of at least 8 letters (the
+ * markers' PW_MINES ... PW_OBJECTIVE): the first and eighth letters
+ * (those of "marker:" names differ there) before the whole names. */
+static inline bool
+pw_kind_is(const struct game_unit *u, const char *name)
+{
+	return u->kind[0] == name[0] && u->kind[7] == name[7] &&
+	    strcmp(u->kind, name) == 0;
+}
 
 /* The type of a unit, or NULL for a marker. */
 const struct pw_type *pw_type(const struct game_unit *);
@@ -185,6 +200,22 @@ bool pw_sees(const struct game *, struct hex a, struct hex b);
  * between. False (nothing kept) when a cache is already armed. */
 bool pw_los_cache_begin(const struct game *);
 void pw_los_cache_end(bool begun);
+/* While the cache is armed for g: the index of each neighbour (direction
+ * 0-5) of each of g's hexes by hex index, -1 off the map; NULL when it is
+ * not armed for g. */
+const int (*pw_map_neighbours(const struct game *))[6];
+/* While the cache is armed for g: the terrain of each hex by index (as
+ * pw_terrain of its position when *first says it is the hex found there);
+ * NULL when it is not armed for g. */
+const signed char *pw_map_terrain(const struct game *, const bool **first);
+/* hex_line(a, b)'s length (-1: no line), its second hex and the one
+ * before its last (set when the length is at least 2), from the armed
+ * cache of g when it can (g may be NULL). */
+/* The index of the hex of g at h (as game_hex_at_c), -1 off the map;
+ * from the armed cache's box when it can. */
+int pw_hex_index(const struct game *, struct hex);
+int pw_line_ends(const struct game *, struct hex a, struct hex b,
+    struct hex *second, struct hex *penult);
 /* Is to within the 120 degree arc of a unit at from facing dir? */
 bool pw_in_arc(int facing, struct hex from, struct hex to);
 /* The direction (0..5) from a that points most nearly at b. */

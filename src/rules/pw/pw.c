@@ -2,11 +2,19 @@
  * geometry and terrain helpers, the order window and the order parser.
  * The rules themselves are in pw_rules.c, the opponent in pw_ai.c and the
  * scenario and map in pw_map.c. Every reading of the seed is in
- * docs/rules/portable-wargame.md. */
+ * docs/rules/portable-wargame.md.
+ *
+ * Speed (issue 17): between pw_los_cache_begin and pw_los_cache_end the
+ * map's per-thread cache (los_cache below) answers the terrain, the
+ * neighbours, the hex at a position, lines of sight and the steps of each
+ * pair's line, and unit kinds; docs/ARCHITECTURE.md §3.2, "Caches", says
+ * what is kept and why each answer is the uncached one. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "pw.h"
 
@@ -128,8 +136,58 @@ static const unsigned char kind_first[26][6] = {
 	['t' - 'a'] = { PW_TANK + 1, PW_TRUCK + 1 },
 };
 
-int
-pw_kind(const struct game_unit *u)
+/* One hex strictly between the ends of a line (hex_line's step), with
+ * what the terrain says for the line's pair of ends. */
+struct los_step {
+	struct hex h, alt;
+	bool tie;
+	bool terrain_h, terrain_alt;  /* does the terrain block h, alt */
+};
+#define LINE_UNKNOWN 255
+#define LINE_NONE 254
+
+/* The per-thread caches of one game's map and units (pw_los_cache_begin
+ * arms them for a resolution step or an opponent's plan; pw_kind reads
+ * the kinds, so they are declared here). */
+#define LOS_CACHE_MAXH 1024
+#define KIND_UNKNOWN (-2)
+static _Thread_local struct {
+	const struct game *armed;  /* the game between begin and end */
+	struct game_hex *map;      /* copy of the hexes it holds answers for */
+	int nhex;
+	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
+	signed char *terr;         /* terrain_of each hex */
+	/* By unit index (kindcap of them, grown to the units there are at
+	 * each begin; units added later are looked up by name): pw_kind of
+	 * the unit whose kind field was kindkey[i] (all its bytes), kept from
+	 * one begin to the next and from game to game: a unit with other
+	 * bytes there is looked up again. */
+	signed char *kind;
+	char (*kindkey)[GAME_KIND_MAX];
+	int kindcap;
+	int nkind;  /* the units checked at this begin: kind[i], i < nkind */
+	/* By hex index: the index of each neighbour (-1 off the map), and
+	 * whether it is the hex game_hex_at_c finds at its position. */
+	int (*nbr)[6];
+	bool *first;
+	/* The index (+ 1, 0 none) of the hex game_hex_at_c finds at each
+	 * position of the box [q0, q0 + bw) x [r0, r0 + bh) around the map;
+	 * cell NULL when the box would be much larger than the map. */
+	int *cell, q0, r0, bw, bh;
+	/* By pair of hexes (as ans), the hexes strictly between them on
+	 * their line, each with whether the terrain blocks it (and the
+	 * other hex of a tie) for that pair: linen[p] steps from
+	 * line[lineoff[p]]; LINE_UNKNOWN not drawn yet, LINE_NONE no line.
+	 * A line with units blocking walks these instead of drawing it. */
+	int *lineoff;
+	unsigned char *linen;
+	struct los_step *line;
+	size_t nline, linecap;
+} los_cache;
+
+/* pw_kind by the name, without the cache. */
+static int
+kind_lookup(const struct game_unit *u)
 {
 	const unsigned char *c;
 	int k, i;
@@ -153,6 +211,29 @@ pw_kind(const struct game_unit *u)
 	return -1;
 }
 
+int
+pw_kind(const struct game_unit *u)
+{
+	const struct game *g = los_cache.armed;
+	uintptr_t p = (uintptr_t)u, base;
+	size_t i;
+
+	/* A unit of the armed game: its kind is looked up once for the
+	 * bytes of its kind field. */
+	if (g != NULL && g->units != NULL) {
+		base = (uintptr_t)g->units;
+		if (p >= base && (i = (p - base) / sizeof *u) <
+		    (size_t)los_cache.nkind && &g->units[i] == u) {
+			/* Its key was checked at begin, and a unit's kind
+			 * does not change. */
+			if (los_cache.kind[i] == KIND_UNKNOWN)
+				los_cache.kind[i] = (signed char)kind_lookup(u);
+			return los_cache.kind[i];
+		}
+	}
+	return kind_lookup(u);
+}
+
 const struct pw_type *
 pw_type(const struct game_unit *u)
 {
@@ -172,7 +253,7 @@ pw_is_marker(const struct game_unit *u)
 bool
 pw_alive(const struct game_unit *u)
 {
-	return u->placed && !pw_is_marker(u) && u->strength > 0;
+	return u->placed && u->strength > 0 && !pw_is_marker(u);
 }
 
 int
@@ -227,15 +308,35 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
  * (a resolution step or an opponent's plan, during which the map does not
  * change) the answer for each pair of hexes (by index) is kept. The map it was made for is kept
  * as a copy and compared whole at each begin, so another game, or another
- * map at the same address, finds it empty. */
-#define LOS_CACHE_MAXH 1024
-static _Thread_local struct {
-	const struct game *armed;  /* the game between begin and end */
-	struct game_hex *map;      /* copy of the hexes it holds answers for */
-	int nhex;
-	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
-	signed char *terr;         /* terrain_of each hex */
-} los_cache;
+ * map at the same address, finds it empty (los_cache is declared above
+ * pw_kind). */
+
+/* game_hex_at_c(g, h), from the box of the armed cache when it is armed
+ * for g (the same hex: the box holds what game_hex_at_c finds). */
+static inline const struct game_hex *
+hex_at(const struct game *g, struct hex h)
+{
+	long dq, dr;
+	int k;
+
+	if (los_cache.armed != g || los_cache.cell == NULL ||
+	    g->nhex != los_cache.nhex)
+		return game_hex_at_c(g, h);
+	dq = (long)h.q - los_cache.q0;
+	dr = (long)h.r - los_cache.r0;
+	if (dq < 0 || dr < 0 || dq >= los_cache.bw || dr >= los_cache.bh)
+		return NULL;
+	k = los_cache.cell[dq + dr * los_cache.bw];
+	return k == 0 ? NULL : &g->hexes[k - 1];
+}
+
+int
+pw_hex_index(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh = hex_at(g, h);
+
+	return gh == NULL ? -1 : (int)(gh - g->hexes);
+}
 
 /* The terrain (enum pw_terrain) of game hex gh, -1 for NULL (off the
  * map). */
@@ -274,13 +375,13 @@ terrain_in(const struct game *g, const struct game_hex *gh)
 int
 pw_terrain(const struct game *g, struct hex h)
 {
-	return terrain_in(g, game_hex_at_c(g, h));
+	return terrain_in(g, hex_at(g, h));
 }
 
 bool
 pw_road(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = game_hex_at_c(g, h);
+	const struct game_hex *gh = hex_at(g, h);
 
 	return gh != NULL && strstr(gh->terrain, "+road") != NULL;
 }
@@ -288,7 +389,7 @@ pw_road(const struct game *g, struct hex h)
 int
 pw_elev(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = game_hex_at_c(g, h);
+	const struct game_hex *gh = hex_at(g, h);
 
 	return gh == NULL ? 0 : gh->elevation;
 }
@@ -304,7 +405,11 @@ pw_area(const struct game *g, struct hex h)
 bool
 pw_cover(const struct game *g, struct hex h)
 {
-	return pw_area(g, h) || pw_terrain(g, h) == PW_T_TRENCH;
+	/* pw_area or a trench, the terrain looked up once. */
+	int t = pw_terrain(g, h);
+
+	return t == PW_T_WOOD || t == PW_T_BUA || t == PW_T_FORT ||
+	    t == PW_T_TRENCH;
 }
 
 #define LOS_NO_UNITS (-3)    /* units do not block */
@@ -313,32 +418,76 @@ pw_cover(const struct game *g, struct hex h)
 /* Does hex m, between a and b (at elevations ea and eb), block the view?
  * units: LOS_NO_UNITS, LOS_ALL_UNITS, or a side: its own units and the
  * enemy units it sees block, hidden ones do not. */
+/* Does a unit in m block the view (units as for blocks)? */
 static bool
-blocks(const struct game *g, struct hex m, int ea, int eb, int units)
+unit_blocks(const struct game *g, struct hex m, int units)
 {
-	const struct game_hex *gh = game_hex_at_c(g, m);
-	int t = terrain_in(g, gh), em = gh == NULL ? 0 : gh->elevation, i;
+	int i;
 
-	if (t == PW_T_WOOD || t == PW_T_BUA)
-		return true;
-	if (em > (ea < eb ? ea : eb) && em >= (ea > eb ? ea : eb))
-		return true;
 	if (units != LOS_NO_UNITS)
 		for (i = 0; i < g->nunits; i++)
-			if (pw_alive(&g->units[i]) &&
-			    hex_eq(g->units[i].pos, m) &&
+			if (hex_eq(g->units[i].pos, m) &&
+			    pw_alive(&g->units[i]) &&
 			    (units == LOS_ALL_UNITS ||
 			    pw_visible(g, units, i)))
 				return true;
 	return false;
 }
 
+static bool
+blocks(const struct game *g, struct hex m, int ea, int eb, int units)
+{
+	const struct game_hex *gh = hex_at(g, m);
+	int t = terrain_in(g, gh), em = gh == NULL ? 0 : gh->elevation;
+
+	if (t == PW_T_WOOD || t == PW_T_BUA)
+		return true;
+	if (em > (ea < eb ? ea : eb) && em >= (ea > eb ? ea : eb))
+		return true;
+	return unit_blocks(g, m, units);
+}
+
+
+/* Make los_cache's box of g's hexes (cell), unless it would be more
+ * than a few times the map. */
+static void
+box_cells(const struct game *g)
+{
+	int k, q0, q1, r0, r1;
+	long cells;
+
+	q0 = q1 = g->hexes[0].h.q;
+	r0 = r1 = g->hexes[0].h.r;
+	for (k = 1; k < g->nhex; k++) {
+		struct hex h = g->hexes[k].h;
+
+		q0 = h.q < q0 ? h.q : q0;
+		q1 = h.q > q1 ? h.q : q1;
+		r0 = h.r < r0 ? h.r : r0;
+		r1 = h.r > r1 ? h.r : r1;
+	}
+	cells = ((long)q1 - q0 + 1) * ((long)r1 - r0 + 1);
+	if (cells > 4L * g->nhex + 64)
+		return;
+	los_cache.q0 = q0;
+	los_cache.r0 = r0;
+	los_cache.bw = q1 - q0 + 1;
+	los_cache.bh = r1 - r0 + 1;
+	los_cache.cell = xcalloc((size_t)cells, sizeof *los_cache.cell);
+	for (k = 0; k < g->nhex; k++) {
+		struct hex h = g->hexes[k].h;
+		const struct game_hex *gh = game_hex_at_c(g, h);
+
+		los_cache.cell[(h.q - q0) + (long)(h.r - r0) * los_cache.bw] =
+		    gh == NULL ? 0 : (int)(gh - g->hexes) + 1;
+	}
+}
 
 bool
 pw_los_cache_begin(const struct game *g)
 {
 	size_t sz = sizeof *g->hexes * (size_t)g->nhex;
-	int k;
+	int k, d;
 
 	if (los_cache.armed != NULL || g->nhex <= 0 ||
 	    g->nhex > LOS_CACHE_MAXH)
@@ -355,19 +504,157 @@ pw_los_cache_begin(const struct game *g)
 		los_cache.terr = xmalloc((size_t)g->nhex);
 		for (k = 0; k < g->nhex; k++)
 			los_cache.terr[k] = (signed char)terrain_of(&g->hexes[k]);
+		free(los_cache.lineoff);
+		free(los_cache.linen);
+		free(los_cache.line);
+		los_cache.lineoff = xmalloc(sizeof *los_cache.lineoff *
+		    (size_t)g->nhex * (size_t)g->nhex);
+		los_cache.linen = xmalloc((size_t)g->nhex * (size_t)g->nhex);
+		memset(los_cache.linen, LINE_UNKNOWN, (size_t)g->nhex *
+		    (size_t)g->nhex);
+		los_cache.line = NULL;
+		los_cache.nline = los_cache.linecap = 0;
+		free(los_cache.cell);
+		los_cache.cell = NULL;
+		box_cells(g);
+		free(los_cache.first);
+		los_cache.first = xmalloc(sizeof *los_cache.first *
+		    (size_t)g->nhex);
+		for (k = 0; k < g->nhex; k++)
+			los_cache.first[k] = game_hex_at_c(g, g->hexes[k].h) ==
+			    &g->hexes[k];
+		free(los_cache.nbr);
+		los_cache.nbr = xmalloc(sizeof *los_cache.nbr * (size_t)g->nhex);
+		for (k = 0; k < g->nhex; k++)
+			for (d = 0; d < 6; d++) {
+				const struct game_hex *nh = game_hex_at_c(g,
+				    hex_neighbour(g->hexes[k].h, d));
+
+				los_cache.nbr[k][d] = nh == NULL ? -1 :
+				    (int)(nh - g->hexes);
+			}
 	}
+	/* Room for the kinds of the units there are now (kept from the
+	 * last begin: pw_kind checks each against the unit's kind field). */
+	if (g->nunits > los_cache.kindcap) {
+		int cap = g->nunits;
+
+		los_cache.kind = xrealloc(los_cache.kind, (size_t)cap);
+		los_cache.kindkey = xrealloc(los_cache.kindkey, (size_t)cap *
+		    sizeof *los_cache.kindkey);
+		memset(los_cache.kind + los_cache.kindcap, KIND_UNKNOWN,
+		    (size_t)(cap - los_cache.kindcap));
+		memset(los_cache.kindkey + los_cache.kindcap, 0,
+		    (size_t)(cap - los_cache.kindcap) *
+		    sizeof *los_cache.kindkey);
+		los_cache.kindcap = cap;
+	}
+	/* A kind kept for other bytes in the unit's kind field (another
+	 * game, another unit at that index) is looked up again. */
+	for (k = 0; k < g->nunits; k++)
+		if (memcmp(los_cache.kindkey[k], g->units[k].kind,
+		    GAME_KIND_MAX) != 0) {
+			memcpy(los_cache.kindkey[k], g->units[k].kind,
+			    GAME_KIND_MAX);
+			los_cache.kind[k] = KIND_UNKNOWN;
+		}
+	los_cache.nkind = g->nunits > 0 ? g->nunits : 0;
 	los_cache.armed = g;
 	return true;
+}
+
+const int (*pw_map_neighbours(const struct game *g))[6]
+{
+	if (los_cache.armed != g || g->nhex != los_cache.nhex)
+		return NULL;
+	return (const int (*)[6])los_cache.nbr;
+}
+
+const signed char *
+pw_map_terrain(const struct game *g, const bool **first)
+{
+	if (los_cache.armed != g || g->nhex != los_cache.nhex)
+		return NULL;
+	*first = los_cache.first;
+	return los_cache.terr;
 }
 
 void
 pw_los_cache_end(bool begun)
 {
-	if (begun)
+	if (begun) {
 		los_cache.armed = NULL;
+		los_cache.nkind = 0;
+	}
 }
 
 static bool los_walk(const struct game *, struct hex, struct hex, int);
+
+/* los_walk(g, a, b, units) for the pair p of the armed cache: the line's
+ * steps and what the terrain says of them drawn once, the units looked
+ * up each time. */
+static void line_keep(const struct game *, struct hex, struct hex, size_t)
+    __attribute__((noinline));
+
+/* Draw the line from a to b (pair p) into the armed cache (out of
+ * los_steps, whose frame stays small). */
+static void
+line_keep(const struct game *g, struct hex a, struct hex b, size_t p)
+{
+	struct hex_line_step ls[HEX_LINE_MAX];
+	int i, n = hex_line(a, b, ls, HEX_LINE_MAX), ea, eb;
+
+	if (n < 0 || n - 2 >= LINE_NONE) {
+		/* No line (or one too long to keep): walked each time. */
+		los_cache.linen[p] = LINE_NONE;
+		return;
+	}
+	ea = pw_elev(g, a);
+	eb = pw_elev(g, b);
+	if (los_cache.nline + (size_t)n > los_cache.linecap) {
+		los_cache.linecap = los_cache.linecap * 2 + (size_t)n + 256;
+		los_cache.line = xrealloc(los_cache.line, los_cache.linecap *
+		    sizeof *los_cache.line);
+	}
+	los_cache.lineoff[p] = (int)los_cache.nline;
+	for (i = 1; i < n - 1; i++) {
+		struct los_step *s = &los_cache.line[los_cache.nline++];
+
+		s->h = ls[i].h;
+		s->tie = ls[i].tie;
+		s->alt = ls[i].alt;
+		s->terrain_h = blocks(g, ls[i].h, ea, eb, LOS_NO_UNITS);
+		s->terrain_alt = ls[i].tie && blocks(g, ls[i].alt, ea, eb,
+		    LOS_NO_UNITS);
+	}
+	los_cache.linen[p] = (unsigned char)(n < 2 ? 0 : n - 2);
+}
+
+static bool
+los_steps(const struct game *g, struct hex a, struct hex b, size_t p,
+    int units)
+{
+	const struct los_step *st;
+	int i, n;
+
+	if (los_cache.linen[p] == LINE_UNKNOWN)
+		line_keep(g, a, b, p);
+	if (los_cache.linen[p] == LINE_NONE)
+		return los_walk(g, a, b, units);
+	st = &los_cache.line[los_cache.lineoff[p]];
+	n = los_cache.linen[p];
+	/* As los_walk: a step blocks when the terrain or a unit in it does
+	 * (along an edge, only if both sides block). */
+	for (i = 0; i < n; i++) {
+		if (!st[i].terrain_h && !unit_blocks(g, st[i].h, units))
+			continue;
+		if (st[i].tie && !st[i].terrain_alt &&
+		    !unit_blocks(g, st[i].alt, units))
+			continue;
+		return false;
+	}
+	return true;
+}
 
 /* Line of sight from a to b with units blocking as blocks() says; the
  * terrain's answer from the cache when it is armed for g (units only
@@ -380,8 +667,8 @@ los(const struct game *g, struct hex a, struct hex b, int units)
 
 	if (los_cache.armed != g || g->nhex != los_cache.nhex)
 		return los_walk(g, a, b, units);
-	ga = game_hex_at_c(g, a);
-	gb = game_hex_at_c(g, b);
+	ga = hex_at(g, a);
+	gb = hex_at(g, b);
 	if (ga == NULL || gb == NULL)
 		return los_walk(g, a, b, units);
 	c = &los_cache.ans[(size_t)(ga - g->hexes) * (size_t)g->nhex +
@@ -390,7 +677,53 @@ los(const struct game *g, struct hex a, struct hex b, int units)
 		*c = los_walk(g, a, b, LOS_NO_UNITS) ? 1 : 2;
 	if (*c == 2)
 		return false;
-	return units == LOS_NO_UNITS ? true : los_walk(g, a, b, units);
+	return units == LOS_NO_UNITS ? true : los_steps(g, a, b,
+	    (size_t)(ga - g->hexes) * (size_t)g->nhex + (size_t)(gb -
+	    g->hexes), units);
+}
+
+static int line_ends_drawn(struct hex, struct hex, struct hex *,
+    struct hex *) __attribute__((noinline));
+
+/* pw_line_ends by drawing the line (out of pw_line_ends, whose frame
+ * stays small). */
+static int
+line_ends_drawn(struct hex a, struct hex b, struct hex *second,
+    struct hex *penult)
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+	int n = hex_line(a, b, st, HEX_LINE_MAX);
+
+	if (n > 1) {
+		*second = st[1].h;
+		*penult = st[n - 2].h;
+	}
+	return n;
+}
+
+int
+pw_line_ends(const struct game *g, struct hex a, struct hex b,
+    struct hex *second, struct hex *penult)
+{
+	const struct game_hex *ga, *gb;
+	size_t p;
+	int n;
+
+	if (g == NULL || los_cache.armed != g || g->nhex != los_cache.nhex ||
+	    hex_eq(a, b) || (ga = hex_at(g, a)) == NULL ||
+	    (gb = hex_at(g, b)) == NULL)
+		return line_ends_drawn(a, b, second, penult);
+	p = (size_t)(ga - g->hexes) * (size_t)g->nhex + (size_t)(gb -
+	    g->hexes);
+	if (los_cache.linen[p] == LINE_UNKNOWN)
+		line_keep(g, a, b, p);
+	if (los_cache.linen[p] == LINE_NONE)
+		return line_ends_drawn(a, b, second, penult);
+	/* The kept steps are the hexes strictly between a and b. */
+	n = los_cache.linen[p] + 2;
+	*second = n > 2 ? los_cache.line[los_cache.lineoff[p]].h : b;
+	*penult = n > 2 ? los_cache.line[los_cache.lineoff[p] + n - 3].h : a;
+	return n;
 }
 
 /* Line of sight from a to b, walked hex by hex. */
@@ -483,12 +816,14 @@ pw_dir_towards(struct hex a, struct hex b)
 struct hex
 pw_in_front(struct hex target, struct hex firer)
 {
-	struct hex_line_step st[HEX_LINE_MAX];
-	int n = hex_line(target, firer, st, HEX_LINE_MAX);
+	struct hex second, penult;
+	/* The line is geometry: any armed game's cache draws it. */
+	int n = pw_line_ends(los_cache.armed, target, firer, &second,
+	    &penult);
 
 	if (n < 2)
 		return hex_neighbour(target, pw_dir_towards(target, firer));
-	return st[1].h;
+	return second;
 }
 
 struct hex
@@ -576,6 +911,9 @@ pw_exhausted(const struct game *g, int side)
 {
 	char key[16];
 
+	/* The two sides' keys without printf. */
+	if (side == 0 || side == 1)
+		return game_var(g, side == 0 ? "exh.0" : "exh.1", 0) != 0;
 	snprintf(key, sizeof key, "exh.%d", side);
 	return game_var(g, key, 0) != 0;
 }
@@ -587,7 +925,7 @@ pw_objectives(const struct game *g, int side)
 
 	for (i = 0; i < g->nunits; i++)
 		if (g->units[i].placed && g->units[i].side == side &&
-		    strcmp(g->units[i].kind, PW_OBJECTIVE) == 0)
+		    pw_kind_is(&g->units[i], PW_OBJECTIVE))
 			n++;
 	return n;
 }
@@ -598,8 +936,8 @@ pw_objectives_total(const struct game *g)
 	int i, n = 0;
 
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].placed && strcmp(g->units[i].kind,
-		    PW_OBJECTIVE) == 0)
+		if (g->units[i].placed && pw_kind_is(&g->units[i],
+		    PW_OBJECTIVE))
 			n++;
 	return n;
 }
@@ -619,7 +957,7 @@ pw_visible(const struct game *g, int side, int i)
 	if (side < 0 || u->side == side)
 		return true;
 	if (pw_is_marker(u))
-		return strcmp(u->kind, PW_MINES) != 0 ||
+		return !pw_kind_is(u, PW_MINES) ||
 		    (u->x[0] & (1 << side)) != 0;
 	if (u->flags & PW_F_FIRED)
 		return true;
@@ -647,8 +985,8 @@ enemy_adjacent(const struct game *g, int side, struct hex h)
 	int i;
 
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
-		    hex_adjacent(g->units[i].pos, h) && pw_visible(g, side, i))
+		if (g->units[i].side != side && hex_adjacent(g->units[i].pos,
+		    h) && pw_alive(&g->units[i]) && pw_visible(g, side, i))
 			return true;
 	return false;
 }
@@ -659,9 +997,9 @@ pw_nearest_seen_enemy(const struct game *g, int side, struct hex h)
 	int i, best = 1000, d;
 
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].side != side && pw_alive(&g->units[i]) &&
+		if (g->units[i].side != side &&
 		    (d = hex_distance(g->units[i].pos, h)) < best &&
-		    pw_visible(g, side, i))
+		    pw_alive(&g->units[i]) && pw_visible(g, side, i))
 			best = d;
 	return best;
 }
@@ -688,11 +1026,11 @@ pw_retreat_hex(const struct game *g, int i, struct hex *out)
 			/* Minefields only those the side knows of: a hidden
 			 * one is walked into, as by a move (fog of war,
 			 * issue 13 item 8). */
-			if (o->placed && hex_eq(o->pos, n) &&
-			    (pw_alive(o) || (strcmp(o->kind, PW_MINES) == 0 &&
+			if (hex_eq(o->pos, n) && o->placed &&
+			    (pw_alive(o) || (pw_kind_is(o, PW_MINES) &&
 			    pw_visible(g, u->side, j)) ||
-			    strcmp(o->kind, PW_WIRE) == 0 ||
-			    strcmp(o->kind, PW_GAS) == 0))
+			    pw_kind_is(o, PW_WIRE) ||
+			    pw_kind_is(o, PW_GAS)))
 				empty = false;
 		}
 		if (!empty || enemy_adjacent(g, u->side, n))
@@ -714,6 +1052,7 @@ pw_orders_init(struct pw_orders *o, int side)
 	o->side = side;
 	o->retreat = PW_RETREAT_ALWAYS;
 	memset(o->unit_retreat, -1, sizeof o->unit_retreat);
+	o->nunit_retreat = GAME_MAX_UNITS;
 }
 
 /* --- windows -------------------------------------------------------------- */
@@ -750,12 +1089,124 @@ parse_retreat(const char *s)
 
 static const char *const retreat_names[] = { "always", "never", "cover" };
 
+/* strcasecmp(a, b) == 0, compared here for ASCII (unit ids are short);
+ * strcasecmp answers when a byte is not ASCII. */
+static bool
+same_id(const char *a, const char *b)
+{
+	const unsigned char *x = (const unsigned char *)a,
+	    *y = (const unsigned char *)b;
+	int c, d;
+
+	for (;; x++, y++) {
+		if (*x >= 0x80 || *y >= 0x80)
+			return strcasecmp((const char *)x, (const char *)y) == 0;
+		c = *x >= 'A' && *x <= 'Z' ? *x - 'A' + 'a' : *x;
+		d = *y >= 'A' && *y <= 'Z' ? *y - 'A' + 'a' : *y;
+		if (c != d)
+			return false;
+		if (c == '\0')
+			return true;
+	}
+}
+
+/* The units' ids of one game by a hash of their ASCII lower case (open
+ * addressing, the first unit of each id), made for a parse: the parser
+ * looks an id up for each line. */
+#define IDTAB_MAX 512
+struct idtab {
+	const struct game *g;
+	int size;                 /* a power of two, 0: no table */
+	short slot[IDTAB_MAX];    /* unit index + 1, 0 empty */
+};
+static _Thread_local const struct idtab *parse_ids;
+
+/* The hash of id in ASCII lower case; -1 if a byte is not ASCII. */
+static long
+id_hash(const char *id)
+{
+	unsigned long h = 5381;
+	const unsigned char *p;
+	int c;
+
+	for (p = (const unsigned char *)id; *p != '\0'; p++) {
+		if (*p >= 0x80)
+			return -1;
+		c = *p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p;
+		h = h * 33 + (unsigned long)c;
+	}
+	return (long)(h & 0x7fffffffUL);
+}
+
+static bool same_id(const char *, const char *);
+
+/* Fill t with g's units' ids; size 0 (no table) when there are too
+ * many units or an id is not ASCII. */
+static void
+idtab_make(struct idtab *t, const struct game *g)
+{
+	int i, k;
+	long h;
+
+	t->g = g;
+	t->size = 0;
+	if (g->nunits > IDTAB_MAX / 2)
+		return;
+	for (t->size = 16; t->size < 2 * g->nunits; t->size *= 2)
+		;
+	memset(t->slot, 0, sizeof t->slot[0] * (size_t)t->size);
+	for (i = 0; i < g->nunits; i++) {
+		if ((h = id_hash(g->units[i].id)) < 0) {
+			t->size = 0;
+			return;
+		}
+		for (k = (int)(h & (t->size - 1)); t->slot[k] != 0 &&
+		    !same_id(g->units[t->slot[k] - 1].id, g->units[i].id);
+		    k = (k + 1) & (t->size - 1))
+			;
+		if (t->slot[k] == 0)  /* the first unit of this id */
+			t->slot[k] = (short)(i + 1);
+	}
+}
+
+/* game_unit_index(g, id): the first unit whose id is id ignoring case,
+ * from the parse's table when there is one, else with the first letters
+ * compared before the whole ids. */
+static int
+unit_index(const struct game *g, const char *id)
+{
+	int i, c = (unsigned char)id[0], lc;
+	const struct idtab *t = parse_ids;
+	long h;
+
+	if (t != NULL && t->g == g && t->size > 0 && (h = id_hash(id)) >= 0) {
+		for (i = (int)(h & (t->size - 1)); t->slot[i] != 0;
+		    i = (i + 1) & (t->size - 1))
+			if (same_id(g->units[t->slot[i] - 1].id, id))
+				return t->slot[i] - 1;
+		return -1;
+	}
+
+	if (c == '\0')
+		return game_unit_index(g, id);
+	lc = c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+	for (i = 0; i < g->nunits; i++) {
+		int u = (unsigned char)g->units[i].id[0];
+
+		if (u >= 'A' && u <= 'Z')
+			u = u - 'A' + 'a';
+		if (u == lc && same_id(g->units[i].id, id))
+			return i;
+	}
+	return -1;
+}
+
 /* A unit of side by id, alive; -1 with an error otherwise. */
 static int
 own_unit(const struct game *g, int side, const struct order_line *l,
     const char *id, struct order_errors *errs)
 {
-	int i = game_unit_index(g, id);
+	int i = unit_index(g, id);
 
 	if (i < 0 || pw_is_marker(&g->units[i])) {
 		orders_error(errs, l->lineno, "no unit '%s' (expected one of "
@@ -804,6 +1255,9 @@ hex_word(const struct game *g, const struct order_line *l, int w,
 static bool
 is_clause_word(const char *w)
 {
+	/* Hex labels and unit ids start otherwise: no word to compare. */
+	if (strchr("mfcluwhs", w[0]) == NULL || w[0] == '\0')
+		return false;
 	static const char *const v[] = { "move", "face", "fire", "cc", "load",
 		"unload", "wire", "unwire", "lay", "clear", "hold", "stay",
 		NULL };
@@ -1177,21 +1631,35 @@ spoil_notes(const struct game *g, const struct pw_orders *o,
 	}
 }
 
+/* pw_parse without the caches of the map and the kinds. */
 static int
-pw_parse(const struct game *g, const struct window_spec *w, int side,
+parse_orders(const struct game *g, const struct window_spec *w, int side,
     const struct order_body *b, void **out, struct sbuf *canon,
-    struct order_errors *errs)
+    struct order_errors *errs, int *seen)
 {
 	struct pw_orders *o = xmalloc(sizeof *o);
 	size_t before = errs->n, k, nu;
-	int seen_act[GAME_MAX_UNITS], seen_shot[GAME_MAX_UNITS], i, j, r;
-	int seen_retreat[GAME_MAX_UNITS];
+	/* By unit: the line that activates it, that shoots with it, that
+	 * gives its retreat choice (0 none), in seen (3 * nu entries). */
+	int *seen_act, *seen_shot, *seen_retreat, i, j, r;
 	int retreat_line = 0;
 	char a[8], why[160];
 
-	pw_orders_init(o, side);
-	/* Indexed by unit only: the game's units are enough to clear. */
+	/* As pw_orders_init, with only the game's units' retreat choices
+	 * cleared (the whole struct is some 40 KB, written twice a window
+	 * in a simulation); the shots and activations are written as they
+	 * are parsed. */
 	nu = (size_t)(g->nunits < GAME_MAX_UNITS ? g->nunits : GAME_MAX_UNITS);
+	o->side = side;
+	o->nshot = 0;
+	o->nact = 0;
+	o->retreat = PW_RETREAT_ALWAYS;
+	memset(o->unit_retreat, -1, nu);
+	o->nunit_retreat = (int)nu;
+	/* Indexed by unit only: the game's units are enough to clear. */
+	seen_act = seen;
+	seen_shot = seen + nu;
+	seen_retreat = seen + 2 * nu;
 	memset(seen_act, 0, nu * sizeof seen_act[0]);
 	memset(seen_shot, 0, nu * sizeof seen_shot[0]);
 	memset(seen_retreat, 0, nu * sizeof seen_retreat[0]);
@@ -1300,7 +1768,7 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 		} else {
 			struct pw_act *act = &o->act[o->nact];
 
-			if (game_unit_index(g, verb) < 0) {
+			if (unit_index(g, verb) < 0) {
 				orders_error(errs, l->lineno, "unknown order '%s';"
 				    " expected shoot, retreat or a unit id "
 				    "followed by its actions", verb);
@@ -1410,6 +1878,35 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 	spoil_notes(g, o, canon);
 	*out = o;
 	return HP_OK;
+}
+
+static int
+pw_parse(const struct game *g, const struct window_spec *w, int side,
+    const struct order_body *b, void **out, struct sbuf *canon,
+    struct order_errors *errs)
+{
+	/* The map does not change while orders are parsed. Three ints a
+	 * unit for parse_orders, on the stack when the units are few (a
+	 * frame of GAME_MAX_UNITS of them has its pages probed at every
+	 * call). */
+	int small[3 * 128], *seen;
+	size_t nu = (size_t)(g->nunits < GAME_MAX_UNITS ? g->nunits :
+	    GAME_MAX_UNITS);
+	bool begun = pw_los_cache_begin(g);
+	int rc;
+
+	struct idtab ids;
+	const struct idtab *outer = parse_ids;
+
+	seen = nu <= 128 ? small : xmalloc(3 * nu * sizeof *seen);
+	idtab_make(&ids, g);
+	parse_ids = &ids;
+	rc = parse_orders(g, w, side, b, out, canon, errs, seen);
+	parse_ids = outer;
+	if (seen != small)
+		free(seen);
+	pw_los_cache_end(begun);
+	return rc;
 }
 
 static void

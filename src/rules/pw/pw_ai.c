@@ -9,6 +9,8 @@
  * passable path, dropping off passengers and guns near the enemy;
  * spotters move up until they see the enemy, keeping their distance, and
  * commanders follow the main body of their units. */
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +29,8 @@ struct ai {
 	/* By game hex index (nh = min(nhex, MAXH) entries), made once per
 	 * call (the game does not change while the side plans): may a path
 	 * enter the hex (index_passable), the path search's visited marks
-	 * (visit[k] == stamp: seen in the current search), and the index
+	 * (visit[k] == stamp: seen in the current search; VISIT_NEVER: a
+	 * hex no path may enter), and the index
 	 * of each neighbour (-1 off the map; nbr[k][0] NBR_UNKNOWN: not
 	 * looked up yet). Sized by the game, not by the limits: a call
 	 * allocates a few KB, not a quarter of a megabyte. */
@@ -42,6 +45,13 @@ struct ai {
 	int *kind;
 	bool *alive;
 	unsigned char *across;
+	/* The enemy units the side sees (seen), in the order of the units:
+	 * the loops over them go through these nsl, not every unit. */
+	int *sl, nsl;
+	/* plan_path's queue (hexes, the index each came from, their hex
+	 * indexes) and its chain back: nh + 1 entries each. */
+	struct hex *q, *chain;
+	int *prev, *hi;
 };
 
 /* Unit j's type (as pw_type), NULL for none. */
@@ -57,23 +67,37 @@ lbl(const struct game *g, struct hex h, char *buf)
 	return hex_label(&g->layout, h, buf, 8);
 }
 
-/* Does the side see enemy unit j (alive, not carried)? */
-static bool
-seen_enemy(const struct ai *ai, int j)
+/* Append the strings to b up to a NULL: the order lines are written
+ * without printf (a simulation writes thousands of them). */
+static void put(struct sbuf *, ...) __attribute__((sentinel));
+
+static void
+put(struct sbuf *b, ...)
 {
-	return j < ai->g->nunits && ai->seen[j];
+	const char *p;
+	va_list ap;
+
+	va_start(ap, b);
+	while ((p = va_arg(ap, const char *)) != NULL)
+		sbuf_puts(b, p);
+	va_end(ap);
 }
+
+/* Each enemy unit j the side sees, in the order of the units (s counts
+ * them): as a loop over every unit that skips those the side does not
+ * see (ai->seen: alive, not carried, visible). */
+#define FOR_SEEN(ai, j, s) \
+	for ((s) = 0; (s) < (ai)->nsl && ((j) = (ai)->sl[(s)]) >= 0; (s)++)
 
 /* The nearest enemy unit the side can see, -1 if none. */
 static int
 nearest_seen(const struct ai *ai, struct hex h, int *dist)
 {
-	int j, best = -1, d;
+	int j, best = -1, d, s;
 
 	*dist = 1000;
-	for (j = 0; j < ai->g->nunits; j++)
-		if (seen_enemy(ai, j) && (d = hex_distance(ai->g->units[j].pos,
-		    h)) < *dist) {
+	FOR_SEEN(ai, j, s)
+		if ((d = hex_distance(ai->g->units[j].pos, h)) < *dist) {
 			*dist = d;
 			best = j;
 		}
@@ -85,10 +109,10 @@ nearest_seen(const struct ai *ai, struct hex h, int *dist)
 static bool
 enemy_at(const struct ai *ai, struct hex h)
 {
-	int j;
+	int j, s;
 
-	for (j = 0; j < ai->g->nunits; j++)
-		if (seen_enemy(ai, j) && hex_eq(ai->g->units[j].pos, h))
+	FOR_SEEN(ai, j, s)
+		if (hex_eq(ai->g->units[j].pos, h))
 			return true;
 	return false;
 }
@@ -105,9 +129,21 @@ known_mines(const struct ai *ai, struct hex h)
 static int
 hex_index(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = game_hex_at_c(g, h);
+	return pw_hex_index(g, h);
+}
 
-	return gh == NULL ? -1 : (int)(gh - g->hexes);
+/* Clear the path search's visited marks: 0 for the hexes a path may
+ * enter, VISIT_NEVER for the others (no search enters them: a stamp is
+ * always below it). */
+#define VISIT_NEVER UINT_MAX
+static void
+visit_reset(struct ai *ai)
+{
+	int k;
+
+	for (k = 0; k < ai->nh; k++)
+		ai->visit[k] = ai->pass[k] ? 0 : VISIT_NEVER;
+	ai->stamp = 0;
 }
 
 /* Fill ai->pass: may a path enter each hex of the map (on it, not a river,
@@ -118,8 +154,10 @@ static void
 index_passable(struct ai *ai)
 {
 	const struct game *g = ai->g;
-	int k, j, t, first_mines[MAXH];
+	int k, j, s, t, first_mines[MAXH];
 	const int none = -1;
+	const bool *first = NULL;
+	const signed char *terr = pw_map_terrain(g, &first);
 
 	if (g->nhex > MAXH)
 		return;
@@ -128,27 +166,30 @@ index_passable(struct ai *ai)
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *u = &g->units[j];
 
-		if (u->placed && strcmp(u->kind, PW_MINES) == 0 &&
+		if (u->placed && pw_kind_is(u, PW_MINES) &&
 		    (k = hex_index(g, u->pos)) >= 0 && first_mines[k] == none)
 			first_mines[k] = j;
 	}
 	/* Neighbours are looked up when a search first reaches a hex. */
-	for (k = 0; k < g->nhex; k++)
+	for (k = 0; ai->nbr != NULL && k < g->nhex; k++)
 		ai->nbr[k][0] = NBR_UNKNOWN;
 	for (k = 0; k < g->nhex; k++) {
-		/* The first hex at this position answers for it. */
-		if (hex_index(g, g->hexes[k].h) != k) {
+		/* The first hex at this position answers for it (the map's
+		 * cache knows which it is, and its terrain). */
+		if (terr != NULL ? !first[k] : hex_index(g, g->hexes[k].h) !=
+		    k) {
 			ai->pass[k] = false;
 			continue;
 		}
-		t = pw_terrain(g, g->hexes[k].h);
+		t = terr != NULL ? terr[k] : pw_terrain(g, g->hexes[k].h);
 		ai->pass[k] = t >= 0 && t != PW_T_RIVER &&
 		    !(first_mines[k] != none && pw_visible(g, ai->side,
 		    first_mines[k]));
 	}
-	for (j = 0; j < g->nunits; j++)
-		if (seen_enemy(ai, j) && (k = hex_index(g, g->units[j].pos)) >= 0)
+	FOR_SEEN(ai, j, s)
+		if ((k = hex_index(g, g->units[j].pos)) >= 0)
 			ai->pass[k] = false;
+	visit_reset(ai);
 }
 
 /* Is h free for unit i to end in (other units, plans made so far)? */
@@ -180,10 +221,15 @@ static int
 plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 {
 	const struct game *g = ai->g;
-	struct hex start = g->units[i].pos, q[MAXH], best;
-	int prev[MAXH], hi[MAXH], n = 0, head = 0, k, d, bi = 0, bd, len;
-	int steps = 0, lb;
-	struct hex chain[MAXH];
+	/* The queue and the chain back from its end in the buffers of ai
+	 * (nh + 1 entries: each hex enters the queue once, and the start):
+	 * not on the stack, where their pages would be probed each call. */
+	struct hex start = g->units[i].pos, *q = ai->q, best;
+	int *prev = ai->prev, *hi = ai->hi, n = 0, head = 0, k, d, bi = 0, bd;
+	int len, steps = 0, lb;
+	struct hex *chain = ai->chain;
+	const int (*mapnbr)[6] = pw_map_neighbours(g);
+	const int *row;
 
 	if (g->nhex > MAXH)
 		return 0;
@@ -198,12 +244,13 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	bd = hex_distance(start, goal);
 	/* Visited marks by hex index (the start too); a new stamp clears
 	 * them all. */
-	if (++ai->stamp == 0) {
-		memset(ai->visit, 0, sizeof ai->visit[0] * (size_t)ai->nh);
+	if (++ai->stamp == VISIT_NEVER) {
+		visit_reset(ai);
 		ai->stamp = 1;
 	}
 	if ((hi[0] = hex_index(g, start)) >= 0)
-		ai->visit[hi[0]] = ai->stamp;
+		ai->visit[hi[0]] = ai->visit[hi[0]] == VISIT_NEVER ? VISIT_NEVER :
+		    ai->stamp;
 	/* No hex can come nearer the goal than the goal itself (0) or, when
 	 * a path may not enter it, its neighbours (1): once one is found,
 	 * the rest of the search could not change the path. */
@@ -219,16 +266,22 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 		}
 		if (bd <= lb)
 			break;
-		if (hi[head] >= 0 && ai->nbr[hi[head]][0] == NBR_UNKNOWN)
+		if (hi[head] >= 0 && mapnbr == NULL &&
+		    ai->nbr[hi[head]][0] == NBR_UNKNOWN)
 			for (d = 0; d < 6; d++)
 				ai->nbr[hi[head]][d] = hex_index(g,
 				    hex_neighbour(h, d));
+		/* A hex off the map (hi -1: the start alone can be) has its
+		 * neighbours looked up; the map's table answers when the
+		 * cache is armed. */
+		row = hi[head] < 0 ? NULL : mapnbr != NULL ? mapnbr[hi[head]] :
+		    ai->nbr[hi[head]];
 		for (d = 0; d < 6; d++) {
-			/* A hex off the map (hi -1: the start alone can be)
-			 * has its neighbours looked up. */
-			k = hi[head] >= 0 ? ai->nbr[hi[head]][d] :
-			    hex_index(g, hex_neighbour(h, d));
-			if (k < 0 || !ai->pass[k] || ai->visit[k] == ai->stamp ||
+			k = row != NULL ? row[d] : hex_index(g, hex_neighbour(h,
+			    d));
+			/* visit[k] >= stamp: seen in this search, or a
+			 * hex no path may enter (VISIT_NEVER). */
+			if (k < 0 || ai->visit[k] >= ai->stamp ||
 			    n >= MAXH)
 				continue;
 			ai->visit[k] = ai->stamp;
@@ -286,7 +339,7 @@ objective_goal(const struct ai *ai, struct hex h, struct hex *goal)
 
 	for (j = 0; j < g->nunits; j++)
 		if (g->units[j].placed && g->units[j].side != ai->side &&
-		    strcmp(g->units[j].kind, PW_OBJECTIVE) == 0 &&
+		    pw_kind_is(&g->units[j], PW_OBJECTIVE) &&
 		    (d = hex_distance(g->units[j].pos, h)) < bd) {
 			bd = d;
 			*goal = g->units[j].pos;
@@ -299,12 +352,10 @@ static bool
 fire_target(const struct ai *ai, int i, struct hex *t)
 {
 	const struct game *g = ai->g;
-	int j, range, best = 1000, d;
+	int j, range, best = 1000, d, s;
 	bool found = false;
 
-	for (j = 0; j < g->nunits; j++) {
-		if (!seen_enemy(ai, j))
-			continue;
+	FOR_SEEN(ai, j, s) {
 		d = hex_distance(g->units[j].pos, g->units[i].pos);
 		if (d < best && pw_can_fire(g, i, g->units[j].pos, &range, NULL,
 		    0)) {
@@ -381,7 +432,7 @@ static void
 artillery(struct ai *ai, struct sbuf *b)
 {
 	const struct game *g = ai->g;
-	int i, j, d, best;
+	int i, j, d, best, s;
 	char a[8];
 	/* friend_near of each enemy unit's hex, the same for every gun:
 	 * 0 not asked yet, 1 no, 2 yes. */
@@ -398,11 +449,9 @@ artillery(struct ai *ai, struct sbuf *b)
 		    !(ai_type(ai, i)->cls & PW_C_ART) || u->attached >= 0)
 			continue;
 		best = 1000;
-		for (j = 0; j < g->nunits; j++) {
+		FOR_SEEN(ai, j, s) {
 			struct hex h = g->units[j].pos;
 
-			if (!seen_enemy(ai, j))
-				continue;
 			if (fn[j] == 0)
 				fn[j] = friend_near(ai, h) ? 2 : 1;
 			if (fn[j] == 2 || !pw_art_can_fire(g, i, h, NULL, 0))
@@ -420,9 +469,10 @@ artillery(struct ai *ai, struct sbuf *b)
 			}
 		}
 		if (found)
-			sbuf_printf(b, "shoot %s %s%s\n", u->id, lbl(g, t, a),
+			put(b, "shoot ", u->id, " ", lbl(g, t, a),
 			    game_option_flag(g, "gas") && !(u->flags & PW_F_GAS)
-			    && hex_distance(t, u->pos) >= 4 ? " gas" : "");
+			    && hex_distance(t, u->pos) >= 4 ? " gas" : "", "\n",
+			    (char *)NULL);
 	}
 	free(fn);
 }
@@ -436,12 +486,12 @@ counter_target(const struct ai *ai, int i)
 {
 	const struct game *g = ai->g;
 	const struct game_unit *u = &g->units[i];
-	int j, d, best = -1, bd = 1000;
+	int j, d, best = -1, bd = 1000, s;
 
-	for (j = 0; j < g->nunits; j++) {
+	FOR_SEEN(ai, j, s) {
 		/* Only fights it should win: not tanks, not stronger
 		 * units. */
-		if (!seen_enemy(ai, j) || (!across(ai, j) &&
+		if ((!across(ai, j) &&
 		    g->units[j].strength > 1) || (ai_type(ai, j)->cls &
 		    PW_C_TANK) || g->units[j].strength > u->strength)
 			continue;
@@ -474,10 +524,10 @@ keep_distance(const struct ai *ai, struct hex *path, int n, int keep)
 static bool
 sees_enemy_from(const struct ai *ai, struct hex h)
 {
-	int j;
+	int j, s;
 
-	for (j = 0; j < ai->g->nunits; j++)
-		if (seen_enemy(ai, j) && pw_sees(ai->g, h, ai->g->units[j].pos))
+	FOR_SEEN(ai, j, s)
+		if (pw_sees(ai->g, h, ai->g->units[j].pos))
 			return true;
 	return false;
 }
@@ -519,7 +569,7 @@ activation(struct ai *ai, struct sbuf *b)
 	const struct game *g = ai->g;
 	struct sbuf pass[4];
 	bool exh = pw_exhausted(g, ai->side);
-	int i, j, k, dist, n;
+	int i, j, k, dist, n, s;
 	char a[8];
 
 	for (k = 0; k < 4; k++)
@@ -538,13 +588,13 @@ activation(struct ai *ai, struct sbuf *b)
 			/* Not into a hex where it would break the stacking
 			 * rule (the unload would fail). */
 			if (dist <= 5 && free_end(ai, i, u->pos))
-				sbuf_printf(&pass[1], "%s unload\n", u->id);
+				put(&pass[1], u->id, " unload\n", (char *)NULL);
 			continue;
 		}
-		for (j = 0; j < g->nunits; j++)
+		FOR_SEEN(ai, j, s)
 			/* Any adjacent enemy it sees, a combat unit rather
 			 * than a commander, spotter or transport. */
-			if (seen_enemy(ai, j) && hex_adjacent(g->units[j].pos,
+			if (hex_adjacent(g->units[j].pos,
 			    u->pos) && (adj < 0 || (ai_type(ai, j)->cls &
 			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0))
 				adj = j;
@@ -552,14 +602,14 @@ activation(struct ai *ai, struct sbuf *b)
 			/* Guns that could not shoot turn to the enemy. */
 			if (!(t->cls & PW_C_SELFPROP) && dist < 1000 &&
 			    !pw_in_arc(u->facing, u->pos, goal))
-				sbuf_printf(&pass[3], "%s face %s\n", u->id,
+				put(&pass[3], u->id, " face ",
 				    pw_dir_name(g, pw_dir_towards(u->pos,
-				    goal)));
+				    goal)), "\n", (char *)NULL);
 			continue;
 		}
 		if (adj >= 0 && !exh && (t->cls & PW_C_ADVANCE)) {
-			sbuf_printf(&pass[0], "%s cc %s\n", u->id,
-			    lbl(g, g->units[adj].pos, a));
+			put(&pass[0], u->id, " cc ", lbl(g,
+			    g->units[adj].pos, a), "\n", (char *)NULL);
 			continue;
 		}
 		/* The attacker's assault units make for the objectives it
@@ -573,22 +623,22 @@ activation(struct ai *ai, struct sbuf *b)
 			int e;
 
 			ai->taken[ai->ntaken++] = end;
-			sbuf_printf(&pass[2], "%s move", u->id);
+			put(&pass[2], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				sbuf_printf(&pass[2], " %s", lbl(g, path[k], a));
+				put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
 			e = nearest_seen(ai, end, &dist);
 			if (e >= 0)
 				ft = g->units[e].pos;
-			sbuf_printf(&pass[2], " face %s", pw_dir_name(g,
-			    pw_dir_towards(end, e >= 0 ? ft : tgt)));
+			put(&pass[2], " face ", pw_dir_name(g,
+			    pw_dir_towards(end, e >= 0 ? ft : tgt)), (char *)NULL);
 			if (e >= 0 && t->weapon != PW_W_NONE && dist <= t->range)
-				sbuf_printf(&pass[2], " fire %s", lbl(g, ft, a));
+				put(&pass[2], " fire ", lbl(g, ft, a), (char *)NULL);
 			sbuf_puts(&pass[2], "\n");
 			continue;
 		}
 		if (fire_target(ai, i, &tgt)) {
-			sbuf_printf(&pass[0], "%s fire %s\n", u->id,
-			    lbl(g, tgt, a));
+			put(&pass[0], u->id, " fire ", lbl(g, tgt, a), "\n",
+			    (char *)NULL);
 			continue;
 		}
 		if (adj >= 0)
@@ -608,11 +658,12 @@ activation(struct ai *ai, struct sbuf *b)
 			    t->move, path), kind == PW_SPOTTER ? 3 : 2);
 			if (n == 0)
 				continue;
-			sbuf_printf(&pass[2], "%s move", u->id);
+			put(&pass[2], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				sbuf_printf(&pass[2], " %s", lbl(g, path[k], a));
-			sbuf_printf(&pass[2], " face %s\n", pw_dir_name(g,
-			    pw_dir_towards(path[n - 1], goal)));
+				put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
+			put(&pass[2], " face ", pw_dir_name(g,
+			    pw_dir_towards(path[n - 1], goal)), "\n",
+			    (char *)NULL);
 			continue;
 		}
 		if (kind == PW_SPOTTER || kind == PW_CMD)
@@ -629,8 +680,9 @@ activation(struct ai *ai, struct sbuf *b)
 				if (m >= 0 && g->units[m].side != ai->side &&
 				    known_mines(ai, h)) {
 					if (u->x[PW_X_JOB] != PW_JOB_CLEAR)
-						sbuf_printf(&pass[2], "%s clear "
-						    "%s\n", u->id, lbl(g, h, a));
+						put(&pass[2], u->id, " clear ",
+						    lbl(g, h, a), "\n",
+						    (char *)NULL);
 					job = true;
 				}
 			}
@@ -643,8 +695,8 @@ activation(struct ai *ai, struct sbuf *b)
 				if (game_on_map(g, h) && pw_marker_at(g, h,
 				    PW_MINES) < 0 && pw_terrain(g, h) ==
 				    PW_T_OPEN) {
-					sbuf_printf(&pass[2], "%s lay %s\n",
-					    u->id, lbl(g, h, a));
+					put(&pass[2], u->id, " lay ",
+					    lbl(g, h, a), "\n", (char *)NULL);
 					continue;
 				}
 			}
@@ -661,11 +713,11 @@ activation(struct ai *ai, struct sbuf *b)
 		    (n = plan_path(ai, i, g->units[j].pos, t->move, path)) > 0 &&
 		    hex_adjacent(path[n - 1], g->units[j].pos)) {
 			ai->taken[ai->ntaken++] = path[n - 1];
-			sbuf_printf(&pass[0], "%s move", u->id);
+			put(&pass[0], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				sbuf_printf(&pass[0], " %s", lbl(g, path[k], a));
-			sbuf_printf(&pass[0], " cc %s\n", lbl(g,
-			    g->units[j].pos, a));
+				put(&pass[0], " ", lbl(g, path[k], a), (char *)NULL);
+			put(&pass[0], " cc ", lbl(g, g->units[j].pos, a),
+			    "\n", (char *)NULL);
 			continue;
 		}
 		/* Otherwise the defender holds its ground; only its fast
@@ -681,14 +733,14 @@ activation(struct ai *ai, struct sbuf *b)
 		if (n == 0)
 			continue;
 		ai->taken[ai->ntaken++] = path[n - 1];
-		sbuf_printf(&pass[2], "%s move", u->id);
+		put(&pass[2], u->id, " move", (char *)NULL);
 		for (k = 0; k < n; k++)
-			sbuf_printf(&pass[2], " %s", lbl(g, path[k], a));
-		sbuf_printf(&pass[2], " face %s", pw_dir_name(g,
-		    pw_dir_towards(path[n - 1], goal)));
+			put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
+		put(&pass[2], " face ", pw_dir_name(g,
+		    pw_dir_towards(path[n - 1], goal)), (char *)NULL);
 		if (t->weapon != PW_W_NONE && hex_distance(path[n - 1], goal) <=
 		    t->range)
-			sbuf_printf(&pass[2], " fire %s", lbl(g, goal, a));
+			put(&pass[2], " fire ", lbl(g, goal, a), (char *)NULL);
 		sbuf_puts(&pass[2], "\n");
 	}
 	for (k = 0; k < 4; k++) {
@@ -717,21 +769,32 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->taken = xcalloc(nu, sizeof *ai->taken);
 	ai->pass = xcalloc((size_t)ai->nh, sizeof *ai->pass);
 	ai->visit = xcalloc((size_t)ai->nh, sizeof *ai->visit);
-	ai->nbr = xcalloc((size_t)ai->nh, sizeof *ai->nbr);
 	ai->kind = xcalloc(nu, sizeof *ai->kind);
 	ai->alive = xcalloc(nu, sizeof *ai->alive);
 	ai->across = xcalloc(nu, sizeof *ai->across);
+	ai->sl = xcalloc(nu, sizeof *ai->sl);
+	ai->nsl = 0;
+	ai->q = xmalloc(sizeof *ai->q * (size_t)(ai->nh + 1));
+	ai->chain = xmalloc(sizeof *ai->chain * (size_t)(ai->nh + 1));
+	ai->prev = xmalloc(sizeof *ai->prev * (size_t)(ai->nh + 1));
+	ai->hi = xmalloc(sizeof *ai->hi * (size_t)(ai->nh + 1));
+	begun = pw_los_cache_begin(g);
+	/* The neighbours by index: the map's table when the cache is armed,
+	 * else looked up as the searches reach each hex. */
+	ai->nbr = pw_map_neighbours(g) == NULL ? xcalloc((size_t)ai->nh,
+	    sizeof *ai->nbr) : NULL;
 	for (i = 0; i < g->nunits; i++) {
 		ai->kind[i] = pw_kind(&g->units[i]);
 		ai->alive[i] = pw_alive(&g->units[i]);
 	}
-	begun = pw_los_cache_begin(g);
 	/* Who the side sees, once: the plans ask again and again. */
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
 
 		ai->seen[i] = o->side != side && ai->alive[i] &&
 		    o->attached < 0 && pw_visible(g, side, i);
+		if (ai->seen[i])
+			ai->sl[ai->nsl++] = i;
 	}
 	index_passable(ai);
 	artillery(ai, b);
@@ -746,5 +809,10 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	free(ai->kind);
 	free(ai->alive);
 	free(ai->across);
+	free(ai->sl);
+	free(ai->q);
+	free(ai->chain);
+	free(ai->prev);
+	free(ai->hi);
 	free(ai);
 }

@@ -59,11 +59,16 @@ last_roll(const struct pw_res *r)
 
 /* The sides that may see an event about unit i now: its owner, and the
  * enemy if it can see the unit (fog of war: docs/rules/portable-wargame.md,
- * "What each side learns"). */
+ * "What each side learns"). Only events use it: when they are quiet (a
+ * simulation) nobody asks, and every side is answered. */
 static unsigned
-seen_by(const struct game *g, int i)
+seen_by(const struct pw_res *r, int i)
 {
+	const struct game *g = r->g;
 	const struct game_unit *u = &g->units[i];
+
+	if (r->c->ev->quiet)
+		return ALL;
 
 	if (u->side < 0 || u->side > 1)
 		return ALL;
@@ -88,9 +93,10 @@ commander_near(const struct game *g, int i)
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
-		if (j != i && o->side == u->side && pw_alive(o) &&
-		    pw_kind(o) == PW_CMD && (hex_eq(o->pos, u->pos) ||
-		    hex_adjacent(o->pos, u->pos)))
+		/* Where it stands first: the cheapest test. */
+		if (j != i && o->side == u->side && (hex_eq(o->pos, u->pos) ||
+		    hex_adjacent(o->pos, u->pos)) && pw_alive(o) &&
+		    pw_kind(o) == PW_CMD)
 			return true;
 	}
 	return false;
@@ -122,9 +128,30 @@ retreat_choice(const struct pw_res *r, int i)
 
 	if (o == NULL)
 		return PW_RETREAT_ALWAYS;
-	if (i < GAME_MAX_UNITS && o->unit_retreat[i] >= 0)
+	if (i < GAME_MAX_UNITS && i < o->nunit_retreat &&
+	    o->unit_retreat[i] >= 0)
 		return (enum pw_retreat)o->unit_retreat[i];
 	return o->retreat;
+}
+
+/* A buffer of one int (or unsigned) per unit of g: small (SMALL_UNITS
+ * entries, on the caller's stack) when there are that few units, else
+ * allocated (unit_buf_free frees it). Not GAME_MAX_UNITS entries on the
+ * stack: their pages would be probed at every call. */
+#define SMALL_UNITS 128
+static void *
+unit_buf(void *small, const struct game *g)
+{
+	if (g->nunits <= SMALL_UNITS)
+		return small;
+	return xmalloc(sizeof(int) * (size_t)g->nunits);
+}
+
+static void
+unit_buf_free(void *buf, void *small)
+{
+	if (buf != small)
+		free(buf);
 }
 
 static void destroy(struct pw_res *, int i);
@@ -147,13 +174,13 @@ enter_hazards(struct pw_res *r, int i, struct hex h, const char *how)
 
 	if ((m = pw_marker_at(g, h, PW_MINES)) >= 0) {
 		g->units[m].x[0] |= 1 << u->side;
-		events_add(r->c->ev, seen_by(g, i), 0, "%s %s into the "
+		events_add(r->c->ev, seen_by(r, i), 0, "%s %s into the "
 		    "minefield in %s.", u->id, how, lbl(g, h, a));
 		hit(r, i, true, "the minefield", false);
 	}
 	if (pw_alive(u) && hex_eq(u->pos, h) &&
 	    pw_marker_at(g, h, PW_GAS) >= 0) {
-		events_add(r->c->ev, seen_by(g, i), 0, "%s %s into the gas "
+		events_add(r->c->ev, seen_by(r, i), 0, "%s %s into the gas "
 		    "cloud in %s.", u->id, how, lbl(g, h, a));
 		hit(r, i, true, "the gas cloud", false);
 	}
@@ -188,11 +215,11 @@ destroy(struct pw_res *r, int i)
 {
 	struct game *g = r->g;
 	struct game_unit *u = &g->units[i];
-	unsigned vis[GAME_MAX_UNITS];
+	unsigned small[SMALL_UNITS], *vis = unit_buf(small, g);
 	int j;
 
 	for (j = 0; j < g->nunits && j < GAME_MAX_UNITS; j++)
-		vis[j] = g->units[j].attached == i ? seen_by(g, j) : 0;
+		vis[j] = g->units[j].attached == i ? seen_by(r, j) : 0;
 	u->strength = 0;
 	u->placed = false;
 	u->attached = -1;
@@ -212,6 +239,7 @@ destroy(struct pw_res *r, int i)
 			    "left in %s.", p->id, u->id,
 			    hex_label(&g->layout, p->pos, (char[8]){ 0 }, 8));
 	}
+	unit_buf_free(vis, small);
 }
 
 /* Resolve a hit on unit i: one d6 read by its quality ("RESOLVING HITS ON
@@ -225,7 +253,7 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 	struct game_unit *u = &g->units[i];
 	static const int lose_max[3] = { 2, 3, 4 };
 	static const char *const qname[3] = { "elite", "average", "poor" };
-	int carried[GAME_MAX_UNITS], nc = 0, j, d, rl;
+	int small[SMALL_UNITS], *carried, nc = 0, j, d, rl;
 	bool retreated = false;
 	unsigned vis;
 	struct hex to;
@@ -233,10 +261,11 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 
 	if (!pw_alive(u))
 		return;
+	carried = unit_buf(small, g);
 	for (j = 0; j < g->nunits && nc < GAME_MAX_UNITS; j++)
 		if (g->units[j].attached == i && pw_alive(&g->units[j]))
 			carried[nc++] = j;
-	vis = seen_by(g, i);
+	vis = seen_by(r, i);
 	d = roll(r, 0, "hit: the result for a unit hit, lose 1 SP on 1-2 "
 	    "elite, 1-3 average, 1-4 poor, else retreat or lose 1 SP");
 	rl = last_roll(r);
@@ -279,7 +308,7 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 			follow_transport(g, i);
 			/* The enemy sees where it went only if it can see
 			 * it there. */
-			after = seen_by(g, i);
+			after = seen_by(r, i);
 			events_add(r->c->ev, after, 0, "%s retreats %s -> %s.",
 			    u->id, lbl(g, from, a), lbl(g, to, b));
 			if (vis & ~after)
@@ -294,9 +323,14 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 
 		if (!pw_alive(&g->units[carried[j]]))
 			continue;
-		snprintf(why, sizeof why, "the hit on its transport %s", u->id);
+		/* The cause is only an event's text. */
+		why[0] = '\0';
+		if (!r->c->ev->quiet)
+			snprintf(why, sizeof why, "the hit on its transport %s",
+			    u->id);
 		hit(r, carried[j], true, why, retreated);
 	}
+	unit_buf_free(carried, small);
 }
 
 /* Hit every unit in h (not those carried: the hit on a transport reaches
@@ -306,12 +340,12 @@ hit_hex(struct pw_res *r, struct hex h, int only_enemy_of, bool can_destroy,
     const char *cause)
 {
 	struct game *g = r->g;
-	int list[GAME_MAX_UNITS], n = 0, i;
+	int small[SMALL_UNITS], *list = unit_buf(small, g), n = 0, i;
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
 
-		if (pw_alive(u) && hex_eq(u->pos, h) && u->attached < 0 &&
+		if (hex_eq(u->pos, h) && pw_alive(u) && u->attached < 0 &&
 		    u->side != only_enemy_of)
 			list[n++] = i;
 	}
@@ -320,6 +354,7 @@ hit_hex(struct pw_res *r, struct hex h, int only_enemy_of, bool can_destroy,
 
 		hit(r, list[i], cd, cause, false);
 	}
+	unit_buf_free(list, small);
 }
 
 /* --- artillery phase ---------------------------------------------------- */
@@ -349,7 +384,7 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 {
 	const struct game_unit *u = &g->units[i];
 	const struct pw_type *t = pw_type(u);
-	struct hex_line_step st[HEX_LINE_MAX];
+	struct hex second = target, penult = target;
 	int d = hex_distance(u->pos, target), n;
 
 	if (!pw_alive(u)) {
@@ -370,9 +405,9 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		return false;
 	}
 	/* The line is wanted only out of an area. */
-	if (pw_area(g, u->pos) && (n = hex_line(u->pos, target, st,
-	    HEX_LINE_MAX)) > 1 && !hex_eq(st[1].h, target) &&
-	    pw_area(g, st[1].h)) {
+	if (pw_area(g, u->pos) && (n = pw_line_ends(g, u->pos, target,
+	    &second, &penult)) > 1 && !hex_eq(second, target) &&
+	    pw_area(g, second)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
@@ -425,7 +460,7 @@ gas_drift(struct pw_res *r)
 		struct game_unit *m = &g->units[i];
 		struct hex to, dir;
 
-		if (!m->placed || strcmp(m->kind, PW_GAS) != 0)
+		if (!m->placed || !pw_kind_is(m, PW_GAS))
 			continue;
 		if (--m->x[0] <= 0) {
 			m->placed = false;
@@ -556,9 +591,11 @@ phase_artillery(struct pw_res *r)
 
 		if (!land[k].on_map)
 			continue;
-		snprintf(cause, sizeof cause, "%s from %s",
-		    land[k].gas ? "gas" : "artillery fire",
-		    g->units[land[k].unit].id);
+		cause[0] = '\0';
+		if (!r->c->ev->quiet)  /* only an event's text */
+			snprintf(cause, sizeof cause, "%s from %s",
+			    land[k].gas ? "gas" : "artillery fire",
+			    g->units[land[k].unit].id);
 		if (land[k].gas) {
 			int m = pw_add_marker(g, PW_GAS, g->units[land[k].unit].side,
 			    land[k].at);
@@ -610,7 +647,7 @@ may_end_in(const struct game *g, int i, struct hex h)
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
-		if (j == i || !pw_alive(o) || !hex_eq(o->pos, h) ||
+		if (j == i || !hex_eq(o->pos, h) || !pw_alive(o) ||
 		    o->attached >= 0)
 			continue;
 		if (o->side != u->side)
@@ -628,8 +665,8 @@ enemy_in(const struct game *g, int side, struct hex h)
 	int j;
 
 	for (j = 0; j < g->nunits; j++)
-		if (g->units[j].side != side && pw_alive(&g->units[j]) &&
-		    hex_eq(g->units[j].pos, h))
+		if (hex_eq(g->units[j].pos, h) && g->units[j].side != side &&
+		    pw_alive(&g->units[j]))
 			return true;
 	return false;
 }
@@ -644,8 +681,8 @@ adjacent_enemy(const struct game *g, int side, struct hex h, bool facing_only)
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
-		if (o->side == side || !pw_alive(o) || o->attached >= 0 ||
-		    !hex_adjacent(o->pos, h))
+		if (o->side == side || !hex_adjacent(o->pos, h) ||
+		    !pw_alive(o) || o->attached >= 0)
 			continue;
 		if (pw_in_arc(o->facing, o->pos, h))
 			return j;
@@ -790,7 +827,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	if (!pw_alive(u))
 		return;
 	if (k < steps) {
-		events_add(r->c->ev, seen_by(g, i), 0, "%s's move ends: it fell "
+		events_add(r->c->ev, seen_by(r, i), 0, "%s's move ends: it fell "
 		    "back to "
 		    "%s.", u->id, lbl(g, u->pos, a));
 		return;
@@ -801,7 +838,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	} else if (face >= 0)
 		u->facing = face;
 	follow_transport(g, i);
-	events_add(r->c->ev, seen_by(g, i), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
+	events_add(r->c->ev, seen_by(r, i), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
 	    "facing %s.", u->id, lbl(g, start, a), lbl(g, u->pos, b), steps,
 	    steps == 1 ? "" : "es",
 	    why ? " and stops: " : "", why ? why : "",
@@ -816,7 +853,7 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 {
 	const struct game_unit *u = &g->units[i];
 	const struct pw_type *t = pw_type(u);
-	struct hex_line_step st[HEX_LINE_MAX];
+	struct hex second = h, penult = h;
 	int d = hex_distance(u->pos, h), n, j;
 	bool seen = false;
 
@@ -854,10 +891,10 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		return false;
 	}
 	/* The line is wanted only from or into an area (a wood is one). */
-	n = pw_area(g, u->pos) || pw_area(g, h) ? hex_line(u->pos, h, st,
-	    HEX_LINE_MAX) : 0;
+	n = pw_area(g, u->pos) || pw_area(g, h) ? pw_line_ends(g, u->pos, h,
+	    &second, &penult) : 0;
 	if (pw_terrain(g, u->pos) == PW_T_WOOD && n > 1 &&
-	    pw_terrain(g, st[1].h) == PW_T_WOOD)
+	    pw_terrain(g, second) == PW_T_WOOD)
 		*range = 1;
 	if (d < 1 || d > *range) {
 		say(why, len, "range %d, it reaches %d", d, *range);
@@ -867,13 +904,13 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
-	if (pw_area(g, u->pos) && n > 1 && !hex_eq(st[1].h, h) &&
-	    pw_area(g, st[1].h)) {
+	if (pw_area(g, u->pos) && n > 1 && !hex_eq(second, h) &&
+	    pw_area(g, second)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
 	}
-	if (pw_area(g, h) && n > 2 && pw_area(g, st[n - 2].h)) {
+	if (pw_area(g, h) && n > 2 && pw_area(g, penult)) {
 		say(why, len, "fire reaches only 1 hex into woods, "
 		    "built-up areas and fortifications");
 		return false;
@@ -948,7 +985,9 @@ do_fire(struct pw_res *r, int i, struct hex h)
 		if (d + mod >= 5)
 			hits++;
 	}
-	snprintf(cause, sizeof cause, "fire from %s", u->id);
+	cause[0] = '\0';
+	if (!r->c->ev->quiet)  /* only an event's text */
+		snprintf(cause, sizeof cause, "fire from %s", u->id);
 	for (k = 0; k < hits; k++)
 		hit_hex(r, h, u->side, can_destroy, cause);
 }
@@ -961,7 +1000,9 @@ cc_mods(const struct game *g, int i, int enemy, char *txt, size_t len)
 	size_t n = 0;
 
 	txt[0] = '\0';
-#define NOTE(s) n += (size_t)snprintf(txt + n, n < len ? len - n : 0, "%s", s)
+	/* len 0: the text is not wanted (no event reads it). */
+#define NOTE(s) do { if (len > 0) n += (size_t)snprintf(txt + n, n < len ? \
+	len - n : 0, "%s", s); } while (0)
 	if (commander_near(g, i)) {
 		m++;
 		NOTE(" +1 commander");
@@ -1033,8 +1074,9 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	u->facing = hex_direction_to(u->pos, h);
 	follow_transport(g, i);
 	front = pw_in_arc(g->units[def].facing, g->units[def].pos, u->pos);
-	am = cc_mods(g, i, def, at, sizeof at);
-	dm = cc_mods(g, def, -1, dt, sizeof dt);
+	at[0] = dt[0] = '\0';
+	am = cc_mods(g, i, def, at, r->c->ev->quiet ? 0 : sizeof at);
+	dm = cc_mods(g, def, -1, dt, r->c->ev->quiet ? 0 : sizeof dt);
 	an = pw_type(u)->cc_front;
 	dn = front ? pw_type(&g->units[def])->cc_front :
 	    pw_type(&g->units[def])->cc_flank;
@@ -1052,10 +1094,15 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	    "(hit below %d).", u->id, lbl(g, u->pos, a), g->units[def].id,
 	    lbl(g, h, b), front ? "front" : "flank or rear", u->id, ad, at,
 	    ad + am, an, g->units[def].id, dd, dt, dd + dm, dn);
-	snprintf(cause, sizeof cause, "close combat with %s", g->units[def].id);
+	/* The causes are only events' text. */
+	cause[0] = '\0';
+	if (!r->c->ev->quiet)
+		snprintf(cause, sizeof cause, "close combat with %s",
+		    g->units[def].id);
 	if (ad + am < an)
 		hit(r, i, true, cause, false);
-	snprintf(cause, sizeof cause, "close combat with %s", u->id);
+	if (!r->c->ev->quiet)
+		snprintf(cause, sizeof cause, "close combat with %s", u->id);
 	if (dd + dm < dn)
 		hit(r, def, true, cause, false);
 	if (!pw_alive(u) || enemy_in(g, u->side, h))
@@ -1064,7 +1111,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	 * its own close combat drove back did not, and may not advance
 	 * (issue 13 item 1; "move forward and occupy the hex"). */
 	if (!hex_eq(u->pos, from)) {
-		events_add(r->c->ev, seen_by(g, i), 0, "%s has fallen back "
+		events_add(r->c->ev, seen_by(r, i), 0, "%s has fallen back "
 		    "from %s: it has not won the close combat and does not "
 		    "advance.", u->id, lbl(g, from, a));
 		return false;
@@ -1082,7 +1129,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	u->flags |= PW_F_MOVED;
 	u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
 	follow_transport(g, i);
-	events_add(r->c->ev, seen_by(g, i), 0, "%s advances %s -> %s.", u->id,
+	events_add(r->c->ev, seen_by(r, i), 0, "%s advances %s -> %s.", u->id,
 	    a, lbl(g, h, b));
 	/* A minefield or gas cloud in the hex hits it; driven out, it
 	 * fights on no more. */
@@ -1136,7 +1183,7 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 		}
 		u->flags |= PW_F_MOVED | PW_F_BUSY;
 		t->flags |= PW_F_MOVED | PW_F_BUSY;
-		events_add(r->c->ev, seen_by(g, i), 0, "%s %s from %s in %s.",
+		events_add(r->c->ev, seen_by(r, i), 0, "%s %s from %s in %s.",
 		    u->id, (pw_type(u)->cls & PW_C_TOW) ? "is unlimbered" :
 		    "unloads", t->id, hex_label(&g->layout, t->pos,
 		    (char[8]){ 0 }, 8));
@@ -1285,8 +1332,10 @@ phase_activation(struct pw_res *r, int side, int which)
 	char phase[96], buf[256];
 	size_t len = 0;
 
-	snprintf(phase, sizeof phase, "%d. %.30s activates", 2 + which,
-	    g->sides[side].label);
+	phase[0] = '\0';
+	if (!r->c->ev->quiet)  /* no event carries the phase */
+		snprintf(phase, sizeof phase, "%d. %.30s activates", 2 + which,
+		    g->sides[side].label);
 	events_phase(r->c->ev, phase);
 	buf[0] = '\0';
 	for (k = 0; k < n; k++) {
@@ -1334,7 +1383,7 @@ static void
 work_done(struct pw_res *r, int i, const char *what, const char *anon,
     const char *label)
 {
-	unsigned vis = seen_by(r->g, i);
+	unsigned vis = seen_by(r, i);
 
 	events_add(r->c->ev, vis, 0, "%s %s %s.", r->g->units[i].id, what,
 	    label);
@@ -1438,7 +1487,7 @@ hold_objectives(struct pw_res *r)
 	for (i = 0; i < g->nunits; i++) {
 		struct game_unit *o = &g->units[i];
 
-		if (!o->placed || strcmp(o->kind, PW_OBJECTIVE) != 0)
+		if (!o->placed || !pw_kind_is(o, PW_OBJECTIVE))
 			continue;
 		for (in = 0, j = 0; j < g->nunits; j++)
 			if (pw_alive(&g->units[j]) && hex_eq(g->units[j].pos,
@@ -1471,7 +1520,7 @@ phase_exhaustion(struct pw_res *r)
 	for (s = 0; s < 2; s++) {
 		lost = pw_initial_sp(g, s) - pw_current_sp(g, s);
 		ep = pw_exhaustion_point(g, s);
-		snprintf(key, sizeof key, "exh.%d", s);
+		strlcpy_(key, s == 0 ? "exh.0" : "exh.1", sizeof key);
 		if (!game_var(g, key, 0) && lost >= ep) {
 			game_set_var(g, key, 1);
 			events_add(r->c->ev, ALL, 0, "%s has lost %d SP and "
