@@ -176,6 +176,23 @@ int plt_nearest_enemy(const struct game *, int platoon, int *cost);
 int plt_path(const struct game *, int side, struct hex a, struct hex b,
     bool allow_contact, struct hex *path, int max, int *cost);
 int plt_setup(struct game *, const struct scenario *, struct hp_error *);
+/* A scope in which g's map and the profiles do not change (a turn planned
+ * or one step resolved): map look-ups, lines of sight and profiles are
+ * kept for it (plt_map.c, "the map cache"). Scopes nest; each begin has
+ * its end. Outside one, the same answers, found by a whole check. */
+void plt_cache_begin(const struct game *);
+void plt_cache_end(void);
+/* The row-major index of h on g's layout, -1 off it. */
+int plt_hex_index(const struct game *, struct hex);
+/* The costs (cm) plt_path finds from a for a squad of side (contact not
+ * allowed) to every hex it can reach for at most bound cm, by row-major
+ * index into dist (cols * rows entries; -1: dearer or unreached). */
+void plt_costs_within(const struct game *, int side, struct hex a,
+    int bound, int *dist);
+/* Squad unit's profile as plt_profile gives it but for its name (empty),
+ * NULL if none: inside a scope kept by kind, else good until the next
+ * call on this thread. Not to be freed. */
+const struct plt_profile *plt_profile_ref(const struct game *, int unit);
 void plt_render_map(const struct game *, int side, struct sbuf *);
 void plt_status(const struct game *, int side, struct sbuf *);
 

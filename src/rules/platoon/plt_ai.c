@@ -142,18 +142,20 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
     int side, int p, struct sbuf *b)
 {
 	const struct game_unit *pu = &g->units[p];
-	struct plt_profile pf;
+	const struct plt_profile *pf;
 	struct hex pos[64], dest[64];
 	int sq[64], n = 0, i, k, e, cost, low = 99, reduced = -1, near = 0;
-	int steps, dir;
+	int steps, dir, *reach[64] = { NULL };
+	size_t nhex = (size_t)g->layout.cols * (size_t)g->layout.rows + 1;
 	char a[8];
 
 	for (i = 0; i < g->nunits && n < 64; i++)
 		if (plt_alive(g, i) && g->units[i].attached == p) {
 			sq[n] = i;
 			pos[n++] = g->units[i].pos;
-			if (plt_profile(g, i, &pf) && pf.move < low)
-				low = pf.move;
+			if ((pf = plt_profile_ref(g, i)) != NULL &&
+			    pf->move < low)
+				low = pf->move;
 			if (g->units[i].strength == 1 && reduced < 0)
 				reduced = i;
 		}
@@ -204,8 +206,7 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 		bool ok = true;
 
 		for (k = 0; k < n && ok; k++) {
-			struct hex path[64];
-			int c, m;
+			int m, j;
 
 			dest[k] = pos[k];
 			for (m = 0; m < steps; m++)
@@ -215,14 +216,24 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 				break;
 			}
 			/* Squads of the platoon move one after the other:
-			 * a mate's hex may be free later, so only measure. */
-			if (plt_path(bare, side, pos[k], dest[k], false, path,
-			    64, &c) < 0 || c > low + 1)
+			 * a mate's hex may be free later, so only measure.
+			 * One search a squad for every shift: the costs
+			 * plt_path finds, up to low + 1 (a path that cheap
+			 * has at most 50 hexes: never too long for 64). */
+			if (reach[k] == NULL) {
+				reach[k] = xmalloc(sizeof(int) * nhex);
+				plt_costs_within(bare, side, pos[k], low + 1,
+				    reach[k]);
+			}
+			if ((j = plt_hex_index(bare, dest[k])) < 0 ||
+			    reach[k][j] < 0)
 				ok = false;
 		}
 		if (ok && plt_coherent(g, p))
 			break;
 	}
+	for (k = 0; k < n; k++)
+		free(reach[k]);
 	sbuf_printf(b, "order %s advance\n", pu->id);
 	if (steps > 0)
 		for (k = 0; k < n; k++)
@@ -321,8 +332,23 @@ reveal_answer(const struct game *g, const struct window_spec *w, int side,
 /* The built-in opponent's order body for side: every platoon, then the
  * close combat defence; appended to b. reveal=each: the markers of the
  * same plans (their "order" lines), and in a reveal window the reveal. */
+static void opponent(const struct game *, const struct window_spec *, int,
+    struct sbuf *);
+
+/* The built-in opponent's order body (below), with the map cache kept
+ * for the plan. */
 void
 plt_opponent(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	plt_cache_begin(g);
+	opponent(g, w, side, b);
+	plt_cache_end();
+}
+
+/* plt_opponent without the scope. */
+static void
+opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	struct sbuf t;

@@ -2,6 +2,7 @@
  * vars, so a scenario can add its own), the terrain table, the scenario
  * set-up, line of sight, cover, paths and coherency, the map as drawn in
  * reports and the status lines. Readings: docs/rules/platoon.md. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,35 @@ const char *const plt_order_names[] = { "none", "advance", "assault",
 
 /* --- small helpers --------------------------------------------------------- */
 
+/* Kept inside a scope (plt_cache_begin; see "the map cache" below). */
+struct pcache {
+	char kind[GAME_KIND_MAX];
+	bool ok;
+	struct plt_profile p;
+};
+#define PCACHE_MAX 32
+static _Thread_local int scope;
+static _Thread_local struct pcache pcache[PCACHE_MAX];
+static _Thread_local int npcache;
+struct mapc {
+	struct game_hex *map;  /* copy of the hexes it was built from */
+	int nmap, n;
+	struct hex_layout lay;
+	const struct plt_terrain **ter;  /* NULL: no hex or unknown terrain */
+	int *elev;             /* 0 off the map */
+	int *ghi;              /* index of the game hex, -1 none */
+	int *enter;            /* cm to enter, -1 impassable or no hex */
+	int *nb;               /* nb[i * 6 + d]: neighbour's index, -1 off */
+	int *los;              /* los[a * n + b]: 0 not yet walked, 1 blocked
+	                        * whatever the squads, else 2 + offset in st */
+	int *st;               /* at an offset: count, then (h, alt) pairs */
+	size_t nst, capst;
+};
+
+static _Thread_local struct mapc mc;
+static struct mapc *mapc_scoped(const struct game *);
+static int hidx(const struct game *, struct hex);
+
 /* The game hex at h (row-major fast path, then a search), or NULL. */
 static const struct game_hex *
 hex_at(const struct game *g, struct hex h)
@@ -80,10 +110,14 @@ terrain_index(const char *name)
 const struct plt_terrain *
 plt_terrain(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct mapc *m = mapc_scoped(g);
+	const struct game_hex *gh;
 	int i;
 
-	if (gh == NULL || (i = terrain_index(gh->terrain)) < 0)
+	if (m != NULL)
+		return (i = hidx(g, h)) >= 0 ? m->ter[i] : NULL;
+	if ((gh = hex_at(g, h)) == NULL || (i = terrain_index(gh->terrain)) <
+	    0)
 		return NULL;
 	return &terrains[i];
 }
@@ -101,7 +135,13 @@ plt_road(const struct game *g, struct hex h)
 int
 plt_elev(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct mapc *m = mapc_scoped(g);
+	const struct game_hex *gh;
+	int i;
+
+	if (m != NULL)
+		return (i = hidx(g, h)) >= 0 ? m->elev[i] : 0;
+	gh = hex_at(g, h);
 
 	return gh != NULL ? gh->elevation : 0;
 }
@@ -110,7 +150,15 @@ plt_elev(const struct game *g, struct hex h)
 int
 plt_edge(const struct game *g, struct hex h, int dir)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct mapc *m = mapc_scoped(g);
+	const struct game_hex *gh;
+	int i;
+
+	if (m != NULL)
+		gh = (i = hidx(g, h)) >= 0 && m->ghi[i] >= 0 ?
+		    &g->hexes[m->ghi[i]] : NULL;
+	else
+		gh = hex_at(g, h);
 
 	if (gh == NULL || dir < 0 || dir > 5 || gh->edge[dir] < 0 ||
 	    gh->edge[dir] >= PLT_E_NKINDS)
@@ -226,6 +274,31 @@ plt_profile(const struct game *g, int unit, struct plt_profile *p)
 	return true;
 }
 
+/* Squad unit's profile without its name (see platoon.h). */
+const struct plt_profile *
+plt_profile_ref(const struct game *g, int unit)
+{
+	static _Thread_local struct plt_profile one;
+	const char *kind;
+	int k;
+
+	if (unit < 0 || unit >= g->nunits)
+		return NULL;
+	kind = g->units[unit].kind;
+	if (scope == 0)
+		return profile_of_kind(g, kind, &one) ? &one : NULL;
+	for (k = 0; k < npcache; k++)
+		if (pcache[k].kind[0] == kind[0] &&
+		    strcmp(pcache[k].kind, kind) == 0)
+			return pcache[k].ok ? &pcache[k].p : NULL;
+	if (npcache == PCACHE_MAX || strlen(kind) >= sizeof pcache[0].kind)
+		return profile_of_kind(g, kind, &one) ? &one : NULL;
+	strlcpy_(pcache[npcache].kind, kind, sizeof pcache[0].kind);
+	pcache[npcache].ok = profile_of_kind(g, kind, &pcache[npcache].p);
+	npcache++;
+	return pcache[npcache - 1].ok ? &pcache[npcache - 1].p : NULL;
+}
+
 /* "A/B" into v[2], each 0..99; false if malformed. */
 static bool
 slash_pair(const char *s, int *v)
@@ -264,8 +337,6 @@ static const struct plt_profile builtin[] = {
 
 /* --- line of sight, cover, movement ---------------------------------------- */
 
-static int hidx(const struct game *, struct hex);
-
 /* Does hex m block the view of a squad of side between a and b (the
  * squads in occ, or NULL: plt_squad_at)? */
 static bool
@@ -292,29 +363,6 @@ bool
 plt_los(const struct game *g, int side, struct hex a, struct hex b)
 {
 	return plt_los_in(g, NULL, side, a, b);
-}
-
-/* plt_los with the squads of occ (see platoon.h). */
-bool
-plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
-    struct hex b)
-{
-	struct hex_line_step st[HEX_LINE_MAX];
-	int n, i, ea = plt_elev(g, a), eb = plt_elev(g, b);
-	int hi = ea > eb ? ea : eb;
-
-	if (plt_dist_cm(a, b) > PLT_SIGHT_CM)
-		return false;
-	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
-		return false;
-	for (i = 1; i < n - 1; i++) {
-		if (!blocks(g, occ, side, st[i].h, hi))
-			continue;
-		if (st[i].tie && !blocks(g, occ, side, st[i].alt, hi))
-			continue;
-		return false;
-	}
-	return true;
 }
 
 /* The cover of a squad at target against fire from from: its terrain or
@@ -434,75 +482,233 @@ plt_occupancy(const struct game *g)
 	return occ;
 }
 
-/* The row-major indices of the six neighbours of every hex of layout l
- * (-1 off the layout): nb[i * 6 + d]. Geometry alone, so it is kept for
- * the last layout asked, one table a thread (games are resolved on the
- * main thread; intake's workers never reach a ruleset). */
-static const int *
-nb_table(const struct hex_layout *l)
+/* --- the map cache ---------------------------------------------------------
+ *
+ * What the hot loops read of one map, by row-major hex index: terrain,
+ * elevation, game hex, entry cost, neighbours, and the lines of sight
+ * between pairs of hexes as far as the terrain decides them (the hexes
+ * where a squad could still block are kept, so a look-up with squads walks
+ * only those). One cache a thread (games are resolved and planned on one
+ * thread; simulate's workers are processes), for the last map asked: a
+ * copy of its hexes and layout is compared whole when it is asked for
+ * outside a scope (plt_cache_begin/_end); inside one, where the map of
+ * every game asked is the same (a game and its copies), only the layout
+ * and the count of hexes are compared. Profiles are kept by kind inside a
+ * scope only (nothing sets a profile while a turn is planned or
+ * resolved). */
+
+/* Free the arrays of the cache. */
+static void
+mapc_clear(void)
 {
-	static _Thread_local struct hex_layout have;
-	static _Thread_local int *nb;
-	int n = l->cols * l->rows, i, d;
-
-	if (nb != NULL && memcmp(&have, l, sizeof have) == 0)
-		return nb;
-	free(nb);
-	nb = xmalloc(sizeof(int) * 6 * (size_t)(n > 0 ? n : 1));
-	have = *l;
-	for (i = 0; i < n; i++) {
-		struct hex_offset o = { i % l->cols, i / l->cols };
-		struct hex h = hex_from_offset(l, o);
-
-		for (d = 0; d < 6; d++) {
-			struct hex_offset m = hex_to_offset(l,
-			    hex_neighbour(h, d));
-
-			nb[i * 6 + d] = m.col < 0 || m.row < 0 || m.col >=
-			    l->cols || m.row >= l->rows ? -1 : m.row * l->cols +
-			    m.col;
-		}
-	}
-	return nb;
+	free(mc.map);
+	free(mc.ter);
+	free(mc.elev);
+	free(mc.ghi);
+	free(mc.enter);
+	free(mc.nb);
+	free(mc.los);
+	free(mc.st);
+	memset(&mc, 0, sizeof mc);
 }
 
-/* The cm of entering each row-major hex index (-1: impassable or off the
- * map) in ent[], and the index of its game hex (-1: none) in ghi[], for
- * g's map: kept per thread for the last map asked, a copy of its hexes and
- * layout compared whole at each call (another map finds it rebuilt). */
+/* Rebuild the cache for g's map. */
 static void
-enter_table(const struct game *g, const int **ent, const int **ghi)
+mapc_build(const struct game *g)
 {
-	static _Thread_local struct game_hex *map;
-	static _Thread_local int nmap, *cost, *idx;
-	static _Thread_local struct hex_layout lay;
 	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
-	int n = g->layout.cols * g->layout.rows, j;
+	int n = g->layout.cols * g->layout.rows, j, d;
+	size_t nn = (size_t)(n > 0 ? n : 1);
 
-	if (map == NULL || nmap != g->nhex || memcmp(&lay, &g->layout,
-	    sizeof lay) != 0 || memcmp(map, g->hexes, sz) != 0) {
-		free(map);
-		free(cost);
-		free(idx);
-		map = xmalloc(sz > 0 ? sz : 1);
-		if (sz > 0)
-			memcpy(map, g->hexes, sz);
-		nmap = g->nhex;
-		lay = g->layout;
-		cost = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-		idx = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-		for (j = 0; j < n; j++) {
-			const struct game_hex *gh = hex_at(g, hex_of(g, j));
-			const struct plt_terrain *t = gh != NULL ?
-			    plt_terrain(g, gh->h) : NULL;
+	mapc_clear();
+	mc.map = xmalloc(sz > 0 ? sz : 1);
+	if (sz > 0)
+		memcpy(mc.map, g->hexes, sz);
+	mc.nmap = g->nhex;
+	mc.lay = g->layout;
+	mc.n = n > 0 ? n : 0;
+	mc.ter = xcalloc(nn, sizeof *mc.ter);
+	mc.elev = xcalloc(nn, sizeof *mc.elev);
+	mc.ghi = xmalloc(sizeof(int) * nn);
+	mc.enter = xmalloc(sizeof(int) * nn);
+	mc.nb = xmalloc(sizeof(int) * 6 * nn);
+	mc.los = xcalloc(nn * nn, sizeof *mc.los);
+	for (j = 0; j < mc.n; j++) {
+		struct hex h = hex_of(g, j);
+		const struct game_hex *gh = hex_at(g, h);
+		int t = gh != NULL ? terrain_index(gh->terrain) : -1;
 
-			idx[j] = gh != NULL ? (int)(gh - g->hexes) : -1;
-			cost[j] = t == NULL || t->impassable ? -1 :
-			    (t->rough ? 2 : 1) * PLT_CM_PER_HEX;
-		}
+		mc.ghi[j] = gh != NULL ? (int)(gh - g->hexes) : -1;
+		mc.elev[j] = gh != NULL ? gh->elevation : 0;
+		mc.ter[j] = t >= 0 ? &terrains[t] : NULL;
+		mc.enter[j] = t < 0 || terrains[t].impassable ? -1 :
+		    (terrains[t].rough ? 2 : 1) * PLT_CM_PER_HEX;
+		for (d = 0; d < 6; d++)
+			mc.nb[j * 6 + d] = hidx(g, hex_neighbour(h, d));
 	}
-	*ent = cost;
-	*ghi = idx;
+}
+
+/* The cache for g's map, built or checked (see above). */
+static struct mapc *
+mapc_get(const struct game *g)
+{
+	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
+
+	if (mc.map != NULL && mc.nmap == g->nhex &&
+	    memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0 &&
+	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0))
+		return &mc;
+	mapc_build(g);
+	return &mc;
+}
+
+/* Inside a scope, the cache for g's map (built if need be); else NULL. */
+static struct mapc *
+mapc_scoped(const struct game *g)
+{
+	return scope > 0 ? mapc_get(g) : NULL;
+}
+
+/* Begin a scope (nested scopes count): g's map and its profiles are not
+ * changed before the matching plt_cache_end. */
+void
+plt_cache_begin(const struct game *g)
+{
+	if (scope == 0) {
+		npcache = 0;
+		(void)mapc_get(g); /* compared whole: not in a scope yet */
+	}
+	scope++;
+}
+
+/* End the scope plt_cache_begin began. */
+void
+plt_cache_end(void)
+{
+	if (scope > 0)
+		scope--;
+}
+/* plt_los_in walking the line (a or b off the layout). */
+static bool
+los_walk(const struct game *g, const int *occ, int side, struct hex a,
+    struct hex b)
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+	int n, i, ea = plt_elev(g, a), eb = plt_elev(g, b);
+	int hi = ea > eb ? ea : eb;
+
+	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
+		return false;
+	for (i = 1; i < n - 1; i++) {
+		if (!blocks(g, occ, side, st[i].h, hi))
+			continue;
+		if (st[i].tie && !blocks(g, occ, side, st[i].alt, hi))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+#define LOS_ALWAYS (-1)   /* a step's hex blocks whatever the squads */
+#define LOS_NEVER (-2)    /* it never blocks */
+#define LOS_NOTIE (-3)    /* the step has no second hex */
+
+/* How hex x blocks a line whose highest end is at hi: LOS_ALWAYS,
+ * LOS_NEVER, or its index (a squad of another side there blocks). */
+static int
+los_class(const struct game *g, const struct mapc *m, struct hex x, int hi)
+{
+	int i = hidx(g, x);
+
+	if (i < 0)
+		return LOS_NEVER; /* no hex, no squad */
+	if (m->elev[i] > hi)
+		return LOS_ALWAYS;
+	if (m->elev[i] < hi)
+		return LOS_NEVER;
+	if (m->ter[i] != NULL && m->ter[i]->area)
+		return LOS_ALWAYS;
+	return i;
+}
+
+/* Walk the line from index ia to ib once: its entry in m->los. */
+static int
+los_entry(const struct game *g, struct mapc *m, int ia, int ib)
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+	int n, i, ch, ca, hi = m->elev[ia] > m->elev[ib] ? m->elev[ia] :
+	    m->elev[ib];
+	size_t at = m->nst, cnt = 0;
+
+	if ((n = hex_line(hex_of(g, ia), hex_of(g, ib), st,
+	    HEX_LINE_MAX)) < 0)
+		return 1;
+	if (m->capst < m->nst + 1 + 2 * (size_t)n) {
+		m->capst = (m->nst + 1 + 2 * (size_t)n) * 2;
+		m->st = xrealloc(m->st, sizeof *m->st * m->capst);
+	}
+	m->nst++;
+	for (i = 1; i < n - 1; i++) {
+		if ((ch = los_class(g, m, st[i].h, hi)) == LOS_NEVER)
+			continue;
+		ca = st[i].tie ? los_class(g, m, st[i].alt, hi) : LOS_NOTIE;
+		if (ca == LOS_NEVER)
+			continue;
+		if (ch == LOS_ALWAYS && (ca == LOS_NOTIE || ca == LOS_ALWAYS)) {
+			m->nst = at;
+			return 1;
+		}
+		m->st[m->nst++] = ch;
+		m->st[m->nst++] = ca;
+		cnt++;
+	}
+	m->st[at] = (int)cnt;
+	return 2 + (int)at;
+}
+
+/* Is there a squad of another side than side in index i (the squads of
+ * occ, or NULL: plt_squad_at)? */
+static bool
+los_enemy(const struct game *g, const int *occ, int side, int i)
+{
+	int s = occ != NULL ? occ[i] : plt_squad_at(g, hex_of(g, i));
+
+	return s >= 0 && g->units[s].side != side;
+}
+
+/* plt_los with the squads of occ (see platoon.h): the terrain's verdict
+ * kept per pair of hexes (the map cache), the squads looked at in the
+ * hexes where one could block. The same answer as walking the line. */
+bool
+plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
+    struct hex b)
+{
+	int ia, ib, e, k, cnt;
+	struct mapc *m;
+	const int *v;
+
+	if (plt_dist_cm(a, b) > PLT_SIGHT_CM)
+		return false;
+	if ((ia = hidx(g, a)) < 0 || (ib = hidx(g, b)) < 0)
+		return los_walk(g, occ, side, a, b);
+	m = mapc_get(g);
+	if ((e = m->los[(size_t)ia * (size_t)m->n + (size_t)ib]) == 0)
+		e = m->los[(size_t)ia * (size_t)m->n + (size_t)ib] =
+		    los_entry(g, m, ia, ib);
+	if (e == 1)
+		return false;
+	v = m->st + (e - 2);
+	cnt = v[0];
+	for (k = 0; k < cnt; k++) {
+		int ch = v[1 + 2 * k], ca = v[2 + 2 * k];
+
+		if (ch != LOS_ALWAYS && !los_enemy(g, occ, side, ch))
+			continue;
+		if (ca == LOS_NOTIE || ca == LOS_ALWAYS ||
+		    los_enemy(g, occ, side, ca))
+			return false;
+	}
+	return true;
 }
 
 /* Fill r (caller frees with dij_free) with the cheapest costs from a: a
@@ -517,11 +723,13 @@ enter_table(const struct game *g, const int **ent, const int **ghi)
  * (a squad is there). */
 static void
 dijkstra_from(const struct game *g, int side, const struct hex *src,
-    int nsrc, bool contact, const int *goal, int ngoal, struct plt_dij *r)
+    int nsrc, bool contact, const int *goal, int ngoal, int bound,
+    struct plt_dij *r)
 {
 	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k, ns = 0;
 	int *occ, best = -1;
-	const int *nb = nb_table(&g->layout), *enter, *ghi;
+	const struct mapc *m = mapc_get(g);
+	const int *nb = m->nb, *enter = m->enter, *ghi = m->ghi;
 	struct dij_ent *heap;
 
 	r->n = n;
@@ -536,8 +744,6 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 		return;
 	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + nsrc + 1));
 	occ = plt_occupancy(g);
-	/* The hexes and their entry costs, kept for the map. */
-	enter_table(g, &enter, &ghi);
 	for (k = 0; k < nsrc; k++)
 		if ((ia = hidx(g, src[k])) >= 0 && r->dist[ia] < 0) {
 			r->dist[ia] = 0;
@@ -549,7 +755,7 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 
 		if (e.d != r->dist[cur])
 			continue; /* stale: a cheaper way was found since */
-		if (best >= 0 && e.d > best)
+		if ((best >= 0 && e.d > best) || e.d > bound)
 			break;
 		for (k = 0; k < ngoal; k++)
 			if (goal[k] == cur && best < 0)
@@ -591,7 +797,7 @@ static void
 dijkstra(const struct game *g, int side, struct hex a, bool contact,
     const int *goal, int ngoal, struct plt_dij *r)
 {
-	dijkstra_from(g, side, &a, 1, contact, goal, ngoal, r);
+	dijkstra_from(g, side, &a, 1, contact, goal, ngoal, INT_MAX, r);
 }
 
 static void dij_free(struct plt_dij *);
@@ -618,7 +824,7 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
 		    d))) >= 0)
 			ng++;
-	dijkstra_from(g, side, src, nm, true, goal, ng, &r);
+	dijkstra_from(g, side, src, nm, true, goal, ng, INT_MAX, &r);
 	for (d = 0; d < ng; d++)
 		if ((j = goal[d]) >= 0 && r.dist[j] >= 0 && (best < 0 ||
 		    r.dist[j] < best))
@@ -651,6 +857,30 @@ dij_path(const struct game *g, const struct plt_dij *r, int j,
 	for (k = j, j = n - 1; r->prev[k] >= 0; k = r->prev[k])
 		path[j--] = hex_of(g, k);
 	return n;
+}
+
+/* The row-major index of h (see platoon.h). */
+int
+plt_hex_index(const struct game *g, struct hex h)
+{
+	return hidx(g, h);
+}
+
+/* The costs of plt_path from a within bound (see platoon.h): one search
+ * stopped past bound, whose costs up to it are those of a search to any
+ * one goal (hexes are settled in the same order, and a settled cost and
+ * path never change). */
+void
+plt_costs_within(const struct game *g, int side, struct hex a, int bound,
+    int *dist)
+{
+	struct plt_dij r;
+	int i;
+
+	dijkstra_from(g, side, &a, 1, false, NULL, 0, bound, &r);
+	for (i = 0; i < r.n; i++)
+		dist[i] = r.dist[i] >= 0 && r.dist[i] <= bound ? r.dist[i] : -1;
+	dij_free(&r);
 }
 
 /* Cheapest path from a to b (see platoon.h); its length or -1. */

@@ -2,6 +2,7 @@
  * reveal of the sides' order lists, movement, shooting, hits and saves,
  * close combat, recovery, coherency and morale, and victory. Every rule's
  * reading is in docs/rules/platoon.md. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,25 @@ add_hit(struct hits *h, int target, int side, struct hex from, bool cc)
 	h->n++;
 }
 
+static void pur(const struct events *, char *, size_t, const char *, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The purpose of a roll for the dice log into buf (size bytes): not
+ * formatted when the events are quiet (a simulation: the dice do not
+ * depend on it, and nobody reads the log). */
+static void
+pur(const struct events *ev, char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf[0] = '\0';
+	if (ev->quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
 /* The order-file name of side s. */
 static const char *
 sname(const struct game *g, int s)
@@ -67,7 +87,7 @@ order_group(const struct game *g, struct dice *d, struct events *ev,
 	if (n < 2)
 		return;
 	for (i = 0; i < n; i++) {
-		snprintf(purpose, sizeof purpose, "initiative %s",
+		pur(ev, purpose, sizeof purpose, "initiative %s",
 		    sname(g, v[i]));
 		roll[i] = dice_roll(d, 10, 0, purpose);
 		seq = (int)d->nlog;
@@ -111,27 +131,27 @@ int
 plt_points(const struct game *g, int squad, int kind, enum plt_order o,
     bool mmm)
 {
-	struct plt_profile pf;
+	const struct plt_profile *pf = plt_profile_ref(g, squad);
 	int r;
 
-	if (!plt_profile(g, squad, &pf) || g->units[squad].strength <= 0)
+	if (pf == NULL || g->units[squad].strength <= 0)
 		return 0;
 	r = g->units[squad].strength == 1;
 	if (kind < 2 && (o == PLT_O_ASSAULT || o == PLT_O_FALLBACK || mmm))
 		r = 1; /* "fire at your 'reduced' rating" */
 	if (kind == 0)
-		return pf.ff[r];
+		return pf->ff[r];
 	if (kind == 1)
-		return pf.hw[r];
-	return pf.cc[g->units[squad].strength == 1];
+		return pf->hw[r];
+	return pf->cc[g->units[squad].strength == 1];
 }
 
 /* Squad's armour now (one less under Move, Move, Move). */
 static int
 armour(const struct game *g, int squad)
 {
-	struct plt_profile pf;
-	int a = plt_profile(g, squad, &pf) ? pf.armour : 0;
+	const struct plt_profile *pf = plt_profile_ref(g, squad);
+	int a = pf != NULL ? pf->armour : 0;
 
 	if (g->units[g->units[squad].attached].flags & PLT_F_MMM)
 		a--;
@@ -169,7 +189,7 @@ apply_hits(struct game *g, struct dice *d, struct events *ev,
 				cover = 0;
 		}
 		need = 11 - (armour(g, h->v[i].target) + cover);
-		snprintf(purpose, sizeof purpose, "save %s", u->id);
+		pur(ev, purpose, sizeof purpose, "save %s", u->id);
 		r = dice_roll(d, 10, need, purpose);
 		if (r >= need) {
 			events_add(ev, ALL, (int)d->nlog, "%s (%s) saves: %d "
@@ -267,11 +287,12 @@ shoot(struct game *g, struct dice *d, struct events *ev, int squad,
 
 	sbuf_init(&t);
 	for (k = 0; k < n; k++) {
-		snprintf(purpose, sizeof purpose, "%s %s at %s",
+		pur(ev, purpose, sizeof purpose, "%s %s at %s",
 		    hw ? "heavy weapon" : "firefight", g->units[squad].id,
 		    g->units[target].id);
 		r = dice_roll(d, 10, need, purpose);
-		sbuf_printf(&t, "%s%d", k ? " " : "", r);
+		if (!ev->quiet)
+			sbuf_printf(&t, "%s%d", k ? " " : "", r);
 		if (r >= need) {
 			hits++;
 			add_hit(h, target, g->units[squad].side,
@@ -432,32 +453,33 @@ static int
 allowance(struct game *g, const struct plt_order_item *it, struct dice *d,
     struct events *ev)
 {
-	struct plt_profile pf;
+	const struct plt_profile *pf;
 	int i, low = -1, r, cm;
 	char purpose[48];
 	const char *pid = g->units[it->platoon].id;
 
 	for (i = 0; i < g->nunits; i++)
 		if (plt_alive(g, i) && g->units[i].attached == it->platoon &&
-		    plt_profile(g, i, &pf) && (low < 0 || pf.move < low))
-			low = pf.move;
+		    (pf = plt_profile_ref(g, i)) != NULL && (low < 0 ||
+		    pf->move < low))
+			low = pf->move;
 	if (low < 0)
 		return 0;
 	if (it->kind == PLT_O_REFORM) {
-		snprintf(purpose, sizeof purpose, "reform move %s", pid);
+		pur(ev, purpose, sizeof purpose, "reform move %s", pid);
 		r = dice_roll(d, 5, 0, purpose);
 		events_add(ev, ALL, (int)d->nlog, "%s reforms: moves up to 5 + "
 		    "D5 (%d) = %d cm.", pid, r, 5 + r);
 		return 5 + r;
 	}
-	snprintf(purpose, sizeof purpose, "move %s", pid);
+	pur(ev, purpose, sizeof purpose, "move %s", pid);
 	r = dice_roll(d, 10, 0, purpose);
 	cm = low + r + (it->kind == PLT_O_FALLBACK ? 5 : 0);
 	events_add(ev, ALL, (int)d->nlog, "%s moves up to %d + D10 (%d)%s = "
 	    "%d cm.", pid, low, r, it->kind == PLT_O_FALLBACK ?
 	    " + 5 (Fall Back)" : "", cm);
 	if (it->mmm) {
-		snprintf(purpose, sizeof purpose, "move move move %s", pid);
+		pur(ev, purpose, sizeof purpose, "move move move %s", pid);
 		r = dice_roll(d, 10, 0, purpose);
 		cm += r;
 		events_add(ev, ALL, (int)d->nlog, "%s: Move, Move, Move: + D10 "
@@ -517,10 +539,11 @@ strike(struct game *g, struct dice *d, struct events *ev, int s, int t,
 		need--; /* resisting someone outside their cover */
 	sbuf_init(&b);
 	for (k = 0; k < n; k++) {
-		snprintf(purpose, sizeof purpose, "close combat %s at %s",
+		pur(ev, purpose, sizeof purpose, "close combat %s at %s",
 		    g->units[s].id, g->units[t].id);
 		r = dice_roll(d, 10, need, purpose);
-		sbuf_printf(&b, "%s%d", k ? " " : "", r);
+		if (!ev->quiet)
+			sbuf_printf(&b, "%s%d", k ? " " : "", r);
 		if (r >= need) {
 			hits++;
 			add_hit(h, t, g->units[s].side, g->units[s].pos, true);
@@ -680,7 +703,7 @@ reform(struct game *g, const struct plt_order_item *it, struct dice *d,
 		if (!plt_alive(g, i) || g->units[i].attached != it->platoon ||
 		    g->units[i].strength != 1)
 			continue;
-		snprintf(purpose, sizeof purpose, "recovery %s",
+		pur(ev, purpose, sizeof purpose, "recovery %s",
 		    g->units[i].id);
 		r = dice_roll(d, 10, need, purpose);
 		if (r >= need)
@@ -690,7 +713,7 @@ reform(struct game *g, const struct plt_order_item *it, struct dice *d,
 		    "recovers" : "stays reduced");
 	}
 	if (pu->flags & PLT_F_SUPP) {
-		snprintf(purpose, sizeof purpose, "rally %s", pu->id);
+		pur(ev, purpose, sizeof purpose, "rally %s", pu->id);
 		r = dice_roll(d, 10, need, purpose);
 		if (r >= need)
 			pu->flags &= ~PLT_F_SUPP;
@@ -720,7 +743,7 @@ morale(struct game *g, struct dice *d, struct events *ev)
 		if (re + lo <= plt_mcp(g, p) || al == 0)
 			continue;
 		need = check_number(g, p, 5, false);
-		snprintf(purpose, sizeof purpose, "morale %s", g->units[p].id);
+		pur(ev, purpose, sizeof purpose, "morale %s", g->units[p].id);
 		r = dice_roll(d, 10, need, purpose);
 		events_add(ev, ALL, (int)d->nlog, "%s morale check (%d lost or "
 		    "reduced, MCP %d): %d (needs %d): %s.", g->units[p].id,
@@ -1057,8 +1080,23 @@ resolve_each(struct resolve_ctx *c)
 
 /* One step of the turn's window: initiative, then one order a step (the
  * faithful mode: resolve_each). */
+static enum resolve_rc resolve_step(struct resolve_ctx *);
+
+/* One step of the turn's window, with the map cache kept for it. */
 enum resolve_rc
 plt_resolve(struct resolve_ctx *c)
+{
+	enum resolve_rc rc;
+
+	plt_cache_begin(c->g);
+	rc = resolve_step(c);
+	plt_cache_end();
+	return rc;
+}
+
+/* plt_resolve without the scope. */
+static enum resolve_rc
+resolve_step(struct resolve_ctx *c)
 {
 	struct game *g = c->g;
 	const struct plt_orders *o[GAME_MAX_SIDES] = { 0 };
