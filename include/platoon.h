@@ -170,6 +170,10 @@ int plt_home_dist(const struct game *, int side, struct hex);
 /* The nearest enemy squad platoon p sees, -1 if none; *cost its path cost
  * in cm to contact. */
 int plt_nearest_enemy(const struct game *, int platoon, int *cost);
+/* plt_nearest_enemy with *cost -1 also when dearer than bound cm (the
+ * search stops there); bound < 0: no search, *cost -1. */
+int plt_nearest_enemy_within(const struct game *, int platoon, int bound,
+    int *cost);
 /* Cheapest path (cm) from a to b for a squad of side, avoiding other
  * squads' hexes and (unless allow_contact) hexes next to enemy squads
  * except b. Fills path (without a), returns its length or -1. */

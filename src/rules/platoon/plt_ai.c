@@ -7,12 +7,51 @@
  * enough to stay coherent whatever the die) and fire at the nearest. Its
  * orders always pass the parser (tests: t_opponent_orders_parse). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "orders.h"
 #include "platoon.h"
+
+/* Append the words given (up to a NULL) to b, a space between, and a
+ * newline: order lines without printf (they are parsed back at once). */
+static void
+wline(struct sbuf *b, const char *w, ...)
+{
+	va_list ap;
+	bool first = true;
+
+	va_start(ap, w);
+	for (; w != NULL; w = va_arg(ap, const char *)) {
+		if (!first)
+			sbuf_add(b, " ", 1);
+		sbuf_puts(b, w);
+		first = false;
+	}
+	va_end(ap);
+	sbuf_add(b, "\n", 1);
+}
+
+/* The decimal text of v (>= 0 or not) in buf (12 bytes); buf. */
+static char *
+itoa_(int v, char *buf)
+{
+	char t[12];
+	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+	int n = 0, k = 0;
+
+	do
+		t[n++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		buf[k++] = '-';
+	while (n > 0)
+		buf[k++] = t[--n];
+	buf[k] = '\0';
+	return buf;
+}
 
 /* Does text (one platoon's lines) pass the parser for side: the list
  * parser, or with w the parser of window w (a reveal)? */
@@ -27,12 +66,21 @@ passes(const struct game *g, const struct window_spec *w, int side,
 	void *out = NULL;
 	bool ok = false;
 
+	char num[12];
+
 	sbuf_init(&f);
 	sbuf_init(&canon);
+	canon.discard = true; /* nobody reads it */
 	orders_errors_init(&errs);
 	memset(&body, 0, sizeof body);
-	sbuf_printf(&f, "campaign: x\nturn: %d\nwindow: %s\nside: %s\n%s",
-	    g->turn, w != NULL ? w->name : "orders", g->sides[side].name, text);
+	sbuf_puts(&f, "campaign: x\nturn: ");
+	sbuf_puts(&f, itoa_(g->turn, num));
+	sbuf_puts(&f, "\nwindow: ");
+	sbuf_puts(&f, w != NULL ? w->name : "orders");
+	sbuf_puts(&f, "\nside: ");
+	sbuf_puts(&f, g->sides[side].name);
+	sbuf_puts(&f, "\n");
+	sbuf_puts(&f, text);
 	if (orders_parse_file(f.buf, f.len, &hd, &body, &errs) == HP_OK &&
 	    (w != NULL ? plt_parse(g, w, side, &body, &out, &canon, &errs) :
 	    plt_parse_list(g, side, &body, &out, &canon, &errs)) == HP_OK)
@@ -82,6 +130,7 @@ nearest_enemy_to(const struct game *g, const int *occ, int side, struct hex h,
 		int k;
 
 		if (!plt_alive(g, j) || g->units[j].side == side ||
+		    (best >= 0 && hex_distance(g->units[j].pos, h) >= bd) ||
 		    (cm >= 0 && (plt_dist_cm(g->units[j].pos, h) > cm ||
 		    !plt_los_in(g, occ, side, h, g->units[j].pos))))
 			continue;
@@ -101,6 +150,7 @@ fire_all(const struct game *g, const int *occ, int side, const int *sq,
     const struct hex *pos, int n, enum plt_order o, bool mmm, struct sbuf *b)
 {
 	int k, kind, pts, t;
+	char num[12];
 
 	for (k = 0; k < n; k++)
 		for (kind = 0; kind < 2; kind++) {
@@ -111,9 +161,9 @@ fire_all(const struct game *g, const int *occ, int side, const int *sq,
 			    PLT_HW_LONG_CM : PLT_FF_LONG_CM)) < 0 &&
 			    (t = nearest_enemy_to(g, occ, side, pos[k], -1)) < 0)
 				continue;
-			sbuf_printf(b, "fire %s %s %d %s%s\n", g->units[sq[k]].id,
-			    kind ? "hw" : "ff", pts, g->units[t].id,
-			    kind ? " ap" : "");
+			wline(b, "fire", g->units[sq[k]].id, kind ? "hw" :
+			    "ff", itoa_(pts, num), g->units[t].id, kind ?
+			    "ap" : NULL, NULL);
 		}
 }
 
@@ -170,27 +220,27 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 	}
 	if (pu->flags & PLT_F_SUPP) {
 		if (near > 0 && plt_coherent(g, p)) {
-			sbuf_printf(b, "order %s engage\n", pu->id);
+			wline(b, "order", pu->id, "engage", NULL);
 			fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
 		} else if (reduced >= 0)
-			sbuf_printf(b, "order %s reform %s\n", pu->id,
-			    g->units[reduced].id);
+			wline(b, "order", pu->id, "reform",
+			    g->units[reduced].id, NULL);
 		else
-			sbuf_printf(b, "order %s reform\n", pu->id);
+			wline(b, "order", pu->id, "reform", NULL);
 		return;
 	}
 	if (reduced >= 0 && near == 0) {
-		sbuf_printf(b, "order %s reform %s\n", pu->id,
-		    g->units[reduced].id);
+		wline(b, "order", pu->id, "reform", g->units[reduced].id,
+		    NULL);
 		return;
 	}
-	e = plt_nearest_enemy(g, p, &cost);
+	e = plt_nearest_enemy_within(g, p, low + 3, &cost);
 	if (e >= 0 && cost >= 0 && cost <= low + 3) {
-		sbuf_printf(b, "order %s assault\n", pu->id);
+		wline(b, "order", pu->id, "assault", NULL);
 		return;
 	}
 	if (near * 2 >= n && plt_coherent(g, p)) {
-		sbuf_printf(b, "order %s engage\n", pu->id);
+		wline(b, "order", pu->id, "engage", NULL);
 		fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
 		return;
 	}
@@ -198,7 +248,7 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 	 * squad can pay with the lowest possible allowance (low + 1). */
 	e = nearest_enemy_to(g, occ, side, pos[0], -1);
 	if (e < 0) {
-		sbuf_printf(b, "order %s none\n", pu->id);
+		wline(b, "order", pu->id, "none", NULL);
 		return;
 	}
 	dir = dir_towards(pos[0], g->units[e].pos);
@@ -234,11 +284,11 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 	}
 	for (k = 0; k < n; k++)
 		free(reach[k]);
-	sbuf_printf(b, "order %s advance\n", pu->id);
+	wline(b, "order", pu->id, "advance", NULL);
 	if (steps > 0)
 		for (k = 0; k < n; k++)
-			sbuf_printf(b, "move %s %s\n", g->units[sq[k]].id,
-			    hex_label(&g->layout, dest[k], a, sizeof a));
+			wline(b, "move", g->units[sq[k]].id,
+			    hex_label(&g->layout, dest[k], a, sizeof a), NULL);
 	fire_all(g, occ, side, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false,
 	    b);
 }

@@ -267,9 +267,15 @@ profile_of_kind(const struct game *g, const char *kind,
 bool
 plt_profile(const struct game *g, int unit, struct plt_profile *p)
 {
-	if (unit < 0 || unit >= g->nunits ||
-	    !profile_of_kind(g, g->units[unit].kind, p))
+	const struct plt_profile *r;
+
+	if (unit < 0 || unit >= g->nunits)
 		return false;
+	if ((r = plt_profile_ref(g, unit)) == NULL) {
+		memset(p, 0, sizeof *p); /* as profile_of_kind leaves it */
+		return false;
+	}
+	*p = *r;
 	strlcpy_(p->name, g->units[unit].name, sizeof p->name);
 	return true;
 }
@@ -422,25 +428,25 @@ hex_of(const struct game *g, int i)
 	return hex_from_offset(&g->layout, o);
 }
 
-/* A heap entry of the search: the cost in cm and the row-major index. */
-struct dij_ent {
-	int d, i;
-};
+/* A heap entry of the search: the cost in cm in the high half, the
+ * row-major index in the low half, so that one comparison orders entries
+ * by cost, then index. */
+typedef long long dij_ent;
 
-/* Does heap entry x come before y (cost, then index)? */
-static bool
-dij_less(struct dij_ent x, struct dij_ent y)
+/* The entry of cost d and index i. */
+static dij_ent
+dij_key(int d, int i)
 {
-	return x.d < y.d || (x.d == y.d && x.i < y.i);
+	return (long long)d << 32 | (long long)(unsigned)i;
 }
 
 /* Push e on the binary heap h of *n entries (room is the caller's). */
 static void
-dij_push(struct dij_ent *h, int *n, struct dij_ent e)
+dij_push(dij_ent *h, int *n, dij_ent e)
 {
 	int k = (*n)++;
 
-	while (k > 0 && dij_less(e, h[(k - 1) / 2])) {
+	while (k > 0 && e < h[(k - 1) / 2]) {
 		h[k] = h[(k - 1) / 2];
 		k = (k - 1) / 2;
 	}
@@ -448,16 +454,16 @@ dij_push(struct dij_ent *h, int *n, struct dij_ent e)
 }
 
 /* Pop the first entry of the binary heap h of *n (> 0) entries. */
-static struct dij_ent
-dij_pop(struct dij_ent *h, int *n)
+static dij_ent
+dij_pop(dij_ent *h, int *n)
 {
-	struct dij_ent top = h[0], last = h[--(*n)];
+	dij_ent top = h[0], last = h[--(*n)];
 	int k = 0, c;
 
 	while ((c = 2 * k + 1) < *n) {
-		if (c + 1 < *n && dij_less(h[c + 1], h[c]))
+		if (c + 1 < *n && h[c + 1] < h[c])
 			c++;
-		if (!dij_less(h[c], last))
+		if (!(h[c] < last))
 			break;
 		h[k] = h[c];
 		k = c;
@@ -468,18 +474,29 @@ dij_pop(struct dij_ent *h, int *n)
 
 /* The squads on the map by row-major hex index: occ[i] the lowest-index
  * squad in hex i (as plt_squad_at finds it) or -1. Caller frees. */
+static void occ_fill(const struct game *, int *);
+
 int *
 plt_occupancy(const struct game *g)
 {
-	int n = g->layout.cols * g->layout.rows, i, j;
+	int n = g->layout.cols * g->layout.rows;
 	int *occ = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+
+	occ_fill(g, occ);
+	return occ;
+}
+
+/* plt_occupancy into occ (cols * rows entries). */
+static void
+occ_fill(const struct game *g, int *occ)
+{
+	int n = g->layout.cols * g->layout.rows, i, j;
 
 	for (i = 0; i < n; i++)
 		occ[i] = -1;
 	for (i = g->nunits - 1; i >= 0; i--)
 		if (plt_alive(g, i) && (j = hidx(g, g->units[i].pos)) >= 0)
 			occ[j] = i;
-	return occ;
 }
 
 /* --- the map cache ---------------------------------------------------------
@@ -726,70 +743,91 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
     int nsrc, bool contact, const int *goal, int ngoal, int bound,
     struct plt_dij *r)
 {
+	static _Thread_local int *sdist, *sprev, *socc;
+	static _Thread_local char *snear;
+	static _Thread_local dij_ent *sheap;
+	static _Thread_local size_t cap;
 	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k, ns = 0;
-	int *occ, best = -1;
+	int best = -1, *occ, *dist, *prev;
 	const struct mapc *m = mapc_get(g);
 	const int *nb = m->nb, *enter = m->enter, *ghi = m->ghi;
-	struct dij_ent *heap;
+	size_t nn = (size_t)(n > 0 ? n : 1);
+	char *near;
+	dij_ent *heap;
 
+	/* Scratch kept per thread: one search's result is read before the
+	 * next search begins (dij_free frees nothing). */
+	if (cap < nn || cap < (size_t)nsrc + 1) {
+		cap = nn > (size_t)nsrc + 1 ? nn : (size_t)nsrc + 1;
+		free(sdist);
+		free(sprev);
+		free(socc);
+		free(snear);
+		free(sheap);
+		sdist = xmalloc(sizeof(int) * cap);
+		sprev = xmalloc(sizeof(int) * cap);
+		socc = xmalloc(sizeof(int) * cap);
+		snear = xmalloc(cap);
+		sheap = xmalloc(sizeof *sheap * (cap * 6 + cap + 1));
+	}
 	r->n = n;
-	r->dist = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-	r->prev = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-	for (i = 0; i < n; i++)
-		r->dist[i] = r->prev[i] = -1;
+	r->dist = dist = sdist;
+	r->prev = prev = sprev;
+	memset(dist, 0xff, sizeof(int) * nn); /* -1 */
+	memset(prev, 0xff, sizeof(int) * nn);
 	for (k = 0; k < nsrc; k++)
 		if (hidx(g, src[k]) >= 0)
 			ns++;
 	if (ns == 0)
 		return;
-	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + nsrc + 1));
-	occ = plt_occupancy(g);
+	heap = sheap;
+	occ = socc;
+	near = snear;
+	occ_fill(g, occ);
+	/* Hexes next to a squad of another side: entered, not passed. */
+	if (!contact) {
+		memset(near, 0, nn);
+		for (i = 0; i < n; i++)
+			if (occ[i] >= 0 && g->units[occ[i]].side != side)
+				for (d = 0; d < 6; d++)
+					if (nb[i * 6 + d] >= 0)
+						near[nb[i * 6 + d]] = 1;
+	}
 	for (k = 0; k < nsrc; k++)
-		if ((ia = hidx(g, src[k])) >= 0 && r->dist[ia] < 0) {
-			r->dist[ia] = 0;
-			dij_push(heap, &nh, (struct dij_ent){ 0, ia });
+		if ((ia = hidx(g, src[k])) >= 0 && dist[ia] < 0) {
+			dist[ia] = 0;
+			dij_push(heap, &nh, dij_key(0, ia));
 		}
 	while (nh > 0) {
-		struct dij_ent e = dij_pop(heap, &nh);
-		int cur = e.i;
+		dij_ent e = dij_pop(heap, &nh);
+		int cur = (int)(e & 0xffffffff), ed = (int)(e >> 32);
 
-		if (e.d != r->dist[cur])
+		if (ed != dist[cur])
 			continue; /* stale: a cheaper way was found since */
-		if ((best >= 0 && e.d > best) || e.d > bound)
+		if ((best >= 0 && ed > best) || ed > bound)
 			break;
 		for (k = 0; k < ngoal; k++)
 			if (goal[k] == cur && best < 0)
-				best = e.d;
-		/* Not a start (a start has no previous hex). */
-		if (r->prev[cur] >= 0 && !contact) {
-			bool near = false;
-
-			for (d = 0; d < 6 && !near; d++) {
-				int j = nb[cur * 6 + d];
-
-				near = j >= 0 && occ[j] >= 0 &&
-				    g->units[occ[j]].side != side;
-			}
-			if (near)
-				continue; /* may end here, not pass through */
-		}
+				best = ed;
+		/* Not a start (a start has no previous hex): may end next
+		 * to an enemy, not pass through. */
+		if (!contact && prev[cur] >= 0 && near[cur])
+			continue;
 		for (d = 0; d < 6; d++) {
-			int j = nb[cur * 6 + d], c, ed;
+			int j = nb[cur * 6 + d], c, eg;
 
 			if (j < 0 || occ[j] >= 0 || enter[j] < 0)
 				continue;
-			ed = ghi[cur] >= 0 ? g->hexes[ghi[cur]].edge[d] : 0;
-			c = enter[j] + (ed > 0 && ed < PLT_E_NKINDS ?
-			    edge_cost[ed] : 0);
-			if (r->dist[j] >= 0 && r->dist[j] <= r->dist[cur] + c)
+			eg = ghi[cur] >= 0 ? g->hexes[ghi[cur]].edge[d] : 0;
+			c = enter[j] + (eg > 0 && eg < PLT_E_NKINDS ?
+			    edge_cost[eg] : 0);
+			if (dist[j] >= 0 && dist[j] <= ed + c)
 				continue;
-			r->dist[j] = r->dist[cur] + c;
-			r->prev[j] = cur;
-			dij_push(heap, &nh, (struct dij_ent){ r->dist[j], j });
+			dist[j] = ed + c;
+			prev[j] = cur;
+			dij_push(heap, &nh, dij_key(dist[j], j));
 		}
 	}
-	free(heap);
-	free(occ);
 }
 
 /* dijkstra_from the one start a. */
@@ -804,10 +842,10 @@ static void dij_free(struct plt_dij *);
 
 /* The cheapest cost of any of squads mates (nm) to contact with squad e
  * (as the least plt_path_to_contact of each, in one search), -1 if none
- * can reach it. */
+ * can reach it for at most bound cm (the search stops past it). */
 static int
 contact_cost(const struct game *g, int side, const int *mates, int nm,
-    int e)
+    int e, int bound)
 {
 	struct plt_dij r;
 	struct hex *src = xmalloc(sizeof *src * (size_t)(nm > 0 ? nm : 1));
@@ -824,22 +862,21 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
 		    d))) >= 0)
 			ng++;
-	dijkstra_from(g, side, src, nm, true, goal, ng, INT_MAX, &r);
+	dijkstra_from(g, side, src, nm, true, goal, ng, bound, &r);
 	for (d = 0; d < ng; d++)
 		if ((j = goal[d]) >= 0 && r.dist[j] >= 0 && (best < 0 ||
 		    r.dist[j] < best))
 			best = r.dist[j];
 	dij_free(&r);
 	free(src);
-	return best;
+	return best > bound ? -1 : best;
 }
 
 /* Free what dijkstra allocated in r. */
 static void
 dij_free(struct plt_dij *r)
 {
-	free(r->dist);
-	free(r->prev);
+	r->dist = r->prev = NULL; /* scratch of dijkstra_from */
 }
 
 /* Write the path of r ending at index j (without its start) into path;
@@ -1055,6 +1092,13 @@ plt_home_dist(const struct game *g, int side, struct hex h)
 int
 plt_nearest_enemy(const struct game *g, int p, int *cost)
 {
+	return plt_nearest_enemy_within(g, p, INT_MAX, cost);
+}
+
+/* plt_nearest_enemy, the cost only up to bound (see platoon.h). */
+int
+plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
+{
 	int i, j, m, best = -1, bd = 0, side = g->units[p].side, nm = 0;
 	int *occ = plt_occupancy(g), *mates = xmalloc(sizeof(int) *
 	    (size_t)(g->nunits + 1));
@@ -1072,10 +1116,12 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 			int k;
 
 			i = mates[m];
-			if (!plt_los_in(g, occ, side, g->units[i].pos,
+			k = hex_distance(g->units[i].pos, g->units[j].pos);
+			/* Only a nearer mate can change the choice. */
+			if ((d >= 0 && k >= d) || (best >= 0 && k >= bd) ||
+			    !plt_los_in(g, occ, side, g->units[i].pos,
 			    g->units[j].pos))
 				continue;
-			k = hex_distance(g->units[i].pos, g->units[j].pos);
 			if (d < 0 || k < d)
 				d = k;
 		}
@@ -1085,8 +1131,8 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 		}
 	}
 	/* The cheapest of the mates' paths to contact, in one search. */
-	if (best >= 0)
-		*cost = contact_cost(g, side, mates, nm, best);
+	if (best >= 0 && bound >= 0)
+		*cost = contact_cost(g, side, mates, nm, best, bound);
 	free(occ);
 	free(mates);
 	return best;

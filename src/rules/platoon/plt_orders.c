@@ -662,7 +662,8 @@ parse_lines(const struct game *g, int side, const struct order_body *b,
 		plt_free_orders(o);
 		return HP_EINVAL;
 	}
-	canon_text(g, o, canon);
+	if (!canon->discard)
+		canon_text(g, o, canon);
 	*out = o;
 	return HP_OK;
 }
@@ -672,7 +673,12 @@ int
 plt_parse_list(const struct game *g, int side, const struct order_body *b,
     void **out, struct sbuf *canon, struct order_errors *errs)
 {
-	return parse_lines(g, side, b, false, out, canon, errs);
+	int rc;
+
+	plt_cache_begin(g);
+	rc = parse_lines(g, side, b, false, out, canon, errs);
+	plt_cache_end();
+	return rc;
 }
 
 /* The canonical text of a reveal (one item). */
@@ -803,15 +809,36 @@ parse_reveal(const struct game *g, int side, const struct order_body *b,
 		plt_free_orders(o);
 		return HP_EINVAL;
 	}
-	canon_reveal(g, o, canon);
+	if (!canon->discard)
+		canon_reveal(g, o, canon);
 	*out = o;
 	return HP_OK;
 }
 
 /* Parse and check side's order lines (see struct ruleset.parse): the
  * list, reveal=each's markers, or a reveal. */
+static int parse_window(const struct game *, const struct window_spec *,
+    int, const struct order_body *, void **, struct sbuf *,
+    struct order_errors *);
+
+/* Parse and check side's order lines (see struct ruleset.parse), with
+ * the map cache kept while it checks them. */
 int
 plt_parse(const struct game *g, const struct window_spec *w, int side,
+    const struct order_body *b, void **out, struct sbuf *canon,
+    struct order_errors *errs)
+{
+	int rc;
+
+	plt_cache_begin(g);
+	rc = parse_window(g, w, side, b, out, canon, errs);
+	plt_cache_end();
+	return rc;
+}
+
+/* plt_parse without the scope. */
+static int
+parse_window(const struct game *g, const struct window_spec *w, int side,
     const struct order_body *b, void **out, struct sbuf *canon,
     struct order_errors *errs)
 {

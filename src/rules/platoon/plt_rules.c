@@ -264,9 +264,9 @@ nearest_target(const struct game *g, const int *occ, int squad, bool hw)
 	for (j = 0; j < g->nunits; j++) {
 		int k;
 
-		if (!eligible(g, occ, squad, j, hw))
-			continue;
 		k = hex_distance(g->units[squad].pos, g->units[j].pos);
+		if ((best >= 0 && k >= bd) || !eligible(g, occ, squad, j, hw))
+			continue;
 		if (best < 0 || k < bd) {
 			best = j;
 			bd = k;
@@ -388,14 +388,16 @@ touches_enemy(const struct game *g, int i, struct hex h)
 /* Move squad i along the cheapest path through its waypoints, as far as
  * allow cm pay (the road bonus if every hex is road); contact with an
  * enemy squad only when contact. Returns the cm spent. */
+static int walk(struct game *, struct events *, int, const struct hex *,
+    int, int, int, bool);
+
 static int
 move_squad(struct game *g, struct events *ev, int i, const struct hex *wp,
     int nwp, int allow, int road_bonus, bool contact)
 {
 	struct hex path[256], seg[256], at = g->units[i].pos, start = at;
-	int np = 0, n, k, cost, spent = 0, pass, lim;
-	bool all_road;
-	char a[8], b[8];
+	int np = 0, n, k, cost;
+	char a[8];
 
 	/* The squad itself is no obstacle to its own path. */
 	g->units[i].placed = false;
@@ -417,6 +419,20 @@ move_squad(struct game *g, struct events *ev, int i, const struct hex *wp,
 			    g->units[i].id, lab(g, wp[nwp - 1], a));
 		return 0;
 	}
+	return walk(g, ev, i, path, np, allow, road_bonus, contact);
+}
+
+/* Move squad i along path (np > 0 hexes from its hex on), as move_squad
+ * does once it has the path. Returns the cm spent. */
+static int
+walk(struct game *g, struct events *ev, int i, const struct hex *path,
+    int np, int allow, int road_bonus, bool contact)
+{
+	struct hex at, start = g->units[i].pos;
+	int k, spent = 0, pass, lim;
+	bool all_road;
+	char a[8], b[8];
+
 	/* Road: "The whole move MUST be on road": the bonus counts only if
 	 * every hex walked with it is road. */
 	for (pass = road_bonus > 0 ? 0 : 1; pass < 2; pass++) {
@@ -500,7 +516,9 @@ assault_move(struct game *g, const struct plt_order_item *it, int allow,
 	for (i = 0; i < g->nunits; i++) {
 		if (!plt_alive(g, i) || g->units[i].attached != it->platoon)
 			continue;
-		if ((e = plt_nearest_enemy(g, it->platoon, &cost)) < 0)
+		/* The cost to contact is the squad's own, below. */
+		if ((e = plt_nearest_enemy_within(g, it->platoon, -1,
+		    &cost)) < 0)
 			return;
 		g->units[i].placed = false;
 		cost = plt_path_to_contact(g, g->units[i].side,
@@ -508,7 +526,10 @@ assault_move(struct game *g, const struct plt_order_item *it, int allow,
 		g->units[i].placed = true;
 		if (cost <= 0 || len <= 0)
 			continue;
-		move_squad(g, ev, i, &path[len - 1], 1, allow, 0, true);
+		/* move_squad to path[len - 1] would find this same path
+		 * (the same search: the same hexes settled in the same
+		 * order). */
+		walk(g, ev, i, path, len, allow, 0, true);
 	}
 }
 
