@@ -428,50 +428,6 @@ hex_of(const struct game *g, int i)
 	return hex_from_offset(&g->layout, o);
 }
 
-/* A heap entry of the search: the cost in cm in the high half, the
- * row-major index in the low half, so that one comparison orders entries
- * by cost, then index. */
-typedef long long dij_ent;
-
-/* The entry of cost d and index i. */
-static dij_ent
-dij_key(int d, int i)
-{
-	return (long long)d << 32 | (long long)(unsigned)i;
-}
-
-/* Push e on the binary heap h of *n entries (room is the caller's). */
-static void
-dij_push(dij_ent *h, int *n, dij_ent e)
-{
-	int k = (*n)++;
-
-	while (k > 0 && e < h[(k - 1) / 2]) {
-		h[k] = h[(k - 1) / 2];
-		k = (k - 1) / 2;
-	}
-	h[k] = e;
-}
-
-/* Pop the first entry of the binary heap h of *n (> 0) entries. */
-static dij_ent
-dij_pop(dij_ent *h, int *n)
-{
-	dij_ent top = h[0], last = h[--(*n)];
-	int k = 0, c;
-
-	while ((c = 2 * k + 1) < *n) {
-		if (c + 1 < *n && h[c + 1] < h[c])
-			c++;
-		if (!(h[c] < last))
-			break;
-		h[k] = h[c];
-		k = c;
-	}
-	h[k] = last;
-	return top;
-}
-
 /* The squads on the map by row-major hex index: occ[i] the lowest-index
  * squad in hex i (as plt_squad_at finds it) or -1. Caller frees. */
 static void occ_fill(const struct game *, int *);
@@ -728,47 +684,68 @@ plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
 	return true;
 }
 
-/* Fill r (caller frees with dij_free) with the cheapest costs from a: a
- * binary heap of (cost, index), stale entries skipped, and per-search
+/* Buckets of the search by cost modulo DIJ_NB: a step costs at most
+ * 2 * PLT_CM_PER_HEX + 3 (rough, and the dearest obstacle) = 7 cm. */
+#define DIJ_NB 16
+
+/* Sort the n indices of v in increasing order (a bucket: a few). */
+static void
+dij_sort(int *v, int n)
+{
+	int i, j, x;
+
+	for (i = 1; i < n; i++) {
+		x = v[i];
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Fill r (caller calls dij_free) with the cheapest costs from a, the
+ * hexes settled in (cost, index) order, as a heap of (cost, index) would
+ * (the same paths): a queue of buckets by cost (Dial's), each sorted by
+ * index when its turn comes (every step costs at least 2 cm, so no hex
+ * joins the bucket being settled), stale entries skipped; per-search
  * indices of the squads and the terrain by hex, so that no step of the
- * search scans the units or the terrain table. The hexes are settled in
- * (cost, index) order, as before the heap (the same paths). With goals
- * (ngoal > 0 row-major indices) it stops once the cheapest goal and every
- * goal as cheap are settled: their costs and paths are final. From
- * several starts (src, nsrc; those off the layout left out) each cost is
- * the cheapest from any of them: a path never enters another start's hex
- * (a squad is there). */
+ * search scans the units or the terrain table. With goals (ngoal > 0
+ * row-major indices) it stops once the cheapest goal and every goal as
+ * cheap are settled: their costs and paths are final; past bound it
+ * stops too (costs up to bound are final). From several starts (src,
+ * nsrc; those off the layout left out) each cost is the cheapest from
+ * any of them: a path never enters another start's hex (a squad is
+ * there). */
 static void
 dijkstra_from(const struct game *g, int side, const struct hex *src,
     int nsrc, bool contact, const int *goal, int ngoal, int bound,
     struct plt_dij *r)
 {
-	static _Thread_local int *sdist, *sprev, *socc;
+	static _Thread_local int *sdist, *sprev, *socc, *sbk;
 	static _Thread_local char *snear;
-	static _Thread_local dij_ent *sheap;
 	static _Thread_local size_t cap;
-	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k, ns = 0;
-	int best = -1, *occ, *dist, *prev;
+	int n = g->layout.cols * g->layout.rows, i, d, ia, k, ns = 0;
+	int best = -1, *occ, *dist, *prev, nbk[DIJ_NB] = { 0 }, left = 0;
+	int cd;
 	const struct mapc *m = mapc_get(g);
 	const int *nb = m->nb, *enter = m->enter, *ghi = m->ghi;
 	size_t nn = (size_t)(n > 0 ? n : 1);
 	char *near;
-	dij_ent *heap;
 
 	/* Scratch kept per thread: one search's result is read before the
-	 * next search begins (dij_free frees nothing). */
-	if (cap < nn || cap < (size_t)nsrc + 1) {
-		cap = nn > (size_t)nsrc + 1 ? nn : (size_t)nsrc + 1;
+	 * next search begins (dij_free frees nothing). A hex is in a
+	 * bucket at most once (it joins one only when its cost drops). */
+	if (cap < nn) {
+		cap = nn;
 		free(sdist);
 		free(sprev);
 		free(socc);
 		free(snear);
-		free(sheap);
+		free(sbk);
 		sdist = xmalloc(sizeof(int) * cap);
 		sprev = xmalloc(sizeof(int) * cap);
 		socc = xmalloc(sizeof(int) * cap);
 		snear = xmalloc(cap);
-		sheap = xmalloc(sizeof *sheap * (cap * 6 + cap + 1));
+		sbk = xmalloc(sizeof(int) * cap * DIJ_NB);
 	}
 	r->n = n;
 	r->dist = dist = sdist;
@@ -780,7 +757,6 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 			ns++;
 	if (ns == 0)
 		return;
-	heap = sheap;
 	occ = socc;
 	near = snear;
 	occ_fill(g, occ);
@@ -796,36 +772,48 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 	for (k = 0; k < nsrc; k++)
 		if ((ia = hidx(g, src[k])) >= 0 && dist[ia] < 0) {
 			dist[ia] = 0;
-			dij_push(heap, &nh, dij_key(0, ia));
+			sbk[nbk[0]++] = ia;
+			left++;
 		}
-	while (nh > 0) {
-		dij_ent e = dij_pop(heap, &nh);
-		int cur = (int)(e & 0xffffffff), ed = (int)(e >> 32);
+	for (cd = 0; left > 0; cd++) {
+		int *bk = sbk + (size_t)(cd % DIJ_NB) * cap, nk, q;
 
-		if (ed != dist[cur])
-			continue; /* stale: a cheaper way was found since */
-		if ((best >= 0 && ed > best) || ed > bound)
-			break;
-		for (k = 0; k < ngoal; k++)
-			if (goal[k] == cur && best < 0)
-				best = ed;
-		/* Not a start (a start has no previous hex): may end next
-		 * to an enemy, not pass through. */
-		if (!contact && prev[cur] >= 0 && near[cur])
+		if ((nk = nbk[cd % DIJ_NB]) == 0)
 			continue;
-		for (d = 0; d < 6; d++) {
-			int j = nb[cur * 6 + d], c, eg;
+		if ((best >= 0 && cd > best) || cd > bound)
+			break;
+		nbk[cd % DIJ_NB] = 0;
+		left -= nk;
+		dij_sort(bk, nk);
+		for (q = 0; q < nk; q++) {
+			int cur = bk[q];
 
-			if (j < 0 || occ[j] >= 0 || enter[j] < 0)
+			if (dist[cur] != cd)
+				continue; /* stale: a cheaper way was found */
+			for (k = 0; k < ngoal; k++)
+				if (goal[k] == cur && best < 0)
+					best = cd;
+			/* Not a start (a start has no previous hex): may end
+			 * next to an enemy, not pass through. */
+			if (!contact && prev[cur] >= 0 && near[cur])
 				continue;
-			eg = ghi[cur] >= 0 ? g->hexes[ghi[cur]].edge[d] : 0;
-			c = enter[j] + (eg > 0 && eg < PLT_E_NKINDS ?
-			    edge_cost[eg] : 0);
-			if (dist[j] >= 0 && dist[j] <= ed + c)
-				continue;
-			dist[j] = ed + c;
-			prev[j] = cur;
-			dij_push(heap, &nh, dij_key(dist[j], j));
+			for (d = 0; d < 6; d++) {
+				int j = nb[cur * 6 + d], c, eg, t;
+
+				if (j < 0 || occ[j] >= 0 || enter[j] < 0)
+					continue;
+				eg = ghi[cur] >= 0 ? g->hexes[ghi[cur]].edge[d] :
+				    0;
+				c = enter[j] + (eg > 0 && eg < PLT_E_NKINDS ?
+				    edge_cost[eg] : 0);
+				if (dist[j] >= 0 && dist[j] <= cd + c)
+					continue;
+				dist[j] = cd + c;
+				prev[j] = cur;
+				t = dist[j] % DIJ_NB;
+				sbk[(size_t)t * cap + (size_t)nbk[t]++] = j;
+				left++;
+			}
 		}
 	}
 }
