@@ -190,9 +190,10 @@ void plt_cache_end(void);
 int plt_hex_index(const struct game *, struct hex);
 /* The costs (cm) plt_path finds from a for a squad of side (contact not
  * allowed) to every hex it can reach for at most bound cm, by row-major
- * index into dist (cols * rows entries; -1: dearer or unreached). */
+ * index into dist (cols * rows entries; -1: dearer or unreached), as if
+ * the squads of platoon without (-1: none) were not on the map. */
 void plt_costs_within(const struct game *, int side, struct hex a,
-    int bound, int *dist);
+    int bound, int without, int *dist);
 /* Squad unit's profile as plt_profile gives it but for its name (empty),
  * NULL if none: inside a scope kept by kind, else good until the next
  * call on this thread. Not to be freed. */

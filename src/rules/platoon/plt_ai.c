@@ -188,14 +188,14 @@ free_hex(const struct game *g, int side, struct hex h, int self)
 
 /* plan_platoon with the squads of g looked up in occ (plt_occupancy). */
 static void
-plan_with(const struct game *g, const int *occ, const struct game *bare,
-    int side, int p, struct sbuf *b)
+plan_with(const struct game *g, const int *occ, int side, int p,
+    struct sbuf *b)
 {
 	const struct game_unit *pu = &g->units[p];
 	const struct plt_profile *pf;
 	struct hex pos[64], dest[64];
 	int sq[64], n = 0, i, k, e, cost, low = 99, reduced = -1, near = 0;
-	int steps, dir, *reach[64] = { NULL };
+	int steps, dir, *reach[64] = { NULL }, coh = -1;
 	size_t nhex = (size_t)g->layout.cols * (size_t)g->layout.rows + 1;
 	char a[8];
 
@@ -272,14 +272,14 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 			 * has at most 50 hexes: never too long for 64). */
 			if (reach[k] == NULL) {
 				reach[k] = xmalloc(sizeof(int) * nhex);
-				plt_costs_within(bare, side, pos[k], low + 1,
+				plt_costs_within(g, side, pos[k], low + 1, p,
 				    reach[k]);
 			}
-			if ((j = plt_hex_index(bare, dest[k])) < 0 ||
+			if ((j = plt_hex_index(g, dest[k])) < 0 ||
 			    reach[k][j] < 0)
 				ok = false;
 		}
-		if (ok && plt_coherent(g, p))
+		if (ok && (coh >= 0 ? coh : (coh = plt_coherent(g, p))))
 			break;
 	}
 	for (k = 0; k < n; k++)
@@ -293,15 +293,14 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 	    b);
 }
 
-/* The orders of platoon p as the opponent would give them (bare: g without
- * p's squads, to measure paths through their hexes), appended to b. */
+/* The orders of platoon p as the opponent would give them, appended to
+ * b (its paths measured as if p's squads were not on the map). */
 static void
-plan_platoon(const struct game *g, const struct game *bare, int side, int p,
-    struct sbuf *b)
+plan_platoon(const struct game *g, int side, int p, struct sbuf *b)
 {
 	int *occ = plt_occupancy(g);
 
-	plan_with(g, occ, bare, side, p, b);
+	plan_with(g, occ, side, p, b);
 	free(occ);
 }
 
@@ -310,16 +309,10 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 static void
 one_platoon(const struct game *g, int side, int p, struct sbuf *b)
 {
-	struct game bare;
 	struct sbuf t;
-	int i;
 
-	game_copy(&bare, g);
-	for (i = 0; i < bare.nunits; i++)
-		if (bare.units[i].attached == p && !plt_is_platoon(&bare.units[i]))
-			bare.units[i].placed = false;
 	sbuf_init(&t);
-	plan_platoon(g, &bare, side, p, &t);
+	plan_platoon(g, side, p, &t);
 	if (t.buf != NULL && passes(g, NULL, side, t.buf))
 		sbuf_puts(b, t.buf);
 	else if (t.buf != NULL)
@@ -327,7 +320,6 @@ one_platoon(const struct game *g, int side, int p, struct sbuf *b)
 		    (g->units[p].flags & PLT_F_SUPP) || !plt_coherent(g, p) ?
 		    "reform" : "none");
 	sbuf_free(&t);
-	game_free(&bare);
 }
 
 /* reveal=each: side's answer in the reveal window w: its first platoon

@@ -65,6 +65,8 @@ struct mapc {
 	int *ghi;              /* index of the game hex, -1 none */
 	int *enter;            /* cm to enter, -1 impassable or no hex */
 	int *nb;               /* nb[i * 6 + d]: neighbour's index, -1 off */
+	int *step;             /* step[i * 6 + d]: cm to step there (entry
+	                        * and the obstacle between), -1 impossible */
 	int *los;              /* los[a * n + b]: 0 not yet walked, 1 blocked
 	                        * whatever the squads, else 2 + offset in st */
 	int *st;               /* at an offset: count, then (h, alt) pairs */
@@ -430,7 +432,7 @@ hex_of(const struct game *g, int i)
 
 /* The squads on the map by row-major hex index: occ[i] the lowest-index
  * squad in hex i (as plt_squad_at finds it) or -1. Caller frees. */
-static void occ_fill(const struct game *, int *);
+static void occ_fill(const struct game *, int *, int);
 
 int *
 plt_occupancy(const struct game *g)
@@ -438,20 +440,22 @@ plt_occupancy(const struct game *g)
 	int n = g->layout.cols * g->layout.rows;
 	int *occ = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
 
-	occ_fill(g, occ);
+	occ_fill(g, occ, -1);
 	return occ;
 }
 
-/* plt_occupancy into occ (cols * rows entries). */
+/* plt_occupancy into occ (cols * rows entries), without the squads of
+ * platoon without (-1: none left out). */
 static void
-occ_fill(const struct game *g, int *occ)
+occ_fill(const struct game *g, int *occ, int without)
 {
 	int n = g->layout.cols * g->layout.rows, i, j;
 
 	for (i = 0; i < n; i++)
 		occ[i] = -1;
 	for (i = g->nunits - 1; i >= 0; i--)
-		if (plt_alive(g, i) && (j = hidx(g, g->units[i].pos)) >= 0)
+		if (plt_alive(g, i) && (without < 0 || g->units[i].attached !=
+		    without) && (j = hidx(g, g->units[i].pos)) >= 0)
 			occ[j] = i;
 }
 
@@ -480,6 +484,7 @@ mapc_clear(void)
 	free(mc.ghi);
 	free(mc.enter);
 	free(mc.nb);
+	free(mc.step);
 	free(mc.los);
 	free(mc.st);
 	memset(&mc, 0, sizeof mc);
@@ -505,6 +510,7 @@ mapc_build(const struct game *g)
 	mc.ghi = xmalloc(sizeof(int) * nn);
 	mc.enter = xmalloc(sizeof(int) * nn);
 	mc.nb = xmalloc(sizeof(int) * 6 * nn);
+	mc.step = xmalloc(sizeof(int) * 6 * nn);
 	mc.los = xcalloc(nn * nn, sizeof *mc.los);
 	for (j = 0; j < mc.n; j++) {
 		struct hex h = hex_of(g, j);
@@ -519,6 +525,15 @@ mapc_build(const struct game *g)
 		for (d = 0; d < 6; d++)
 			mc.nb[j * 6 + d] = hidx(g, hex_neighbour(h, d));
 	}
+	for (j = 0; j < mc.n; j++)
+		for (d = 0; d < 6; d++) {
+			int k = mc.nb[j * 6 + d], e = mc.ghi[j] >= 0 ?
+			    g->hexes[mc.ghi[j]].edge[d] : 0;
+
+			mc.step[j * 6 + d] = k < 0 || mc.enter[k] < 0 ? -1 :
+			    mc.enter[k] + (e > 0 && e < PLT_E_NKINDS ?
+			    edge_cost[e] : 0);
+		}
 }
 
 /* The cache for g's map, built or checked (see above). */
@@ -714,11 +729,12 @@ dij_sort(int *v, int n)
  * stops too (costs up to bound are final). From several starts (src,
  * nsrc; those off the layout left out) each cost is the cheapest from
  * any of them: a path never enters another start's hex (a squad is
- * there). */
+ * there). The squads of platoon without (-1: none) are left out, as if
+ * not on the map. */
 static void
 dijkstra_from(const struct game *g, int side, const struct hex *src,
     int nsrc, bool contact, const int *goal, int ngoal, int bound,
-    struct plt_dij *r)
+    int without, struct plt_dij *r)
 {
 	static _Thread_local int *sdist, *sprev, *socc, *sbk;
 	static _Thread_local char *snear;
@@ -727,7 +743,7 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 	int best = -1, *occ, *dist, *prev, nbk[DIJ_NB] = { 0 }, left = 0;
 	int cd;
 	const struct mapc *m = mapc_get(g);
-	const int *nb = m->nb, *enter = m->enter, *ghi = m->ghi;
+	const int *nb = m->nb, *step = m->step;
 	size_t nn = (size_t)(n > 0 ? n : 1);
 	char *near;
 
@@ -759,7 +775,7 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 		return;
 	occ = socc;
 	near = snear;
-	occ_fill(g, occ);
+	occ_fill(g, occ, without);
 	/* Hexes next to a squad of another side: entered, not passed. */
 	if (!contact) {
 		memset(near, 0, nn);
@@ -798,14 +814,10 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 			if (!contact && prev[cur] >= 0 && near[cur])
 				continue;
 			for (d = 0; d < 6; d++) {
-				int j = nb[cur * 6 + d], c, eg, t;
+				int j = nb[cur * 6 + d], c = step[cur * 6 + d], t;
 
-				if (j < 0 || occ[j] >= 0 || enter[j] < 0)
+				if (c < 0 || occ[j] >= 0)
 					continue;
-				eg = ghi[cur] >= 0 ? g->hexes[ghi[cur]].edge[d] :
-				    0;
-				c = enter[j] + (eg > 0 && eg < PLT_E_NKINDS ?
-				    edge_cost[eg] : 0);
 				if (dist[j] >= 0 && dist[j] <= cd + c)
 					continue;
 				dist[j] = cd + c;
@@ -823,7 +835,7 @@ static void
 dijkstra(const struct game *g, int side, struct hex a, bool contact,
     const int *goal, int ngoal, struct plt_dij *r)
 {
-	dijkstra_from(g, side, &a, 1, contact, goal, ngoal, INT_MAX, r);
+	dijkstra_from(g, side, &a, 1, contact, goal, ngoal, INT_MAX, -1, r);
 }
 
 static void dij_free(struct plt_dij *);
@@ -850,7 +862,7 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
 		    d))) >= 0)
 			ng++;
-	dijkstra_from(g, side, src, nm, true, goal, ng, bound, &r);
+	dijkstra_from(g, side, src, nm, true, goal, ng, bound, -1, &r);
 	for (d = 0; d < ng; d++)
 		if ((j = goal[d]) >= 0 && r.dist[j] >= 0 && (best < 0 ||
 		    r.dist[j] < best))
@@ -897,12 +909,12 @@ plt_hex_index(const struct game *g, struct hex h)
  * path never change). */
 void
 plt_costs_within(const struct game *g, int side, struct hex a, int bound,
-    int *dist)
+    int without, int *dist)
 {
 	struct plt_dij r;
 	int i;
 
-	dijkstra_from(g, side, &a, 1, false, NULL, 0, bound, &r);
+	dijkstra_from(g, side, &a, 1, false, NULL, 0, bound, without, &r);
 	for (i = 0; i < r.n; i++)
 		dist[i] = r.dist[i] >= 0 && r.dist[i] <= bound ? r.dist[i] : -1;
 	dij_free(&r);
