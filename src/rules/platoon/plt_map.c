@@ -557,13 +557,37 @@ mapc_scoped(const struct game *g)
 	return scope > 0 ? mapc_get(g) : NULL;
 }
 
+/* Are g's profile vars ("pf.*", in order) those the kept profiles were
+ * read from? If not, they are noted as the ones now read from. */
+static bool
+pf_same(const struct game *g)
+{
+	static _Thread_local struct game_var saved[GAME_MAX_VARS];
+	static _Thread_local int nsaved = -1;
+	int i, n = 0;
+	bool same = true;
+
+	for (i = 0; i < g->nvars && same; i++)
+		if (memcmp(g->vars[i].key, "pf.", 3) == 0)
+			same = n < nsaved && saved[n].val == g->vars[i].val &&
+			    strcmp(saved[n].key, g->vars[i].key) == 0 && ++n;
+	if (same && n == nsaved)
+		return true;
+	for (i = n = 0; i < g->nvars && n < GAME_MAX_VARS; i++)
+		if (memcmp(g->vars[i].key, "pf.", 3) == 0)
+			saved[n++] = g->vars[i];
+	nsaved = n;
+	return false;
+}
+
 /* Begin a scope (nested scopes count): g's map and its profiles are not
  * changed before the matching plt_cache_end. */
 void
 plt_cache_begin(const struct game *g)
 {
 	if (scope == 0) {
-		npcache = 0;
+		if (!pf_same(g))
+			npcache = 0;
 		(void)mapc_get(g); /* compared whole: not in a scope yet */
 	}
 	scope++;
@@ -975,37 +999,48 @@ plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
 
 /* --- platoons ----------------------------------------------------------- */
 
-/* Are platoon p's squads one chain of adjacent hexes? */
+/* Are platoon p's squads one chain of adjacent hexes? (A search over
+ * its squads alone: up to 64 without allocating.) */
 bool
 plt_coherent(const struct game *g, int p)
 {
-	int *q = xmalloc(sizeof(int) * (size_t)(g->nunits + 1));
-	char *seen = xcalloc((size_t)g->nunits + 1, 1);
-	int n = 0, head = 0, i, total = 0, reached = 0;
+	int few[64], qfew[64], *sq = few, *q = qfew, n = 0, i, k, head = 0;
+	int tail = 0;
+	char seenfew[64], *seen = seenfew;
 
 	for (i = 0; i < g->nunits; i++)
-		if (plt_alive(g, i) && g->units[i].attached == p) {
-			if (total++ == 0) {
-				q[n++] = i;
-				seen[i] = 1;
-			}
+		if (g->units[i].attached == p && plt_alive(g, i))
+			n++;
+	if (n > 64) {
+		sq = xmalloc(sizeof(int) * (size_t)n);
+		q = xmalloc(sizeof(int) * (size_t)n);
+		seen = xmalloc((size_t)n);
+	}
+	for (i = n = 0; i < g->nunits; i++)
+		if (g->units[i].attached == p && plt_alive(g, i)) {
+			seen[n] = 0;
+			sq[n++] = i;
 		}
-	while (head < n) {
-		int c = q[head++];
+	if (n > 0) {
+		seen[0] = 1;
+		q[tail++] = 0;
+	}
+	while (head < tail) {
+		struct hex c = g->units[sq[q[head++]]].pos;
 
-		reached++;
-		for (i = 0; i < g->nunits; i++)
-			if (!seen[i] && plt_alive(g, i) &&
-			    g->units[i].attached == p &&
-			    hex_distance(g->units[i].pos,
-			    g->units[c].pos) <= 1) {
-				seen[i] = 1;
-				q[n++] = i;
+		for (k = 0; k < n; k++)
+			if (!seen[k] && hex_distance(g->units[sq[k]].pos, c) <=
+			    1) {
+				seen[k] = 1;
+				q[tail++] = k;
 			}
 	}
-	free(q);
-	free(seen);
-	return reached == total;
+	if (sq != few) {
+		free(sq);
+		free(q);
+		free(seen);
+	}
+	return tail == n;
 }
 
 /* Count platoon p's squads on the map, reduced and removed. */

@@ -372,15 +372,16 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 
 /* --- movement ------------------------------------------------------------- */
 
-/* Is h next to a squad of another side than squad i's? */
+/* Is h next to a squad of another side than squad i's (the squads of
+ * occ: plt_occupancy)? */
 static bool
-touches_enemy(const struct game *g, int i, struct hex h)
+touches_enemy(const struct game *g, const int *occ, int i, struct hex h)
 {
 	int d, s;
 
 	for (d = 0; d < 6; d++)
-		if ((s = plt_squad_at(g, hex_neighbour(h, d))) >= 0 &&
-		    g->units[s].side != g->units[i].side)
+		if ((s = plt_hex_index(g, hex_neighbour(h, d))) >= 0 &&
+		    (s = occ[s]) >= 0 && g->units[s].side != g->units[i].side)
 			return true;
 	return false;
 }
@@ -429,9 +430,11 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
     int np, int allow, int road_bonus, bool contact)
 {
 	struct hex at, start = g->units[i].pos;
-	int k, spent = 0, pass, lim;
+	int k, spent = 0, pass, lim, j;
 	bool all_road;
 	char a[8], b[8];
+	/* No squad moves or is removed while this one walks. */
+	int *occ = plt_occupancy(g);
 
 	/* Road: "The whole move MUST be on road": the bonus counts only if
 	 * every hex walked with it is road. */
@@ -444,8 +447,9 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
 			int c = plt_step_cost(g, at, path[k]);
 
 			if (c < 0 || spent + c > lim ||
-			    plt_squad_at(g, path[k]) >= 0 ||
-			    (!contact && touches_enemy(g, i, path[k])))
+			    ((j = plt_hex_index(g, path[k])) >= 0 &&
+			    occ[j] >= 0) ||
+			    (!contact && touches_enemy(g, occ, i, path[k])))
 				break;
 			all_road = all_road && plt_road(g, path[k]);
 			spent += c;
@@ -454,6 +458,7 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
 		if (pass == 1 || all_road)
 			break;
 	}
+	free(occ);
 	if (!hex_eq(at, start)) {
 		g->units[i].pos = at;
 		events_add(ev, ALL, 0, "%s moves %s to %s (%d cm)%s.",
