@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "game.h"
 #include "hex.h"
@@ -123,9 +124,20 @@ struct plt_orders {
 /* The profile of squad unit (reduced values in [1]); false if none. */
 bool plt_profile(const struct game *, int unit, struct plt_profile *);
 const struct plt_terrain *plt_terrain(const struct game *, struct hex);
-bool plt_is_platoon(const struct game_unit *);
+/* Is u a platoon (not a squad)? (Inline: the rules ask it in every loop.) */
+static inline bool
+plt_is_platoon(const struct game_unit *u)
+{
+	return u->kind[0] == PLT_PLATOON[0] && strcmp(u->kind, PLT_PLATOON) == 0;
+}
 /* A squad on the map (not removed). */
-bool plt_alive(const struct game *, int unit);
+static inline bool
+plt_alive(const struct game *g, int unit)
+{
+	const struct game_unit *u = &g->units[unit];
+
+	return u->placed && u->strength > 0 && !plt_is_platoon(u);
+}
 /* The squad in h, or -1. */
 int plt_squad_at(const struct game *, struct hex);
 int plt_edge(const struct game *, struct hex, int dir);

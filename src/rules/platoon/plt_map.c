@@ -168,22 +168,6 @@ plt_edge(const struct game *g, struct hex h, int dir)
 	return gh->edge[dir];
 }
 
-/* Is u a platoon (not a squad)? */
-bool
-plt_is_platoon(const struct game_unit *u)
-{
-	return u->kind[0] == PLT_PLATOON[0] && strcmp(u->kind, PLT_PLATOON) == 0;
-}
-
-/* Is unit i a squad on the map, not removed? */
-bool
-plt_alive(const struct game *g, int i)
-{
-	const struct game_unit *u = &g->units[i];
-
-	return u->placed && u->strength > 0 && !plt_is_platoon(u);
-}
-
 /* The squad standing in h, -1 if none. */
 int
 plt_squad_at(const struct game *g, struct hex h)
@@ -873,7 +857,7 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 {
 	struct plt_dij r;
 	struct hex *src = xmalloc(sizeof *src * (size_t)(nm > 0 ? nm : 1));
-	int d, m, j, best = -1, goal[6], ng = 0;
+	int d, m, j, best = -1, goal[6], ng = 0, near = -1;
 
 	for (m = 0; m < nm; m++) {
 		src[m] = g->units[mates[m]].pos;
@@ -881,6 +865,16 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 			free(src);
 			return 0;
 		}
+		d = hex_distance(src[m], g->units[e].pos);
+		if (near < 0 || d < near)
+			near = d;
+	}
+	/* Every step costs at least PLT_CM_PER_HEX: a squad near hexes
+	 * away pays at least that for the near - 1 steps to contact. */
+	if (near >= 1 && bound < INT_MAX / 2 && (long)PLT_CM_PER_HEX *
+	    (near - 1) > bound) {
+		free(src);
+		return -1;
 	}
 	for (d = 0; d < 6; d++)
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
