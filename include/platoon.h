@@ -198,6 +198,8 @@ int plt_setup(struct game *, const struct scenario *, struct hp_error *);
  * its end. Outside one, the same answers, found by a whole check. */
 void plt_cache_begin(const struct game *);
 void plt_cache_end(void);
+/* "PREFIX.N" into key (size bytes, cut short as snprintf would). */
+void plt_key(char *key, size_t size, const char *prefix, int n);
 /* The row-major index of h on g's layout, -1 off it. */
 int plt_hex_index(const struct game *, struct hex);
 /* The costs (cm) plt_path finds from a for a squad of side (contact not

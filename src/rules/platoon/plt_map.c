@@ -187,6 +187,30 @@ plt_dist_cm(struct hex a, struct hex b)
 	return PLT_CM_PER_HEX * hex_distance(a, b);
 }
 
+/* "PREFIX.N" into key (size bytes, cut short as snprintf would), without
+ * printf: such keys are read at every resolution step. */
+void
+plt_key(char *key, size_t size, const char *prefix, int n)
+{
+	char t[12];
+	unsigned u = n < 0 ? 0u - (unsigned)n : (unsigned)n;
+	size_t k = 0;
+	int m = 0;
+
+	do
+		t[m++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (n < 0)
+		t[m++] = '-';
+	for (; *prefix != '\0' && k + 1 < size; prefix++)
+		key[k++] = *prefix;
+	if (k + 1 < size)
+		key[k++] = '.';
+	while (m > 0 && k + 1 < size)
+		key[k++] = t[--m];
+	key[k] = '\0';
+}
+
 /* --- profiles (game vars "pf.KIND.x") ------------------------------------- */
 
 /* Write "pf.KIND.WHAT" into key (size bytes, cut short as snprintf
@@ -1094,7 +1118,7 @@ plt_home(const struct game *g, int side)
 	char key[24];
 	int h;
 
-	snprintf(key, sizeof key, "home.%d", side);
+	plt_key(key, sizeof key, "home", side);
 	h = game_var(g, key, side == 0 ? PLT_SOUTH : PLT_NORTH);
 	return h >= 0 && h < 4 ? h : PLT_NORTH;
 }

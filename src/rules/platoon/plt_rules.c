@@ -618,7 +618,7 @@ defend_of(const struct game *g, const struct plt_orders *all[], int side)
 
 	if (all != NULL)
 		return all[side] != NULL ? all[side]->defend : PLT_D_EVEN;
-	snprintf(key, sizeof key, "defend.%d", side);
+	plt_key(key, sizeof key, "defend", side);
 	return (enum plt_defend)game_var(g, key, PLT_D_EVEN);
 }
 
@@ -930,7 +930,7 @@ list_len(const struct game *g, const struct plt_orders *o, int side,
 	char key[24];
 	int n = o != NULL ? o->n : 0, p;
 
-	snprintf(key, sizeof key, "noadv.%d", side);
+	plt_key(key, sizeof key, "noadv", side);
 	if ((p = game_var(g, key, 0) - 1) < 0 || p >= g->nunits)
 		return n;
 	memset(extra, 0, sizeof *extra);
@@ -986,9 +986,9 @@ each_begin(struct resolve_ctx *c)
 	for (s = 0; s < g->nsides; s++) {
 		const struct plt_orders *o = c->orders[s];
 
-		snprintf(key, sizeof key, "init.%d", s);
+		plt_key(key, sizeof key, "init", s);
 		game_set_var(g, key, order[s]);
-		snprintf(key, sizeof key, "defend.%d", s);
+		plt_key(key, sizeof key, "defend", s);
 		game_set_var(g, key, o != NULL ? (int)o->defend : PLT_D_EVEN);
 		for (k = 0; o != NULL && k < o->n; k++)
 			g->units[o->o[k].platoon].x[PLT_X_MARK] = o->o[k].kind +
@@ -1019,7 +1019,7 @@ each_next(struct resolve_ctx *c)
 		bool any = false;
 
 		k = (pos + t) % g->nsides;
-		snprintf(key, sizeof key, "init.%d", k);
+		plt_key(key, sizeof key, "init", k);
 		s = game_var(g, key, k);
 		for (p = 0; p < g->nunits; p++) {
 			struct plt_order_item it;
@@ -1083,7 +1083,7 @@ resolve_each(struct resolve_ctx *c)
 		} else
 			plt_enact(g, NULL, &a->o[0], c->dice, c->ev);
 		for (k = 0; k < g->nsides; k++) {
-			snprintf(key, sizeof key, "init.%d", k);
+			plt_key(key, sizeof key, "init", k);
 			if (game_var(g, key, k) == s)
 				game_set_var(g, "rv.pos", (k + 1) % g->nsides);
 		}
@@ -1140,20 +1140,22 @@ resolve_step(struct resolve_ctx *c)
 		plt_initiative(g, c->dice, c->ev, order);
 		extra = xcalloc(1, sizeof *extra);
 		for (s = 0; s < g->nsides; s++) {
-			snprintf(key, sizeof key, "init.%d", s);
+			plt_key(key, sizeof key, "init", s);
 			game_set_var(g, key, order[s]);
 			/* Fixed now: the schedule of the turn's steps must not
 			 * change as platoons are lost. */
-			snprintf(key, sizeof key, "noadv.%d", s);
+			plt_key(key, sizeof key, "noadv", s);
 			game_set_var(g, key, no_order_advance(g, o[s], s,
 			    extra) ? extra->platoon + 1 : 0);
 		}
 		free(extra);
 		return RESOLVE_CONTINUE;
 	}
-	extra = xcalloc(GAME_MAX_SIDES, sizeof *extra);
+	/* Not cleared (an item is large): list_len fills extra[s] when it
+	 * counts it, and only a counted one is enacted. */
+	extra = xmalloc(GAME_MAX_SIDES * sizeof *extra);
 	for (s = 0; s < g->nsides; s++) {
-		snprintf(key, sizeof key, "init.%d", s);
+		plt_key(key, sizeof key, "init", s);
 		order[s] = game_var(g, key, s);
 		len[order[s]] = list_len(g, o[order[s]], order[s],
 		    &extra[order[s]]);
