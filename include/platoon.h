@@ -208,6 +208,15 @@ int plt_hex_index(const struct game *, struct hex);
  * the squads of platoon without (-1: none) were not on the map. */
 void plt_costs_within(const struct game *, int side, struct hex a,
     int bound, int without, int *dist);
+/* plt_occupancy without the squads of platoon p (as if not on the map).
+ * Caller frees. */
+int *plt_occupancy_without(const struct game *, int p);
+/* When the straight line of steps hexes from a in direction dir is a path
+ * plt_costs_within could take (occ: plt_occupancy_without the squads left
+ * out) and every step costs the least a step can (PLT_CM_PER_HEX), its
+ * cost, which is then the cheapest; else -1 (search). */
+int plt_straight_cost(const struct game *, int side, const int *occ,
+    struct hex a, int dir, int steps);
 /* Squad unit's profile as plt_profile gives it but for its name (empty),
  * NULL if none: inside a scope kept by kind, else good until the next
  * call on this thread. Not to be freed. */

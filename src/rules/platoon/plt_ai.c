@@ -195,7 +195,7 @@ plan_with(const struct game *g, const int *occ, int side, int p,
 	const struct plt_profile *pf;
 	struct hex pos[64], dest[64];
 	int sq[64], n = 0, i, k, e, cost, low = 99, reduced = -1, near = 0;
-	int steps, dir, *reach[64] = { NULL }, coh = -1;
+	int steps, dir, *reach[64] = { NULL }, coh = -1, *wo = NULL;
 	size_t nhex = (size_t)g->layout.cols * (size_t)g->layout.rows + 1;
 	char a[8];
 
@@ -270,6 +270,15 @@ plan_with(const struct game *g, const int *occ, int side, int p,
 			 * One search a squad for every shift: the costs
 			 * plt_path finds, up to low + 1 (a path that cheap
 			 * has at most 50 hexes: never too long for 64). */
+			if (wo == NULL)
+				wo = plt_occupancy_without(g, p);
+			if ((j = plt_straight_cost(g, side, wo, pos[k], dir,
+			    steps)) >= 0) {
+				/* The cheapest: no search needed. */
+				if (j > low + 1)
+					ok = false;
+				continue;
+			}
 			if (reach[k] == NULL) {
 				reach[k] = xmalloc(sizeof(int) * nhex);
 				plt_costs_within(g, side, pos[k], low + 1, p,
@@ -284,6 +293,7 @@ plan_with(const struct game *g, const int *occ, int side, int p,
 	}
 	for (k = 0; k < n; k++)
 		free(reach[k]);
+	free(wo);
 	wline(b, "order", pu->id, "advance", NULL);
 	if (steps > 0)
 		for (k = 0; k < n; k++)

@@ -938,6 +938,46 @@ dij_path(const struct game *g, const struct plt_dij *r, int j,
 	return n;
 }
 
+/* The squads by hex as plt_occupancy, without platoon p's (see
+ * platoon.h). Caller frees. */
+int *
+plt_occupancy_without(const struct game *g, int p)
+{
+	int n = g->layout.cols * g->layout.rows;
+	int *occ = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+
+	occ_fill(g, occ, p);
+	return occ;
+}
+
+/* The cost of the straight line of steps hexes from a towards dir when
+ * it is a cheapest path for plt_costs_within (see platoon.h), else -1. */
+int
+plt_straight_cost(const struct game *g, int side, const int *occ,
+    struct hex a, int dir, int steps)
+{
+	const struct mapc *m = mapc_get(g);
+	int i = hidx(g, a), k, d, j;
+
+	if (i < 0 || dir < 0 || dir > 5)
+		return -1;
+	for (k = 0; k < steps; k++) {
+		/* The hex left (not the start) may not be next to an enemy:
+		 * a path ends there, it does not pass. */
+		if (k > 0)
+			for (d = 0; d < 6; d++)
+				if ((j = m->nb[i * 6 + d]) >= 0 && occ[j] >= 0 &&
+				    g->units[occ[j]].side != side)
+					return -1;
+		if (m->step[i * 6 + dir] != PLT_CM_PER_HEX)
+			return -1; /* dearer than the least a step costs */
+		i = m->nb[i * 6 + dir];
+		if (occ[i] >= 0)
+			return -1;
+	}
+	return PLT_CM_PER_HEX * steps;
+}
+
 /* The row-major index of h (see platoon.h). */
 int
 plt_hex_index(const struct game *g, struct hex h)
