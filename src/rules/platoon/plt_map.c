@@ -1,7 +1,10 @@
 /* plt_map: the platoon ruleset's data and geometry: profiles (as game
  * vars, so a scenario can add its own), the terrain table, the scenario
  * set-up, line of sight, cover, paths and coherency, the map as drawn in
- * reports and the status lines. Readings: docs/rules/platoon.md. */
+ * reports and the status lines. Readings: docs/rules/platoon.md. The map
+ * cache (per thread: look-ups by hex index, lines of sight by pair of
+ * hexes, profiles by kind; plt_cache_begin/_end) and the path search are
+ * described where they are defined and in docs/ARCHITECTURE.md, 3.1. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
