@@ -124,11 +124,14 @@ struct plt_orders {
 /* The profile of squad unit (reduced values in [1]); false if none. */
 bool plt_profile(const struct game *, int unit, struct plt_profile *);
 const struct plt_terrain *plt_terrain(const struct game *, struct hex);
-/* Is u a platoon (not a squad)? (Inline: the rules ask it in every loop.) */
+/* Is u a platoon (not a squad)? (Inline: the rules ask it in every loop;
+ * the kind's first sizeof PLT_PLATOON bytes, its NUL included, compared
+ * at once: the same as strcmp, kind being a longer array.) */
 static inline bool
 plt_is_platoon(const struct game_unit *u)
 {
-	return u->kind[0] == PLT_PLATOON[0] && strcmp(u->kind, PLT_PLATOON) == 0;
+	_Static_assert(sizeof u->kind >= sizeof PLT_PLATOON, "kind too short");
+	return memcmp(u->kind, PLT_PLATOON, sizeof PLT_PLATOON) == 0;
 }
 /* A squad on the map (not removed). */
 static inline bool
@@ -200,6 +203,9 @@ void plt_cache_begin(const struct game *);
 void plt_cache_end(void);
 /* "PREFIX.N" into key (size bytes, cut short as snprintf would). */
 void plt_key(char *key, size_t size, const char *prefix, int n);
+/* The row-major index of the neighbour in direction d of the hex of
+ * row-major index i, -1 off the layout. */
+int plt_neighbour_index(const struct game *, int i, int d);
 /* The row-major index of h on g's layout, -1 off it. */
 int plt_hex_index(const struct game *, struct hex);
 /* The costs (cm) plt_path finds from a for a squad of side (contact not

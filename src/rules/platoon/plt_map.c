@@ -403,10 +403,16 @@ plt_cover(const struct game *g, struct hex target, struct hex from)
 int
 plt_step_cost(const struct game *g, struct hex a, struct hex b)
 {
-	const struct plt_terrain *t = plt_terrain(g, b);
-	int d = hex_direction_to(a, b);
+	const struct mapc *m = mapc_scoped(g);
+	const struct plt_terrain *t;
+	int d = hex_direction_to(a, b), i;
 
-	if (t == NULL || t->impassable || d < 0)
+	if (d < 0)
+		return -1;
+	if (m != NULL && (i = hidx(g, a)) >= 0)
+		return m->step[i * 6 + d]; /* the same sum, kept */
+	t = plt_terrain(g, b);
+	if (t == NULL || t->impassable)
 		return -1;
 	return (t->rough ? 2 : 1) * PLT_CM_PER_HEX +
 	    edge_cost[plt_edge(g, a, d)];
@@ -979,6 +985,19 @@ plt_straight_cost(const struct game *g, int side, const int *occ,
 			return -1;
 	}
 	return PLT_CM_PER_HEX * steps;
+}
+
+/* The index of the neighbour of the hex of index i in direction d (see
+ * platoon.h). */
+int
+plt_neighbour_index(const struct game *g, int i, int d)
+{
+	const struct mapc *m = mapc_scoped(g);
+
+	if (i < 0 || i >= g->layout.cols * g->layout.rows || d < 0 || d > 5)
+		return -1;
+	return m != NULL ? m->nb[i * 6 + d] : hidx(g,
+	    hex_neighbour(hex_of(g, i), d));
 }
 
 /* The row-major index of h (see platoon.h). */

@@ -377,10 +377,11 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 static bool
 touches_enemy(const struct game *g, const int *occ, int i, struct hex h)
 {
-	int d, s;
+	int d, s, k = plt_hex_index(g, h);
 
 	for (d = 0; d < 6; d++)
-		if ((s = plt_hex_index(g, hex_neighbour(h, d))) >= 0 &&
+		if ((s = k >= 0 ? plt_neighbour_index(g, k, d) :
+		    plt_hex_index(g, hex_neighbour(h, d))) >= 0 &&
 		    (s = occ[s]) >= 0 && g->units[s].side != g->units[i].side)
 			return true;
 	return false;
