@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "game.h"
 #include "hex.h"
@@ -123,9 +124,23 @@ struct plt_orders {
 /* The profile of squad unit (reduced values in [1]); false if none. */
 bool plt_profile(const struct game *, int unit, struct plt_profile *);
 const struct plt_terrain *plt_terrain(const struct game *, struct hex);
-bool plt_is_platoon(const struct game_unit *);
+/* Is u a platoon (not a squad)? (Inline: the rules ask it in every loop;
+ * the kind's first sizeof PLT_PLATOON bytes, its NUL included, compared
+ * at once: the same as strcmp, kind being a longer array.) */
+static inline bool
+plt_is_platoon(const struct game_unit *u)
+{
+	_Static_assert(sizeof u->kind >= sizeof PLT_PLATOON, "kind too short");
+	return memcmp(u->kind, PLT_PLATOON, sizeof PLT_PLATOON) == 0;
+}
 /* A squad on the map (not removed). */
-bool plt_alive(const struct game *, int unit);
+static inline bool
+plt_alive(const struct game *g, int unit)
+{
+	const struct game_unit *u = &g->units[unit];
+
+	return u->placed && u->strength > 0 && !plt_is_platoon(u);
+}
 /* The squad in h, or -1. */
 int plt_squad_at(const struct game *, struct hex);
 int plt_edge(const struct game *, struct hex, int dir);
@@ -170,12 +185,48 @@ int plt_home_dist(const struct game *, int side, struct hex);
 /* The nearest enemy squad platoon p sees, -1 if none; *cost its path cost
  * in cm to contact. */
 int plt_nearest_enemy(const struct game *, int platoon, int *cost);
+/* plt_nearest_enemy with *cost -1 also when dearer than bound cm (the
+ * search stops there); bound < 0: no search, *cost -1. */
+int plt_nearest_enemy_within(const struct game *, int platoon, int bound,
+    int *cost);
 /* Cheapest path (cm) from a to b for a squad of side, avoiding other
  * squads' hexes and (unless allow_contact) hexes next to enemy squads
  * except b. Fills path (without a), returns its length or -1. */
 int plt_path(const struct game *, int side, struct hex a, struct hex b,
     bool allow_contact, struct hex *path, int max, int *cost);
 int plt_setup(struct game *, const struct scenario *, struct hp_error *);
+/* A scope in which g's map and the profiles do not change (a turn planned
+ * or one step resolved): map look-ups, lines of sight and profiles are
+ * kept for it (plt_map.c, "the map cache"). Scopes nest; each begin has
+ * its end. Outside one, the same answers, found by a whole check. */
+void plt_cache_begin(const struct game *);
+void plt_cache_end(void);
+/* "PREFIX.N" into key (size bytes, cut short as snprintf would). */
+void plt_key(char *key, size_t size, const char *prefix, int n);
+/* The row-major index of the neighbour in direction d of the hex of
+ * row-major index i, -1 off the layout. */
+int plt_neighbour_index(const struct game *, int i, int d);
+/* The row-major index of h on g's layout, -1 off it. */
+int plt_hex_index(const struct game *, struct hex);
+/* The costs (cm) plt_path finds from a for a squad of side (contact not
+ * allowed) to every hex it can reach for at most bound cm, by row-major
+ * index into dist (cols * rows entries; -1: dearer or unreached), as if
+ * the squads of platoon without (-1: none) were not on the map. */
+void plt_costs_within(const struct game *, int side, struct hex a,
+    int bound, int without, int *dist);
+/* plt_occupancy without the squads of platoon p (as if not on the map).
+ * Caller frees. */
+int *plt_occupancy_without(const struct game *, int p);
+/* When the straight line of steps hexes from a in direction dir is a path
+ * plt_costs_within could take (occ: plt_occupancy_without the squads left
+ * out) and every step costs the least a step can (PLT_CM_PER_HEX), its
+ * cost, which is then the cheapest; else -1 (search). */
+int plt_straight_cost(const struct game *, int side, const int *occ,
+    struct hex a, int dir, int steps);
+/* Squad unit's profile as plt_profile gives it but for its name (empty),
+ * NULL if none: inside a scope kept by kind, else good until the next
+ * call on this thread. Not to be freed. */
+const struct plt_profile *plt_profile_ref(const struct game *, int unit);
 void plt_render_map(const struct game *, int side, struct sbuf *);
 void plt_status(const struct game *, int side, struct sbuf *);
 

@@ -7,12 +7,51 @@
  * enough to stay coherent whatever the die) and fire at the nearest. Its
  * orders always pass the parser (tests: t_opponent_orders_parse). */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "orders.h"
 #include "platoon.h"
+
+/* Append the words given (up to a NULL) to b, a space between, and a
+ * newline: order lines without printf (they are parsed back at once). */
+static void
+wline(struct sbuf *b, const char *w, ...)
+{
+	va_list ap;
+	bool first = true;
+
+	va_start(ap, w);
+	for (; w != NULL; w = va_arg(ap, const char *)) {
+		if (!first)
+			sbuf_add(b, " ", 1);
+		sbuf_puts(b, w);
+		first = false;
+	}
+	va_end(ap);
+	sbuf_add(b, "\n", 1);
+}
+
+/* The decimal text of v (>= 0 or not) in buf (12 bytes); buf. */
+static char *
+itoa_(int v, char *buf)
+{
+	char t[12];
+	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+	int n = 0, k = 0;
+
+	do
+		t[n++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		buf[k++] = '-';
+	while (n > 0)
+		buf[k++] = t[--n];
+	buf[k] = '\0';
+	return buf;
+}
 
 /* Does text (one platoon's lines) pass the parser for side: the list
  * parser, or with w the parser of window w (a reveal)? */
@@ -27,12 +66,21 @@ passes(const struct game *g, const struct window_spec *w, int side,
 	void *out = NULL;
 	bool ok = false;
 
+	char num[12];
+
 	sbuf_init(&f);
 	sbuf_init(&canon);
+	canon.discard = true; /* nobody reads it */
 	orders_errors_init(&errs);
 	memset(&body, 0, sizeof body);
-	sbuf_printf(&f, "campaign: x\nturn: %d\nwindow: %s\nside: %s\n%s",
-	    g->turn, w != NULL ? w->name : "orders", g->sides[side].name, text);
+	sbuf_puts(&f, "campaign: x\nturn: ");
+	sbuf_puts(&f, itoa_(g->turn, num));
+	sbuf_puts(&f, "\nwindow: ");
+	sbuf_puts(&f, w != NULL ? w->name : "orders");
+	sbuf_puts(&f, "\nside: ");
+	sbuf_puts(&f, g->sides[side].name);
+	sbuf_puts(&f, "\n");
+	sbuf_puts(&f, text);
 	if (orders_parse_file(f.buf, f.len, &hd, &body, &errs) == HP_OK &&
 	    (w != NULL ? plt_parse(g, w, side, &body, &out, &canon, &errs) :
 	    plt_parse_list(g, side, &body, &out, &canon, &errs)) == HP_OK)
@@ -82,6 +130,7 @@ nearest_enemy_to(const struct game *g, const int *occ, int side, struct hex h,
 		int k;
 
 		if (!plt_alive(g, j) || g->units[j].side == side ||
+		    (best >= 0 && hex_distance(g->units[j].pos, h) >= bd) ||
 		    (cm >= 0 && (plt_dist_cm(g->units[j].pos, h) > cm ||
 		    !plt_los_in(g, occ, side, h, g->units[j].pos))))
 			continue;
@@ -101,6 +150,7 @@ fire_all(const struct game *g, const int *occ, int side, const int *sq,
     const struct hex *pos, int n, enum plt_order o, bool mmm, struct sbuf *b)
 {
 	int k, kind, pts, t;
+	char num[12];
 
 	for (k = 0; k < n; k++)
 		for (kind = 0; kind < 2; kind++) {
@@ -111,9 +161,9 @@ fire_all(const struct game *g, const int *occ, int side, const int *sq,
 			    PLT_HW_LONG_CM : PLT_FF_LONG_CM)) < 0 &&
 			    (t = nearest_enemy_to(g, occ, side, pos[k], -1)) < 0)
 				continue;
-			sbuf_printf(b, "fire %s %s %d %s%s\n", g->units[sq[k]].id,
-			    kind ? "hw" : "ff", pts, g->units[t].id,
-			    kind ? " ap" : "");
+			wline(b, "fire", g->units[sq[k]].id, kind ? "hw" :
+			    "ff", itoa_(pts, num), g->units[t].id, kind ?
+			    "ap" : NULL, NULL);
 		}
 }
 
@@ -138,22 +188,24 @@ free_hex(const struct game *g, int side, struct hex h, int self)
 
 /* plan_platoon with the squads of g looked up in occ (plt_occupancy). */
 static void
-plan_with(const struct game *g, const int *occ, const struct game *bare,
-    int side, int p, struct sbuf *b)
+plan_with(const struct game *g, const int *occ, int side, int p,
+    struct sbuf *b)
 {
 	const struct game_unit *pu = &g->units[p];
-	struct plt_profile pf;
+	const struct plt_profile *pf;
 	struct hex pos[64], dest[64];
 	int sq[64], n = 0, i, k, e, cost, low = 99, reduced = -1, near = 0;
-	int steps, dir;
+	int steps, dir, *reach[64] = { NULL }, coh = -1, *wo = NULL;
+	size_t nhex = (size_t)g->layout.cols * (size_t)g->layout.rows + 1;
 	char a[8];
 
 	for (i = 0; i < g->nunits && n < 64; i++)
 		if (plt_alive(g, i) && g->units[i].attached == p) {
 			sq[n] = i;
 			pos[n++] = g->units[i].pos;
-			if (plt_profile(g, i, &pf) && pf.move < low)
-				low = pf.move;
+			if ((pf = plt_profile_ref(g, i)) != NULL &&
+			    pf->move < low)
+				low = pf->move;
 			if (g->units[i].strength == 1 && reduced < 0)
 				reduced = i;
 		}
@@ -168,27 +220,27 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 	}
 	if (pu->flags & PLT_F_SUPP) {
 		if (near > 0 && plt_coherent(g, p)) {
-			sbuf_printf(b, "order %s engage\n", pu->id);
+			wline(b, "order", pu->id, "engage", NULL);
 			fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
 		} else if (reduced >= 0)
-			sbuf_printf(b, "order %s reform %s\n", pu->id,
-			    g->units[reduced].id);
+			wline(b, "order", pu->id, "reform",
+			    g->units[reduced].id, NULL);
 		else
-			sbuf_printf(b, "order %s reform\n", pu->id);
+			wline(b, "order", pu->id, "reform", NULL);
 		return;
 	}
 	if (reduced >= 0 && near == 0) {
-		sbuf_printf(b, "order %s reform %s\n", pu->id,
-		    g->units[reduced].id);
+		wline(b, "order", pu->id, "reform", g->units[reduced].id,
+		    NULL);
 		return;
 	}
-	e = plt_nearest_enemy(g, p, &cost);
+	e = plt_nearest_enemy_within(g, p, low + 3, &cost);
 	if (e >= 0 && cost >= 0 && cost <= low + 3) {
-		sbuf_printf(b, "order %s assault\n", pu->id);
+		wline(b, "order", pu->id, "assault", NULL);
 		return;
 	}
 	if (near * 2 >= n && plt_coherent(g, p)) {
-		sbuf_printf(b, "order %s engage\n", pu->id);
+		wline(b, "order", pu->id, "engage", NULL);
 		fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
 		return;
 	}
@@ -196,7 +248,7 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 	 * squad can pay with the lowest possible allowance (low + 1). */
 	e = nearest_enemy_to(g, occ, side, pos[0], -1);
 	if (e < 0) {
-		sbuf_printf(b, "order %s none\n", pu->id);
+		wline(b, "order", pu->id, "none", NULL);
 		return;
 	}
 	dir = dir_towards(pos[0], g->units[e].pos);
@@ -204,8 +256,7 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 		bool ok = true;
 
 		for (k = 0; k < n && ok; k++) {
-			struct hex path[64];
-			int c, m;
+			int m, j;
 
 			dest[k] = pos[k];
 			for (m = 0; m < steps; m++)
@@ -215,32 +266,51 @@ plan_with(const struct game *g, const int *occ, const struct game *bare,
 				break;
 			}
 			/* Squads of the platoon move one after the other:
-			 * a mate's hex may be free later, so only measure. */
-			if (plt_path(bare, side, pos[k], dest[k], false, path,
-			    64, &c) < 0 || c > low + 1)
+			 * a mate's hex may be free later, so only measure.
+			 * One search a squad for every shift: the costs
+			 * plt_path finds, up to low + 1 (a path that cheap
+			 * has at most 50 hexes: never too long for 64). */
+			if (wo == NULL)
+				wo = plt_occupancy_without(g, p);
+			if ((j = plt_straight_cost(g, side, wo, pos[k], dir,
+			    steps)) >= 0) {
+				/* The cheapest: no search needed. */
+				if (j > low + 1)
+					ok = false;
+				continue;
+			}
+			if (reach[k] == NULL) {
+				reach[k] = xmalloc(sizeof(int) * nhex);
+				plt_costs_within(g, side, pos[k], low + 1, p,
+				    reach[k]);
+			}
+			if ((j = plt_hex_index(g, dest[k])) < 0 ||
+			    reach[k][j] < 0)
 				ok = false;
 		}
-		if (ok && plt_coherent(g, p))
+		if (ok && (coh >= 0 ? coh : (coh = plt_coherent(g, p))))
 			break;
 	}
-	sbuf_printf(b, "order %s advance\n", pu->id);
+	for (k = 0; k < n; k++)
+		free(reach[k]);
+	free(wo);
+	wline(b, "order", pu->id, "advance", NULL);
 	if (steps > 0)
 		for (k = 0; k < n; k++)
-			sbuf_printf(b, "move %s %s\n", g->units[sq[k]].id,
-			    hex_label(&g->layout, dest[k], a, sizeof a));
+			wline(b, "move", g->units[sq[k]].id,
+			    hex_label(&g->layout, dest[k], a, sizeof a), NULL);
 	fire_all(g, occ, side, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false,
 	    b);
 }
 
-/* The orders of platoon p as the opponent would give them (bare: g without
- * p's squads, to measure paths through their hexes), appended to b. */
+/* The orders of platoon p as the opponent would give them, appended to
+ * b (its paths measured as if p's squads were not on the map). */
 static void
-plan_platoon(const struct game *g, const struct game *bare, int side, int p,
-    struct sbuf *b)
+plan_platoon(const struct game *g, int side, int p, struct sbuf *b)
 {
 	int *occ = plt_occupancy(g);
 
-	plan_with(g, occ, bare, side, p, b);
+	plan_with(g, occ, side, p, b);
 	free(occ);
 }
 
@@ -249,16 +319,10 @@ plan_platoon(const struct game *g, const struct game *bare, int side, int p,
 static void
 one_platoon(const struct game *g, int side, int p, struct sbuf *b)
 {
-	struct game bare;
 	struct sbuf t;
-	int i;
 
-	game_copy(&bare, g);
-	for (i = 0; i < bare.nunits; i++)
-		if (bare.units[i].attached == p && !plt_is_platoon(&bare.units[i]))
-			bare.units[i].placed = false;
 	sbuf_init(&t);
-	plan_platoon(g, &bare, side, p, &t);
+	plan_platoon(g, side, p, &t);
 	if (t.buf != NULL && passes(g, NULL, side, t.buf))
 		sbuf_puts(b, t.buf);
 	else if (t.buf != NULL)
@@ -266,7 +330,6 @@ one_platoon(const struct game *g, int side, int p, struct sbuf *b)
 		    (g->units[p].flags & PLT_F_SUPP) || !plt_coherent(g, p) ?
 		    "reform" : "none");
 	sbuf_free(&t);
-	game_free(&bare);
 }
 
 /* reveal=each: side's answer in the reveal window w: its first platoon
@@ -321,8 +384,23 @@ reveal_answer(const struct game *g, const struct window_spec *w, int side,
 /* The built-in opponent's order body for side: every platoon, then the
  * close combat defence; appended to b. reveal=each: the markers of the
  * same plans (their "order" lines), and in a reveal window the reveal. */
+static void opponent(const struct game *, const struct window_spec *, int,
+    struct sbuf *);
+
+/* The built-in opponent's order body (below), with the map cache kept
+ * for the plan. */
 void
 plt_opponent(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	plt_cache_begin(g);
+	opponent(g, w, side, b);
+	plt_cache_end();
+}
+
+/* plt_opponent without the scope. */
+static void
+opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
 	struct sbuf t;

@@ -1,7 +1,11 @@
 /* plt_map: the platoon ruleset's data and geometry: profiles (as game
  * vars, so a scenario can add its own), the terrain table, the scenario
  * set-up, line of sight, cover, paths and coherency, the map as drawn in
- * reports and the status lines. Readings: docs/rules/platoon.md. */
+ * reports and the status lines. Readings: docs/rules/platoon.md. The map
+ * cache (per thread: look-ups by hex index, lines of sight by pair of
+ * hexes, profiles by kind; plt_cache_begin/_end) and the path search are
+ * described where they are defined and in docs/ARCHITECTURE.md, 3.1. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +49,37 @@ const char *const plt_order_names[] = { "none", "advance", "assault",
 
 /* --- small helpers --------------------------------------------------------- */
 
+/* Kept inside a scope (plt_cache_begin; see "the map cache" below). */
+struct pcache {
+	char kind[GAME_KIND_MAX];
+	bool ok;
+	struct plt_profile p;
+};
+#define PCACHE_MAX 32
+static _Thread_local int scope;
+static _Thread_local struct pcache pcache[PCACHE_MAX];
+static _Thread_local int npcache;
+struct mapc {
+	struct game_hex *map;  /* copy of the hexes it was built from */
+	int nmap, n;
+	struct hex_layout lay;
+	const struct plt_terrain **ter;  /* NULL: no hex or unknown terrain */
+	int *elev;             /* 0 off the map */
+	int *ghi;              /* index of the game hex, -1 none */
+	int *enter;            /* cm to enter, -1 impassable or no hex */
+	int *nb;               /* nb[i * 6 + d]: neighbour's index, -1 off */
+	int *step;             /* step[i * 6 + d]: cm to step there (entry
+	                        * and the obstacle between), -1 impossible */
+	int *los;              /* los[a * n + b]: 0 not yet walked, 1 blocked
+	                        * whatever the squads, else 2 + offset in st */
+	int *st;               /* at an offset: count, then (h, alt) pairs */
+	size_t nst, capst;
+};
+
+static _Thread_local struct mapc mc;
+static struct mapc *mapc_scoped(const struct game *);
+static int hidx(const struct game *, struct hex);
+
 /* The game hex at h (row-major fast path, then a search), or NULL. */
 static const struct game_hex *
 hex_at(const struct game *g, struct hex h)
@@ -80,10 +115,14 @@ terrain_index(const char *name)
 const struct plt_terrain *
 plt_terrain(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct mapc *m = mapc_scoped(g);
+	const struct game_hex *gh;
 	int i;
 
-	if (gh == NULL || (i = terrain_index(gh->terrain)) < 0)
+	if (m != NULL)
+		return (i = hidx(g, h)) >= 0 ? m->ter[i] : NULL;
+	if ((gh = hex_at(g, h)) == NULL || (i = terrain_index(gh->terrain)) <
+	    0)
 		return NULL;
 	return &terrains[i];
 }
@@ -101,7 +140,13 @@ plt_road(const struct game *g, struct hex h)
 int
 plt_elev(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct mapc *m = mapc_scoped(g);
+	const struct game_hex *gh;
+	int i;
+
+	if (m != NULL)
+		return (i = hidx(g, h)) >= 0 ? m->elev[i] : 0;
+	gh = hex_at(g, h);
 
 	return gh != NULL ? gh->elevation : 0;
 }
@@ -110,28 +155,20 @@ plt_elev(const struct game *g, struct hex h)
 int
 plt_edge(const struct game *g, struct hex h, int dir)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct mapc *m = mapc_scoped(g);
+	const struct game_hex *gh;
+	int i;
+
+	if (m != NULL)
+		gh = (i = hidx(g, h)) >= 0 && m->ghi[i] >= 0 ?
+		    &g->hexes[m->ghi[i]] : NULL;
+	else
+		gh = hex_at(g, h);
 
 	if (gh == NULL || dir < 0 || dir > 5 || gh->edge[dir] < 0 ||
 	    gh->edge[dir] >= PLT_E_NKINDS)
 		return PLT_E_NONE;
 	return gh->edge[dir];
-}
-
-/* Is u a platoon (not a squad)? */
-bool
-plt_is_platoon(const struct game_unit *u)
-{
-	return u->kind[0] == PLT_PLATOON[0] && strcmp(u->kind, PLT_PLATOON) == 0;
-}
-
-/* Is unit i a squad on the map, not removed? */
-bool
-plt_alive(const struct game *g, int i)
-{
-	const struct game_unit *u = &g->units[i];
-
-	return u->placed && u->strength > 0 && !plt_is_platoon(u);
 }
 
 /* The squad standing in h, -1 if none. */
@@ -151,6 +188,30 @@ int
 plt_dist_cm(struct hex a, struct hex b)
 {
 	return PLT_CM_PER_HEX * hex_distance(a, b);
+}
+
+/* "PREFIX.N" into key (size bytes, cut short as snprintf would), without
+ * printf: such keys are read at every resolution step. */
+void
+plt_key(char *key, size_t size, const char *prefix, int n)
+{
+	char t[12];
+	unsigned u = n < 0 ? 0u - (unsigned)n : (unsigned)n;
+	size_t k = 0;
+	int m = 0;
+
+	do
+		t[m++] = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (n < 0)
+		t[m++] = '-';
+	for (; *prefix != '\0' && k + 1 < size; prefix++)
+		key[k++] = *prefix;
+	if (k + 1 < size)
+		key[k++] = '.';
+	while (m > 0 && k + 1 < size)
+		key[k++] = t[--m];
+	key[k] = '\0';
 }
 
 /* --- profiles (game vars "pf.KIND.x") ------------------------------------- */
@@ -219,11 +280,42 @@ profile_of_kind(const struct game *g, const char *kind,
 bool
 plt_profile(const struct game *g, int unit, struct plt_profile *p)
 {
-	if (unit < 0 || unit >= g->nunits ||
-	    !profile_of_kind(g, g->units[unit].kind, p))
+	const struct plt_profile *r;
+
+	if (unit < 0 || unit >= g->nunits)
 		return false;
+	if ((r = plt_profile_ref(g, unit)) == NULL) {
+		memset(p, 0, sizeof *p); /* as profile_of_kind leaves it */
+		return false;
+	}
+	*p = *r;
 	strlcpy_(p->name, g->units[unit].name, sizeof p->name);
 	return true;
+}
+
+/* Squad unit's profile without its name (see platoon.h). */
+const struct plt_profile *
+plt_profile_ref(const struct game *g, int unit)
+{
+	static _Thread_local struct plt_profile one;
+	const char *kind;
+	int k;
+
+	if (unit < 0 || unit >= g->nunits)
+		return NULL;
+	kind = g->units[unit].kind;
+	if (scope == 0)
+		return profile_of_kind(g, kind, &one) ? &one : NULL;
+	for (k = 0; k < npcache; k++)
+		if (pcache[k].kind[0] == kind[0] &&
+		    strcmp(pcache[k].kind, kind) == 0)
+			return pcache[k].ok ? &pcache[k].p : NULL;
+	if (npcache == PCACHE_MAX || strlen(kind) >= sizeof pcache[0].kind)
+		return profile_of_kind(g, kind, &one) ? &one : NULL;
+	strlcpy_(pcache[npcache].kind, kind, sizeof pcache[0].kind);
+	pcache[npcache].ok = profile_of_kind(g, kind, &pcache[npcache].p);
+	npcache++;
+	return pcache[npcache - 1].ok ? &pcache[npcache - 1].p : NULL;
 }
 
 /* "A/B" into v[2], each 0..99; false if malformed. */
@@ -264,8 +356,6 @@ static const struct plt_profile builtin[] = {
 
 /* --- line of sight, cover, movement ---------------------------------------- */
 
-static int hidx(const struct game *, struct hex);
-
 /* Does hex m block the view of a squad of side between a and b (the
  * squads in occ, or NULL: plt_squad_at)? */
 static bool
@@ -294,29 +384,6 @@ plt_los(const struct game *g, int side, struct hex a, struct hex b)
 	return plt_los_in(g, NULL, side, a, b);
 }
 
-/* plt_los with the squads of occ (see platoon.h). */
-bool
-plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
-    struct hex b)
-{
-	struct hex_line_step st[HEX_LINE_MAX];
-	int n, i, ea = plt_elev(g, a), eb = plt_elev(g, b);
-	int hi = ea > eb ? ea : eb;
-
-	if (plt_dist_cm(a, b) > PLT_SIGHT_CM)
-		return false;
-	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
-		return false;
-	for (i = 1; i < n - 1; i++) {
-		if (!blocks(g, occ, side, st[i].h, hi))
-			continue;
-		if (st[i].tie && !blocks(g, occ, side, st[i].alt, hi))
-			continue;
-		return false;
-	}
-	return true;
-}
-
 /* The cover of a squad at target against fire from from: its terrain or
  * the obstacle on the side facing from, whichever is higher. */
 int
@@ -336,10 +403,16 @@ plt_cover(const struct game *g, struct hex target, struct hex from)
 int
 plt_step_cost(const struct game *g, struct hex a, struct hex b)
 {
-	const struct plt_terrain *t = plt_terrain(g, b);
-	int d = hex_direction_to(a, b);
+	const struct mapc *m = mapc_scoped(g);
+	const struct plt_terrain *t;
+	int d = hex_direction_to(a, b), i;
 
-	if (t == NULL || t->impassable || d < 0)
+	if (d < 0)
+		return -1;
+	if (m != NULL && (i = hidx(g, a)) >= 0)
+		return m->step[i * 6 + d]; /* the same sum, kept */
+	t = plt_terrain(g, b);
+	if (t == NULL || t->impassable)
 		return -1;
 	return (t->rough ? 2 : 1) * PLT_CM_PER_HEX +
 	    edge_cost[plt_edge(g, a, d)];
@@ -374,216 +447,428 @@ hex_of(const struct game *g, int i)
 	return hex_from_offset(&g->layout, o);
 }
 
-/* A heap entry of the search: the cost in cm and the row-major index. */
-struct dij_ent {
-	int d, i;
-};
-
-/* Does heap entry x come before y (cost, then index)? */
-static bool
-dij_less(struct dij_ent x, struct dij_ent y)
-{
-	return x.d < y.d || (x.d == y.d && x.i < y.i);
-}
-
-/* Push e on the binary heap h of *n entries (room is the caller's). */
-static void
-dij_push(struct dij_ent *h, int *n, struct dij_ent e)
-{
-	int k = (*n)++;
-
-	while (k > 0 && dij_less(e, h[(k - 1) / 2])) {
-		h[k] = h[(k - 1) / 2];
-		k = (k - 1) / 2;
-	}
-	h[k] = e;
-}
-
-/* Pop the first entry of the binary heap h of *n (> 0) entries. */
-static struct dij_ent
-dij_pop(struct dij_ent *h, int *n)
-{
-	struct dij_ent top = h[0], last = h[--(*n)];
-	int k = 0, c;
-
-	while ((c = 2 * k + 1) < *n) {
-		if (c + 1 < *n && dij_less(h[c + 1], h[c]))
-			c++;
-		if (!dij_less(h[c], last))
-			break;
-		h[k] = h[c];
-		k = c;
-	}
-	h[k] = last;
-	return top;
-}
-
 /* The squads on the map by row-major hex index: occ[i] the lowest-index
  * squad in hex i (as plt_squad_at finds it) or -1. Caller frees. */
+static void occ_fill(const struct game *, int *, int);
+
 int *
 plt_occupancy(const struct game *g)
 {
-	int n = g->layout.cols * g->layout.rows, i, j;
+	int n = g->layout.cols * g->layout.rows;
 	int *occ = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+
+	occ_fill(g, occ, -1);
+	return occ;
+}
+
+/* plt_occupancy into occ (cols * rows entries), without the squads of
+ * platoon without (-1: none left out). */
+static void
+occ_fill(const struct game *g, int *occ, int without)
+{
+	int n = g->layout.cols * g->layout.rows, i, j;
 
 	for (i = 0; i < n; i++)
 		occ[i] = -1;
 	for (i = g->nunits - 1; i >= 0; i--)
-		if (plt_alive(g, i) && (j = hidx(g, g->units[i].pos)) >= 0)
+		if (plt_alive(g, i) && (without < 0 || g->units[i].attached !=
+		    without) && (j = hidx(g, g->units[i].pos)) >= 0)
 			occ[j] = i;
-	return occ;
 }
 
-/* The row-major indices of the six neighbours of every hex of layout l
- * (-1 off the layout): nb[i * 6 + d]. Geometry alone, so it is kept for
- * the last layout asked, one table a thread (games are resolved on the
- * main thread; intake's workers never reach a ruleset). */
-static const int *
-nb_table(const struct hex_layout *l)
-{
-	static _Thread_local struct hex_layout have;
-	static _Thread_local int *nb;
-	int n = l->cols * l->rows, i, d;
+/* --- the map cache ---------------------------------------------------------
+ *
+ * What the hot loops read of one map, by row-major hex index: terrain,
+ * elevation, game hex, entry cost, neighbours, and the lines of sight
+ * between pairs of hexes as far as the terrain decides them (the hexes
+ * where a squad could still block are kept, so a look-up with squads walks
+ * only those). One cache a thread (games are resolved and planned on one
+ * thread; simulate's workers are processes), for the last map asked: a
+ * copy of its hexes and layout is compared whole when it is asked for
+ * outside a scope (plt_cache_begin/_end); inside one, where the map of
+ * every game asked is the same (a game and its copies), only the layout
+ * and the count of hexes are compared. Profiles are kept by kind inside a
+ * scope only (nothing sets a profile while a turn is planned or
+ * resolved). */
 
-	if (nb != NULL && memcmp(&have, l, sizeof have) == 0)
-		return nb;
-	free(nb);
-	nb = xmalloc(sizeof(int) * 6 * (size_t)(n > 0 ? n : 1));
-	have = *l;
-	for (i = 0; i < n; i++) {
-		struct hex_offset o = { i % l->cols, i / l->cols };
-		struct hex h = hex_from_offset(l, o);
-
-		for (d = 0; d < 6; d++) {
-			struct hex_offset m = hex_to_offset(l,
-			    hex_neighbour(h, d));
-
-			nb[i * 6 + d] = m.col < 0 || m.row < 0 || m.col >=
-			    l->cols || m.row >= l->rows ? -1 : m.row * l->cols +
-			    m.col;
-		}
-	}
-	return nb;
-}
-
-/* The cm of entering each row-major hex index (-1: impassable or off the
- * map) in ent[], and the index of its game hex (-1: none) in ghi[], for
- * g's map: kept per thread for the last map asked, a copy of its hexes and
- * layout compared whole at each call (another map finds it rebuilt). */
+/* Free the arrays of the cache. */
 static void
-enter_table(const struct game *g, const int **ent, const int **ghi)
+mapc_clear(void)
 {
-	static _Thread_local struct game_hex *map;
-	static _Thread_local int nmap, *cost, *idx;
-	static _Thread_local struct hex_layout lay;
-	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
-	int n = g->layout.cols * g->layout.rows, j;
-
-	if (map == NULL || nmap != g->nhex || memcmp(&lay, &g->layout,
-	    sizeof lay) != 0 || memcmp(map, g->hexes, sz) != 0) {
-		free(map);
-		free(cost);
-		free(idx);
-		map = xmalloc(sz > 0 ? sz : 1);
-		if (sz > 0)
-			memcpy(map, g->hexes, sz);
-		nmap = g->nhex;
-		lay = g->layout;
-		cost = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-		idx = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-		for (j = 0; j < n; j++) {
-			const struct game_hex *gh = hex_at(g, hex_of(g, j));
-			const struct plt_terrain *t = gh != NULL ?
-			    plt_terrain(g, gh->h) : NULL;
-
-			idx[j] = gh != NULL ? (int)(gh - g->hexes) : -1;
-			cost[j] = t == NULL || t->impassable ? -1 :
-			    (t->rough ? 2 : 1) * PLT_CM_PER_HEX;
-		}
-	}
-	*ent = cost;
-	*ghi = idx;
+	free(mc.map);
+	free(mc.ter);
+	free(mc.elev);
+	free(mc.ghi);
+	free(mc.enter);
+	free(mc.nb);
+	free(mc.step);
+	free(mc.los);
+	free(mc.st);
+	memset(&mc, 0, sizeof mc);
 }
 
-/* Fill r (caller frees with dij_free) with the cheapest costs from a: a
- * binary heap of (cost, index), stale entries skipped, and per-search
+/* Rebuild the cache for g's map. */
+static void
+mapc_build(const struct game *g)
+{
+	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
+	int n = g->layout.cols * g->layout.rows, j, d;
+	size_t nn = (size_t)(n > 0 ? n : 1);
+
+	mapc_clear();
+	mc.map = xmalloc(sz > 0 ? sz : 1);
+	if (sz > 0)
+		memcpy(mc.map, g->hexes, sz);
+	mc.nmap = g->nhex;
+	mc.lay = g->layout;
+	mc.n = n > 0 ? n : 0;
+	mc.ter = xcalloc(nn, sizeof *mc.ter);
+	mc.elev = xcalloc(nn, sizeof *mc.elev);
+	mc.ghi = xmalloc(sizeof(int) * nn);
+	mc.enter = xmalloc(sizeof(int) * nn);
+	mc.nb = xmalloc(sizeof(int) * 6 * nn);
+	mc.step = xmalloc(sizeof(int) * 6 * nn);
+	mc.los = xcalloc(nn * nn, sizeof *mc.los);
+	for (j = 0; j < mc.n; j++) {
+		struct hex h = hex_of(g, j);
+		const struct game_hex *gh = hex_at(g, h);
+		int t = gh != NULL ? terrain_index(gh->terrain) : -1;
+
+		mc.ghi[j] = gh != NULL ? (int)(gh - g->hexes) : -1;
+		mc.elev[j] = gh != NULL ? gh->elevation : 0;
+		mc.ter[j] = t >= 0 ? &terrains[t] : NULL;
+		mc.enter[j] = t < 0 || terrains[t].impassable ? -1 :
+		    (terrains[t].rough ? 2 : 1) * PLT_CM_PER_HEX;
+		for (d = 0; d < 6; d++)
+			mc.nb[j * 6 + d] = hidx(g, hex_neighbour(h, d));
+	}
+	for (j = 0; j < mc.n; j++)
+		for (d = 0; d < 6; d++) {
+			int k = mc.nb[j * 6 + d], e = mc.ghi[j] >= 0 ?
+			    g->hexes[mc.ghi[j]].edge[d] : 0;
+
+			mc.step[j * 6 + d] = k < 0 || mc.enter[k] < 0 ? -1 :
+			    mc.enter[k] + (e > 0 && e < PLT_E_NKINDS ?
+			    edge_cost[e] : 0);
+		}
+}
+
+/* The cache for g's map, built or checked (see above). */
+static struct mapc *
+mapc_get(const struct game *g)
+{
+	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
+
+	if (mc.map != NULL && mc.nmap == g->nhex &&
+	    memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0 &&
+	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0))
+		return &mc;
+	mapc_build(g);
+	return &mc;
+}
+
+/* Inside a scope, the cache for g's map (built if need be); else NULL. */
+static struct mapc *
+mapc_scoped(const struct game *g)
+{
+	return scope > 0 ? mapc_get(g) : NULL;
+}
+
+/* Are g's profile vars ("pf.*", in order) those the kept profiles were
+ * read from? If not, they are noted as the ones now read from. */
+static bool
+pf_same(const struct game *g)
+{
+	static _Thread_local struct game_var saved[GAME_MAX_VARS];
+	static _Thread_local int nsaved = -1;
+	int i, n = 0;
+	bool same = true;
+
+	for (i = 0; i < g->nvars && same; i++)
+		if (memcmp(g->vars[i].key, "pf.", 3) == 0)
+			same = n < nsaved && saved[n].val == g->vars[i].val &&
+			    strcmp(saved[n].key, g->vars[i].key) == 0 && ++n;
+	if (same && n == nsaved)
+		return true;
+	for (i = n = 0; i < g->nvars && n < GAME_MAX_VARS; i++)
+		if (memcmp(g->vars[i].key, "pf.", 3) == 0)
+			saved[n++] = g->vars[i];
+	nsaved = n;
+	return false;
+}
+
+/* Begin a scope (nested scopes count): g's map and its profiles are not
+ * changed before the matching plt_cache_end. */
+void
+plt_cache_begin(const struct game *g)
+{
+	if (scope == 0) {
+		if (!pf_same(g))
+			npcache = 0;
+		(void)mapc_get(g); /* compared whole: not in a scope yet */
+	}
+	scope++;
+}
+
+/* End the scope plt_cache_begin began. */
+void
+plt_cache_end(void)
+{
+	if (scope > 0)
+		scope--;
+}
+/* plt_los_in walking the line (a or b off the layout). */
+static bool
+los_walk(const struct game *g, const int *occ, int side, struct hex a,
+    struct hex b)
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+	int n, i, ea = plt_elev(g, a), eb = plt_elev(g, b);
+	int hi = ea > eb ? ea : eb;
+
+	if ((n = hex_line(a, b, st, HEX_LINE_MAX)) < 0)
+		return false;
+	for (i = 1; i < n - 1; i++) {
+		if (!blocks(g, occ, side, st[i].h, hi))
+			continue;
+		if (st[i].tie && !blocks(g, occ, side, st[i].alt, hi))
+			continue;
+		return false;
+	}
+	return true;
+}
+
+#define LOS_ALWAYS (-1)   /* a step's hex blocks whatever the squads */
+#define LOS_NEVER (-2)    /* it never blocks */
+#define LOS_NOTIE (-3)    /* the step has no second hex */
+
+/* How hex x blocks a line whose highest end is at hi: LOS_ALWAYS,
+ * LOS_NEVER, or its index (a squad of another side there blocks). */
+static int
+los_class(const struct game *g, const struct mapc *m, struct hex x, int hi)
+{
+	int i = hidx(g, x);
+
+	if (i < 0)
+		return LOS_NEVER; /* no hex, no squad */
+	if (m->elev[i] > hi)
+		return LOS_ALWAYS;
+	if (m->elev[i] < hi)
+		return LOS_NEVER;
+	if (m->ter[i] != NULL && m->ter[i]->area)
+		return LOS_ALWAYS;
+	return i;
+}
+
+/* Walk the line from index ia to ib once: its entry in m->los. */
+static int
+los_entry(const struct game *g, struct mapc *m, int ia, int ib)
+{
+	struct hex_line_step st[HEX_LINE_MAX];
+	int n, i, ch, ca, hi = m->elev[ia] > m->elev[ib] ? m->elev[ia] :
+	    m->elev[ib];
+	size_t at = m->nst, cnt = 0;
+
+	if ((n = hex_line(hex_of(g, ia), hex_of(g, ib), st,
+	    HEX_LINE_MAX)) < 0)
+		return 1;
+	if (m->capst < m->nst + 1 + 2 * (size_t)n) {
+		m->capst = (m->nst + 1 + 2 * (size_t)n) * 2;
+		m->st = xrealloc(m->st, sizeof *m->st * m->capst);
+	}
+	m->nst++;
+	for (i = 1; i < n - 1; i++) {
+		if ((ch = los_class(g, m, st[i].h, hi)) == LOS_NEVER)
+			continue;
+		ca = st[i].tie ? los_class(g, m, st[i].alt, hi) : LOS_NOTIE;
+		if (ca == LOS_NEVER)
+			continue;
+		if (ch == LOS_ALWAYS && (ca == LOS_NOTIE || ca == LOS_ALWAYS)) {
+			m->nst = at;
+			return 1;
+		}
+		m->st[m->nst++] = ch;
+		m->st[m->nst++] = ca;
+		cnt++;
+	}
+	m->st[at] = (int)cnt;
+	return 2 + (int)at;
+}
+
+/* Is there a squad of another side than side in index i (the squads of
+ * occ, or NULL: plt_squad_at)? */
+static bool
+los_enemy(const struct game *g, const int *occ, int side, int i)
+{
+	int s = occ != NULL ? occ[i] : plt_squad_at(g, hex_of(g, i));
+
+	return s >= 0 && g->units[s].side != side;
+}
+
+/* plt_los with the squads of occ (see platoon.h): the terrain's verdict
+ * kept per pair of hexes (the map cache), the squads looked at in the
+ * hexes where one could block. The same answer as walking the line. */
+bool
+plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
+    struct hex b)
+{
+	int ia, ib, e, k, cnt;
+	struct mapc *m;
+	const int *v;
+
+	if (plt_dist_cm(a, b) > PLT_SIGHT_CM)
+		return false;
+	if ((ia = hidx(g, a)) < 0 || (ib = hidx(g, b)) < 0)
+		return los_walk(g, occ, side, a, b);
+	m = mapc_get(g);
+	if ((e = m->los[(size_t)ia * (size_t)m->n + (size_t)ib]) == 0)
+		e = m->los[(size_t)ia * (size_t)m->n + (size_t)ib] =
+		    los_entry(g, m, ia, ib);
+	if (e == 1)
+		return false;
+	v = m->st + (e - 2);
+	cnt = v[0];
+	for (k = 0; k < cnt; k++) {
+		int ch = v[1 + 2 * k], ca = v[2 + 2 * k];
+
+		if (ch != LOS_ALWAYS && !los_enemy(g, occ, side, ch))
+			continue;
+		if (ca == LOS_NOTIE || ca == LOS_ALWAYS ||
+		    los_enemy(g, occ, side, ca))
+			return false;
+	}
+	return true;
+}
+
+/* Buckets of the search by cost modulo DIJ_NB: a step costs at most
+ * 2 * PLT_CM_PER_HEX + 3 (rough, and the dearest obstacle) = 7 cm. */
+#define DIJ_NB 16
+
+/* Sort the n indices of v in increasing order (a bucket: a few). */
+static void
+dij_sort(int *v, int n)
+{
+	int i, j, x;
+
+	for (i = 1; i < n; i++) {
+		x = v[i];
+		for (j = i; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Fill r (caller calls dij_free) with the cheapest costs from a, the
+ * hexes settled in (cost, index) order, as a heap of (cost, index) would
+ * (the same paths): a queue of buckets by cost (Dial's), each sorted by
+ * index when its turn comes (every step costs at least 2 cm, so no hex
+ * joins the bucket being settled), stale entries skipped; per-search
  * indices of the squads and the terrain by hex, so that no step of the
- * search scans the units or the terrain table. The hexes are settled in
- * (cost, index) order, as before the heap (the same paths). With goals
- * (ngoal > 0 row-major indices) it stops once the cheapest goal and every
- * goal as cheap are settled: their costs and paths are final. From
- * several starts (src, nsrc; those off the layout left out) each cost is
- * the cheapest from any of them: a path never enters another start's hex
- * (a squad is there). */
+ * search scans the units or the terrain table. With goals (ngoal > 0
+ * row-major indices) it stops once the cheapest goal and every goal as
+ * cheap are settled: their costs and paths are final; past bound it
+ * stops too (costs up to bound are final). From several starts (src,
+ * nsrc; those off the layout left out) each cost is the cheapest from
+ * any of them: a path never enters another start's hex (a squad is
+ * there). The squads of platoon without (-1: none) are left out, as if
+ * not on the map. */
 static void
 dijkstra_from(const struct game *g, int side, const struct hex *src,
-    int nsrc, bool contact, const int *goal, int ngoal, struct plt_dij *r)
+    int nsrc, bool contact, const int *goal, int ngoal, int bound,
+    int without, struct plt_dij *r)
 {
-	int n = g->layout.cols * g->layout.rows, nh = 0, i, d, ia, k, ns = 0;
-	int *occ, best = -1;
-	const int *nb = nb_table(&g->layout), *enter, *ghi;
-	struct dij_ent *heap;
+	static _Thread_local int *sdist, *sprev, *socc, *sbk;
+	static _Thread_local char *snear;
+	static _Thread_local size_t cap;
+	int n = g->layout.cols * g->layout.rows, i, d, ia, k, ns = 0;
+	int best = -1, *occ, *dist, *prev, nbk[DIJ_NB] = { 0 }, left = 0;
+	int cd;
+	const struct mapc *m = mapc_get(g);
+	const int *nb = m->nb, *step = m->step;
+	size_t nn = (size_t)(n > 0 ? n : 1);
+	char *near;
 
+	/* Scratch kept per thread: one search's result is read before the
+	 * next search begins (dij_free frees nothing). A hex is in a
+	 * bucket at most once (it joins one only when its cost drops). */
+	if (cap < nn) {
+		cap = nn;
+		free(sdist);
+		free(sprev);
+		free(socc);
+		free(snear);
+		free(sbk);
+		sdist = xmalloc(sizeof(int) * cap);
+		sprev = xmalloc(sizeof(int) * cap);
+		socc = xmalloc(sizeof(int) * cap);
+		snear = xmalloc(cap);
+		sbk = xmalloc(sizeof(int) * cap * DIJ_NB);
+	}
 	r->n = n;
-	r->dist = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-	r->prev = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-	for (i = 0; i < n; i++)
-		r->dist[i] = r->prev[i] = -1;
+	r->dist = dist = sdist;
+	r->prev = prev = sprev;
+	memset(dist, 0xff, sizeof(int) * nn); /* -1 */
+	memset(prev, 0xff, sizeof(int) * nn);
 	for (k = 0; k < nsrc; k++)
 		if (hidx(g, src[k]) >= 0)
 			ns++;
 	if (ns == 0)
 		return;
-	heap = xmalloc(sizeof *heap * (size_t)(n * 6 + nsrc + 1));
-	occ = plt_occupancy(g);
-	/* The hexes and their entry costs, kept for the map. */
-	enter_table(g, &enter, &ghi);
+	occ = socc;
+	near = snear;
+	occ_fill(g, occ, without);
+	/* Hexes next to a squad of another side: entered, not passed. */
+	if (!contact) {
+		memset(near, 0, nn);
+		for (i = 0; i < n; i++)
+			if (occ[i] >= 0 && g->units[occ[i]].side != side)
+				for (d = 0; d < 6; d++)
+					if (nb[i * 6 + d] >= 0)
+						near[nb[i * 6 + d]] = 1;
+	}
 	for (k = 0; k < nsrc; k++)
-		if ((ia = hidx(g, src[k])) >= 0 && r->dist[ia] < 0) {
-			r->dist[ia] = 0;
-			dij_push(heap, &nh, (struct dij_ent){ 0, ia });
+		if ((ia = hidx(g, src[k])) >= 0 && dist[ia] < 0) {
+			dist[ia] = 0;
+			sbk[nbk[0]++] = ia;
+			left++;
 		}
-	while (nh > 0) {
-		struct dij_ent e = dij_pop(heap, &nh);
-		int cur = e.i;
+	for (cd = 0; left > 0; cd++) {
+		int *bk = sbk + (size_t)(cd % DIJ_NB) * cap, nk, q;
 
-		if (e.d != r->dist[cur])
-			continue; /* stale: a cheaper way was found since */
-		if (best >= 0 && e.d > best)
+		if ((nk = nbk[cd % DIJ_NB]) == 0)
+			continue;
+		if ((best >= 0 && cd > best) || cd > bound)
 			break;
-		for (k = 0; k < ngoal; k++)
-			if (goal[k] == cur && best < 0)
-				best = e.d;
-		/* Not a start (a start has no previous hex). */
-		if (r->prev[cur] >= 0 && !contact) {
-			bool near = false;
+		nbk[cd % DIJ_NB] = 0;
+		left -= nk;
+		dij_sort(bk, nk);
+		for (q = 0; q < nk; q++) {
+			int cur = bk[q];
 
-			for (d = 0; d < 6 && !near; d++) {
-				int j = nb[cur * 6 + d];
+			if (dist[cur] != cd)
+				continue; /* stale: a cheaper way was found */
+			for (k = 0; k < ngoal; k++)
+				if (goal[k] == cur && best < 0)
+					best = cd;
+			/* Not a start (a start has no previous hex): may end
+			 * next to an enemy, not pass through. */
+			if (!contact && prev[cur] >= 0 && near[cur])
+				continue;
+			for (d = 0; d < 6; d++) {
+				int j = nb[cur * 6 + d], c = step[cur * 6 + d], t;
 
-				near = j >= 0 && occ[j] >= 0 &&
-				    g->units[occ[j]].side != side;
+				if (c < 0 || occ[j] >= 0)
+					continue;
+				if (dist[j] >= 0 && dist[j] <= cd + c)
+					continue;
+				dist[j] = cd + c;
+				prev[j] = cur;
+				t = dist[j] % DIJ_NB;
+				sbk[(size_t)t * cap + (size_t)nbk[t]++] = j;
+				left++;
 			}
-			if (near)
-				continue; /* may end here, not pass through */
-		}
-		for (d = 0; d < 6; d++) {
-			int j = nb[cur * 6 + d], c, ed;
-
-			if (j < 0 || occ[j] >= 0 || enter[j] < 0)
-				continue;
-			ed = ghi[cur] >= 0 ? g->hexes[ghi[cur]].edge[d] : 0;
-			c = enter[j] + (ed > 0 && ed < PLT_E_NKINDS ?
-			    edge_cost[ed] : 0);
-			if (r->dist[j] >= 0 && r->dist[j] <= r->dist[cur] + c)
-				continue;
-			r->dist[j] = r->dist[cur] + c;
-			r->prev[j] = cur;
-			dij_push(heap, &nh, (struct dij_ent){ r->dist[j], j });
 		}
 	}
-	free(heap);
-	free(occ);
 }
 
 /* dijkstra_from the one start a. */
@@ -591,21 +876,21 @@ static void
 dijkstra(const struct game *g, int side, struct hex a, bool contact,
     const int *goal, int ngoal, struct plt_dij *r)
 {
-	dijkstra_from(g, side, &a, 1, contact, goal, ngoal, r);
+	dijkstra_from(g, side, &a, 1, contact, goal, ngoal, INT_MAX, -1, r);
 }
 
 static void dij_free(struct plt_dij *);
 
 /* The cheapest cost of any of squads mates (nm) to contact with squad e
  * (as the least plt_path_to_contact of each, in one search), -1 if none
- * can reach it. */
+ * can reach it for at most bound cm (the search stops past it). */
 static int
 contact_cost(const struct game *g, int side, const int *mates, int nm,
-    int e)
+    int e, int bound)
 {
 	struct plt_dij r;
 	struct hex *src = xmalloc(sizeof *src * (size_t)(nm > 0 ? nm : 1));
-	int d, m, j, best = -1, goal[6], ng = 0;
+	int d, m, j, best = -1, goal[6], ng = 0, near = -1;
 
 	for (m = 0; m < nm; m++) {
 		src[m] = g->units[mates[m]].pos;
@@ -613,27 +898,36 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 			free(src);
 			return 0;
 		}
+		d = hex_distance(src[m], g->units[e].pos);
+		if (near < 0 || d < near)
+			near = d;
+	}
+	/* Every step costs at least PLT_CM_PER_HEX: a squad near hexes
+	 * away pays at least that for the near - 1 steps to contact. */
+	if (near >= 1 && bound < INT_MAX / 2 && (long)PLT_CM_PER_HEX *
+	    (near - 1) > bound) {
+		free(src);
+		return -1;
 	}
 	for (d = 0; d < 6; d++)
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
 		    d))) >= 0)
 			ng++;
-	dijkstra_from(g, side, src, nm, true, goal, ng, &r);
+	dijkstra_from(g, side, src, nm, true, goal, ng, bound, -1, &r);
 	for (d = 0; d < ng; d++)
 		if ((j = goal[d]) >= 0 && r.dist[j] >= 0 && (best < 0 ||
 		    r.dist[j] < best))
 			best = r.dist[j];
 	dij_free(&r);
 	free(src);
-	return best;
+	return best > bound ? -1 : best;
 }
 
 /* Free what dijkstra allocated in r. */
 static void
 dij_free(struct plt_dij *r)
 {
-	free(r->dist);
-	free(r->prev);
+	r->dist = r->prev = NULL; /* scratch of dijkstra_from */
 }
 
 /* Write the path of r ending at index j (without its start) into path;
@@ -651,6 +945,83 @@ dij_path(const struct game *g, const struct plt_dij *r, int j,
 	for (k = j, j = n - 1; r->prev[k] >= 0; k = r->prev[k])
 		path[j--] = hex_of(g, k);
 	return n;
+}
+
+/* The squads by hex as plt_occupancy, without platoon p's (see
+ * platoon.h). Caller frees. */
+int *
+plt_occupancy_without(const struct game *g, int p)
+{
+	int n = g->layout.cols * g->layout.rows;
+	int *occ = xmalloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+
+	occ_fill(g, occ, p);
+	return occ;
+}
+
+/* The cost of the straight line of steps hexes from a towards dir when
+ * it is a cheapest path for plt_costs_within (see platoon.h), else -1. */
+int
+plt_straight_cost(const struct game *g, int side, const int *occ,
+    struct hex a, int dir, int steps)
+{
+	const struct mapc *m = mapc_get(g);
+	int i = hidx(g, a), k, d, j;
+
+	if (i < 0 || dir < 0 || dir > 5)
+		return -1;
+	for (k = 0; k < steps; k++) {
+		/* The hex left (not the start) may not be next to an enemy:
+		 * a path ends there, it does not pass. */
+		if (k > 0)
+			for (d = 0; d < 6; d++)
+				if ((j = m->nb[i * 6 + d]) >= 0 && occ[j] >= 0 &&
+				    g->units[occ[j]].side != side)
+					return -1;
+		if (m->step[i * 6 + dir] != PLT_CM_PER_HEX)
+			return -1; /* dearer than the least a step costs */
+		i = m->nb[i * 6 + dir];
+		if (occ[i] >= 0)
+			return -1;
+	}
+	return PLT_CM_PER_HEX * steps;
+}
+
+/* The index of the neighbour of the hex of index i in direction d (see
+ * platoon.h). */
+int
+plt_neighbour_index(const struct game *g, int i, int d)
+{
+	const struct mapc *m = mapc_scoped(g);
+
+	if (i < 0 || i >= g->layout.cols * g->layout.rows || d < 0 || d > 5)
+		return -1;
+	return m != NULL ? m->nb[i * 6 + d] : hidx(g,
+	    hex_neighbour(hex_of(g, i), d));
+}
+
+/* The row-major index of h (see platoon.h). */
+int
+plt_hex_index(const struct game *g, struct hex h)
+{
+	return hidx(g, h);
+}
+
+/* The costs of plt_path from a within bound (see platoon.h): one search
+ * stopped past bound, whose costs up to it are those of a search to any
+ * one goal (hexes are settled in the same order, and a settled cost and
+ * path never change). */
+void
+plt_costs_within(const struct game *g, int side, struct hex a, int bound,
+    int without, int *dist)
+{
+	struct plt_dij r;
+	int i;
+
+	dijkstra_from(g, side, &a, 1, false, NULL, 0, bound, without, &r);
+	for (i = 0; i < r.n; i++)
+		dist[i] = r.dist[i] >= 0 && r.dist[i] <= bound ? r.dist[i] : -1;
+	dij_free(&r);
 }
 
 /* Cheapest path from a to b (see platoon.h); its length or -1. */
@@ -708,37 +1079,48 @@ plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
 
 /* --- platoons ----------------------------------------------------------- */
 
-/* Are platoon p's squads one chain of adjacent hexes? */
+/* Are platoon p's squads one chain of adjacent hexes? (A search over
+ * its squads alone: up to 64 without allocating.) */
 bool
 plt_coherent(const struct game *g, int p)
 {
-	int *q = xmalloc(sizeof(int) * (size_t)(g->nunits + 1));
-	char *seen = xcalloc((size_t)g->nunits + 1, 1);
-	int n = 0, head = 0, i, total = 0, reached = 0;
+	int few[64], qfew[64], *sq = few, *q = qfew, n = 0, i, k, head = 0;
+	int tail = 0;
+	char seenfew[64], *seen = seenfew;
 
 	for (i = 0; i < g->nunits; i++)
-		if (plt_alive(g, i) && g->units[i].attached == p) {
-			if (total++ == 0) {
-				q[n++] = i;
-				seen[i] = 1;
-			}
+		if (g->units[i].attached == p && plt_alive(g, i))
+			n++;
+	if (n > 64) {
+		sq = xmalloc(sizeof(int) * (size_t)n);
+		q = xmalloc(sizeof(int) * (size_t)n);
+		seen = xmalloc((size_t)n);
+	}
+	for (i = n = 0; i < g->nunits; i++)
+		if (g->units[i].attached == p && plt_alive(g, i)) {
+			seen[n] = 0;
+			sq[n++] = i;
 		}
-	while (head < n) {
-		int c = q[head++];
+	if (n > 0) {
+		seen[0] = 1;
+		q[tail++] = 0;
+	}
+	while (head < tail) {
+		struct hex c = g->units[sq[q[head++]]].pos;
 
-		reached++;
-		for (i = 0; i < g->nunits; i++)
-			if (!seen[i] && plt_alive(g, i) &&
-			    g->units[i].attached == p &&
-			    hex_distance(g->units[i].pos,
-			    g->units[c].pos) <= 1) {
-				seen[i] = 1;
-				q[n++] = i;
+		for (k = 0; k < n; k++)
+			if (!seen[k] && hex_distance(g->units[sq[k]].pos, c) <=
+			    1) {
+				seen[k] = 1;
+				q[tail++] = k;
 			}
 	}
-	free(q);
-	free(seen);
-	return reached == total;
+	if (sq != few) {
+		free(sq);
+		free(q);
+		free(seen);
+	}
+	return tail == n;
 }
 
 /* Count platoon p's squads on the map, reduced and removed. */
@@ -798,7 +1180,7 @@ plt_home(const struct game *g, int side)
 	char key[24];
 	int h;
 
-	snprintf(key, sizeof key, "home.%d", side);
+	plt_key(key, sizeof key, "home", side);
 	h = game_var(g, key, side == 0 ? PLT_SOUTH : PLT_NORTH);
 	return h >= 0 && h < 4 ? h : PLT_NORTH;
 }
@@ -825,6 +1207,13 @@ plt_home_dist(const struct game *g, int side, struct hex h)
 int
 plt_nearest_enemy(const struct game *g, int p, int *cost)
 {
+	return plt_nearest_enemy_within(g, p, INT_MAX, cost);
+}
+
+/* plt_nearest_enemy, the cost only up to bound (see platoon.h). */
+int
+plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
+{
 	int i, j, m, best = -1, bd = 0, side = g->units[p].side, nm = 0;
 	int *occ = plt_occupancy(g), *mates = xmalloc(sizeof(int) *
 	    (size_t)(g->nunits + 1));
@@ -842,10 +1231,12 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 			int k;
 
 			i = mates[m];
-			if (!plt_los_in(g, occ, side, g->units[i].pos,
+			k = hex_distance(g->units[i].pos, g->units[j].pos);
+			/* Only a nearer mate can change the choice. */
+			if ((d >= 0 && k >= d) || (best >= 0 && k >= bd) ||
+			    !plt_los_in(g, occ, side, g->units[i].pos,
 			    g->units[j].pos))
 				continue;
-			k = hex_distance(g->units[i].pos, g->units[j].pos);
 			if (d < 0 || k < d)
 				d = k;
 		}
@@ -855,8 +1246,8 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 		}
 	}
 	/* The cheapest of the mates' paths to contact, in one search. */
-	if (best >= 0)
-		*cost = contact_cost(g, side, mates, nm, best);
+	if (best >= 0 && bound >= 0)
+		*cost = contact_cost(g, side, mates, nm, best, bound);
 	free(occ);
 	free(mates);
 	return best;

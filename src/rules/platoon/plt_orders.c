@@ -2,6 +2,7 @@
  * checks that need nothing but the orders and the map), the order template
  * and the ruleset's registration. Format and readings:
  * docs/rules/platoon.md, "Play by mail". */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,13 +71,31 @@ plt_next_window(const struct game *g, struct window_spec *w)
 	return true;
 }
 
+/* game_unit_index (the first unit whose id is id, case aside) with the
+ * bytes compared in line: ids are short and looked up on every line. */
+static int
+unit_index(const struct game *g, const char *id)
+{
+	int i;
+
+	for (i = 0; i < g->nunits; i++) {
+		const unsigned char *a = (const unsigned char *)g->units[i].id;
+		const unsigned char *b = (const unsigned char *)id;
+
+		for (; tolower(*a) == tolower(*b); a++, b++)
+			if (*a == '\0')
+				return i;
+	}
+	return -1;
+}
+
 /* A unit of the side by id (a platoon when platoon, else a squad on the
  * map); -1 with an error otherwise. */
 static int
 own(const struct game *g, int side, const struct order_line *l,
     const char *id, bool platoon, struct order_errors *errs)
 {
-	int i = game_unit_index(g, id);
+	int i = unit_index(g, id);
 
 	if (i < 0 || plt_is_platoon(&g->units[i]) != platoon) {
 		orders_error(errs, l->lineno, "no %s '%s' (the order template "
@@ -229,7 +248,12 @@ parse_order(const struct game *g, int side, const struct order_line *l,
 			if (plt_alive(g, i) && g->units[i].attached == p &&
 			    plt_profile(g, i, &pf) && pf.move < low)
 				low = pf.move;
-		e = plt_nearest_enemy(g, p, &cost);
+		/* The search stops at the limit; past it, the whole search
+		 * tells why (no way, or too far). */
+		e = plt_nearest_enemy_within(g, p, low + 10 + (it->mmm ? 10 :
+		    0), &cost);
+		if (e >= 0 && cost < 0)
+			e = plt_nearest_enemy(g, p, &cost);
 		if (e < 0 || cost < 0 || cost > low + 10 + (it->mmm ? 10 : 0)) {
 			orders_error(errs, l->lineno, "platoon %s cannot "
 			    "assault: %s", l->words[1], e < 0 ? "it sees no "
@@ -347,7 +371,7 @@ parse_fire(const struct game *g, int side, const struct order_line *l,
 		    "'%s'", l->words[3]);
 		return;
 	}
-	t = game_unit_index(g, l->words[4]);
+	t = unit_index(g, l->words[4]);
 	if (t < 0 || plt_is_platoon(&g->units[t]) || !plt_alive(g, t) ||
 	    g->units[t].side == side) {
 		orders_error(errs, l->lineno, "no enemy squad '%s' on the map",
@@ -415,7 +439,7 @@ parse_cc(const struct game *g, int side, const struct order_line *l,
 		    "'%s'", l->words[2]);
 		return;
 	}
-	t = game_unit_index(g, l->words[3]);
+	t = unit_index(g, l->words[3]);
 	if (t < 0 || plt_is_platoon(&g->units[t]) || !plt_alive(g, t) ||
 	    g->units[t].side == side) {
 		orders_error(errs, l->lineno, "no enemy squad '%s' on the map",
@@ -662,7 +686,8 @@ parse_lines(const struct game *g, int side, const struct order_body *b,
 		plt_free_orders(o);
 		return HP_EINVAL;
 	}
-	canon_text(g, o, canon);
+	if (!canon->discard)
+		canon_text(g, o, canon);
 	*out = o;
 	return HP_OK;
 }
@@ -672,7 +697,12 @@ int
 plt_parse_list(const struct game *g, int side, const struct order_body *b,
     void **out, struct sbuf *canon, struct order_errors *errs)
 {
-	return parse_lines(g, side, b, false, out, canon, errs);
+	int rc;
+
+	plt_cache_begin(g);
+	rc = parse_lines(g, side, b, false, out, canon, errs);
+	plt_cache_end();
+	return rc;
 }
 
 /* The canonical text of a reveal (one item). */
@@ -803,15 +833,36 @@ parse_reveal(const struct game *g, int side, const struct order_body *b,
 		plt_free_orders(o);
 		return HP_EINVAL;
 	}
-	canon_reveal(g, o, canon);
+	if (!canon->discard)
+		canon_reveal(g, o, canon);
 	*out = o;
 	return HP_OK;
 }
 
 /* Parse and check side's order lines (see struct ruleset.parse): the
  * list, reveal=each's markers, or a reveal. */
+static int parse_window(const struct game *, const struct window_spec *,
+    int, const struct order_body *, void **, struct sbuf *,
+    struct order_errors *);
+
+/* Parse and check side's order lines (see struct ruleset.parse), with
+ * the map cache kept while it checks them. */
 int
 plt_parse(const struct game *g, const struct window_spec *w, int side,
+    const struct order_body *b, void **out, struct sbuf *canon,
+    struct order_errors *errs)
+{
+	int rc;
+
+	plt_cache_begin(g);
+	rc = parse_window(g, w, side, b, out, canon, errs);
+	plt_cache_end();
+	return rc;
+}
+
+/* plt_parse without the scope. */
+static int
+parse_window(const struct game *g, const struct window_spec *w, int side,
     const struct order_body *b, void **out, struct sbuf *canon,
     struct order_errors *errs)
 {

@@ -2,6 +2,7 @@
  * reveal of the sides' order lists, movement, shooting, hits and saves,
  * close combat, recovery, coherency and morale, and victory. Every rule's
  * reading is in docs/rules/platoon.md. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,25 @@ add_hit(struct hits *h, int target, int side, struct hex from, bool cc)
 	h->n++;
 }
 
+static void pur(const struct events *, char *, size_t, const char *, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The purpose of a roll for the dice log into buf (size bytes): not
+ * formatted when the events are quiet (a simulation: the dice do not
+ * depend on it, and nobody reads the log). */
+static void
+pur(const struct events *ev, char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	buf[0] = '\0';
+	if (ev->quiet)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
+
 /* The order-file name of side s. */
 static const char *
 sname(const struct game *g, int s)
@@ -67,7 +87,7 @@ order_group(const struct game *g, struct dice *d, struct events *ev,
 	if (n < 2)
 		return;
 	for (i = 0; i < n; i++) {
-		snprintf(purpose, sizeof purpose, "initiative %s",
+		pur(ev, purpose, sizeof purpose, "initiative %s",
 		    sname(g, v[i]));
 		roll[i] = dice_roll(d, 10, 0, purpose);
 		seq = (int)d->nlog;
@@ -111,27 +131,27 @@ int
 plt_points(const struct game *g, int squad, int kind, enum plt_order o,
     bool mmm)
 {
-	struct plt_profile pf;
+	const struct plt_profile *pf = plt_profile_ref(g, squad);
 	int r;
 
-	if (!plt_profile(g, squad, &pf) || g->units[squad].strength <= 0)
+	if (pf == NULL || g->units[squad].strength <= 0)
 		return 0;
 	r = g->units[squad].strength == 1;
 	if (kind < 2 && (o == PLT_O_ASSAULT || o == PLT_O_FALLBACK || mmm))
 		r = 1; /* "fire at your 'reduced' rating" */
 	if (kind == 0)
-		return pf.ff[r];
+		return pf->ff[r];
 	if (kind == 1)
-		return pf.hw[r];
-	return pf.cc[g->units[squad].strength == 1];
+		return pf->hw[r];
+	return pf->cc[g->units[squad].strength == 1];
 }
 
 /* Squad's armour now (one less under Move, Move, Move). */
 static int
 armour(const struct game *g, int squad)
 {
-	struct plt_profile pf;
-	int a = plt_profile(g, squad, &pf) ? pf.armour : 0;
+	const struct plt_profile *pf = plt_profile_ref(g, squad);
+	int a = pf != NULL ? pf->armour : 0;
 
 	if (g->units[g->units[squad].attached].flags & PLT_F_MMM)
 		a--;
@@ -169,7 +189,7 @@ apply_hits(struct game *g, struct dice *d, struct events *ev,
 				cover = 0;
 		}
 		need = 11 - (armour(g, h->v[i].target) + cover);
-		snprintf(purpose, sizeof purpose, "save %s", u->id);
+		pur(ev, purpose, sizeof purpose, "save %s", u->id);
 		r = dice_roll(d, 10, need, purpose);
 		if (r >= need) {
 			events_add(ev, ALL, (int)d->nlog, "%s (%s) saves: %d "
@@ -244,9 +264,9 @@ nearest_target(const struct game *g, const int *occ, int squad, bool hw)
 	for (j = 0; j < g->nunits; j++) {
 		int k;
 
-		if (!eligible(g, occ, squad, j, hw))
-			continue;
 		k = hex_distance(g->units[squad].pos, g->units[j].pos);
+		if ((best >= 0 && k >= bd) || !eligible(g, occ, squad, j, hw))
+			continue;
 		if (best < 0 || k < bd) {
 			best = j;
 			bd = k;
@@ -267,11 +287,12 @@ shoot(struct game *g, struct dice *d, struct events *ev, int squad,
 
 	sbuf_init(&t);
 	for (k = 0; k < n; k++) {
-		snprintf(purpose, sizeof purpose, "%s %s at %s",
+		pur(ev, purpose, sizeof purpose, "%s %s at %s",
 		    hw ? "heavy weapon" : "firefight", g->units[squad].id,
 		    g->units[target].id);
 		r = dice_roll(d, 10, need, purpose);
-		sbuf_printf(&t, "%s%d", k ? " " : "", r);
+		if (!ev->quiet)
+			sbuf_printf(&t, "%s%d", k ? " " : "", r);
 		if (r >= need) {
 			hits++;
 			add_hit(h, target, g->units[squad].side,
@@ -351,15 +372,17 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 
 /* --- movement ------------------------------------------------------------- */
 
-/* Is h next to a squad of another side than squad i's? */
+/* Is h next to a squad of another side than squad i's (the squads of
+ * occ: plt_occupancy)? */
 static bool
-touches_enemy(const struct game *g, int i, struct hex h)
+touches_enemy(const struct game *g, const int *occ, int i, struct hex h)
 {
-	int d, s;
+	int d, s, k = plt_hex_index(g, h);
 
 	for (d = 0; d < 6; d++)
-		if ((s = plt_squad_at(g, hex_neighbour(h, d))) >= 0 &&
-		    g->units[s].side != g->units[i].side)
+		if ((s = k >= 0 ? plt_neighbour_index(g, k, d) :
+		    plt_hex_index(g, hex_neighbour(h, d))) >= 0 &&
+		    (s = occ[s]) >= 0 && g->units[s].side != g->units[i].side)
 			return true;
 	return false;
 }
@@ -367,14 +390,16 @@ touches_enemy(const struct game *g, int i, struct hex h)
 /* Move squad i along the cheapest path through its waypoints, as far as
  * allow cm pay (the road bonus if every hex is road); contact with an
  * enemy squad only when contact. Returns the cm spent. */
+static int walk(struct game *, struct events *, int, const struct hex *,
+    int, int, int, bool);
+
 static int
 move_squad(struct game *g, struct events *ev, int i, const struct hex *wp,
     int nwp, int allow, int road_bonus, bool contact)
 {
 	struct hex path[256], seg[256], at = g->units[i].pos, start = at;
-	int np = 0, n, k, cost, spent = 0, pass, lim;
-	bool all_road;
-	char a[8], b[8];
+	int np = 0, n, k, cost;
+	char a[8];
 
 	/* The squad itself is no obstacle to its own path. */
 	g->units[i].placed = false;
@@ -396,6 +421,22 @@ move_squad(struct game *g, struct events *ev, int i, const struct hex *wp,
 			    g->units[i].id, lab(g, wp[nwp - 1], a));
 		return 0;
 	}
+	return walk(g, ev, i, path, np, allow, road_bonus, contact);
+}
+
+/* Move squad i along path (np > 0 hexes from its hex on), as move_squad
+ * does once it has the path. Returns the cm spent. */
+static int
+walk(struct game *g, struct events *ev, int i, const struct hex *path,
+    int np, int allow, int road_bonus, bool contact)
+{
+	struct hex at, start = g->units[i].pos;
+	int k, spent = 0, pass, lim, j;
+	bool all_road;
+	char a[8], b[8];
+	/* No squad moves or is removed while this one walks. */
+	int *occ = plt_occupancy(g);
+
 	/* Road: "The whole move MUST be on road": the bonus counts only if
 	 * every hex walked with it is road. */
 	for (pass = road_bonus > 0 ? 0 : 1; pass < 2; pass++) {
@@ -407,8 +448,9 @@ move_squad(struct game *g, struct events *ev, int i, const struct hex *wp,
 			int c = plt_step_cost(g, at, path[k]);
 
 			if (c < 0 || spent + c > lim ||
-			    plt_squad_at(g, path[k]) >= 0 ||
-			    (!contact && touches_enemy(g, i, path[k])))
+			    ((j = plt_hex_index(g, path[k])) >= 0 &&
+			    occ[j] >= 0) ||
+			    (!contact && touches_enemy(g, occ, i, path[k])))
 				break;
 			all_road = all_road && plt_road(g, path[k]);
 			spent += c;
@@ -417,6 +459,7 @@ move_squad(struct game *g, struct events *ev, int i, const struct hex *wp,
 		if (pass == 1 || all_road)
 			break;
 	}
+	free(occ);
 	if (!hex_eq(at, start)) {
 		g->units[i].pos = at;
 		events_add(ev, ALL, 0, "%s moves %s to %s (%d cm)%s.",
@@ -432,32 +475,33 @@ static int
 allowance(struct game *g, const struct plt_order_item *it, struct dice *d,
     struct events *ev)
 {
-	struct plt_profile pf;
+	const struct plt_profile *pf;
 	int i, low = -1, r, cm;
 	char purpose[48];
 	const char *pid = g->units[it->platoon].id;
 
 	for (i = 0; i < g->nunits; i++)
 		if (plt_alive(g, i) && g->units[i].attached == it->platoon &&
-		    plt_profile(g, i, &pf) && (low < 0 || pf.move < low))
-			low = pf.move;
+		    (pf = plt_profile_ref(g, i)) != NULL && (low < 0 ||
+		    pf->move < low))
+			low = pf->move;
 	if (low < 0)
 		return 0;
 	if (it->kind == PLT_O_REFORM) {
-		snprintf(purpose, sizeof purpose, "reform move %s", pid);
+		pur(ev, purpose, sizeof purpose, "reform move %s", pid);
 		r = dice_roll(d, 5, 0, purpose);
 		events_add(ev, ALL, (int)d->nlog, "%s reforms: moves up to 5 + "
 		    "D5 (%d) = %d cm.", pid, r, 5 + r);
 		return 5 + r;
 	}
-	snprintf(purpose, sizeof purpose, "move %s", pid);
+	pur(ev, purpose, sizeof purpose, "move %s", pid);
 	r = dice_roll(d, 10, 0, purpose);
 	cm = low + r + (it->kind == PLT_O_FALLBACK ? 5 : 0);
 	events_add(ev, ALL, (int)d->nlog, "%s moves up to %d + D10 (%d)%s = "
 	    "%d cm.", pid, low, r, it->kind == PLT_O_FALLBACK ?
 	    " + 5 (Fall Back)" : "", cm);
 	if (it->mmm) {
-		snprintf(purpose, sizeof purpose, "move move move %s", pid);
+		pur(ev, purpose, sizeof purpose, "move move move %s", pid);
 		r = dice_roll(d, 10, 0, purpose);
 		cm += r;
 		events_add(ev, ALL, (int)d->nlog, "%s: Move, Move, Move: + D10 "
@@ -478,7 +522,9 @@ assault_move(struct game *g, const struct plt_order_item *it, int allow,
 	for (i = 0; i < g->nunits; i++) {
 		if (!plt_alive(g, i) || g->units[i].attached != it->platoon)
 			continue;
-		if ((e = plt_nearest_enemy(g, it->platoon, &cost)) < 0)
+		/* The cost to contact is the squad's own, below. */
+		if ((e = plt_nearest_enemy_within(g, it->platoon, -1,
+		    &cost)) < 0)
 			return;
 		g->units[i].placed = false;
 		cost = plt_path_to_contact(g, g->units[i].side,
@@ -486,7 +532,10 @@ assault_move(struct game *g, const struct plt_order_item *it, int allow,
 		g->units[i].placed = true;
 		if (cost <= 0 || len <= 0)
 			continue;
-		move_squad(g, ev, i, &path[len - 1], 1, allow, 0, true);
+		/* move_squad to path[len - 1] would find this same path
+		 * (the same search: the same hexes settled in the same
+		 * order). */
+		walk(g, ev, i, path, len, allow, 0, true);
 	}
 }
 
@@ -517,10 +566,11 @@ strike(struct game *g, struct dice *d, struct events *ev, int s, int t,
 		need--; /* resisting someone outside their cover */
 	sbuf_init(&b);
 	for (k = 0; k < n; k++) {
-		snprintf(purpose, sizeof purpose, "close combat %s at %s",
+		pur(ev, purpose, sizeof purpose, "close combat %s at %s",
 		    g->units[s].id, g->units[t].id);
 		r = dice_roll(d, 10, need, purpose);
-		sbuf_printf(&b, "%s%d", k ? " " : "", r);
+		if (!ev->quiet)
+			sbuf_printf(&b, "%s%d", k ? " " : "", r);
 		if (r >= need) {
 			hits++;
 			add_hit(h, t, g->units[s].side, g->units[s].pos, true);
@@ -569,7 +619,7 @@ defend_of(const struct game *g, const struct plt_orders *all[], int side)
 
 	if (all != NULL)
 		return all[side] != NULL ? all[side]->defend : PLT_D_EVEN;
-	snprintf(key, sizeof key, "defend.%d", side);
+	plt_key(key, sizeof key, "defend", side);
 	return (enum plt_defend)game_var(g, key, PLT_D_EVEN);
 }
 
@@ -680,7 +730,7 @@ reform(struct game *g, const struct plt_order_item *it, struct dice *d,
 		if (!plt_alive(g, i) || g->units[i].attached != it->platoon ||
 		    g->units[i].strength != 1)
 			continue;
-		snprintf(purpose, sizeof purpose, "recovery %s",
+		pur(ev, purpose, sizeof purpose, "recovery %s",
 		    g->units[i].id);
 		r = dice_roll(d, 10, need, purpose);
 		if (r >= need)
@@ -690,7 +740,7 @@ reform(struct game *g, const struct plt_order_item *it, struct dice *d,
 		    "recovers" : "stays reduced");
 	}
 	if (pu->flags & PLT_F_SUPP) {
-		snprintf(purpose, sizeof purpose, "rally %s", pu->id);
+		pur(ev, purpose, sizeof purpose, "rally %s", pu->id);
 		r = dice_roll(d, 10, need, purpose);
 		if (r >= need)
 			pu->flags &= ~PLT_F_SUPP;
@@ -720,7 +770,7 @@ morale(struct game *g, struct dice *d, struct events *ev)
 		if (re + lo <= plt_mcp(g, p) || al == 0)
 			continue;
 		need = check_number(g, p, 5, false);
-		snprintf(purpose, sizeof purpose, "morale %s", g->units[p].id);
+		pur(ev, purpose, sizeof purpose, "morale %s", g->units[p].id);
 		r = dice_roll(d, 10, need, purpose);
 		events_add(ev, ALL, (int)d->nlog, "%s morale check (%d lost or "
 		    "reduced, MCP %d): %d (needs %d): %s.", g->units[p].id,
@@ -881,7 +931,7 @@ list_len(const struct game *g, const struct plt_orders *o, int side,
 	char key[24];
 	int n = o != NULL ? o->n : 0, p;
 
-	snprintf(key, sizeof key, "noadv.%d", side);
+	plt_key(key, sizeof key, "noadv", side);
 	if ((p = game_var(g, key, 0) - 1) < 0 || p >= g->nunits)
 		return n;
 	memset(extra, 0, sizeof *extra);
@@ -937,9 +987,9 @@ each_begin(struct resolve_ctx *c)
 	for (s = 0; s < g->nsides; s++) {
 		const struct plt_orders *o = c->orders[s];
 
-		snprintf(key, sizeof key, "init.%d", s);
+		plt_key(key, sizeof key, "init", s);
 		game_set_var(g, key, order[s]);
-		snprintf(key, sizeof key, "defend.%d", s);
+		plt_key(key, sizeof key, "defend", s);
 		game_set_var(g, key, o != NULL ? (int)o->defend : PLT_D_EVEN);
 		for (k = 0; o != NULL && k < o->n; k++)
 			g->units[o->o[k].platoon].x[PLT_X_MARK] = o->o[k].kind +
@@ -970,7 +1020,7 @@ each_next(struct resolve_ctx *c)
 		bool any = false;
 
 		k = (pos + t) % g->nsides;
-		snprintf(key, sizeof key, "init.%d", k);
+		plt_key(key, sizeof key, "init", k);
 		s = game_var(g, key, k);
 		for (p = 0; p < g->nunits; p++) {
 			struct plt_order_item it;
@@ -1034,7 +1084,7 @@ resolve_each(struct resolve_ctx *c)
 		} else
 			plt_enact(g, NULL, &a->o[0], c->dice, c->ev);
 		for (k = 0; k < g->nsides; k++) {
-			snprintf(key, sizeof key, "init.%d", k);
+			plt_key(key, sizeof key, "init", k);
 			if (game_var(g, key, k) == s)
 				game_set_var(g, "rv.pos", (k + 1) % g->nsides);
 		}
@@ -1057,8 +1107,23 @@ resolve_each(struct resolve_ctx *c)
 
 /* One step of the turn's window: initiative, then one order a step (the
  * faithful mode: resolve_each). */
+static enum resolve_rc resolve_step(struct resolve_ctx *);
+
+/* One step of the turn's window, with the map cache kept for it. */
 enum resolve_rc
 plt_resolve(struct resolve_ctx *c)
+{
+	enum resolve_rc rc;
+
+	plt_cache_begin(c->g);
+	rc = resolve_step(c);
+	plt_cache_end();
+	return rc;
+}
+
+/* plt_resolve without the scope. */
+static enum resolve_rc
+resolve_step(struct resolve_ctx *c)
 {
 	struct game *g = c->g;
 	const struct plt_orders *o[GAME_MAX_SIDES] = { 0 };
@@ -1076,20 +1141,22 @@ plt_resolve(struct resolve_ctx *c)
 		plt_initiative(g, c->dice, c->ev, order);
 		extra = xcalloc(1, sizeof *extra);
 		for (s = 0; s < g->nsides; s++) {
-			snprintf(key, sizeof key, "init.%d", s);
+			plt_key(key, sizeof key, "init", s);
 			game_set_var(g, key, order[s]);
 			/* Fixed now: the schedule of the turn's steps must not
 			 * change as platoons are lost. */
-			snprintf(key, sizeof key, "noadv.%d", s);
+			plt_key(key, sizeof key, "noadv", s);
 			game_set_var(g, key, no_order_advance(g, o[s], s,
 			    extra) ? extra->platoon + 1 : 0);
 		}
 		free(extra);
 		return RESOLVE_CONTINUE;
 	}
-	extra = xcalloc(GAME_MAX_SIDES, sizeof *extra);
+	/* Not cleared (an item is large): list_len fills extra[s] when it
+	 * counts it, and only a counted one is enacted. */
+	extra = xmalloc(GAME_MAX_SIDES * sizeof *extra);
 	for (s = 0; s < g->nsides; s++) {
-		snprintf(key, sizeof key, "init.%d", s);
+		plt_key(key, sizeof key, "init", s);
 		order[s] = game_var(g, key, s);
 		len[order[s]] = list_len(g, o[order[s]], order[s],
 		    &extra[order[s]]);
