@@ -464,17 +464,40 @@ store_orders_arg(const char *t, unsigned char **z)
 	return STORE_TEXT(t);
 }
 
+/* Is the header line at p (up to its newline) one a compacted report copy
+ * keeps? What a bounce checks (Date), names the message (Message-ID) and
+ * says what it was (X-Hexpost-Topic; Subject when there is no topic): the
+ * recipient and kind are columns of the row, the rest (From, the thread's
+ * Subject and References, List-Id, MIME parts) is the same in every copy
+ * (issue 17, packrep). */
+static bool
+store_copy_keeps(const char *p, bool topic)
+{
+	static const char *const keep[] = { "Date:", "Message-ID:",
+	    "X-Hexpost-Topic:" };
+	size_t i;
+
+	for (i = 0; i < sizeof keep / sizeof keep[0]; i++)
+		if (strncasecmp(p, keep[i], strlen(keep[i])) == 0)
+			return true;
+	return !topic && strncasecmp(p, "Subject:", 8) == 0;
+}
+
 /* SQL function hp_compact_copy(DATA, KIND): the sent copy DATA compacted
- * (STORE_SMAGIC): a report's reduced to its headers and its body's hash,
- * any other compressed whole. DATA itself if it does not uncompress. */
+ * (STORE_SMAGIC): a report's reduced to the header fields store_copy_keeps
+ * (each with its continuation lines) and a field naming its body's
+ * BLAKE2b-256 (the report itself is kept in reports), any other
+ * compressed whole. DATA itself if it does not uncompress. Copies
+ * compacted before (all their headers kept) read as they were. */
 static void
 sql_compact_copy(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const unsigned char *kind = sqlite3_value_text(argv[1]);
-	char *m, *sep, hex[65];
+	char *m, *sep, *p, *nl, hex[65];
 	unsigned char h[32], *z;
 	size_t n, zn, i;
 	struct sbuf b;
+	bool topic, keep = false;
 
 	(void)argc;
 	if ((m = store_zunpack(sqlite3_value_blob(argv[0]),
@@ -489,10 +512,18 @@ sql_compact_copy(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		    n - (size_t)(sep + 2 - m), NULL, 0);
 		for (i = 0; i < sizeof h; i++)
 			snprintf(hex + 2 * i, 3, "%02x", h[i]);
-		sbuf_add(&b, m, (size_t)(sep + 1 - m));
-		sbuf_printf(&b, "X-Hexpost-Copy: body of %zu bytes removed a day "
-		    "after delivery (the report is kept); BLAKE2b-256 %s\n\n",
-		    n - (size_t)(sep + 2 - m), hex);
+		sep[1] = '\0';
+		topic = strncasecmp(m, "X-Hexpost-Topic:", 16) == 0 ||
+		    strcasestr(m, "\nX-Hexpost-Topic:") != NULL;
+		for (p = m; *p != '\0'; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (*p != ' ' && *p != '\t')
+				keep = store_copy_keeps(p, topic);
+			if (keep)
+				sbuf_add(&b, p, (size_t)(nl + 1 - p));
+		}
+		sbuf_printf(&b, "X-Hexpost-Copy: body of %zu bytes removed, "
+		    "BLAKE2b-256 %s\n\n", n - (size_t)(sep + 2 - m), hex);
 	} else
 		sbuf_add(&b, m, n);
 	free(m);
@@ -1502,53 +1533,187 @@ store_report_plain(struct store *st, int64_t wid, int side, size_t *len,
 	return body;
 }
 
+/* Chained reports (issue 17, packrep): a report is stored as STORE_DMAGIC
+ * against the same view's previous report of the campaign (consecutive
+ * reports share most of their map and text), which may itself be stored
+ * against its own previous one, and so on. A chain is at most
+ * STORE_REPORT_CHAIN reports long: the report that would make it longer
+ * is stored against the campaign's first report of the view (as every
+ * report was before) or alone (STORE_ZMAGIC, plain if that is not
+ * smaller), whichever is smallest, and starts a new chain. Reading a
+ * report inflates at most STORE_REPORT_CHAIN + 1 streams. The format of a
+ * row is the one before (16-byte STORE_DMAGIC header naming the
+ * dictionary's window), so old rows read as they did; a row naming a
+ * window that is not earlier, or a chain longer than STORE_REPORT_DEPTH,
+ * reads as damaged (no edit can make the reader loop). */
+#define STORE_REPORT_CHAIN 16
+#define STORE_REPORT_DEPTH 64
+
+/* The stored header of the report of window wid for view side: *dwid the
+ * window it is stored against (0: none); 1 if there is a row, 0 if not,
+ * or a negative hp_err. */
+static int
+store_report_head(struct store *st, int64_t wid, int side, int64_t *dwid,
+    struct hp_error *err)
+{
+	struct store_query q;
+	int found = 0, i;
+
+	*dwid = 0;
+	if (store_query_open(&q, st, "report header", "SELECT substr(body, 1, "
+	    "16) FROM reports WHERE window_id = ?1 AND side_idx = ?2",
+	    STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) != HP_OK)
+		return -HP_EDB;
+	if (store_query_next(&q, err)) {
+		const unsigned char *u = sqlite3_column_blob(q.s, 0);
+		size_t n = (size_t)sqlite3_column_bytes(q.s, 0);
+
+		found = 1;
+		if (n >= STORE_DHEAD && memcmp(u, STORE_DMAGIC, 4) == 0)
+			for (i = 0; i < 8; i++)
+				*dwid = (int64_t)((uint64_t)*dwid << 8 |
+				    u[8 + i]);
+	}
+	if (store_query_close(&q, err) != HP_OK)
+		return -HP_EDB;
+	return found;
+}
+
+/* How many dictionaries reading the report of window wid for side
+ * inflates (0: stored alone), at most limit + 1 (more, or a loop, or a
+ * missing link: limit + 1); a negative hp_err on a database error. */
+static int
+store_report_depth(struct store *st, int64_t wid, int side, int limit,
+    struct hp_error *err)
+{
+	int64_t dwid;
+	int d, rc;
+
+	for (d = 0; d <= limit; d++) {
+		if ((rc = store_report_head(st, wid, side, &dwid, err)) < 0)
+			return rc;
+		if (rc == 0)
+			return limit + 1;
+		if (dwid == 0)
+			return d;
+		if (dwid >= wid)
+			return limit + 1;
+		wid = dwid;
+	}
+	return limit + 1;
+}
+
+/* The text of the report of window wid for view side, its chain of
+ * dictionaries resolved (depth: links followed so far): malloc'ed, *len
+ * its length. NULL with *found false if there is none, NULL with *found
+ * true if it (or a report it is stored against) is damaged or missing. */
+static char *
+store_report_text(struct store *st, int64_t wid, int side, int depth,
+    size_t *len, bool *found, struct hp_error *err)
+{
+	char *body, *dict, *out;
+	size_t n = 0, dn = 0;
+	int64_t dwid;
+	bool dfound;
+
+	if ((body = store_report_plain(st, wid, side, &n, found, &dwid,
+	    err)) == NULL || dwid == 0) {
+		if (body != NULL)
+			*len = n;
+		return body;
+	}
+	if (dwid >= wid || depth >= STORE_REPORT_DEPTH) {
+		free(body);
+		return NULL;
+	}
+	dict = store_report_text(st, dwid, side, depth + 1, &dn, &dfound, err);
+	out = dict != NULL ? store_dunpack((unsigned char *)body, n, dict, dn) :
+	    NULL;
+	free(dict);
+	free(body);
+	if (out != NULL)
+		*len = strlen(out);
+	return out;
+}
+
+/* Store the report body of window wid for side against dictionary
+ * window dwid (its text dict, dn bytes) if that beats *best (*bestn
+ * bytes; NULL: none yet), which it then replaces. */
+static void
+store_report_try(const char *body, size_t n, const char *dict, size_t dn,
+    int64_t dwid, unsigned char **best, size_t *bestn)
+{
+	unsigned char *dz;
+	size_t dzn;
+
+	if ((dz = store_dpack(body, n, dict, dn, dwid, *best != NULL ? *bestn :
+	    n, &dzn)) == NULL)
+		return;
+	free(*best);
+	*best = dz;
+	*bestn = dzn;
+}
+
 int
 store_report_put(struct store *st, int64_t wid, int side, const char *body,
     struct hp_error *err)
 {
 	struct store_query q;
-	size_t n = strlen(body), zn = 0, dn = 0, dzn = 0;
-	unsigned char *z = store_zpack(body, n, &zn), *dz = NULL;
-	int64_t dwid = 0, ddwid;
-	char *dict = NULL;
+	size_t n = strlen(body), zn = 0, dn;
+	unsigned char *best = store_zpack(body, n, &zn);
+	int64_t first = 0, prev = 0;
+	char *dict;
 	bool found;
-	int rc;
+	int rc, depth = 0;
 
-	/* Compressed when that is smaller (issue 17: reports were over
-	 * half of the database), against the campaign's first report of the
-	 * same view when there is one and that is smaller still. */
-	if (store_query_open(&q, st, "first report", "SELECT r.window_id FROM "
-	    "reports r JOIN windows w ON w.id = r.window_id WHERE "
-	    "w.campaign_id = (SELECT campaign_id FROM windows WHERE id = ?1) "
-	    "AND r.side_idx = ?2 AND r.window_id <> ?1 ORDER BY r.window_id "
-	    "LIMIT 1", STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) !=
+	/* Compressed when that is smaller (issue 17: reports were over half
+	 * of the database): against the view's previous report while its
+	 * chain is short enough, else against the campaign's first report,
+	 * whichever of those and alone is smallest. */
+	if (store_query_open(&q, st, "earlier reports", "SELECT "
+	    "min(r.window_id), max(r.window_id) FROM reports r JOIN windows w "
+	    "ON w.id = r.window_id WHERE w.campaign_id = (SELECT campaign_id "
+	    "FROM windows WHERE id = ?1) AND r.side_idx = ?2 AND r.window_id "
+	    "< ?1", STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) !=
 	    HP_OK) {
-		free(z);
+		free(best);
 		return HP_EDB;
 	}
-	if (store_query_next(&q, err))
-		dwid = sqlite3_column_int64(q.s, 0);
+	if (store_query_next(&q, err)) {
+		first = sqlite3_column_int64(q.s, 0);
+		prev = sqlite3_column_int64(q.s, 1);
+	}
 	if ((rc = store_query_close(&q, err)) != HP_OK) {
-		free(z);
+		free(best);
 		return rc;
 	}
-	if (dwid > 0 && (dict = store_report_plain(st, dwid, side, &dn, &found,
-	    &ddwid, err)) != NULL && ddwid == 0)
-		dz = store_dpack(body, n, dict, dn, dwid, z != NULL ? zn : n,
-		    &dzn);
-	free(dict);
-	if (dz != NULL)
-		rc = store_exec(st, "store report", "INSERT INTO reports "
-		    "(window_id, side_idx, body) VALUES (?1, ?2, ?3)",
-		    STORE_ARGS(STORE_INT(wid), STORE_INT(side),
-		    STORE_BLOB(dz, dzn)), NULL, err);
-	else
-		rc = store_exec(st, "store report", "INSERT INTO reports "
-		    "(window_id, side_idx, body) VALUES (?1, ?2, ?3)",
-		    STORE_ARGS(STORE_INT(wid), STORE_INT(side), z != NULL ?
-		    STORE_BLOB(z, zn) : STORE_TEXT(body)), NULL, err);
-	free(z);
-	free(dz);
+	if (prev > 0 && (depth = store_report_depth(st, prev, side,
+	    STORE_REPORT_CHAIN, err)) < STORE_REPORT_CHAIN) {
+		if (depth < 0) {
+			free(best);
+			return -depth;
+		}
+		if ((dict = store_report_text(st, prev, side, 0, &dn, &found,
+		    err)) != NULL)
+			store_report_try(body, n, dict, dn, prev, &best, &zn);
+		free(dict);
+	} else if (first > 0 && (depth = store_report_depth(st, first, side,
+	    0, err)) == 0) {
+		if ((dict = store_report_text(st, first, side, 0, &dn, &found,
+		    err)) != NULL)
+			store_report_try(body, n, dict, dn, first, &best, &zn);
+		free(dict);
+	} else if (first > 0 && depth < 0) {
+		free(best);
+		return -depth;
+	}
+	/* (A dictionary that does not read, whatever the reason, leaves the
+	 * report compressed alone: err may hold a caller's earlier error.) */
+	rc = store_exec(st, "store report", "INSERT INTO reports (window_id, "
+	    "side_idx, body) VALUES (?1, ?2, ?3)", STORE_ARGS(STORE_INT(wid),
+	    STORE_INT(side), best != NULL ? STORE_BLOB(best, zn) :
+	    STORE_TEXT(body)), NULL, err);
+	free(best);
 	return rc;
 }
 
@@ -1558,32 +1723,20 @@ store_report_get(struct store *st, int64_t wid, int side,
 {
 	static const char damaged[] = "(the stored report is damaged: it does "
 	    "not uncompress)\n";
-	char *body, *dict, *out;
-	size_t n = 0, dn = 0;
-	int64_t dwid, ddwid;
+	char *out;
+	size_t n;
 	bool found;
 
-	if ((body = store_report_plain(st, wid, side, &n, &found, &dwid,
-	    err)) == NULL) {
-		/* Damaged: said in its place, so the audit finds it differs
-		 * and 'report --turn' shows it. */
-		if (found)
-			return xstrdup(damaged);
-		if (err->code == 0)
-			hp_seterr(err, HP_ENOENT, "no report for that turn and "
-			    "side");
-		return NULL;
-	}
-	if (dwid == 0)
-		return body;
-	/* Against a dictionary: the campaign's first report of the view,
-	 * itself never stored against one. */
-	dict = store_report_plain(st, dwid, side, &dn, &found, &ddwid, err);
-	out = dict != NULL && ddwid == 0 ? store_dunpack((unsigned char *)body,
-	    n, dict, dn) : NULL;
-	free(dict);
-	free(body);
-	return out != NULL ? out : xstrdup(damaged);
+	if ((out = store_report_text(st, wid, side, 0, &n, &found, err)) !=
+	    NULL)
+		return out;
+	/* Damaged (or a report it is stored against is): said in its place,
+	 * so the audit finds it differs and 'report --turn' shows it. */
+	if (found)
+		return xstrdup(damaged);
+	if (err->code == 0)
+		hp_seterr(err, HP_ENOENT, "no report for that turn and side");
+	return NULL;
 }
 
 /* Fill p from a row of id, campaign id, campaign name, side, name, email,
@@ -3532,8 +3685,12 @@ store_compact(struct store *st, long now, int keep_days,
 			goto fail;
 		cs->deleted = store_changes(st);
 	}
+	/* The stage name goes too: a sent message's file left tmp/ when it
+	 * was delivered (store_outbox_stage_used asks only about files
+	 * still there). */
 	if ((rc = store_exec(st, "compact sent copies", "UPDATE outbox SET "
-	    "data = hp_compact_copy(data, kind) WHERE state = 'sent' AND "
+	    "data = hp_compact_copy(data, kind), stage = NULL WHERE state = "
+	    "'sent' AND "
 	    "sent_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "
 	    "'-1 day') AND substr(data, 1, 4) <> CAST(x'00485053' AS BLOB)",
 	    STORE_ARGS(STORE_INT(now)), NULL, err)) != HP_OK)

@@ -4,7 +4,8 @@
 # e2e_reports DB SQL: the report texts SQL names (each row: window id, side
 # index), one after another as `sqlite3 DB "SELECT body ..."` printed them
 # before reports were stored compressed (issue 17: zlib, the later ones
-# against the campaign's first report of the view as dictionary).
+# against an earlier report of the view as dictionary: the campaign's first
+# one, or the previous one, itself stored against its previous one...).
 e2e_reports() {
 	python3 - "$1" "$2" <<'PY'
 import sqlite3, sys, zlib
@@ -19,7 +20,8 @@ def text(wid, side):
     b = raw(wid, side)
     if b[:4] != b"\0HPD":
         return plain(b)
-    d = zlib.decompressobj(zdict=plain(raw(int.from_bytes(b[8:16], "big"), side)))
+    # Against an earlier report of the view (itself maybe against another).
+    d = zlib.decompressobj(zdict=text(int.from_bytes(b[8:16], "big"), side))
     return d.decompress(b[16:]) + d.flush()
 for wid, side in db.execute(sys.argv[2]).fetchall():
     sys.stdout.write(text(wid, side).decode() + "\n")
@@ -81,10 +83,12 @@ PY
 # e2e_report_replace DB WID OLD NEW: every report of window WID rewritten
 # as plain text (the program reads both) with OLD replaced by NEW, as
 # `UPDATE reports SET body = replace(body, OLD, NEW)` did before reports
-# were stored compressed. WID must not be a campaign's first window (its
-# reports are the later ones' dictionaries).
+# were stored compressed. Every report of DB is stored plain first (the
+# later reports are stored against the earlier ones: editing one would
+# change how the later ones read).
 e2e_report_replace() {
 	local side
+	e2e_reports_plain "$1" || return 1
 	for side in $(sqlite3 "$1" "SELECT side_idx FROM reports WHERE window_id = $2"); do
 		e2e_reports "$1" "SELECT window_id, side_idx FROM reports WHERE
 		    window_id = $2 AND side_idx = $side" >"$T/.report" || return 1
