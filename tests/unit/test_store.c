@@ -353,7 +353,8 @@ test_compressed(void **state)
 	got = store_report_get(st, w.id, 1, &err);
 	assert_string_equal(got, "short");
 	free(got);
-	/* A later window's report: against the first one as dictionary. */
+	/* A later window's report: against the earlier one as dictionary
+	 * (test_store_report has the chains). */
 	snprintf(msg, sizeof msg, "INSERT INTO windows(id, campaign_id, turn, "
 	    "number, name, kind, sides, state, seed, commitment) VALUES (%lld, "
 	    "%lld, 9, 1, 'later', 0, 1, 'resolved', x'00', x'00')",
@@ -365,7 +366,7 @@ test_compressed(void **state)
 	assert_int_equal(store_report_put(st, w.id + 100, 0, b2.buf, &err),
 	    HP_OK);
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM reports WHERE "
-	    "substr(body, 1, 4) = x'00485044' AND length(body) < 300"), 1);
+	    "substr(body, 1, 4) = x'00485045' AND length(body) < 300"), 1);
 	got = store_report_get(st, w.id + 100, 0, &err);
 	assert_non_null(got);
 	assert_string_equal(got, b2.buf);

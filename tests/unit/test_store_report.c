@@ -99,10 +99,31 @@ dict_window(const char *path, int64_t wid, int side)
 	int64_t d = 0;
 	int i;
 
+	snprintf(sql, sizeof sql, "SELECT CASE WHEN substr(body, 1, 4) IN "
+	    "(x'00485044', x'00485045') THEN hex(substr(body, 9, 8)) ELSE '' "
+	    "END FROM reports WHERE window_id = %lld AND side_idx = %d",
+	    (long long)wid, side);
+	hex = fx_db_text(path, sql);
+	assert_non_null(hex);
+	for (i = 0; hex[i] != '\0'; i++)
+		d = d << 4 | (hex[i] <= '9' ? hex[i] - '0' : hex[i] - 'A' + 10);
+	free(hex);
+	return d;
+}
+
+/* The other view's window the report of wid for side names as part of
+ * its dictionary (0: none). */
+static int64_t
+other_window(const char *path, int64_t wid, int side)
+{
+	char sql[200], *hex;
+	int64_t d = 0;
+	int i;
+
 	snprintf(sql, sizeof sql, "SELECT CASE WHEN substr(body, 1, 4) = "
-	    "x'00485044' THEN hex(substr(body, 9, 8)) ELSE '' END FROM "
-	    "reports WHERE window_id = %lld AND side_idx = %d", (long long)wid,
-	    side);
+	    "x'00485045' THEN hex(substr(body, 17, 8)) ELSE '' END FROM "
+	    "reports WHERE window_id = %lld AND side_idx = %d",
+	    (long long)wid, side);
 	hex = fx_db_text(path, sql);
 	assert_non_null(hex);
 	for (i = 0; hex[i] != '\0'; i++)
@@ -146,7 +167,7 @@ test_chain(void **state)
 	int64_t cid, first, d;
 	int k, s, depth, maxdepth = 0, keys = 0, chained = 0;
 	long plain, stored;
-	char *text;
+	char *text, sql[200];
 
 	(void)state;
 	st = fx_club(&path, &cfg, &cid, NULL, "chain");
@@ -177,12 +198,21 @@ test_chain(void **state)
 				chained++;
 			if (d == first && k > 1)
 				keys++;
-			for (depth = 0, d = first + k; (d = dict_window(path, d,
-			    s)) != 0; depth++)
-				;
+			/* The depth its header records. */
+			snprintf(sql, sizeof sql, "SELECT unicode(CAST(substr("
+			    "body, 26, 1) AS TEXT)) FROM reports WHERE window_id "
+			    "= %lld AND side_idx = %d", (long long)(first + k),
+			    s);
+			depth = (int)fx_db_long(path, sql);
+			assert_true(depth >= 1);
 			if (depth > maxdepth)
 				maxdepth = depth;
 		}
+	/* A side's report leans on the moderator's of its window too. */
+	for (k = 0; k < NWIN; k++) {
+		assert_int_equal(other_window(path, first + k, 0), first + k);
+		assert_int_equal(other_window(path, first + k, -1), 0);
+	}
 	assert_true(chained >= 2 * (NWIN - 4));
 	assert_true(keys >= 2 * 2);
 	assert_true(maxdepth <= 16);
@@ -458,6 +488,60 @@ test_copy(void **state)
 	fx_tmp_clean();
 }
 
+/* Picture data: stored the same way, read back byte for byte; none is
+ * HP_ENOENT. */
+static void
+test_pictures(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct store_window w;
+	const char *path;
+	struct config cfg;
+	struct store *st;
+	int64_t cid, first;
+	char *t, *got;
+	long plain = 0;
+	int k, s;
+
+	(void)state;
+	st = fx_club(&path, &cfg, &cid, NULL, "pictures");
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_OK);
+	first = w.id;
+	add_windows(path, cid, first, 24);
+	for (k = 0; k < 25; k++)
+		for (s = -2; s <= 1; s++) {
+			if (s == -1)
+				continue;
+			t = report_text(k + s, s);
+			assert_int_equal(store_picture_put(st, first + k, s, t,
+			    &err), HP_OK);
+			free(t);
+		}
+	/* Stored again (INSERT OR REPLACE): the same. */
+	t = report_text(24 + 1, 1);
+	assert_int_equal(store_picture_put(st, first + 24, 1, t, &err), HP_OK);
+	free(t);
+	for (k = 0; k < 25; k++)
+		for (s = -2; s <= 1; s++) {
+			if (s == -1)
+				continue;
+			t = report_text(k + s, s);
+			plain += (long)strlen(t);
+			got = store_picture_get(st, first + k, s, &err);
+			assert_non_null(got);
+			assert_string_equal(got, t);
+			free(got);
+			free(t);
+		}
+	assert_true(fx_db_long(path, "SELECT sum(length(model)) FROM "
+	    "window_pictures") * 8 < plain);
+	assert_null(store_picture_get(st, first + 99, 0, &err));
+	assert_int_equal(err.code, HP_ENOENT);
+	store_close(st);
+	config_free(&cfg);
+	fx_tmp_clean();
+}
+
 /* Remove the database a test (or a failed one) left behind. */
 static int
 cleanup(void **state)
@@ -475,6 +559,7 @@ main(void)
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_old_rows),
 		cmocka_unit_test(test_copy),
+		cmocka_unit_test(test_pictures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
