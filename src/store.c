@@ -465,16 +465,15 @@ store_orders_arg(const char *t, unsigned char **z)
 }
 
 /* Is the header line at p (up to its newline) one a compacted report copy
- * keeps? What a bounce checks (Date), names the message (Message-ID) and
- * says what it was (X-Hexpost-Topic; Subject when there is no topic): the
+ * keeps? What a bounce checks (Date) and what says what it was
+ * (X-Hexpost-Topic; Subject when there is no topic): the Message-ID,
  * recipient and kind are columns of the row, the rest (From, the thread's
  * Subject and References, List-Id, MIME parts) is the same in every copy
  * (issue 17, packrep). */
 static bool
 store_copy_keeps(const char *p, bool topic)
 {
-	static const char *const keep[] = { "Date:", "Message-ID:",
-	    "X-Hexpost-Topic:" };
+	static const char *const keep[] = { "Date:", "X-Hexpost-Topic:" };
 	size_t i;
 
 	for (i = 0; i < sizeof keep / sizeof keep[0]; i++)
