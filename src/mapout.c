@@ -108,7 +108,7 @@ mapout_stored(struct store *st, int64_t wid, int side, struct pic_model *m,
 	int rc;
 
 	if ((text = store_picture_get(st, wid, side, err)) == NULL)
-		return err->code != 0 ? err->code : HP_ENOENT;
+		return err != NULL && err->code != 0 ? err->code : HP_ENOENT;
 	rc = picture_parse(text, m, err);
 	free(text);
 	return rc;

@@ -1892,7 +1892,7 @@ store_report_get(struct store *st, int64_t wid, int side,
 	 * so the audit finds it differs and 'report --turn' shows it. */
 	if (found)
 		return xstrdup(damaged);
-	if (err->code == 0)
+	if (err == NULL || err->code == 0)
 		hp_seterr(err, HP_ENOENT, "no report for that turn and side");
 	return NULL;
 }
@@ -1917,7 +1917,7 @@ store_picture_get(struct store *st, int64_t wid, int side,
 	if (found)
 		hp_seterr(err, HP_EINVAL, "the stored picture data of window "
 		    "%lld is damaged (it does not uncompress)", (long long)wid);
-	else if (err->code == 0)
+	else if (err == NULL || err->code == 0)
 		hp_seterr(err, HP_ENOENT, "no picture stored for window %lld",
 		    (long long)wid);
 	return NULL;
