@@ -1457,8 +1457,10 @@ store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
  * (1 byte, signed) and the chain depth (1 byte: the longest path of
  * dictionaries behind it), then the zlib stream. A row that would be
  * deeper than STORE_CHAIN_MAX is stored against the campaign's first of
- * the view instead of the previous one (or alone), so reading one
- * inflates at most 2 (STORE_CHAIN_MAX + 1) streams (each read once).
+ * the view instead of the previous one (or alone; the base view's rows
+ * stay a link shorter), so reading one follows paths of at most
+ * STORE_CHAIN_MAX links and inflates each row on them once (a few dozen
+ * at most; about 0.3 ms for a Portable Wargame report).
  * Rows of the formats before (plain, STORE_ZMAGIC, STORE_DMAGIC against
  * the campaign's first report) read as they did and count as depth 0 and
  * 1. A link to a row that is not earlier (an earlier window, or the other
