@@ -669,11 +669,9 @@ suggested(struct store *st, const char *name, const char *extra)
 #define Q_EVENTS "SELECT w.turn, w.number, e.seq, e.step, e.phase, " \
 	"e.text, e.visible, e.roll FROM events e JOIN windows w ON w.id = " \
 	"e.window_id ORDER BY w.turn, w.number, e.seq"
-/* The reports, each named by its window id and side (read through
- * store_report_get: they are stored compressed, against earlier ones). */
-#define Q_REPORTS "SELECT group_concat(id, ' ') FROM (SELECT r.window_id " \
-	"|| ' ' || r.side_idx AS id FROM reports r JOIN windows w ON w.id = " \
-	"r.window_id ORDER BY w.turn, w.number, r.side_idx)"
+#define Q_REPORTS "SELECT w.turn, w.number, r.side_idx, r.body FROM " \
+	"reports r JOIN windows w ON w.id = r.window_id ORDER BY w.turn, " \
+	"w.number, r.side_idx"
 #define Q_WINDOWS "SELECT turn, number, name, state, seed, commitment, " \
 	"dice_key FROM windows ORDER BY turn, number"
 #define Q_ORDERS "SELECT w.turn, w.number, o.side_idx, o.source, o.raw, " \
@@ -693,13 +691,19 @@ assert_same(const char *p1, const char *p2, const char *sql, bool nonempty)
 	free(b);
 }
 
+/* The reports, each named by its window id and side (read through
+ * store_report_get: they are stored compressed, against earlier ones). */
+#define Q_REPORT_IDS "SELECT group_concat(id, ' ') FROM (SELECT " \
+	"r.window_id || ' ' || r.side_idx AS id FROM reports r JOIN windows " \
+	"w ON w.id = r.window_id ORDER BY w.turn, w.number, r.side_idx)"
+
 /* Every report of the database at path (open as st), in window order, as
  * one text; caller frees. */
 static char *
 reports_all(struct store *st, const char *path)
 {
 	struct hp_error err = { 0, "" };
-	char *ids = fx_db_text(path, Q_REPORTS), *p, *end, *rep;
+	char *ids = fx_db_text(path, Q_REPORT_IDS), *p, *end, *rep;
 	struct sbuf b;
 
 	sbuf_init(&b);
@@ -770,16 +774,18 @@ test_dice_determinism(void **state)
 	assert_same(pa, pb, Q_ORDERS, true);
 	assert_same(pa, pb, Q_DICE, true);
 	assert_same(pa, pb, Q_EVENTS, true);
+	assert_same(pa, pb, Q_REPORTS, true);
+	assert_int_equal(count(pa, "SELECT count(*) FROM campaigns WHERE "
+	    "status = 'finished'"), 1);
+	assert_int_equal(check_keys(a, "det"), na);
+	assert_int_equal(check_keys(b, "det"), na);
+	/* The same bytes stored (above), and the same texts read back. */
 	wa = reports_all(a, pa);
 	wc = reports_all(b, pb);
 	assert_true(strlen(wa) > 0);
 	assert_string_equal(wa, wc);
 	free(wa);
 	free(wc);
-	assert_int_equal(count(pa, "SELECT count(*) FROM campaigns WHERE "
-	    "status = 'finished'"), 1);
-	assert_int_equal(check_keys(a, "det"), na);
-	assert_int_equal(check_keys(b, "det"), na);
 
 	/* The same orders but for a comment: the seed and its commitment
 	 * stay, the dice key changes. */
