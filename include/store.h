@@ -127,6 +127,13 @@ int store_report_put(struct store *, int64_t wid, int side, const char *body,
 /* The report for side of window wid; caller frees. NULL + HP_ENOENT if none. */
 char *store_report_get(struct store *, int64_t wid, int side,
     struct hp_error *);
+/* The picture data (picture_text) of window wid for side (mapout.h),
+ * stored like reports (against the view's previous one and the public
+ * one); caller frees. NULL + HP_ENOENT if none, HP_EINVAL if damaged. */
+int store_picture_put(struct store *, int64_t wid, int side,
+    const char *text, struct hp_error *);
+char *store_picture_get(struct store *, int64_t wid, int side,
+    struct hp_error *);
 
 /* Players, as mail intake needs them. */
 struct store_player {

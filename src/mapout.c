@@ -90,10 +90,9 @@ mapout_window_resolved(struct store *st, int64_t cid, const struct game *g,
 		sbuf_init(&t);
 		mapout_model(g, side, ev, &m);
 		picture_text(&m, &t);
-		rc = store_exec(st, "window_pictures put", "INSERT OR REPLACE "
-		    "INTO window_pictures (window_id, side, model) VALUES "
-		    "(?1, ?2, ?3)", STORE_ARGS(STORE_INT(w->id),
-		    STORE_INT(side), STORE_TEXT(t.buf ? t.buf : "")), NULL,
+		/* Stored compressed against the previous window's and the
+		 * public one (issue 17: 8 KB each a window, as text). */
+		rc = store_picture_put(st, w->id, side, t.buf ? t.buf : "",
 		    err);
 		sbuf_free(&t);
 		picture_free(&m);
@@ -105,25 +104,11 @@ int
 mapout_stored(struct store *st, int64_t wid, int side, struct pic_model *m,
     struct hp_error *err)
 {
-	struct store_query q;
-	char *text = NULL;
+	char *text;
 	int rc;
 
-	if ((rc = store_query_open(&q, st, "window_pictures get", "SELECT "
-	    "model FROM window_pictures WHERE window_id = ?1 AND side = ?2",
-	    STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err)) != HP_OK)
-		return rc;
-	if (store_query_next(&q, err))
-		text = xstrdup((const char *)sqlite3_column_text(q.s, 0));
-	if ((rc = store_query_close(&q, err)) != HP_OK) {
-		free(text);
-		return rc;
-	}
-	if (text == NULL) {
-		hp_seterr(err, HP_ENOENT, "no picture stored for window %lld",
-		    (long long)wid);
-		return HP_ENOENT;
-	}
+	if ((text = store_picture_get(st, wid, side, err)) == NULL)
+		return err != NULL && err->code != 0 ? err->code : HP_ENOENT;
 	rc = picture_parse(text, m, err);
 	free(text);
 	return rc;

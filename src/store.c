@@ -464,17 +464,39 @@ store_orders_arg(const char *t, unsigned char **z)
 	return STORE_TEXT(t);
 }
 
+/* Is the header line at p (up to its newline) one a compacted report copy
+ * keeps? What a bounce checks (Date) and what says what it was
+ * (X-Hexpost-Topic; Subject when there is no topic): the Message-ID,
+ * recipient and kind are columns of the row, the rest (From, the thread's
+ * Subject and References, List-Id, MIME parts) is the same in every copy
+ * (issue 17, packrep). */
+static bool
+store_copy_keeps(const char *p, bool topic)
+{
+	static const char *const keep[] = { "Date:", "X-Hexpost-Topic:" };
+	size_t i;
+
+	for (i = 0; i < sizeof keep / sizeof keep[0]; i++)
+		if (strncasecmp(p, keep[i], strlen(keep[i])) == 0)
+			return true;
+	return !topic && strncasecmp(p, "Subject:", 8) == 0;
+}
+
 /* SQL function hp_compact_copy(DATA, KIND): the sent copy DATA compacted
- * (STORE_SMAGIC): a report's reduced to its headers and its body's hash,
- * any other compressed whole. DATA itself if it does not uncompress. */
+ * (STORE_SMAGIC): a report's reduced to the header fields store_copy_keeps
+ * (each with its continuation lines) and a field naming its body's
+ * BLAKE2b-256 (the report itself is kept in reports), any other
+ * compressed whole. DATA itself if it does not uncompress. Copies
+ * compacted before (all their headers kept) read as they were. */
 static void
 sql_compact_copy(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const unsigned char *kind = sqlite3_value_text(argv[1]);
-	char *m, *sep, hex[65];
+	char *m, *sep, *p, *nl, hex[65];
 	unsigned char h[32], *z;
 	size_t n, zn, i;
 	struct sbuf b;
+	bool topic, keep = false;
 
 	(void)argc;
 	if ((m = store_zunpack(sqlite3_value_blob(argv[0]),
@@ -489,10 +511,18 @@ sql_compact_copy(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		    n - (size_t)(sep + 2 - m), NULL, 0);
 		for (i = 0; i < sizeof h; i++)
 			snprintf(hex + 2 * i, 3, "%02x", h[i]);
-		sbuf_add(&b, m, (size_t)(sep + 1 - m));
-		sbuf_printf(&b, "X-Hexpost-Copy: body of %zu bytes removed a day "
-		    "after delivery (the report is kept); BLAKE2b-256 %s\n\n",
-		    n - (size_t)(sep + 2 - m), hex);
+		sep[1] = '\0';
+		topic = strncasecmp(m, "X-Hexpost-Topic:", 16) == 0 ||
+		    strcasestr(m, "\nX-Hexpost-Topic:") != NULL;
+		for (p = m; *p != '\0'; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (*p != ' ' && *p != '\t')
+				keep = store_copy_keeps(p, topic);
+			if (keep)
+				sbuf_add(&b, p, (size_t)(nl + 1 - p));
+		}
+		sbuf_printf(&b, "X-Hexpost-Copy: body of %zu bytes removed, "
+		    "BLAKE2b-256 %s\n\n", n - (size_t)(sep + 2 - m), hex);
 	} else
 		sbuf_add(&b, m, n);
 	free(m);
@@ -1381,45 +1411,6 @@ store_dice_load(struct store *st, int64_t wid, struct dice *d,
 #define STORE_DMAGIC "\0HPD"
 #define STORE_DHEAD 16
 
-/* p (n bytes) deflated with dictionary dict (dn bytes) as a malloc'ed
- * STORE_DMAGIC blob naming window dwid (*outlen bytes), or NULL if that
- * fails or is not smaller than limit. */
-static unsigned char *
-store_dpack(const char *p, size_t n, const char *dict, size_t dn,
-    int64_t dwid, size_t limit, size_t *outlen)
-{
-	unsigned char *z;
-	z_stream zs;
-	size_t cap;
-	int i, rc;
-
-	if (n > 0xffffffffu || dn > 0xffffffffu)
-		return NULL;
-	memset(&zs, 0, sizeof zs);
-	if (deflateInit(&zs, 9) != Z_OK)
-		return NULL;
-	cap = STORE_DHEAD + deflateBound(&zs, (uLong)n);
-	z = xmalloc(cap);
-	memcpy(z, STORE_DMAGIC, 4);
-	for (i = 0; i < 4; i++)
-		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
-	for (i = 0; i < 8; i++)
-		z[8 + i] = (unsigned char)((uint64_t)dwid >> (56 - 8 * i));
-	zs.next_in = (Bytef *)(uintptr_t)p;
-	zs.avail_in = (uInt)n;
-	zs.next_out = z + STORE_DHEAD;
-	zs.avail_out = (uInt)(cap - STORE_DHEAD);
-	rc = deflateSetDictionary(&zs, (const Bytef *)dict, (uInt)dn) == Z_OK ?
-	    deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
-	*outlen = STORE_DHEAD + zs.total_out;
-	deflateEnd(&zs);
-	if (rc != Z_STREAM_END || *outlen >= limit) {
-		free(z);
-		return NULL;
-	}
-	return z;
-}
-
 /* Inflate the STORE_DMAGIC blob p (n bytes) with dictionary dict: a
  * malloc'ed, NUL-terminated text, or NULL if it is damaged (not zlib, not
  * the recorded length, or bytes after the stream). */
@@ -1455,101 +1446,436 @@ store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
 	return out;
 }
 
-/* The plain text of the report of window wid for view side as stored
- * (plain or STORE_ZMAGIC, not against a dictionary): malloc'ed, *len its
- * length; NULL with *found false if there is none, NULL with *found true
- * if it is damaged. */
+/* Reports and window pictures stored in chains (issue 17, packrep). A
+ * window's report (or picture data) of a view is stored zlib-compressed
+ * with a preset dictionary made of the same view's previous one of the
+ * campaign (consecutive windows share most of their map and text) and,
+ * for a side's view, the same window's moderator report (public picture),
+ * stored first: a side sees much of what the moderator sees. The row is
+ * STORE_EMAGIC, the length (4 bytes), the previous window id (8 bytes, 0:
+ * none), the window id of the other view (8 bytes, 0: none), that view
+ * (1 byte, signed) and the chain depth (1 byte: the longest path of
+ * dictionaries behind it), then the zlib stream. A row that would be
+ * deeper than STORE_CHAIN_MAX is stored against the campaign's first of
+ * the view instead of the previous one (or alone; the base view's rows
+ * stay a link shorter), so reading one follows paths of at most
+ * STORE_CHAIN_MAX links and inflates each row on them once (a few dozen
+ * at most; about 0.3 ms for a Portable Wargame report).
+ * Rows of the formats before (plain, STORE_ZMAGIC, STORE_DMAGIC against
+ * the campaign's first report) read as they did and count as depth 0 and
+ * 1. A link to a row that is not earlier (an earlier window, or the other
+ * view of the same window) or a path deeper than STORE_CHAIN_DEPTH reads
+ * as damaged: no edit makes the reader loop. */
+#define STORE_EMAGIC "\0HPE"
+#define STORE_EHEAD 26
+#define STORE_CHAIN_MAX 16
+#define STORE_CHAIN_DEPTH 64
+
+/* A table stored in chains. */
+struct store_vchain {
+	const char *what;
+	int base;              /* the view the other views lean on */
+	const char *q_row;     /* (window, view) -> stored value */
+	const char *q_head;    /* (window, view) -> its first STORE_EHEAD bytes */
+	const char *q_around;  /* (window, view) -> first and last earlier */
+	const char *q_put;     /* (window, view, value) */
+};
+
+static const struct store_vchain store_vchain_reports = {
+	"report", -1,
+	"SELECT body FROM reports WHERE window_id = ?1 AND side_idx = ?2",
+	"SELECT substr(body, 1, 26) FROM reports WHERE window_id = ?1 AND "
+	    "side_idx = ?2",
+	"SELECT min(r.window_id), max(r.window_id) FROM reports r JOIN "
+	    "windows w ON w.id = r.window_id WHERE w.campaign_id = (SELECT "
+	    "campaign_id FROM windows WHERE id = ?1) AND r.side_idx = ?2 AND "
+	    "r.window_id < ?1",
+	"INSERT INTO reports (window_id, side_idx, body) VALUES (?1, ?2, ?3)",
+};
+
+static const struct store_vchain store_vchain_pictures = {
+	"picture data", -2,
+	"SELECT model FROM window_pictures WHERE window_id = ?1 AND side = ?2",
+	"SELECT substr(model, 1, 26) FROM window_pictures WHERE window_id = "
+	    "?1 AND side = ?2",
+	"SELECT min(r.window_id), max(r.window_id) FROM window_pictures r "
+	    "JOIN windows w ON w.id = r.window_id WHERE w.campaign_id = "
+	    "(SELECT campaign_id FROM windows WHERE id = ?1) AND r.side = ?2 "
+	    "AND r.window_id < ?1",
+	"INSERT OR REPLACE INTO window_pictures (window_id, side, model) "
+	    "VALUES (?1, ?2, ?3)",
+};
+
+/* What a stored value's header says. */
+struct store_link {
+	int64_t prev;          /* dictionary: this view's earlier window */
+	int64_t other;         /* and the other view's (same) window */
+	int oside;
+	int depth;
+	bool chained;          /* STORE_DMAGIC or STORE_EMAGIC */
+};
+
+/* Big-endian integer of k bytes at p. */
+static uint64_t
+store_be(const unsigned char *p, int k)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < k; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* p (n bytes) deflated with dictionary dict (dn bytes) as a malloc'ed
+ * STORE_EMAGIC blob naming its links (prev, other of view oside) and
+ * depth (*outlen bytes), or NULL if that fails or is not smaller than
+ * limit. */
+static unsigned char *
+store_edeflate(const char *p, size_t n, const char *dict, size_t dn,
+    int64_t prev, int64_t other, int oside, int depth, size_t limit,
+    size_t *outlen)
+{
+	unsigned char *z;
+	z_stream zs;
+	size_t cap;
+	int i, rc;
+
+	if (n > 0xffffffffu || dn > 0xffffffffu)
+		return NULL;
+	memset(&zs, 0, sizeof zs);
+	if (deflateInit(&zs, 9) != Z_OK)
+		return NULL;
+	cap = STORE_EHEAD + deflateBound(&zs, (uLong)n);
+	z = xmalloc(cap);
+	memcpy(z, STORE_EMAGIC, 4);
+	for (i = 0; i < 4; i++)
+		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+	for (i = 0; i < 8; i++) {
+		z[8 + i] = (unsigned char)((uint64_t)prev >> (56 - 8 * i));
+		z[16 + i] = (unsigned char)((uint64_t)other >> (56 - 8 * i));
+	}
+	z[24] = (unsigned char)(signed char)oside;
+	z[25] = (unsigned char)depth;
+	zs.next_in = (Bytef *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z + STORE_EHEAD;
+	zs.avail_out = (uInt)(cap - STORE_EHEAD);
+	rc = dn == 0 || deflateSetDictionary(&zs, (const Bytef *)dict,
+	    (uInt)dn) == Z_OK ? deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
+	*outlen = STORE_EHEAD + zs.total_out;
+	deflateEnd(&zs);
+	if (rc != Z_STREAM_END || *outlen >= limit) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+/* Inflate the STORE_EMAGIC blob p (n bytes) with dictionary dict: a
+ * malloc'ed, NUL-terminated text, or NULL if it is damaged. */
 static char *
-store_report_plain(struct store *st, int64_t wid, int side, size_t *len,
-    bool *found, int64_t *dwid, struct hp_error *err)
+store_einflate(const unsigned char *p, size_t n, const char *dict, size_t dn)
+{
+	size_t want = (size_t)store_be(p + 4, 4);
+	char *out = xmalloc(want + 1);
+	z_stream zs;
+	int rc;
+
+	memset(&zs, 0, sizeof zs);
+	if (inflateInit(&zs) != Z_OK) {
+		free(out);
+		return NULL;
+	}
+	zs.next_in = (Bytef *)(uintptr_t)(p + STORE_EHEAD);
+	zs.avail_in = (uInt)(n - STORE_EHEAD);
+	zs.next_out = (Bytef *)out;
+	zs.avail_out = (uInt)want;
+	rc = inflate(&zs, Z_FINISH);
+	if (rc == Z_NEED_DICT && inflateSetDictionary(&zs, (const Bytef *)dict,
+	    (uInt)dn) == Z_OK)
+		rc = inflate(&zs, Z_FINISH);
+	if (rc != Z_STREAM_END || zs.total_out != want || zs.avail_in != 0 ||
+	    memchr(out, '\0', want) != NULL) {
+		inflateEnd(&zs);
+		free(out);
+		return NULL;
+	}
+	inflateEnd(&zs);
+	out[want] = '\0';
+	return out;
+}
+
+/* Read the header of p (n bytes) into *l. */
+static void
+store_link_parse(const unsigned char *p, size_t n, struct store_link *l)
+{
+	memset(l, 0, sizeof *l);
+	if (p != NULL && n >= STORE_EHEAD && memcmp(p, STORE_EMAGIC, 4) == 0) {
+		l->chained = true;
+		l->prev = (int64_t)store_be(p + 8, 8);
+		l->other = (int64_t)store_be(p + 16, 8);
+		l->oside = (signed char)p[24];
+		l->depth = p[25];
+	} else if (p != NULL && n >= STORE_DHEAD &&
+	    memcmp(p, STORE_DMAGIC, 4) == 0) {
+		/* Against the campaign's first report (stored alone). */
+		l->chained = true;
+		l->prev = (int64_t)store_be(p + 8, 8);
+		l->depth = 1;
+	}
+}
+
+/* One value decoded while reading a chain (kept for the other links that
+ * need it). */
+struct store_memo {
+	int64_t wid;
+	int side;
+	char *text;            /* NULL: damaged */
+	size_t len;
+};
+
+struct store_memos {
+	struct store_memo *m;
+	size_t n, cap;
+};
+
+/* Free what ms holds. */
+static void
+store_memos_free(struct store_memos *ms)
+{
+	size_t i;
+
+	for (i = 0; i < ms->n; i++)
+		free(ms->m[i].text);
+	free(ms->m);
+	memset(ms, 0, sizeof *ms);
+}
+
+/* Is (wid, side) a row allowed as a dictionary of (from, fside)? An
+ * earlier window, or the base view of the same window for another view. */
+static bool
+store_link_ok(const struct store_vchain *c, int64_t wid, int side,
+    int64_t from, int fside)
+{
+	return wid > 0 && (wid < from || (wid == from && side == c->base &&
+	    fside != c->base));
+}
+
+/* The text of (wid, side) of chain c, its dictionaries resolved (depth:
+ * links followed so far; ms: what was decoded already). A pointer into ms
+ * (do not free), *len its length; NULL with *found false if there is no
+ * such row (or a database error, in err), NULL with *found true if it (or
+ * a row behind it) is damaged or missing. */
+static const char *
+store_vchain_text(struct store *st, const struct store_vchain *c, int64_t wid,
+    int side, int depth, struct store_memos *ms, size_t *len, bool *found,
+    struct hp_error *err)
 {
 	struct store_query q;
-	char *body = NULL;
+	struct store_link l;
+	unsigned char *raw = NULL;
+	const char *d1 = NULL, *d2 = NULL;
+	char *out = NULL, *dict;
+	size_t n = 0, n1 = 0, n2 = 0, i;
+	bool f1 = true, f2 = true;
 
 	*found = false;
-	if (dwid != NULL)
-		*dwid = 0;
-	if (store_query_open(&q, st, "load report", "SELECT body, window_id "
-	    "FROM reports WHERE window_id = ?1 AND side_idx = ?2",
-	    STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) != HP_OK)
+	for (i = 0; i < ms->n; i++)
+		if (ms->m[i].wid == wid && ms->m[i].side == side) {
+			*found = true;
+			*len = ms->m[i].len;
+			return ms->m[i].text;
+		}
+	if (store_query_open(&q, st, c->what, c->q_row, STORE_ARGS(STORE_INT(wid),
+	    STORE_INT(side)), err) != HP_OK)
 		return NULL;
 	if (store_query_next(&q, err)) {
-		const void *p = sqlite3_column_blob(q.s, 0);
-		size_t n = (size_t)sqlite3_column_bytes(q.s, 0);
-
 		*found = true;
-		if (n >= STORE_DHEAD && memcmp(p, STORE_DMAGIC, 4) == 0) {
-			/* Against a dictionary: the caller resolves it. */
-			body = xmalloc(n + 1);
-			memcpy(body, p, n);
-			body[n] = '\0';
-			*len = n;
-			if (dwid != NULL) {
-				const unsigned char *u = p;
-				int i;
-
-				for (i = 0; i < 8; i++)
-					*dwid = (int64_t)((uint64_t)*dwid << 8 |
-					    u[8 + i]);
-			}
-		} else
-			body = col_unpacked(q.s, 0, len);
+		n = (size_t)sqlite3_column_bytes(q.s, 0);
+		raw = xmalloc(n + 1);
+		if (n > 0)
+			memcpy(raw, sqlite3_column_blob(q.s, 0), n);
+		raw[n] = '\0';
 	}
-	if (store_query_close(&q, err) != HP_OK) {
-		free(body);
+	if (store_query_close(&q, err) != HP_OK || !*found) {
+		free(raw);
+		*found = false;
 		return NULL;
 	}
-	return body;
+	store_link_parse(raw, n, &l);
+	if (!l.chained)
+		out = store_zunpack(raw, n, &n);
+	else if (depth < STORE_CHAIN_DEPTH &&
+	    (l.prev == 0 || store_link_ok(c, l.prev, side, wid, side)) &&
+	    (l.other == 0 || store_link_ok(c, l.other, l.oside, wid, side))) {
+		if (l.prev != 0)
+			d1 = store_vchain_text(st, c, l.prev, side, depth + 1, ms,
+			    &n1, &f1, err);
+		if (l.other != 0)
+			d2 = store_vchain_text(st, c, l.other, l.oside, depth + 1,
+			    ms, &n2, &f2, err);
+		if ((l.prev == 0 || d1 != NULL) && (l.other == 0 ||
+		    d2 != NULL)) {
+			dict = xmalloc(n1 + n2 + 1);
+			if (n1 > 0)
+				memcpy(dict, d1, n1);
+			if (n2 > 0)
+				memcpy(dict + n1, d2, n2);
+			if (memcmp(raw, STORE_DMAGIC, 4) == 0)
+				out = store_dunpack(raw, n, dict, n1 + n2);
+			else
+				out = store_einflate(raw, n, dict, n1 + n2);
+			free(dict);
+			if (out != NULL)
+				n = strlen(out);
+		}
+	}
+	free(raw);
+	if (ms->n == ms->cap) {
+		ms->cap = ms->cap ? 2 * ms->cap : 8;
+		ms->m = xrealloc(ms->m, ms->cap * sizeof *ms->m);
+	}
+	ms->m[ms->n].wid = wid;
+	ms->m[ms->n].side = side;
+	ms->m[ms->n].text = out;
+	ms->m[ms->n].len = out != NULL ? n : 0;
+	ms->n++;
+	*len = out != NULL ? n : 0;
+	return out;
+}
+
+/* The text of (wid, side) of chain c as a malloc'ed copy; NULL with
+ * *found as store_vchain_text says. */
+static char *
+store_vchain_get(struct store *st, const struct store_vchain *c, int64_t wid,
+    int side, bool *found, struct hp_error *err)
+{
+	struct store_memos ms = { NULL, 0, 0 };
+	const char *t;
+	char *out = NULL;
+	size_t n;
+
+	if ((t = store_vchain_text(st, c, wid, side, 0, &ms, &n, found,
+	    err)) != NULL) {
+		out = xmalloc(n + 1);
+		memcpy(out, t, n);
+		out[n] = '\0';
+	}
+	store_memos_free(&ms);
+	return out;
+}
+
+/* The depth of (wid, side) of chain c from its header: 0 alone, 1 + the
+ * deepest of its dictionaries if chained; -1 if there is no row; a value
+ * over STORE_CHAIN_MAX on a database error. */
+static int
+store_vchain_depth(struct store *st, const struct store_vchain *c, int64_t wid,
+    int side, struct hp_error *err)
+{
+	struct store_query q;
+	struct store_link l;
+	bool row;
+
+	memset(&l, 0, sizeof l);
+	if (store_query_open(&q, st, c->what, c->q_head, STORE_ARGS(
+	    STORE_INT(wid), STORE_INT(side)), err) != HP_OK)
+		return STORE_CHAIN_MAX + 1;
+	if ((row = store_query_next(&q, err)))
+		store_link_parse(sqlite3_column_blob(q.s, 0),
+		    (size_t)sqlite3_column_bytes(q.s, 0), &l);
+	if (store_query_close(&q, err) != HP_OK)
+		return STORE_CHAIN_MAX + 1;
+	return row ? l.depth : -1;
+}
+
+/* Store body as (wid, side) of chain c: against the view's previous row
+ * while that is not too deep (else the campaign's first) and, for a view
+ * other than c's base, the base view's row of the same window, when that
+ * is smaller than compressed alone (or plain). */
+static int
+store_vchain_put(struct store *st, const struct store_vchain *c, int64_t wid,
+    int side, const char *body, struct hp_error *err)
+{
+	struct store_memos ms = { NULL, 0, 0 };
+	struct store_query q;
+	size_t n = strlen(body), zn = 0, n1 = 0, n2 = 0, dzn;
+	unsigned char *best = store_zpack(body, n, &zn), *dz;
+	const char *d1 = NULL, *d2 = NULL;
+	int64_t first = 0, prev = 0, other = 0;
+	int dp = -1, db = -1, depth, limit, rc;
+	char *dict;
+	bool f;
+
+	if (store_query_open(&q, st, c->what, c->q_around, STORE_ARGS(
+	    STORE_INT(wid), STORE_INT(side)), err) != HP_OK) {
+		free(best);
+		return HP_EDB;
+	}
+	if (store_query_next(&q, err)) {
+		first = sqlite3_column_int64(q.s, 0);
+		prev = sqlite3_column_int64(q.s, 1);
+	}
+	if ((rc = store_query_close(&q, err)) != HP_OK) {
+		free(best);
+		return rc;
+	}
+	/* The base view's rows stay a link shorter, so that the other
+	 * views can always lean on them. */
+	limit = side == c->base ? STORE_CHAIN_MAX - 1 : STORE_CHAIN_MAX;
+	if (prev > 0 && (dp = store_vchain_depth(st, c, prev, side, err)) >=
+	    limit) {
+		prev = first;
+		dp = store_vchain_depth(st, c, prev, side, err);
+	}
+	if (dp < 0 || dp >= limit)
+		prev = 0;
+	if (side != c->base) {
+		db = store_vchain_depth(st, c, wid, c->base, err);
+		other = db >= 0 && db < STORE_CHAIN_MAX ? wid : 0;
+	}
+	if (prev != 0)
+		d1 = store_vchain_text(st, c, prev, side, 0, &ms, &n1, &f, err);
+	if (other != 0)
+		d2 = store_vchain_text(st, c, other, c->base, 0, &ms, &n2, &f,
+		    err);
+	if (d1 != NULL || d2 != NULL) {
+		depth = 0;
+		if (d1 != NULL && dp > depth)
+			depth = dp;
+		if (d2 != NULL && db > depth)
+			depth = db;
+		depth++;
+		dict = xmalloc(n1 + n2 + 1);
+		if (d1 != NULL && n1 > 0)
+			memcpy(dict, d1, n1);
+		if (d2 != NULL && n2 > 0)
+			memcpy(dict + (d1 != NULL ? n1 : 0), d2, n2);
+		dz = store_edeflate(body, n, dict, (d1 != NULL ? n1 : 0) +
+		    (d2 != NULL ? n2 : 0), d1 != NULL ? prev : 0, d2 != NULL ?
+		    other : 0, c->base, depth, best != NULL ? zn : n, &dzn);
+		free(dict);
+		if (dz != NULL) {
+			free(best);
+			best = dz;
+			zn = dzn;
+		}
+	}
+	store_memos_free(&ms);
+	/* (A dictionary that does not read, whatever the reason, leaves the
+	 * value compressed alone: err may hold a caller's earlier error.) */
+	rc = store_exec(st, c->what, c->q_put, STORE_ARGS(STORE_INT(wid),
+	    STORE_INT(side), best != NULL ? STORE_BLOB(best, zn) :
+	    STORE_TEXT(body)), NULL, err);
+	free(best);
+	return rc;
 }
 
 int
 store_report_put(struct store *st, int64_t wid, int side, const char *body,
     struct hp_error *err)
 {
-	struct store_query q;
-	size_t n = strlen(body), zn = 0, dn = 0, dzn = 0;
-	unsigned char *z = store_zpack(body, n, &zn), *dz = NULL;
-	int64_t dwid = 0, ddwid;
-	char *dict = NULL;
-	bool found;
-	int rc;
-
-	/* Compressed when that is smaller (issue 17: reports were over
-	 * half of the database), against the campaign's first report of the
-	 * same view when there is one and that is smaller still. */
-	if (store_query_open(&q, st, "first report", "SELECT r.window_id FROM "
-	    "reports r JOIN windows w ON w.id = r.window_id WHERE "
-	    "w.campaign_id = (SELECT campaign_id FROM windows WHERE id = ?1) "
-	    "AND r.side_idx = ?2 AND r.window_id <> ?1 ORDER BY r.window_id "
-	    "LIMIT 1", STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) !=
-	    HP_OK) {
-		free(z);
-		return HP_EDB;
-	}
-	if (store_query_next(&q, err))
-		dwid = sqlite3_column_int64(q.s, 0);
-	if ((rc = store_query_close(&q, err)) != HP_OK) {
-		free(z);
-		return rc;
-	}
-	if (dwid > 0 && (dict = store_report_plain(st, dwid, side, &dn, &found,
-	    &ddwid, err)) != NULL && ddwid == 0)
-		dz = store_dpack(body, n, dict, dn, dwid, z != NULL ? zn : n,
-		    &dzn);
-	free(dict);
-	if (dz != NULL)
-		rc = store_exec(st, "store report", "INSERT INTO reports "
-		    "(window_id, side_idx, body) VALUES (?1, ?2, ?3)",
-		    STORE_ARGS(STORE_INT(wid), STORE_INT(side),
-		    STORE_BLOB(dz, dzn)), NULL, err);
-	else
-		rc = store_exec(st, "store report", "INSERT INTO reports "
-		    "(window_id, side_idx, body) VALUES (?1, ?2, ?3)",
-		    STORE_ARGS(STORE_INT(wid), STORE_INT(side), z != NULL ?
-		    STORE_BLOB(z, zn) : STORE_TEXT(body)), NULL, err);
-	free(z);
-	free(dz);
-	return rc;
+	return store_vchain_put(st, &store_vchain_reports, wid, side, body, err);
 }
 
 char *
@@ -1558,32 +1884,45 @@ store_report_get(struct store *st, int64_t wid, int side,
 {
 	static const char damaged[] = "(the stored report is damaged: it does "
 	    "not uncompress)\n";
-	char *body, *dict, *out;
-	size_t n = 0, dn = 0;
-	int64_t dwid, ddwid;
+	char *out;
 	bool found;
 
-	if ((body = store_report_plain(st, wid, side, &n, &found, &dwid,
-	    err)) == NULL) {
-		/* Damaged: said in its place, so the audit finds it differs
-		 * and 'report --turn' shows it. */
-		if (found)
-			return xstrdup(damaged);
-		if (err->code == 0)
-			hp_seterr(err, HP_ENOENT, "no report for that turn and "
-			    "side");
-		return NULL;
-	}
-	if (dwid == 0)
-		return body;
-	/* Against a dictionary: the campaign's first report of the view,
-	 * itself never stored against one. */
-	dict = store_report_plain(st, dwid, side, &dn, &found, &ddwid, err);
-	out = dict != NULL && ddwid == 0 ? store_dunpack((unsigned char *)body,
-	    n, dict, dn) : NULL;
-	free(dict);
-	free(body);
-	return out != NULL ? out : xstrdup(damaged);
+	if ((out = store_vchain_get(st, &store_vchain_reports, wid, side, &found,
+	    err)) != NULL)
+		return out;
+	/* Damaged (or a report it is stored against is): said in its place,
+	 * so the audit finds it differs and 'report --turn' shows it. */
+	if (found)
+		return xstrdup(damaged);
+	if (err == NULL || err->code == 0)
+		hp_seterr(err, HP_ENOENT, "no report for that turn and side");
+	return NULL;
+}
+
+int
+store_picture_put(struct store *st, int64_t wid, int side, const char *text,
+    struct hp_error *err)
+{
+	return store_vchain_put(st, &store_vchain_pictures, wid, side, text, err);
+}
+
+char *
+store_picture_get(struct store *st, int64_t wid, int side,
+    struct hp_error *err)
+{
+	char *out;
+	bool found;
+
+	if ((out = store_vchain_get(st, &store_vchain_pictures, wid, side,
+	    &found, err)) != NULL)
+		return out;
+	if (found)
+		hp_seterr(err, HP_EINVAL, "the stored picture data of window "
+		    "%lld is damaged (it does not uncompress)", (long long)wid);
+	else if (err == NULL || err->code == 0)
+		hp_seterr(err, HP_ENOENT, "no picture stored for window %lld",
+		    (long long)wid);
+	return NULL;
 }
 
 /* Fill p from a row of id, campaign id, campaign name, side, name, email,
@@ -3532,8 +3871,12 @@ store_compact(struct store *st, long now, int keep_days,
 			goto fail;
 		cs->deleted = store_changes(st);
 	}
+	/* The stage name goes too: a sent message's file left tmp/ when it
+	 * was delivered (store_outbox_stage_used asks only about files
+	 * still there). */
 	if ((rc = store_exec(st, "compact sent copies", "UPDATE outbox SET "
-	    "data = hp_compact_copy(data, kind) WHERE state = 'sent' AND "
+	    "data = hp_compact_copy(data, kind), stage = NULL WHERE state = "
+	    "'sent' AND "
 	    "sent_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "
 	    "'-1 day') AND substr(data, 1, 4) <> CAST(x'00485053' AS BLOB)",
 	    STORE_ARGS(STORE_INT(now)), NULL, err)) != HP_OK)

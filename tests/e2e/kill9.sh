@@ -21,6 +21,7 @@ set -u
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/e2e/signed_mail.bash"
 . "$SRC/tests/e2e/lib-e2e.sh"
+. "$SRC/tests/e2e/lib-reports.sh"
 e2e_start kill9 "${1:?usage: kill9.sh /path/to/hexpost}" minisign sqlite3 \
 	base64
 DPID=
@@ -170,10 +171,11 @@ SELECT c.name, w.turn, w.number, w.name, w.kind, w.sides, w.prompt, w.state, hex
 SELECT c.name, w.turn, w.number, o.side_idx, o.source, o.current, p.name, hex(o.hash), o.parsed, o.raw FROM orders o JOIN windows w ON w.id = o.window_id JOIN campaigns c ON c.id = w.campaign_id LEFT JOIN players p ON p.id = o.player_id ORDER BY 1, 2, 3, 4, 6, 8;
 SELECT c.name, w.turn, w.number, e.seq, e.step, e.phase, e.text, e.visible, e.roll FROM events e JOIN windows w ON w.id = e.window_id JOIN campaigns c ON c.id = w.campaign_id ORDER BY 1, 2, 3, 4;
 SELECT c.name, w.turn, w.number, d.seq, d.purpose, d.sides, d.target, d.result FROM dice d JOIN windows w ON w.id = d.window_id JOIN campaigns c ON c.id = w.campaign_id ORDER BY 1, 2, 3, 4;
-SELECT c.name, w.turn, w.number, r.side_idx, r.body FROM reports r JOIN windows w ON w.id = r.window_id JOIN campaigns c ON c.id = w.campaign_id ORDER BY 1, 2, 3, 4;
 SELECT hex(m.hash), m.message_id, m.outcome, m.detail, c.name, p.name FROM messages m LEFT JOIN campaigns c ON c.id = m.campaign_id LEFT JOIN players p ON p.id = m.player_id ORDER BY 1;
 SELECT o.message_id, c.name, o.kind, o.rcpt, o.envelope_from, o.state FROM outbox o LEFT JOIN campaigns c ON c.id = o.campaign_id ORDER BY 1;
 SQL
+	# The reports' texts (stored compressed, against earlier ones).
+	e2e_reports "$1/hexpost.db" "SELECT r.window_id, r.side_idx FROM reports r JOIN windows w ON w.id = r.window_id JOIN campaigns c ON c.id = w.campaign_id ORDER BY c.name, w.turn, w.number, r.side_idx"
 }
 
 # delivered DIR: each delivered message's file name and body checksum.

@@ -4,7 +4,9 @@
 # e2e_reports DB SQL: the report texts SQL names (each row: window id, side
 # index), one after another as `sqlite3 DB "SELECT body ..."` printed them
 # before reports were stored compressed (issue 17: zlib, the later ones
-# against the campaign's first report of the view as dictionary).
+# against earlier reports as dictionary: the campaign's first one of the
+# view, or the previous one and the moderator's of the same window, each
+# stored the same way; docs/ARCHITECTURE.md, "What the database keeps").
 e2e_reports() {
 	python3 - "$1" "$2" <<'PY'
 import sqlite3, sys, zlib
@@ -15,11 +17,23 @@ def raw(wid, side):
     return b.encode() if isinstance(b, str) else b
 def plain(b):
     return zlib.decompress(b[8:]) if b[:4] in (b"\0HPZ", b"\0HPS") else b
+def chained(b, side, text):
+    # src/store.c: against the view's previous report and the moderator's
+    # of the same window (for a side), each maybe stored the same way.
+    prev, other = (int.from_bytes(b[8:16], "big"),
+                   int.from_bytes(b[16:24], "big"))
+    oside = int.from_bytes(b[24:25], "big", signed=True)
+    z = (text(prev, side) if prev else b"") + (text(other, oside) if other
+                                               else b"")
+    d = zlib.decompressobj(zdict=z) if z else zlib.decompressobj()
+    return d.decompress(b[26:]) + d.flush()
 def text(wid, side):
     b = raw(wid, side)
+    if b[:4] == b"\0HPE":
+        return chained(b, side, text)
     if b[:4] != b"\0HPD":
         return plain(b)
-    d = zlib.decompressobj(zdict=plain(raw(int.from_bytes(b[8:16], "big"), side)))
+    d = zlib.decompressobj(zdict=text(int.from_bytes(b[8:16], "big"), side))
     return d.decompress(b[16:]) + d.flush()
 for wid, side in db.execute(sys.argv[2]).fetchall():
     sys.stdout.write(text(wid, side).decode() + "\n")
@@ -37,8 +51,20 @@ rows = db.execute("SELECT window_id, side_idx, body FROM reports").fetchall()
 raw = {(w, s): (b.encode() if isinstance(b, str) else b) for w, s, b in rows}
 def plain(b):
     return zlib.decompress(b[8:]) if b[:4] in (b"\0HPZ", b"\0HPS") else b
+def chained(b, side, text):
+    # src/store.c: against the view's previous report and the moderator's
+    # of the same window (for a side), each maybe stored the same way.
+    prev, other = (int.from_bytes(b[8:16], "big"),
+                   int.from_bytes(b[16:24], "big"))
+    oside = int.from_bytes(b[24:25], "big", signed=True)
+    z = (text(prev, side) if prev else b"") + (text(other, oside) if other
+                                               else b"")
+    d = zlib.decompressobj(zdict=z) if z else zlib.decompressobj()
+    return d.decompress(b[26:]) + d.flush()
 def text(w, s):
     b = raw[(w, s)]
+    if b[:4] == b"\0HPE":
+        return chained(b, s, text)
     if b[:4] != b"\0HPD":
         return plain(b)
     d = zlib.decompressobj(zdict=text(int.from_bytes(b[8:16], "big"), s))
@@ -81,10 +107,12 @@ PY
 # e2e_report_replace DB WID OLD NEW: every report of window WID rewritten
 # as plain text (the program reads both) with OLD replaced by NEW, as
 # `UPDATE reports SET body = replace(body, OLD, NEW)` did before reports
-# were stored compressed. WID must not be a campaign's first window (its
-# reports are the later ones' dictionaries).
+# were stored compressed. Every report of DB is stored plain first (the
+# later reports are stored against the earlier ones: editing one would
+# change how the later ones read).
 e2e_report_replace() {
 	local side
+	e2e_reports_plain "$1" || return 1
 	for side in $(sqlite3 "$1" "SELECT side_idx FROM reports WHERE window_id = $2"); do
 		e2e_reports "$1" "SELECT window_id, side_idx FROM reports WHERE
 		    window_id = $2 AND side_idx = $side" >"$T/.report" || return 1
