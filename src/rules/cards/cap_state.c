@@ -20,6 +20,10 @@
  *   while no smoke is on the map (smoke is all else that blocks);
  * - the opponent reads only its hand and the cards of its view's state
  *   (cap_state_load_hand), a redacted view only its own side's plan.
+ *   Second round: the opponent reads the game in place, without a view
+ *   (cap_ai.c says why that is the same), and a plan's entries past its
+ *   last, never read, are neither zeroed nor copied (cap_plan_clear,
+ *   cap_plan_copy; state_new below).
  * What is read and written is the same text, byte for byte, and every
  * kept answer is the one the full work gives (the seeded games of
  * `hexpost simulate` and tests/golden/cards-seed-golden.txt are
