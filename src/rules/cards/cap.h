@@ -180,7 +180,9 @@ void cap_action_text(const struct game *g, const struct cap_action *a,
 int cap_plan_from_text(const struct game *g, int side, const char *text,
     struct cap_plan *p);
 int cap_plan_cached(const struct game *g, int side, const char *text,
-    struct cap_plan *p, bool zeroed);
+    struct cap_plan *p);
+void cap_plan_copy(struct cap_plan *p, const struct cap_plan *m);
+void cap_plan_clear(struct cap_plan *p);
 
 /* cap_rules.c: each rule; ctx gives dice and events. */
 struct cap_ctx {

@@ -1,5 +1,6 @@
 /* cap_ai: the built-in opponent of cards-ap. It writes a round plan (or an
- * answer) from its own side's view only (view_game): for each unit on the
+ * answer) from what its own side's view shows only (view_game; read in
+ * place, see below): for each unit on the
  * map, in turn, "fire at the nearest enemy in sight, else move toward the
  * objective", rally for hit units, a rally card when it holds one; it
  * stops to be asked when one of its units is lost and when its plan runs
@@ -10,33 +11,37 @@
 #include <string.h>
 
 #include "cap.h"
-#include "view.h"
 
 /* Write side's plan for window w into b. */
 void
 cap_opponent(const struct game *g0, const struct window_spec *w, int side,
     struct sbuf *b)
 {
-	struct game v;
+	const struct game *vp = g0;  /* what its view shows of g0 */
 	struct cap_hand st;   /* of the state only its hand and the cards */
 	struct hex obj;
 	char olbl[8];
 	int i, pass, caps, n = 0;
 	bool per_action;
 
-	view_game(g0, side, &v);
-	cap_state_load_hand(&v, side, &st);
-	per_action = game_option_flag(&v, "per-action");
-	obj.q = game_var(&v, "obj.q", 0);
-	obj.r = game_var(&v, "obj.r", 0);
-	hex_label(&v.layout, obj, olbl, sizeof olbl);
-	caps = cap_svar(&v, "cap", side, 0);
+	/* The side's view (view_game: a copy redacted by cap_redact) is not
+	 * made (issue 17): of the game the opponent reads only its own hand,
+	 * the card chart, the vars and its own units' id, place, flags,
+	 * status and x[1], which the redaction leaves as they are (it drops
+	 * the other hand, the deck, the pool, the other plan and its own
+	 * units' x[0]); everything on the map is seen by both sides. */
+	cap_state_load_hand(vp, side, &st);
+	per_action = game_option_flag(vp, "per-action");
+	obj.q = game_var(vp, "obj.q", 0);
+	obj.r = game_var(vp, "obj.r", 0);
+	hex_label(&vp->layout, obj, olbl, sizeof olbl);
+	caps = cap_svar(vp, "cap", side, 0);
 	if (w->kind != WINDOW_DECISION && caps >= 3 && !per_action)
 		CAP_PUTS(b, "initiative 1\n");
 	if (!per_action)
 		CAP_PUTS(b, "stop lost\n");
-	for (i = 0; i < v.nunits && !per_action; i++) {
-		const struct game_unit *u = &v.units[i];
+	for (i = 0; i < vp->nunits && !per_action; i++) {
+		const struct game_unit *u = &vp->units[i];
 		int k;
 
 		if (u->side != side || !u->placed || !(u->flags & CAP_HIT))
@@ -53,8 +58,8 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 			}
 	}
 	for (pass = 0; pass < 3; pass++)
-		for (i = 0; i < v.nunits; i++) {
-			const struct game_unit *u = &v.units[i];
+		for (i = 0; i < vp->nunits; i++) {
+			const struct game_unit *u = &vp->units[i];
 
 			if (u->side != side || !u->placed || u->status != 0)
 				continue;
@@ -85,5 +90,4 @@ cap_opponent(const struct game *g0, const struct window_spec *w, int side,
 		}
 	if (n == 0)
 		CAP_PUTS(b, "pass\n");
-	game_free(&v);
 }

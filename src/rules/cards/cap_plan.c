@@ -5,6 +5,7 @@
  * error is reported with its line; the canonical text is one statement a
  * line. */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,7 +381,7 @@ cap_plan_parse(const struct game *g, int side, const struct order_body *b,
 	int i, t, e;
 
 	last_id.g = NULL;  /* the unit names of another game, or changed */
-	memset(p, 0, sizeof *p);
+	cap_plan_clear(p);
 	for (k = 0; k < b->n; k++) {
 		const struct order_line *l = &b->v[k];
 		struct cap_entry *en;
@@ -721,13 +722,23 @@ memo_game_same(const struct plan_memo *m, const struct game *g)
 	return true;
 }
 
-/* Copy plan m into p; zeroed: p is all zero bytes, so that for a plan
- * that parsed (the entries past the last are zero) only what is used
- * needs copying. */
+/* Copy plan m into p: of a plan that parsed, only what is used (the
+ * entries past the last are never read, issue 17). */
 static void
-plan_copy(struct cap_plan *p, const struct cap_plan *m, int rc, bool zeroed)
+plan_copy(struct cap_plan *p, const struct cap_plan *m, int rc)
 {
-	if (!zeroed || rc != HP_OK || m->n < 0 || m->n > CAP_MAX_ENTRIES) {
+	if (rc != HP_OK)
+		*p = *m;
+	else
+		cap_plan_copy(p, m);
+}
+
+/* Copy plan m into p: its header, stops and its m->n entries only (the
+ * entries of a plan past its last are never read: cap_plan_clear). */
+void
+cap_plan_copy(struct cap_plan *p, const struct cap_plan *m)
+{
+	if (m->n < 0 || m->n > CAP_MAX_ENTRIES) {
 		*p = *m;
 		return;
 	}
@@ -739,12 +750,22 @@ plan_copy(struct cap_plan *p, const struct cap_plan *m, int rc, bool zeroed)
 	p->dry_pass = m->dry_pass;
 }
 
+/* Empty plan p: every byte zero but those of its entries, which are
+ * never read past p->n (each is cleared as it is added; issue 17: the
+ * entries are most of a plan's 10 KB). */
+void
+cap_plan_clear(struct cap_plan *p)
+{
+	p->initiative = 0;
+	memset(&p->n, 0, sizeof *p - offsetof(struct cap_plan, n));
+}
+
 /* cap_plan_from_text, the same plan for the same text, side and game:
  * kept per thread, as a game's state holds the same plan text through
- * many loads (issue 17). zeroed: p is all zero bytes (a new state). */
+ * many loads (issue 17). */
 int
 cap_plan_cached(const struct game *g, int side, const char *text,
-    struct cap_plan *p, bool zeroed)
+    struct cap_plan *p)
 {
 	struct plan_memo *m;
 	int i;
@@ -757,7 +778,7 @@ cap_plan_cached(const struct game *g, int side, const char *text,
 		m = &plan_memo[i];
 		if (m->valid && m->side == side && strcmp(m->text, text) == 0 &&
 		    memo_game_same(m, g)) {
-			plan_copy(p, &m->plan, m->rc, zeroed);
+			plan_copy(p, &m->plan, m->rc);
 			return m->rc;
 		}
 	}
@@ -779,6 +800,6 @@ cap_plan_cached(const struct game *g, int side, const char *text,
 	for (i = 0; i < g->nhex; i++)
 		m->hexes[i] = g->hexes[i].h;
 	m->valid = true;
-	plan_copy(p, &m->plan, m->rc, zeroed);
+	plan_copy(p, &m->plan, m->rc);
 	return m->rc;
 }

@@ -247,7 +247,7 @@ round_end(struct cap_ctx *x)
 		game_set_var(g, k, game_var(g, k, 0) + 1);
 		cap_set_svar(g, "mails", s, 0);
 		x->st->have_plan[s] = false;
-		memset(&x->st->plan[s], 0, sizeof x->st->plan[s]);
+		cap_plan_clear(&x->st->plan[s]);
 	}
 	events_add(x->ev, ALL, 0, "Both sides passed in a row: round %d ends.",
 	    round);
@@ -404,9 +404,9 @@ cap_resolve(struct resolve_ctx *c)
 				}
 				x.st->plan[s].dry_pass |= p->dry_pass;
 			} else if (p != NULL)
-				x.st->plan[s] = *p;
+				cap_plan_copy(&x.st->plan[s], p);
 			else
-				memset(&x.st->plan[s], 0, sizeof x.st->plan[s]);
+				cap_plan_clear(&x.st->plan[s]);
 			events_add(c->ev, 1u << s, 0, "Your new plan has %d "
 			    "action%s.", x.st->plan[s].n, x.st->plan[s].n == 1 ?
 			    "" : "s");
@@ -420,10 +420,10 @@ cap_resolve(struct resolve_ctx *c)
 
 			x.st->have_plan[s] = true;
 			if (p != NULL) {
-				x.st->plan[s] = *p;
+				cap_plan_copy(&x.st->plan[s], p);
 				bid[s] = p->initiative;
 			} else
-				memset(&x.st->plan[s], 0, sizeof x.st->plan[s]);
+				cap_plan_clear(&x.st->plan[s]);
 			cap_set_svar(g, "lastpass", s, 0);
 			cap_set_svar(g, "dryasked", s, 0);
 		}

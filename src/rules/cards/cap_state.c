@@ -20,11 +20,16 @@
  *   while no smoke is on the map (smoke is all else that blocks);
  * - the opponent reads only its hand and the cards of its view's state
  *   (cap_state_load_hand), a redacted view only its own side's plan.
+ *   Second round: the opponent reads the game in place, without a view
+ *   (cap_ai.c says why that is the same), and a plan's entries past its
+ *   last, never read, are neither zeroed nor copied (cap_plan_clear,
+ *   cap_plan_copy; state_new below).
  * What is read and written is the same text, byte for byte, and every
  * kept answer is the one the full work gives (the seeded games of
  * `hexpost simulate` and tests/golden/cards-seed-golden.txt are
  * unchanged). */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,18 +232,36 @@ side_of(const struct game *g, const char *name)
 	return game_side_index(g, name);
 }
 
+/* A new empty state (caller frees with cap_state_free): every byte zero
+ * but those of the plans' entries, never read past a plan's n
+ * (cap_plan_clear), and of the logs past their first (strings). Issue
+ * 17: a calloc of the whole state zeroed 27 KB a load. */
+static struct cap_state *
+state_new(void)
+{
+	struct cap_state *st = xmalloc(sizeof *st);
+	int s;
+
+	memset(st, 0, offsetof(struct cap_state, plan));
+	for (s = 0; s < CAP_SIDES; s++) {
+		cap_plan_clear(&st->plan[s]);
+		st->log[s][0] = '\0';
+	}
+	return st;
+}
+
 /* cap_state_load, with the plans of the sides in mask only (bit per side;
  * of the others, have_plan false and an empty plan). */
 struct cap_state *
 cap_state_load_plans(const struct game *g, unsigned mask)
 {
-	struct cap_state *st = xcalloc(1, sizeof *st);
+	struct cap_state *st = state_new();
 	struct sbuf plan;
 	const char *p, *e;
 	char line[2200], a[64], b[64], c[64], d[64];
 	int planside = -1, s, i1, i2, i3, i4, i5, i6, i7;
 	size_t blen = 0;
-	bool keep = false, read[CAP_SIDES] = { false, false };
+	bool keep = false;
 	int v[4];
 
 	sbuf_init(&plan);
@@ -272,10 +295,8 @@ cap_state_load_plans(const struct game *g, unsigned mask)
 			if (strcmp(line, "end") == 0) {
 				if ((mask & (1u << planside)) &&
 				    cap_plan_cached(g, planside, plan.buf ?
-				    plan.buf : "", &st->plan[planside],
-				    !read[planside]) == HP_OK)
+				    plan.buf : "", &st->plan[planside]) == HP_OK)
 					st->have_plan[planside] = true;
-				read[planside] = true;
 				sbuf_free(&plan);
 				sbuf_init(&plan);
 				planside = -1;
