@@ -77,6 +77,7 @@ struct mapc {
 };
 
 static _Thread_local struct mapc mc;
+static _Thread_local const struct game *scope_game; /* see mapc_get */
 static struct mapc *mapc_scoped(const struct game *);
 static int hidx(const struct game *, struct hex);
 
@@ -559,11 +560,16 @@ mapc_get(const struct game *g)
 {
 	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
 
-	if (mc.map != NULL && mc.nmap == g->nhex &&
-	    memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0 &&
-	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0))
+	/* Inside a scope the game last checked is not asked again: its map
+	 * and layout do not change before the scope ends. */
+	if (scope > 0 && g == scope_game)
 		return &mc;
-	mapc_build(g);
+	if (!(mc.map != NULL && mc.nmap == g->nhex &&
+	    memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0 &&
+	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0)))
+		mapc_build(g);
+	if (scope > 0)
+		scope_game = g;
 	return &mc;
 }
 
@@ -605,7 +611,9 @@ plt_cache_begin(const struct game *g)
 	if (scope == 0) {
 		if (!pf_same(g))
 			npcache = 0;
+		scope_game = NULL;
 		(void)mapc_get(g); /* compared whole: not in a scope yet */
+		scope_game = g;
 	}
 	scope++;
 }
@@ -614,8 +622,8 @@ plt_cache_begin(const struct game *g)
 void
 plt_cache_end(void)
 {
-	if (scope > 0)
-		scope--;
+	if (scope > 0 && --scope == 0)
+		scope_game = NULL;
 }
 /* plt_los_in walking the line (a or b off the layout). */
 static bool
@@ -778,7 +786,7 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
     int without, struct plt_dij *r)
 {
 	static _Thread_local int *sdist, *sprev, *socc, *sbk;
-	static _Thread_local char *snear;
+	static _Thread_local char *snear, *sgoal;
 	static _Thread_local size_t cap;
 	int n = g->layout.cols * g->layout.rows, i, d, ia, k, ns = 0;
 	int best = -1, *occ, *dist, *prev, nbk[DIJ_NB] = { 0 }, left = 0;
@@ -786,7 +794,7 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 	const struct mapc *m = mapc_get(g);
 	const int *nb = m->nb, *step = m->step;
 	size_t nn = (size_t)(n > 0 ? n : 1);
-	char *near;
+	char *near, *isgoal;
 
 	/* Scratch kept per thread: one search's result is read before the
 	 * next search begins (dij_free frees nothing). A hex is in a
@@ -798,6 +806,8 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 		free(socc);
 		free(snear);
 		free(sbk);
+		free(sgoal);
+		sgoal = xcalloc(cap, 1); /* 0 between searches */
 		sdist = xmalloc(sizeof(int) * cap);
 		sprev = xmalloc(sizeof(int) * cap);
 		socc = xmalloc(sizeof(int) * cap);
@@ -832,14 +842,19 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 			sbk[nbk[0]++] = ia;
 			left++;
 		}
+	/* The goals marked by index (unmarked when the search ends). */
+	isgoal = sgoal;
+	for (k = 0; k < ngoal; k++)
+		if (goal[k] >= 0 && goal[k] < n)
+			isgoal[goal[k]] = 1;
 	for (cd = 0; left > 0; cd++) {
-		int *bk = sbk + (size_t)(cd % DIJ_NB) * cap, nk, q;
+		int *bk = sbk + (size_t)(cd & (DIJ_NB - 1)) * cap, nk, q;
 
-		if ((nk = nbk[cd % DIJ_NB]) == 0)
+		if ((nk = nbk[cd & (DIJ_NB - 1)]) == 0)
 			continue;
 		if ((best >= 0 && cd > best) || cd > bound)
 			break;
-		nbk[cd % DIJ_NB] = 0;
+		nbk[cd & (DIJ_NB - 1)] = 0;
 		left -= nk;
 		dij_sort(bk, nk);
 		for (q = 0; q < nk; q++) {
@@ -847,9 +862,8 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 
 			if (dist[cur] != cd)
 				continue; /* stale: a cheaper way was found */
-			for (k = 0; k < ngoal; k++)
-				if (goal[k] == cur && best < 0)
-					best = cd;
+			if (best < 0 && isgoal[cur])
+				best = cd;
 			/* Not a start (a start has no previous hex): may end
 			 * next to an enemy, not pass through. */
 			if (!contact && prev[cur] >= 0 && near[cur])
@@ -863,12 +877,15 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 					continue;
 				dist[j] = cd + c;
 				prev[j] = cur;
-				t = dist[j] % DIJ_NB;
+				t = (int)((unsigned)dist[j] & (DIJ_NB - 1));
 				sbk[(size_t)t * cap + (size_t)nbk[t]++] = j;
 				left++;
 			}
 		}
 	}
+	for (k = 0; k < ngoal; k++)
+		if (goal[k] >= 0 && goal[k] < n)
+			isgoal[goal[k]] = 0;
 }
 
 /* dijkstra_from the one start a. */
