@@ -790,7 +790,7 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 	static _Thread_local size_t cap;
 	int n = g->layout.cols * g->layout.rows, i, d, ia, k, ns = 0;
 	int best = -1, *occ, *dist, *prev, nbk[DIJ_NB] = { 0 }, left = 0;
-	int cd;
+	int cd, nocc = 0;
 	const struct mapc *m = mapc_get(g);
 	const int *nb = m->nb, *step = m->step;
 	size_t nn = (size_t)(n > 0 ? n : 1);
@@ -826,12 +826,22 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 		return;
 	occ = socc;
 	near = snear;
-	occ_fill(g, occ, without);
+	/* The squads on the map, the lowest-index one of a hex as occ_fill
+	 * finds it (those of platoon without left out), marked in dist as
+	 * -2 - squad: never entered (below -1: neither unreached nor a
+	 * cost); their hexes listed in occ, unmarked when the search ends. */
+	for (i = g->nunits - 1; i >= 0; i--)
+		if (plt_alive(g, i) && (without < 0 || g->units[i].attached !=
+		    without) && (ia = hidx(g, g->units[i].pos)) >= 0) {
+			if (dist[ia] == -1)
+				occ[nocc++] = ia;
+			dist[ia] = -2 - i;
+		}
 	/* Hexes next to a squad of another side: entered, not passed. */
 	if (!contact) {
 		memset(near, 0, nn);
-		for (i = 0; i < n; i++)
-			if (occ[i] >= 0 && g->units[occ[i]].side != side)
+		for (k = 0; k < nocc; k++)
+			if (g->units[-2 - dist[i = occ[k]]].side != side)
 				for (d = 0; d < 6; d++)
 					if (nb[i * 6 + d] >= 0)
 						near[nb[i * 6 + d]] = 1;
@@ -871,10 +881,8 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 			for (d = 0; d < 6; d++) {
 				int j = nb[cur * 6 + d], c = step[cur * 6 + d], t;
 
-				if (c < 0 || occ[j] >= 0)
-					continue;
-				if (dist[j] >= 0 && dist[j] <= cd + c)
-					continue;
+				if (c < 0 || (dist[j] != -1 && dist[j] <= cd + c))
+					continue; /* a squad's hex, or as cheap */
 				dist[j] = cd + c;
 				prev[j] = cur;
 				t = (int)((unsigned)dist[j] & (DIJ_NB - 1));
@@ -886,6 +894,9 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 	for (k = 0; k < ngoal; k++)
 		if (goal[k] >= 0 && goal[k] < n)
 			isgoal[goal[k]] = 0;
+	for (k = 0; k < nocc; k++)
+		if (dist[occ[k]] < -1)
+			dist[occ[k]] = -1; /* a squad's hex: not reached */
 }
 
 /* dijkstra_from the one start a. */
