@@ -70,6 +70,8 @@ struct mapc {
 	int *nb;               /* nb[i * 6 + d]: neighbour's index, -1 off */
 	int *step;             /* step[i * 6 + d]: cm to step there (entry
 	                        * and the obstacle between), -1 impossible */
+	int *nbs;              /* nbs[i * 6 + d]: nb, or n where step is -1
+	                        * (the path search's hex never entered) */
 	int *los;              /* los[a * n + b]: 0 not yet walked, 1 blocked
 	                        * whatever the squads, else 2 + offset in st */
 	int *st;               /* at an offset: count, then (h, alt) pairs */
@@ -503,6 +505,7 @@ mapc_clear(void)
 	free(mc.enter);
 	free(mc.nb);
 	free(mc.step);
+	free(mc.nbs);
 	free(mc.los);
 	free(mc.st);
 	memset(&mc, 0, sizeof mc);
@@ -529,6 +532,7 @@ mapc_build(const struct game *g)
 	mc.enter = xmalloc(sizeof(int) * nn);
 	mc.nb = xmalloc(sizeof(int) * 6 * nn);
 	mc.step = xmalloc(sizeof(int) * 6 * nn);
+	mc.nbs = xmalloc(sizeof(int) * 6 * nn);
 	mc.los = xcalloc(nn * nn, sizeof *mc.los);
 	for (j = 0; j < mc.n; j++) {
 		struct hex h = hex_of(g, j);
@@ -551,6 +555,7 @@ mapc_build(const struct game *g)
 			mc.step[j * 6 + d] = k < 0 || mc.enter[k] < 0 ? -1 :
 			    mc.enter[k] + (e > 0 && e < PLT_E_NKINDS ?
 			    edge_cost[e] : 0);
+			mc.nbs[j * 6 + d] = mc.step[j * 6 + d] < 0 ? mc.n : k;
 		}
 }
 
@@ -792,15 +797,15 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 	int best = -1, *occ, *dist, *prev, nbk[DIJ_NB] = { 0 }, left = 0;
 	int cd, nocc = 0;
 	const struct mapc *m = mapc_get(g);
-	const int *nb = m->nb, *step = m->step;
+	const int *nb = m->nb, *step = m->step, *nbs = m->nbs;
 	size_t nn = (size_t)(n > 0 ? n : 1);
 	char *near, *isgoal;
 
 	/* Scratch kept per thread: one search's result is read before the
 	 * next search begins (dij_free frees nothing). A hex is in a
 	 * bucket at most once (it joins one only when its cost drops). */
-	if (cap < nn) {
-		cap = nn;
+	if (cap < nn + 1) {
+		cap = nn + 1; /* dist[n]: the hex never entered (m->nbs) */
 		free(sdist);
 		free(sprev);
 		free(socc);
@@ -819,6 +824,7 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 	r->prev = prev = sprev;
 	memset(dist, 0xff, sizeof(int) * nn); /* -1 */
 	memset(prev, 0xff, sizeof(int) * nn);
+	dist[n > 0 ? n : 0] = -2; /* as a squad's hex: never entered */
 	for (k = 0; k < nsrc; k++)
 		if (hidx(g, src[k]) >= 0)
 			ns++;
@@ -879,10 +885,11 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 			if (!contact && prev[cur] >= 0 && near[cur])
 				continue;
 			for (d = 0; d < 6; d++) {
-				int j = nb[cur * 6 + d], c = step[cur * 6 + d], t;
+				int j = nbs[cur * 6 + d], c = step[cur * 6 + d], t;
 
-				if (c < 0 || (dist[j] != -1 && dist[j] <= cd + c))
-					continue; /* a squad's hex, or as cheap */
+				if (dist[j] != -1 && dist[j] <= cd + c)
+					continue; /* a squad's hex, no step
+					           * (j == n) or as cheap */
 				dist[j] = cd + c;
 				prev[j] = cur;
 				t = (int)((unsigned)dist[j] & (DIJ_NB - 1));
