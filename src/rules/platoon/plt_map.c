@@ -559,16 +559,12 @@ mapc_build(const struct game *g)
 		}
 }
 
-/* The cache for g's map, built or checked (see above). */
-static struct mapc *
-mapc_get(const struct game *g)
+/* mapc_get past its first test (not inlined: the rare case). */
+static __attribute__((noinline)) struct mapc *
+mapc_check(const struct game *g)
 {
 	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
 
-	/* Inside a scope the game last checked is not asked again: its map
-	 * and layout do not change before the scope ends. */
-	if (scope > 0 && g == scope_game)
-		return &mc;
 	if (!(mc.map != NULL && mc.nmap == g->nhex &&
 	    memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0 &&
 	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0)))
@@ -576,6 +572,17 @@ mapc_get(const struct game *g)
 	if (scope > 0)
 		scope_game = g;
 	return &mc;
+}
+
+/* The cache for g's map, built or checked (see above). Inside a scope
+ * the game last checked is not asked again: its map and layout do not
+ * change before the scope ends. */
+static inline struct mapc *
+mapc_get(const struct game *g)
+{
+	if (scope > 0 && g == scope_game)
+		return &mc;
+	return mapc_check(g);
 }
 
 /* Inside a scope, the cache for g's map (built if need be); else NULL. */
