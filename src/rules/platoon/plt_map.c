@@ -791,7 +791,10 @@ dij_sort(int *v, int n)
  * nsrc; those off the layout left out) each cost is the cheapest from
  * any of them: a path never enters another start's hex (a squad is
  * there). The squads of platoon without (-1: none) are left out, as if
- * not on the map. */
+ * not on the map. Inside the search a squad's hex holds -2 - squad in
+ * dist (put back to -1 before it returns), the goals are marked by index,
+ * and a step that cannot be taken leads to the sentinel index n (mc.nbs;
+ * dist[n] is -2): so each step is one test of the cost found. */
 static void
 dijkstra_from(const struct game *g, int side, const struct hex *src,
     int nsrc, bool contact, const int *goal, int ngoal, int bound,
