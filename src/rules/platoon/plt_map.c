@@ -70,6 +70,8 @@ struct mapc {
 	int *nb;               /* nb[i * 6 + d]: neighbour's index, -1 off */
 	int *step;             /* step[i * 6 + d]: cm to step there (entry
 	                        * and the obstacle between), -1 impossible */
+	int *nbs;              /* nbs[i * 6 + d]: nb, or n where step is -1
+	                        * (the path search's hex never entered) */
 	int *los;              /* los[a * n + b]: 0 not yet walked, 1 blocked
 	                        * whatever the squads, else 2 + offset in st */
 	int *st;               /* at an offset: count, then (h, alt) pairs */
@@ -77,6 +79,7 @@ struct mapc {
 };
 
 static _Thread_local struct mapc mc;
+static _Thread_local const struct game *scope_game; /* see mapc_get */
 static struct mapc *mapc_scoped(const struct game *);
 static int hidx(const struct game *, struct hex);
 
@@ -502,6 +505,7 @@ mapc_clear(void)
 	free(mc.enter);
 	free(mc.nb);
 	free(mc.step);
+	free(mc.nbs);
 	free(mc.los);
 	free(mc.st);
 	memset(&mc, 0, sizeof mc);
@@ -528,6 +532,7 @@ mapc_build(const struct game *g)
 	mc.enter = xmalloc(sizeof(int) * nn);
 	mc.nb = xmalloc(sizeof(int) * 6 * nn);
 	mc.step = xmalloc(sizeof(int) * 6 * nn);
+	mc.nbs = xmalloc(sizeof(int) * 6 * nn);
 	mc.los = xcalloc(nn * nn, sizeof *mc.los);
 	for (j = 0; j < mc.n; j++) {
 		struct hex h = hex_of(g, j);
@@ -550,21 +555,34 @@ mapc_build(const struct game *g)
 			mc.step[j * 6 + d] = k < 0 || mc.enter[k] < 0 ? -1 :
 			    mc.enter[k] + (e > 0 && e < PLT_E_NKINDS ?
 			    edge_cost[e] : 0);
+			mc.nbs[j * 6 + d] = mc.step[j * 6 + d] < 0 ? mc.n : k;
 		}
 }
 
-/* The cache for g's map, built or checked (see above). */
-static struct mapc *
-mapc_get(const struct game *g)
+/* mapc_get past its first test (not inlined: the rare case). */
+static __attribute__((noinline)) struct mapc *
+mapc_check(const struct game *g)
 {
 	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
 
-	if (mc.map != NULL && mc.nmap == g->nhex &&
+	if (!(mc.map != NULL && mc.nmap == g->nhex &&
 	    memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0 &&
-	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0))
-		return &mc;
-	mapc_build(g);
+	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0)))
+		mapc_build(g);
+	if (scope > 0)
+		scope_game = g;
 	return &mc;
+}
+
+/* The cache for g's map, built or checked (see above). Inside a scope
+ * the game last checked is not asked again: its map and layout do not
+ * change before the scope ends. */
+static inline struct mapc *
+mapc_get(const struct game *g)
+{
+	if (scope > 0 && g == scope_game)
+		return &mc;
+	return mapc_check(g);
 }
 
 /* Inside a scope, the cache for g's map (built if need be); else NULL. */
@@ -605,7 +623,9 @@ plt_cache_begin(const struct game *g)
 	if (scope == 0) {
 		if (!pf_same(g))
 			npcache = 0;
+		scope_game = NULL;
 		(void)mapc_get(g); /* compared whole: not in a scope yet */
+		scope_game = g;
 	}
 	scope++;
 }
@@ -614,8 +634,8 @@ plt_cache_begin(const struct game *g)
 void
 plt_cache_end(void)
 {
-	if (scope > 0)
-		scope--;
+	if (scope > 0 && --scope == 0)
+		scope_game = NULL;
 }
 /* plt_los_in walking the line (a or b off the layout). */
 static bool
@@ -771,33 +791,38 @@ dij_sort(int *v, int n)
  * nsrc; those off the layout left out) each cost is the cheapest from
  * any of them: a path never enters another start's hex (a squad is
  * there). The squads of platoon without (-1: none) are left out, as if
- * not on the map. */
+ * not on the map. Inside the search a squad's hex holds -2 - squad in
+ * dist (put back to -1 before it returns), the goals are marked by index,
+ * and a step that cannot be taken leads to the sentinel index n (mc.nbs;
+ * dist[n] is -2): so each step is one test of the cost found. */
 static void
 dijkstra_from(const struct game *g, int side, const struct hex *src,
     int nsrc, bool contact, const int *goal, int ngoal, int bound,
     int without, struct plt_dij *r)
 {
 	static _Thread_local int *sdist, *sprev, *socc, *sbk;
-	static _Thread_local char *snear;
+	static _Thread_local char *snear, *sgoal;
 	static _Thread_local size_t cap;
 	int n = g->layout.cols * g->layout.rows, i, d, ia, k, ns = 0;
 	int best = -1, *occ, *dist, *prev, nbk[DIJ_NB] = { 0 }, left = 0;
-	int cd;
+	int cd, nocc = 0;
 	const struct mapc *m = mapc_get(g);
-	const int *nb = m->nb, *step = m->step;
+	const int *nb = m->nb, *step = m->step, *nbs = m->nbs;
 	size_t nn = (size_t)(n > 0 ? n : 1);
-	char *near;
+	char *near, *isgoal;
 
 	/* Scratch kept per thread: one search's result is read before the
 	 * next search begins (dij_free frees nothing). A hex is in a
 	 * bucket at most once (it joins one only when its cost drops). */
-	if (cap < nn) {
-		cap = nn;
+	if (cap < nn + 1) {
+		cap = nn + 1; /* dist[n]: the hex never entered (m->nbs) */
 		free(sdist);
 		free(sprev);
 		free(socc);
 		free(snear);
 		free(sbk);
+		free(sgoal);
+		sgoal = xcalloc(cap, 1); /* 0 between searches */
 		sdist = xmalloc(sizeof(int) * cap);
 		sprev = xmalloc(sizeof(int) * cap);
 		socc = xmalloc(sizeof(int) * cap);
@@ -809,6 +834,7 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 	r->prev = prev = sprev;
 	memset(dist, 0xff, sizeof(int) * nn); /* -1 */
 	memset(prev, 0xff, sizeof(int) * nn);
+	dist[n > 0 ? n : 0] = -2; /* as a squad's hex: never entered */
 	for (k = 0; k < nsrc; k++)
 		if (hidx(g, src[k]) >= 0)
 			ns++;
@@ -816,12 +842,22 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 		return;
 	occ = socc;
 	near = snear;
-	occ_fill(g, occ, without);
+	/* The squads on the map, the lowest-index one of a hex as occ_fill
+	 * finds it (those of platoon without left out), marked in dist as
+	 * -2 - squad: never entered (below -1: neither unreached nor a
+	 * cost); their hexes listed in occ, unmarked when the search ends. */
+	for (i = g->nunits - 1; i >= 0; i--)
+		if (plt_alive(g, i) && (without < 0 || g->units[i].attached !=
+		    without) && (ia = hidx(g, g->units[i].pos)) >= 0) {
+			if (dist[ia] == -1)
+				occ[nocc++] = ia;
+			dist[ia] = -2 - i;
+		}
 	/* Hexes next to a squad of another side: entered, not passed. */
 	if (!contact) {
 		memset(near, 0, nn);
-		for (i = 0; i < n; i++)
-			if (occ[i] >= 0 && g->units[occ[i]].side != side)
+		for (k = 0; k < nocc; k++)
+			if (g->units[-2 - dist[i = occ[k]]].side != side)
 				for (d = 0; d < 6; d++)
 					if (nb[i * 6 + d] >= 0)
 						near[nb[i * 6 + d]] = 1;
@@ -832,14 +868,19 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 			sbk[nbk[0]++] = ia;
 			left++;
 		}
+	/* The goals marked by index (unmarked when the search ends). */
+	isgoal = sgoal;
+	for (k = 0; k < ngoal; k++)
+		if (goal[k] >= 0 && goal[k] < n)
+			isgoal[goal[k]] = 1;
 	for (cd = 0; left > 0; cd++) {
-		int *bk = sbk + (size_t)(cd % DIJ_NB) * cap, nk, q;
+		int *bk = sbk + (size_t)(cd & (DIJ_NB - 1)) * cap, nk, q;
 
-		if ((nk = nbk[cd % DIJ_NB]) == 0)
+		if ((nk = nbk[cd & (DIJ_NB - 1)]) == 0)
 			continue;
 		if ((best >= 0 && cd > best) || cd > bound)
 			break;
-		nbk[cd % DIJ_NB] = 0;
+		nbk[cd & (DIJ_NB - 1)] = 0;
 		left -= nk;
 		dij_sort(bk, nk);
 		for (q = 0; q < nk; q++) {
@@ -847,28 +888,32 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 
 			if (dist[cur] != cd)
 				continue; /* stale: a cheaper way was found */
-			for (k = 0; k < ngoal; k++)
-				if (goal[k] == cur && best < 0)
-					best = cd;
+			if (best < 0 && isgoal[cur])
+				best = cd;
 			/* Not a start (a start has no previous hex): may end
 			 * next to an enemy, not pass through. */
 			if (!contact && prev[cur] >= 0 && near[cur])
 				continue;
 			for (d = 0; d < 6; d++) {
-				int j = nb[cur * 6 + d], c = step[cur * 6 + d], t;
+				int j = nbs[cur * 6 + d], c = step[cur * 6 + d], t;
 
-				if (c < 0 || occ[j] >= 0)
-					continue;
-				if (dist[j] >= 0 && dist[j] <= cd + c)
-					continue;
+				if (dist[j] != -1 && dist[j] <= cd + c)
+					continue; /* a squad's hex, no step
+					           * (j == n) or as cheap */
 				dist[j] = cd + c;
 				prev[j] = cur;
-				t = dist[j] % DIJ_NB;
+				t = (int)((unsigned)dist[j] & (DIJ_NB - 1));
 				sbk[(size_t)t * cap + (size_t)nbk[t]++] = j;
 				left++;
 			}
 		}
 	}
+	for (k = 0; k < ngoal; k++)
+		if (goal[k] >= 0 && goal[k] < n)
+			isgoal[goal[k]] = 0;
+	for (k = 0; k < nocc; k++)
+		if (dist[occ[k]] < -1)
+			dist[occ[k]] = -1; /* a squad's hex: not reached */
 }
 
 /* dijkstra_from the one start a. */
