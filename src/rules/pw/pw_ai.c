@@ -352,13 +352,19 @@ static bool
 fire_target(const struct ai *ai, int i, struct hex *t)
 {
 	const struct game *g = ai->g;
-	int j, range, best = 1000, d, s;
+	const struct pw_type *ty = ai_type(ai, i);
+	int j, range, best = 1000, d, s, maxd = INT_MAX;
 	bool found = false;
 
+	/* pw_can_fire says no to a target nearer than 1 or beyond the
+	 * unit's range when it is not in a wood (whatever the line): those
+	 * are not asked. */
+	if (ty != NULL && pw_terrain(g, g->units[i].pos) != PW_T_WOOD)
+		maxd = ty->range;
 	FOR_SEEN(ai, j, s) {
 		d = hex_distance(g->units[j].pos, g->units[i].pos);
-		if (d < best && pw_can_fire(g, i, g->units[j].pos, &range, NULL,
-		    0)) {
+		if (d < best && d >= 1 && d <= maxd && pw_can_fire(g, i,
+		    g->units[j].pos, &range, NULL, 0)) {
 			best = d;
 			*t = g->units[j].pos;
 			found = true;
