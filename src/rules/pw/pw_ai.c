@@ -52,7 +52,17 @@ struct ai {
 	 * indexes) and its chain back: nh + 1 entries each. */
 	struct hex *q, *chain;
 	int *prev, *hi;
+	/* Distance fields (see field_path): for up to NFIELD goals asked
+	 * this call, the goal, how often it was asked, and (from the second
+	 * time) the number of steps from each hex to the hexes a search for
+	 * it stops at (-1: none reachable), with the queue that fills it. */
+	int nfield;
+	struct field {
+		struct hex goal;
+		int *dist, *q, head, n;
+	} field[16];
 };
+#define NFIELD 16
 
 /* Unit j's type (as pw_type), NULL for none. */
 static const struct pw_type *
@@ -215,6 +225,113 @@ free_end(const struct ai *ai, int i, struct hex h)
 	return true;
 }
 
+/* The distance field of goal (lb as plan_path computes it: 0 when a
+ * path may enter the goal, else 1): the number of steps from a hex a path
+ * may enter to the nearest such hex at distance lb from the goal (the
+ * hexes plan_path's search stops at), by a breadth-first search out from
+ * those hexes over the hexes a path may enter. The search goes only as
+ * far as a unit asks (field_path resumes it), and every unit of the call
+ * with the same goal reads the same field. Owned by ai; NULL without the
+ * map's neighbour table or when the table of fields is full (plan_path
+ * then searches as before). */
+static struct field *
+goal_field(struct ai *ai, struct hex goal, int lb)
+{
+	const struct game *g = ai->g;
+	struct field *f;
+	int i, k, d;
+
+	if (pw_map_neighbours(g) == NULL || ai->nh >= MAXH)
+		return NULL;
+	for (i = 0; i < ai->nfield; i++)
+		if (hex_eq(ai->field[i].goal, goal))
+			return &ai->field[i];
+	if (ai->nfield == NFIELD)
+		return NULL;
+	f = &ai->field[ai->nfield++];
+	f->goal = goal;
+	f->dist = xmalloc(sizeof *f->dist * (size_t)ai->nh);
+	f->q = xmalloc(sizeof *f->q * (size_t)ai->nh);
+	f->head = f->n = 0;
+	for (k = 0; k < ai->nh; k++)
+		f->dist[k] = -1;
+	/* The hexes the search stops at: the goal, or the hexes next to
+	 * it, that a path may enter. */
+	for (d = lb == 0 ? -1 : 0; d < (lb == 0 ? 0 : 6); d++) {
+		k = hex_index(g, d < 0 ? goal : hex_neighbour(goal, d));
+		if (k >= 0 && ai->pass[k] && f->dist[k] < 0) {
+			f->dist[k] = 0;
+			f->q[f->n++] = k;
+		}
+	}
+	return f;
+}
+
+/* The first steps (up to max) of plan_path's path from start (hex index
+ * hs, -1 off the map) into fw, from the distance field of its goal; -1
+ * when no hex the search stops at is reachable (plan_path then searches
+ * the whole map as before). The search's path is the one its queue
+ * reaches first: the fewest steps, and among those the one whose
+ * directions (0..5, the order neighbours enter the queue) come first
+ * letter by letter; so each step goes to the first neighbour, in
+ * direction order, one step nearer in the field. The same hexes as the
+ * search's path, ties included. */
+static int
+field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
+    int max, struct hex *fw)
+{
+	const struct game *g = ai->g;
+	const int (*nbr)[6] = pw_map_neighbours(g);
+	int nb[6], d, k, want, n = 0, cur, *dist = f->dist, lv;
+
+	/* The start's neighbours (it may be off the map). */
+	for (d = 0; d < 6; d++)
+		nb[d] = hs >= 0 ? nbr[hs][d] : hex_index(g,
+		    hex_neighbour(start, d));
+	for (;;) {
+		want = INT_MAX;
+		for (d = 0; d < 6; d++)
+			if (nb[d] >= 0 && ai->pass[nb[d]] && dist[nb[d]] >= 0 &&
+			    dist[nb[d]] < want)
+				want = dist[nb[d]];
+		/* Every hex nearer than the next one to leave the queue
+		 * has its distance: once the start's nearest neighbour is
+		 * among them, the walk below reads only those. */
+		if (f->head == f->n || (want != INT_MAX &&
+		    dist[f->q[f->head]] >= want))
+			break;
+		/* One more ring of the search. */
+		lv = dist[f->q[f->head]];
+		while (f->head < f->n && dist[f->q[f->head]] == lv) {
+			int x = f->q[f->head++];
+
+			for (d = 0; d < 6; d++)
+				if ((k = nbr[x][d]) >= 0 && ai->pass[k] &&
+				    dist[k] < 0) {
+					dist[k] = lv + 1;
+					f->q[f->n++] = k;
+				}
+		}
+	}
+	if (want == INT_MAX)
+		return -1;
+	for (d = 0; d < 6 && !(nb[d] >= 0 && ai->pass[nb[d]] &&
+	    dist[nb[d]] == want); d++)
+		;
+	cur = nb[d];
+	while (n < max) {
+		fw[n++] = g->hexes[cur].h;
+		if (dist[cur] == 0)
+			break;
+		for (d = 0; d < 6; d++)
+			if ((k = nbr[cur][d]) >= 0 && ai->pass[k] &&
+			    dist[k] == dist[cur] - 1)
+				break;
+		cur = nbr[cur][d];
+	}
+	return n;
+}
+
 /* Shortest passable path from unit i's hex towards goal (stopping next
  * to it); writes up to max hexes into path, returns their number. */
 static int
@@ -226,7 +343,7 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	 * not on the stack, where their pages would be probed each call. */
 	struct hex start = g->units[i].pos, *q = ai->q, best;
 	int *prev = ai->prev, *hi = ai->hi, n = 0, head = 0, k, d, bi = 0, bd;
-	int len, steps = 0, lb;
+	int len, steps = 0, lb, nf;
 	struct hex *chain = ai->chain;
 	const int (*mapnbr)[6] = pw_map_neighbours(g);
 	const int *row;
@@ -256,6 +373,16 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	 * the rest of the search could not change the path. */
 	k = hex_index(g, goal);
 	lb = hex_eq(start, goal) || (k >= 0 && ai->pass[k]) ? 0 : 1;
+	/* A goal asked before in this call: its distance field gives the
+	 * same path without a search (the start itself near enough: no
+	 * path, as the search finds). */
+	if (hex_distance(start, goal) > lb) {
+		struct field *f = goal_field(ai, goal, lb);
+
+		if (f != NULL && (nf = field_path(ai, f, start, hi[0], max,
+		    ai->chain)) >= 0)
+			goto walk;
+	}
 	while (head < n) {
 		struct hex h = q[head];
 
@@ -295,8 +422,17 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	len = 0;
 	for (k = bi; k > 0 && len < MAXH; k = prev[k])
 		chain[len++] = q[k];
-	/* chain is reversed: chain[len-1] is the first step. */
-	for (k = len - 1; k >= 0 && steps < max; k--) {
+	/* chain is reversed (chain[len-1] is the first step): put it in
+	 * order, in place. */
+	for (k = 0; k < len / 2; k++) {
+		struct hex x = chain[k];
+
+		chain[k] = chain[len - 1 - k];
+		chain[len - 1 - k] = x;
+	}
+	nf = len;
+walk:
+	for (k = 0; k < nf && steps < max; k++) {
 		int t;
 
 		path[steps++] = chain[k];
@@ -780,6 +916,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->across = xcalloc(nu, sizeof *ai->across);
 	ai->sl = xcalloc(nu, sizeof *ai->sl);
 	ai->nsl = 0;
+	ai->nfield = 0;
 	ai->q = xmalloc(sizeof *ai->q * (size_t)(ai->nh + 1));
 	ai->chain = xmalloc(sizeof *ai->chain * (size_t)(ai->nh + 1));
 	ai->prev = xmalloc(sizeof *ai->prev * (size_t)(ai->nh + 1));
@@ -820,5 +957,9 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	free(ai->chain);
 	free(ai->prev);
 	free(ai->hi);
+	for (i = 0; i < ai->nfield; i++) {
+		free(ai->field[i].dist);
+		free(ai->field[i].q);
+	}
 	free(ai);
 }
