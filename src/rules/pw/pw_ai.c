@@ -48,6 +48,10 @@ struct ai {
 	/* The enemy units the side sees (seen), in the order of the units:
 	 * the loops over them go through these nsl, not every unit. */
 	int *sl, nsl;
+	/* The side's own units that are alive (pw_alive), in the order of
+	 * the units: friend_near, observed and main_body loop over these
+	 * nol, not every unit. */
+	int *ol, nol;
 	/* plan_path's queue (hexes, the index each came from, their hex
 	 * indexes) and its chain back: nh + 1 entries each. */
 	struct hex *q, *chain;
@@ -509,18 +513,15 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 	return found;
 }
 
+/* Is a unit of the side (alive) in or next to h? */
 static bool
 friend_near(const struct ai *ai, struct hex h)
 {
-	int j;
+	int s;
 
-	for (j = 0; j < ai->g->nunits; j++) {
-		const struct game_unit *o = &ai->g->units[j];
-
-		if (o->side == ai->side && ai->alive[j] &&
-		    hex_distance(o->pos, h) <= 1)
+	for (s = 0; s < ai->nol; s++)
+		if (hex_distance(ai->g->units[ai->ol[s]].pos, h) <= 1)
 			return true;
-	}
 	return false;
 }
 
@@ -558,13 +559,12 @@ static bool
 observed(const struct ai *ai, int i, struct hex h)
 {
 	const struct game *g = ai->g;
-	int j;
+	int j, s;
 
 	if (pw_sees(g, g->units[i].pos, h))
 		return true;
-	for (j = 0; j < g->nunits; j++)
-		if (g->units[j].side == ai->side && ai->alive[j] &&
-		    ai->kind[j] == PW_SPOTTER &&
+	for (s = 0; s < ai->nol; s++)
+		if (ai->kind[j = ai->ol[s]] == PW_SPOTTER &&
 		    pw_sees(g, g->units[j].pos, h))
 			return true;
 	return false;
@@ -682,17 +682,15 @@ main_body(const struct ai *ai, int i, struct hex *at)
 {
 	const struct game *g = ai->g;
 	unsigned skip = PW_C_EXEMPT | PW_C_TRANSPORT | PW_C_ART;
-	int j, k, n, best = -1, bd = 1000, d;
+	int j, k, n, best = -1, bd = 1000, d, s, t;
 
-	for (j = 0; j < g->nunits; j++) {
-		const struct game_unit *o = &g->units[j];
+	for (s = 0; s < ai->nol; s++) {
+		const struct game_unit *o = &g->units[j = ai->ol[s]];
 
-		if (o->side != ai->side || !ai->alive[j] || o->attached >= 0 ||
-		    (ai_type(ai, j)->cls & skip))
+		if (o->attached >= 0 || (ai_type(ai, j)->cls & skip))
 			continue;
-		for (n = 0, k = 0; k < g->nunits; k++)
-			if (g->units[k].side == ai->side &&
-			    ai->alive[k] && k != i &&
+		for (n = 0, t = 0; t < ai->nol; t++)
+			if ((k = ai->ol[t]) != i &&
 			    hex_distance(g->units[k].pos, o->pos) <= 2)
 				n++;
 		d = hex_distance(o->pos, g->units[i].pos);
@@ -915,6 +913,8 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->alive = xcalloc(nu, sizeof *ai->alive);
 	ai->across = xcalloc(nu, sizeof *ai->across);
 	ai->sl = xcalloc(nu, sizeof *ai->sl);
+	ai->ol = xcalloc(nu, sizeof *ai->ol);
+	ai->nol = 0;
 	ai->nsl = 0;
 	ai->nfield = 0;
 	ai->q = xmalloc(sizeof *ai->q * (size_t)(ai->nh + 1));
@@ -938,6 +938,8 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 		    o->attached < 0 && pw_visible(g, side, i);
 		if (ai->seen[i])
 			ai->sl[ai->nsl++] = i;
+		if (o->side == side && ai->alive[i])
+			ai->ol[ai->nol++] = i;
 	}
 	index_passable(ai);
 	artillery(ai, b);
@@ -953,6 +955,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	free(ai->alive);
 	free(ai->across);
 	free(ai->sl);
+	free(ai->ol);
 	free(ai->q);
 	free(ai->chain);
 	free(ai->prev);
