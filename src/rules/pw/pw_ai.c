@@ -8,7 +8,12 @@
  * river or are down to their last SP; the rest advance along the shortest
  * passable path, dropping off passengers and guns near the enemy;
  * spotters move up until they see the enemy, keeping their distance, and
- * commanders follow the main body of their units. */
+ * commanders follow the main body of their units.
+ *
+ * The path search reads one distance field per goal and call, shared by
+ * the units with that goal, and gives the very path a search from each
+ * unit would (goal_field, field_path; docs/ARCHITECTURE.md §3.2,
+ * "Distance fields"). */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
