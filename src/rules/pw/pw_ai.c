@@ -8,7 +8,12 @@
  * river or are down to their last SP; the rest advance along the shortest
  * passable path, dropping off passengers and guns near the enemy;
  * spotters move up until they see the enemy, keeping their distance, and
- * commanders follow the main body of their units. */
+ * commanders follow the main body of their units.
+ *
+ * The path search reads one distance field per goal and call, shared by
+ * the units with that goal, and gives the very path a search from each
+ * unit would (goal_field, field_path; docs/ARCHITECTURE.md §3.2,
+ * "Distance fields"). */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -48,11 +53,25 @@ struct ai {
 	/* The enemy units the side sees (seen), in the order of the units:
 	 * the loops over them go through these nsl, not every unit. */
 	int *sl, nsl;
+	/* The side's own units that are alive (pw_alive), in the order of
+	 * the units: friend_near, observed and main_body loop over these
+	 * nol, not every unit. */
+	int *ol, nol;
 	/* plan_path's queue (hexes, the index each came from, their hex
 	 * indexes) and its chain back: nh + 1 entries each. */
 	struct hex *q, *chain;
 	int *prev, *hi;
+	/* Distance fields (see field_path): for up to NFIELD goals asked
+	 * this call, the goal, how often it was asked, and (from the second
+	 * time) the number of steps from each hex to the hexes a search for
+	 * it stops at (-1: none reachable), with the queue that fills it. */
+	int nfield;
+	struct field {
+		struct hex goal;
+		int *dist, *q, head, n;
+	} field[16];
 };
+#define NFIELD 16
 
 /* Unit j's type (as pw_type), NULL for none. */
 static const struct pw_type *
@@ -215,6 +234,113 @@ free_end(const struct ai *ai, int i, struct hex h)
 	return true;
 }
 
+/* The distance field of goal (lb as plan_path computes it: 0 when a
+ * path may enter the goal, else 1): the number of steps from a hex a path
+ * may enter to the nearest such hex at distance lb from the goal (the
+ * hexes plan_path's search stops at), by a breadth-first search out from
+ * those hexes over the hexes a path may enter. The search goes only as
+ * far as a unit asks (field_path resumes it), and every unit of the call
+ * with the same goal reads the same field. Owned by ai; NULL without the
+ * map's neighbour table or when the table of fields is full (plan_path
+ * then searches as before). */
+static struct field *
+goal_field(struct ai *ai, struct hex goal, int lb)
+{
+	const struct game *g = ai->g;
+	struct field *f;
+	int i, k, d;
+
+	if (pw_map_neighbours(g) == NULL || ai->nh >= MAXH)
+		return NULL;
+	for (i = 0; i < ai->nfield; i++)
+		if (hex_eq(ai->field[i].goal, goal))
+			return &ai->field[i];
+	if (ai->nfield == NFIELD)
+		return NULL;
+	f = &ai->field[ai->nfield++];
+	f->goal = goal;
+	f->dist = xmalloc(sizeof *f->dist * (size_t)ai->nh);
+	f->q = xmalloc(sizeof *f->q * (size_t)ai->nh);
+	f->head = f->n = 0;
+	for (k = 0; k < ai->nh; k++)
+		f->dist[k] = -1;
+	/* The hexes the search stops at: the goal, or the hexes next to
+	 * it, that a path may enter. */
+	for (d = lb == 0 ? -1 : 0; d < (lb == 0 ? 0 : 6); d++) {
+		k = hex_index(g, d < 0 ? goal : hex_neighbour(goal, d));
+		if (k >= 0 && ai->pass[k] && f->dist[k] < 0) {
+			f->dist[k] = 0;
+			f->q[f->n++] = k;
+		}
+	}
+	return f;
+}
+
+/* The first steps (up to max) of plan_path's path from start (hex index
+ * hs, -1 off the map) into fw, from the distance field of its goal; -1
+ * when no hex the search stops at is reachable (plan_path then searches
+ * the whole map as before). The search's path is the one its queue
+ * reaches first: the fewest steps, and among those the one whose
+ * directions (0..5, the order neighbours enter the queue) come first
+ * letter by letter; so each step goes to the first neighbour, in
+ * direction order, one step nearer in the field. The same hexes as the
+ * search's path, ties included. */
+static int
+field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
+    int max, struct hex *fw)
+{
+	const struct game *g = ai->g;
+	const int (*nbr)[6] = pw_map_neighbours(g);
+	int nb[6], d, k, want, n = 0, cur, *dist = f->dist, lv;
+
+	/* The start's neighbours (it may be off the map). */
+	for (d = 0; d < 6; d++)
+		nb[d] = hs >= 0 ? nbr[hs][d] : hex_index(g,
+		    hex_neighbour(start, d));
+	for (;;) {
+		want = INT_MAX;
+		for (d = 0; d < 6; d++)
+			if (nb[d] >= 0 && ai->pass[nb[d]] && dist[nb[d]] >= 0 &&
+			    dist[nb[d]] < want)
+				want = dist[nb[d]];
+		/* Every hex nearer than the next one to leave the queue
+		 * has its distance: once the start's nearest neighbour is
+		 * among them, the walk below reads only those. */
+		if (f->head == f->n || (want != INT_MAX &&
+		    dist[f->q[f->head]] >= want))
+			break;
+		/* One more ring of the search. */
+		lv = dist[f->q[f->head]];
+		while (f->head < f->n && dist[f->q[f->head]] == lv) {
+			int x = f->q[f->head++];
+
+			for (d = 0; d < 6; d++)
+				if ((k = nbr[x][d]) >= 0 && ai->pass[k] &&
+				    dist[k] < 0) {
+					dist[k] = lv + 1;
+					f->q[f->n++] = k;
+				}
+		}
+	}
+	if (want == INT_MAX)
+		return -1;
+	for (d = 0; d < 6 && !(nb[d] >= 0 && ai->pass[nb[d]] &&
+	    dist[nb[d]] == want); d++)
+		;
+	cur = nb[d];
+	while (n < max) {
+		fw[n++] = g->hexes[cur].h;
+		if (dist[cur] == 0)
+			break;
+		for (d = 0; d < 6; d++)
+			if ((k = nbr[cur][d]) >= 0 && ai->pass[k] &&
+			    dist[k] == dist[cur] - 1)
+				break;
+		cur = nbr[cur][d];
+	}
+	return n;
+}
+
 /* Shortest passable path from unit i's hex towards goal (stopping next
  * to it); writes up to max hexes into path, returns their number. */
 static int
@@ -226,7 +352,7 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	 * not on the stack, where their pages would be probed each call. */
 	struct hex start = g->units[i].pos, *q = ai->q, best;
 	int *prev = ai->prev, *hi = ai->hi, n = 0, head = 0, k, d, bi = 0, bd;
-	int len, steps = 0, lb;
+	int len, steps = 0, lb, nf;
 	struct hex *chain = ai->chain;
 	const int (*mapnbr)[6] = pw_map_neighbours(g);
 	const int *row;
@@ -256,6 +382,16 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	 * the rest of the search could not change the path. */
 	k = hex_index(g, goal);
 	lb = hex_eq(start, goal) || (k >= 0 && ai->pass[k]) ? 0 : 1;
+	/* A goal asked before in this call: its distance field gives the
+	 * same path without a search (the start itself near enough: no
+	 * path, as the search finds). */
+	if (hex_distance(start, goal) > lb) {
+		struct field *f = goal_field(ai, goal, lb);
+
+		if (f != NULL && (nf = field_path(ai, f, start, hi[0], max,
+		    ai->chain)) >= 0)
+			goto walk;
+	}
 	while (head < n) {
 		struct hex h = q[head];
 
@@ -295,8 +431,17 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	len = 0;
 	for (k = bi; k > 0 && len < MAXH; k = prev[k])
 		chain[len++] = q[k];
-	/* chain is reversed: chain[len-1] is the first step. */
-	for (k = len - 1; k >= 0 && steps < max; k--) {
+	/* chain is reversed (chain[len-1] is the first step): put it in
+	 * order, in place. */
+	for (k = 0; k < len / 2; k++) {
+		struct hex x = chain[k];
+
+		chain[k] = chain[len - 1 - k];
+		chain[len - 1 - k] = x;
+	}
+	nf = len;
+walk:
+	for (k = 0; k < nf && steps < max; k++) {
 		int t;
 
 		path[steps++] = chain[k];
@@ -352,13 +497,19 @@ static bool
 fire_target(const struct ai *ai, int i, struct hex *t)
 {
 	const struct game *g = ai->g;
-	int j, range, best = 1000, d, s;
+	const struct pw_type *ty = ai_type(ai, i);
+	int j, range, best = 1000, d, s, maxd = INT_MAX;
 	bool found = false;
 
+	/* pw_can_fire says no to a target nearer than 1 or beyond the
+	 * unit's range when it is not in a wood (whatever the line): those
+	 * are not asked. */
+	if (ty != NULL && pw_terrain(g, g->units[i].pos) != PW_T_WOOD)
+		maxd = ty->range;
 	FOR_SEEN(ai, j, s) {
 		d = hex_distance(g->units[j].pos, g->units[i].pos);
-		if (d < best && pw_can_fire(g, i, g->units[j].pos, &range, NULL,
-		    0)) {
+		if (d < best && d >= 1 && d <= maxd && pw_can_fire(g, i,
+		    g->units[j].pos, &range, NULL, 0)) {
 			best = d;
 			*t = g->units[j].pos;
 			found = true;
@@ -367,18 +518,15 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 	return found;
 }
 
+/* Is a unit of the side (alive) in or next to h? */
 static bool
 friend_near(const struct ai *ai, struct hex h)
 {
-	int j;
+	int s;
 
-	for (j = 0; j < ai->g->nunits; j++) {
-		const struct game_unit *o = &ai->g->units[j];
-
-		if (o->side == ai->side && ai->alive[j] &&
-		    hex_distance(o->pos, h) <= 1)
+	for (s = 0; s < ai->nol; s++)
+		if (hex_distance(ai->g->units[ai->ol[s]].pos, h) <= 1)
 			return true;
-	}
 	return false;
 }
 
@@ -416,13 +564,12 @@ static bool
 observed(const struct ai *ai, int i, struct hex h)
 {
 	const struct game *g = ai->g;
-	int j;
+	int j, s;
 
 	if (pw_sees(g, g->units[i].pos, h))
 		return true;
-	for (j = 0; j < g->nunits; j++)
-		if (g->units[j].side == ai->side && ai->alive[j] &&
-		    ai->kind[j] == PW_SPOTTER &&
+	for (s = 0; s < ai->nol; s++)
+		if (ai->kind[j = ai->ol[s]] == PW_SPOTTER &&
 		    pw_sees(g, g->units[j].pos, h))
 			return true;
 	return false;
@@ -540,17 +687,15 @@ main_body(const struct ai *ai, int i, struct hex *at)
 {
 	const struct game *g = ai->g;
 	unsigned skip = PW_C_EXEMPT | PW_C_TRANSPORT | PW_C_ART;
-	int j, k, n, best = -1, bd = 1000, d;
+	int j, k, n, best = -1, bd = 1000, d, s, t;
 
-	for (j = 0; j < g->nunits; j++) {
-		const struct game_unit *o = &g->units[j];
+	for (s = 0; s < ai->nol; s++) {
+		const struct game_unit *o = &g->units[j = ai->ol[s]];
 
-		if (o->side != ai->side || !ai->alive[j] || o->attached >= 0 ||
-		    (ai_type(ai, j)->cls & skip))
+		if (o->attached >= 0 || (ai_type(ai, j)->cls & skip))
 			continue;
-		for (n = 0, k = 0; k < g->nunits; k++)
-			if (g->units[k].side == ai->side &&
-			    ai->alive[k] && k != i &&
+		for (n = 0, t = 0; t < ai->nol; t++)
+			if ((k = ai->ol[t]) != i &&
 			    hex_distance(g->units[k].pos, o->pos) <= 2)
 				n++;
 		d = hex_distance(o->pos, g->units[i].pos);
@@ -773,7 +918,10 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->alive = xcalloc(nu, sizeof *ai->alive);
 	ai->across = xcalloc(nu, sizeof *ai->across);
 	ai->sl = xcalloc(nu, sizeof *ai->sl);
+	ai->ol = xcalloc(nu, sizeof *ai->ol);
+	ai->nol = 0;
 	ai->nsl = 0;
+	ai->nfield = 0;
 	ai->q = xmalloc(sizeof *ai->q * (size_t)(ai->nh + 1));
 	ai->chain = xmalloc(sizeof *ai->chain * (size_t)(ai->nh + 1));
 	ai->prev = xmalloc(sizeof *ai->prev * (size_t)(ai->nh + 1));
@@ -795,6 +943,8 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 		    o->attached < 0 && pw_visible(g, side, i);
 		if (ai->seen[i])
 			ai->sl[ai->nsl++] = i;
+		if (o->side == side && ai->alive[i])
+			ai->ol[ai->nol++] = i;
 	}
 	index_passable(ai);
 	artillery(ai, b);
@@ -810,9 +960,14 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	free(ai->alive);
 	free(ai->across);
 	free(ai->sl);
+	free(ai->ol);
 	free(ai->q);
 	free(ai->chain);
 	free(ai->prev);
 	free(ai->hi);
+	for (i = 0; i < ai->nfield; i++) {
+		free(ai->field[i].dist);
+		free(ai->field[i].q);
+	}
 	free(ai);
 }

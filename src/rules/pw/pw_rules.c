@@ -858,6 +858,12 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 	bool seen = false;
 
 	*range = t->range;
+	/* Out of range whatever the line: every check below says no then,
+	 * so a caller that does not want the reason (why NULL) has its
+	 * answer before the others are made. */
+	if (why == NULL && (d < 1 || (d > t->range && pw_terrain(g, u->pos) !=
+	    PW_T_WOOD)))
+		return false;
 	if (t->weapon == PW_W_NONE || (t->cls & PW_C_ART)) {
 		say(why, len, "%s do not fire in the activation phase",
 		    t->name);
