@@ -53,11 +53,89 @@ PY
 # e2e_unpack DB: every dice log and order file of DB rewritten as plain
 # text, as they were stored before issue 17 compressed the long ones (the
 # program reads both), so that a test can read or edit them in SQL. A
-# compressed value that does not uncompress is left as it is.
+# compressed value that does not uncompress is left as it is. Packed
+# windows (store_compact, migration 024: events, dice, sealed dice and the
+# dice log in one row of window_packs) are given their rows back first.
 e2e_unpack() {
 	python3 - "$1" <<'PY'
 import sqlite3, sys, zlib
 db = sqlite3.connect(sys.argv[1])
+def pack_raw(wid):
+    b = db.execute("SELECT data FROM window_packs WHERE window_id = ?",
+                   (wid,)).fetchone()[0]
+    did = int.from_bytes(b[8:16], "big")
+    d = (zlib.decompressobj(zdict=pack_raw(did)) if did and did != wid
+         else zlib.decompressobj())
+    return d.decompress(b[16:]) + d.flush()
+def ditto(cur, prev):
+    return b"" if cur == prev else (b"\x01" if cur == b"" else cur)
+def unpack_window(wid, raw):
+    head = b"hexpost window pack 1\n"
+    assert raw.startswith(head), "window %d: not a pack" % wid
+    pos = len(head)
+    def line():
+        nonlocal pos
+        end = raw.index(b"\n", pos)
+        f = raw[pos:end].split(b" ")
+        pos = end + 1
+        return f[0], [int(x) for x in f[1:]]
+    def take(n, prev=b""):
+        nonlocal pos
+        if n < 0:
+            return prev
+        v = raw[pos:pos + n]
+        pos += n
+        return v
+    def nl():
+        nonlocal pos
+        assert raw[pos:pos + 1] == b"\n"
+        pos += 1
+    seq, prev, rows = 0, {"E": b"", "D": b"", "S": b""}, []
+    log = {}
+    while pos < len(raw):
+        tag, v = line()
+        tag = tag.decode()
+        if tag == "E":
+            seq += v[0]
+            ph = take(v[6], prev["E"]); tx = take(v[7]); nl()
+            db.execute("INSERT INTO events (window_id, seq, step, phase, "
+                       "text, visible, roll, nroll, roll_set) VALUES "
+                       "(?, ?, ?, ?, ?, ?, ?, ?, ?)", (wid, seq, v[1],
+                       ditto(ph, prev["E"]).decode(), tx.decode(), v[2],
+                       v[3], v[4], v[5]))
+            prev["E"] = ph
+        elif tag == "D":
+            if prev.get("dseq") is None:
+                prev["dseq"] = 0
+            prev["dseq"] += v[0]
+            pu = take(v[4], prev["D"]); nl()
+            db.execute("INSERT INTO dice (window_id, seq, purpose, sides, "
+                       "target, result) VALUES (?, ?, ?, ?, ?, ?)", (wid,
+                       prev["dseq"], ditto(pu, prev["D"]).decode(), v[1],
+                       v[2], v[3]))
+            prev["D"] = pu
+        elif tag == "S":
+            prev["draw"] = prev.get("draw", 0) + 1
+            pu = take(v[5], prev["S"]); nl()
+            db.execute("INSERT INTO sealed_dice (window_id, set_mask, seq, "
+                       "draw, purpose, sides, target, result) VALUES (?, ?, "
+                       "?, ?, ?, ?, ?, ?)", (wid, v[0], v[1], prev["draw"],
+                       pu.decode(), v[2], v[3], v[4]))
+            prev["S"] = pu
+        else:
+            val = take(v[0]); nl()
+            log[tag] = None if v[0] < 0 else val.decode()
+    if db.execute("SELECT count(*) FROM dice_logs WHERE window_id = ?",
+                  (wid,)).fetchone()[0]:
+        db.execute("UPDATE dice_logs SET text = ?, signature = ?, pubkey = ? "
+                   "WHERE window_id = ?", (log["L"], log["G"], log["K"], wid))
+if db.execute("SELECT count(*) FROM sqlite_master WHERE name = "
+              "'window_packs'").fetchone()[0]:
+    packs = [(w, pack_raw(w)) for (w,) in
+             db.execute("SELECT window_id FROM window_packs").fetchall()]
+    for w, r in packs:
+        unpack_window(w, r)
+    db.execute("DELETE FROM window_packs")
 def plain(b):
     if isinstance(b, bytes) and b[:4] == b"\0HPZ":
         try:
