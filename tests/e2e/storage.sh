@@ -159,6 +159,38 @@ for f in audit.txt export.json report1 report2 report3; do
 done
 diff -r "$W/unpacked/bundle" "$W/packed/bundle" >/dev/null || fail "the audit bundle changed by packing: $(diff -r "$W/unpacked/bundle" "$W/packed/bundle" | head)"
 diff -r "$W/unpacked/site" "$W/packed/site" >/dev/null || fail "the web archive changed by packing: $(diff -r "$W/unpacked/site" "$W/packed/site" | head)"
+# The audit reads the packed rolls: one changed inside a pack is found.
+PW=$(q "SELECT min(window_id) FROM window_packs WHERE substr(data, 9, 8) <> x'0000000000000000'")
+q ".backup '$T/before-edit.db'" || fail "backup"
+python3 - "$DB" "$PW" <<'PY' || fail "editing a pack"
+import sqlite3, sys, zlib
+db = sqlite3.connect(sys.argv[1])
+wid = int(sys.argv[2])
+def raw(w):
+    b = db.execute("SELECT data FROM window_packs WHERE window_id = ?", (w,)).fetchone()[0]
+    did = int.from_bytes(b[8:16], "big")
+    d = zlib.decompressobj(zdict=raw(did)[2]) if did else zlib.decompressobj()
+    return b, did, d.decompress(b[16:]) + d.flush()
+b, did, r = raw(wid)
+lines = r.split(b"\n")
+for i, l in enumerate(lines):
+    if l.startswith(b"D "):
+        f = l.split(b" ")
+        f[4] = str(int(f[4]) % int(f[2]) + 1).encode()
+        lines[i] = b" ".join(f)
+        break
+else:
+    sys.exit("no roll in the pack")
+r = b"\n".join(lines)
+c = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zdict=raw(did)[2])
+z = c.compress(r) + c.flush()
+db.execute("UPDATE window_packs SET data = ? WHERE window_id = ?",
+           (b[:4] + len(r).to_bytes(4, "big") + b[8:16] + z, wid))
+db.commit()
+PY
+hp audit hill --accept-test-dice && fail "a roll changed in a pack passed the audit: $(cat "$T/out")"
+q ".restore '$T/before-edit.db'" || fail "restore"
+hp audit hill --accept-test-dice || fail "audit after the edit was undone: $(cat "$T/out" "$T/err")"
 # Compacting again packs nothing more; the tests' e2e_unpack gives the
 # rows back as they were.
 hp storage --compact || fail "compact again: $(cat "$T/err")"
