@@ -1366,12 +1366,86 @@ store_wpack_field(struct sbuf *b, char tag, const char *s)
 	}
 }
 
+/* The public rolls the dice log text log lists ("roll: SEQ SIDES TARGET
+ * RESULT PURPOSE", the purpose's control bytes, DEL and '\' as \xHH:
+ * docs/AUDIT.md), appended to d->log; false if a roll line does not read. */
+static bool
+store_wpack_log_rolls(const char *log, struct dice *d)
+{
+	const char *p = log;
+
+	while ((p = strstr(p, "\nroll: ")) != NULL) {
+		struct dice_roll *r = dice_log_entry(d);
+		long v[4];
+		size_t n = 0;
+		char *end;
+		int i;
+
+		p += 7;
+		for (i = 0; i < 4; i++) {
+			if (*p < '0' && *p != '-')
+				return false;
+			v[i] = strtol(p, &end, 10);
+			if (end == p || *end != ' ' || v[i] < INT_MIN ||
+			    v[i] > INT_MAX)
+				return false;
+			p = end + 1;
+		}
+		r->seq = (int)v[0];
+		r->sides = (int)v[1];
+		r->target = (int)v[2];
+		r->result = (int)v[3];
+		while (*p != '\n' && *p != '\0') {
+			int c = (unsigned char)*p;
+
+			if (c == '\\') {
+				unsigned hi, lo;
+
+				if (p[1] != 'x' || sscanf(p + 2, "%1x%1x", &hi,
+				    &lo) != 2)
+					return false;
+				c = (int)(hi << 4 | lo);
+				p += 4;
+			} else
+				p++;
+			if (n + 1 >= sizeof r->purpose)
+				return false;
+			r->purpose[n++] = (char)c;
+		}
+		r->purpose[n] = '\0';
+	}
+	return true;
+}
+
+/* Does the dice log log list exactly the public rolls of d (so that a pack
+ * need not hold them twice)? */
+static bool
+store_wpack_log_has_rolls(const char *log, const struct dice *d)
+{
+	struct dice l;
+	size_t i;
+	bool same;
+
+	if (log == NULL)
+		return false;
+	dice_init_scripted(&l, NULL, 0);
+	same = store_wpack_log_rolls(log, &l) && l.nlog == d->nlog;
+	for (i = 0; same && i < d->nlog; i++)
+		same = l.log[i].seq == d->log[i].seq && l.log[i].sides ==
+		    d->log[i].sides && l.log[i].target == d->log[i].target &&
+		    l.log[i].result == d->log[i].result &&
+		    strcmp(l.log[i].purpose, d->log[i].purpose) == 0;
+	dice_free(&l);
+	return same;
+}
+
 /* The raw form of p, malloc'ed (*len bytes). */
 static char *
 store_wpack_encode(const struct store_wpack *p, size_t *len)
 {
 	struct sbuf b;
 	const char *prev = "";
+	bool fromlog;
 	int seq = 0;
 	size_t i;
 
@@ -1392,7 +1466,11 @@ store_wpack_encode(const struct store_wpack *p, size_t *len)
 	}
 	prev = "";
 	seq = 0;
-	for (i = 0; i < p->d.nlog; i++) {
+	/* The public rolls are read from the dice log when it lists them
+	 * all as they are ("R"). */
+	if ((fromlog = store_wpack_log_has_rolls(p->log, &p->d)))
+		sbuf_puts(&b, "R\n");
+	for (i = 0; i < p->d.nlog && !fromlog; i++) {
 		const struct dice_roll *r = &p->d.log[i];
 
 		sbuf_printf(&b, "D %d %d %d %d", r->seq - seq, r->sides,
@@ -1516,6 +1594,7 @@ store_wpack_decode(const char *raw, size_t n, struct store_wpack *p)
 {
 	const char *s = raw, *end = raw + n;
 	long long v[8];
+	bool fromlog = false;
 	int seq = 0;
 
 	if (n < sizeof STORE_PLINE - 1 || memcmp(raw, STORE_PLINE,
@@ -1540,7 +1619,11 @@ store_wpack_decode(const char *raw, size_t n, struct store_wpack *p)
 		e->roll_set = (unsigned)v[5];
 	}
 	seq = 0;
-	while (s < end && *s == 'D') {
+	if (end - s >= 2 && s[0] == 'R' && s[1] == '\n') {
+		fromlog = true;
+		s += 2;
+	}
+	while (!fromlog && s < end && *s == 'D') {
 		struct dice_roll *r = dice_log_entry(&p->d);
 		const char *prev = p->d.nlog > 1 ? p->d.log[p->d.nlog - 2].purpose :
 		    "";
@@ -1574,7 +1657,27 @@ store_wpack_decode(const char *raw, size_t n, struct store_wpack *p)
 	}
 	return store_wpack_getfield(&s, end, 'L', &p->log) &&
 	    store_wpack_getfield(&s, end, 'G', &p->sig) &&
-	    store_wpack_getfield(&s, end, 'K', &p->pubkey) && s == end;
+	    store_wpack_getfield(&s, end, 'K', &p->pubkey) && s == end &&
+	    (!fromlog || (p->log != NULL && store_wpack_log_rolls(p->log,
+	    &p->d)));
+}
+
+/* Does raw form raw (n bytes) read back as what encodes to it again? */
+static bool
+store_wpack_same(const char *raw, size_t n)
+{
+	struct store_wpack q;
+	char *again = NULL;
+	size_t len = 0;
+	bool same;
+
+	store_wpack_init(&q);
+	same = store_wpack_decode(raw, n, &q) && (again =
+	    store_wpack_encode(&q, &len)) != NULL && len == n &&
+	    memcmp(again, raw, n) == 0;
+	free(again);
+	store_wpack_free(&q);
+	return same;
 }
 
 /* The stored form of raw (n bytes) against dict (dn bytes, window dictwid;
@@ -1835,9 +1938,11 @@ store_wpack_window(struct store *st, int64_t wid, char **dict,
 	raw = store_wpack_encode(&p, &len);
 	blob = store_wpack_deflate(raw, len, *dict, *dictlen, *dict != NULL ?
 	    *dictwid : 0, &blen);
+	/* Checked: the stored form inflates to the raw form, which reads
+	 * back as what gives it again. */
 	if (blob == NULL || (back = store_wpack_inflate(blob, blen, *dict,
 	    *dictlen, &backlen)) == NULL || backlen != len ||
-	    memcmp(back, raw, len) != 0) {
+	    memcmp(back, raw, len) != 0 || !store_wpack_same(raw, len)) {
 		hp_seterr(err, HP_EDB, "window %lld: packing its events and "
 		    "dice failed", (long long)wid);
 		rc = HP_EDB;

@@ -58,7 +58,7 @@ PY
 # dice log in one row of window_packs) are given their rows back first.
 e2e_unpack() {
 	python3 - "$1" <<'PY'
-import sqlite3, sys, zlib
+import re, sqlite3, sys, zlib
 db = sqlite3.connect(sys.argv[1])
 def pack_raw(wid):
     b = db.execute("SELECT data FROM window_packs WHERE window_id = ?",
@@ -122,9 +122,25 @@ def unpack_window(wid, raw):
                        "?, ?, ?, ?, ?, ?)", (wid, v[0], v[1], prev["draw"],
                        pu.decode(), v[2], v[3], v[4]))
             prev["S"] = pu
+        elif tag == "R":
+            log["R"] = True
         else:
             val = take(v[0]); nl()
             log[tag] = None if v[0] < 0 else val.decode()
+    if log.get("R"):
+        # The public rolls are the dice log's roll lines.
+        pu_prev = b""
+        for l in log["L"].encode().split(b"\n"):
+            if not l.startswith(b"roll: "):
+                continue
+            f = l[6:].split(b" ", 4)
+            pu = re.sub(rb"\\x([0-9a-f]{2})",
+                        lambda m: bytes([int(m.group(1), 16)]), f[4])
+            db.execute("INSERT INTO dice (window_id, seq, purpose, sides, "
+                       "target, result) VALUES (?, ?, ?, ?, ?, ?)", (wid,
+                       int(f[0]), ditto(pu, pu_prev).decode(), int(f[1]),
+                       int(f[2]), int(f[3])))
+            pu_prev = pu
     if db.execute("SELECT count(*) FROM dice_logs WHERE window_id = ?",
                   (wid,)).fetchone()[0]:
         db.execute("UPDATE dice_logs SET text = ?, signature = ?, pubkey = ? "

@@ -159,7 +159,7 @@ for f in audit.txt export.json report1 report2 report3; do
 done
 diff -r "$W/unpacked/bundle" "$W/packed/bundle" >/dev/null || fail "the audit bundle changed by packing: $(diff -r "$W/unpacked/bundle" "$W/packed/bundle" | head)"
 diff -r "$W/unpacked/site" "$W/packed/site" >/dev/null || fail "the web archive changed by packing: $(diff -r "$W/unpacked/site" "$W/packed/site" | head)"
-# The audit reads the packed rolls: one changed inside a pack is found.
+# The audit reads the packed events: one changed inside a pack is found.
 PW=$(q "SELECT min(window_id) FROM window_packs WHERE substr(data, 9, 8) <> x'0000000000000000'")
 q ".backup '$T/before-edit.db'" || fail "backup"
 python3 - "$DB" "$PW" <<'PY' || fail "editing a pack"
@@ -174,13 +174,13 @@ def raw(w):
 b, did, r = raw(wid)
 lines = r.split(b"\n")
 for i, l in enumerate(lines):
-    if l.startswith(b"D "):
-        f = l.split(b" ")
-        f[4] = str(int(f[4]) % int(f[2]) + 1).encode()
-        lines[i] = b" ".join(f)
+    if l.startswith(b"E "):
+        # The event's text ends its next line: its last byte changed.
+        t = lines[i + 1]
+        lines[i + 1] = t[:-1] + (b"!" if t[-1:] != b"!" else b"?")
         break
 else:
-    sys.exit("no roll in the pack")
+    sys.exit("no event in the pack")
 r = b"\n".join(lines)
 c = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zdict=raw(did)[2])
 z = c.compress(r) + c.flush()

@@ -1138,7 +1138,7 @@ pack_view(struct store *st, int64_t wid)
  * a dice log (signed when sig is not NULL). */
 static void
 pack_fill(struct store *st, int64_t cid, int64_t wid, int n, bool sealed,
-    const char *sig)
+    const char *sig, bool exact)
 {
 	struct hp_error err = { 0, "" };
 	static const int script[] = { 3, 6, 1, 2, 5, 4, 6, 6, 1, 3, 2, 4 };
@@ -1155,12 +1155,29 @@ pack_fill(struct store *st, int64_t cid, int64_t wid, int n, bool sealed,
 	for (i = 0; i < n; i++) {
 		events_phase(&ev, i < n / 2 ? "Fire" : i == n - 1 ? "" : "Move");
 		ev.step = i / 3;
-		dice_roll(&d, i % 2 ? 20 : 6, i % 3, i % 4 ? "a hit" : "");
+		dice_roll(&d, i % 2 ? 20 : 6, i % 3, i % 4 ? i % 3 ? "a hit" :
+		    "tab\there, back\\slash" : "");
 		events_add(&ev, i % 5 ? EVENT_ALL_SIDES : 2u, (int)d.nlog,
 		    "Blue's rifles at C%d fire at D%d: %d, %s", i, i + 1,
 		    d.log[d.nlog - 1].result, i % 2 ? "hit" : "no effect\n\t ok");
-		sbuf_printf(&log, "roll: %zu %d\n", d.nlog,
-		    d.log[d.nlog - 1].result);
+		/* exact: the roll lines of a real dice log (the pack reads
+		 * the rolls from them), else other lines. */
+		if (exact) {
+			const struct dice_roll *r = &d.log[d.nlog - 1];
+			const char *c;
+
+			sbuf_printf(&log, "roll: %d %d %d %d ", r->seq, r->sides,
+			    r->target, r->result);
+			for (c = r->purpose; *c != '\0'; c++)
+				if (*c < 0x20 || *c == '\\')
+					sbuf_printf(&log, "\\x%02x",
+					    (unsigned)*c);
+				else
+					sbuf_add(&log, c, 1);
+			sbuf_puts(&log, "\n");
+		} else
+			sbuf_printf(&log, "roll: %zu %d\n", d.nlog,
+			    d.log[d.nlog - 1].result);
 	}
 	if (n > 1) {
 		ev.v[1].nroll = 2;
@@ -1207,10 +1224,10 @@ test_window_pack(void **state)
 		wid[i] = make_window(st, cid, 1 + i / 2, 1 + i % 2, "blue",
 		    (unsigned char)(i + 1));
 	pack_fill(st, cid, wid[0], 12, false, "untrusted comment: x\nRWQsig\n"
-	    "trusted comment: y\nglobal\n");
-	pack_fill(st, cid, wid[1], 9, true, "sig 2");
-	pack_fill(st, cid, wid[2], 0, false, NULL);
-	pack_fill(st, cid, wid[3], 7, true, NULL);
+	    "trusted comment: y\nglobal\n", true);
+	pack_fill(st, cid, wid[1], 9, true, "sig 2", false);
+	pack_fill(st, cid, wid[2], 0, false, NULL, true);
+	pack_fill(st, cid, wid[3], 7, true, NULL, true);
 	/* wid[4]: resolved, nothing stored (no dice log either). */
 	fx_db_exec(path, "UPDATE windows SET state = 'resolved', resolved_at = "
 	    "'2026-01-01T00:00:00Z'");
