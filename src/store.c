@@ -1306,6 +1306,7 @@ store_orders_free(struct store_order out[GAME_MAX_SIDES])
 #define STORE_PMAGIC "\0HPK"
 #define STORE_PHEAD 16
 #define STORE_PLINE "hexpost window pack 1\n"
+#define STORE_PACK_SCHEMA 24    /* the migration that made window_packs */
 
 /* A window's events, rolls and dice log, as packed. */
 struct store_wpack {
@@ -1786,6 +1787,10 @@ store_wpack_blob(struct store *st, int64_t wid, unsigned char **b, size_t *n,
 	*b = NULL;
 	*n = 0;
 	*found = false;
+	/* A database not migrated yet has no packs (its rows read as
+	 * ever). */
+	if (store_schema_version(st) < STORE_PACK_SCHEMA)
+		return HP_OK;
 	if (store_query_open(&q, st, "load window pack", "SELECT data FROM "
 	    "window_packs WHERE window_id = ?1", STORE_ARGS(STORE_INT(wid)),
 	    err) != HP_OK)
@@ -2021,6 +2026,8 @@ store_wpack_old(struct store *st, long now, int64_t *packed,
 	int rc = HP_OK;
 
 	*packed = 0;
+	if (store_schema_version(st) < STORE_PACK_SCHEMA)
+		return HP_OK;
 	if (store_query_open(&q, st, "windows to pack", "SELECT w.id, "
 	    "w.campaign_id FROM windows w WHERE w.state = 'resolved' AND "
 	    "w.resolved_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "

@@ -1231,8 +1231,23 @@ test_window_pack(void **state)
 	/* wid[4]: resolved, nothing stored (no dice log either). */
 	fx_db_exec(path, "UPDATE windows SET state = 'resolved', resolved_at = "
 	    "'2026-01-01T00:00:00Z'");
+	/* As a database of migration 023 has them (no window_packs): read
+	 * as they are before the migration, and packed after it. */
+	store_close(st);
+	fx_db_exec(path, "DROP TABLE window_packs; PRAGMA user_version = 23");
+	assert_int_equal(store_open(&st, path, false, &err), HP_OK);
+	assert_int_equal(store_schema_version(st), 23);
 	for (i = 0; i < 5; i++)
 		before[i] = pack_view(st, wid[i]);
+	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
+	assert_int_equal(cs.windows_packed, 0);
+	assert_int_equal(store_migrate(st, &err), HP_OK);
+	assert_int_equal(store_schema_version(st), last_migration());
+	for (i = 0; i < 5; i++) {
+		after = pack_view(st, wid[i]);
+		assert_string_equal(before[i], after);
+		free(after);
+	}
 	assert_non_null(strstr(before[1], "S 1 [a hidden move] 6 0 "));
 	assert_non_null(strstr(before[4], "L none"));
 
