@@ -1313,7 +1313,16 @@ struct store_wpack {
 	struct events ev;       /* with nroll and roll_set */
 	struct dice d;          /* log: public rolls; slog: sealed, as drawn */
 	char *log, *sig, *pubkey;       /* NULL: none */
+	unsigned refs;          /* log lines whose hash is left out (H) */
 };
+
+/* The dice log lines whose hash a pack may leave out, in the order of
+ * the bits of refs, when it is the one stored elsewhere
+ * (store_wpack_refs): the previous log's hash, the window's commitment,
+ * seed and key, the next window's commitment. */
+static const char *const store_wpack_refname[] = { "previous", "commitment",
+    "seed", "key", "next-commitment" };
+#define STORE_WPACK_NREFS 5
 
 /* Set p up empty. */
 static void
@@ -1495,6 +1504,8 @@ store_wpack_encode(const struct store_wpack *p, size_t *len)
 		sbuf_add(&b, "\n", 1);
 		prev = r->purpose;
 	}
+	if (p->refs != 0)
+		sbuf_printf(&b, "H %u\n", p->refs);
 	store_wpack_field(&b, 'L', p->log);
 	store_wpack_field(&b, 'G', p->sig);
 	store_wpack_field(&b, 'K', p->pubkey);
@@ -1656,6 +1667,13 @@ store_wpack_decode(const char *raw, size_t n, struct store_wpack *p)
 		r->result = (int)v[4];
 		r->sealed = true;
 	}
+	if (s < end && *s == 'H') {
+		s++;
+		if (!store_wpack_nums(&s, end, v, 1) || v[0] <= 0 || v[0] >=
+		    1 << STORE_WPACK_NREFS)
+			return false;
+		p->refs = (unsigned)v[0];
+	}
 	return store_wpack_getfield(&s, end, 'L', &p->log) &&
 	    store_wpack_getfield(&s, end, 'G', &p->sig) &&
 	    store_wpack_getfield(&s, end, 'K', &p->pubkey) && s == end &&
@@ -1774,6 +1792,111 @@ store_wpack_inflate(const unsigned char *b, size_t n, const char *dict,
 	out[want] = '\0';
 	*len = want;
 	return out;
+}
+
+/* The hashes a pack of window wid may leave out of its dice log, as hex
+ * (store_wpack_refname order; "" when there is none): the campaign's log
+ * before it, the window's commitment, seed and key, and the commitment of
+ * the campaign's next window. */
+static int
+store_wpack_refs(struct store *st, int64_t wid,
+    char hex[STORE_WPACK_NREFS][65], struct hp_error *err)
+{
+	struct store_query q;
+	int i;
+
+	for (i = 0; i < STORE_WPACK_NREFS; i++)
+		hex[i][0] = '\0';
+	if (store_query_open(&q, st, "pack references", "SELECT (SELECT l.hash "
+	    "FROM dice_logs l WHERE l.campaign_id = w.campaign_id AND "
+	    "l.window_id < w.id ORDER BY l.window_id DESC LIMIT 1), "
+	    "w.commitment, w.seed, w.dice_key, (SELECT n.commitment FROM "
+	    "windows n WHERE n.campaign_id = w.campaign_id AND n.id > w.id "
+	    "ORDER BY n.id LIMIT 1) FROM windows w WHERE w.id = ?1",
+	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err))
+		for (i = 0; i < STORE_WPACK_NREFS; i++)
+			if (sqlite3_column_type(q.s, i) == SQLITE_BLOB &&
+			    sqlite3_column_bytes(q.s, i) == 32)
+				sodium_bin2hex(hex[i], 65,
+				    sqlite3_column_blob(q.s, i), 32);
+	return store_query_close(&q, err);
+}
+
+/* Where the hash of log line name starts in log (its first such line
+ * before the rolls), or NULL. */
+static char *
+store_wpack_refat(char *log, const char *name)
+{
+	char key[32], *p, *rolls;
+	size_t n;
+
+	n = (size_t)snprintf(key, sizeof key, "\n%s: ", name);
+	rolls = strstr(log, "\nrolls: ");
+	if ((p = strstr(log, key)) == NULL || (rolls != NULL && p > rolls))
+		return NULL;
+	return p + n;
+}
+
+/* Put the hashes hex names back into dice log *log where refs says they
+ * were left out; false if one has no place or no value. */
+static bool
+store_wpack_put_refs(char **log, unsigned refs,
+    char hex[STORE_WPACK_NREFS][65])
+{
+	struct sbuf b;
+	char *at;
+	int i;
+
+	for (i = 0; i < STORE_WPACK_NREFS; i++) {
+		if (!(refs & (1u << i)))
+			continue;
+		if (*log == NULL || hex[i][0] == '\0' || (at =
+		    store_wpack_refat(*log, store_wpack_refname[i])) == NULL ||
+		    *at != '\n')
+			return false;
+		sbuf_init(&b);
+		sbuf_add(&b, *log, (size_t)(at - *log));
+		sbuf_add(&b, hex[i], 64);
+		sbuf_puts(&b, at);
+		free(*log);
+		*log = sbuf_steal(&b);
+	}
+	return true;
+}
+
+/* p's dice log with the hashes hex names left out (p->refs set), when
+ * it reads back as it was with them put back. */
+static void
+store_wpack_drop_refs(struct store_wpack *p, char hex[STORE_WPACK_NREFS][65])
+{
+	char *orig, *back, *at;
+	unsigned refs = 0;
+	int i;
+
+	p->refs = 0;
+	if (p->log == NULL)
+		return;
+	orig = xstrdup(p->log);
+	for (i = 0; i < STORE_WPACK_NREFS; i++) {
+		if (hex[i][0] == '\0' || (at = store_wpack_refat(p->log,
+		    store_wpack_refname[i])) == NULL || strncmp(at, hex[i], 64)
+		    != 0 || at[64] != '\n')
+			continue;
+		memmove(at, at + 64, strlen(at + 64) + 1);
+		refs |= 1u << i;
+	}
+	back = xstrdup(p->log);
+	if (refs != 0 && store_wpack_put_refs(&back, refs, hex) &&
+	    strcmp(back, orig) == 0) {
+		p->refs = refs;
+		free(orig);
+	} else {
+		free(p->log);
+		p->log = orig;
+	}
+	free(back);
 }
 
 /* The stored pack of window wid (malloc'ed, *n bytes), or NULL (*found
@@ -1920,6 +2043,7 @@ store_wpack_window(struct store *st, int64_t wid, char **dict,
     size_t *dictlen, int64_t *dictwid, struct hp_error *err)
 {
 	struct store_wpack p;
+	char hex[STORE_WPACK_NREFS][65];
 	unsigned char *blob = NULL;
 	char *raw = NULL, *back = NULL;
 	size_t len, blen = 0, backlen;
@@ -1940,6 +2064,9 @@ store_wpack_window(struct store *st, int64_t wid, char **dict,
 		rc = HP_EDB;
 		goto out;
 	}
+	if ((rc = store_wpack_refs(st, wid, hex, err)) != HP_OK)
+		goto out;
+	store_wpack_drop_refs(&p, hex);
 	raw = store_wpack_encode(&p, &len);
 	blob = store_wpack_deflate(raw, len, *dict, *dictlen, *dict != NULL ?
 	    *dictwid : 0, &blen);
@@ -2722,6 +2849,16 @@ store_dicelog_get(struct store *st, int64_t wid, char **text, char **sig,
 		hp_seterr(err, HP_EDB, "database: window %lld: its dice log is "
 		    "packed but not its pack", (long long)wid);
 		rc = HP_EDB;
+	}
+	if (rc == HP_OK && p.refs != 0) {
+		char hex[STORE_WPACK_NREFS][65];
+
+		if ((rc = store_wpack_refs(st, wid, hex, err)) == HP_OK &&
+		    !store_wpack_put_refs(&p.log, p.refs, hex)) {
+			hp_seterr(err, HP_EDB, "database: window %lld: its packed "
+			    "dice log does not read", (long long)wid);
+			rc = HP_EDB;
+		}
 	}
 	if (rc == HP_OK) {
 		*text = p.log;

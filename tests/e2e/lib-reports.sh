@@ -124,9 +124,29 @@ def unpack_window(wid, raw):
             prev["S"] = pu
         elif tag == "R":
             log["R"] = True
+        elif tag == "H":
+            log["H"] = v[0]
         else:
             val = take(v[0]); nl()
             log[tag] = None if v[0] < 0 else val.decode()
+    if log.get("H"):
+        # Hashes left out of the dice log, stored elsewhere: the log
+        # before it, the window's commitment, seed and key, the next
+        # window's commitment.
+        refs = db.execute("SELECT (SELECT l.hash FROM dice_logs l WHERE "
+            "l.campaign_id = w.campaign_id AND l.window_id < w.id ORDER BY "
+            "l.window_id DESC LIMIT 1), w.commitment, w.seed, w.dice_key, "
+            "(SELECT n.commitment FROM windows n WHERE n.campaign_id = "
+            "w.campaign_id AND n.id > w.id ORDER BY n.id LIMIT 1) FROM "
+            "windows w WHERE w.id = ?", (wid,)).fetchone()
+        text = log["L"]
+        for i, name in enumerate(("previous", "commitment", "seed", "key",
+                                  "next-commitment")):
+            if log["H"] & (1 << i):
+                key = "\n%s: \n" % name
+                k = text.index(key) + len(key) - 1
+                text = text[:k] + refs[i].hex() + text[k:]
+        log["L"] = text
     if log.get("R"):
         # The public rolls are the dice log's roll lines.
         pu_prev = b""

@@ -1152,6 +1152,28 @@ pack_fill(struct store *st, int64_t cid, int64_t wid, int n, bool sealed,
 	dice_init_scripted(&d, script, sizeof script / sizeof script[0]);
 	sbuf_init(&log);
 	sbuf_printf(&log, "hexpost dice log 1\nwindow: %lld\n", (long long)wid);
+	if (exact) {
+		/* The hashes a pack leaves out when they are stored
+		 * elsewhere: the previous log's (pack_fill's hash: its window
+		 * id in every byte; none before the first), the window's
+		 * commitment and seed (make_window's), and a key it does not
+		 * have (kept). */
+		int k;
+
+		sbuf_puts(&log, "previous: ");
+		for (k = 0; k < 32; k++)
+			sbuf_printf(&log, "%02x", (unsigned)(wid - 1) & 0xffu);
+		sbuf_puts(&log, "\ncommitment: ");
+		for (k = 0; k < 32; k++)
+			sbuf_printf(&log, "%02x", (unsigned)(wid ^ 0xff) & 0xffu);
+		sbuf_puts(&log, "\nseed: ");
+		for (k = 0; k < DICE_SEEDLEN; k++)
+			sbuf_printf(&log, "%02x", (unsigned)wid & 0xffu);
+		sbuf_puts(&log, "\nkey: ");
+		for (k = 0; k < 32; k++)
+			sbuf_puts(&log, "ab");
+		sbuf_printf(&log, "\nrolls: %d\n", n);
+	}
 	for (i = 0; i < n; i++) {
 		events_phase(&ev, i < n / 2 ? "Fire" : i == n - 1 ? "" : "Move");
 		ev.step = i / 3;
