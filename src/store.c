@@ -1307,6 +1307,21 @@ store_orders_free(struct store_order out[GAME_MAX_SIDES])
 #define STORE_PHEAD 16
 #define STORE_PLINE "hexpost window pack 1\n"
 #define STORE_PACK_SCHEMA 24    /* the migration that made window_packs */
+/* A pack's dictionary is the raw form of the campaign's window packed
+ * before it, unless that one's chain of dictionaries is this long: then
+ * the campaign's first pack (a reader inflates at most this many packs
+ * more than its own). */
+#define STORE_WPACK_CHAIN 8
+
+/* The dictionaries for the next pack of a campaign: its first pack (key,
+ * no dictionary) and the last one packed (prev, depth: the length of its
+ * chain); NULL: none. */
+struct store_wpack_chain {
+	char *key, *prev;
+	size_t keylen, prevlen;
+	int64_t keywid, prevwid;
+	int prevdepth;
+};
 
 /* A window's events, rolls and dice log, as packed. */
 struct store_wpack {
@@ -1937,34 +1952,34 @@ store_wpack_blob(struct store *st, int64_t wid, unsigned char **b, size_t *n,
 }
 
 /* The raw form of window wid's pack (malloc'ed, *len bytes), or NULL if
- * it has none; HP_EDB if it is damaged. */
+ * it has none; HP_EDB if it is damaged. *depth (may be NULL): how many
+ * packs its dictionaries chain back (0: none); level: the calls above. */
 static int
-store_wpack_raw(struct store *st, int64_t wid, char **raw, size_t *len,
-    struct hp_error *err)
+store_wpack_raw_at(struct store *st, int64_t wid, char **raw, size_t *len,
+    int *depth, int level, struct hp_error *err)
 {
-	unsigned char *b = NULL, *db = NULL;
-	size_t n, dn, dlen = 0;
+	unsigned char *b = NULL;
+	size_t n, dlen = 0;
 	char *dict = NULL;
 	int64_t did;
+	int rc, dd = -1;
 	bool found;
-	int rc;
 
 	*raw = NULL;
 	*len = 0;
 	if ((rc = store_wpack_blob(st, wid, &b, &n, &found, err)) != HP_OK ||
 	    !found)
 		return rc;
-	if ((did = store_wpack_dictid(b, n)) > 0 && did != wid) {
-		if ((rc = store_wpack_blob(st, did, &db, &dn, &found, err)) !=
-		    HP_OK) {
+	if ((did = store_wpack_dictid(b, n)) > 0 && did != wid &&
+	    level < 2 * STORE_WPACK_CHAIN) {
+		if ((rc = store_wpack_raw_at(st, did, &dict, &dlen, &dd,
+		    level + 1, err)) != HP_OK) {
 			free(b);
 			return rc;
 		}
-		if (found && store_wpack_dictid(db, dn) == 0)
-			dict = store_wpack_inflate(db, dn, NULL, 0, &dlen);
-		free(db);
 	}
-	*raw = store_wpack_inflate(b, n, dict, dlen, len);
+	if (did == 0 || dict != NULL)
+		*raw = store_wpack_inflate(b, n, dict, dlen, len);
 	free(dict);
 	free(b);
 	if (*raw == NULL) {
@@ -1972,7 +1987,17 @@ store_wpack_raw(struct store *st, int64_t wid, char **raw, size_t *len,
 		    "and dice are damaged", (long long)wid);
 		return HP_EDB;
 	}
+	if (depth != NULL)
+		*depth = did == 0 ? 0 : dd + 1;
 	return HP_OK;
+}
+
+/* store_wpack_raw_at from the top. */
+static int
+store_wpack_raw(struct store *st, int64_t wid, char **raw, size_t *len,
+    struct hp_error *err)
+{
+	return store_wpack_raw_at(st, wid, raw, len, NULL, 0, err);
 }
 
 /* Window wid's pack into p (set up by store_wpack_init); *found false if
@@ -2034,14 +2059,141 @@ store_wpack_logrow(struct store *st, int64_t wid, char **text, char **sig,
 	return HP_OK;
 }
 
+/* A window's picture data (window_pictures, mapout) once packed: STORE_QMAGIC,
+ * the text's length (4 bytes, big-endian), the window whose picture of
+ * the same side is the dictionary (8 bytes, big-endian; 0: none), then
+ * the zlib stream (the window's pack's dictionary window: the map
+ * changes little from one window to the next). */
+#define STORE_QMAGIC "\0HPQ"
+
+/* Side side's picture data of window wid (malloc'ed) into *text, NULL
+ * if there is none; level: the calls above. */
+static int
+store_picture_get_at(struct store *st, int64_t wid, int side, char **text,
+    int level, struct hp_error *err)
+{
+	struct store_query q;
+	unsigned char *b = NULL;
+	size_t n = 0, len, dlen = 0;
+	char *dict = NULL;
+	int64_t did;
+	int rc;
+
+	*text = NULL;
+	if (store_query_open(&q, st, "window_pictures get", "SELECT model FROM "
+	    "window_pictures WHERE window_id = ?1 AND side = ?2",
+	    STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err)) {
+		n = (size_t)sqlite3_column_bytes(q.s, 0);
+		b = xmalloc(n + 1);
+		if (n > 0)
+			memcpy(b, sqlite3_column_blob(q.s, 0), n);
+		b[n] = '\0';
+	}
+	if ((rc = store_query_close(&q, err)) != HP_OK || b == NULL) {
+		free(b);
+		return rc;
+	}
+	if (n < STORE_PHEAD || memcmp(b, STORE_QMAGIC, 4) != 0) {
+		*text = (char *)b;
+		return HP_OK;
+	}
+	/* The header is a pack's: store_wpack_dictid and _inflate read it
+	 * once the magic is a pack's. */
+	memcpy(b, STORE_PMAGIC, 4);
+	if ((did = store_wpack_dictid(b, n)) > 0 && did != wid && level < 2 *
+	    STORE_WPACK_CHAIN && (rc = store_picture_get_at(st, did, side,
+	    &dict, level + 1, err)) != HP_OK) {
+		free(b);
+		return rc;
+	}
+	if (did == 0 || dict != NULL) {
+		if (dict != NULL)
+			dlen = strlen(dict);
+		*text = store_wpack_inflate(b, n, dict, dlen, &len);
+	}
+	free(dict);
+	free(b);
+	if (*text == NULL) {
+		hp_seterr(err, HP_EDB, "database: window %lld: its packed picture "
+		    "data is damaged", (long long)wid);
+		return HP_EDB;
+	}
+	return HP_OK;
+}
+
+int
+store_picture_get(struct store *st, int64_t wid, int side, char **text,
+    struct hp_error *err)
+{
+	return store_picture_get_at(st, wid, side, text, 0, err);
+}
+
+/* Compress window wid's picture data against that of window dictwid (0:
+ * none), side by side, each checked to read back (store_wpack_window). */
+static int
+store_wpack_pictures(struct store *st, int64_t wid, int64_t dictwid,
+    struct hp_error *err)
+{
+	struct store_query q;
+	int sides[16], ns = 0, i, rc = HP_OK;
+
+	if (store_query_open(&q, st, "window_pictures of a window", "SELECT "
+	    "side FROM window_pictures WHERE window_id = ?1 AND substr(model, "
+	    "1, 4) <> CAST(x'00485051' AS BLOB) ORDER BY side",
+	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
+		return HP_EDB;
+	while (store_query_next(&q, err) && ns < 16)
+		sides[ns++] = sqlite3_column_int(q.s, 0);
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	for (i = 0; i < ns && rc == HP_OK; i++) {
+		char *text = NULL, *dict = NULL, *back = NULL;
+		unsigned char *blob = NULL;
+		size_t blen = 0, backlen = 0;
+
+		if ((rc = store_picture_get(st, wid, sides[i], &text, err)) !=
+		    HP_OK || text == NULL || (dictwid > 0 && (rc =
+		    store_picture_get(st, dictwid, sides[i], &dict, err)) !=
+		    HP_OK))
+			goto next;
+		blob = store_wpack_deflate(text, strlen(text), dict, dict ?
+		    strlen(dict) : 0, dict ? dictwid : 0, &blen);
+		if (blob == NULL || (back = store_wpack_inflate(blob, blen,
+		    dict, dict ? strlen(dict) : 0, &backlen)) == NULL ||
+		    strcmp(back, text) != 0) {
+			hp_seterr(err, HP_EDB, "window %lld: packing its picture "
+			    "data failed", (long long)wid);
+			rc = HP_EDB;
+			goto next;
+		}
+		memcpy(blob, STORE_QMAGIC, 4);
+		rc = store_exec(st, "pack a window's picture data", "UPDATE "
+		    "window_pictures SET model = ?3 WHERE window_id = ?1 AND "
+		    "side = ?2", STORE_ARGS(STORE_INT(wid), STORE_INT(sides[i]),
+		    STORE_BLOB(blob, blen)), NULL, err);
+next:
+		free(back);
+		free(blob);
+		free(dict);
+		free(text);
+	}
+	return rc;
+}
+
 /* Pack window wid of campaign cid: its rows read, packed against *dict
  * (*dictlen bytes of window *dictwid; NULL: the window becomes the
  * campaign's dictionary, *dict and the rest set), checked to read back,
  * stored, the rows removed. Inside the caller's transaction. */
 static int
-store_wpack_window(struct store *st, int64_t wid, char **dict,
-    size_t *dictlen, int64_t *dictwid, struct hp_error *err)
+store_wpack_window(struct store *st, int64_t wid,
+    struct store_wpack_chain *c, struct hp_error *err)
 {
+	const char *dict = NULL;
+	size_t dictlen = 0;
+	int64_t dictwid = 0;
+	int depth = 0;
 	struct store_wpack p;
 	char hex[STORE_WPACK_NREFS][65];
 	unsigned char *blob = NULL;
@@ -2068,12 +2220,22 @@ store_wpack_window(struct store *st, int64_t wid, char **dict,
 		goto out;
 	store_wpack_drop_refs(&p, hex);
 	raw = store_wpack_encode(&p, &len);
-	blob = store_wpack_deflate(raw, len, *dict, *dictlen, *dict != NULL ?
-	    *dictwid : 0, &blen);
+	if (c->prev != NULL && c->prevdepth < STORE_WPACK_CHAIN) {
+		dict = c->prev;
+		dictlen = c->prevlen;
+		dictwid = c->prevwid;
+		depth = c->prevdepth + 1;
+	} else if (c->key != NULL) {
+		dict = c->key;
+		dictlen = c->keylen;
+		dictwid = c->keywid;
+		depth = 1;
+	}
+	blob = store_wpack_deflate(raw, len, dict, dictlen, dictwid, &blen);
 	/* Checked: the stored form inflates to the raw form, which reads
 	 * back as what gives it again. */
-	if (blob == NULL || (back = store_wpack_inflate(blob, blen, *dict,
-	    *dictlen, &backlen)) == NULL || backlen != len ||
+	if (blob == NULL || (back = store_wpack_inflate(blob, blen, dict,
+	    dictlen, &backlen)) == NULL || backlen != len ||
 	    memcmp(back, raw, len) != 0 || !store_wpack_same(raw, len)) {
 		hp_seterr(err, HP_EDB, "window %lld: packing its events and "
 		    "dice failed", (long long)wid);
@@ -2096,12 +2258,20 @@ store_wpack_window(struct store *st, int64_t wid, char **dict,
 	    STORE_ARGS(STORE_INT(wid), STORE_BLOB(STORE_PMAGIC, 4)), NULL,
 	    err)) != HP_OK)
 		goto out;
-	if (*dict == NULL) {
-		*dict = raw;
-		*dictlen = len;
-		*dictwid = wid;
-		raw = NULL;
+	if ((rc = store_wpack_pictures(st, wid, dictwid, err)) != HP_OK)
+		goto out;
+	if (c->key == NULL && depth == 0) {
+		c->key = xmalloc(len + 1);
+		memcpy(c->key, raw, len + 1);
+		c->keylen = len;
+		c->keywid = wid;
 	}
+	free(c->prev);
+	c->prev = raw;
+	c->prevlen = len;
+	c->prevwid = wid;
+	c->prevdepth = depth;
+	raw = NULL;
 out:
 	free(back);
 	free(blob);
@@ -2110,34 +2280,54 @@ out:
 	return rc;
 }
 
-/* The raw form of campaign cid's dictionary pack (its first packed
- * without one) into *dict (*dictlen, window *dictwid), or *dict NULL. */
+/* Free what c holds and set it empty. */
+static void
+store_wpack_chain_free(struct store_wpack_chain *c)
+{
+	free(c->key);
+	free(c->prev);
+	memset(c, 0, sizeof *c);
+}
+
+/* The dictionaries for campaign cid's next pack into c (emptied first):
+ * its first pack and its last. */
 static int
-store_wpack_dict(struct store *st, int64_t cid, char **dict, size_t *dictlen,
-    int64_t *dictwid, struct hp_error *err)
+store_wpack_chain_load(struct store *st, int64_t cid,
+    struct store_wpack_chain *c, struct hp_error *err)
 {
 	struct store_query q;
-	bool row;
+	int64_t first = 0, last = 0;
 	int rc;
 
-	*dict = NULL;
-	*dictlen = 0;
-	*dictwid = 0;
-	if (store_query_open(&q, st, "find a window pack dictionary", "SELECT "
-	    "p.window_id FROM window_packs p JOIN windows w ON w.id = "
+	store_wpack_chain_free(c);
+	if (store_query_open(&q, st, "find a campaign's packs", "SELECT (SELECT "
+	    "min(p.window_id) FROM window_packs p JOIN windows w ON w.id = "
 	    "p.window_id WHERE w.campaign_id = ?1 AND substr(p.data, 9, 8) = "
-	    "x'0000000000000000' ORDER BY p.window_id LIMIT 1",
+	    "x'0000000000000000'), (SELECT max(p.window_id) FROM window_packs "
+	    "p JOIN windows w ON w.id = p.window_id WHERE w.campaign_id = ?1)",
 	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
-	if ((row = store_query_next(&q, err)))
-		*dictwid = sqlite3_column_int64(q.s, 0);
+	if (store_query_next(&q, err)) {
+		first = sqlite3_column_int64(q.s, 0);
+		last = sqlite3_column_int64(q.s, 1);
+	}
 	if (store_query_close(&q, err) != HP_OK)
 		return HP_EDB;
-	if (!row)
-		return HP_OK;
-	if ((rc = store_wpack_raw(st, *dictwid, dict, dictlen, err)) != HP_OK)
-		*dictwid = 0;
-	return rc;
+	if (first > 0) {
+		if ((rc = store_wpack_raw(st, first, &c->key, &c->keylen,
+		    err)) != HP_OK)
+			return rc;
+		c->keywid = first;
+	}
+	if (last > 0) {
+		if ((rc = store_wpack_raw_at(st, last, &c->prev, &c->prevlen,
+		    &c->prevdepth, 0, err)) != HP_OK) {
+			store_wpack_chain_free(c);
+			return rc;
+		}
+		c->prevwid = last;
+	}
+	return HP_OK;
 }
 
 /* Pack every resolved window resolved a day or more before now and not
@@ -2147,9 +2337,9 @@ store_wpack_old(struct store *st, long now, int64_t *packed,
     struct hp_error *err)
 {
 	struct store_query q;
-	int64_t (*v)[2] = NULL, cid = 0, dictwid = 0;
-	size_t n = 0, cap = 0, i, dictlen = 0;
-	char *dict = NULL;
+	struct store_wpack_chain c;
+	int64_t (*v)[2] = NULL, cid = 0;
+	size_t n = 0, cap = 0, i;
 	int rc = HP_OK;
 
 	*packed = 0;
@@ -2174,23 +2364,22 @@ store_wpack_old(struct store *st, long now, int64_t *packed,
 		free(v);
 		return HP_EDB;
 	}
+	memset(&c, 0, sizeof c);
 	for (i = 0; i < n && rc == HP_OK; i++) {
 		if (i == 0 || v[i][1] != cid) {
-			free(dict);
 			cid = v[i][1];
-			if ((rc = store_wpack_dict(st, cid, &dict, &dictlen,
-			    &dictwid, err)) != HP_OK)
+			if ((rc = store_wpack_chain_load(st, cid, &c, err)) !=
+			    HP_OK)
 				break;
 		}
-		if ((rc = store_wpack_window(st, v[i][0], &dict, &dictlen,
-		    &dictwid, err)) == HP_OK)
+		if ((rc = store_wpack_window(st, v[i][0], &c, err)) == HP_OK)
 			(*packed)++;
 		/* Tests: the process dies with windows packed, uncommitted
 		 * (tests/e2e/storage.sh). */
 		if (getenv("HEXPOST_TEST_CRASH_IN_PACK") != NULL)
 			abort();
 	}
-	free(dict);
+	store_wpack_chain_free(&c);
 	free(v);
 	return rc;
 }

@@ -1222,6 +1222,8 @@ pack_fill(struct store *st, int64_t cid, int64_t wid, int n, bool sealed,
 	events_free(&ev);
 }
 
+#define NPACKW 12
+
 /* Issue 17: store_compact packs each resolved window a day old (events,
  * dice, sealed dice, dice log) into one row of window_packs; every reader
  * gives what it gave from the rows; a second compaction changes nothing;
@@ -1234,15 +1236,15 @@ test_window_pack(void **state)
 	struct store *st = fx_store_new(path);
 	struct store_compact_stats cs;
 	struct game g;
-	int64_t cid, wid[5];
-	char *before[5], *after, *dump, *dump2, sql[256];
+	int64_t cid, wid[NPACKW];
+	char *before[NPACKW], *after, *dump, *dump2, sql[256];
 	int i;
 
 	(void)state;
 	fx_fam_game(&g, NULL);
 	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
 	    HP_OK);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < NPACKW; i++)
 		wid[i] = make_window(st, cid, 1 + i / 2, 1 + i % 2, "blue",
 		    (unsigned char)(i + 1));
 	pack_fill(st, cid, wid[0], 12, false, "untrusted comment: x\nRWQsig\n"
@@ -1250,7 +1252,11 @@ test_window_pack(void **state)
 	pack_fill(st, cid, wid[1], 9, true, "sig 2", false);
 	pack_fill(st, cid, wid[2], 0, false, NULL, true);
 	pack_fill(st, cid, wid[3], 7, true, NULL, true);
-	/* wid[4]: resolved, nothing stored (no dice log either). */
+	/* wid[4]: resolved, nothing stored (no dice log either); then
+	 * windows enough for a chain of dictionaries longer than
+	 * STORE_WPACK_CHAIN. */
+	for (i = 5; i < NPACKW; i++)
+		pack_fill(st, cid, wid[i], 3 + i % 4, i % 2 == 0, "sig", true);
 	fx_db_exec(path, "UPDATE windows SET state = 'resolved', resolved_at = "
 	    "'2026-01-01T00:00:00Z'");
 	/* As a database of migration 023 has them (no window_packs): read
@@ -1259,13 +1265,13 @@ test_window_pack(void **state)
 	fx_db_exec(path, "DROP TABLE window_packs; PRAGMA user_version = 23");
 	assert_int_equal(store_open(&st, path, false, &err), HP_OK);
 	assert_int_equal(store_schema_version(st), 23);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < NPACKW; i++)
 		before[i] = pack_view(st, wid[i]);
 	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
 	assert_int_equal(cs.windows_packed, 0);
 	assert_int_equal(store_migrate(st, &err), HP_OK);
 	assert_int_equal(store_schema_version(st), last_migration());
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < NPACKW; i++) {
 		after = pack_view(st, wid[i]);
 		assert_string_equal(before[i], after);
 		free(after);
@@ -1294,22 +1300,26 @@ test_window_pack(void **state)
 	    0);
 
 	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
-	assert_int_equal(cs.windows_packed, 5);
+	assert_int_equal(cs.windows_packed, NPACKW);
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM window_packs"),
-	    5);
+	    NPACKW);
 	assert_int_equal(fx_db_long(path, "SELECT (SELECT count(*) FROM events) "
 	    "+ (SELECT count(*) FROM dice) + (SELECT count(*) FROM "
 	    "sealed_dice)"), 0);
-	/* The first window is the campaign's dictionary, the others are
-	 * packed against it; the dice log rows keep their hash. */
+	/* The first window is packed alone, each other one against the
+	 * one before it, but for the tenth (the chain would be longer than
+	 * 8): against the first; the dice log rows keep their hash. */
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM window_packs "
 	    "WHERE substr(data, 9, 8) = x'0000000000000000'"), 1);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM window_packs WHERE "
+	    "substr(data, 9, 8) = x'%016llx'", (unsigned long long)wid[0]);
+	assert_int_equal(fx_db_long(path, sql), 2);
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM dice_logs "
 	    "WHERE text = x'0048504B' AND pubkey IS NULL AND length(hash) = "
-	    "32"), 4);
+	    "32"), NPACKW - 1);
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM dice_logs "
 	    "WHERE signature IS NULL"), 2);
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < NPACKW; i++) {
 		after = pack_view(st, wid[i]);
 		assert_string_equal(before[i], after);
 		free(after);
@@ -1335,7 +1345,7 @@ test_window_pack(void **state)
 		    HP_EDB);
 		events_free(&ev);
 	}
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < NPACKW; i++)
 		free(before[i]);
 	game_free(&g);
 	store_close(st);
