@@ -1285,24 +1285,34 @@ store_orders_free(struct store_order out[GAME_MAX_SIDES])
  * each: STORE_PMAGIC, the length of the raw form (4 bytes, big-endian),
  * the window id of the dictionary (8 bytes, big-endian; 0: none), then a
  * zlib stream of the raw form made with that window's raw form as preset
- * dictionary (the campaign's first packed window, itself packed without
- * one: the next windows' events and rolls repeat most of its words). The
- * window's event, dice and sealed_dice rows go; its dice_logs row stays
- * (window, campaign, hash: the seed chain) with STORE_PMAGIC for its text,
- * '' for a signature it had and NULL for the key. The readers
- * (store_events_load, store_events_load_rolls, store_dice_load,
- * store_sealed_dice_load, store_dicelog_get) give the same values either
- * way.
+ * dictionary: the campaign's window packed before it (consecutive windows
+ * repeat most of each other's words), unless that one's chain of
+ * dictionaries is STORE_WPACK_CHAIN long: then the campaign's first pack,
+ * which has none. The window's event, dice and sealed_dice rows go; its
+ * dice_logs row stays (window, campaign, hash: the seed chain) with
+ * STORE_PMAGIC for its text, '' for a signature it had and NULL for the
+ * key; its picture data (window_pictures) is compressed against the same
+ * side's of the dictionary window (STORE_QMAGIC, store_picture_get). The
+ * readers (store_events_load, store_events_load_rolls, store_dice_load,
+ * store_sealed_dice_load, store_dicelog_get, store_picture_get) give the
+ * same values either way; a pack is checked to read back before the rows
+ * go, in the compaction's one transaction.
  *
  * The raw form is text: the line "hexpost window pack 1", then a record
  * for each event ("E dseq step visible roll nroll roll_set plen tlen",
- * newline, the phase and text bytes, newline), each public roll ("D dseq
- * sides target result plen", newline, the purpose, newline), each sealed
- * roll in the order drawn ("S set seq sides target result plen", newline,
- * purpose, newline), and the dice log's text, signature and key ("L", "G",
- * "K" and a length, newline, the bytes, newline; length -1: none). dseq is
- * the seq less the previous record's of its kind; plen -1 repeats the
- * previous record's phase or purpose. */
+ * newline, the phase and text bytes, newline), then either "R" (the
+ * public rolls are the dice log's roll lines, which list them exactly)
+ * or a record for each public roll ("D dseq sides target result plen",
+ * newline, the purpose, newline), each sealed roll in the order drawn ("S
+ * set seq sides target result plen", newline, purpose, newline), "H refs"
+ * when the dice log's lines named by the bits of refs
+ * (store_wpack_refname) had their hash left out (the same bytes are in
+ * dice_logs.hash of the log before, windows.commitment, seed, dice_key,
+ * and the next window's commitment; store_dicelog_get puts them back),
+ * and the dice log's text, signature and key ("L", "G", "K" and a length,
+ * newline, the bytes, newline; length -1: none). dseq is the seq less the
+ * previous record's of its kind; plen -1 repeats the previous record's
+ * phase or purpose. Each "record" line ends with a newline. */
 #define STORE_PMAGIC "\0HPK"
 #define STORE_PHEAD 16
 #define STORE_PLINE "hexpost window pack 1\n"
