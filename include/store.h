@@ -741,10 +741,4 @@ int store_vacuum(struct store *, struct hp_error *);
  * resolved again the same way. */
 int store_sync_full(struct store *, bool full, struct hp_error *);
 
-/* Side side's picture data of window wid (window_pictures; mapout), as
- * stored or, once its window is packed (store_compact, issue 17),
- * uncompressed: malloc'ed into *text, NULL if there is none. */
-int store_picture_get(struct store *, int64_t wid, int side, char **text,
-    struct hp_error *);
-
 #endif

@@ -105,12 +105,20 @@ int
 mapout_stored(struct store *st, int64_t wid, int side, struct pic_model *m,
     struct hp_error *err)
 {
+	struct store_query q;
 	char *text = NULL;
 	int rc;
 
-	/* Through the store: packed a day after (issue 17). */
-	if ((rc = store_picture_get(st, wid, side, &text, err)) != HP_OK)
+	if ((rc = store_query_open(&q, st, "window_pictures get", "SELECT "
+	    "model FROM window_pictures WHERE window_id = ?1 AND side = ?2",
+	    STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err)) != HP_OK)
 		return rc;
+	if (store_query_next(&q, err))
+		text = xstrdup((const char *)sqlite3_column_text(q.s, 0));
+	if ((rc = store_query_close(&q, err)) != HP_OK) {
+		free(text);
+		return rc;
+	}
 	if (text == NULL) {
 		hp_seterr(err, HP_ENOENT, "no picture stored for window %lld",
 		    (long long)wid);

@@ -1291,10 +1291,8 @@ store_orders_free(struct store_order out[GAME_MAX_SIDES])
  * which has none. The window's event, dice and sealed_dice rows go; its
  * dice_logs row stays (window, campaign, hash: the seed chain) with
  * STORE_PMAGIC for its text, '' for a signature it had and NULL for the
- * key; its picture data (window_pictures) is compressed against the same
- * side's of the dictionary window (STORE_QMAGIC, store_picture_get). The
- * readers (store_events_load, store_events_load_rolls, store_dice_load,
- * store_sealed_dice_load, store_dicelog_get, store_picture_get) give the
+ * key. The readers (store_events_load, store_events_load_rolls,
+ * store_dice_load, store_sealed_dice_load, store_dicelog_get) give the
  * same values either way; a pack is checked to read back before the rows
  * go, in the compaction's one transaction.
  *
@@ -2069,129 +2067,6 @@ store_wpack_logrow(struct store *st, int64_t wid, char **text, char **sig,
 	return HP_OK;
 }
 
-/* A window's picture data (window_pictures, mapout) once packed: STORE_QMAGIC,
- * the text's length (4 bytes, big-endian), the window whose picture of
- * the same side is the dictionary (8 bytes, big-endian; 0: none), then
- * the zlib stream (the window's pack's dictionary window: the map
- * changes little from one window to the next). */
-#define STORE_QMAGIC "\0HPQ"
-
-/* Side side's picture data of window wid (malloc'ed) into *text, NULL
- * if there is none; level: the calls above. */
-static int
-store_picture_get_at(struct store *st, int64_t wid, int side, char **text,
-    int level, struct hp_error *err)
-{
-	struct store_query q;
-	unsigned char *b = NULL;
-	size_t n = 0, len, dlen = 0;
-	char *dict = NULL;
-	int64_t did;
-	int rc;
-
-	*text = NULL;
-	if (store_query_open(&q, st, "window_pictures get", "SELECT model FROM "
-	    "window_pictures WHERE window_id = ?1 AND side = ?2",
-	    STORE_ARGS(STORE_INT(wid), STORE_INT(side)), err) != HP_OK)
-		return HP_EDB;
-	if (store_query_next(&q, err)) {
-		n = (size_t)sqlite3_column_bytes(q.s, 0);
-		b = xmalloc(n + 1);
-		if (n > 0)
-			memcpy(b, sqlite3_column_blob(q.s, 0), n);
-		b[n] = '\0';
-	}
-	if ((rc = store_query_close(&q, err)) != HP_OK || b == NULL) {
-		free(b);
-		return rc;
-	}
-	if (n < STORE_PHEAD || memcmp(b, STORE_QMAGIC, 4) != 0) {
-		*text = (char *)b;
-		return HP_OK;
-	}
-	/* The header is a pack's: store_wpack_dictid and _inflate read it
-	 * once the magic is a pack's. */
-	memcpy(b, STORE_PMAGIC, 4);
-	if ((did = store_wpack_dictid(b, n)) > 0 && did != wid && level < 2 *
-	    STORE_WPACK_CHAIN && (rc = store_picture_get_at(st, did, side,
-	    &dict, level + 1, err)) != HP_OK) {
-		free(b);
-		return rc;
-	}
-	if (did == 0 || dict != NULL) {
-		if (dict != NULL)
-			dlen = strlen(dict);
-		*text = store_wpack_inflate(b, n, dict, dlen, &len);
-	}
-	free(dict);
-	free(b);
-	if (*text == NULL) {
-		hp_seterr(err, HP_EDB, "database: window %lld: its packed picture "
-		    "data is damaged", (long long)wid);
-		return HP_EDB;
-	}
-	return HP_OK;
-}
-
-int
-store_picture_get(struct store *st, int64_t wid, int side, char **text,
-    struct hp_error *err)
-{
-	return store_picture_get_at(st, wid, side, text, 0, err);
-}
-
-/* Compress window wid's picture data against that of window dictwid (0:
- * none), side by side, each checked to read back (store_wpack_window). */
-static int
-store_wpack_pictures(struct store *st, int64_t wid, int64_t dictwid,
-    struct hp_error *err)
-{
-	struct store_query q;
-	int sides[16], ns = 0, i, rc = HP_OK;
-
-	if (store_query_open(&q, st, "window_pictures of a window", "SELECT "
-	    "side FROM window_pictures WHERE window_id = ?1 AND substr(model, "
-	    "1, 4) <> CAST(x'00485051' AS BLOB) ORDER BY side",
-	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
-		return HP_EDB;
-	while (store_query_next(&q, err) && ns < 16)
-		sides[ns++] = sqlite3_column_int(q.s, 0);
-	if (store_query_close(&q, err) != HP_OK)
-		return HP_EDB;
-	for (i = 0; i < ns && rc == HP_OK; i++) {
-		char *text = NULL, *dict = NULL, *back = NULL;
-		unsigned char *blob = NULL;
-		size_t blen = 0, backlen = 0;
-
-		if ((rc = store_picture_get(st, wid, sides[i], &text, err)) !=
-		    HP_OK || text == NULL || (dictwid > 0 && (rc =
-		    store_picture_get(st, dictwid, sides[i], &dict, err)) !=
-		    HP_OK))
-			goto next;
-		blob = store_wpack_deflate(text, strlen(text), dict, dict ?
-		    strlen(dict) : 0, dict ? dictwid : 0, &blen);
-		if (blob == NULL || (back = store_wpack_inflate(blob, blen,
-		    dict, dict ? strlen(dict) : 0, &backlen)) == NULL ||
-		    strcmp(back, text) != 0) {
-			hp_seterr(err, HP_EDB, "window %lld: packing its picture "
-			    "data failed", (long long)wid);
-			rc = HP_EDB;
-			goto next;
-		}
-		memcpy(blob, STORE_QMAGIC, 4);
-		rc = store_exec(st, "pack a window's picture data", "UPDATE "
-		    "window_pictures SET model = ?3 WHERE window_id = ?1 AND "
-		    "side = ?2", STORE_ARGS(STORE_INT(wid), STORE_INT(sides[i]),
-		    STORE_BLOB(blob, blen)), NULL, err);
-next:
-		free(back);
-		free(blob);
-		free(dict);
-		free(text);
-	}
-	return rc;
-}
-
 /* Pack window wid of campaign cid: its rows read, packed against *dict
  * (*dictlen bytes of window *dictwid; NULL: the window becomes the
  * campaign's dictionary, *dict and the rest set), checked to read back,
@@ -2267,8 +2142,6 @@ store_wpack_window(struct store *st, int64_t wid,
 	    "ELSE '' END, pubkey = NULL WHERE window_id = ?1",
 	    STORE_ARGS(STORE_INT(wid), STORE_BLOB(STORE_PMAGIC, 4)), NULL,
 	    err)) != HP_OK)
-		goto out;
-	if ((rc = store_wpack_pictures(st, wid, dictwid, err)) != HP_OK)
 		goto out;
 	if (c->key == NULL && depth == 0) {
 		c->key = xmalloc(len + 1);
