@@ -1308,6 +1308,995 @@ store_orders_free(struct store_order out[GAME_MAX_SIDES])
 	}
 }
 
+/* Packed windows (issue 17, migration 024). A resolved window's events
+ * (with their cited rolls), public dice rows, sealed dice rows and dice
+ * log (text, signature and key, as signed) are kept, once the window is a
+ * day old (store_compact), as one row of window_packs instead of a row
+ * each: STORE_PMAGIC, the length of the raw form (4 bytes, big-endian),
+ * the window id of the dictionary (8 bytes, big-endian; 0: none), then a
+ * zlib stream of the raw form made with that window's raw form as preset
+ * dictionary: the campaign's window packed before it (consecutive windows
+ * repeat most of each other's words), unless that one's chain of
+ * dictionaries is STORE_WPACK_CHAIN long: then the campaign's first pack,
+ * which has none. The window's event, dice and sealed_dice rows go; its
+ * dice_logs row stays (window, campaign, hash: the seed chain) with
+ * STORE_PMAGIC for its text, '' for a signature it had and NULL for the
+ * key. The readers (store_events_load, store_events_load_rolls,
+ * store_dice_load, store_sealed_dice_load, store_dicelog_get) give the
+ * same values either way; a pack is checked to read back before the rows
+ * go, in the compaction's one transaction.
+ *
+ * The raw form is text: the line "hexpost window pack 1", then a record
+ * for each event ("E dseq step visible roll nroll roll_set plen tlen",
+ * newline, the phase and text bytes, newline), then either "R" (the
+ * public rolls are the dice log's roll lines, which list them exactly)
+ * or a record for each public roll ("D dseq sides target result plen",
+ * newline, the purpose, newline), each sealed roll in the order drawn ("S
+ * set seq sides target result plen", newline, purpose, newline), "H refs"
+ * when the dice log's lines named by the bits of refs
+ * (store_wpack_refname) had their hash left out (the same bytes are in
+ * dice_logs.hash of the log before, windows.commitment, seed, dice_key,
+ * and the next window's commitment; store_dicelog_get puts them back),
+ * and the dice log's text, signature and key ("L", "G", "K" and a length,
+ * newline, the bytes, newline; length -1: none). dseq is the seq less the
+ * previous record's of its kind; plen -1 repeats the previous record's
+ * phase or purpose. Each "record" line ends with a newline. */
+#define STORE_PMAGIC "\0HPK"
+#define STORE_PHEAD 16
+#define STORE_PLINE "hexpost window pack 1\n"
+#define STORE_PACK_SCHEMA 24    /* the migration that made window_packs */
+/* A pack's dictionary is the raw form of the campaign's window packed
+ * before it, unless that one's chain of dictionaries is this long: then
+ * the campaign's first pack (a reader inflates at most this many packs
+ * more than its own). */
+#define STORE_WPACK_CHAIN 8
+
+/* The dictionaries for the next pack of a campaign: its first pack (key,
+ * no dictionary) and the last one packed (prev, depth: the length of its
+ * chain); NULL: none. */
+struct store_wpack_chain {
+	char *key, *prev;
+	size_t keylen, prevlen;
+	int64_t keywid, prevwid;
+	int prevdepth;
+};
+
+/* A window's events, rolls and dice log, as packed. */
+struct store_wpack {
+	struct events ev;       /* with nroll and roll_set */
+	struct dice d;          /* log: public rolls; slog: sealed, as drawn */
+	char *log, *sig, *pubkey;       /* NULL: none */
+	unsigned refs;          /* log lines whose hash is left out (H) */
+};
+
+/* The dice log lines whose hash a pack may leave out, in the order of
+ * the bits of refs, when it is the one stored elsewhere
+ * (store_wpack_refs): the previous log's hash, the window's commitment,
+ * seed and key, the next window's commitment. */
+static const char *const store_wpack_refname[] = { "previous", "commitment",
+    "seed", "key", "next-commitment" };
+#define STORE_WPACK_NREFS 5
+
+/* Set p up empty. */
+static void
+store_wpack_init(struct store_wpack *p)
+{
+	memset(p, 0, sizeof *p);
+	events_init(&p->ev);
+	dice_init_scripted(&p->d, NULL, 0);
+}
+
+/* Free what p holds. */
+static void
+store_wpack_free(struct store_wpack *p)
+{
+	events_free(&p->ev);
+	dice_free(&p->d);
+	free(p->log);
+	free(p->sig);
+	free(p->pubkey);
+	memset(p, 0, sizeof *p);
+}
+
+/* Add a phase or purpose's length to b (-1: as prev). */
+static void
+store_wpack_len(struct sbuf *b, const char *cur, const char *prev)
+{
+	if (strcmp(cur, prev) == 0)
+		sbuf_puts(b, " -1");
+	else
+		sbuf_printf(b, " %zu", strlen(cur));
+}
+
+/* Add the bytes behind store_wpack_len to b. */
+static void
+store_wpack_str(struct sbuf *b, const char *cur, const char *prev)
+{
+	if (strcmp(cur, prev) != 0)
+		sbuf_puts(b, cur);
+}
+
+/* Add a dice log field (tag, s or NULL) to b. */
+static void
+store_wpack_field(struct sbuf *b, char tag, const char *s)
+{
+	if (s == NULL)
+		sbuf_printf(b, "%c -1\n\n", tag);
+	else {
+		sbuf_printf(b, "%c %zu\n", tag, strlen(s));
+		sbuf_puts(b, s);
+		sbuf_add(b, "\n", 1);
+	}
+}
+
+/* The public rolls the dice log text log lists ("roll: SEQ SIDES TARGET
+ * RESULT PURPOSE", the purpose's control bytes, DEL and '\' as \xHH:
+ * docs/AUDIT.md), appended to d->log; false if a roll line does not read. */
+static bool
+store_wpack_log_rolls(const char *log, struct dice *d)
+{
+	const char *p = log;
+
+	while ((p = strstr(p, "\nroll: ")) != NULL) {
+		struct dice_roll *r = dice_log_entry(d);
+		long v[4];
+		size_t n = 0;
+		char *end;
+		int i;
+
+		p += 7;
+		for (i = 0; i < 4; i++) {
+			if (*p < '0' && *p != '-')
+				return false;
+			v[i] = strtol(p, &end, 10);
+			if (end == p || *end != ' ' || v[i] < INT_MIN ||
+			    v[i] > INT_MAX)
+				return false;
+			p = end + 1;
+		}
+		r->seq = (int)v[0];
+		r->sides = (int)v[1];
+		r->target = (int)v[2];
+		r->result = (int)v[3];
+		while (*p != '\n' && *p != '\0') {
+			int c = (unsigned char)*p;
+
+			if (c == '\\') {
+				unsigned hi, lo;
+
+				if (p[1] != 'x' || sscanf(p + 2, "%1x%1x", &hi,
+				    &lo) != 2)
+					return false;
+				c = (int)(hi << 4 | lo);
+				p += 4;
+			} else
+				p++;
+			if (n + 1 >= sizeof r->purpose)
+				return false;
+			r->purpose[n++] = (char)c;
+		}
+		r->purpose[n] = '\0';
+	}
+	return true;
+}
+
+/* Does the dice log log list exactly the public rolls of d (so that a pack
+ * need not hold them twice)? */
+static bool
+store_wpack_log_has_rolls(const char *log, const struct dice *d)
+{
+	struct dice l;
+	size_t i;
+	bool same;
+
+	if (log == NULL)
+		return false;
+	dice_init_scripted(&l, NULL, 0);
+	same = store_wpack_log_rolls(log, &l) && l.nlog == d->nlog;
+	for (i = 0; same && i < d->nlog; i++)
+		same = l.log[i].seq == d->log[i].seq && l.log[i].sides ==
+		    d->log[i].sides && l.log[i].target == d->log[i].target &&
+		    l.log[i].result == d->log[i].result &&
+		    strcmp(l.log[i].purpose, d->log[i].purpose) == 0;
+	dice_free(&l);
+	return same;
+}
+
+/* The raw form of p, malloc'ed (*len bytes). */
+static char *
+store_wpack_encode(const struct store_wpack *p, size_t *len)
+{
+	struct sbuf b;
+	const char *prev = "";
+	bool fromlog;
+	int seq = 0;
+	size_t i;
+
+	sbuf_init(&b);
+	sbuf_puts(&b, STORE_PLINE);
+	for (i = 0; i < p->ev.n; i++) {
+		const struct event *e = &p->ev.v[i];
+
+		sbuf_printf(&b, "E %d %d %u %d %d %u", e->seq - seq, e->step,
+		    e->visible, e->roll, e->nroll, e->roll_set);
+		store_wpack_len(&b, e->phase, prev);
+		sbuf_printf(&b, " %zu\n", strlen(e->text));
+		store_wpack_str(&b, e->phase, prev);
+		sbuf_puts(&b, e->text);
+		sbuf_add(&b, "\n", 1);
+		seq = e->seq;
+		prev = e->phase;
+	}
+	prev = "";
+	seq = 0;
+	/* The public rolls are read from the dice log when it lists them
+	 * all as they are ("R"). */
+	if ((fromlog = store_wpack_log_has_rolls(p->log, &p->d)))
+		sbuf_puts(&b, "R\n");
+	for (i = 0; i < p->d.nlog && !fromlog; i++) {
+		const struct dice_roll *r = &p->d.log[i];
+
+		sbuf_printf(&b, "D %d %d %d %d", r->seq - seq, r->sides,
+		    r->target, r->result);
+		store_wpack_len(&b, r->purpose, prev);
+		sbuf_add(&b, "\n", 1);
+		store_wpack_str(&b, r->purpose, prev);
+		sbuf_add(&b, "\n", 1);
+		seq = r->seq;
+		prev = r->purpose;
+	}
+	prev = "";
+	for (i = 0; i < p->d.nslog; i++) {
+		const struct dice_roll *r = &p->d.slog[i];
+
+		sbuf_printf(&b, "S %u %d %d %d %d", r->visible, r->seq,
+		    r->sides, r->target, r->result);
+		store_wpack_len(&b, r->purpose, prev);
+		sbuf_add(&b, "\n", 1);
+		store_wpack_str(&b, r->purpose, prev);
+		sbuf_add(&b, "\n", 1);
+		prev = r->purpose;
+	}
+	if (p->refs != 0)
+		sbuf_printf(&b, "H %u\n", p->refs);
+	store_wpack_field(&b, 'L', p->log);
+	store_wpack_field(&b, 'G', p->sig);
+	store_wpack_field(&b, 'K', p->pubkey);
+	*len = b.len;
+	return sbuf_steal(&b);
+}
+
+/* A number from *pp (before end), after one space; false if none. */
+static bool
+store_wpack_num(const char **pp, const char *end, long long *v)
+{
+	const char *p = *pp;
+	bool neg = false;
+	long long n = 0;
+
+	if (p >= end || *p++ != ' ')
+		return false;
+	if (p < end && *p == '-') {
+		neg = true;
+		p++;
+	}
+	if (p >= end || *p < '0' || *p > '9')
+		return false;
+	while (p < end && *p >= '0' && *p <= '9') {
+		if (n > (LLONG_MAX - 9) / 10)
+			return false;
+		n = n * 10 + (*p++ - '0');
+	}
+	*v = neg ? -n : n;
+	*pp = p;
+	return true;
+}
+
+/* n numbers from *pp, then a newline; false if not. */
+static bool
+store_wpack_nums(const char **pp, const char *end, long long *v, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!store_wpack_num(pp, end, &v[i]))
+			return false;
+	if (*pp >= end || **pp != '\n')
+		return false;
+	(*pp)++;
+	return true;
+}
+
+/* len bytes from *pp into dst (size bytes, cut and NUL-terminated as
+ * strlcpy does); len -1: prev. False if there are not len bytes. */
+static bool
+store_wpack_bytes(const char **pp, const char *end, long long len,
+    char *dst, size_t size, const char *prev)
+{
+	size_t n;
+
+	if (len < 0) {
+		strlcpy_(dst, prev, size);
+		return true;
+	}
+	if (len > end - *pp)
+		return false;
+	n = (size_t)len < size - 1 ? (size_t)len : size - 1;
+	memcpy(dst, *pp, n);
+	dst[n] = '\0';
+	*pp += len;
+	return true;
+}
+
+/* A dice log field of tag from *pp as a malloc'ed string or NULL. */
+static bool
+store_wpack_getfield(const char **pp, const char *end, char tag, char **out)
+{
+	long long len;
+
+	*out = NULL;
+	if (*pp >= end || **pp != tag)
+		return false;
+	(*pp)++;
+	if (!store_wpack_nums(pp, end, &len, 1) || len > end - *pp)
+		return false;
+	if (len >= 0) {
+		*out = xmalloc((size_t)len + 1);
+		memcpy(*out, *pp, (size_t)len);
+		(*out)[len] = '\0';
+		*pp += len;
+	}
+	if (*pp >= end || **pp != '\n')
+		return false;
+	(*pp)++;
+	return true;
+}
+
+/* Fill p (set up by store_wpack_init) from the raw form raw (n bytes);
+ * false if it is not one. */
+static bool
+store_wpack_decode(const char *raw, size_t n, struct store_wpack *p)
+{
+	const char *s = raw, *end = raw + n;
+	long long v[8];
+	bool fromlog = false;
+	int seq = 0;
+
+	if (n < sizeof STORE_PLINE - 1 || memcmp(raw, STORE_PLINE,
+	    sizeof STORE_PLINE - 1) != 0)
+		return false;
+	s += sizeof STORE_PLINE - 1;
+	while (s < end && *s == 'E') {
+		struct event *e = events_append(&p->ev);
+		const char *prev = p->ev.n > 1 ? p->ev.v[p->ev.n - 2].phase : "";
+
+		s++;
+		if (!store_wpack_nums(&s, end, v, 8) || v[7] < 0 ||
+		    !store_wpack_bytes(&s, end, v[6], e->phase, sizeof e->phase,
+		    prev) || !store_wpack_bytes(&s, end, v[7], e->text,
+		    sizeof e->text, "") || s >= end || *s++ != '\n')
+			return false;
+		e->seq = seq += (int)v[0];
+		e->step = (int)v[1];
+		e->visible = (unsigned)v[2];
+		e->roll = (int)v[3];
+		e->nroll = (int)v[4];
+		e->roll_set = (unsigned)v[5];
+	}
+	seq = 0;
+	if (end - s >= 2 && s[0] == 'R' && s[1] == '\n') {
+		fromlog = true;
+		s += 2;
+	}
+	while (!fromlog && s < end && *s == 'D') {
+		struct dice_roll *r = dice_log_entry(&p->d);
+		const char *prev = p->d.nlog > 1 ? p->d.log[p->d.nlog - 2].purpose :
+		    "";
+
+		s++;
+		if (!store_wpack_nums(&s, end, v, 5) || !store_wpack_bytes(&s,
+		    end, v[4], r->purpose, sizeof r->purpose, prev) || s >= end ||
+		    *s++ != '\n')
+			return false;
+		r->seq = seq += (int)v[0];
+		r->sides = (int)v[1];
+		r->target = (int)v[2];
+		r->result = (int)v[3];
+	}
+	while (s < end && *s == 'S') {
+		struct dice_roll *r = dice_slog_entry(&p->d);
+		const char *prev = p->d.nslog > 1 ?
+		    p->d.slog[p->d.nslog - 2].purpose : "";
+
+		s++;
+		if (!store_wpack_nums(&s, end, v, 6) || !store_wpack_bytes(&s,
+		    end, v[5], r->purpose, sizeof r->purpose, prev) || s >= end ||
+		    *s++ != '\n')
+			return false;
+		r->visible = (unsigned)v[0];
+		r->seq = (int)v[1];
+		r->sides = (int)v[2];
+		r->target = (int)v[3];
+		r->result = (int)v[4];
+		r->sealed = true;
+	}
+	if (s < end && *s == 'H') {
+		s++;
+		if (!store_wpack_nums(&s, end, v, 1) || v[0] <= 0 || v[0] >=
+		    1 << STORE_WPACK_NREFS)
+			return false;
+		p->refs = (unsigned)v[0];
+	}
+	return store_wpack_getfield(&s, end, 'L', &p->log) &&
+	    store_wpack_getfield(&s, end, 'G', &p->sig) &&
+	    store_wpack_getfield(&s, end, 'K', &p->pubkey) && s == end &&
+	    (!fromlog || (p->log != NULL && store_wpack_log_rolls(p->log,
+	    &p->d)));
+}
+
+/* Does raw form raw (n bytes) read back as what encodes to it again? */
+static bool
+store_wpack_same(const char *raw, size_t n)
+{
+	struct store_wpack q;
+	char *again = NULL;
+	size_t len = 0;
+	bool same;
+
+	store_wpack_init(&q);
+	same = store_wpack_decode(raw, n, &q) && (again =
+	    store_wpack_encode(&q, &len)) != NULL && len == n &&
+	    memcmp(again, raw, n) == 0;
+	free(again);
+	store_wpack_free(&q);
+	return same;
+}
+
+/* The stored form of raw (n bytes) against dict (dn bytes, window dictwid;
+ * NULL and 0: none), malloc'ed (*outlen bytes); NULL if zlib fails. */
+static unsigned char *
+store_wpack_deflate(const char *raw, size_t n, const char *dict, size_t dn,
+    int64_t dictwid, size_t *outlen)
+{
+	z_stream z;
+	unsigned char *out;
+	size_t cap;
+	int i;
+
+	if (n > 0xffffffffu)
+		return NULL;
+	memset(&z, 0, sizeof z);
+	if (deflateInit2(&z, 9, Z_DEFLATED, 15, 9, Z_DEFAULT_STRATEGY) != Z_OK)
+		return NULL;
+	if (dict != NULL && deflateSetDictionary(&z, (const Bytef *)dict,
+	    (uInt)dn) != Z_OK) {
+		deflateEnd(&z);
+		return NULL;
+	}
+	cap = STORE_PHEAD + deflateBound(&z, (uLong)n);
+	out = xmalloc(cap);
+	memcpy(out, STORE_PMAGIC, 4);
+	for (i = 0; i < 4; i++)
+		out[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+	for (i = 0; i < 8; i++)
+		out[8 + i] = (unsigned char)((uint64_t)dictwid >> (56 - 8 * i));
+	z.next_in = (Bytef *)(uintptr_t)raw;
+	z.avail_in = (uInt)n;
+	z.next_out = out + STORE_PHEAD;
+	z.avail_out = (uInt)(cap - STORE_PHEAD);
+	if (deflate(&z, Z_FINISH) != Z_STREAM_END) {
+		deflateEnd(&z);
+		free(out);
+		return NULL;
+	}
+	*outlen = STORE_PHEAD + z.total_out;
+	deflateEnd(&z);
+	return out;
+}
+
+/* The dictionary window id of a stored pack b (n bytes); -1 if b is not
+ * one. */
+static int64_t
+store_wpack_dictid(const unsigned char *b, size_t n)
+{
+	uint64_t id = 0;
+	int i;
+
+	if (b == NULL || n < STORE_PHEAD || memcmp(b, STORE_PMAGIC, 4) != 0)
+		return -1;
+	for (i = 0; i < 8; i++)
+		id = id << 8 | b[8 + i];
+	return (int64_t)id;
+}
+
+/* The raw form of stored pack b (n bytes), with dict (dn bytes) as its
+ * dictionary, malloc'ed and NUL-terminated (*len bytes); NULL if damaged. */
+static char *
+store_wpack_inflate(const unsigned char *b, size_t n, const char *dict,
+    size_t dn, size_t *len)
+{
+	z_stream z;
+	size_t want;
+	char *out;
+	int rc;
+
+	if (store_wpack_dictid(b, n) < 0)
+		return NULL;
+	want = (size_t)b[4] << 24 | (size_t)b[5] << 16 | (size_t)b[6] << 8 |
+	    (size_t)b[7];
+	memset(&z, 0, sizeof z);
+	if (inflateInit(&z) != Z_OK)
+		return NULL;
+	out = xmalloc(want + 1);
+	z.next_in = (Bytef *)(uintptr_t)(b + STORE_PHEAD);
+	z.avail_in = (uInt)(n - STORE_PHEAD);
+	z.next_out = (Bytef *)out;
+	z.avail_out = (uInt)want;
+	rc = inflate(&z, Z_FINISH);
+	if (rc == Z_NEED_DICT && dict != NULL && inflateSetDictionary(&z,
+	    (const Bytef *)dict, (uInt)dn) == Z_OK)
+		rc = inflate(&z, Z_FINISH);
+	if (rc != Z_STREAM_END || z.total_out != want || z.avail_in != 0) {
+		inflateEnd(&z);
+		free(out);
+		return NULL;
+	}
+	inflateEnd(&z);
+	out[want] = '\0';
+	*len = want;
+	return out;
+}
+
+/* The hashes a pack of window wid may leave out of its dice log, as hex
+ * (store_wpack_refname order; "" when there is none): the campaign's log
+ * before it, the window's commitment, seed and key, and the commitment of
+ * the campaign's next window. */
+static int
+store_wpack_refs(struct store *st, int64_t wid,
+    char hex[STORE_WPACK_NREFS][65], struct hp_error *err)
+{
+	struct store_query q;
+	int i;
+
+	for (i = 0; i < STORE_WPACK_NREFS; i++)
+		hex[i][0] = '\0';
+	if (store_query_open(&q, st, "pack references", "SELECT (SELECT l.hash "
+	    "FROM dice_logs l WHERE l.campaign_id = w.campaign_id AND "
+	    "l.window_id < w.id ORDER BY l.window_id DESC LIMIT 1), "
+	    "w.commitment, w.seed, w.dice_key, (SELECT n.commitment FROM "
+	    "windows n WHERE n.campaign_id = w.campaign_id AND n.id > w.id "
+	    "ORDER BY n.id LIMIT 1) FROM windows w WHERE w.id = ?1",
+	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err))
+		for (i = 0; i < STORE_WPACK_NREFS; i++)
+			if (sqlite3_column_type(q.s, i) == SQLITE_BLOB &&
+			    sqlite3_column_bytes(q.s, i) == 32)
+				sodium_bin2hex(hex[i], 65,
+				    sqlite3_column_blob(q.s, i), 32);
+	return store_query_close(&q, err);
+}
+
+/* Where the hash of log line name starts in log (its first such line
+ * before the rolls), or NULL. */
+static char *
+store_wpack_refat(char *log, const char *name)
+{
+	char key[32], *p, *rolls;
+	size_t n;
+
+	n = (size_t)snprintf(key, sizeof key, "\n%s: ", name);
+	rolls = strstr(log, "\nrolls: ");
+	if ((p = strstr(log, key)) == NULL || (rolls != NULL && p > rolls))
+		return NULL;
+	return p + n;
+}
+
+/* Put the hashes hex names back into dice log *log where refs says they
+ * were left out; false if one has no place or no value. */
+static bool
+store_wpack_put_refs(char **log, unsigned refs,
+    char hex[STORE_WPACK_NREFS][65])
+{
+	struct sbuf b;
+	char *at;
+	int i;
+
+	for (i = 0; i < STORE_WPACK_NREFS; i++) {
+		if (!(refs & (1u << i)))
+			continue;
+		if (*log == NULL || hex[i][0] == '\0' || (at =
+		    store_wpack_refat(*log, store_wpack_refname[i])) == NULL ||
+		    *at != '\n')
+			return false;
+		sbuf_init(&b);
+		sbuf_add(&b, *log, (size_t)(at - *log));
+		sbuf_add(&b, hex[i], 64);
+		sbuf_puts(&b, at);
+		free(*log);
+		*log = sbuf_steal(&b);
+	}
+	return true;
+}
+
+/* p's dice log with the hashes hex names left out (p->refs set), when
+ * it reads back as it was with them put back. */
+static void
+store_wpack_drop_refs(struct store_wpack *p, char hex[STORE_WPACK_NREFS][65])
+{
+	char *orig, *back, *at;
+	unsigned refs = 0;
+	int i;
+
+	p->refs = 0;
+	if (p->log == NULL)
+		return;
+	orig = xstrdup(p->log);
+	for (i = 0; i < STORE_WPACK_NREFS; i++) {
+		if (hex[i][0] == '\0' || (at = store_wpack_refat(p->log,
+		    store_wpack_refname[i])) == NULL || strncmp(at, hex[i], 64)
+		    != 0 || at[64] != '\n')
+			continue;
+		memmove(at, at + 64, strlen(at + 64) + 1);
+		refs |= 1u << i;
+	}
+	back = xstrdup(p->log);
+	if (refs != 0 && store_wpack_put_refs(&back, refs, hex) &&
+	    strcmp(back, orig) == 0) {
+		p->refs = refs;
+		free(orig);
+	} else {
+		free(p->log);
+		p->log = orig;
+	}
+	free(back);
+}
+
+/* The stored pack of window wid (malloc'ed, *n bytes), or NULL (*found
+ * false) if it has none. */
+static int
+store_wpack_blob(struct store *st, int64_t wid, unsigned char **b, size_t *n,
+    bool *found, struct hp_error *err)
+{
+	struct store_query q;
+
+	*b = NULL;
+	*n = 0;
+	*found = false;
+	/* A database not migrated yet has no packs (its rows read as
+	 * ever). */
+	if (store_schema_version(st) < STORE_PACK_SCHEMA)
+		return HP_OK;
+	if (store_query_open(&q, st, "load window pack", "SELECT data FROM "
+	    "window_packs WHERE window_id = ?1", STORE_ARGS(STORE_INT(wid)),
+	    err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err)) {
+		const void *p = sqlite3_column_blob(q.s, 0);
+
+		*n = (size_t)sqlite3_column_bytes(q.s, 0);
+		*b = xmalloc(*n + 1);
+		if (*n > 0)
+			memcpy(*b, p, *n);
+		*found = true;
+	}
+	if (store_query_close(&q, err) != HP_OK) {
+		free(*b);
+		*b = NULL;
+		*found = false;
+		return HP_EDB;
+	}
+	return HP_OK;
+}
+
+/* The raw form of window wid's pack (malloc'ed, *len bytes), or NULL if
+ * it has none; HP_EDB if it is damaged. *depth (may be NULL): how many
+ * packs its dictionaries chain back (0: none); level: the calls above. */
+static int
+store_wpack_raw_at(struct store *st, int64_t wid, char **raw, size_t *len,
+    int *depth, int level, struct hp_error *err)
+{
+	unsigned char *b = NULL;
+	size_t n, dlen = 0;
+	char *dict = NULL;
+	int64_t did;
+	int rc, dd = -1;
+	bool found;
+
+	*raw = NULL;
+	*len = 0;
+	if ((rc = store_wpack_blob(st, wid, &b, &n, &found, err)) != HP_OK ||
+	    !found)
+		return rc;
+	if ((did = store_wpack_dictid(b, n)) > 0 && did != wid &&
+	    level < 2 * STORE_WPACK_CHAIN) {
+		if ((rc = store_wpack_raw_at(st, did, &dict, &dlen, &dd,
+		    level + 1, err)) != HP_OK) {
+			free(b);
+			return rc;
+		}
+	}
+	if (did == 0 || dict != NULL)
+		*raw = store_wpack_inflate(b, n, dict, dlen, len);
+	free(dict);
+	free(b);
+	if (*raw == NULL) {
+		hp_seterr(err, HP_EDB, "database: window %lld: its packed events "
+		    "and dice are damaged", (long long)wid);
+		return HP_EDB;
+	}
+	if (depth != NULL)
+		*depth = did == 0 ? 0 : dd + 1;
+	return HP_OK;
+}
+
+/* store_wpack_raw_at from the top. */
+static int
+store_wpack_raw(struct store *st, int64_t wid, char **raw, size_t *len,
+    struct hp_error *err)
+{
+	return store_wpack_raw_at(st, wid, raw, len, NULL, 0, err);
+}
+
+/* Window wid's pack into p (set up by store_wpack_init); *found false if
+ * the window is not packed. */
+static int
+store_wpack_load(struct store *st, int64_t wid, struct store_wpack *p,
+    bool *found, struct hp_error *err)
+{
+	char *raw;
+	size_t len;
+	int rc;
+
+	*found = false;
+	if ((rc = store_wpack_raw(st, wid, &raw, &len, err)) != HP_OK ||
+	    raw == NULL)
+		return rc;
+	if (!store_wpack_decode(raw, len, p)) {
+		free(raw);
+		hp_seterr(err, HP_EDB, "database: window %lld: its packed events "
+		    "and dice do not read", (long long)wid);
+		return HP_EDB;
+	}
+	free(raw);
+	*found = true;
+	return HP_OK;
+}
+
+/* Window wid's dice log row as stored (text uncompressed); *found false
+ * if there is none, *packed true if its text is in the window's pack. */
+static int
+store_wpack_logrow(struct store *st, int64_t wid, char **text, char **sig,
+    char **pubkey, bool *found, bool *packed, struct hp_error *err)
+{
+	struct store_query q;
+
+	*text = *sig = *pubkey = NULL;
+	*found = *packed = false;
+	if (store_query_open(&q, st, "load dice log", "SELECT text, signature, "
+	    "pubkey FROM dice_logs WHERE window_id = ?1",
+	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
+		return HP_EDB;
+	if ((*found = store_query_next(&q, err))) {
+		*packed = sqlite3_column_bytes(q.s, 0) == 4 && memcmp(
+		    sqlite3_column_blob(q.s, 0), STORE_PMAGIC, 4) == 0;
+		*text = col_unpacked_text(q.s, 0, NULL);
+		if (sqlite3_column_type(q.s, 1) != SQLITE_NULL)
+			*sig = xstrdup(col_text(q.s, 1));
+		if (sqlite3_column_type(q.s, 2) != SQLITE_NULL)
+			*pubkey = xstrdup(col_text(q.s, 2));
+	}
+	if (store_query_close(&q, err) != HP_OK) {
+		free(*text);
+		free(*sig);
+		free(*pubkey);
+		*text = *sig = *pubkey = NULL;
+		*found = false;
+		return HP_EDB;
+	}
+	return HP_OK;
+}
+
+/* Pack window wid of campaign cid: its rows read, packed against *dict
+ * (*dictlen bytes of window *dictwid; NULL: the window becomes the
+ * campaign's dictionary, *dict and the rest set), checked to read back,
+ * stored, the rows removed. Inside the caller's transaction. */
+static int
+store_wpack_window(struct store *st, int64_t wid,
+    struct store_wpack_chain *c, struct hp_error *err)
+{
+	const char *dict = NULL;
+	size_t dictlen = 0;
+	int64_t dictwid = 0;
+	int depth = 0;
+	struct store_wpack p;
+	char hex[STORE_WPACK_NREFS][65];
+	unsigned char *blob = NULL;
+	char *raw = NULL, *back = NULL;
+	size_t len, blen = 0, backlen;
+	bool found, packed;
+	int rc;
+
+	store_wpack_init(&p);
+	if ((rc = store_events_load(st, wid, &p.ev, err)) != HP_OK ||
+	    (rc = store_events_load_rolls(st, wid, &p.ev, err)) != HP_OK ||
+	    (rc = store_dice_load(st, wid, &p.d, err)) != HP_OK ||
+	    (rc = store_sealed_dice_load(st, wid, &p.d, err)) != HP_OK ||
+	    (rc = store_wpack_logrow(st, wid, &p.log, &p.sig, &p.pubkey,
+	    &found, &packed, err)) != HP_OK)
+		goto out;
+	if (packed) {
+		hp_seterr(err, HP_EDB, "database: window %lld: dice log packed "
+		    "without its pack", (long long)wid);
+		rc = HP_EDB;
+		goto out;
+	}
+	if ((rc = store_wpack_refs(st, wid, hex, err)) != HP_OK)
+		goto out;
+	store_wpack_drop_refs(&p, hex);
+	raw = store_wpack_encode(&p, &len);
+	if (c->prev != NULL && c->prevdepth < STORE_WPACK_CHAIN) {
+		dict = c->prev;
+		dictlen = c->prevlen;
+		dictwid = c->prevwid;
+		depth = c->prevdepth + 1;
+	} else if (c->key != NULL) {
+		dict = c->key;
+		dictlen = c->keylen;
+		dictwid = c->keywid;
+		depth = 1;
+	}
+	blob = store_wpack_deflate(raw, len, dict, dictlen, dictwid, &blen);
+	/* Checked: the stored form inflates to the raw form, which reads
+	 * back as what gives it again. */
+	if (blob == NULL || (back = store_wpack_inflate(blob, blen, dict,
+	    dictlen, &backlen)) == NULL || backlen != len ||
+	    memcmp(back, raw, len) != 0 || !store_wpack_same(raw, len)) {
+		hp_seterr(err, HP_EDB, "window %lld: packing its events and "
+		    "dice failed", (long long)wid);
+		rc = HP_EDB;
+		goto out;
+	}
+	if ((rc = store_exec(st, "pack a window", "INSERT INTO window_packs "
+	    "(window_id, data) VALUES (?1, ?2)", STORE_ARGS(STORE_INT(wid),
+	    STORE_BLOB(blob, blen)), NULL, err)) != HP_OK ||
+	    (rc = store_exec(st, "pack a window's events", "DELETE FROM events "
+	    "WHERE window_id = ?1", STORE_ARGS(STORE_INT(wid)), NULL, err)) !=
+	    HP_OK || (rc = store_exec(st, "pack a window's dice", "DELETE FROM "
+	    "dice WHERE window_id = ?1", STORE_ARGS(STORE_INT(wid)), NULL,
+	    err)) != HP_OK || (rc = store_exec(st, "pack a window's sealed dice",
+	    "DELETE FROM sealed_dice WHERE window_id = ?1",
+	    STORE_ARGS(STORE_INT(wid)), NULL, err)) != HP_OK ||
+	    (rc = store_exec(st, "pack a window's dice log", "UPDATE dice_logs "
+	    "SET text = ?2, signature = CASE WHEN signature IS NULL THEN NULL "
+	    "ELSE '' END, pubkey = NULL WHERE window_id = ?1",
+	    STORE_ARGS(STORE_INT(wid), STORE_BLOB(STORE_PMAGIC, 4)), NULL,
+	    err)) != HP_OK)
+		goto out;
+	if (c->key == NULL && depth == 0) {
+		c->key = xmalloc(len + 1);
+		memcpy(c->key, raw, len + 1);
+		c->keylen = len;
+		c->keywid = wid;
+	}
+	free(c->prev);
+	c->prev = raw;
+	c->prevlen = len;
+	c->prevwid = wid;
+	c->prevdepth = depth;
+	raw = NULL;
+out:
+	free(back);
+	free(blob);
+	free(raw);
+	store_wpack_free(&p);
+	return rc;
+}
+
+/* Free what c holds and set it empty. */
+static void
+store_wpack_chain_free(struct store_wpack_chain *c)
+{
+	free(c->key);
+	free(c->prev);
+	memset(c, 0, sizeof *c);
+}
+
+/* The dictionaries for campaign cid's next pack into c (emptied first):
+ * its first pack and its last. */
+static int
+store_wpack_chain_load(struct store *st, int64_t cid,
+    struct store_wpack_chain *c, struct hp_error *err)
+{
+	struct store_query q;
+	int64_t first = 0, last = 0;
+	int rc;
+
+	store_wpack_chain_free(c);
+	if (store_query_open(&q, st, "find a campaign's packs", "SELECT (SELECT "
+	    "min(p.window_id) FROM window_packs p JOIN windows w ON w.id = "
+	    "p.window_id WHERE w.campaign_id = ?1 AND substr(p.data, 9, 8) = "
+	    "x'0000000000000000'), (SELECT max(p.window_id) FROM window_packs "
+	    "p JOIN windows w ON w.id = p.window_id WHERE w.campaign_id = ?1)",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err)) {
+		first = sqlite3_column_int64(q.s, 0);
+		last = sqlite3_column_int64(q.s, 1);
+	}
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	if (first > 0) {
+		if ((rc = store_wpack_raw(st, first, &c->key, &c->keylen,
+		    err)) != HP_OK)
+			return rc;
+		c->keywid = first;
+	}
+	if (last > 0) {
+		if ((rc = store_wpack_raw_at(st, last, &c->prev, &c->prevlen,
+		    &c->prevdepth, 0, err)) != HP_OK) {
+			store_wpack_chain_free(c);
+			return rc;
+		}
+		c->prevwid = last;
+	}
+	return HP_OK;
+}
+
+/* Pack every resolved window resolved a day or more before now and not
+ * packed yet (store_compact, inside its transaction); *packed: how many. */
+static int
+store_wpack_old(struct store *st, long now, int64_t *packed,
+    struct hp_error *err)
+{
+	struct store_query q;
+	struct store_wpack_chain c;
+	int64_t (*v)[2] = NULL, cid = 0;
+	size_t n = 0, cap = 0, i;
+	int rc = HP_OK;
+
+	*packed = 0;
+	if (store_schema_version(st) < STORE_PACK_SCHEMA)
+		return HP_OK;
+	if (store_query_open(&q, st, "windows to pack", "SELECT w.id, "
+	    "w.campaign_id FROM windows w WHERE w.state = 'resolved' AND "
+	    "w.resolved_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "
+	    "'-1 day') AND NOT EXISTS (SELECT 1 FROM window_packs p WHERE "
+	    "p.window_id = w.id) ORDER BY w.campaign_id, w.id",
+	    STORE_ARGS(STORE_INT(now)), err) != HP_OK)
+		return HP_EDB;
+	while (store_query_next(&q, err)) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = xrealloc(v, cap * sizeof *v);
+		}
+		v[n][0] = sqlite3_column_int64(q.s, 0);
+		v[n++][1] = sqlite3_column_int64(q.s, 1);
+	}
+	if (store_query_close(&q, err) != HP_OK) {
+		free(v);
+		return HP_EDB;
+	}
+	memset(&c, 0, sizeof c);
+	for (i = 0; i < n && rc == HP_OK; i++) {
+		if (i == 0 || v[i][1] != cid) {
+			cid = v[i][1];
+			if ((rc = store_wpack_chain_load(st, cid, &c, err)) !=
+			    HP_OK)
+				break;
+		}
+		if ((rc = store_wpack_window(st, v[i][0], &c, err)) == HP_OK)
+			(*packed)++;
+		/* Tests: the process dies with windows packed, uncommitted
+		 * (tests/e2e/storage.sh). */
+		if (getenv("HEXPOST_TEST_CRASH_IN_PACK") != NULL)
+			abort();
+	}
+	store_wpack_chain_free(&c);
+	free(v);
+	return rc;
+}
+
 /* An event's phase and a roll's purpose are stored as a ditto (issue 17:
  * most repeat the previous row's of the same window, 25 to 60 bytes each):
  * "" when equal to the previous one (the first row's previous is ""),
@@ -1382,7 +2371,28 @@ store_dice_load(struct store *st, int64_t wid, struct dice *d,
     struct hp_error *err)
 {
 	struct store_query q;
+	struct store_wpack p;
+	bool found;
+	size_t i;
+	int rc;
 
+	store_wpack_init(&p);
+	if ((rc = store_wpack_load(st, wid, &p, &found, err)) != HP_OK ||
+	    found) {
+		for (i = 0; i < p.d.nlog; i++) {
+			struct dice_roll *r = dice_log_entry(d);
+
+			r->seq = p.d.log[i].seq;
+			strlcpy_(r->purpose, p.d.log[i].purpose,
+			    sizeof r->purpose);
+			r->sides = p.d.log[i].sides;
+			r->target = p.d.log[i].target;
+			r->result = p.d.log[i].result;
+		}
+		store_wpack_free(&p);
+		return rc;
+	}
+	store_wpack_free(&p);
 	if (store_query_open(&q, st, "load dice", "SELECT seq, purpose, sides, "
 	    "target, result FROM dice WHERE window_id = ?1 ORDER BY seq",
 	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
@@ -2226,28 +3236,48 @@ int
 store_dicelog_get(struct store *st, int64_t wid, char **text, char **sig,
     char **pubkey, struct hp_error *err)
 {
-	struct store_query q;
-	bool row;
+	struct store_wpack p;
+	bool row, packed, found;
 	int rc;
 
+	if ((rc = store_wpack_logrow(st, wid, text, sig, pubkey, &row, &packed,
+	    err)) != HP_OK)
+		return rc;
+	if (!row) {
+		hp_seterr(err, HP_ENOENT, "no dice log");
+		return HP_ENOENT;
+	}
+	if (!packed)
+		return HP_OK;
+	/* Packed (store_compact): the text, signature and key as signed. */
+	free(*text);
+	free(*sig);
+	free(*pubkey);
 	*text = *sig = *pubkey = NULL;
-	if (store_query_open(&q, st, "load dice log", "SELECT text, signature, "
-	    "pubkey FROM dice_logs WHERE window_id = ?1",
-	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
-		return HP_EDB;
-	if ((row = store_query_next(&q, err))) {
-		*text = col_unpacked_text(q.s, 0, NULL);
-		if (sqlite3_column_type(q.s, 1) != SQLITE_NULL)
-			*sig = xstrdup(col_text(q.s, 1));
-		if (sqlite3_column_type(q.s, 2) != SQLITE_NULL)
-			*pubkey = xstrdup(col_text(q.s, 2));
+	store_wpack_init(&p);
+	if ((rc = store_wpack_load(st, wid, &p, &found, err)) == HP_OK &&
+	    (!found || p.log == NULL)) {
+		hp_seterr(err, HP_EDB, "database: window %lld: its dice log is "
+		    "packed but not its pack", (long long)wid);
+		rc = HP_EDB;
 	}
-	if ((rc = query_row_end(&q, row, err, "no dice log")) == HP_EDB) {
-		free(*text);
-		free(*sig);
-		free(*pubkey);
-		*text = *sig = *pubkey = NULL;
+	if (rc == HP_OK && p.refs != 0) {
+		char hex[STORE_WPACK_NREFS][65];
+
+		if ((rc = store_wpack_refs(st, wid, hex, err)) == HP_OK &&
+		    !store_wpack_put_refs(&p.log, p.refs, hex)) {
+			hp_seterr(err, HP_EDB, "database: window %lld: its packed "
+			    "dice log does not read", (long long)wid);
+			rc = HP_EDB;
+		}
 	}
+	if (rc == HP_OK) {
+		*text = p.log;
+		*sig = p.sig;
+		*pubkey = p.pubkey;
+		p.log = p.sig = p.pubkey = NULL;
+	}
+	store_wpack_free(&p);
 	return rc;
 }
 
@@ -2301,7 +3331,27 @@ store_events_load(struct store *st, int64_t wid, struct events *ev,
     struct hp_error *err)
 {
 	struct store_query q;
+	struct store_wpack p;
+	bool found;
+	size_t i;
+	int rc;
 
+	/* A packed window's events, nroll and roll_set left to
+	 * store_events_load_rolls as from the rows. */
+	store_wpack_init(&p);
+	if ((rc = store_wpack_load(st, wid, &p, &found, err)) != HP_OK ||
+	    found) {
+		for (i = 0; i < p.ev.n; i++) {
+			struct event *e = events_append(ev);
+
+			*e = p.ev.v[i];
+			e->nroll = 0;
+			e->roll_set = 0;
+		}
+		store_wpack_free(&p);
+		return rc;
+	}
+	store_wpack_free(&p);
 	if (store_query_open(&q, st, "load events", "SELECT seq, step, phase, "
 	    "text, visible, roll FROM events WHERE window_id = ?1 ORDER BY seq",
 	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
@@ -3590,8 +4640,30 @@ store_sealed_dice_load(struct store *st, int64_t wid, struct dice *d,
     struct hp_error *err)
 {
 	sqlite3_stmt *s;
-	int step;
+	struct store_wpack p;
+	bool found;
+	size_t i;
+	int step, rc;
 
+	store_wpack_init(&p);
+	if ((rc = store_wpack_load(st, wid, &p, &found, err)) != HP_OK ||
+	    found) {
+		for (i = 0; i < p.d.nslog; i++) {
+			struct dice_roll *r = dice_slog_entry(d);
+
+			r->visible = p.d.slog[i].visible;
+			r->seq = p.d.slog[i].seq;
+			strlcpy_(r->purpose, p.d.slog[i].purpose,
+			    sizeof r->purpose);
+			r->sides = p.d.slog[i].sides;
+			r->target = p.d.slog[i].target;
+			r->result = p.d.slog[i].result;
+			r->sealed = true;
+		}
+		store_wpack_free(&p);
+		return rc;
+	}
+	store_wpack_free(&p);
 	if ((s = prep(st, "SELECT set_mask, seq, purpose, sides, target, "
 	    "result FROM sealed_dice WHERE window_id = ?1 ORDER BY draw", err))
 	    == NULL)
@@ -3645,9 +4717,27 @@ store_events_load_rolls(struct store *st, int64_t wid, struct events *ev,
     struct hp_error *err)
 {
 	sqlite3_stmt *s;
-	size_t i;
-	int step;
+	struct store_wpack p;
+	bool found;
+	size_t i, j;
+	int step, rc;
 
+	store_wpack_init(&p);
+	if ((rc = store_wpack_load(st, wid, &p, &found, err)) != HP_OK ||
+	    found) {
+		for (j = 0; j < p.ev.n; j++) {
+			if (p.ev.v[j].nroll == 0 && p.ev.v[j].roll_set == 0)
+				continue;
+			for (i = 0; i < ev->n; i++)
+				if (ev->v[i].seq == p.ev.v[j].seq) {
+					ev->v[i].nroll = p.ev.v[j].nroll;
+					ev->v[i].roll_set = p.ev.v[j].roll_set;
+				}
+		}
+		store_wpack_free(&p);
+		return rc;
+	}
+	store_wpack_free(&p);
 	if ((s = prep(st, "SELECT seq, nroll, roll_set FROM events WHERE "
 	    "window_id = ?1 AND (nroll != 0 OR roll_set != 0)", err)) == NULL)
 		return HP_EDB;
@@ -3859,6 +4949,7 @@ store_compact(struct store *st, long now, int keep_days,
 	int rc;
 
 	cs->packed = cs->deleted = 0;
+	cs->windows_packed = 0;
 	if ((rc = store_begin(st, err)) != HP_OK)
 		return rc;
 	if (keep_days > 0) {
@@ -3882,6 +4973,8 @@ store_compact(struct store *st, long now, int keep_days,
 	    STORE_ARGS(STORE_INT(now)), NULL, err)) != HP_OK)
 		goto fail;
 	cs->packed = store_changes(st);
+	if ((rc = store_wpack_old(st, now, &cs->windows_packed, err)) != HP_OK)
+		goto fail;
 	return store_commit(st, err);
 fail:
 	store_rollback(st);

@@ -21,6 +21,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/e2e/signed_mail.bash"
 . "$SRC/tests/e2e/lib-e2e.sh"
+. "$SRC/tests/e2e/lib-reports.sh"
 e2e_start crash_points "${1:?usage: crash_points.sh /path/to/hexpost}" \
 	minisign sqlite3
 command -v strace >/dev/null || { echo "crash_points: skipped (no strace)"; exit 77; }
@@ -54,9 +55,13 @@ pickup() {
 		mv "$f" "$T/picked/" || fail "pickup"
 	done
 }
-# state: the game and the record of mail, without times.
+# state: the game and the record of mail, without times (read from a copy
+# given back its plain rows: e2e_unpack).
 state() {
-	sqlite3 "$D/hexpost.db" <<'SQL'
+	rm -f "$T/state.db"
+	sqlite3 "$D/hexpost.db" ".backup '$T/state.db'" && e2e_unpack "$T/state.db" ||
+		fail "a copy to read"
+	sqlite3 "$T/state.db" <<'SQL'
 SELECT name, status, turn, window FROM campaigns ORDER BY name;
 SELECT turn, number, state, hex(seed), hex(dice_key) FROM windows ORDER BY 1, 2;
 SELECT w.turn, w.number, o.side_idx, o.source, o.current, hex(o.hash) FROM orders o JOIN windows w ON w.id = o.window_id ORDER BY 1, 2, 3, 4, 6;

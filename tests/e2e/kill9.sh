@@ -159,9 +159,13 @@ play() {
 
 # dump DIR: every game table and the records of mail in and out, keyed by
 # names (row ids depend on the order campaigns happen to be served in),
-# without the wall-clock times.
+# without the wall-clock times. Read from a copy given back its plain rows
+# (e2e_unpack: packed windows, compressed dice logs and order files).
 dump() {
-	sqlite3 -header "$1/hexpost.db" <<'SQL'
+	rm -f "$T/dump.db"
+	sqlite3 "$1/hexpost.db" ".backup '$T/dump.db'" && e2e_unpack "$T/dump.db" ||
+		fail "a copy to dump ($1)"
+	sqlite3 -header "$T/dump.db" <<'SQL'
 SELECT name, ruleset, options, status, result, turn, window, hex(master_seed) FROM campaigns ORDER BY name;
 SELECT c.name, s.idx, s.name, s.label, s.ai, s.standing FROM sides s JOIN campaigns c ON c.id = s.campaign_id ORDER BY 1, 2;
 SELECT c.name, p.side_idx, p.name, p.email, p.key_id, p.moderator, p.active FROM players p JOIN campaigns c ON c.id = p.campaign_id ORDER BY 1, 2, 3;

@@ -79,11 +79,125 @@ PY
 # e2e_unpack DB: every dice log and order file of DB rewritten as plain
 # text, as they were stored before issue 17 compressed the long ones (the
 # program reads both), so that a test can read or edit them in SQL. A
-# compressed value that does not uncompress is left as it is.
+# compressed value that does not uncompress is left as it is. Packed
+# windows (store_compact, migration 024: events, dice, sealed dice and the
+# dice log in one row of window_packs) are given their rows back first.
 e2e_unpack() {
 	python3 - "$1" <<'PY'
-import sqlite3, sys, zlib
+import re, sqlite3, sys, zlib
 db = sqlite3.connect(sys.argv[1])
+def pack_raw(wid):
+    b = db.execute("SELECT data FROM window_packs WHERE window_id = ?",
+                   (wid,)).fetchone()[0]
+    did = int.from_bytes(b[8:16], "big")
+    d = (zlib.decompressobj(zdict=pack_raw(did)) if did and did != wid
+         else zlib.decompressobj())
+    return d.decompress(b[16:]) + d.flush()
+def ditto(cur, prev):
+    return b"" if cur == prev else (b"\x01" if cur == b"" else cur)
+def unpack_window(wid, raw):
+    head = b"hexpost window pack 1\n"
+    assert raw.startswith(head), "window %d: not a pack" % wid
+    pos = len(head)
+    def line():
+        nonlocal pos
+        end = raw.index(b"\n", pos)
+        f = raw[pos:end].split(b" ")
+        pos = end + 1
+        return f[0], [int(x) for x in f[1:]]
+    def take(n, prev=b""):
+        nonlocal pos
+        if n < 0:
+            return prev
+        v = raw[pos:pos + n]
+        pos += n
+        return v
+    def nl():
+        nonlocal pos
+        assert raw[pos:pos + 1] == b"\n"
+        pos += 1
+    seq, prev, rows = 0, {"E": b"", "D": b"", "S": b""}, []
+    log = {}
+    while pos < len(raw):
+        tag, v = line()
+        tag = tag.decode()
+        if tag == "E":
+            seq += v[0]
+            ph = take(v[6], prev["E"]); tx = take(v[7]); nl()
+            db.execute("INSERT INTO events (window_id, seq, step, phase, "
+                       "text, visible, roll, nroll, roll_set) VALUES "
+                       "(?, ?, ?, ?, ?, ?, ?, ?, ?)", (wid, seq, v[1],
+                       ditto(ph, prev["E"]).decode(), tx.decode(), v[2],
+                       v[3], v[4], v[5]))
+            prev["E"] = ph
+        elif tag == "D":
+            if prev.get("dseq") is None:
+                prev["dseq"] = 0
+            prev["dseq"] += v[0]
+            pu = take(v[4], prev["D"]); nl()
+            db.execute("INSERT INTO dice (window_id, seq, purpose, sides, "
+                       "target, result) VALUES (?, ?, ?, ?, ?, ?)", (wid,
+                       prev["dseq"], ditto(pu, prev["D"]).decode(), v[1],
+                       v[2], v[3]))
+            prev["D"] = pu
+        elif tag == "S":
+            prev["draw"] = prev.get("draw", 0) + 1
+            pu = take(v[5], prev["S"]); nl()
+            db.execute("INSERT INTO sealed_dice (window_id, set_mask, seq, "
+                       "draw, purpose, sides, target, result) VALUES (?, ?, "
+                       "?, ?, ?, ?, ?, ?)", (wid, v[0], v[1], prev["draw"],
+                       pu.decode(), v[2], v[3], v[4]))
+            prev["S"] = pu
+        elif tag == "R":
+            log["R"] = True
+        elif tag == "H":
+            log["H"] = v[0]
+        else:
+            val = take(v[0]); nl()
+            log[tag] = None if v[0] < 0 else val.decode()
+    if log.get("H"):
+        # Hashes left out of the dice log, stored elsewhere: the log
+        # before it, the window's commitment, seed and key, the next
+        # window's commitment.
+        refs = db.execute("SELECT (SELECT l.hash FROM dice_logs l WHERE "
+            "l.campaign_id = w.campaign_id AND l.window_id < w.id ORDER BY "
+            "l.window_id DESC LIMIT 1), w.commitment, w.seed, w.dice_key, "
+            "(SELECT n.commitment FROM windows n WHERE n.campaign_id = "
+            "w.campaign_id AND n.id > w.id ORDER BY n.id LIMIT 1) FROM "
+            "windows w WHERE w.id = ?", (wid,)).fetchone()
+        text = log["L"]
+        for i, name in enumerate(("previous", "commitment", "seed", "key",
+                                  "next-commitment")):
+            if log["H"] & (1 << i):
+                key = "\n%s: \n" % name
+                k = text.index(key) + len(key) - 1
+                text = text[:k] + refs[i].hex() + text[k:]
+        log["L"] = text
+    if log.get("R"):
+        # The public rolls are the dice log's roll lines.
+        pu_prev = b""
+        for l in log["L"].encode().split(b"\n"):
+            if not l.startswith(b"roll: "):
+                continue
+            f = l[6:].split(b" ", 4)
+            pu = re.sub(rb"\\x([0-9a-f]{2})",
+                        lambda m: bytes([int(m.group(1), 16)]), f[4])
+            db.execute("INSERT INTO dice (window_id, seq, purpose, sides, "
+                       "target, result) VALUES (?, ?, ?, ?, ?, ?)", (wid,
+                       int(f[0]), ditto(pu, pu_prev).decode(), int(f[1]),
+                       int(f[2]), int(f[3])))
+            pu_prev = pu
+    if db.execute("SELECT count(*) FROM dice_logs WHERE window_id = ?",
+                  (wid,)).fetchone()[0]:
+        db.execute("UPDATE dice_logs SET text = ?, signature = ?, pubkey = ? "
+                   "WHERE window_id = ?", (log["L"], log["G"], log["K"], wid))
+if db.execute("SELECT count(*) FROM sqlite_master WHERE name = "
+              "'window_packs'").fetchone()[0]:
+    packs = [(w, pack_raw(w)) for (w,) in
+             db.execute("SELECT window_id FROM window_packs").fetchall()]
+    for w, r in packs:
+        unpack_window(w, r)
+    db.execute("DELETE FROM window_packs")
 def plain(b):
     if isinstance(b, bytes) and b[:4] == b"\0HPZ":
         try:

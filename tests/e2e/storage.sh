@@ -13,6 +13,7 @@ set -u
 KEEP=${KEEP:-}
 SRC=${HEXPOST_SOURCE:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$SRC/tests/e2e/lib-e2e.sh"
+. "$SRC/tests/e2e/lib-reports.sh"
 e2e_start storage "${1:?usage: storage.sh /path/to/hexpost}" minisign sqlite3
 e2e_datadir
 e2e_keys ann
@@ -97,6 +98,37 @@ NIN=$(ls "$D/inbox/cur" | wc -l)
 printf 'From: x@example.org\n\nlater\n' >"$D/inbox/cur/1.deferred.host:2,"
 touch -d "40 days ago" "$D/inbox/cur/1.deferred.host:2,"
 touch "$D/outbox/new/fresh.host"
+# Windows resolved a day before are packed (issue 17, migration 024: a
+# window's events, dice rows and signed dice log in one compressed row);
+# the last window is left as resolved now. What is read from them (the
+# audit, its bundle, report --turn, export, the web archive) stays the
+# same, and a crash while packing leaves every row as it was.
+NRES=$(q "SELECT count(*) FROM windows WHERE state = 'resolved'")
+LASTW=$(q "SELECT max(id) FROM windows WHERE state = 'resolved'")
+[ "$NRES" -ge 3 ] || fail "want 3 or more resolved windows, have $NRES"
+q "UPDATE windows SET resolved_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-2 days') WHERE state = 'resolved' AND id <> $LASTW"
+views() {
+	rm -rf "$W/$1"
+	mkdir -p "$W/$1"
+	hp audit hill --accept-test-dice || fail "audit ($1): $(cat "$T/out" "$T/err")"
+	cp "$T/out" "$W/$1/audit.txt"
+	hp audit export hill "$W/$1/bundle" || fail "audit export ($1): $(cat "$T/err")"
+	hp export hill --side blue --json || fail "export ($1): $(cat "$T/err")"
+	cp "$T/out" "$W/$1/export.json"
+	hp web "$W/$1/site" || fail "web ($1): $(cat "$T/err")"
+	for t in 1 2 3; do
+		hp report hill --turn $t || fail "report --turn $t ($1): $(cat "$T/err")"
+		cp "$T/out" "$W/$1/report$t"
+	done
+}
+views unpacked
+e2e_unpack "$DB"
+q "SELECT * FROM events ORDER BY window_id, seq; SELECT * FROM dice ORDER BY window_id, seq; SELECT window_id, text, signature, pubkey FROM dice_logs ORDER BY window_id" >"$W/rows"
+grep -q "roll" "$W/rows" || fail "no rows: $(head "$W/rows")"
+HEXPOST_TEST_CRASH_IN_PACK=1 hp storage --compact && fail "the crash in packing did not happen"
+[ "$(q "SELECT count(*) FROM window_packs")" = 0 ] || fail "a crashed packing left packs"
+q "SELECT * FROM events ORDER BY window_id, seq; SELECT * FROM dice ORDER BY window_id, seq; SELECT window_id, text, signature, pubkey FROM dice_logs ORDER BY window_id" | cmp -s - "$W/rows" ||
+	fail "a crashed packing changed the rows"
 hp storage --compact || fail "compact: $(cat "$T/err")"
 grep -q "^compacted: 1 sent copies compressed, $((SENT - 1)) outbox rows removed, $NIN inbox and [1-9][0-9]* outbox files removed" "$T/out" ||
 	fail "compact said: $(head -n 2 "$T/out")"
@@ -114,6 +146,59 @@ grep -q "^  outbox rows: 1 queued, 1 sent (1 compressed)" "$T/out" || fail "stor
 grep -q "^retention: 30 days" "$T/out" || fail "retention line: $(tail -n 2 "$T/out")"
 
 STEP="after compaction"
+[ "$(q "SELECT count(*) FROM window_packs")" = $((NRES - 1)) ] ||
+	fail "packed windows: $(q "SELECT count(*) FROM window_packs"), want $((NRES - 1))"
+[ "$(q "SELECT (SELECT count(*) FROM events WHERE window_id <> $LASTW) + (SELECT count(*) FROM dice WHERE window_id <> $LASTW)")" = 0 ] ||
+	fail "packed windows kept their rows"
+[ "$(q "SELECT count(*) FROM events WHERE window_id = $LASTW")" -ge 1 ] || fail "the last window was packed"
+[ "$(q "SELECT count(*) FROM dice_logs WHERE text = x'0048504B'")" = $((NRES - 1)) ] ||
+	fail "dice logs not packed: $(q "SELECT window_id, length(text) FROM dice_logs")"
+views packed
+for f in audit.txt export.json report1 report2 report3; do
+	cmp -s "$W/unpacked/$f" "$W/packed/$f" || fail "$f changed by packing: $(diff "$W/unpacked/$f" "$W/packed/$f" | head)"
+done
+diff -r "$W/unpacked/bundle" "$W/packed/bundle" >/dev/null || fail "the audit bundle changed by packing: $(diff -r "$W/unpacked/bundle" "$W/packed/bundle" | head)"
+diff -r "$W/unpacked/site" "$W/packed/site" >/dev/null || fail "the web archive changed by packing: $(diff -r "$W/unpacked/site" "$W/packed/site" | head)"
+# The audit reads the packed events: one changed inside a pack is found.
+PW=$(q "SELECT min(window_id) FROM window_packs WHERE substr(data, 9, 8) <> x'0000000000000000'")
+q ".backup '$T/before-edit.db'" || fail "backup"
+python3 - "$DB" "$PW" <<'PY' || fail "editing a pack"
+import sqlite3, sys, zlib
+db = sqlite3.connect(sys.argv[1])
+wid = int(sys.argv[2])
+def raw(w):
+    b = db.execute("SELECT data FROM window_packs WHERE window_id = ?", (w,)).fetchone()[0]
+    did = int.from_bytes(b[8:16], "big")
+    d = zlib.decompressobj(zdict=raw(did)[2]) if did else zlib.decompressobj()
+    return b, did, d.decompress(b[16:]) + d.flush()
+b, did, r = raw(wid)
+lines = r.split(b"\n")
+for i, l in enumerate(lines):
+    if l.startswith(b"E "):
+        # The event's text ends its next line: its last byte changed.
+        t = lines[i + 1]
+        lines[i + 1] = t[:-1] + (b"!" if t[-1:] != b"!" else b"?")
+        break
+else:
+    sys.exit("no event in the pack")
+r = b"\n".join(lines)
+c = zlib.compressobj(9, zlib.DEFLATED, 15, 9, zdict=raw(did)[2])
+z = c.compress(r) + c.flush()
+db.execute("UPDATE window_packs SET data = ? WHERE window_id = ?",
+           (b[:4] + len(r).to_bytes(4, "big") + b[8:16] + z, wid))
+db.commit()
+PY
+hp audit hill --accept-test-dice && fail "a roll changed in a pack passed the audit: $(cat "$T/out")"
+q ".restore '$T/before-edit.db'" || fail "restore"
+hp audit hill --accept-test-dice || fail "audit after the edit was undone: $(cat "$T/out" "$T/err")"
+# Compacting again packs nothing more; the tests' e2e_unpack gives the
+# rows back as they were.
+hp storage --compact || fail "compact again: $(cat "$T/err")"
+[ "$(q "SELECT count(*) FROM window_packs")" = $((NRES - 1)) ] || fail "compact again changed the packs"
+cp "$DB" "$T/copy.db"
+e2e_unpack "$T/copy.db"
+sqlite3 "$T/copy.db" "SELECT * FROM events ORDER BY window_id, seq; SELECT * FROM dice ORDER BY window_id, seq; SELECT window_id, text, signature, pubkey FROM dice_logs ORDER BY window_id" | cmp -s - "$W/rows" ||
+	fail "e2e_unpack does not give the rows back: $(sqlite3 "$T/copy.db" "SELECT * FROM events ORDER BY window_id, seq; SELECT * FROM dice ORDER BY window_id, seq; SELECT window_id, text, signature, pubkey FROM dice_logs ORDER BY window_id" | diff - "$W/rows" | head)"
 hp audit hill --accept-test-dice || fail "audit after compaction: $(cat "$T/out" "$T/err")"
 hp report hill --turn 2 || fail "report --turn: $(cat "$T/err")"
 cmp -s "$T/out" "$W/report2" || fail "report --turn 2 changed by compaction"

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -99,9 +100,10 @@ test_clean_and_bundle(void **state)
 {
 	struct store *st = campaign(true);
 	struct audit_opts o = { pk_path, NULL, true, NULL, 0, NULL, false };
-	struct audit_stats s, sb;
+	struct audit_stats s, sb, sp;
+	struct store_compact_stats cs;
 	struct hp_error err = { 0, "" };
-	char bdir[700];
+	char bdir[700], bdir2[700], cmd[1500];
 
 	(void)state;
 	assert_int_equal(audit_campaign(st, "hill", &o, &s, &err), HP_OK);
@@ -119,6 +121,22 @@ test_clean_and_bundle(void **state)
 	assert_int_equal(sb.windows, s.windows);
 	assert_int_equal(sb.rolls, s.rolls);
 	assert_int_equal(sb.reports, s.reports);
+	/* Issue 17: once its windows are packed (store_compact a day
+	 * later), the audit finds the same and the bundle is the same. */
+	assert_int_equal(store_compact(st, (long)time(NULL) + 2 * 86400, 0,
+	    &cs, &err), HP_OK);
+	assert_int_equal(cs.windows_packed, s.windows);
+	assert_int_equal(fx_db_long(db, "SELECT count(*) FROM dice"), 0);
+	assert_int_equal(audit_campaign(st, "hill", &o, &sp, &err), HP_OK);
+	assert_int_equal(sp.windows, s.windows);
+	assert_int_equal(sp.rolls, s.rolls);
+	assert_int_equal(sp.reports, s.reports);
+	assert_int_equal(sp.log_signatures, s.log_signatures);
+	assert_int_equal(sp.opponent_orders, s.opponent_orders);
+	snprintf(bdir2, sizeof bdir2, "%s/bundle2", dir);
+	assert_int_equal(audit_export(st, "hill", bdir2, pk_path, &err), HP_OK);
+	snprintf(cmd, sizeof cmd, "diff -r '%s' '%s' >/dev/null", bdir, bdir2);
+	assert_int_equal(system(cmd), 0);
 	done(st);
 }
 

@@ -1086,6 +1086,273 @@ test_events_dice_reports(void **state)
 	fx_tmp_clean();
 }
 
+/* Everything the readers give of window wid (events with their cited
+ * rolls, public and sealed rolls, the dice log), as text. Malloc'ed. */
+static char *
+pack_view(struct store *st, int64_t wid)
+{
+	struct hp_error err = { 0, "" };
+	struct events ev;
+	struct dice d;
+	struct sbuf b;
+	char *text, *sig, *pub;
+	size_t i;
+	int rc;
+
+	sbuf_init(&b);
+	events_init(&ev);
+	dice_init_scripted(&d, NULL, 0);
+	assert_int_equal(store_events_load(st, wid, &ev, &err), HP_OK);
+	for (i = 0; i < ev.n; i++)
+		sbuf_printf(&b, "E %d %d [%s] [%s] %u %d %d %u\n", ev.v[i].seq,
+		    ev.v[i].step, ev.v[i].phase, ev.v[i].text, ev.v[i].visible,
+		    ev.v[i].roll, ev.v[i].nroll, ev.v[i].roll_set);
+	assert_int_equal(store_events_load_rolls(st, wid, &ev, &err), HP_OK);
+	for (i = 0; i < ev.n; i++)
+		sbuf_printf(&b, "R %d %d %u\n", ev.v[i].seq, ev.v[i].nroll,
+		    ev.v[i].roll_set);
+	assert_int_equal(store_dice_load(st, wid, &d, &err), HP_OK);
+	assert_int_equal(store_sealed_dice_load(st, wid, &d, &err), HP_OK);
+	for (i = 0; i < d.nlog; i++)
+		sbuf_printf(&b, "D %d [%s] %d %d %d %u %d\n", d.log[i].seq,
+		    d.log[i].purpose, d.log[i].sides, d.log[i].target,
+		    d.log[i].result, d.log[i].visible, (int)d.log[i].sealed);
+	for (i = 0; i < d.nslog; i++)
+		sbuf_printf(&b, "S %d [%s] %d %d %d %u %d\n", d.slog[i].seq,
+		    d.slog[i].purpose, d.slog[i].sides, d.slog[i].target,
+		    d.slog[i].result, d.slog[i].visible, (int)d.slog[i].sealed);
+	rc = store_dicelog_get(st, wid, &text, &sig, &pub, &err);
+	if (rc == HP_OK)
+		sbuf_printf(&b, "L [%s] [%s] [%s]\n", text, sig ? sig : "(null)",
+		    pub ? pub : "(null)");
+	else
+		sbuf_printf(&b, "L none %d\n", rc);
+	free(text);
+	free(sig);
+	free(pub);
+	dice_free(&d);
+	events_free(&ev);
+	return sbuf_steal(&b);
+}
+
+/* Fill window wid with n events, rolls (sealed ones too when sealed) and
+ * a dice log (signed when sig is not NULL). */
+static void
+pack_fill(struct store *st, int64_t cid, int64_t wid, int n, bool sealed,
+    const char *sig, bool exact)
+{
+	struct hp_error err = { 0, "" };
+	static const int script[] = { 3, 6, 1, 2, 5, 4, 6, 6, 1, 3, 2, 4 };
+	unsigned char hash[32];
+	struct events ev;
+	struct dice d;
+	struct sbuf log;
+	int i;
+
+	events_init(&ev);
+	dice_init_scripted(&d, script, sizeof script / sizeof script[0]);
+	sbuf_init(&log);
+	sbuf_printf(&log, "hexpost dice log 1\nwindow: %lld\n", (long long)wid);
+	if (exact) {
+		/* The hashes a pack leaves out when they are stored
+		 * elsewhere: the previous log's (pack_fill's hash: its window
+		 * id in every byte; none before the first), the window's
+		 * commitment and seed (make_window's), and a key it does not
+		 * have (kept). */
+		int k;
+
+		sbuf_puts(&log, "previous: ");
+		for (k = 0; k < 32; k++)
+			sbuf_printf(&log, "%02x", (unsigned)(wid - 1) & 0xffu);
+		sbuf_puts(&log, "\ncommitment: ");
+		for (k = 0; k < 32; k++)
+			sbuf_printf(&log, "%02x", (unsigned)(wid ^ 0xff) & 0xffu);
+		sbuf_puts(&log, "\nseed: ");
+		for (k = 0; k < DICE_SEEDLEN; k++)
+			sbuf_printf(&log, "%02x", (unsigned)wid & 0xffu);
+		sbuf_puts(&log, "\nkey: ");
+		for (k = 0; k < 32; k++)
+			sbuf_puts(&log, "ab");
+		sbuf_printf(&log, "\nrolls: %d\n", n);
+	}
+	for (i = 0; i < n; i++) {
+		events_phase(&ev, i < n / 2 ? "Fire" : i == n - 1 ? "" : "Move");
+		ev.step = i / 3;
+		dice_roll(&d, i % 2 ? 20 : 6, i % 3, i % 4 ? i % 3 ? "a hit" :
+		    "tab\there, back\\slash" : "");
+		events_add(&ev, i % 5 ? EVENT_ALL_SIDES : 2u, (int)d.nlog,
+		    "Blue's rifles at C%d fire at D%d: %d, %s", i, i + 1,
+		    d.log[d.nlog - 1].result, i % 2 ? "hit" : "no effect\n\t ok");
+		/* exact: the roll lines of a real dice log (the pack reads
+		 * the rolls from them), else other lines. */
+		if (exact) {
+			const struct dice_roll *r = &d.log[d.nlog - 1];
+			const char *c;
+
+			sbuf_printf(&log, "roll: %d %d %d %d ", r->seq, r->sides,
+			    r->target, r->result);
+			for (c = r->purpose; *c != '\0'; c++)
+				if (*c < 0x20 || *c == '\\')
+					sbuf_printf(&log, "\\x%02x",
+					    (unsigned)*c);
+				else
+					sbuf_add(&log, c, 1);
+			sbuf_puts(&log, "\n");
+		} else
+			sbuf_printf(&log, "roll: %zu %d\n", d.nlog,
+			    d.log[d.nlog - 1].result);
+	}
+	if (n > 1) {
+		ev.v[1].nroll = 2;
+		ev.v[n - 1].roll_set = sealed ? 3 : 0;
+	}
+	if (sealed) {
+		dice_roll_sealed(&d, 1, 6, 4, "a hidden move");
+		dice_roll_sealed(&d, 3, 6, 0, "a hidden move");
+		dice_roll_sealed(&d, 1, 10, 0, "");
+	}
+	assert_int_equal(store_events_put(st, wid, &ev, &err), HP_OK);
+	assert_int_equal(store_dice_put(st, wid, &d, &err), HP_OK);
+	assert_int_equal(store_sealed_dice_put(st, wid, &d, &err), HP_OK);
+	assert_int_equal(store_events_put_rolls(st, wid, &ev, &err), HP_OK);
+	memset(hash, (int)wid, sizeof hash);
+	assert_int_equal(store_dicelog_put(st, cid, wid, log.buf, hash, sig,
+	    sig ? "RWTkey" : NULL, &err), HP_OK);
+	sbuf_free(&log);
+	dice_free(&d);
+	events_free(&ev);
+}
+
+#define NPACKW 12
+
+/* Issue 17: store_compact packs each resolved window a day old (events,
+ * dice, sealed dice, dice log) into one row of window_packs; every reader
+ * gives what it gave from the rows; a second compaction changes nothing;
+ * a compaction that fails part way leaves the database as it was. */
+static void
+test_window_pack(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct store_compact_stats cs;
+	struct game g;
+	int64_t cid, wid[NPACKW];
+	char *before[NPACKW], *after, *dump, *dump2, sql[256];
+	int i;
+
+	(void)state;
+	fx_fam_game(&g, NULL);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	for (i = 0; i < NPACKW; i++)
+		wid[i] = make_window(st, cid, 1 + i / 2, 1 + i % 2, "blue",
+		    (unsigned char)(i + 1));
+	pack_fill(st, cid, wid[0], 12, false, "untrusted comment: x\nRWQsig\n"
+	    "trusted comment: y\nglobal\n", true);
+	pack_fill(st, cid, wid[1], 9, true, "sig 2", false);
+	pack_fill(st, cid, wid[2], 0, false, NULL, true);
+	pack_fill(st, cid, wid[3], 7, true, NULL, true);
+	/* wid[4]: resolved, nothing stored (no dice log either); then
+	 * windows enough for a chain of dictionaries longer than
+	 * STORE_WPACK_CHAIN. */
+	for (i = 5; i < NPACKW; i++)
+		pack_fill(st, cid, wid[i], 3 + i % 4, i % 2 == 0, "sig", true);
+	fx_db_exec(path, "UPDATE windows SET state = 'resolved', resolved_at = "
+	    "'2026-01-01T00:00:00Z'");
+	/* As a database of migration 023 has them (no window_packs): read
+	 * as they are before the migration, and packed after it. */
+	store_close(st);
+	fx_db_exec(path, "DROP TABLE window_packs; PRAGMA user_version = 23");
+	assert_int_equal(store_open(&st, path, false, &err), HP_OK);
+	assert_int_equal(store_schema_version(st), 23);
+	for (i = 0; i < NPACKW; i++)
+		before[i] = pack_view(st, wid[i]);
+	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
+	assert_int_equal(cs.windows_packed, 0);
+	assert_int_equal(store_migrate(st, &err), HP_OK);
+	assert_int_equal(store_schema_version(st), last_migration());
+	for (i = 0; i < NPACKW; i++) {
+		after = pack_view(st, wid[i]);
+		assert_string_equal(before[i], after);
+		free(after);
+	}
+	assert_non_null(strstr(before[1], "S 1 [a hidden move] 6 0 "));
+	assert_non_null(strstr(before[4], "L none"));
+
+	/* Not a day old at 2026-01-01T12:00: nothing packed. */
+	assert_int_equal(store_compact(st, 1767268800L, 0, &cs, &err), HP_OK);
+	assert_int_equal(cs.windows_packed, 0);
+
+	/* Failing part way (the fourth window's dice log cannot be
+	 * rewritten): nothing packed, every row kept. */
+	dump = fx_db_dump(path);
+	snprintf(sql, sizeof sql, "CREATE TRIGGER no_pack BEFORE UPDATE ON "
+	    "dice_logs WHEN new.window_id = %lld BEGIN SELECT RAISE(ABORT, "
+	    "'full'); END", (long long)wid[3]);
+	fx_db_exec(path, sql);
+	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_EDB);
+	fx_db_exec(path, "DROP TRIGGER no_pack");
+	dump2 = fx_db_dump(path);
+	assert_string_equal(dump, dump2);
+	free(dump);
+	free(dump2);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM window_packs"),
+	    0);
+
+	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
+	assert_int_equal(cs.windows_packed, NPACKW);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM window_packs"),
+	    NPACKW);
+	assert_int_equal(fx_db_long(path, "SELECT (SELECT count(*) FROM events) "
+	    "+ (SELECT count(*) FROM dice) + (SELECT count(*) FROM "
+	    "sealed_dice)"), 0);
+	/* The first window is packed alone, each other one against the
+	 * one before it, but for the tenth (the chain would be longer than
+	 * 8): against the first; the dice log rows keep their hash. */
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM window_packs "
+	    "WHERE substr(data, 9, 8) = x'0000000000000000'"), 1);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM window_packs WHERE "
+	    "substr(data, 9, 8) = x'%016llx'", (unsigned long long)wid[0]);
+	assert_int_equal(fx_db_long(path, sql), 2);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM dice_logs "
+	    "WHERE text = x'0048504B' AND pubkey IS NULL AND length(hash) = "
+	    "32"), NPACKW - 1);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM dice_logs "
+	    "WHERE signature IS NULL"), 2);
+	for (i = 0; i < NPACKW; i++) {
+		after = pack_view(st, wid[i]);
+		assert_string_equal(before[i], after);
+		free(after);
+	}
+
+	/* Idempotent: a second run packs nothing and changes nothing. */
+	dump = fx_db_dump(path);
+	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
+	assert_int_equal(cs.windows_packed, 0);
+	dump2 = fx_db_dump(path);
+	assert_string_equal(dump, dump2);
+	free(dump);
+	free(dump2);
+
+	/* A damaged pack is an error, not other values. */
+	fx_db_exec(path, "UPDATE window_packs SET data = substr(data, 1, "
+	    "length(data) - 3) WHERE window_id = 2");
+	{
+		struct events ev;
+
+		events_init(&ev);
+		assert_int_equal(store_events_load(st, wid[1], &ev, &err),
+		    HP_EDB);
+		events_free(&ev);
+	}
+	for (i = 0; i < NPACKW; i++)
+		free(before[i]);
+	game_free(&g);
+	store_close(st);
+	fx_tmp_clean();
+}
+
 /* Remove the database a failed test may have left behind. */
 static int
 cleanup(void **state)
@@ -1113,6 +1380,7 @@ main(void)
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_orders_compressed),
 		cmocka_unit_test(test_ditto),
+		cmocka_unit_test_teardown(test_window_pack, cleanup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
