@@ -1095,6 +1095,84 @@ cleanup(void **state)
 	return 0;
 }
 
+/* store_orders_replay's nonce reader for the test: the text after
+ * "nonce: " up to the end of its line ("" if none); counts its calls. */
+static int replay_reads;
+
+static void
+replay_nonce_of(const char *raw, size_t len, char *out, size_t outlen)
+{
+	const char *p = strstr(raw, "nonce: ");
+	size_t n;
+
+	(void)len;
+	replay_reads++;
+	out[0] = '\0';
+	if (p == NULL)
+		return;
+	p += 7;
+	n = strcspn(p, "\n");
+	snprintf(out, outlen, "%.*s", (int)n, p);
+}
+
+/* Issue 17 (ingest): the replay check finds an earlier file of the
+ * campaign by its bytes or its nonce, never the opponent's nor another
+ * campaign's, and reads each file's nonce once (kept in orders.nonce;
+ * rows from before migration 27 have NULL and are read on the next
+ * check). */
+static void
+test_orders_replay(void **state)
+{
+	struct hp_error err = { 0, "" };
+	unsigned char h1[32], h2[32], h3[32], hx[32];
+	struct store_window w;
+	const char *path;
+	struct config cfg;
+	struct store *st;
+	bool file, nonce;
+	int64_t cid;
+
+	(void)state;
+	memset(h1, 1, sizeof h1);
+	memset(h2, 2, sizeof h2);
+	memset(h3, 3, sizeof h3);
+	memset(hx, 9, sizeof hx);
+	st = fx_club(&path, &cfg, &cid, NULL, "replay");
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, w.id, 0, 0, "mail",
+	    "side: blue\nnonce: n-one\nmove 1 A1\n", "p", h1, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, w.id, 0, 0, "cli",
+	    "side: blue\nmove 1 A2\n", "p", h2, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, w.id, 1, 0, "opponent",
+	    "side: red\nnonce: n-opp\n", "p", h3, &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "nonce IS NULL"), 3);
+	replay_reads = 0;
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	assert_int_equal(store_orders_replay(st, cid, hx, "n-one",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_false(file);
+	assert_true(nonce);
+	assert_int_equal(replay_reads, 2);     /* not the opponent's */
+	assert_int_equal(store_orders_replay(st, cid, h2, "",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_true(file);
+	assert_false(nonce);                   /* "" matches no file */
+	assert_int_equal(store_orders_replay(st, cid, h3, "n-opp",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_false(file);
+	assert_false(nonce);
+	assert_int_equal(store_orders_replay(st, cid + 1000, h1, "n-one",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_false(file);
+	assert_false(nonce);
+	assert_int_equal(store_commit(st, &err), HP_OK);
+	assert_int_equal(replay_reads, 2);     /* each file read once */
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "nonce = 'n-one' OR nonce = ''"), 2);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -1112,6 +1190,7 @@ main(void)
 		cmocka_unit_test(test_compressed),
 		cmocka_unit_test(test_orders_compressed),
 		cmocka_unit_test(test_ditto),
+		cmocka_unit_test(test_orders_replay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
