@@ -5,9 +5,9 @@
 -- order file of every campaign, and parsed each of the campaign's files
 -- again, for each mail: a club's intake grew with the whole database.
 -- orders_window makes it read the campaign's rows only (it also serves
--- the other per-window lookups of orders), and orders.nonce keeps each
--- file's nonce once read (store_orders_replay): '' when the file has
--- none, NULL until read (rows from before this migration are read on the
--- campaign's next check).
+-- the other per-window lookups of orders), and orders.nonce keeps the
+-- nonce of each file intake stores ('' when it has none), so the check
+-- compares it in SQL (store_orders_replay). NULL: not kept (files from
+-- the command line, or from before this migration), read from the text.
 CREATE INDEX orders_window ON orders(window_id);
 ALTER TABLE orders ADD COLUMN nonce TEXT;

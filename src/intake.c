@@ -896,6 +896,10 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	 * orders only where it plays. */
 	rc = turn_submit_tx(m->st, p->campaign, (const char *)fdata, flen,
 	    p->side, p->id, "mail", &res, err);
+	/* Its nonce kept, for the next replay checks (issue 17). */
+	if (rc == HP_OK)
+		rc = store_orders_nonce_set(m->st, p->campaign_id, fh, nonce,
+		    err);
 	/* The audit checks each order file against its signature. */
 	if (rc == HP_OK)
 		rc = store_ordersig_put(m->st, fh, (const char *)sp.sig->data,

@@ -3613,8 +3613,10 @@ store_sync_full(struct store *st, bool full, struct hp_error *err)
 }
 
 /* Has campaign cid taken in an order file (not the opponent's) with these
- * bytes or this nonce (store.h)? Each file's nonce is read from its text
- * once and kept in orders.nonce (migration 27). */
+ * bytes or this nonce (store.h)? A file's nonce is in orders.nonce when
+ * intake stored it (store_orders_nonce_set, migration 27); the others
+ * (from the command line, or from before the migration) are read from
+ * their text here. Nothing is written: a refused mail changes nothing. */
 int
 store_orders_replay(struct store *st, int64_t cid,
     const unsigned char hash[32], const char *nonce,
@@ -3622,47 +3624,29 @@ store_orders_replay(struct store *st, int64_t cid,
     bool *same_file, bool *same_nonce, struct hp_error *err)
 {
 	struct store_query q;
-	struct unread {
-		int64_t id;
-		char nonce[128];
-	} *v = NULL;
-	size_t n = 0, cap = 0, i;
-	bool row;
+	char got[128];
 
 	*same_file = *same_nonce = false;
-	/* The files whose nonce was never read: taken in since the last
-	 * check, or before migration 27. */
-	if (store_query_open(&q, st, "order files without their nonce",
-	    "SELECT o.id, o.raw FROM orders o JOIN windows w ON "
-	    "w.id = o.window_id WHERE w.campaign_id = ?1 AND "
-	    "o.source != 'opponent' AND o.nonce IS NULL AND "
-	    "length(o.hash) = 32", STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
-		return HP_EDB;
-	while (store_query_next(&q, err)) {
-		size_t len;
-		char *raw = col_unpacked_text(q.s, 1, &len);
-
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			v = xrealloc(v, cap * sizeof *v);
-		}
-		v[n].id = sqlite3_column_int64(q.s, 0);
-		nonce_of(raw, len, v[n].nonce, sizeof v[n].nonce);
-		n++;
-		free(raw);
-	}
-	if (store_query_close(&q, err) != HP_OK) {
-		free(v);
-		return HP_EDB;
-	}
-	for (i = 0; i < n; i++)
-		if (store_exec(st, "order file nonce", "UPDATE orders SET "
-		    "nonce = ?2 WHERE id = ?1", STORE_ARGS(STORE_INT(v[i].id),
-		    STORE_TEXT(v[i].nonce)), NULL, err) != HP_OK) {
-			free(v);
+	if (nonce[0] != '\0') {
+		if (store_query_open(&q, st, "order files without their nonce",
+		    "SELECT o.raw FROM orders o JOIN windows w ON "
+		    "w.id = o.window_id WHERE w.campaign_id = ?1 AND "
+		    "o.source != 'opponent' AND o.nonce IS NULL AND "
+		    "length(o.hash) = 32", STORE_ARGS(STORE_INT(cid)),
+		    err) != HP_OK)
 			return HP_EDB;
+		while (!*same_nonce && store_query_next(&q, err)) {
+			size_t len;
+			char *raw = col_unpacked_text(q.s, 0, &len);
+
+			nonce_of(raw, len, got, sizeof got);
+			if (strcmp(got, nonce) == 0)
+				*same_nonce = true;
+			free(raw);
 		}
-	free(v);
+		if (store_query_close(&q, err) != HP_OK)
+			return HP_EDB;
+	}
 	if (store_query_open(&q, st, "order file taken in before", "SELECT "
 	    "coalesce(max(o.hash = ?2), 0), coalesce(max(?3 <> '' AND "
 	    "o.nonce = ?3), 0) FROM orders o JOIN windows w ON "
@@ -3671,10 +3655,21 @@ store_orders_replay(struct store *st, int64_t cid,
 	    STORE_ARGS(STORE_INT(cid), STORE_BLOB(hash, 32),
 	    STORE_TEXT(nonce)), err) != HP_OK)
 		return HP_EDB;
-	row = store_query_next(&q, err);
-	if (row) {
+	if (store_query_next(&q, err)) {
 		*same_file = sqlite3_column_int(q.s, 0) != 0;
-		*same_nonce = sqlite3_column_int(q.s, 1) != 0;
+		*same_nonce = *same_nonce || sqlite3_column_int(q.s, 1) != 0;
 	}
 	return store_query_close(&q, err);
+}
+
+/* Keep the nonce of the order file with this hash that campaign cid just
+ * stored (store.h). */
+int
+store_orders_nonce_set(struct store *st, int64_t cid,
+    const unsigned char hash[32], const char *nonce, struct hp_error *err)
+{
+	return store_exec(st, "order file nonce", "UPDATE orders SET nonce = "
+	    "?3 WHERE nonce IS NULL AND hash = ?2 AND window_id IN (SELECT id "
+	    "FROM windows WHERE campaign_id = ?1)", STORE_ARGS(STORE_INT(cid),
+	    STORE_BLOB(hash, 32), STORE_TEXT(nonce)), NULL, err);
 }
