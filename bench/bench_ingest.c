@@ -241,8 +241,15 @@ find_player(char *buf, size_t len)
 	const char *src = getenv("HEXPOST_SOURCE");
 	const char *me = __FILE__, *tail = "/bench/bench_ingest.c";
 	size_t n = strlen(me), tn = strlen(tail);
+	char *abs;
 
-	if (src != NULL && *src != '\0')
+	/* Absolute: the player script runs from the work directory (so
+	 * HEXPOST_SOURCE=.. from a build directory works too). */
+	if (src != NULL && *src != '\0' && (abs = realpath(src, NULL)) !=
+	    NULL) {
+		snprintf(buf, len, "%s/contrib/hexpost-player", abs);
+		free(abs);
+	} else if (src != NULL && *src != '\0')
 		snprintf(buf, len, "%s/contrib/hexpost-player", src);
 	else if (me[0] == '/' && n > tn && strcmp(me + n - tn, tail) == 0)
 		snprintf(buf, len, "%.*s/contrib/hexpost-player",

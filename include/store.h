@@ -748,4 +748,19 @@ int store_vacuum(struct store *, struct hp_error *);
  * resolved again the same way. */
 int store_sync_full(struct store *, bool full, struct hp_error *);
 
+/* Intake's replay check (issue 17): has campaign cid taken in an order
+ * file (any source but the built-in opponent) whose BLAKE2b-256 is hash,
+ * or, nonce not "", whose nonce: line is nonce? Files whose nonce intake
+ * kept (orders.nonce, store_orders_nonce_set) are compared in SQL; for
+ * the others nonce_of(raw, len, out, outlen) gives it ("" if none).
+ * Writes nothing. */
+int store_orders_replay(struct store *, int64_t cid,
+    const unsigned char hash[32], const char *nonce,
+    void (*nonce_of)(const char *raw, size_t len, char *out, size_t outlen),
+    bool *same_file, bool *same_nonce, struct hp_error *);
+/* Keep nonce ("" if none) as the nonce of the order file with this hash
+ * campaign cid has just stored (its rows whose nonce is not kept yet). */
+int store_orders_nonce_set(struct store *, int64_t cid,
+    const unsigned char hash[32], const char *nonce, struct hp_error *);
+
 #endif

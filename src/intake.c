@@ -416,34 +416,23 @@ verify_part(const struct minisign_pubkey *pk, const struct minisign_sig *sig,
 	return first;
 }
 
-/* Replays: is an order file (its hash, its nonce) one campaign took in
- * before? */
-struct replay {
-	const unsigned char *hash;
-	const char *nonce;        /* "" if none */
-	bool same_file, same_nonce;
-};
-
-/* store_orders_each callback: compare one earlier order file. */
+/* store_orders_replay's reading of an earlier order file: its nonce into
+ * out ("" if none), as far as the file parses. */
 static void
-replay_one(const char *raw, size_t len, const unsigned char *hash, void *arg)
+file_nonce(const char *raw, size_t len, char *out, size_t outlen)
 {
-	struct replay *r = arg;
 	struct order_header h;
 	struct order_body body;
 	struct order_errors oerrs;
 
-	if (memcmp(hash, r->hash, 32) == 0)
-		r->same_file = true;
-	if (r->nonce[0] == '\0' || r->same_nonce)
-		return;
 	orders_errors_init(&oerrs);
 	memset(&h, 0, sizeof h);
 	if (orders_parse_file(raw, len, &h, &body, &oerrs) == HP_OK)
 		orders_body_free(&body);
 	orders_errors_free(&oerrs);
-	if ((h.have & ORDERS_H_NONCE) && strcmp(h.nonce, r->nonce) == 0)
-		r->same_nonce = true;
+	out[0] = '\0';
+	if (h.have & ORDERS_H_NONCE)
+		strlcpy_(out, h.nonce, outlen);
 }
 
 /* The header of order file data into h, as far as it parses. */
@@ -756,7 +745,7 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	struct hp_error verr = { 0, "" };
 	struct mod_command cmd;
 	struct store_settings ss;
-	struct replay rp;
+	bool same_file, same_nonce;
 	unsigned char *fdata = NULL, fh[32];
 	size_t flen = 0;
 	bool command, help;
@@ -878,22 +867,19 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	 * replay: anyone holding a copy of the mail could send it again. */
 	crypto_generichash(fh, sizeof fh, fdata, flen, NULL, 0);
 	order_nonce(fdata, flen, nonce, sizeof nonce);
-	memset(&rp, 0, sizeof rp);
-	rp.hash = fh;
-	rp.nonce = nonce;
-	if ((rc = store_orders_each(m->st, p->campaign_id, replay_one, &rp,
-	    err)) != HP_OK) {
+	if ((rc = store_orders_replay(m->st, p->campaign_id, fh, nonce,
+	    file_nonce, &same_file, &same_nonce, err)) != HP_OK) {
 		free(fdata);
 		return rc;
 	}
-	if (rp.same_file || rp.same_nonce) {
+	if (same_file || same_nonce) {
 		snprintf(reason, sizeof reason, "This order file %s was taken "
 		    "in before (%s), so it is not taken again: a mail can be "
 		    "sent again by anyone holding a copy of it, and hexpost "
 		    "takes each signed order file once.\nIf you meant to send "
 		    "these orders again, write a new nonce: line (any text you "
 		    "have not used) and sign the file again.", name,
-		    rp.same_file ? "the very same file" : "a file with the same "
+		    same_file ? "the very same file" : "a file with the same "
 		    "nonce");
 		free(fdata);
 		return refuse(m, p->email, p->campaign_id, p->id, reason, NULL,
@@ -910,6 +896,10 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	 * orders only where it plays. */
 	rc = turn_submit_tx(m->st, p->campaign, (const char *)fdata, flen,
 	    p->side, p->id, "mail", &res, err);
+	/* Its nonce kept, for the next replay checks (issue 17). */
+	if (rc == HP_OK)
+		rc = store_orders_nonce_set(m->st, p->campaign_id, fh, nonce,
+		    err);
 	/* The audit checks each order file against its signature. */
 	if (rc == HP_OK)
 		rc = store_ordersig_put(m->st, fh, (const char *)sp.sig->data,

@@ -1573,6 +1573,39 @@ fast_text(const char *name, const char *s)
 	    strstr(s, "=?") == NULL && fast_line(name, s, FAST_LINE);
 }
 
+/* The Subject s without the spaces at either end, as GMime writes it (it
+ * trims them; the ones inside it keeps): *off and *len. A player's order
+ * mail from contrib/hexpost-player has a subject ending in a space, so
+ * the replies to it "Re: ..." come here trimmed. */
+static void
+fast_trim(const char *s, size_t *off, size_t *len)
+{
+	size_t a = 0, n = strlen(s);
+
+	while (a < n && s[a] == ' ')
+		a++;
+	while (n > a && s[n - 1] == ' ')
+		n--;
+	*off = a;
+	*len = n - a;
+}
+
+/* fast_text for the Subject, which GMime trims (fast_trim): the trimmed
+ * text must be non-empty and fit on one line. */
+static bool
+fast_subject(const char *s)
+{
+	const unsigned char *p;
+	size_t off, len;
+
+	fast_trim(s, &off, &len);
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			return false;
+	return len > 0 && strstr(s, "=?") == NULL &&
+	    strlen("Subject") + 2 + len <= FAST_LINE;
+}
+
 /* Is c atext (RFC 5322: letters, digits and !#$%&'*+-/=?^_`{|}~)? */
 static bool
 fast_atext(char c)
@@ -1718,9 +1751,9 @@ fast_body(const char *b)
 	}
 }
 
-/* References, List-Id and the extra fields of o as GMime writes them
- * unchanged: References one id (not folded however long) or several on
- * one line of at most 78; the others unstructured text on one line. */
+/* References, List-Id and the extra fields of o as GMime writes them:
+ * References plain ids (fast_refs folds them as GMime does); the others
+ * unstructured text unchanged on one line. */
 static bool
 fast_headers(const struct mime_out *o)
 {
@@ -1741,8 +1774,6 @@ fast_headers(const struct mime_out *o)
 			snprintf(id, sizeof id, "%.*s", (int)(e - p), p);
 			ok = fast_id(id);
 		}
-		if (ok && strchr(refs, ' ') != NULL)
-			ok = fast_line("References", refs, FAST_LINE);
 	}
 	g_free(refs);
 	if (o->list_id != NULL && !fast_text("List-Id", o->list_id))
@@ -1750,6 +1781,40 @@ fast_headers(const struct mime_out *o)
 	for (i = 0; ok && o->extra != NULL && o->extra[i] != NULL; i += 2)
 		ok = fast_text(o->extra[i], o->extra[i + 1]);
 	return ok;
+}
+
+/* The References value "<a> <b> ..." (refs_text) folded as GMime folds
+ * it (the caller frees): the first id after "References:" whatever its
+ * length, then each id on the same line unless the line, with that id,
+ * a space before it and room for one more character, would reach 78: then
+ * on a new line starting with a tab. Ids are never broken. The unit tests
+ * compare it with GMime on random lists. */
+static char *
+fast_refs(const char *refs)
+{
+	GString *g = g_string_new(NULL);
+	size_t col = strlen("References:"), n;
+	const char *p = refs, *e;
+
+	for (; *p != '\0'; p = e) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		e = p + strcspn(p, " ");
+		n = (size_t)(e - p);    /* "<id>": the id and its brackets */
+		if (g->len > 0 && col + n + 1 >= FAST_LINE) {
+			g_string_append(g, "\n\t");
+			col = 1;
+		} else {
+			if (g->len > 0)
+				g_string_append_c(g, ' ');
+			col++;
+		}
+		g_string_append_len(g, p, (gssize)n);
+		col += n;
+	}
+	return g_string_free(g, FALSE);
 }
 
 /* Can the checked message o take the fast path? */
@@ -1761,7 +1826,7 @@ fast_ok(const struct mime_out *o, InternetAddressList *from,
 	    (o->date == NULL || fast_text("Date", o->date)) &&
 	    fast_addresses("From", o->from, from) &&
 	    fast_addresses("To", o->to, to) &&
-	    fast_text("Subject", o->subject) &&
+	    fast_subject(o->subject) &&
 	    fast_id(o->message_id) &&
 	    (o->in_reply_to == NULL || fast_id(o->in_reply_to)) &&
 	    fast_headers(o) &&
@@ -1774,7 +1839,7 @@ fast_rest_ok(const struct mime_out *o)
 {
 	return o->attach_name == NULL && o->nfiles == 0 &&
 	    (o->date == NULL || fast_text("Date", o->date)) &&
-	    fast_text("Subject", o->subject) &&
+	    fast_subject(o->subject) &&
 	    fast_id(o->message_id) &&
 	    (o->in_reply_to == NULL || fast_id(o->in_reply_to)) &&
 	    fast_headers(o) &&
@@ -1853,9 +1918,9 @@ build_fast(const struct mime_out *o, char **out, size_t *outlen)
 	    "Content-Type: text/plain; charset=utf-8\n"
 	    "Content-Transfer-Encoding: 7bit\n\n";
 	const char *f[64];
-	char *date = NULL, *p, *refs = NULL;
+	char *date = NULL, *p, *refs = NULL, *subj, *folded;
 	GDateTime *now;
-	size_t i, n = 0, len, blen = strlen(o->body);
+	size_t i, n = 0, len, blen = strlen(o->body), soff, slen;
 
 	if (o->date == NULL) {
 		now = g_date_time_new_now_local();
@@ -1869,7 +1934,9 @@ build_fast(const struct mime_out *o, char **out, size_t *outlen)
 	f[n++] = "\nTo: ";
 	f[n++] = o->to;
 	f[n++] = "\nSubject: ";
-	f[n++] = o->subject;
+	fast_trim(o->subject, &soff, &slen);
+	subj = g_strndup(o->subject + soff, slen);
+	f[n++] = subj;
 	f[n++] = "\nMessage-ID: <";
 	f[n++] = o->message_id;
 	if (o->in_reply_to != NULL) {
@@ -1878,6 +1945,9 @@ build_fast(const struct mime_out *o, char **out, size_t *outlen)
 	}
 	f[n++] = ">\n";
 	if ((refs = refs_text(o)) != NULL) {
+		folded = fast_refs(refs);
+		g_free(refs);
+		refs = folded;
 		f[n++] = "References: ";
 		f[n++] = refs;
 		f[n++] = "\n";
@@ -1913,6 +1983,7 @@ build_fast(const struct mime_out *o, char **out, size_t *outlen)
 	*p = '\0';
 	*outlen = len;
 	g_free(date);
+	g_free(subj);
 	g_free(refs);
 }
 

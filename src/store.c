@@ -5047,3 +5047,65 @@ store_sync_full(struct store *st, bool full, struct hp_error *err)
 	return store_exec(st, "synchronous", full ? "PRAGMA synchronous=FULL" :
 	    "PRAGMA synchronous=NORMAL", NULL, NULL, err);
 }
+
+/* Has campaign cid taken in an order file (not the opponent's) with these
+ * bytes or this nonce (store.h)? A file's nonce is in orders.nonce when
+ * intake stored it (store_orders_nonce_set, migration 27); the others
+ * (from the command line, or from before the migration) are read from
+ * their text here. Nothing is written: a refused mail changes nothing. */
+int
+store_orders_replay(struct store *st, int64_t cid,
+    const unsigned char hash[32], const char *nonce,
+    void (*nonce_of)(const char *raw, size_t len, char *out, size_t outlen),
+    bool *same_file, bool *same_nonce, struct hp_error *err)
+{
+	struct store_query q;
+	char got[128];
+
+	*same_file = *same_nonce = false;
+	if (nonce[0] != '\0') {
+		if (store_query_open(&q, st, "order files without their nonce",
+		    "SELECT o.raw FROM orders o JOIN windows w ON "
+		    "w.id = o.window_id WHERE w.campaign_id = ?1 AND "
+		    "o.source != 'opponent' AND o.nonce IS NULL AND "
+		    "length(o.hash) = 32", STORE_ARGS(STORE_INT(cid)),
+		    err) != HP_OK)
+			return HP_EDB;
+		while (!*same_nonce && store_query_next(&q, err)) {
+			size_t len;
+			char *raw = col_unpacked_text(q.s, 0, &len);
+
+			nonce_of(raw, len, got, sizeof got);
+			if (strcmp(got, nonce) == 0)
+				*same_nonce = true;
+			free(raw);
+		}
+		if (store_query_close(&q, err) != HP_OK)
+			return HP_EDB;
+	}
+	if (store_query_open(&q, st, "order file taken in before", "SELECT "
+	    "coalesce(max(o.hash = ?2), 0), coalesce(max(?3 <> '' AND "
+	    "o.nonce = ?3), 0) FROM orders o JOIN windows w ON "
+	    "w.id = o.window_id WHERE w.campaign_id = ?1 AND "
+	    "o.source != 'opponent' AND length(o.hash) = 32",
+	    STORE_ARGS(STORE_INT(cid), STORE_BLOB(hash, 32),
+	    STORE_TEXT(nonce)), err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err)) {
+		*same_file = sqlite3_column_int(q.s, 0) != 0;
+		*same_nonce = *same_nonce || sqlite3_column_int(q.s, 1) != 0;
+	}
+	return store_query_close(&q, err);
+}
+
+/* Keep the nonce of the order file with this hash that campaign cid just
+ * stored (store.h). */
+int
+store_orders_nonce_set(struct store *st, int64_t cid,
+    const unsigned char hash[32], const char *nonce, struct hp_error *err)
+{
+	return store_exec(st, "order file nonce", "UPDATE orders SET nonce = "
+	    "?3 WHERE nonce IS NULL AND hash = ?2 AND window_id IN (SELECT id "
+	    "FROM windows WHERE campaign_id = ?1)", STORE_ARGS(STORE_INT(cid),
+	    STORE_BLOB(hash, 32), STORE_TEXT(nonce)), NULL, err);
+}

@@ -1130,8 +1130,17 @@ build_same(const struct mime_out *o, bool fast)
 	assert_string_equal(m.message_id, o->message_id);
 	assert_true(m.automatic);
 	assert_int_equal(m.nparts, 1);
-	if (fast)
-		assert_string_equal(m.subject, o->subject);
+	if (fast) {
+		/* As GMime writes it: without spaces at either end. */
+		const char *sb = o->subject, *se = sb + strlen(sb);
+
+		while (*sb == ' ')
+			sb++;
+		while (se > sb && se[-1] == ' ')
+			se--;
+		assert_int_equal(strlen(m.subject), (size_t)(se - sb));
+		assert_memory_equal(m.subject, sb, (size_t)(se - sb));
+	}
 	/* GMime ends 7bit text with a newline (quoted-printable with a soft
 	 * line break); mime_parse reads CR LF as LF. */
 	body = xmalloc(n + 2);
@@ -1216,6 +1225,27 @@ test_build_fast(void **state)
 	o = reply;
 	o.body = "from lower case\n>From quoted\nFrom\n..\n. \nFrom:x\n";
 	build_same(&o, true);
+	/* A subject with spaces at either end: GMime trims them, and so
+	 * does the fast path (contrib/hexpost-player's subjects end in a
+	 * space, so every reply to an order mail has one); a line of 78
+	 * once trimmed is not folded. */
+	o = reply;
+	o.subject = " leading";
+	build_same(&o, true);
+	o.subject = "Re: orders: hill turn 3 blue ";
+	build_same(&o, true);
+	o.subject = "  both  inner   spaces kept   ";
+	build_same(&o, true);
+	{
+		static char subj78sp[90];
+
+		snprintf(subj78sp, sizeof subj78sp, "%s    ", subj78);
+		o.subject = subj78sp;
+		build_same(&o, true);
+		snprintf(subj78sp, sizeof subj78sp, " %s ", subj79);
+		o.subject = subj78sp;   /* 79 once trimmed: folded */
+		build_same(&o, false);
+	}
 	{	/* The thread headers (issue 19): both writers agree, and a
 		 * References line GMime would fold goes its way. */
 		static const char *const x[] = { "X-Hexpost-Campaign", "hill",
@@ -1228,7 +1258,7 @@ test_build_fast(void **state)
 		    "20240102093000.4711@mail.example.org";
 		o.list_id = "hexpost hill <hill.hexpost.hexpost.example>";
 		o.extra = x;
-		build_same(&o, false);   /* References of 91 characters */
+		build_same(&o, true);    /* References of 91: folded */
 		o.references = "w.1@h.example a.2@m.example";
 		build_same(&o, true);
 		o.in_reply_to = NULL;
@@ -1251,8 +1281,6 @@ test_build_fast(void **state)
 			{ "body", "cr\r\n" },
 			{ "subject", "Gr\xc3\xbc\xc3\x9f" "e" },
 			{ "subject", subj79 },
-			{ "subject", " leading" },
-			{ "subject", "trailing " },
 			{ "subject", "=?utf-8?q?hi?=" },
 			{ "subject", "" },
 			{ "from", "\"Referee, Hexpost\" <referee@hexpost.example>" },
@@ -1559,7 +1587,7 @@ test_build_fast_random(void **state)
 		"Tue,  02 Jan 2024 09:31:00 -0000",
 	};
 	static char from[128], to[512], subj[128], id[256], irt[256],
-	    body[8192];
+	    body[8192], refs[1400];
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
 	struct hp_error err = {0};
 	struct mime_out o;
@@ -1587,6 +1615,14 @@ test_build_fast_random(void **state)
 		o.subject = subj;
 		o.message_id = id;
 		o.in_reply_to = xs(&x) % 2 ? irt : NULL;
+		/* References of 1-4 ids, which GMime folds (fast_refs). */
+		n = (int)(xs(&x) % 5);
+		for (refs[0] = '\0', j = 0; j < n; j++) {
+			if (j > 0)
+				strcat(refs, " ");
+			rnd_id(&x, refs + strlen(refs));
+		}
+		o.references = n > 0 ? refs : NULL;
 		o.auto_submitted = "auto-replied";
 		o.date = dates[xs(&x) % 4];
 		o.body = body;

@@ -1263,7 +1263,10 @@ test_window_pack(void **state)
 	/* As a database of migration 023 has them (no window_packs): read
 	 * as they are before the migration, and packed after it. */
 	store_close(st);
-	fx_db_exec(path, "DROP TABLE window_packs; PRAGMA user_version = 23");
+	fx_db_exec(path, "DROP TABLE window_packs; DROP INDEX orders_window; "
+	    "ALTER TABLE orders DROP COLUMN nonce; ALTER TABLE campaigns "
+	    "DROP COLUMN chain_mark_k; ALTER TABLE campaigns DROP COLUMN "
+	    "chain_mark; PRAGMA user_version = 23");
 	assert_int_equal(store_open(&st, path, false, &err), HP_OK);
 	assert_int_equal(store_schema_version(st), 23);
 	for (i = 0; i < NPACKW; i++)
@@ -1363,6 +1366,95 @@ cleanup(void **state)
 	return 0;
 }
 
+/* store_orders_replay's nonce reader for the test: the text after
+ * "nonce: " up to the end of its line ("" if none); counts its calls. */
+static int replay_reads;
+
+static void
+replay_nonce_of(const char *raw, size_t len, char *out, size_t outlen)
+{
+	const char *p = strstr(raw, "nonce: ");
+	size_t n;
+
+	(void)len;
+	replay_reads++;
+	out[0] = '\0';
+	if (p == NULL)
+		return;
+	p += 7;
+	n = strcspn(p, "\n");
+	snprintf(out, outlen, "%.*s", (int)n, p);
+}
+
+/* Issue 17 (ingest): the replay check finds an earlier file of the
+ * campaign by its bytes or its nonce, never the opponent's nor another
+ * campaign's; it writes nothing, reads the files whose nonce is not kept
+ * and compares the kept ones (store_orders_nonce_set) in SQL. */
+static void
+test_orders_replay(void **state)
+{
+	struct hp_error err = { 0, "" };
+	unsigned char h1[32], h2[32], h3[32], hx[32];
+	struct store_window w;
+	const char *path;
+	struct config cfg;
+	struct store *st;
+	bool file, nonce;
+	int64_t cid;
+
+	(void)state;
+	memset(h1, 1, sizeof h1);
+	memset(h2, 2, sizeof h2);
+	memset(h3, 3, sizeof h3);
+	memset(hx, 9, sizeof hx);
+	st = fx_club(&path, &cfg, &cid, NULL, "replay");
+	assert_int_equal(store_window_current(st, cid, &w, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, w.id, 0, 0, "mail",
+	    "side: blue\nnonce: n-one\nmove 1 A1\n", "p", h1, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, w.id, 0, 0, "cli",
+	    "side: blue\nmove 1 A2\n", "p", h2, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, w.id, 1, 0, "opponent",
+	    "side: red\nnonce: n-opp\n", "p", h3, &err), HP_OK);
+	replay_reads = 0;
+	assert_int_equal(store_begin(st, &err), HP_OK);
+	assert_int_equal(store_orders_replay(st, cid, hx, "n-one",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_false(file);
+	assert_true(nonce);
+	assert_true(replay_reads >= 1 && replay_reads <= 2); /* not red's */
+	assert_int_equal(store_orders_replay(st, cid, h2, "",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_true(file);
+	assert_false(nonce);                   /* "" matches no file */
+	assert_int_equal(store_orders_replay(st, cid, h3, "n-opp",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_false(file);
+	assert_false(nonce);
+	assert_int_equal(store_orders_replay(st, cid + 1000, h1, "n-one",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_false(file);
+	assert_false(nonce);
+	assert_int_equal(store_commit(st, &err), HP_OK);
+	/* The checks wrote nothing. */
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "nonce IS NULL"), 3);
+	/* Kept: compared in SQL, the file no longer read. */
+	assert_int_equal(store_orders_nonce_set(st, cid, h1, "n-one", &err),
+	    HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "nonce = 'n-one'"), 1);
+	replay_reads = 0;
+	assert_int_equal(store_orders_replay(st, cid, hx, "n-one",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_true(nonce);
+	assert_int_equal(replay_reads, 1);     /* the command line's only */
+	assert_int_equal(store_orders_replay(st, cid, hx, "n-two",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_false(file);
+	assert_false(nonce);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -1381,6 +1473,7 @@ main(void)
 		cmocka_unit_test(test_orders_compressed),
 		cmocka_unit_test(test_ditto),
 		cmocka_unit_test_teardown(test_window_pack, cleanup),
+		cmocka_unit_test(test_orders_replay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
