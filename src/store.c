@@ -2421,14 +2421,14 @@ store_dice_load(struct store *st, int64_t wid, struct dice *d,
 #define STORE_DMAGIC "\0HPD"
 #define STORE_DHEAD 16
 
-/* Inflate the STORE_DMAGIC blob p (n bytes) with dictionary dict: a
- * malloc'ed, NUL-terminated text, or NULL if it is damaged (not zlib, not
- * the recorded length, or bytes after the stream). */
+/* Inflate the zlib stream z (zn bytes) of want bytes, with dictionary
+ * dict (dn bytes) if the stream asks for one: a malloc'ed, NUL-terminated
+ * text, or NULL if it is damaged (not zlib, not want bytes, bytes after
+ * the stream, or, with no_nul, a NUL inside). */
 static char *
-store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
+store_zinflate(const unsigned char *z, size_t zn, size_t want,
+    const char *dict, size_t dn, bool no_nul)
 {
-	size_t want = (size_t)p[4] << 24 | (size_t)p[5] << 16 |
-	    (size_t)p[6] << 8 | (size_t)p[7];
 	char *out = xmalloc(want + 1);
 	z_stream zs;
 	int rc;
@@ -2438,15 +2438,16 @@ store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
 		free(out);
 		return NULL;
 	}
-	zs.next_in = (Bytef *)(uintptr_t)(p + STORE_DHEAD);
-	zs.avail_in = (uInt)(n - STORE_DHEAD);
+	zs.next_in = (Bytef *)(uintptr_t)z;
+	zs.avail_in = (uInt)zn;
 	zs.next_out = (Bytef *)out;
 	zs.avail_out = (uInt)want;
 	rc = inflate(&zs, Z_FINISH);
 	if (rc == Z_NEED_DICT && inflateSetDictionary(&zs, (const Bytef *)dict,
 	    (uInt)dn) == Z_OK)
 		rc = inflate(&zs, Z_FINISH);
-	if (rc != Z_STREAM_END || zs.total_out != want || zs.avail_in != 0) {
+	if (rc != Z_STREAM_END || zs.total_out != want || zs.avail_in != 0 ||
+	    (no_nul && memchr(out, '\0', want) != NULL)) {
 		inflateEnd(&zs);
 		free(out);
 		return NULL;
@@ -2454,6 +2455,19 @@ store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
 	inflateEnd(&zs);
 	out[want] = '\0';
 	return out;
+}
+
+/* Inflate the STORE_DMAGIC blob p (n bytes) with dictionary dict: a
+ * malloc'ed, NUL-terminated text, or NULL if it is damaged (not zlib, not
+ * the recorded length, or bytes after the stream). */
+static char *
+store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
+{
+	size_t want = (size_t)p[4] << 24 | (size_t)p[5] << 16 |
+	    (size_t)p[6] << 8 | (size_t)p[7];
+
+	return store_zinflate(p + STORE_DHEAD, n - STORE_DHEAD, want, dict, dn,
+	    false);
 }
 
 /* Reports and window pictures stored in chains (issue 17, packrep). A
@@ -2587,33 +2601,8 @@ store_edeflate(const char *p, size_t n, const char *dict, size_t dn,
 static char *
 store_einflate(const unsigned char *p, size_t n, const char *dict, size_t dn)
 {
-	size_t want = (size_t)store_be(p + 4, 4);
-	char *out = xmalloc(want + 1);
-	z_stream zs;
-	int rc;
-
-	memset(&zs, 0, sizeof zs);
-	if (inflateInit(&zs) != Z_OK) {
-		free(out);
-		return NULL;
-	}
-	zs.next_in = (Bytef *)(uintptr_t)(p + STORE_EHEAD);
-	zs.avail_in = (uInt)(n - STORE_EHEAD);
-	zs.next_out = (Bytef *)out;
-	zs.avail_out = (uInt)want;
-	rc = inflate(&zs, Z_FINISH);
-	if (rc == Z_NEED_DICT && inflateSetDictionary(&zs, (const Bytef *)dict,
-	    (uInt)dn) == Z_OK)
-		rc = inflate(&zs, Z_FINISH);
-	if (rc != Z_STREAM_END || zs.total_out != want || zs.avail_in != 0 ||
-	    memchr(out, '\0', want) != NULL) {
-		inflateEnd(&zs);
-		free(out);
-		return NULL;
-	}
-	inflateEnd(&zs);
-	out[want] = '\0';
-	return out;
+	return store_zinflate(p + STORE_EHEAD, n - STORE_EHEAD,
+	    (size_t)store_be(p + 4, 4), dict, dn, true);
 }
 
 /* Read the header of p (n bytes) into *l. */
