@@ -40,6 +40,7 @@ struct outbox_retention_stats {
 	long inbox_files;       /* files removed from the inbox's cur/ */
 	long outbox_files;      /* files removed from the outbox Maildir */
 	long long bytes;        /* bytes of the files removed */
+	int64_t windows_packed; /* resolved windows packed (store_compact) */
 };
 /* Apply cfg->retention_days at time now (real time: rows and files carry
  * it): store_compact, then the files older than that in the inbox

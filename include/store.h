@@ -731,6 +731,7 @@ struct store_storage {
 	int64_t outbox_queued, outbox_sent, outbox_failed;
 	int64_t outbox_bytes, outbox_packed;
 	char oldest_sent[32];   /* sent_at of the oldest row kept, or "" */
+	int64_t windows_packed; /* windows packed into window_packs */
 };
 /* Fill *out, and call fn(name, bytes, arg) for each table and index by
  * the bytes of its pages (largest first). */

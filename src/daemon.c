@@ -347,10 +347,11 @@ daemon_retention(struct store *st, const struct config *cfg)
 		return;
 	}
 	if (rs.packed > 0 || rs.deleted > 0 || rs.inbox_files > 0 ||
-	    rs.outbox_files > 0)
+	    rs.outbox_files > 0 || rs.windows_packed > 0)
 		log_info("retention (%d days): %lld sent copies compressed, "
-		    "%lld outbox rows, %ld inbox and %ld outbox files (%lld "
-		    "bytes) removed", cfg->retention_days, (long long)rs.packed,
+		    "%lld windows packed, %lld outbox rows, %ld inbox and %ld "
+		    "outbox files (%lld bytes) removed", cfg->retention_days,
+		    (long long)rs.packed, (long long)rs.windows_packed,
 		    (long long)rs.deleted, rs.inbox_files, rs.outbox_files,
 		    rs.bytes);
 	snprintf(text, sizeof text, "%ld\n", now);
@@ -432,9 +433,10 @@ daemon_storage(struct store *st, const struct config *cfg, bool compact,
 		if ((rc = outbox_retention(st, cfg, (long)time(NULL), &rs,
 		    err)) != HP_OK || (rc = store_vacuum(st, err)) != HP_OK)
 			return rc;
-		fprintf(f, "compacted: %lld sent copies compressed, %lld outbox "
-		    "rows removed, %ld inbox and %ld outbox files removed "
-		    "(%.1f KB); database vacuumed\n", (long long)rs.packed,
+		fprintf(f, "compacted: %lld sent copies compressed, %lld "
+		    "windows packed, %lld outbox rows removed, %ld inbox and "
+		    "%ld outbox files removed (%.1f KB); database vacuumed\n",
+		    (long long)rs.packed, (long long)rs.windows_packed,
 		    (long long)rs.deleted, rs.inbox_files, rs.outbox_files,
 		    (double)rs.bytes / 1024);
 	}
@@ -443,7 +445,8 @@ daemon_storage(struct store *st, const struct config *cfg, bool compact,
 	fprintf(f, "database: %s, %.1f KB (%.1f KB of it free pages)\n",
 	    cfg->database, (double)s.file_bytes / 1024, (double)s.free_bytes /
 	    1024);
-	fprintf(f, "  resolved windows: %lld", (long long)s.windows);
+	fprintf(f, "  resolved windows: %lld (%lld packed)", (long long)s.windows,
+	    (long long)s.windows_packed);
 	if (s.windows > 0)
 		fprintf(f, ", %.1f KB a window in use",
 		    (double)(s.file_bytes - s.free_bytes) / 1024 /

@@ -410,6 +410,7 @@ outbox_retention(struct store *st, const struct config *cfg, long now,
 		return rc;
 	rs->packed = cs.packed;
 	rs->deleted = cs.deleted;
+	rs->windows_packed = cs.windows_packed;
 	if (cfg->retention_days <= 0)
 		return HP_OK;
 	before = now - 86400L * cfg->retention_days;

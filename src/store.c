@@ -5010,6 +5010,16 @@ store_storage_get(struct store *st, struct store_storage *out,
 	}
 	if (store_query_close(&q, err) != HP_OK)
 		return HP_EDB;
+	out->windows_packed = 0;
+	if (store_schema_version(st) >= 24 && store_query_open(&q, st,
+	    "storage: windows packed", "SELECT count(*) FROM window_packs",
+	    NULL, err) == HP_OK) {
+		if (store_query_next(&q, err))
+			out->windows_packed = sqlite3_column_int64(q.s, 0);
+		if (store_query_close(&q, err) != HP_OK)
+			return HP_EDB;
+	} else if (store_schema_version(st) >= 24)
+		return HP_EDB;
 	if (fn == NULL)
 		return HP_OK;
 	/* Per table and index: the dbstat table, where SQLite has it. */

@@ -69,7 +69,7 @@ cp "$(ls "$D"/outbox/new/hexpost.report.hill.t3.w2.*)" "$W/mail3" || fail "no re
 STEP="storage"
 hp storage || fail "storage: $(cat "$T/err")"
 grep -q "^  reports: [0-9]* kept ([0-9]* compressed)" "$T/out" || fail "storage: $(cat "$T/out")"
-grep -q "^  resolved windows: [1-9][0-9]*, [0-9.]* KB a window" "$T/out" || fail "storage: $(cat "$T/out")"
+grep -q "^  resolved windows: [1-9][0-9]* (0 packed), [0-9.]* KB a window" "$T/out" || fail "storage: $(cat "$T/out")"
 grep -q "^retention: 90 days" "$T/out" || fail "default retention: $(cat "$T/out")"
 grep -q "^inbox: .*/inbox/cur, [0-9]* files" "$T/out" || fail "storage inbox: $(cat "$T/out")"
 
@@ -130,7 +130,7 @@ HEXPOST_TEST_CRASH_IN_PACK=1 hp storage --compact && fail "the crash in packing 
 q "SELECT * FROM events ORDER BY window_id, seq; SELECT * FROM dice ORDER BY window_id, seq; SELECT window_id, text, signature, pubkey FROM dice_logs ORDER BY window_id" | cmp -s - "$W/rows" ||
 	fail "a crashed packing changed the rows"
 hp storage --compact || fail "compact: $(cat "$T/err")"
-grep -q "^compacted: 1 sent copies compressed, $((SENT - 1)) outbox rows removed, $NIN inbox and [1-9][0-9]* outbox files removed" "$T/out" ||
+grep -q "^compacted: 1 sent copies compressed, $((NRES - 1)) windows packed, $((SENT - 1)) outbox rows removed, $NIN inbox and [1-9][0-9]* outbox files removed" "$T/out" ||
 	fail "compact said: $(head -n 2 "$T/out")"
 [ "$(q "SELECT count(*) FROM outbox WHERE state = 'sent'")" = 1 ] || fail "sent rows left: $(q "SELECT message_id, sent_at FROM outbox")"
 [ "$(q "SELECT count(*) FROM outbox WHERE message_id = 'later@club.example' AND state = 'queued'")" = 1 ] ||
@@ -139,6 +139,7 @@ grep -q "^compacted: 1 sent copies compressed, $((SENT - 1)) outbox rows removed
 [ "$(q "SELECT substr(data, 1, 4) = CAST(x'00485053' AS BLOB) FROM outbox WHERE message_id = '$KID'")" = 1 ] ||
 	fail "the copy sent 2 days ago is not compacted"
 grep -q "^  outbox rows: 1 queued, 1 sent (1 compressed)" "$T/out" || fail "storage after compact: $(cat "$T/out")"
+grep -q "^  resolved windows: $NRES ($((NRES - 1)) packed)" "$T/out" || fail "storage after compact, windows: $(cat "$T/out")"
 [ -e "$D/inbox/cur/1.deferred.host:2," ] || fail "deferred inbox mail removed"
 [ "$(ls "$D/inbox/cur" | wc -l)" = 1 ] || fail "seen inbox mail kept: $(ls "$D/inbox/cur")"
 [ -e "$D/outbox/new/fresh.host" ] || fail "a fresh outbox file removed"
