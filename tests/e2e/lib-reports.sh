@@ -1,5 +1,7 @@
 # lib-reports.sh: sourced by tests that read stored reports (not a test
-# itself); needs python3 (scripts/deps.sh installs it).
+# itself); needs python3 (scripts/deps.sh installs it). The reports'
+# decoder is reports_text.py, next to this file.
+E2E_REPORTS_PY="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/reports_text.py"
 
 # e2e_reports DB SQL: the report texts SQL names (each row: window id, side
 # index), one after another as `sqlite3 DB "SELECT body ..."` printed them
@@ -8,33 +10,16 @@
 # view, or the previous one and the moderator's of the same window, each
 # stored the same way; docs/ARCHITECTURE.md, "What the database keeps").
 e2e_reports() {
-	python3 - "$1" "$2" <<'PY'
-import sqlite3, sys, zlib
+	python3 - "$1" "$2" "$E2E_REPORTS_PY" <<'PY'
+import os, sqlite3, sys
+sys.path.insert(0, os.path.dirname(sys.argv[3]))
+from reports_text import reader
 db = sqlite3.connect(sys.argv[1])
 def raw(wid, side):
     b = db.execute("SELECT body FROM reports WHERE window_id = ? AND "
                    "side_idx = ?", (wid, side)).fetchone()[0]
     return b.encode() if isinstance(b, str) else b
-def plain(b):
-    return zlib.decompress(b[8:]) if b[:4] in (b"\0HPZ", b"\0HPS") else b
-def chained(b, side, text):
-    # src/store.c: against the view's previous report and the moderator's
-    # of the same window (for a side), each maybe stored the same way.
-    prev, other = (int.from_bytes(b[8:16], "big"),
-                   int.from_bytes(b[16:24], "big"))
-    oside = int.from_bytes(b[24:25], "big", signed=True)
-    z = (text(prev, side) if prev else b"") + (text(other, oside) if other
-                                               else b"")
-    d = zlib.decompressobj(zdict=z) if z else zlib.decompressobj()
-    return d.decompress(b[26:]) + d.flush()
-def text(wid, side):
-    b = raw(wid, side)
-    if b[:4] == b"\0HPE":
-        return chained(b, side, text)
-    if b[:4] != b"\0HPD":
-        return plain(b)
-    d = zlib.decompressobj(zdict=text(int.from_bytes(b[8:16], "big"), side))
-    return d.decompress(b[16:]) + d.flush()
+text = reader(raw)
 for wid, side in db.execute(sys.argv[2]).fetchall():
     sys.stdout.write(text(wid, side).decode() + "\n")
 PY
@@ -44,31 +29,14 @@ PY
 # operator editing reports by hand would first (the reader takes plain
 # rows as they are; the compressed ones need their dictionary report).
 e2e_reports_plain() {
-	python3 - "$1" <<'PY'
-import sqlite3, sys, zlib
+	python3 - "$1" "$E2E_REPORTS_PY" <<'PY'
+import os, sqlite3, sys
+sys.path.insert(0, os.path.dirname(sys.argv[2]))
+from reports_text import reader
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("SELECT window_id, side_idx, body FROM reports").fetchall()
 raw = {(w, s): (b.encode() if isinstance(b, str) else b) for w, s, b in rows}
-def plain(b):
-    return zlib.decompress(b[8:]) if b[:4] in (b"\0HPZ", b"\0HPS") else b
-def chained(b, side, text):
-    # src/store.c: against the view's previous report and the moderator's
-    # of the same window (for a side), each maybe stored the same way.
-    prev, other = (int.from_bytes(b[8:16], "big"),
-                   int.from_bytes(b[16:24], "big"))
-    oside = int.from_bytes(b[24:25], "big", signed=True)
-    z = (text(prev, side) if prev else b"") + (text(other, oside) if other
-                                               else b"")
-    d = zlib.decompressobj(zdict=z) if z else zlib.decompressobj()
-    return d.decompress(b[26:]) + d.flush()
-def text(w, s):
-    b = raw[(w, s)]
-    if b[:4] == b"\0HPE":
-        return chained(b, s, text)
-    if b[:4] != b"\0HPD":
-        return plain(b)
-    d = zlib.decompressobj(zdict=text(int.from_bytes(b[8:16], "big"), s))
-    return d.decompress(b[16:]) + d.flush()
+text = reader(lambda w, s: raw[(w, s)])
 out = {k: text(*k).decode() for k in raw}
 for (w, s), t in out.items():
     db.execute("UPDATE reports SET body = ? WHERE window_id = ? AND "

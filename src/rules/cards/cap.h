@@ -150,6 +150,9 @@ struct cap_hand {
 void cap_state_load_hand(const struct game *g, int side, struct cap_hand *h);
 void cap_state_save(struct game *g, const struct cap_state *st);
 void cap_state_free(struct cap_state *st);
+/* The decimal digits of v into out (at least 12 bytes), as "%d" writes
+ * them, not NUL-terminated; their count. */
+size_t cap_fmt_int(char *out, int v);
 const struct cap_counter *cap_counter_of(const struct cap_state *,
     const struct game_unit *u);
 const struct cap_terrain *cap_terrain_at(const struct cap_state *,

@@ -86,19 +86,9 @@ static void
 line_int(struct line *l, int v)
 {
 	char d[16];
-	long long x = v;
-	int i = (int)sizeof d - 1;
 
-	d[i] = '\0';
-	if (x < 0)
-		x = -x;
-	do {
-		d[--i] = (char)('0' + x % 10);
-		x /= 10;
-	} while (x > 0);
-	if (v < 0)
-		d[--i] = '-';
-	line_add(l, d + i);
+	d[cap_fmt_int(d, v)] = '\0';
+	line_add(l, d);
 }
 
 /* Append to side's action log of the round. */

@@ -461,9 +461,9 @@ whole:
 }
 
 /* The decimal digits of v into out (at least 12 bytes), as "%d" writes
- * them; their count. */
-static size_t
-fmt_int(char *out, int v)
+ * them, not NUL-terminated; their count (cap.h). */
+size_t
+cap_fmt_int(char *out, int v)
 {
 	char buf[12];
 	long long x = v;
@@ -487,7 +487,7 @@ cap_put_int(struct sbuf *b, int v)
 {
 	char buf[12];
 
-	sbuf_add(b, buf, fmt_int(buf, v));
+	sbuf_add(b, buf, cap_fmt_int(buf, v));
 }
 
 /* Append " N N N" (or " -") and a newline to b. */
@@ -506,7 +506,7 @@ put_ints(struct sbuf *b, const int *v, int n)
 			k = 0;
 		}
 		tmp[k++] = ' ';
-		k += fmt_int(tmp + k, v[i]);
+		k += cap_fmt_int(tmp + k, v[i]);
 	}
 	tmp[k++] = '\n';
 	sbuf_add(b, tmp, k);
