@@ -11,9 +11,76 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "orders.h"
 #include "platoon.h"
+
+/* One call of the opponent (plt_opponent): what every platoon's plan
+ * reads of the game, found once for all of them. The game does not change
+ * during the call. */
+struct ctx {
+	const struct game *g;
+	int side;
+	int *occ;        /* plt_occupancy(g) */
+	int nen;         /* live enemy squads (any other side), unit order */
+	int *en;         /* their unit indices (nen) */
+	int *cd, *ck;    /* scratch of nearest_enemy_to (nen each) */
+	bool occ_exact;  /* every live squad is on the layout: occ answers
+	                  * as plt_squad_at does */
+	bool sure;       /* see plan_sure */
+};
+
+/* An order line being written: words joined by a space, then one append
+ * to the buffer (no printf, no append a word). */
+struct line {
+	struct sbuf *b;
+	size_t n;
+	bool first;
+	char t[128];
+};
+
+/* Start a line of words for b. */
+static void
+line_begin(struct line *l, struct sbuf *b)
+{
+	l->b = b;
+	l->n = 0;
+	l->first = true;
+}
+
+/* Append word w to l (a space before it unless it is the first). */
+static void
+line_word(struct line *l, const char *w)
+{
+	size_t k = strlen(w);
+
+	if (l->n + k + 2 > sizeof l->t) {
+		/* Never with ids and labels as short as they are; kept
+		 * right all the same. */
+		sbuf_add(l->b, l->t, l->n);
+		l->n = 0;
+		if (!l->first)
+			sbuf_add(l->b, " ", 1);
+		l->first = false;
+		sbuf_puts(l->b, w);
+		return;
+	}
+	if (!l->first)
+		l->t[l->n++] = ' ';
+	l->first = false;
+	memcpy(l->t + l->n, w, k);
+	l->n += k;
+}
+
+/* End l with a newline and append it to its buffer. */
+static void
+line_end(struct line *l)
+{
+	l->t[l->n++] = '\n';
+	sbuf_add(l->b, l->t, l->n);
+	l->n = 0;
+}
 
 /* Append the words given (up to a NULL) to b, a space between, and a
  * newline: order lines without printf (they are parsed back at once). */
@@ -21,17 +88,14 @@ static void
 wline(struct sbuf *b, const char *w, ...)
 {
 	va_list ap;
-	bool first = true;
+	struct line l;
 
+	line_begin(&l, b);
 	va_start(ap, w);
-	for (; w != NULL; w = va_arg(ap, const char *)) {
-		if (!first)
-			sbuf_add(b, " ", 1);
-		sbuf_puts(b, w);
-		first = false;
-	}
+	for (; w != NULL; w = va_arg(ap, const char *))
+		line_word(&l, w);
 	va_end(ap);
-	sbuf_add(b, "\n", 1);
+	line_end(&l);
 }
 
 /* The decimal text of v (>= 0 or not) in buf (12 bytes); buf. */
@@ -118,79 +182,210 @@ dir_towards(struct hex a, struct hex b)
 	return bd;
 }
 
-/* The nearest live enemy squad to h: any (cm < 0), or one seen from h
- * within cm; -1 if none. */
-static int
-nearest_enemy_to(const struct game *g, const int *occ, int side, struct hex h,
-    int cm)
+/* Is s a word the order parser reads back as written: 1 to 15 bytes of
+ * letters, digits, '_', '.' and '-' (no space, comment sign, colon or
+ * byte outside ASCII)? */
+static bool
+plain_word(const char *s)
 {
-	int j, best = -1, bd = 0;
+	size_t k;
 
-	for (j = 0; j < g->nunits; j++) {
-		int k;
+	for (k = 0; s[k] != '\0'; k++)
+		if (!((s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' &&
+		    s[k] <= 'Z') || (s[k] >= '0' && s[k] <= '9') ||
+		    s[k] == '_' || s[k] == '.' || s[k] == '-'))
+			return false;
+	return k > 0 && k < GAME_ID_MAX;
+}
 
-		if (!plt_alive(g, j) || g->units[j].side == side ||
-		    (best >= 0 && hex_distance(g->units[j].pos, h) >= bd) ||
-		    (cm >= 0 && (plt_dist_cm(g->units[j].pos, h) > cm ||
-		    !plt_los_in(g, occ, side, h, g->units[j].pos))))
-			continue;
-		k = hex_distance(g->units[j].pos, h);
-		if (best < 0 || k < bd) {
-			best = j;
-			bd = k;
-		}
+/* Are the ids of g's units plain words (plain_word), each unit the first
+ * whose id is its own, case aside (as the parser looks ids up)? Kept per
+ * thread for the ids last checked (a game's ids do not change). */
+static bool
+ids_plain(const struct game *g)
+{
+	static _Thread_local char (*ids)[GAME_ID_MAX];
+	static _Thread_local int nids = -1, cap;
+	static _Thread_local bool ok;
+	int i, j;
+
+	if (nids == g->nunits) {
+		for (i = 0; i < nids; i++)
+			if (memcmp(ids[i], g->units[i].id, GAME_ID_MAX) != 0)
+				break;
+		if (i == nids)
+			return ok;
 	}
-	return best;
+	if (cap < g->nunits) {
+		cap = g->nunits;
+		free(ids);
+		ids = xmalloc(sizeof *ids * (size_t)cap);
+	}
+	for (i = 0; i < g->nunits; i++)
+		memcpy(ids[i], g->units[i].id, GAME_ID_MAX);
+	nids = g->nunits;
+	ok = true;
+	for (i = 0; i < g->nunits && ok; i++) {
+		if (!plain_word(g->units[i].id)) {
+			ok = false;
+			break;
+		}
+		for (j = 0; j < i && ok; j++)
+			if (strcasecmp(g->units[i].id, g->units[j].id) == 0)
+				ok = false;
+	}
+	return ok;
+}
+
+/* Set up c for side's plans in g. */
+static void
+ctx_init(struct ctx *c, const struct game *g, int side)
+{
+	int i, n = g->nunits > 0 ? g->nunits : 1;
+
+	c->g = g;
+	c->side = side;
+	c->occ = plt_occupancy(g);
+	c->en = xmalloc(sizeof(int) * (size_t)n * 3);
+	c->cd = c->en + n;
+	c->ck = c->cd + n;
+	c->nen = 0;
+	c->occ_exact = true;
+	for (i = 0; i < g->nunits; i++) {
+		if (!plt_alive(g, i))
+			continue;
+		if (plt_hex_index(g, g->units[i].pos) < 0)
+			c->occ_exact = false;
+		if (g->units[i].side != side)
+			c->en[c->nen++] = i;
+	}
+	/* The header passes() writes: "turn:" takes 0 to 100000, "side:"
+	 * a word; then every id a plain word found as itself. */
+	c->sure = g->turn >= 0 && g->turn <= 100000 &&
+	    plain_word(g->sides[side].name) && ids_plain(g);
+}
+
+/* Free what ctx_init allocated. */
+static void
+ctx_free(struct ctx *c)
+{
+	free(c->occ);
+	free(c->en);
+}
+
+/* The nearest live enemy squad to h: any (cm < 0), or one seen from h
+ * within cm; -1 if none. Of several as near, the first in unit order.
+ * (Those within cm are tried nearest first: the first seen is the one.) */
+static int
+nearest_enemy_to(const struct ctx *c, struct hex h, int cm)
+{
+	const struct game *g = c->g;
+	int k, m, n = 0, best = -1, bd = 0;
+
+	if (cm < 0) {
+		for (k = 0; k < c->nen; k++) {
+			int d = hex_distance(g->units[c->en[k]].pos, h);
+
+			if (best < 0 || d < bd) {
+				best = c->en[k];
+				bd = d;
+			}
+		}
+		return best;
+	}
+	/* Those within cm by distance, ties in unit order (insertion). */
+	for (k = 0; k < c->nen; k++) {
+		int d = hex_distance(g->units[c->en[k]].pos, h);
+
+		if (PLT_CM_PER_HEX * d > cm)
+			continue;
+		for (m = n; m > 0 && c->cd[m - 1] > d; m--) {
+			c->cd[m] = c->cd[m - 1];
+			c->ck[m] = c->ck[m - 1];
+		}
+		c->cd[m] = d;
+		c->ck[m] = c->en[k];
+		n++;
+	}
+	for (m = 0; m < n; m++)
+		if (plt_los_in(g, c->occ, c->side, h, g->units[c->ck[m]].pos))
+			return c->ck[m];
+	return -1;
 }
 
 /* Fire lines for every point of the platoon's squads (at pos[k]) at the
- * nearest enemy to each. */
+ * nearest enemy to each; *sure false if a line might not parse. */
 static void
-fire_all(const struct game *g, const int *occ, int side, const int *sq,
-    const struct hex *pos, int n, enum plt_order o, bool mmm, struct sbuf *b)
+fire_all(const struct ctx *c, const int *sq, const struct hex *pos, int n,
+    enum plt_order o, bool mmm, struct sbuf *b, bool *sure)
 {
+	const struct game *g = c->g;
 	int k, kind, pts, t;
 	char num[12];
+	struct line l;
 
 	for (k = 0; k < n; k++)
 		for (kind = 0; kind < 2; kind++) {
 			pts = plt_points(g, sq[k], kind, o, mmm);
 			if (pts <= 0)
 				continue;
-			if ((t = nearest_enemy_to(g, occ, side, pos[k], kind ?
+			if ((t = nearest_enemy_to(c, pos[k], kind ?
 			    PLT_HW_LONG_CM : PLT_FF_LONG_CM)) < 0 &&
-			    (t = nearest_enemy_to(g, occ, side, pos[k], -1)) < 0)
+			    (t = nearest_enemy_to(c, pos[k], -1)) < 0)
 				continue;
-			wline(b, "fire", g->units[sq[k]].id, kind ? "hw" :
-			    "ff", itoa_(pts, num), g->units[t].id, kind ?
-			    "ap" : NULL, NULL);
+			if (pts > 99)
+				*sure = false; /* the parser takes 1 to 99 */
+			line_begin(&l, b);
+			line_word(&l, "fire");
+			line_word(&l, g->units[sq[k]].id);
+			line_word(&l, kind ? "hw" : "ff");
+			line_word(&l, itoa_(pts, num));
+			line_word(&l, g->units[t].id);
+			if (kind)
+				line_word(&l, "ap");
+			line_end(&l);
 		}
 }
 
 /* Is h a hex a squad of side may end an advance in? */
 static bool
-free_hex(const struct game *g, int side, struct hex h, int self)
+free_hex(const struct ctx *c, struct hex h, int self)
 {
+	const struct game *g = c->g;
 	const struct plt_terrain *t = plt_terrain(g, h);
-	int d, s;
+	int d, s, i, j;
 
 	if (t == NULL || t->impassable)
 		return false;
+	if (c->occ_exact && (i = plt_hex_index(g, h)) >= 0) {
+		/* The squads by hex: as plt_squad_at finds them. */
+		if ((s = c->occ[i]) >= 0 && s != self)
+			return false;
+		for (d = 0; d < 6; d++)
+			if ((j = plt_neighbour_index(g, i, d)) >= 0 &&
+			    (s = c->occ[j]) >= 0 && g->units[s].side != c->side)
+				return false;
+		return true;
+	}
 	s = plt_squad_at(g, h);
 	if (s >= 0 && s != self)
 		return false;
 	for (d = 0; d < 6; d++)
 		if ((s = plt_squad_at(g, hex_neighbour(h, d))) >= 0 &&
-		    g->units[s].side != side)
+		    g->units[s].side != c->side)
 			return false;
 	return true;
 }
 
-/* plan_platoon with the squads of g looked up in occ (plt_occupancy). */
-static void
-plan_with(const struct game *g, const int *occ, int side, int p,
-    struct sbuf *b)
+/* The orders of platoon p as the opponent would give them, appended to b
+ * (its paths measured as if p's squads were not on the map). True when
+ * the parser surely takes them (plan_sure): then nobody asks it. */
+static bool
+plan_with(const struct ctx *c, int p, struct sbuf *b)
 {
+	const struct game *g = c->g;
+	const int *occ = c->occ;
+	int side = c->side;
 	const struct game_unit *pu = &g->units[p];
 	const struct plt_profile *pf;
 	struct hex pos[64], dest[64];
@@ -198,6 +393,7 @@ plan_with(const struct game *g, const int *occ, int side, int p,
 	int steps, dir, *reach[64] = { NULL }, coh = -1, *wo = NULL;
 	size_t nhex = (size_t)g->layout.cols * (size_t)g->layout.rows + 1;
 	char a[8];
+	bool sure;
 
 	for (i = 0; i < g->nunits && n < 64; i++)
 		if (plt_alive(g, i) && g->units[i].attached == p) {
@@ -210,9 +406,12 @@ plan_with(const struct game *g, const int *occ, int side, int p,
 				reduced = i;
 		}
 	if (n == 0)
-		return;
+		return false;
+	/* At most 16 squads: as many move and twice as many fire lines as
+	 * an order may have (plan_sure). */
+	sure = c->sure && n <= 16;
 	for (k = 0; k < n; k++) {
-		e = nearest_enemy_to(g, occ, side, pos[k], -1);
+		e = nearest_enemy_to(c, pos[k], -1);
 		if (e >= 0 && plt_dist_cm(pos[k], g->units[e].pos) <=
 		    PLT_FF_CM && plt_los_in(g, occ, side, pos[k],
 		    g->units[e].pos))
@@ -221,35 +420,35 @@ plan_with(const struct game *g, const int *occ, int side, int p,
 	if (pu->flags & PLT_F_SUPP) {
 		if (near > 0 && plt_coherent(g, p)) {
 			wline(b, "order", pu->id, "engage", NULL);
-			fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
+			fire_all(c, sq, pos, n, PLT_O_ENGAGE, false, b, &sure);
 		} else if (reduced >= 0)
 			wline(b, "order", pu->id, "reform",
 			    g->units[reduced].id, NULL);
 		else
 			wline(b, "order", pu->id, "reform", NULL);
-		return;
+		return sure;
 	}
 	if (reduced >= 0 && near == 0) {
 		wline(b, "order", pu->id, "reform", g->units[reduced].id,
 		    NULL);
-		return;
+		return sure;
 	}
 	e = plt_nearest_enemy_within(g, p, low + 3, &cost);
 	if (e >= 0 && cost >= 0 && cost <= low + 3) {
 		wline(b, "order", pu->id, "assault", NULL);
-		return;
+		return sure;
 	}
 	if (near * 2 >= n && plt_coherent(g, p)) {
 		wline(b, "order", pu->id, "engage", NULL);
-		fire_all(g, occ, side, sq, pos, n, PLT_O_ENGAGE, false, b);
-		return;
+		fire_all(c, sq, pos, n, PLT_O_ENGAGE, false, b, &sure);
+		return sure;
 	}
 	/* Advance as a block: the longest shift (up to 5 hexes) that every
 	 * squad can pay with the lowest possible allowance (low + 1). */
-	e = nearest_enemy_to(g, occ, side, pos[0], -1);
+	e = nearest_enemy_to(c, pos[0], -1);
 	if (e < 0) {
 		wline(b, "order", pu->id, "none", NULL);
-		return;
+		return sure;
 	}
 	dir = dir_towards(pos[0], g->units[e].pos);
 	for (steps = 5; steps > 0; steps--) {
@@ -261,7 +460,7 @@ plan_with(const struct game *g, const int *occ, int side, int p,
 			dest[k] = pos[k];
 			for (m = 0; m < steps; m++)
 				dest[k] = hex_neighbour(dest[k], dir);
-			if (!free_hex(g, side, dest[k], sq[k])) {
+			if (!free_hex(c, dest[k], sq[k])) {
 				ok = false;
 				break;
 			}
@@ -296,34 +495,62 @@ plan_with(const struct game *g, const int *occ, int side, int p,
 	free(wo);
 	wline(b, "order", pu->id, "advance", NULL);
 	if (steps > 0)
-		for (k = 0; k < n; k++)
-			wline(b, "move", g->units[sq[k]].id,
-			    hex_label(&g->layout, dest[k], a, sizeof a), NULL);
-	fire_all(g, occ, side, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false,
-	    b);
-}
+		for (k = 0; k < n; k++) {
+			struct hex back;
+			int j;
 
-/* The orders of platoon p as the opponent would give them, appended to
- * b (its paths measured as if p's squads were not on the map). */
-static void
-plan_platoon(const struct game *g, int side, int p, struct sbuf *b)
-{
-	int *occ = plt_occupancy(g);
-
-	plan_with(g, occ, side, p, b);
-	free(occ);
+			hex_label(&g->layout, dest[k], a, sizeof a);
+			wline(b, "move", g->units[sq[k]].id, a, NULL);
+			/* The end hexes are the squads' (distinct: each the
+			 * one occ finds in its hex) shifted alike, so as
+			 * coherent as they; each label must read back. */
+			if (!c->occ_exact || (j = plt_hex_index(g, pos[k])) <
+			    0 || occ[j] != sq[k] || !hex_parse_label(&g->layout,
+			    a, &back) || !hex_eq(back, dest[k]))
+				sure = false;
+		}
+	fire_all(c, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false, b,
+	    &sure);
+	return sure;
 }
 
 /* The orders of platoon p: the plan if the parser takes it, else a
- * platoon that stays put (reform or none), which always passes. */
+ * platoon that stays put (reform or none), which always passes.
+ *
+ * When is the parser surely taking the plan without being asked (plan_sure,
+ * from plan_with)? The plan gives each order only where the rules allow it
+ * (the checks of plt_orders.c's parse_order, parse_move, parse_fire and
+ * check_item, one by one): reform names a reduced squad of the platoon; a
+ * suppressed platoon neither advances nor assaults; an engage comes only
+ * with a coherent platoon and some enemy on the map, and fires every point
+ * of every squad (the same plt_points); an assault's nearest enemy and its
+ * cost are the parser's (its search bound, low + 10, is above the plan's:
+ * a cost found within the lower bound is the same within the higher); an
+ * advance moves every squad of a coherent platoon by the same shift into
+ * free hexes of the map, so the end hexes are distinct and coherent. What
+ * is left is the text: the header (a turn from 0 to 100000, a side name
+ * that is a plain word), ids that are plain words each found as its own
+ * unit, at most 16 squads (16 move lines, 32 fire lines), dice from 1 to
+ * 99 and hex labels that read back. When any of these is not known, the
+ * parser is asked, as before. (A build with PLT_AI_CHECK asks it always
+ * and aborts where the two differ.) */
 static void
-one_platoon(const struct game *g, int side, int p, struct sbuf *b)
+one_platoon(const struct ctx *c, int p, struct sbuf *b)
 {
+	const struct game *g = c->g;
 	struct sbuf t;
+	bool sure;
 
 	sbuf_init(&t);
-	plan_platoon(g, side, p, &t);
-	if (t.buf != NULL && passes(g, NULL, side, t.buf))
+	sure = plan_with(c, p, &t);
+#ifdef PLT_AI_CHECK
+	if (sure && t.buf != NULL && !passes(g, NULL, c->side, t.buf)) {
+		fprintf(stderr, "plt_ai: a plan thought sure fails:\n%s",
+		    t.buf);
+		abort();
+	}
+#endif
+	if (t.buf != NULL && (sure || passes(g, NULL, c->side, t.buf)))
 		sbuf_puts(b, t.buf);
 	else if (t.buf != NULL)
 		sbuf_printf(b, "order %s %s\n", g->units[p].id,
@@ -337,9 +564,11 @@ one_platoon(const struct game *g, int side, int p, struct sbuf *b)
  * gives the marker's order, else bare, else (a Move, Move, Move marker
  * cannot reveal bare) removed. */
 static void
-reveal_answer(const struct game *g, const struct window_spec *w, int side,
+reveal_answer(const struct ctx *c, const struct window_spec *w,
     struct sbuf *b)
 {
+	const struct game *g = c->g;
+	int side = c->side;
 	struct sbuf t, r;
 	int p, kind = -1;
 	bool mmm = false;
@@ -354,7 +583,7 @@ reveal_answer(const struct game *g, const struct window_spec *w, int side,
 		return;
 	sbuf_init(&t);
 	sbuf_init(&r);
-	one_platoon(g, side, p, &t);
+	one_platoon(c, p, &t);
 	snprintf(want, sizeof want, "order %s %s%s", g->units[p].id,
 	    plt_order_names[kind], mmm ? " mmm" : "");
 	if (t.buf != NULL && strncmp(t.buf, want, strlen(want)) == 0 &&
@@ -384,7 +613,7 @@ reveal_answer(const struct game *g, const struct window_spec *w, int side,
 /* The built-in opponent's order body for side: every platoon, then the
  * close combat defence; appended to b. reveal=each: the markers of the
  * same plans (their "order" lines), and in a reveal window the reveal. */
-static void opponent(const struct game *, const struct window_spec *, int,
+static void opponent(const struct ctx *, const struct window_spec *,
     struct sbuf *);
 
 /* The built-in opponent's order body (below), with the map cache kept
@@ -393,23 +622,28 @@ void
 plt_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
+	struct ctx c;
+
 	plt_cache_begin(g);
-	opponent(g, w, side, b);
+	ctx_init(&c, g, side);
+	opponent(&c, w, b);
+	ctx_free(&c);
 	plt_cache_end();
 }
 
 /* plt_opponent without the scope. */
 static void
-opponent(const struct game *g, const struct window_spec *w, int side,
-    struct sbuf *b)
+opponent(const struct ctx *c, const struct window_spec *w, struct sbuf *b)
 {
+	const struct game *g = c->g;
+	int side = c->side;
 	struct sbuf t;
 	int p;
 
 	if (w->kind == WINDOW_DECISION) {
 		sbuf_printf(b, "# %s: the built-in opponent's reveal.\n",
 		    g->sides[side].label);
-		reveal_answer(g, w, side, b);
+		reveal_answer(c, w, b);
 		return;
 	}
 	sbuf_printf(b, "# %s: the built-in opponent's orders.\n",
@@ -418,11 +652,11 @@ opponent(const struct game *g, const struct window_spec *w, int side,
 		if (!plt_is_platoon(&g->units[p]) || g->units[p].side != side)
 			continue;
 		if (!plt_each(g)) {
-			one_platoon(g, side, p, b);
+			one_platoon(c, p, b);
 			continue;
 		}
 		sbuf_init(&t);
-		one_platoon(g, side, p, &t);
+		one_platoon(c, p, &t);
 		if (t.buf != NULL) {
 			/* The marker: the plan's "order P KIND [mmm]". */
 			char id[GAME_ID_MAX + 1], kind[16], mmm[8] = "";
