@@ -272,4 +272,14 @@ void plt_opponent(const struct game *, const struct window_spec *, int side,
     struct sbuf *);
 
 
+/* --- the opponent's reach test (plt_map.c, appended) ------------------------ */
+
+/* Is some goal (ngoal row-major indices) reached from a start (src, nsrc)
+ * for at most bound cm, by the steps of the path search (dijkstra_from:
+ * contact, the squads of platoon without left out)? The same answer as
+ * that search's costs, found near the way only. */
+bool plt_reach_within(const struct game *, int side, const struct hex *src,
+    int nsrc, bool contact, const int *goal, int ngoal, int bound,
+    int without);
+
 #endif

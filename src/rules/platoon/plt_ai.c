@@ -6,6 +6,7 @@
  * the others advance as a block towards the nearest enemy (a move short
  * enough to stay coherent whatever the die) and fire at the nearest. Its
  * orders always pass the parser (tests: t_opponent_orders_parse). */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -377,6 +378,64 @@ free_hex(const struct ctx *c, struct hex h, int self)
 	return true;
 }
 
+/* plt_nearest_enemy_within(g, p, bound, &cost) for the plan of platoon p,
+ * whose squads (all n of them) are at pos: the same enemy (the one a
+ * squad of p sees nearest; of several, the first in unit order), and in
+ * *within whether its cost to contact is from 0 to bound (the cost itself
+ * is not needed: plt_reach_within, with contact_cost's own shortcuts). */
+static int
+nearest_seen(const struct ctx *c, const struct hex *pos, int n, int bound,
+    bool *within)
+{
+	const struct game *g = c->g;
+	int k, m, best = -1, bd = 0, near = -1, goal[6], ng = 0;
+	struct hex eh;
+
+	*within = false;
+	for (k = 0; k < c->nen; k++) {
+		int j = c->en[k], d = -1;
+
+		for (m = 0; m < n; m++) {
+			int t = hex_distance(pos[m], g->units[j].pos);
+
+			/* Only a nearer mate can change the choice. */
+			if ((d >= 0 && t >= d) || (best >= 0 && t >= bd) ||
+			    !plt_los_in(g, c->occ, c->side, pos[m],
+			    g->units[j].pos))
+				continue;
+			if (d < 0 || t < d)
+				d = t;
+		}
+		if (d >= 0 && (best < 0 || d < bd)) {
+			best = j;
+			bd = d;
+		}
+	}
+	if (best < 0 || bound < 0)
+		return best;
+	eh = g->units[best].pos;
+	for (m = 0; m < n; m++) {
+		int t = hex_distance(pos[m], eh);
+
+		if (t == 1) {
+			*within = true; /* in contact: 0 cm */
+			return best;
+		}
+		if (near < 0 || t < near)
+			near = t;
+	}
+	/* Every step costs at least PLT_CM_PER_HEX. */
+	if (near >= 1 && bound < INT_MAX / 2 && (long)PLT_CM_PER_HEX *
+	    (near - 1) > bound)
+		return best;
+	for (k = 0; k < 6; k++)
+		if ((goal[ng] = plt_hex_index(g, hex_neighbour(eh, k))) >= 0)
+			ng++;
+	*within = plt_reach_within(g, c->side, pos, n, true, goal, ng, bound,
+	    -1);
+	return best;
+}
+
 /* The orders of platoon p as the opponent would give them, appended to b
  * (its paths measured as if p's squads were not on the map). True when
  * the parser surely takes them (plan_sure): then nobody asks it. */
@@ -390,8 +449,7 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 	const struct plt_profile *pf;
 	struct hex pos[64], dest[64];
 	int sq[64], n = 0, i, k, e, cost, low = 99, reduced = -1, near = 0;
-	int steps, dir, *reach[64] = { NULL }, coh = -1, *wo = NULL;
-	size_t nhex = (size_t)g->layout.cols * (size_t)g->layout.rows + 1;
+	int steps, dir, coh = -1, *wo = NULL;
 	char a[8];
 	bool sure;
 
@@ -433,7 +491,24 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 		    NULL);
 		return sure;
 	}
-	e = plt_nearest_enemy_within(g, p, low + 3, &cost);
+	if (n < 64) {
+		bool within;
+
+		e = nearest_seen(c, pos, n, low + 3, &within);
+#ifdef PLT_AI_CHECK
+		{
+			int ce = plt_nearest_enemy_within(g, p, low + 3, &cost);
+
+			if (ce != e || within != (ce >= 0 && cost >= 0 &&
+			    cost <= low + 3)) {
+				fprintf(stderr, "plt_ai: nearest_seen differs\n");
+				abort();
+			}
+		}
+#endif
+		cost = within ? 0 : -1; /* only "within low + 3" is read */
+	} else
+		e = plt_nearest_enemy_within(g, p, low + 3, &cost);
 	if (e >= 0 && cost >= 0 && cost <= low + 3) {
 		wline(b, "order", pu->id, "assault", NULL);
 		return sure;
@@ -478,20 +553,30 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 					ok = false;
 				continue;
 			}
-			if (reach[k] == NULL) {
-				reach[k] = xmalloc(sizeof(int) * nhex);
-				plt_costs_within(g, side, pos[k], low + 1, p,
-				    reach[k]);
-			}
+			/* Is dest within low + 1 (plt_costs_within's
+			 * cost), by the few hexes near the way? */
 			if ((j = plt_hex_index(g, dest[k])) < 0 ||
-			    reach[k][j] < 0)
+			    !plt_reach_within(g, side, &pos[k], 1, false, &j,
+			    1, low + 1, p))
 				ok = false;
+#ifdef PLT_AI_CHECK
+			{
+				int *r = xmalloc(sizeof(int) * ((size_t)
+				    g->layout.cols * (size_t)g->layout.rows +
+				    1));
+
+				plt_costs_within(g, side, pos[k], low + 1, p, r);
+				if ((j >= 0 && r[j] >= 0) != ok) {
+					fprintf(stderr, "plt_ai: reach differs\n");
+					abort();
+				}
+				free(r);
+			}
+#endif
 		}
 		if (ok && (coh >= 0 ? coh : (coh = plt_coherent(g, p))))
 			break;
 	}
-	for (k = 0; k < n; k++)
-		free(reach[k]);
 	free(wo);
 	wline(b, "order", pu->id, "advance", NULL);
 	if (steps > 0)

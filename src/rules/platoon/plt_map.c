@@ -1765,3 +1765,157 @@ plt_status(const struct game *g, int side, struct sbuf *b)
 		}
 	}
 }
+
+/* --- the opponent's reach test (plt_ai.c; issue 17, third round) ----------
+ *
+ * plt_reach_within answers only "is some goal reached for at most bound
+ * cm?", which the opponent asks of a squad's shift and of a platoon's
+ * contact. The path search (dijkstra_from) answers it too, by the costs
+ * of the whole area within bound; here the steps are those of the search
+ * (the map cache's steps, the squads' hexes closed but for the starts,
+ * without contact a hex next to a squad of another side entered and not
+ * passed unless it is a start) and a hex is labelled only when its label
+ * plus 2 cm a hex to the nearest goal is within bound (every step costs
+ * at least 2 cm: a path within bound never needs another). Labels are
+ * corrected until none improves (a hex is queued again when its label
+ * drops), and the answer is yes at the first goal labelled: a label is
+ * the cost of a path the search may take, and a path within bound gives
+ * each of its hexes a label at most its own cost there. So the answer
+ * is the search's (some goal's cost within bound), found in the few hexes
+ * near the way. */
+
+/* Is some goal (ngoal row-major indices) reached from a start (src, nsrc;
+ * those off the layout left out) for at most bound cm, as dijkstra_from
+ * with the same arguments finds it (see platoon.h)? */
+bool
+plt_reach_within(const struct game *g, int side, const struct hex *src,
+    int nsrc, bool contact, const int *goal, int ngoal, int bound,
+    int without)
+{
+	/* Per thread, between calls: lab and sqm all -1, fl all 0. */
+	static _Thread_local int *lab, *sqm, *q, *tl, *um;
+	static _Thread_local struct hex *hx;
+	static _Thread_local char *fl; /* 1 queued, 2 goal */
+	static _Thread_local int cap;
+	const struct mapc *m = mapc_get(g);
+	int n = m->n, i, k, d, ia, qh = 0, nq = 0, ntl = 0, nsq = 0;
+	struct hex gh[8], *ghp = gh;
+	bool found = false;
+
+	if (n <= 0 || ngoal <= 0 || bound < 0)
+		return false;
+	if (cap < n + 1) {
+		free(lab);
+		free(sqm);
+		free(q);
+		free(tl);
+		free(um);
+		free(hx);
+		free(fl);
+		cap = n + 1;
+		lab = xmalloc(sizeof(int) * (size_t)cap);
+		sqm = xmalloc(sizeof(int) * (size_t)cap);
+		q = xmalloc(sizeof(int) * (size_t)cap);
+		tl = xmalloc(sizeof(int) * (size_t)cap);
+		um = xmalloc(sizeof(int) * (size_t)cap);
+		hx = xmalloc(sizeof *hx * (size_t)cap);
+		fl = xcalloc((size_t)cap, 1);
+		for (i = 0; i < cap; i++)
+			lab[i] = sqm[i] = -1;
+	}
+	if (ngoal > (int)(sizeof gh / sizeof gh[0]))
+		ghp = xmalloc(sizeof *ghp * (size_t)ngoal);
+	/* The squads (the lowest-index one of a hex, platoon without's left
+	 * out), as the search marks them. */
+	for (i = g->nunits - 1; i >= 0; i--)
+		if (plt_alive(g, i) && (without < 0 || g->units[i].attached !=
+		    without) && (ia = hidx(g, g->units[i].pos)) >= 0) {
+			if (sqm[ia] < 0)
+				um[nsq++] = ia;
+			sqm[ia] = i;
+		}
+	for (k = 0; k < ngoal; k++)
+		if (goal[k] >= 0 && goal[k] < n) {
+			fl[goal[k]] |= 2;
+			ghp[k] = hex_of(g, goal[k]);
+		}
+	/* The starts, labelled 0 (a start is never entered again). tl lists
+	 * every hex labelled (once), q is a ring of the hexes queued (each
+	 * at most once at a time: at most n). */
+	for (k = 0; k < nsrc && !found; k++)
+		if ((ia = hidx(g, src[k])) >= 0 && lab[ia] < 0) {
+			lab[ia] = 0;
+			hx[ia] = src[k];
+			tl[ntl++] = ia;
+			fl[ia] |= 1;
+			q[(qh + nq++) % cap] = ia;
+			if (fl[ia] & 2)
+				found = true;
+		}
+	while (!found && nq > 0) {
+		int cur = q[qh], lc = lab[cur];
+
+		qh = (qh + 1) % cap;
+		nq--;
+		fl[cur] &= ~1;
+		/* Not a start: entered next to an enemy, not passed. */
+		if (!contact && lc > 0) {
+			bool near = false;
+
+			for (d = 0; d < 6 && !near; d++) {
+				int j = m->nb[cur * 6 + d], s;
+
+				near = j >= 0 && (s = sqm[j]) >= 0 &&
+				    g->units[s].side != side;
+			}
+			if (near)
+				continue;
+		}
+		for (d = 0; d < 6 && !found; d++) {
+			int j = m->nbs[cur * 6 + d], hd = -1, c;
+			struct hex nh;
+
+			/* No step (the sentinel n), a squad's hex (not a
+			 * start), or no cheaper. */
+			if (j == n || (sqm[j] >= 0 && lab[j] != 0))
+				continue;
+			c = lc + m->step[cur * 6 + d];
+			if (lab[j] >= 0 && lab[j] <= c)
+				continue;
+			nh.q = hx[cur].q + hex_directions[d].q;
+			nh.r = hx[cur].r + hex_directions[d].r;
+			for (k = 0; k < ngoal; k++)
+				if (goal[k] >= 0 && goal[k] < n) {
+					int t = hex_distance(nh, ghp[k]);
+
+					if (hd < 0 || t < hd)
+						hd = t;
+				}
+			if (c + PLT_CM_PER_HEX * hd > bound)
+				continue;
+			if (lab[j] < 0)
+				tl[ntl++] = j;
+			lab[j] = c;
+			hx[j] = nh;
+			if (fl[j] & 2)
+				found = true;
+			if (!(fl[j] & 1)) {
+				fl[j] |= 1;
+				q[(qh + nq++) % cap] = j;
+			}
+		}
+	}
+	/* Put the scratch back. */
+	for (k = 0; k < ntl; k++) {
+		lab[tl[k]] = -1;
+		fl[tl[k]] = 0;
+	}
+	for (k = 0; k < nsq; k++)
+		sqm[um[k]] = -1;
+	for (k = 0; k < ngoal; k++)
+		if (goal[k] >= 0 && goal[k] < n)
+			fl[goal[k]] = 0;
+	if (ghp != gh)
+		free(ghp);
+	return found;
+}
