@@ -277,9 +277,10 @@ void plt_opponent(const struct game *, const struct window_spec *, int side,
 /* Is some goal (ngoal row-major indices) reached from a start (src, nsrc)
  * for at most bound cm, by the steps of the path search (dijkstra_from:
  * contact, the squads of platoon without left out)? The same answer as
- * that search's costs, found near the way only. */
+ * that search's costs, found near the way only. centre (may be NULL): a
+ * hex every goal is next to (the search is guided by it). */
 bool plt_reach_within(const struct game *, int side, const struct hex *src,
     int nsrc, bool contact, const int *goal, int ngoal, int bound,
-    int without);
+    int without, const struct hex *centre);
 
 #endif

@@ -26,9 +26,10 @@ struct ctx {
 	int *occ;        /* plt_occupancy(g) */
 	int nen;         /* live enemy squads (any other side), unit order */
 	int *en;         /* their unit indices (nen) */
-	int *cd, *ck;    /* scratch of nearest_enemy_to (nen each) */
+	int nhex;        /* cols * rows */
 	bool occ_exact;  /* every live squad is on the layout: occ answers
 	                  * as plt_squad_at does */
+	bool distinct;   /* and no two share a hex */
 	bool sure;       /* see plan_sure */
 };
 
@@ -50,28 +51,31 @@ line_begin(struct line *l, struct sbuf *b)
 	l->first = true;
 }
 
-/* Append word w to l (a space before it unless it is the first). */
+/* Append what l holds to its buffer and empty it (a line too long for
+ * l->t: never with ids and labels as short as they are). */
+static void
+line_flush(struct line *l)
+{
+	sbuf_add(l->b, l->t, l->n);
+	l->n = 0;
+}
+
+/* Append word w to l (a space before it unless it is the first); room
+ * is kept for the newline. */
 static void
 line_word(struct line *l, const char *w)
 {
-	size_t k = strlen(w);
-
-	if (l->n + k + 2 > sizeof l->t) {
-		/* Never with ids and labels as short as they are; kept
-		 * right all the same. */
-		sbuf_add(l->b, l->t, l->n);
-		l->n = 0;
-		if (!l->first)
-			sbuf_add(l->b, " ", 1);
-		l->first = false;
-		sbuf_puts(l->b, w);
-		return;
-	}
-	if (!l->first)
+	if (!l->first) {
+		if (l->n + 2 > sizeof l->t)
+			line_flush(l);
 		l->t[l->n++] = ' ';
+	}
 	l->first = false;
-	memcpy(l->t + l->n, w, k);
-	l->n += k;
+	for (; *w != '\0'; w++) {
+		if (l->n + 2 > sizeof l->t)
+			line_flush(l);
+		l->t[l->n++] = *w;
+	}
 }
 
 /* End l with a newline and append it to its buffer. */
@@ -242,24 +246,32 @@ ids_plain(const struct game *g)
 static void
 ctx_init(struct ctx *c, const struct game *g, int side)
 {
-	int i, n = g->nunits > 0 ? g->nunits : 1;
+	int i, j, n = g->nunits > 0 ? g->nunits : 1;
 
 	c->g = g;
 	c->side = side;
-	c->occ = plt_occupancy(g);
-	c->en = xmalloc(sizeof(int) * (size_t)n * 3);
-	c->cd = c->en + n;
-	c->ck = c->cd + n;
+	/* plt_occupancy: the lowest-index squad of each hex. */
+	c->nhex = g->layout.cols * g->layout.rows;
+	c->occ = xmalloc(sizeof(int) * (size_t)(c->nhex > 0 ? c->nhex : 1));
+	if (c->nhex > 0)
+		memset(c->occ, 0xff, sizeof(int) * (size_t)c->nhex); /* -1 */
+	c->en = xmalloc(sizeof(int) * (size_t)n);
 	c->nen = 0;
-	c->occ_exact = true;
-	for (i = 0; i < g->nunits; i++) {
+	c->occ_exact = c->distinct = true;
+	for (i = g->nunits - 1; i >= 0; i--) {
 		if (!plt_alive(g, i))
 			continue;
-		if (plt_hex_index(g, g->units[i].pos) < 0)
+		if ((j = plt_hex_index(g, g->units[i].pos)) < 0)
 			c->occ_exact = false;
-		if (g->units[i].side != side)
-			c->en[c->nen++] = i;
+		else {
+			if (c->occ[j] >= 0)
+				c->distinct = false;
+			c->occ[j] = i;
+		}
 	}
+	for (i = 0; i < g->nunits; i++)
+		if (plt_alive(g, i) && g->units[i].side != side)
+			c->en[c->nen++] = i;
 	/* The header passes() writes: "turn:" takes 0 to 100000, "side:"
 	 * a word; then every id a plain word found as itself. */
 	c->sure = g->turn >= 0 && g->turn <= 100000 &&
@@ -274,50 +286,112 @@ ctx_free(struct ctx *c)
 	free(c->en);
 }
 
-/* The nearest live enemy squad to h: any (cm < 0), or one seen from h
- * within cm; -1 if none. Of several as near, the first in unit order.
- * (Those within cm are tried nearest first: the first seen is the one.) */
-static int
-nearest_enemy_to(const struct ctx *c, struct hex h, int cm)
+/* What a squad sees from a hex: the enemy squads of the call (c->en, by
+ * their index there) in order of distance, ties in unit order (ordered
+ * only as far as asked), and whether it sees each, found once when first
+ * asked. */
+struct sight {
+	struct hex at;
+	int ns;             /* o[0 .. ns - 1] in order, the rest not yet */
+	int *o;             /* nen: enemy indices, nearest first */
+	int *dist;          /* nen, by enemy index: hexes from at */
+	signed char *seen;  /* nen, by enemy index: -1 not asked yet */
+};
+
+/* Room for n sights of c in one block (one free). */
+static struct sight *
+sights_new(const struct ctx *c, int n)
+{
+	size_t ne = (size_t)(c->nen > 0 ? c->nen : 1), each = sizeof(int) *
+	    2 * ne + ne;
+	struct sight *s = xmalloc((sizeof *s + each) * (size_t)(n > 0 ? n :
+	    1));
+	char *room = (char *)(s + (n > 0 ? n : 1));
+	int k;
+
+	for (k = 0; k < n; k++) {
+		s[k].o = (int *)(void *)(room + (size_t)k * each);
+		s[k].dist = s[k].o + ne;
+		s[k].seen = (signed char *)(s[k].dist + ne);
+	}
+	return s;
+}
+
+/* Fill s for a squad at h: every enemy's distance, nothing ordered. */
+static void
+sight_fill(const struct ctx *c, struct sight *s, struct hex h)
 {
 	const struct game *g = c->g;
-	int k, m, n = 0, best = -1, bd = 0;
+	int k;
 
-	if (cm < 0) {
-		for (k = 0; k < c->nen; k++) {
-			int d = hex_distance(g->units[c->en[k]].pos, h);
-
-			if (best < 0 || d < bd) {
-				best = c->en[k];
-				bd = d;
-			}
-		}
-		return best;
-	}
-	/* Those within cm by distance, ties in unit order (insertion). */
+	s->at = h;
+	s->ns = 0;
 	for (k = 0; k < c->nen; k++) {
-		int d = hex_distance(g->units[c->en[k]].pos, h);
-
-		if (PLT_CM_PER_HEX * d > cm)
-			continue;
-		for (m = n; m > 0 && c->cd[m - 1] > d; m--) {
-			c->cd[m] = c->cd[m - 1];
-			c->ck[m] = c->ck[m - 1];
-		}
-		c->cd[m] = d;
-		c->ck[m] = c->en[k];
-		n++;
+		s->dist[k] = hex_distance(g->units[c->en[k]].pos, h);
+		s->seen[k] = -1;
+		s->o[k] = k;
 	}
-	for (m = 0; m < n; m++)
-		if (plt_los_in(g, c->occ, c->side, h, g->units[c->ck[m]].pos))
-			return c->ck[m];
+}
+
+/* The enemy index m-th in s's order (m < c->nen): the nearest of those
+ * not yet ordered, the first in unit order of those as near, moved to
+ * its place (a selection sort, as far as asked). */
+static int
+sight_nth(const struct ctx *c, struct sight *s, int m)
+{
+	while (s->ns <= m) {
+		int k, b = s->ns, t;
+
+		for (k = s->ns + 1; k < c->nen; k++)
+			if (s->dist[s->o[k]] < s->dist[s->o[b]] ||
+			    (s->dist[s->o[k]] == s->dist[s->o[b]] &&
+			    s->o[k] < s->o[b]))
+				b = k;
+		t = s->o[s->ns];
+		s->o[s->ns] = s->o[b];
+		s->o[b] = t;
+		s->ns++;
+	}
+	return s->o[m];
+}
+
+/* Does the squad of s see enemy k (plt_los_in from s->at)? */
+static bool
+sight_los(const struct ctx *c, struct sight *s, int k)
+{
+	if (s->seen[k] < 0)
+		s->seen[k] = plt_los_in(c->g, c->occ, c->side, s->at,
+		    c->g->units[c->en[k]].pos);
+	return s->seen[k] > 0;
+}
+
+/* The nearest live enemy squad to s->at: any (cm < 0), or one seen from
+ * there within cm; -1 if none. Of several as near, the first in unit
+ * order (the first seen, in the order of s). */
+static int
+nearest_enemy_to(const struct ctx *c, struct sight *s, int cm)
+{
+	int m, k;
+
+	if (c->nen == 0)
+		return -1;
+	if (cm < 0)
+		return c->en[sight_nth(c, s, 0)];
+	for (m = 0; m < c->nen; m++) {
+		k = sight_nth(c, s, m);
+		if (PLT_CM_PER_HEX * s->dist[k] > cm)
+			break;
+		if (sight_los(c, s, k))
+			return c->en[k];
+	}
 	return -1;
 }
 
-/* Fire lines for every point of the platoon's squads (at pos[k]) at the
- * nearest enemy to each; *sure false if a line might not parse. */
+/* Fire lines for every point of the platoon's squads (sq, what each sees
+ * from where it fires in s) at the nearest enemy to each; *sure false if
+ * a line might not parse. */
 static void
-fire_all(const struct ctx *c, const int *sq, const struct hex *pos, int n,
+fire_all(const struct ctx *c, const int *sq, struct sight *s, int n,
     enum plt_order o, bool mmm, struct sbuf *b, bool *sure)
 {
 	const struct game *g = c->g;
@@ -330,9 +404,9 @@ fire_all(const struct ctx *c, const int *sq, const struct hex *pos, int n,
 			pts = plt_points(g, sq[k], kind, o, mmm);
 			if (pts <= 0)
 				continue;
-			if ((t = nearest_enemy_to(c, pos[k], kind ?
+			if ((t = nearest_enemy_to(c, &s[k], kind ?
 			    PLT_HW_LONG_CM : PLT_FF_LONG_CM)) < 0 &&
-			    (t = nearest_enemy_to(c, pos[k], -1)) < 0)
+			    (t = nearest_enemy_to(c, &s[k], -1)) < 0)
 				continue;
 			if (pts > 99)
 				*sure = false; /* the parser takes 1 to 99 */
@@ -346,6 +420,24 @@ fire_all(const struct ctx *c, const int *sq, const struct hex *pos, int n,
 				line_word(&l, "ap");
 			line_end(&l);
 		}
+}
+
+/* plt_occupancy_without(g, p) (caller frees): when every squad has a
+ * hex of its own, the call's occupancy without p's squads (sq, all n of
+ * them: fewer than 64). */
+static int *
+occ_without(const struct ctx *c, const int *sq, int n, int p)
+{
+	int *wo, k, j;
+
+	if (!c->occ_exact || !c->distinct || c->nhex <= 0 || n >= 64)
+		return plt_occupancy_without(c->g, p);
+	wo = xmalloc(sizeof(int) * (size_t)c->nhex);
+	memcpy(wo, c->occ, sizeof(int) * (size_t)c->nhex);
+	for (k = 0; k < n; k++)
+		if ((j = plt_hex_index(c->g, c->g->units[sq[k]].pos)) >= 0)
+			wo[j] = -1;
+	return wo;
 }
 
 /* Is h a hex a squad of side may end an advance in? */
@@ -379,13 +471,13 @@ free_hex(const struct ctx *c, struct hex h, int self)
 }
 
 /* plt_nearest_enemy_within(g, p, bound, &cost) for the plan of platoon p,
- * whose squads (all n of them) are at pos: the same enemy (the one a
+ * whose squads (all n of them) are at pos and see s: the same enemy (the one a
  * squad of p sees nearest; of several, the first in unit order), and in
  * *within whether its cost to contact is from 0 to bound (the cost itself
  * is not needed: plt_reach_within, with contact_cost's own shortcuts). */
 static int
-nearest_seen(const struct ctx *c, const struct hex *pos, int n, int bound,
-    bool *within)
+nearest_seen(const struct ctx *c, struct sight *s, const struct hex *pos,
+    int n, int bound, bool *within)
 {
 	const struct game *g = c->g;
 	int k, m, best = -1, bd = 0, near = -1, goal[6], ng = 0;
@@ -396,12 +488,11 @@ nearest_seen(const struct ctx *c, const struct hex *pos, int n, int bound,
 		int j = c->en[k], d = -1;
 
 		for (m = 0; m < n; m++) {
-			int t = hex_distance(pos[m], g->units[j].pos);
+			int t = s[m].dist[k];
 
 			/* Only a nearer mate can change the choice. */
 			if ((d >= 0 && t >= d) || (best >= 0 && t >= bd) ||
-			    !plt_los_in(g, c->occ, c->side, pos[m],
-			    g->units[j].pos))
+			    !sight_los(c, &s[m], k))
 				continue;
 			if (d < 0 || t < d)
 				d = t;
@@ -432,7 +523,7 @@ nearest_seen(const struct ctx *c, const struct hex *pos, int n, int bound,
 		if ((goal[ng] = plt_hex_index(g, hex_neighbour(eh, k))) >= 0)
 			ng++;
 	*within = plt_reach_within(g, c->side, pos, n, true, goal, ng, bound,
-	    -1);
+	    -1, &eh);
 	return best;
 }
 
@@ -452,6 +543,7 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 	int steps, dir, coh = -1, *wo = NULL;
 	char a[8];
 	bool sure;
+	struct sight *s = NULL, *ds = NULL;
 
 	for (i = 0; i < g->nunits && n < 64; i++)
 		if (plt_alive(g, i) && g->units[i].attached == p) {
@@ -468,33 +560,34 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 	/* At most 16 squads: as many move and twice as many fire lines as
 	 * an order may have (plan_sure). */
 	sure = c->sure && n <= 16;
+	s = sights_new(c, n);
 	for (k = 0; k < n; k++) {
-		e = nearest_enemy_to(c, pos[k], -1);
+		sight_fill(c, &s[k], pos[k]);
+		e = nearest_enemy_to(c, &s[k], -1);
 		if (e >= 0 && plt_dist_cm(pos[k], g->units[e].pos) <=
-		    PLT_FF_CM && plt_los_in(g, occ, side, pos[k],
-		    g->units[e].pos))
+		    PLT_FF_CM && sight_los(c, &s[k], sight_nth(c, &s[k], 0)))
 			near++;
 	}
 	if (pu->flags & PLT_F_SUPP) {
 		if (near > 0 && plt_coherent(g, p)) {
 			wline(b, "order", pu->id, "engage", NULL);
-			fire_all(c, sq, pos, n, PLT_O_ENGAGE, false, b, &sure);
+			fire_all(c, sq, s, n, PLT_O_ENGAGE, false, b, &sure);
 		} else if (reduced >= 0)
 			wline(b, "order", pu->id, "reform",
 			    g->units[reduced].id, NULL);
 		else
 			wline(b, "order", pu->id, "reform", NULL);
-		return sure;
+		goto out;
 	}
 	if (reduced >= 0 && near == 0) {
 		wline(b, "order", pu->id, "reform", g->units[reduced].id,
 		    NULL);
-		return sure;
+		goto out;
 	}
 	if (n < 64) {
 		bool within;
 
-		e = nearest_seen(c, pos, n, low + 3, &within);
+		e = nearest_seen(c, s, pos, n, low + 3, &within);
 #ifdef PLT_AI_CHECK
 		{
 			int ce = plt_nearest_enemy_within(g, p, low + 3, &cost);
@@ -511,19 +604,19 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 		e = plt_nearest_enemy_within(g, p, low + 3, &cost);
 	if (e >= 0 && cost >= 0 && cost <= low + 3) {
 		wline(b, "order", pu->id, "assault", NULL);
-		return sure;
+		goto out;
 	}
 	if (near * 2 >= n && plt_coherent(g, p)) {
 		wline(b, "order", pu->id, "engage", NULL);
-		fire_all(c, sq, pos, n, PLT_O_ENGAGE, false, b, &sure);
-		return sure;
+		fire_all(c, sq, s, n, PLT_O_ENGAGE, false, b, &sure);
+		goto out;
 	}
 	/* Advance as a block: the longest shift (up to 5 hexes) that every
 	 * squad can pay with the lowest possible allowance (low + 1). */
-	e = nearest_enemy_to(c, pos[0], -1);
+	e = nearest_enemy_to(c, &s[0], -1);
 	if (e < 0) {
 		wline(b, "order", pu->id, "none", NULL);
-		return sure;
+		goto out;
 	}
 	dir = dir_towards(pos[0], g->units[e].pos);
 	for (steps = 5; steps > 0; steps--) {
@@ -545,7 +638,7 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 			 * plt_path finds, up to low + 1 (a path that cheap
 			 * has at most 50 hexes: never too long for 64). */
 			if (wo == NULL)
-				wo = plt_occupancy_without(g, p);
+				wo = occ_without(c, sq, n, p);
 			if ((j = plt_straight_cost(g, side, wo, pos[k], dir,
 			    steps)) >= 0) {
 				/* The cheapest: no search needed. */
@@ -557,7 +650,7 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 			 * cost), by the few hexes near the way? */
 			if ((j = plt_hex_index(g, dest[k])) < 0 ||
 			    !plt_reach_within(g, side, &pos[k], 1, false, &j,
-			    1, low + 1, p))
+			    1, low + 1, p, NULL))
 				ok = false;
 #ifdef PLT_AI_CHECK
 			{
@@ -594,8 +687,16 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 			    a, &back) || !hex_eq(back, dest[k]))
 				sure = false;
 		}
-	fire_all(c, sq, steps > 0 ? dest : pos, n, PLT_O_ADVANCE, false, b,
+	if (steps > 0) {
+		ds = sights_new(c, n);
+		for (k = 0; k < n; k++)
+			sight_fill(c, &ds[k], dest[k]);
+	}
+	fire_all(c, sq, steps > 0 ? ds : s, n, PLT_O_ADVANCE, false, b,
 	    &sure);
+out:
+	free(s);
+	free(ds);
 	return sure;
 }
 
@@ -726,13 +827,15 @@ opponent(const struct ctx *c, const struct window_spec *w, struct sbuf *b)
 	int p;
 
 	if (w->kind == WINDOW_DECISION) {
-		sbuf_printf(b, "# %s: the built-in opponent's reveal.\n",
-		    g->sides[side].label);
+		sbuf_puts(b, "# ");
+		sbuf_puts(b, g->sides[side].label);
+		sbuf_puts(b, ": the built-in opponent's reveal.\n");
 		reveal_answer(c, w, b);
 		return;
 	}
-	sbuf_printf(b, "# %s: the built-in opponent's orders.\n",
-	    g->sides[side].label);
+	sbuf_puts(b, "# ");
+	sbuf_puts(b, g->sides[side].label);
+	sbuf_puts(b, ": the built-in opponent's orders.\n");
 	for (p = 0; p < g->nunits; p++) {
 		if (!plt_is_platoon(&g->units[p]) || g->units[p].side != side)
 			continue;

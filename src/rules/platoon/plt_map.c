@@ -1786,11 +1786,13 @@ plt_status(const struct game *g, int side, struct sbuf *b)
 
 /* Is some goal (ngoal row-major indices) reached from a start (src, nsrc;
  * those off the layout left out) for at most bound cm, as dijkstra_from
- * with the same arguments finds it (see platoon.h)? */
+ * with the same arguments finds it (see platoon.h)? With centre, every
+ * goal is next to it: the hexes to centre less one are never more than
+ * to the nearest goal (one distance, not one a goal). */
 bool
 plt_reach_within(const struct game *g, int side, const struct hex *src,
     int nsrc, bool contact, const int *goal, int ngoal, int bound,
-    int without)
+    int without, const struct hex *centre)
 {
 	/* Per thread, between calls: lab and sqm all -1, fl all 0. */
 	static _Thread_local int *lab, *sqm, *q, *tl, *um;
@@ -1884,13 +1886,17 @@ plt_reach_within(const struct game *g, int side, const struct hex *src,
 				continue;
 			nh.q = hx[cur].q + hex_directions[d].q;
 			nh.r = hx[cur].r + hex_directions[d].r;
-			for (k = 0; k < ngoal; k++)
-				if (goal[k] >= 0 && goal[k] < n) {
-					int t = hex_distance(nh, ghp[k]);
+			if (centre != NULL)
+				hd = hex_distance(nh, *centre) - 1;
+			else
+				for (k = 0; k < ngoal; k++)
+					if (goal[k] >= 0 && goal[k] < n) {
+						int t = hex_distance(nh,
+						    ghp[k]);
 
-					if (hd < 0 || t < hd)
-						hd = t;
-				}
+						if (hd < 0 || t < hd)
+							hd = t;
+					}
 			if (c + PLT_CM_PER_HEX * hd > bound)
 				continue;
 			if (lab[j] < 0)
