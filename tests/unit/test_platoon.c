@@ -1451,6 +1451,103 @@ t_reveal_each_defaults(void **state)
 	assert_true(r.windows > 3 * 4);
 }
 
+/* plt_reach_within (the opponent's yes-or-no reach) answers as the path
+ * search does: against plt_costs_within (without contact, a platoon's
+ * squads left out), plt_path (with contact) and plt_path_to_contact (the
+ * goals next to an enemy, guided by its hex), from every squad of both
+ * shipped scenarios to every hex, for bounds from 0 to past the map. */
+static void
+t_reach_within(void **state)
+{
+	static const char *const scen[] = { "outpost", "three-way" };
+	static const int bounds[] = { 0, 2, 3, 7, 11, 13, 20, 60 };
+	size_t k, b;
+	int checked = 0, yes = 0;
+
+	(void)state;
+	for (k = 0; k < 2; k++) {
+		struct game g;
+		struct hp_error err = { 0, "" };
+		int n, i, j, e, *dist;
+
+		game_init(&g);
+		g.rules = ruleset_find("platoon");
+		strlcpy_(g.name, "reach", sizeof g.name);
+		assert_int_equal(ruleset_setup(&g, scen[k], NULL, NULL, NULL,
+		    &err), HP_OK);
+		n = g.layout.cols * g.layout.rows;
+		dist = xmalloc(sizeof(int) * (size_t)n);
+		if (k == 1)
+			plt_cache_begin(&g); /* in a scope and out of one */
+		for (i = 0; i < g.nunits; i++) {
+			struct hex a = g.units[i].pos;
+			int side = g.units[i].side, p = g.units[i].attached;
+
+			if (!plt_alive(&g, i))
+				continue;
+			for (b = 0; b < sizeof bounds / sizeof bounds[0]; b++) {
+				plt_costs_within(&g, side, a, bounds[b], p, dist);
+				for (j = 0; j < n; j++) {
+					bool r = plt_reach_within(&g, side, &a, 1,
+					    false, &j, 1, bounds[b], p, NULL);
+
+					assert_int_equal(r, dist[j] >= 0);
+					yes += r;
+					checked++;
+				}
+				for (j = 0; j < n; j += 5) {
+					struct hex path[64], to = g.hexes[0].h;
+					int cost = -1, m;
+
+					for (m = 0; m < g.nhex; m++)
+						if (plt_hex_index(&g,
+						    g.hexes[m].h) == j)
+							to = g.hexes[m].h;
+					if (plt_hex_index(&g, to) != j)
+						continue;
+					plt_path(&g, side, a, to, true, path, 64,
+					    &cost);
+					assert_int_equal(plt_reach_within(&g,
+					    side, &a, 1, true, &j, 1, bounds[b],
+					    -1, NULL), cost >= 0 && cost <=
+					    bounds[b]);
+					checked++;
+				}
+				for (e = 0; e < g.nunits; e++) {
+					int goal[6], ng = 0, d, len, cost;
+
+					if (!plt_alive(&g, e) ||
+					    g.units[e].side == side)
+						continue;
+					for (d = 0; d < 6; d++)
+						if ((goal[ng] = plt_hex_index(&g,
+						    hex_neighbour(g.units[e].pos,
+						    d))) >= 0)
+							ng++;
+					cost = plt_path_to_contact(&g, side, a,
+					    e, NULL, 0, &len);
+					assert_int_equal(plt_reach_within(&g,
+					    side, &a, 1, true, goal, ng,
+					    bounds[b], -1, &g.units[e].pos),
+					    cost >= 0 && cost <= bounds[b]);
+					assert_int_equal(plt_reach_within(&g,
+					    side, &a, 1, true, goal, ng,
+					    bounds[b], -1, NULL), cost >= 0 &&
+					    cost <= bounds[b]);
+					checked++;
+				}
+			}
+		}
+		if (k == 1)
+			plt_cache_end();
+		free(dist);
+		game_free(&g);
+	}
+	/* Both answers were given, many times. */
+	assert_true(checked > 10000);
+	assert_true(yes > 1000 && yes < checked / 2);
+}
+
 int
 main(void)
 {
@@ -1480,6 +1577,7 @@ main(void)
 		cmocka_unit_test(t_opponent_games),
 		cmocka_unit_test(t_reveal_each),
 		cmocka_unit_test(t_reveal_each_defaults),
+		cmocka_unit_test(t_reach_within),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
