@@ -5,7 +5,15 @@
  * enemy it sees assaults; one with enemies in Firefight range engages;
  * the others advance as a block towards the nearest enemy (a move short
  * enough to stay coherent whatever the die) and fire at the nearest. Its
- * orders always pass the parser (tests: t_opponent_orders_parse). */
+ * orders always pass the parser (tests: t_opponent_orders_parse).
+ *
+ * Speed (issue 17, third round; docs/ARCHITECTURE.md 3.1): a call of the
+ * opponent finds the occupancy and the enemy squads once (struct ctx);
+ * a plan keeps what each squad sees (struct sight: lines of sight looked
+ * at once each); reach and contact are asked as yes or no
+ * (plt_reach_within); and a plan is parsed back only when it is not sure
+ * to pass (one_platoon's comment says when it is). The orders are the
+ * same bytes as before, ties included. */
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
