@@ -488,27 +488,37 @@ nearest_seen(const struct ctx *c, struct sight *s, const struct hex *pos,
     int n, int bound, bool *within)
 {
 	const struct game *g = c->g;
-	int k, m, best = -1, bd = 0, near = -1, goal[6], ng = 0;
+	int k, m, best = -1, near = -1, goal[6], ng = 0, head[64];
 	struct hex eh;
 
 	*within = false;
-	for (k = 0; k < c->nen; k++) {
-		int j = c->en[k], d = -1;
+	/* The pairs (squad, enemy) by distance, then enemy in unit order
+	 * (the squads' orders merged): the first pair in sight gives the
+	 * nearest distance seen and, of the enemies seen that near, the
+	 * first in unit order, which is plt_nearest_enemy_within's choice
+	 * (it takes the least such distance of each enemy, and of the
+	 * enemies the least, the first of those as near). */
+	for (m = 0; m < n; m++) /* n < 64 (plan_with) */
+		head[m] = 0;
+	while (best < 0) {
+		int bm = -1, bk = 0;
 
 		for (m = 0; m < n; m++) {
-			int t = s[m].dist[k];
-
-			/* Only a nearer mate can change the choice. */
-			if ((d >= 0 && t >= d) || (best >= 0 && t >= bd) ||
-			    !sight_los(c, &s[m], k))
+			if (head[m] >= c->nen)
 				continue;
-			if (d < 0 || t < d)
-				d = t;
+			k = sight_nth(c, &s[m], head[m]);
+			if (bm < 0 || s[m].dist[k] < s[bm].dist[bk] ||
+			    (s[m].dist[k] == s[bm].dist[bk] && k < bk)) {
+				bm = m;
+				bk = k;
+			}
 		}
-		if (d >= 0 && (best < 0 || d < bd)) {
-			best = j;
-			bd = d;
-		}
+		if (bm < 0)
+			break; /* none seen */
+		if (sight_los(c, &s[bm], bk))
+			best = c->en[bk];
+		else
+			head[bm]++;
 	}
 	if (best < 0 || bound < 0)
 		return best;
