@@ -310,8 +310,8 @@ struct sight {
 static struct sight *
 sights_new(const struct ctx *c, int n)
 {
-	size_t ne = (size_t)(c->nen > 0 ? c->nen : 1), each = sizeof(int) *
-	    2 * ne + ne;
+	size_t ne = (size_t)(c->nen > 0 ? c->nen : 1), each = (sizeof(int) *
+	    2 * ne + ne + 7) & ~(size_t)7; /* each sight's ints aligned */
 	struct sight *s = xmalloc((sizeof *s + each) * (size_t)(n > 0 ? n :
 	    1));
 	char *room = (char *)(s + (n > 0 ? n : 1));
