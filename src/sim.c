@@ -165,6 +165,28 @@ out:
 	return rc;
 }
 
+/* "sim-INDEX" into name (GAME_NAME_MAX bytes), as snprintf "sim-%d"
+ * writes it, without printf (every simulated game is named). */
+static void
+sim_name(int index, char name[GAME_NAME_MAX])
+{
+	char digits[16];
+	unsigned u = index < 0 ? 0u - (unsigned)index : (unsigned)index;
+	int k = 0, n = 0;
+
+	do {
+		digits[k++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u > 0);
+	memcpy(name, "sim-", 4);
+	n = 4;
+	if (index < 0)
+		name[n++] = '-';
+	while (k > 0)
+		name[n++] = digits[--k];
+	name[n] = '\0';
+}
+
 /* One game, as sim_game says (sc: the default scenario, or NULL). */
 static int
 play(const struct ruleset *rules, const char *options, int index,
@@ -179,7 +201,7 @@ play(const struct ruleset *rules, const char *options, int index,
 	int rc = HP_OK, s, guard;
 	bool resuming = false, more;
 
-	snprintf(name, sizeof name, "sim-%d", index);
+	sim_name(index, name);
 	strlcpy_(g->name, name, sizeof g->name);
 	strlcpy_(g->options, options ? options : "", sizeof g->options);
 	g->rules = rules;

@@ -173,8 +173,11 @@ fam_check_drill(const struct scenario *sc)
 static int
 fam_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
+	/* Written out, not formatted: every simulated game is set up. */
+	static const char *const section_id[FAM_SECTIONS] = { "1", "2", "3" };
+	static const char *const section_name[FAM_SECTIONS] = { "1 Section",
+		"2 Section", "3 Section" };
 	struct game_unit *u;
-	char id[4], name[32];
 	int col, row, i, bad;
 
 	if (g->options[0] != '\0' && strcmp(g->options, "red-standing") != 0) {
@@ -203,9 +206,8 @@ fam_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	    sizeof g->sides[0].label);
 	g->sides[BLUE].ai = g->sides[RED].ai = true;
 	for (i = 0; i < FAM_SECTIONS; i++) {
-		snprintf(id, sizeof id, "%d", i + 1);
-		snprintf(name, sizeof name, "%d Section", i + 1);
-		u = game_add_unit(g, id, "section", name, BLUE);
+		u = game_add_unit(g, section_id[i], "section", section_name[i],
+		    BLUE);
 		u->status = FRESH;
 	}
 	u = game_add_unit(g, "pc", "commander", "Pl Comd", BLUE);
@@ -1279,10 +1281,10 @@ static void *
 fam_opponent_parsed(const struct game *g, const struct window_spec *w,
     int side, struct sbuf *b)
 {
-	struct fam_orders *o = xcalloc(1, sizeof *o);
+	struct fam_orders *o = xmalloc(sizeof *o);
 
 	(void)w;
-	fam_parsed_init(o);
+	fam_parsed_init(o);  /* clears it whole, padding included */
 	o->side = side;
 	if (side == BLUE)
 		blue_opponent(g, b, o);
