@@ -1,5 +1,6 @@
 /* sim: self-play of the built-in opponent (see include/sim.h). */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,17 +317,17 @@ add_mails(const struct game *g, struct sim_result *res)
 }
 
 /* Play games first, first + step, ... below games (or, with next, the
- * games a shared counter hands out) into res (not cleared;
- * its seconds untouched). */
+ * games a shared counter hands out, chunk at a time) into res (not
+ * cleared; its seconds untouched). */
 static int
 run_part(const struct ruleset *rules, const char *options, int games,
-    int first, int step, int *next, const unsigned char *master,
+    int first, int step, int *next, int chunk, const unsigned char *master,
     size_t masterlen, struct sim_result *res, struct hp_error *err)
 {
 	struct order_errors errs;
 	struct scenario sc;
 	struct hp_error lerr = { 0, "" };
-	int i, rc = HP_OK, outcome;
+	int i, end, rc = HP_OK, outcome;
 	bool loaded;
 
 	/* The scenario is read and parsed once, not once a game; if it
@@ -336,9 +337,10 @@ run_part(const struct ruleset *rules, const char *options, int games,
 	    &errs, &lerr) == HP_OK;
 	if (loaded)
 		sc.errs = &errs;
-	for (i = next != NULL ? __atomic_fetch_add(next, 1, __ATOMIC_RELAXED) :
-	    first; i < games; i = next != NULL ? __atomic_fetch_add(next, 1,
-	    __ATOMIC_RELAXED) : i + step) {
+	i = next != NULL ? __atomic_fetch_add(next, chunk, __ATOMIC_RELAXED) :
+	    first;
+	end = next != NULL ? (i < games - chunk ? i + chunk : games) : games;
+	while (i < end && rc == HP_OK) {
 		struct game g;
 
 		game_init(&g);
@@ -351,6 +353,13 @@ run_part(const struct ruleset *rules, const char *options, int games,
 			break;
 		res->outcome[outcome]++;
 		res->games++;
+		if (next == NULL)
+			i += step;
+		else if (++i == end) {
+			/* This chunk played: the next one. */
+			i = __atomic_fetch_add(next, chunk, __ATOMIC_RELAXED);
+			end = i < games - chunk ? i + chunk : games;
+		}
 	}
 	if (loaded)
 		scenario_free(&sc);
@@ -390,8 +399,8 @@ sim_run(const struct ruleset *rules, const char *options, int games,
 
 	memset(res, 0, sizeof *res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = run_part(rules, options, games, 0, 1, NULL, master, masterlen,
-	    res, err);
+	rc = run_part(rules, options, games, 0, 1, NULL, 1, master,
+	    masterlen, res, err);
 	res->seconds = since(&t0);
 	res->cpu_max = cpu_now() - c0;
 	return rc;
@@ -451,7 +460,7 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 {
 	struct timespec t0;
 	pid_t pid[SIM_JOBS_MAX];
-	int fd[SIM_JOBS_MAX], k, started, rc = HP_OK, status, *next;
+	int fd[SIM_JOBS_MAX], k, started, rc = HP_OK, status, *next, chunk;
 	struct part p;
 
 	if (jobs > games)
@@ -461,9 +470,17 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 	if (jobs <= 1)
 		return sim_run(rules, options, games, master, masterlen, res,
 		    err);
-	/* The next game to play, shared by the workers: each takes one when
-	 * it is free, so a worker dealt long games does not hold up the run
-	 * (the totals are sums, the same in any order). */
+	/* The next game to play, shared by the workers: each takes a chunk
+	 * of games when it is free, so a worker dealt long games does not
+	 * hold up the run (the totals are sums, the same in any order). About
+	 * 256 chunks a worker: the last to finish waits at most one chunk,
+	 * and short games (fire-and-movement's, some 25 us each) do not each
+	 * pull the counter's cache line from the other core. */
+	chunk = games / (jobs * 256);
+	if (chunk < 1 || games > INT_MAX - jobs * 1024)
+		chunk = 1;
+	if (chunk > 1024)
+		chunk = 1024;
 	next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED |
 	    MAP_ANONYMOUS, -1, 0);
 	if (next == MAP_FAILED) {
@@ -500,7 +517,7 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 			memset(&p, 0, sizeof p);
 			p.res.cpu_max = cpu_now();
 			p.rc = run_part(rules, options, games, started, jobs,
-			    next, master, masterlen, &p.res, &p.err);
+			    next, chunk, master, masterlen, &p.res, &p.err);
 			p.res.cpu_max = cpu_now() - p.res.cpu_max;
 			_exit(write_all(pfd[1], &p, sizeof p) ? 0 : 1);
 		}
