@@ -1,4 +1,13 @@
-/* sim: self-play of the built-in opponent (see include/sim.h). */
+/* sim: self-play of the built-in opponent (see include/sim.h).
+ *
+ * A window as the engine plays it: the opponent's order file for each side
+ * the window names, each file hashed into the dice key, the seed, key and
+ * stream, the resolution, victory. When the ruleset has opponent_parsed
+ * (ruleset.h), the text is written and hashed all the same but the
+ * opponent's orders reach the resolution as it parsed them
+ * (resolve_parsed: window_resolve_resume's loop without the parse of
+ * the text; docs/ARCHITECTURE.md 3.0, "Speed"). Worker processes
+ * (sim_run_jobs) take games from a shared counter a chunk at a time. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
