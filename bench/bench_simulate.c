@@ -29,10 +29,11 @@
  * needs the second core free) is compared with 1.8, and their range is
  * printed. Also printed, for a machine shared with other work: the
  * serial run's CPU time over the busiest worker's (median), the speed-up
- * two free cores would give, and how many cores other processes kept busy
- * meanwhile (from /proc/stat, less this program's and its workers' CPU
- * time): a wall-clock figure taken while they held most of a core says
- * more about them than about simulate. Prints PASS or FAIL per
+ * two free cores would give, and how many cores other processes (and the
+ * host, as steal time) kept busy meanwhile (from /proc/stat, less this
+ * program's and its workers' CPU time): a wall-clock figure taken while
+ * they held most of a core says more about them than about simulate.
+ * Prints PASS or FAIL per
  * target; the exit status is 0 whatever they are. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,9 +225,10 @@ bench_ruleset(const struct ruleset *rules, double budget, int *fails)
 	    "the busiest worker's: the wall-clock figure on two free cores)\n",
 	    median_of(bound, JOBS_REPS));
 	if (others >= 0)
-		printf("  other work   %9.2f cores busy with other processes "
-		    "meanwhile (of %ld; /proc/stat)\n", others < 0.005 ? 0.0 :
-		    others, sysconf(_SC_NPROCESSORS_ONLN));
+		printf("  other work   %9.2f cores of %ld taken meanwhile by "
+		    "other processes and the host (steal; /proc/stat)\n",
+		    others < 0.005 ? 0.0 : others,
+		    sysconf(_SC_NPROCESSORS_ONLN));
 	return true;
 fail:
 	fprintf(stderr, "bench_simulate: %s: %s\n", rules->name, err.msg);
