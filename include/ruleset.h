@@ -142,6 +142,13 @@ struct ruleset {
 	 * shows less of a unit it lets a side see supplies its own. */
 	void (*picture)(const struct game *, int side, const struct events *ev,
 	    struct pic_model *);
+	/* The built-in opponent with its orders already parsed (optional,
+	 * for `simulate`): append to b exactly the body opponent appends, and
+	 * return what parse makes of the order file (window_order_header's
+	 * four lines, then that body) for w and side, byte for byte (free it
+	 * with free_orders). NULL here: simulate parses the text again. */
+	void *(*opponent_parsed)(const struct game *, const struct window_spec *,
+	    int side, struct sbuf *b);
 };
 
 extern const struct ruleset ruleset_fam;

@@ -33,8 +33,9 @@ int sim_run(const struct ruleset *, const char *options, int games,
 /* Most worker processes sim_run_jobs starts. */
 #define SIM_JOBS_MAX 256
 /* sim_run split over jobs worker processes (fork), each taking the next
- * game from a shared counter when it is free: every game is played as
- * sim_run plays it, so the
+ * games (a chunk: about 1/256 of its share, at least one) from a shared
+ * counter when it is free: every game is played as sim_run plays it, so
+ * the
  * totals (games, outcomes, windows, rolls) equal sim_run's; seconds is
  * the wall-clock time of the whole. jobs <= 1 (or one game): sim_run
  * itself. An error is the first failing worker's. */

@@ -1,5 +1,15 @@
-/* sim: self-play of the built-in opponent (see include/sim.h). */
+/* sim: self-play of the built-in opponent (see include/sim.h).
+ *
+ * A window as the engine plays it: the opponent's order file for each side
+ * the window names, each file hashed into the dice key, the seed, key and
+ * stream, the resolution, victory. When the ruleset has opponent_parsed
+ * (ruleset.h), the text is written and hashed all the same but the
+ * opponent's orders reach the resolution as it parsed them
+ * (resolve_parsed: window_resolve_resume's loop without the parse of
+ * the text; docs/ARCHITECTURE.md 3.0, "Speed"). Worker processes
+ * (sim_run_jobs) take games from a shared counter a chunk at a time. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +77,126 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 	return rc;
 }
 
+/* The built-in opponent's order file for side in w (caller frees), as
+ * window_opponent_orders writes it; with the ruleset's opponent_parsed,
+ * its parsed orders go to parsed[side] (owned by the caller, for
+ * resolve_parsed) instead of being parsed back from the text. */
+static char *
+opponent_orders(const struct game *g, const struct window_spec *w, int side,
+    void *parsed[GAME_MAX_SIDES])
+{
+	struct sbuf b;
+
+	if (g->rules->opponent_parsed == NULL)
+		return window_opponent_orders(g, w, side);
+	sbuf_init(&b);
+	window_order_header(g, w, side, &b);
+	parsed[side] = g->rules->opponent_parsed(g, w, side, &b);
+	return sbuf_steal(&b);
+}
+
+/* window_resolve_resume (window.c) with no standing orders and this
+ * window's orders already parsed (orders[side], or NULL; taken and freed
+ * here): the same steps, checks and victory, in the same order. A stopped
+ * resolution's earlier files (res->prior) are parsed again from their
+ * text, as window_resolve_resume parses them. */
+static int
+resolve_parsed(struct game *g, const struct window_spec *w,
+    void *orders[GAME_MAX_SIDES], const struct window_resume *res,
+    struct window_stop *stop, struct dice *d, struct events *ev,
+    struct hp_error *err)
+{
+	struct resolve_ctx ctx;
+	enum resolve_rc rrc;
+	int i, rc = HP_OK;
+
+	memset(&ctx, 0, sizeof ctx);
+	stop->step = -1;
+	stop->ask = 0;
+	ctx.g = g;
+	ctx.w = w;
+	ctx.dice = d;
+	ctx.ev = ev;
+	ctx.err = err;
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
+		ctx.orders[i] = orders[i];
+		orders[i] = NULL;
+	}
+	for (i = 0; res != NULL && i < g->nsides; i++)
+		if (res->prior[i] != NULL && (rc = window_parse_stored(g,
+		    &res->w, i, res->prior[i], &ctx.prior[i], NULL, err)) !=
+		    HP_OK)
+			goto out;
+	ctx.step = 0;
+	if (res != NULL) {
+		ctx.resumed = true;
+		ctx.step = res->step + 1;
+	}
+	for (;; ctx.step++) {
+		ev->step = ctx.step;
+		rrc = g->rules->resolve(&ctx);
+		if (game_error(g) != NULL) {
+			hp_seterr(err, HP_ESTATE, "%s", game_error(g));
+			rc = HP_ESTATE;
+			goto out;
+		}
+		if (rrc == RESOLVE_DONE)
+			break;
+		if (rrc == RESOLVE_ASK) {
+			if (ctx.ask == 0 || ctx.ask >= (1u << g->nsides)) {
+				hp_seterr(err, HP_EINTERNAL, "turn %d window "
+				    "'%s' stopped to ask, but names no side to "
+				    "ask", w->turn, w->name);
+				rc = HP_EINTERNAL;
+				goto out;
+			}
+			stop->step = ctx.step;
+			stop->ask = ctx.ask;
+			goto out;  /* not over: no victory yet */
+		}
+		if (rrc == RESOLVE_ERROR) {
+			rc = HP_EINTERNAL;
+			goto out;
+		}
+		if (ctx.step > 1000) {
+			hp_seterr(err, HP_EINTERNAL, "resolution did not end");
+			rc = HP_EINTERNAL;
+			goto out;
+		}
+	}
+	g->rules->victory(g, ev);
+out:
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
+		if (ctx.orders[i] != NULL)
+			g->rules->free_orders(ctx.orders[i]);
+		if (ctx.prior[i] != NULL)
+			g->rules->free_orders(ctx.prior[i]);
+	}
+	return rc;
+}
+
+/* "sim-INDEX" into name (GAME_NAME_MAX bytes), as snprintf "sim-%d"
+ * writes it, without printf (every simulated game is named). */
+static void
+sim_name(int index, char name[GAME_NAME_MAX])
+{
+	char digits[16];
+	unsigned u = index < 0 ? 0u - (unsigned)index : (unsigned)index;
+	int k = 0, n = 0;
+
+	do {
+		digits[k++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u > 0);
+	memcpy(name, "sim-", 4);
+	n = 4;
+	if (index < 0)
+		name[n++] = '-';
+	while (k > 0)
+		name[n++] = digits[--k];
+	name[n] = '\0';
+}
+
 /* One game, as sim_game says (sc: the default scenario, or NULL). */
 static int
 play(const struct ruleset *rules, const char *options, int index,
@@ -81,7 +211,7 @@ play(const struct ruleset *rules, const char *options, int index,
 	int rc = HP_OK, s, guard;
 	bool resuming = false, more;
 
-	snprintf(name, sizeof name, "sim-%d", index);
+	sim_name(index, name);
 	strlcpy_(g->name, name, sizeof g->name);
 	strlcpy_(g->options, options ? options : "", sizeof g->options);
 	g->rules = rules;
@@ -92,6 +222,7 @@ play(const struct ruleset *rules, const char *options, int index,
 		unsigned char seed[DICE_SEEDLEN], key[DICE_KEYLEN];
 		unsigned char hashes[GAME_MAX_SIDES][32];
 		char *raw[GAME_MAX_SIDES] = { 0 };
+		void *parsed[GAME_MAX_SIDES] = { 0 };
 		struct events ev;
 		struct dice d;
 		size_t nh = 0;
@@ -100,7 +231,7 @@ play(const struct ruleset *rules, const char *options, int index,
 		for (s = 0; s < g->nsides; s++) {
 			if (!(w.sides & (1u << s)))
 				continue;
-			raw[s] = window_opponent_orders(g, &w, s);
+			raw[s] = opponent_orders(g, &w, s, parsed);
 			window_order_hash(raw[s], hashes[nh++]);
 			acc->orders++;
 			acc->order_bytes += (long)strlen(raw[s]);
@@ -121,7 +252,9 @@ play(const struct ruleset *rules, const char *options, int index,
 		ev.quiet = true;  /* a simulation reads no event's text */
 		struct window_stop stop = { -1, 0 };
 
-		rc = window_resolve_resume(g, &w, (const char *const *)raw,
+		rc = rules->opponent_parsed != NULL ? resolve_parsed(g, &w,
+		    parsed, resuming ? &res : NULL, &stop, &d, &ev, err) :
+		    window_resolve_resume(g, &w, (const char *const *)raw,
 		    NULL, resuming ? &res : NULL, &stop, &d, &ev, err);
 		if (rc == HP_OK && stop.step >= 0)
 			rc = window_advance(g, &stop, &next, &more, err);
@@ -193,17 +326,17 @@ add_mails(const struct game *g, struct sim_result *res)
 }
 
 /* Play games first, first + step, ... below games (or, with next, the
- * games a shared counter hands out) into res (not cleared;
- * its seconds untouched). */
+ * games a shared counter hands out, chunk at a time) into res (not
+ * cleared; its seconds untouched). */
 static int
 run_part(const struct ruleset *rules, const char *options, int games,
-    int first, int step, int *next, const unsigned char *master,
+    int first, int step, int *next, int chunk, const unsigned char *master,
     size_t masterlen, struct sim_result *res, struct hp_error *err)
 {
 	struct order_errors errs;
 	struct scenario sc;
 	struct hp_error lerr = { 0, "" };
-	int i, rc = HP_OK, outcome;
+	int i, end, rc = HP_OK, outcome;
 	bool loaded;
 
 	/* The scenario is read and parsed once, not once a game; if it
@@ -213,9 +346,10 @@ run_part(const struct ruleset *rules, const char *options, int games,
 	    &errs, &lerr) == HP_OK;
 	if (loaded)
 		sc.errs = &errs;
-	for (i = next != NULL ? __atomic_fetch_add(next, 1, __ATOMIC_RELAXED) :
-	    first; i < games; i = next != NULL ? __atomic_fetch_add(next, 1,
-	    __ATOMIC_RELAXED) : i + step) {
+	i = next != NULL ? __atomic_fetch_add(next, chunk, __ATOMIC_RELAXED) :
+	    first;
+	end = next != NULL ? (i < games - chunk ? i + chunk : games) : games;
+	while (i < end && rc == HP_OK) {
 		struct game g;
 
 		game_init(&g);
@@ -228,6 +362,13 @@ run_part(const struct ruleset *rules, const char *options, int games,
 			break;
 		res->outcome[outcome]++;
 		res->games++;
+		if (next == NULL)
+			i += step;
+		else if (++i == end) {
+			/* This chunk played: the next one. */
+			i = __atomic_fetch_add(next, chunk, __ATOMIC_RELAXED);
+			end = i < games - chunk ? i + chunk : games;
+		}
 	}
 	if (loaded)
 		scenario_free(&sc);
@@ -267,8 +408,8 @@ sim_run(const struct ruleset *rules, const char *options, int games,
 
 	memset(res, 0, sizeof *res);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = run_part(rules, options, games, 0, 1, NULL, master, masterlen,
-	    res, err);
+	rc = run_part(rules, options, games, 0, 1, NULL, 1, master,
+	    masterlen, res, err);
 	res->seconds = since(&t0);
 	res->cpu_max = cpu_now() - c0;
 	return rc;
@@ -328,7 +469,7 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 {
 	struct timespec t0;
 	pid_t pid[SIM_JOBS_MAX];
-	int fd[SIM_JOBS_MAX], k, started, rc = HP_OK, status, *next;
+	int fd[SIM_JOBS_MAX], k, started, rc = HP_OK, status, *next, chunk;
 	struct part p;
 
 	if (jobs > games)
@@ -338,9 +479,17 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 	if (jobs <= 1)
 		return sim_run(rules, options, games, master, masterlen, res,
 		    err);
-	/* The next game to play, shared by the workers: each takes one when
-	 * it is free, so a worker dealt long games does not hold up the run
-	 * (the totals are sums, the same in any order). */
+	/* The next game to play, shared by the workers: each takes a chunk
+	 * of games when it is free, so a worker dealt long games does not
+	 * hold up the run (the totals are sums, the same in any order). About
+	 * 256 chunks a worker: the last to finish waits at most one chunk,
+	 * and short games (fire-and-movement's, some 25 us each) do not each
+	 * pull the counter's cache line from the other core. */
+	chunk = games / (jobs * 256);
+	if (chunk < 1 || games > INT_MAX - jobs * 1024)
+		chunk = 1;
+	if (chunk > 1024)
+		chunk = 1024;
 	next = mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED |
 	    MAP_ANONYMOUS, -1, 0);
 	if (next == MAP_FAILED) {
@@ -377,7 +526,7 @@ sim_run_jobs(const struct ruleset *rules, const char *options, int games,
 			memset(&p, 0, sizeof p);
 			p.res.cpu_max = cpu_now();
 			p.rc = run_part(rules, options, games, started, jobs,
-			    next, master, masterlen, &p.res, &p.err);
+			    next, chunk, master, masterlen, &p.res, &p.err);
 			p.res.cpu_max = cpu_now() - p.res.cpu_max;
 			_exit(write_all(pfd[1], &p, sizeof p) ? 0 : 1);
 		}

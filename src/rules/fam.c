@@ -21,6 +21,9 @@
 #define FRESH 0
 #define SPENT 1
 #define ALL EVENT_ALL_SIDES
+/* The line of an order file's first body line: window_order_header writes
+ * four (campaign, turn, window, side). */
+#define FAM_BODY_LINE 5
 
 static const struct hex_layout fam_layout = {
 	HEX_FLAT, HEX_EVEN, 3, 6, 0
@@ -170,8 +173,11 @@ fam_check_drill(const struct scenario *sc)
 static int
 fam_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
+	/* Written out, not formatted: every simulated game is set up. */
+	static const char *const section_id[FAM_SECTIONS] = { "1", "2", "3" };
+	static const char *const section_name[FAM_SECTIONS] = { "1 Section",
+		"2 Section", "3 Section" };
 	struct game_unit *u;
-	char id[4], name[32];
 	int col, row, i, bad;
 
 	if (g->options[0] != '\0' && strcmp(g->options, "red-standing") != 0) {
@@ -200,9 +206,8 @@ fam_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	    sizeof g->sides[0].label);
 	g->sides[BLUE].ai = g->sides[RED].ai = true;
 	for (i = 0; i < FAM_SECTIONS; i++) {
-		snprintf(id, sizeof id, "%d", i + 1);
-		snprintf(name, sizeof name, "%d Section", i + 1);
-		u = game_add_unit(g, id, "section", name, BLUE);
+		u = game_add_unit(g, section_id[i], "section", section_name[i],
+		    BLUE);
 		u->status = FRESH;
 	}
 	u = game_add_unit(g, "pc", "commander", "Pl Comd", BLUE);
@@ -1127,29 +1132,45 @@ put_order(struct sbuf *b, const char *verb, int n, const char *arg)
 
 /* Blue's orders from the built-in opponent: assault from the FUP whenever a
  * fresh section can; the commander's section advances; the others suppress
- * when the odds are fair and otherwise close in. */
+ * when the odds are fair and otherwise close in. With o (NULL: text only),
+ * o is filled as parse_blue fills it from the file these lines end: the
+ * body starts on line FAM_BODY_LINE, one order a line. */
 static void
-blue_opponent(const struct game *g, struct sbuf *b)
+blue_opponent(const struct game *g, struct sbuf *b, struct fam_orders *o)
 {
 	static const int deploy_col[FAM_SECTIONS] = { 0, 1, 2 };
 	struct hex pos[FAM_SECTIONS];
-	int s, pcs, best, d, n, dir, firing = 0;
+	int s, pcs, best, d, n, dir, firing = 0, line = FAM_BODY_LINE;
 	bool placed = g->units[0].placed;
 	char a[8];
 
 	for (s = 0; s < FAM_SECTIONS; s++) {
 		pos[s] = placed ? g->units[s].pos : at(deploy_col[s], 0);
-		if (!placed)
+		if (!placed) {
 			put_order(b, "deploy", s + 1, lbl(pos[s], a));
+			if (o != NULL) {
+				o->deploy_line[s] = line++;
+				o->deploy[s] = pos[s];
+			}
+		}
 	}
-	if (!placed)
+	if (!placed) {
 		sbuf_puts(b, "deploy pc 2\n");
+		if (o != NULL) {
+			o->pc_deploy = 1;
+			line++;
+		}
+	}
 	pcs = placed ? g->units[FAM_PC].attached : 1;
 	/* Assault if a fresh section stands in the FUP. */
 	for (s = 0; s < FAM_SECTIONS; s++)
 		if (g->units[s].status == FRESH &&
 		    hex_adjacent(pos[s], hill())) {
 			put_order(b, "move", s + 1, "B5");
+			if (o != NULL) {
+				o->move_line[s] = line++;
+				o->move_to[s] = hill();
+			}
 			return;
 		}
 	/* A spent commander's section: join a fresh one in the same hex. */
@@ -1158,6 +1179,10 @@ blue_opponent(const struct game *g, struct sbuf *b)
 			if (s != pcs && g->units[s].status == FRESH &&
 			    hex_eq(pos[s], pos[pcs])) {
 				put_order(b, "commander", s + 1, NULL);
+				if (o != NULL) {
+					o->cmd = s;
+					line++;
+				}
 				pcs = s;
 				break;
 			}
@@ -1168,6 +1193,8 @@ blue_opponent(const struct game *g, struct sbuf *b)
 			continue;
 		if (s != pcs && (range <= 3 || firing == 0)) {
 			put_order(b, "fire", s + 1, NULL);
+			if (o != NULL)
+				o->fire_line[s] = line++;
 			firing++;
 			continue;
 		}
@@ -1187,12 +1214,51 @@ blue_opponent(const struct game *g, struct sbuf *b)
 			}
 		}
 		if (best >= 0) {
-			put_order(b, "move", s + 1,
-			    lbl(hex_neighbour(pos[s], best), a));
+			struct hex to = hex_neighbour(pos[s], best);
+
+			put_order(b, "move", s + 1, lbl(to, a));
+			if (o != NULL) {
+				o->move_line[s] = line++;
+				o->move_to[s] = to;
+			}
 		} else if (s != pcs) {
 			put_order(b, "fire", s + 1, NULL);
+			if (o != NULL)
+				o->fire_line[s] = line++;
 			firing++;
 		}
+	}
+}
+
+/* Red's orders from the built-in opponent (its best fire, the Pl Comd
+ * engaged); with o (NULL: text only), o filled as parse_red fills it. */
+static void
+red_opponent(const struct game *g, struct sbuf *b, struct fam_orders *o)
+{
+	struct fam_orders c;
+	char a[8];
+
+	fam_parsed_init(&c);
+	fam_red_choose(g, FAM_POLICY_BEST, &c);
+	if (o != NULL)
+		o->engage_cmd = -1;
+	if (!c.has_target) {
+		sbuf_puts(b, "hold\n");
+		if (o != NULL)
+			o->hold = true;
+		return;
+	}
+	put_order(b, "target", -1, lbl(c.target, a));
+	if (c.has_beaten)
+		put_order(b, "beaten", -1, lbl(c.beaten, a));
+	sbuf_puts(b, "commander yes\n");
+	if (o != NULL) {
+		o->has_target = true;
+		o->target = c.target;
+		o->has_beaten = c.has_beaten;
+		if (c.has_beaten)
+			o->beaten = c.beaten;
+		o->engage_cmd = 1;
 	}
 }
 
@@ -1200,24 +1266,31 @@ static void
 fam_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
-	struct fam_orders o;
-	char a[8];
-
-	if (side == BLUE) {
-		blue_opponent(g, b);
-		return;
-	}
 	(void)w;
-	fam_parsed_init(&o);
-	fam_red_choose(g, FAM_POLICY_BEST, &o);
-	if (!o.has_target) {
-		sbuf_puts(b, "hold\n");
-		return;
-	}
-	put_order(b, "target", -1, lbl(o.target, a));
-	if (o.has_beaten)
-		put_order(b, "beaten", -1, lbl(o.beaten, a));
-	sbuf_puts(b, "commander yes\n");
+	if (side == BLUE)
+		blue_opponent(g, b, NULL);
+	else
+		red_opponent(g, b, NULL);
+}
+
+/* fam_opponent's lines, and the orders fam_parse makes of them (caller
+ * frees with fam_free_orders): simulate resolves these instead of parsing
+ * the text back. tests/unit/test_fam.c compares them with the parse of
+ * the file, window by window. */
+static void *
+fam_opponent_parsed(const struct game *g, const struct window_spec *w,
+    int side, struct sbuf *b)
+{
+	struct fam_orders *o = xmalloc(sizeof *o);
+
+	(void)w;
+	fam_parsed_init(o);  /* clears it whole, padding included */
+	o->side = side;
+	if (side == BLUE)
+		blue_opponent(g, b, o);
+	else
+		red_opponent(g, b, o);
+	return o;
 }
 
 /* The text of one hex: label and terrain, then its units. */
@@ -1430,4 +1503,5 @@ const struct ruleset ruleset_fam = {
 	.status = fam_status,
 	.order_template = fam_order_template,
 	.picture = fam_picture,
+	.opponent_parsed = fam_opponent_parsed,
 };

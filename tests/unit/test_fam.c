@@ -19,6 +19,7 @@
 #include "orders.h"
 #include "ruleset.h"
 #include "sim.h"
+#include "window.h"
 
 /* Unit indices and statuses of the ruleset (include/fam.h, fam_setup). */
 #define PC 3
@@ -1540,6 +1541,86 @@ test_self_play(void **state)
 	assert_true(r.windows >= 50 && r.windows <= 50 * 16);
 }
 
+/* The opponent's parsed orders (opponent_parsed, which simulate resolves)
+ * are what parsing its order file gives, byte for byte, and its text is
+ * fam_opponent's: in every window of 300 games, both options. */
+static void
+test_opponent_parsed(void **state)
+{
+	struct hp_error err = { 0, "" };
+	int i, s, guard, windows = 0, blue = 0, red = 0;
+
+	(void)state;
+	assert_non_null(ruleset_fam.opponent_parsed);
+	for (i = 0; i < 300; i++) {
+		struct window_spec w, next;
+		struct game g;
+		bool more;
+
+		game_init(&g);
+		g.rules = &ruleset_fam;
+		snprintf(g.name, sizeof g.name, "op-%d", i);
+		if (i % 2)
+			strcpy(g.options, "red-standing");
+		assert_int_equal(ruleset_setup(&g, NULL, NULL, NULL, NULL,
+		    &err), HP_OK);
+		for (guard = 0; guard < 100 && g.status != GAME_FINISHED &&
+		    ruleset_fam.next_window(&g, &w); guard++) {
+			unsigned char key[DICE_KEYLEN];
+			char *raw[GAME_MAX_SIDES] = { 0 };
+			struct window_stop stop = { -1, 0 };
+			struct events ev;
+			struct dice d;
+
+			for (s = 0; s < g.nsides; s++) {
+				struct sbuf b;
+				void *mine, *parsed = NULL;
+
+				if (!(w.sides & (1u << s)))
+					continue;
+				sbuf_init(&b);
+				window_order_header(&g, &w, s, &b);
+				mine = ruleset_fam.opponent_parsed(&g, &w, s, &b);
+				raw[s] = window_opponent_orders(&g, &w, s);
+				assert_string_equal(b.buf, raw[s]);
+				assert_int_equal(window_parse_stored(&g, &w, s,
+				    raw[s], &parsed, NULL, &err), HP_OK);
+				assert_non_null(mine);
+				assert_memory_equal(mine, parsed,
+				    sizeof(struct fam_orders));
+				ruleset_fam.free_orders(mine);
+				ruleset_fam.free_orders(parsed);
+				sbuf_free(&b);
+				if (s == 0)
+					blue++;
+				else
+					red++;
+			}
+			memset(key, 0, sizeof key);
+			key[0] = (unsigned char)i;
+			key[1] = (unsigned char)(i >> 8);
+			key[2] = (unsigned char)guard;
+			dice_init_stream(&d, key);
+			events_init(&ev);
+			ev.quiet = true;
+			assert_int_equal(window_resolve_resume(&g, &w,
+			    (const char *const *)raw, NULL, NULL, &stop, &d, &ev,
+			    &err), HP_OK);
+			assert_int_equal(window_advance(&g, &stop, &next, &more,
+			    &err), HP_OK);
+			dice_free(&d);
+			events_free(&ev);
+			for (s = 0; s < GAME_MAX_SIDES; s++)
+				free(raw[s]);
+			windows++;
+		}
+		assert_int_equal(g.status, GAME_FINISHED);
+		game_free(&g);
+	}
+	/* Both sides' opponents were compared, many times. */
+	assert_true(windows > 1000 && blue > 1000 && red > 100);
+}
+
 int
 main(void)
 {
@@ -1562,6 +1643,7 @@ main(void)
 		cmocka_unit_test(test_red_choose),
 		cmocka_unit_test(test_blue_opponent),
 		cmocka_unit_test(test_self_play),
+		cmocka_unit_test(test_opponent_parsed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -370,6 +370,68 @@ test_pw_kinds(void **state)
 	}
 }
 
+/* A ruleset's opponent_parsed path (fire-and-movement: the opponent's
+ * orders resolved as it parsed them, through sim.c's resolve_parsed) plays
+ * the same games as parsing its order files back through
+ * window_resolve_resume (the same ruleset without the hook): the same
+ * totals, and each game the same final state. */
+static void
+test_parsed_path_same(void **state)
+{
+	static const unsigned char master[] = "test_sim parsed";
+	static const char *const options[] = { NULL, "red-standing" };
+	const struct ruleset *fam = ruleset_find("fire-and-movement");
+	struct ruleset plain;
+	struct sim_result a, b;
+	struct hp_error err = { 0, "" };
+	int k, i, u, oa, ob;
+
+	(void)state;
+	assert_non_null(fam);
+	assert_non_null(fam->opponent_parsed);
+	plain = *fam;
+	plain.opponent_parsed = NULL;
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(sim_run(fam, options[k], 300, master,
+		    sizeof master - 1, &a, &err), HP_OK);
+		assert_int_equal(sim_run(&plain, options[k], 300, master,
+		    sizeof master - 1, &b, &err), HP_OK);
+		check_same(&a, &b);
+		assert_int_equal(a.orders, b.orders);
+		assert_int_equal(a.order_bytes, b.order_bytes);
+		for (i = 0; i < 60; i++) {
+			struct game ga, gb;
+			long wa = 0, ra = 0, wb = 0, rb = 0;
+
+			game_init(&ga);
+			game_init(&gb);
+			assert_int_equal(sim_game(fam, options[k], i, master,
+			    sizeof master - 1, &ga, &oa, &wa, &ra, &err), HP_OK);
+			assert_int_equal(sim_game(&plain, options[k], i, master,
+			    sizeof master - 1, &gb, &ob, &wb, &rb, &err), HP_OK);
+			assert_int_equal(oa, ob);
+			assert_int_equal(wa, wb);
+			assert_int_equal(ra, rb);
+			assert_string_equal(ga.result, gb.result);
+			assert_int_equal(ga.turn, gb.turn);
+			assert_int_equal(ga.nunits, gb.nunits);
+			for (u = 0; u < ga.nunits; u++) {
+				assert_true(hex_eq(ga.units[u].pos,
+				    gb.units[u].pos));
+				assert_int_equal(ga.units[u].status,
+				    gb.units[u].status);
+				assert_int_equal(ga.units[u].attached,
+				    gb.units[u].attached);
+			}
+			assert_int_equal(ga.nvars, gb.nvars);
+			for (u = 0; u < ga.nvars; u++)
+				assert_int_equal(ga.vars[u].val, gb.vars[u].val);
+			game_free(&ga);
+			game_free(&gb);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -381,6 +443,7 @@ main(void)
 		cmocka_unit_test(test_hex_index),
 		cmocka_unit_test(test_pw_kinds),
 		cmocka_unit_test(test_hex_line_exact),
+		cmocka_unit_test(test_parsed_path_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
