@@ -52,6 +52,15 @@ int window_resolve_resume(struct game *, const struct window_spec *,
     struct window_stop *stop, struct dice *, struct events *,
     struct hp_error *);
 
+/* window_resolve_resume with this window's orders already parsed
+ * (orders[side], the ruleset's form or NULL; taken: freed here and set to
+ * NULL, whatever the result). For a caller that has the parsed orders
+ * exactly as the text it hashed would parse (sim.c, opponent_parsed). */
+int window_resolve_parsed(struct game *, const struct window_spec *,
+    void *orders[GAME_MAX_SIDES], const char *const standing[GAME_MAX_SIDES],
+    const struct window_resume *, struct window_stop *stop, struct dice *,
+    struct events *, struct hp_error *);
+
 /* After a window's resolution ended as stop says: set g's turn and window
  * to the next window (*next; *more false when the game ended, which it
  * then marks finished). After a stop the next window must be a decision

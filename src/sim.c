@@ -5,7 +5,7 @@
  * stream, the resolution, victory. When the ruleset has opponent_parsed
  * (ruleset.h), the text is written and hashed all the same but the
  * opponent's orders reach the resolution as it parsed them
- * (resolve_parsed: window_resolve_resume's loop without the parse of
+ * (window_resolve_parsed: window_resolve_resume without the parse of
  * the text; docs/ARCHITECTURE.md 3.0, "Speed"). Worker processes
  * (sim_run_jobs) take games from a shared counter a chunk at a time. */
 #include <errno.h>
@@ -80,7 +80,7 @@ sim_game(const struct ruleset *rules, const char *options, int index,
 /* The built-in opponent's order file for side in w (caller frees), as
  * window_opponent_orders writes it; with the ruleset's opponent_parsed,
  * its parsed orders go to parsed[side] (owned by the caller, for
- * resolve_parsed) instead of being parsed back from the text. */
+ * window_resolve_parsed) instead of being parsed back from the text. */
 static char *
 opponent_orders(const struct game *g, const struct window_spec *w, int side,
     void *parsed[GAME_MAX_SIDES])
@@ -93,86 +93,6 @@ opponent_orders(const struct game *g, const struct window_spec *w, int side,
 	window_order_header(g, w, side, &b);
 	parsed[side] = g->rules->opponent_parsed(g, w, side, &b);
 	return sbuf_steal(&b);
-}
-
-/* window_resolve_resume (window.c) with no standing orders and this
- * window's orders already parsed (orders[side], or NULL; taken and freed
- * here): the same steps, checks and victory, in the same order. A stopped
- * resolution's earlier files (res->prior) are parsed again from their
- * text, as window_resolve_resume parses them. */
-static int
-resolve_parsed(struct game *g, const struct window_spec *w,
-    void *orders[GAME_MAX_SIDES], const struct window_resume *res,
-    struct window_stop *stop, struct dice *d, struct events *ev,
-    struct hp_error *err)
-{
-	struct resolve_ctx ctx;
-	enum resolve_rc rrc;
-	int i, rc = HP_OK;
-
-	memset(&ctx, 0, sizeof ctx);
-	stop->step = -1;
-	stop->ask = 0;
-	ctx.g = g;
-	ctx.w = w;
-	ctx.dice = d;
-	ctx.ev = ev;
-	ctx.err = err;
-	for (i = 0; i < GAME_MAX_SIDES; i++) {
-		ctx.orders[i] = orders[i];
-		orders[i] = NULL;
-	}
-	for (i = 0; res != NULL && i < g->nsides; i++)
-		if (res->prior[i] != NULL && (rc = window_parse_stored(g,
-		    &res->w, i, res->prior[i], &ctx.prior[i], NULL, err)) !=
-		    HP_OK)
-			goto out;
-	ctx.step = 0;
-	if (res != NULL) {
-		ctx.resumed = true;
-		ctx.step = res->step + 1;
-	}
-	for (;; ctx.step++) {
-		ev->step = ctx.step;
-		rrc = g->rules->resolve(&ctx);
-		if (game_error(g) != NULL) {
-			hp_seterr(err, HP_ESTATE, "%s", game_error(g));
-			rc = HP_ESTATE;
-			goto out;
-		}
-		if (rrc == RESOLVE_DONE)
-			break;
-		if (rrc == RESOLVE_ASK) {
-			if (ctx.ask == 0 || ctx.ask >= (1u << g->nsides)) {
-				hp_seterr(err, HP_EINTERNAL, "turn %d window "
-				    "'%s' stopped to ask, but names no side to "
-				    "ask", w->turn, w->name);
-				rc = HP_EINTERNAL;
-				goto out;
-			}
-			stop->step = ctx.step;
-			stop->ask = ctx.ask;
-			goto out;  /* not over: no victory yet */
-		}
-		if (rrc == RESOLVE_ERROR) {
-			rc = HP_EINTERNAL;
-			goto out;
-		}
-		if (ctx.step > 1000) {
-			hp_seterr(err, HP_EINTERNAL, "resolution did not end");
-			rc = HP_EINTERNAL;
-			goto out;
-		}
-	}
-	g->rules->victory(g, ev);
-out:
-	for (i = 0; i < GAME_MAX_SIDES; i++) {
-		if (ctx.orders[i] != NULL)
-			g->rules->free_orders(ctx.orders[i]);
-		if (ctx.prior[i] != NULL)
-			g->rules->free_orders(ctx.prior[i]);
-	}
-	return rc;
 }
 
 /* "sim-INDEX" into name (GAME_NAME_MAX bytes), as snprintf "sim-%d"
@@ -252,8 +172,9 @@ play(const struct ruleset *rules, const char *options, int index,
 		ev.quiet = true;  /* a simulation reads no event's text */
 		struct window_stop stop = { -1, 0 };
 
-		rc = rules->opponent_parsed != NULL ? resolve_parsed(g, &w,
-		    parsed, resuming ? &res : NULL, &stop, &d, &ev, err) :
+		rc = rules->opponent_parsed != NULL ? window_resolve_parsed(g,
+		    &w, parsed, NULL, resuming ? &res : NULL, &stop, &d, &ev,
+		    err) :
 		    window_resolve_resume(g, &w, (const char *const *)raw,
 		    NULL, resuming ? &res : NULL, &stop, &d, &ev, err);
 		if (rc == HP_OK && stop.step >= 0)

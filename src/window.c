@@ -153,12 +153,39 @@ window_resolve_resume(struct game *g, const struct window_spec *w,
     struct window_stop *stop, struct dice *d, struct events *ev,
     struct hp_error *err)
 {
+	void *orders[GAME_MAX_SIDES] = { 0 };
+	int i, rc;
+
+	if ((rc = parse_all(g, w, raw, orders, err)) != HP_OK) {
+		for (i = 0; i < GAME_MAX_SIDES; i++)
+			if (orders[i] != NULL)
+				g->rules->free_orders(orders[i]);
+		if (stop != NULL) {
+			stop->step = -1;
+			stop->ask = 0;
+		}
+		return rc;
+	}
+	return window_resolve_parsed(g, w, orders, standing, res, stop, d, ev,
+	    err);
+}
+
+int
+window_resolve_parsed(struct game *g, const struct window_spec *w,
+    void *orders[GAME_MAX_SIDES], const char *const standing[GAME_MAX_SIDES],
+    const struct window_resume *res, struct window_stop *stop, struct dice *d,
+    struct events *ev, struct hp_error *err)
+{
 	struct resolve_ctx ctx;
 	struct window_spec sw;
 	enum resolve_rc rrc;
 	int i, rc = HP_OK;
 
 	memset(&ctx, 0, sizeof ctx);
+	for (i = 0; i < GAME_MAX_SIDES; i++) {
+		ctx.orders[i] = orders[i];
+		orders[i] = NULL;
+	}
 	if (stop != NULL) {
 		stop->step = -1;
 		stop->ask = 0;
@@ -171,8 +198,7 @@ window_resolve_resume(struct game *g, const struct window_spec *w,
 	memset(&sw, 0, sizeof sw);
 	strlcpy_(sw.name, "standing", sizeof sw.name);
 	sw.turn = w->turn;
-	if ((rc = parse_all(g, w, raw, ctx.orders, err)) != HP_OK ||
-	    (rc = parse_all(g, &sw, standing, ctx.standing, err)) != HP_OK ||
+	if ((rc = parse_all(g, &sw, standing, ctx.standing, err)) != HP_OK ||
 	    (res != NULL && (rc = parse_all(g, &res->w, res->prior, ctx.prior,
 	    err)) != HP_OK))
 		goto out;

@@ -371,7 +371,7 @@ test_pw_kinds(void **state)
 }
 
 /* A ruleset's opponent_parsed path (fire-and-movement: the opponent's
- * orders resolved as it parsed them, through sim.c's resolve_parsed) plays
+ * orders resolved as it parsed them, through window_resolve_parsed) plays
  * the same games as parsing its order files back through
  * window_resolve_resume (the same ruleset without the hook): the same
  * totals, and each game the same final state. */
