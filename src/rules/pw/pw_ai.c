@@ -70,6 +70,21 @@ struct ai {
 		struct hex goal;
 		int *dist, *q, head, n;
 	} field[16];
+	/* Per-call tables by hex index (nh entries), made with pass: the
+	 * template of a distance field (-1 a hex a path may enter, -2 one
+	 * it may not: a field's dist is a copy, so one compare asks both),
+	 * the first mines marker in each hex (-1 none: pw_marker_at's
+	 * answer for PW_MINES), how many enemy units the side sees stand
+	 * in each hex (enemy_at), and how many units block a unit's end
+	 * in each (free_end: alive, not carried, not a transport or exempt
+	 * unit). hexok: these tables are made (the map fits MAXH). */
+	int *dbase, *mines, *seenat, *blk;
+	bool hexok;
+	/* The positions of the seen enemy units, sl's order (sp[s] is
+	 * units[sl[s]].pos): the scans over them read one array. */
+	struct hex *sp;
+	/* artillery's friend_near marks, by unit. */
+	unsigned char *fn;
 };
 #define NFIELD 16
 
@@ -94,12 +109,24 @@ static void
 put(struct sbuf *b, ...)
 {
 	const char *p;
+	char line[256];
+	size_t n = 0;
 	va_list ap;
 
+	/* Gathered into line and added at once (one sbuf_add, not one
+	 * strlen and copy per string). */
 	va_start(ap, b);
 	while ((p = va_arg(ap, const char *)) != NULL)
-		sbuf_puts(b, p);
+		while (*p != '\0') {
+			if (n == sizeof line) {
+				sbuf_add(b, line, n);
+				n = 0;
+			}
+			line[n++] = *p++;
+		}
 	va_end(ap);
+	if (n > 0)
+		sbuf_add(b, line, n);
 }
 
 /* Each enemy unit j the side sees, in the order of the units (s counts
@@ -112,14 +139,15 @@ put(struct sbuf *b, ...)
 static int
 nearest_seen(const struct ai *ai, struct hex h, int *dist)
 {
-	int j, best = -1, d, s;
+	int best = -1, d, s, bd = 1000;
+	const struct hex *sp = ai->sp;
 
-	*dist = 1000;
-	FOR_SEEN(ai, j, s)
-		if ((d = hex_distance(ai->g->units[j].pos, h)) < *dist) {
-			*dist = d;
-			best = j;
+	for (s = 0; s < ai->nsl; s++)
+		if ((d = hex_distance(sp[s], h)) < bd) {
+			bd = d;
+			best = ai->sl[s];
 		}
+	*dist = bd;
 	return best;
 }
 
@@ -128,18 +156,32 @@ nearest_seen(const struct ai *ai, struct hex h, int *dist)
 static bool
 enemy_at(const struct ai *ai, struct hex h)
 {
-	int j, s;
+	int s, k;
 
-	FOR_SEEN(ai, j, s)
-		if (hex_eq(ai->g->units[j].pos, h))
+	if (ai->hexok && (k = pw_hex_index(ai->g, h)) >= 0)
+		return ai->seenat[k] > 0;
+	for (s = 0; s < ai->nsl; s++)
+		if (hex_eq(ai->sp[s], h))
 			return true;
 	return false;
+}
+
+/* pw_marker_at(g, h, PW_MINES), from the table of the call when h is on
+ * the map. */
+static int
+mines_at(const struct ai *ai, struct hex h)
+{
+	int k;
+
+	if (ai->hexok && (k = pw_hex_index(ai->g, h)) >= 0)
+		return ai->mines[k];
+	return pw_marker_at(ai->g, h, PW_MINES);
 }
 
 static bool
 known_mines(const struct ai *ai, struct hex h)
 {
-	int m = pw_marker_at(ai->g, h, PW_MINES);
+	int m = mines_at(ai, h);
 
 	return m >= 0 && pw_visible(ai->g, ai->side, m);
 }
@@ -173,24 +215,36 @@ static void
 index_passable(struct ai *ai)
 {
 	const struct game *g = ai->g;
-	int k, j, s, t, first_mines[MAXH];
+	int k, j, s, t, *first_mines = ai->mines;
 	const int none = -1;
 	const bool *first = NULL;
 	const signed char *terr = pw_map_terrain(g, &first);
+	const unsigned ex = PW_C_TRANSPORT | PW_C_EXEMPT;
 
-	if (g->nhex > MAXH)
+	ai->hexok = false;
+	if (g->nhex > MAXH) {
+		memset(ai->pass, 0, sizeof *ai->pass * (size_t)ai->nh);
 		return;
-	for (k = 0; k < g->nhex; k++)
+	}
+	for (k = 0; k < g->nhex; k++) {
 		first_mines[k] = none;
+		ai->seenat[k] = ai->blk[k] = 0;
+	}
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *u = &g->units[j];
 
 		if (u->placed && pw_kind_is(u, PW_MINES) &&
 		    (k = hex_index(g, u->pos)) >= 0 && first_mines[k] == none)
 			first_mines[k] = j;
+		/* free_end's blockers (a unit of no kind counts, as its
+		 * scan would fail on one). */
+		if (ai->alive[j] && u->attached < 0 && (ai->kind[j] < 0 ||
+		    !(ai_type(ai, j)->cls & ex)) &&
+		    (k = hex_index(g, u->pos)) >= 0)
+			ai->blk[k]++;
 	}
 	/* Neighbours are looked up when a search first reaches a hex. */
-	for (k = 0; ai->nbr != NULL && k < g->nhex; k++)
+	for (k = 0; pw_map_neighbours(g) == NULL && k < g->nhex; k++)
 		ai->nbr[k][0] = NBR_UNKNOWN;
 	for (k = 0; k < g->nhex; k++) {
 		/* The first hex at this position answers for it (the map's
@@ -206,8 +260,13 @@ index_passable(struct ai *ai)
 		    first_mines[k]));
 	}
 	FOR_SEEN(ai, j, s)
-		if ((k = hex_index(g, g->units[j].pos)) >= 0)
+		if ((k = hex_index(g, g->units[j].pos)) >= 0) {
 			ai->pass[k] = false;
+			ai->seenat[k]++;
+		}
+	for (k = 0; k < g->nhex; k++)
+		ai->dbase[k] = ai->pass[k] ? -1 : -2;
+	ai->hexok = true;
 	visit_reset(ai);
 }
 
@@ -217,17 +276,23 @@ free_end(const struct ai *ai, int i, struct hex h)
 {
 	const struct game *g = ai->g;
 	unsigned ex = PW_C_TRANSPORT | PW_C_EXEMPT;
-	int j;
+	int j, k;
 
 	if (ai_type(ai, i)->cls & ex)
 		return !enemy_at(ai, h);
-	for (j = 0; j < g->nunits; j++) {
-		const struct game_unit *o = &g->units[j];
-
-		if (j != i && ai->alive[j] && o->attached < 0 &&
-		    hex_eq(o->pos, h) && !(ai_type(ai, j)->cls & ex))
+	if (ai->hexok && (k = hex_index(g, h)) >= 0) {
+		/* The blockers in h, but for i itself (not exempt here). */
+		if (ai->blk[k] - (ai->alive[i] && g->units[i].attached < 0 &&
+		    hex_eq(g->units[i].pos, h) ? 1 : 0) > 0)
 			return false;
-	}
+	} else
+		for (j = 0; j < g->nunits; j++) {
+			const struct game_unit *o = &g->units[j];
+
+			if (j != i && ai->alive[j] && o->attached < 0 &&
+			    hex_eq(o->pos, h) && !(ai_type(ai, j)->cls & ex))
+				return false;
+		}
 	for (j = 0; j < ai->ntaken; j++)
 		if (hex_eq(ai->taken[j], h))
 			return false;
@@ -257,18 +322,18 @@ goal_field(struct ai *ai, struct hex goal, int lb)
 			return &ai->field[i];
 	if (ai->nfield == NFIELD)
 		return NULL;
+	if (!ai->hexok)
+		return NULL;
 	f = &ai->field[ai->nfield++];
 	f->goal = goal;
-	f->dist = xmalloc(sizeof *f->dist * (size_t)ai->nh);
-	f->q = xmalloc(sizeof *f->q * (size_t)ai->nh);
+	/* The buffers are kept from call to call (scratch_room). */
 	f->head = f->n = 0;
-	for (k = 0; k < ai->nh; k++)
-		f->dist[k] = -1;
+	memcpy(f->dist, ai->dbase, sizeof *f->dist * (size_t)ai->nh);
 	/* The hexes the search stops at: the goal, or the hexes next to
 	 * it, that a path may enter. */
 	for (d = lb == 0 ? -1 : 0; d < (lb == 0 ? 0 : 6); d++) {
 		k = hex_index(g, d < 0 ? goal : hex_neighbour(goal, d));
-		if (k >= 0 && ai->pass[k] && f->dist[k] < 0) {
+		if (k >= 0 && f->dist[k] == -1) {
 			f->dist[k] = 0;
 			f->q[f->n++] = k;
 		}
@@ -300,7 +365,7 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 	for (;;) {
 		want = INT_MAX;
 		for (d = 0; d < 6; d++)
-			if (nb[d] >= 0 && ai->pass[nb[d]] && dist[nb[d]] >= 0 &&
+			if (nb[d] >= 0 && dist[nb[d]] >= 0 &&
 			    dist[nb[d]] < want)
 				want = dist[nb[d]];
 		/* Every hex nearer than the next one to leave the queue
@@ -315,8 +380,7 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 			int x = f->q[f->head++];
 
 			for (d = 0; d < 6; d++)
-				if ((k = nbr[x][d]) >= 0 && ai->pass[k] &&
-				    dist[k] < 0) {
+				if ((k = nbr[x][d]) >= 0 && dist[k] == -1) {
 					dist[k] = lv + 1;
 					f->q[f->n++] = k;
 				}
@@ -324,8 +388,7 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 	}
 	if (want == INT_MAX)
 		return -1;
-	for (d = 0; d < 6 && !(nb[d] >= 0 && ai->pass[nb[d]] &&
-	    dist[nb[d]] == want); d++)
+	for (d = 0; d < 6 && !(nb[d] >= 0 && dist[nb[d]] == want); d++)
 		;
 	cur = nb[d];
 	while (n < max) {
@@ -333,8 +396,7 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 		if (dist[cur] == 0)
 			break;
 		for (d = 0; d < 6; d++)
-			if ((k = nbr[cur][d]) >= 0 && ai->pass[k] &&
-			    dist[k] == dist[cur] - 1)
+			if ((k = nbr[cur][d]) >= 0 && dist[k] == dist[cur] - 1)
 				break;
 		cur = nbr[cur][d];
 	}
@@ -454,6 +516,10 @@ walk:
 		steps--;
 	return steps;
 }
+
+static void
+goal_of(const struct ai *ai, int i, struct hex *goal, int *dist)
+    __attribute__((noinline));
 
 static void
 goal_of(const struct ai *ai, int i, struct hex *goal, int *dist)
@@ -583,8 +649,9 @@ artillery(struct ai *ai, struct sbuf *b)
 	char a[8];
 	/* friend_near of each enemy unit's hex, the same for every gun:
 	 * 0 not asked yet, 1 no, 2 yes. */
-	unsigned char *fn = xcalloc((size_t)(g->nunits > 0 ? g->nunits : 1),
-	    1);
+	unsigned char *fn = ai->fn;
+
+	memset(fn, 0, (size_t)(g->nunits > 0 ? g->nunits : 1));
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
@@ -621,7 +688,6 @@ artillery(struct ai *ai, struct sbuf *b)
 			    && hex_distance(t, u->pos) >= 4 ? " gas" : "", "\n",
 			    (char *)NULL);
 	}
-	free(fn);
 }
 
 /* The defender's counterattack for unit i (which may advance): the
@@ -727,23 +793,30 @@ activation(struct ai *ai, struct sbuf *b)
 
 		if (u->side != ai->side || !ai->alive[i])
 			continue;
-		goal_of(ai, i, &goal, &dist);
+		/* goal_of(ai, i, &goal, &dist), asked where a branch first
+		 * reads goal or dist (it reads nothing else). */
+#define GOAL() (have ? (void)0 : (goal_of(ai, i, &goal, &dist), \
+	(void)(have = true)))
+		bool have = false;
+
 		/* Carried: get off near the enemy. */
 		if (u->attached >= 0) {
+			GOAL();
 			/* Not into a hex where it would break the stacking
 			 * rule (the unload would fail). */
 			if (dist <= 5 && free_end(ai, i, u->pos))
 				put(&pass[1], u->id, " unload\n", (char *)NULL);
 			continue;
 		}
-		FOR_SEEN(ai, j, s)
+		for (s = 0; s < ai->nsl; s++)
 			/* Any adjacent enemy it sees, a combat unit rather
 			 * than a commander, spotter or transport. */
-			if (hex_adjacent(g->units[j].pos,
-			    u->pos) && (adj < 0 || (ai_type(ai, j)->cls &
+			if (hex_adjacent(ai->sp[s], u->pos) && (adj < 0 ||
+			    (ai_type(ai, j = ai->sl[s])->cls &
 			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0))
-				adj = j;
+				adj = ai->sl[s];
 		if (t->cls & PW_C_ART) {
+			GOAL();
 			/* Guns that could not shoot turn to the enemy. */
 			if (!(t->cls & PW_C_SELFPROP) && dist < 1000 &&
 			    !pw_in_arc(u->facing, u->pos, goal))
@@ -789,8 +862,10 @@ activation(struct ai *ai, struct sbuf *b)
 		if (adj >= 0)
 			continue;
 		if ((kind == PW_SPOTTER || kind == PW_CMD) && !exh) {
-			struct hex to = goal;
+			struct hex to;
 
+			GOAL();
+			to = goal;
 			/* Spotters move up until they see the enemy, three
 			 * hexes off; commanders follow the main body, never
 			 * next to the enemy. */
@@ -820,7 +895,7 @@ activation(struct ai *ai, struct sbuf *b)
 
 			for (j = 0; j < 6 && !job; j++) {
 				struct hex h = hex_neighbour(u->pos, j);
-				int m = pw_marker_at(g, h, PW_MINES);
+				int m = mines_at(ai, h);
 
 				if (m >= 0 && g->units[m].side != ai->side &&
 				    known_mines(ai, h)) {
@@ -831,14 +906,16 @@ activation(struct ai *ai, struct sbuf *b)
 					job = true;
 				}
 			}
+			if (!job && ai->side == PW_RED)
+				GOAL();
 			if (!job && ai->side == PW_RED && dist > 5) {
 				struct hex h = hex_neighbour(u->pos,
 				    pw_dir_towards(u->pos, goal));
 
 				if (u->x[PW_X_JOB] == PW_JOB_LAY)
 					continue;
-				if (game_on_map(g, h) && pw_marker_at(g, h,
-				    PW_MINES) < 0 && pw_terrain(g, h) ==
+				if (game_on_map(g, h) && mines_at(ai, h) < 0 &&
+				    pw_terrain(g, h) ==
 				    PW_T_OPEN) {
 					put(&pass[2], u->id, " lay ",
 					    lbl(g, h, a), "\n", (char *)NULL);
@@ -869,6 +946,7 @@ activation(struct ai *ai, struct sbuf *b)
 		 * units not in cover go looking for the enemy. */
 		if (ai->side == PW_RED && (pw_cover(g, u->pos) || t->move < 3))
 			continue;
+		GOAL();
 		if (u->flags & PW_F_CROSSING)
 			n = plan_path(ai, i, goal, 1, path);
 		else
@@ -887,6 +965,7 @@ activation(struct ai *ai, struct sbuf *b)
 		    t->range)
 			put(&pass[2], " fire ", lbl(g, goal, a), (char *)NULL);
 		sbuf_puts(&pass[2], "\n");
+#undef GOAL
 	}
 	for (k = 0; k < 4; k++) {
 		if (pass[k].len)
@@ -895,13 +974,92 @@ activation(struct ai *ai, struct sbuf *b)
 	}
 }
 
+/* The buffers of the opponent, per thread, kept from call to call and
+ * grown when a game has more units or hexes than any before (a call
+ * allocated some twenty blocks before; now none once they are big
+ * enough). What they hold is made again by each call. */
+static _Thread_local struct scratch {
+	size_t nu, nh;                 /* room, units and hexes */
+	struct ai ai;
+} scratch;
+
+/* Make room in scratch for nu units and nh hexes (nh + 1 for the path
+ * search's queue); its ai, the pointers set. */
+static struct ai *
+scratch_room(size_t nu, size_t nh)
+{
+	struct scratch *sc = &scratch;
+	struct ai *ai = &sc->ai;
+	int i;
+
+	if (nu > sc->nu) {
+		ai->seen = xrealloc(ai->seen, nu * sizeof *ai->seen);
+		ai->taken = xrealloc(ai->taken, nu * sizeof *ai->taken);
+		ai->kind = xrealloc(ai->kind, nu * sizeof *ai->kind);
+		ai->alive = xrealloc(ai->alive, nu * sizeof *ai->alive);
+		ai->across = xrealloc(ai->across, nu * sizeof *ai->across);
+		ai->sl = xrealloc(ai->sl, nu * sizeof *ai->sl);
+		ai->ol = xrealloc(ai->ol, nu * sizeof *ai->ol);
+		ai->sp = xrealloc(ai->sp, nu * sizeof *ai->sp);
+		ai->fn = xrealloc(ai->fn, nu * sizeof *ai->fn);
+		sc->nu = nu;
+	}
+	if (nh > sc->nh) {
+		ai->pass = xrealloc(ai->pass, nh * sizeof *ai->pass);
+		ai->visit = xrealloc(ai->visit, nh * sizeof *ai->visit);
+		ai->nbr = xrealloc(ai->nbr, nh * sizeof *ai->nbr);
+		ai->q = xrealloc(ai->q, (nh + 1) * sizeof *ai->q);
+		ai->chain = xrealloc(ai->chain, (nh + 1) * sizeof *ai->chain);
+		ai->prev = xrealloc(ai->prev, (nh + 1) * sizeof *ai->prev);
+		ai->hi = xrealloc(ai->hi, (nh + 1) * sizeof *ai->hi);
+		ai->dbase = xrealloc(ai->dbase, nh * sizeof *ai->dbase);
+		ai->mines = xrealloc(ai->mines, nh * sizeof *ai->mines);
+		ai->seenat = xrealloc(ai->seenat, nh * sizeof *ai->seenat);
+		ai->blk = xrealloc(ai->blk, nh * sizeof *ai->blk);
+		for (i = 0; i < NFIELD; i++) {
+			ai->field[i].dist = xrealloc(ai->field[i].dist, nh *
+			    sizeof *ai->field[i].dist);
+			ai->field[i].q = xrealloc(ai->field[i].q, nh *
+			    sizeof *ai->field[i].q);
+		}
+		sc->nh = nh;
+	}
+	return ai;
+}
+
+/* pw_visible(g, ai->side, j) for an enemy unit j that is alive (so not
+ * a marker): seen when it fired, or by one of the side's units alive
+ * (ol: pw_visible's loop, without the units it skips) in or next to its
+ * hex, or with a line to it when its hex is not cover. */
+static bool
+sees_unit(const struct ai *ai, int j)
+{
+	const struct game *g = ai->g;
+	const struct game_unit *u = &g->units[j];
+	int s, cover = -1;
+
+	if (u->flags & PW_F_FIRED)
+		return true;
+	for (s = 0; s < ai->nol; s++) {
+		struct hex o = g->units[ai->ol[s]].pos;
+
+		if (hex_distance(o, u->pos) <= 1)
+			return true;
+		if (cover < 0)
+			cover = pw_cover(g, u->pos) ? 1 : 0;
+		if (!cover && pw_los(g, o, u->pos, false))
+			return true;
+	}
+	return false;
+}
+
 void
 pw_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
-	struct ai *ai = xmalloc(sizeof *ai);
 	size_t nu = (size_t)(g->nunits > 0 ? g->nunits : 1);
-	int i;
+	int i, nh = g->nhex < 1 ? 1 : g->nhex < MAXH ? g->nhex : MAXH;
+	struct ai *ai = scratch_room(nu, (size_t)nh);
 	bool begun;
 
 	(void)w;
@@ -909,65 +1067,36 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->side = side;
 	ai->ntaken = 0;
 	ai->stamp = 0;
-	ai->nh = g->nhex < 1 ? 1 : g->nhex < MAXH ? g->nhex : MAXH;
-	ai->seen = xcalloc(nu, sizeof *ai->seen);
-	ai->taken = xcalloc(nu, sizeof *ai->taken);
-	ai->pass = xcalloc((size_t)ai->nh, sizeof *ai->pass);
-	ai->visit = xcalloc((size_t)ai->nh, sizeof *ai->visit);
-	ai->kind = xcalloc(nu, sizeof *ai->kind);
-	ai->alive = xcalloc(nu, sizeof *ai->alive);
-	ai->across = xcalloc(nu, sizeof *ai->across);
-	ai->sl = xcalloc(nu, sizeof *ai->sl);
-	ai->ol = xcalloc(nu, sizeof *ai->ol);
+	ai->nh = nh;
+	ai->hexok = false;
+	memset(ai->seen, 0, nu * sizeof *ai->seen);
+	memset(ai->across, 0, nu * sizeof *ai->across);
 	ai->nol = 0;
 	ai->nsl = 0;
 	ai->nfield = 0;
-	ai->q = xmalloc(sizeof *ai->q * (size_t)(ai->nh + 1));
-	ai->chain = xmalloc(sizeof *ai->chain * (size_t)(ai->nh + 1));
-	ai->prev = xmalloc(sizeof *ai->prev * (size_t)(ai->nh + 1));
-	ai->hi = xmalloc(sizeof *ai->hi * (size_t)(ai->nh + 1));
 	begun = pw_los_cache_begin(g);
-	/* The neighbours by index: the map's table when the cache is armed,
-	 * else looked up as the searches reach each hex. */
-	ai->nbr = pw_map_neighbours(g) == NULL ? xcalloc((size_t)ai->nh,
-	    sizeof *ai->nbr) : NULL;
 	for (i = 0; i < g->nunits; i++) {
 		ai->kind[i] = pw_kind(&g->units[i]);
 		ai->alive[i] = pw_alive(&g->units[i]);
 	}
-	/* Who the side sees, once: the plans ask again and again. */
+	/* The side's units alive first (sees_unit reads them), then who the
+	 * side sees, once: the plans ask again and again. */
+	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++)
+		if (g->units[i].side == side && ai->alive[i])
+			ai->ol[ai->nol++] = i;
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
 
 		ai->seen[i] = o->side != side && ai->alive[i] &&
-		    o->attached < 0 && pw_visible(g, side, i);
-		if (ai->seen[i])
+		    o->attached < 0 && sees_unit(ai, i);
+		if (ai->seen[i]) {
+			ai->sp[ai->nsl] = o->pos;
 			ai->sl[ai->nsl++] = i;
-		if (o->side == side && ai->alive[i])
-			ai->ol[ai->nol++] = i;
+		}
 	}
 	index_passable(ai);
 	artillery(ai, b);
 	activation(ai, b);
 	pw_los_cache_end(begun);
 	sbuf_puts(b, "retreat cover\n");
-	free(ai->seen);
-	free(ai->taken);
-	free(ai->pass);
-	free(ai->visit);
-	free(ai->nbr);
-	free(ai->kind);
-	free(ai->alive);
-	free(ai->across);
-	free(ai->sl);
-	free(ai->ol);
-	free(ai->q);
-	free(ai->chain);
-	free(ai->prev);
-	free(ai->hi);
-	for (i = 0; i < ai->nfield; i++) {
-		free(ai->field[i].dist);
-		free(ai->field[i].q);
-	}
-	free(ai);
 }
