@@ -85,6 +85,11 @@ struct ai {
 	struct hex *sp;
 	/* artillery's friend_near marks, by unit. */
 	unsigned char *fn;
+	/* fire_target's candidates (indexes in sl) and their distances. */
+	int *cand, *cdist;
+	/* By hex index: is a unit of the side alive in or next to it
+	 * (friend_near)? */
+	unsigned char *fnear;
 };
 #define NFIELD 16
 
@@ -229,6 +234,7 @@ index_passable(struct ai *ai)
 	for (k = 0; k < g->nhex; k++) {
 		first_mines[k] = none;
 		ai->seenat[k] = ai->blk[k] = 0;
+		ai->fnear[k] = 0;
 	}
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *u = &g->units[j];
@@ -264,10 +270,32 @@ index_passable(struct ai *ai)
 			ai->pass[k] = false;
 			ai->seenat[k]++;
 		}
-	for (k = 0; k < g->nhex; k++)
+	/* friend_near's hexes: each unit's own and its neighbours'. */
+	for (s = 0; s < ai->nol; s++) {
+		struct hex h = g->units[ai->ol[s]].pos;
+		const int (*nbr)[6] = pw_map_neighbours(g);
+
+		if ((k = hex_index(g, h)) >= 0)
+			ai->fnear[k] = 1;
+		for (t = 0; t < 6; t++) {
+			j = k >= 0 && nbr != NULL ? nbr[k][t] : hex_index(g,
+			    hex_neighbour(h, t));
+			if (j >= 0)
+				ai->fnear[j] = 1;
+		}
+	}
+	/* The template of the distance fields, and visit_reset's marks. */
+	for (k = 0; k < g->nhex; k++) {
 		ai->dbase[k] = ai->pass[k] ? -1 : -2;
+		ai->visit[k] = ai->pass[k] ? 0 : VISIT_NEVER;
+	}
+	for (k = g->nhex < 0 ? 0 : g->nhex; k < ai->nh; k++) {
+		ai->pass[k] = false;
+		ai->dbase[k] = -2;
+		ai->visit[k] = VISIT_NEVER;
+	}
+	ai->stamp = 0;
 	ai->hexok = true;
-	visit_reset(ai);
 }
 
 /* Is h free for unit i to end in (other units, plans made so far)? */
@@ -564,24 +592,36 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 {
 	const struct game *g = ai->g;
 	const struct pw_type *ty = ai_type(ai, i);
-	int j, range, best = 1000, d, s, maxd = INT_MAX;
-	bool found = false;
+	int range, d, s, n = 0, k, maxd = INT_MAX, *cand = ai->cand;
+	struct hex at = g->units[i].pos;
 
 	/* pw_can_fire says no to a target nearer than 1 or beyond the
 	 * unit's range when it is not in a wood (whatever the line): those
 	 * are not asked. */
-	if (ty != NULL && pw_terrain(g, g->units[i].pos) != PW_T_WOOD)
+	if (ty != NULL && pw_terrain(g, at) != PW_T_WOOD)
 		maxd = ty->range;
-	FOR_SEEN(ai, j, s) {
-		d = hex_distance(g->units[j].pos, g->units[i].pos);
-		if (d < best && d >= 1 && d <= maxd && pw_can_fire(g, i,
-		    g->units[j].pos, &range, NULL, 0)) {
-			best = d;
-			*t = g->units[j].pos;
-			found = true;
+	/* The nearest seen enemy unit it can fire at, the first in the
+	 * order of the units among those as near: the candidates sorted by
+	 * distance (stable: in their order among equals), asked until one
+	 * says yes (pw_can_fire only reads the game, so the units not
+	 * asked could not change the answer). */
+	for (s = 0; s < ai->nsl; s++) {
+		d = hex_distance(ai->sp[s], at);
+		if (d < 1 || d > maxd || d >= 1000)
+			continue;
+		for (k = n++; k > 0 && ai->cdist[k - 1] > d; k--) {
+			cand[k] = cand[k - 1];
+			ai->cdist[k] = ai->cdist[k - 1];
 		}
+		cand[k] = s;
+		ai->cdist[k] = d;
 	}
-	return found;
+	for (k = 0; k < n; k++)
+		if (pw_can_fire(g, i, ai->sp[cand[k]], &range, NULL, 0)) {
+			*t = ai->sp[cand[k]];
+			return true;
+		}
+	return false;
 }
 
 /* Is a unit of the side (alive) in or next to h? */
@@ -590,6 +630,12 @@ friend_near(const struct ai *ai, struct hex h)
 {
 	int s;
 
+	int k;
+
+	/* The hexes in or next to the side's units are marked once per
+	 * call (fnear); a hex off the map is asked of each unit. */
+	if (ai->hexok && (k = pw_hex_index(ai->g, h)) >= 0)
+		return ai->fnear[k] != 0;
 	for (s = 0; s < ai->nol; s++)
 		if (hex_distance(ai->g->units[ai->ol[s]].pos, h) <= 1)
 			return true;
@@ -1002,6 +1048,8 @@ scratch_room(size_t nu, size_t nh)
 		ai->ol = xrealloc(ai->ol, nu * sizeof *ai->ol);
 		ai->sp = xrealloc(ai->sp, nu * sizeof *ai->sp);
 		ai->fn = xrealloc(ai->fn, nu * sizeof *ai->fn);
+		ai->cand = xrealloc(ai->cand, nu * sizeof *ai->cand);
+		ai->cdist = xrealloc(ai->cdist, nu * sizeof *ai->cdist);
 		sc->nu = nu;
 	}
 	if (nh > sc->nh) {
@@ -1016,6 +1064,7 @@ scratch_room(size_t nu, size_t nh)
 		ai->mines = xrealloc(ai->mines, nh * sizeof *ai->mines);
 		ai->seenat = xrealloc(ai->seenat, nh * sizeof *ai->seenat);
 		ai->blk = xrealloc(ai->blk, nh * sizeof *ai->blk);
+		ai->fnear = xrealloc(ai->fnear, nh * sizeof *ai->fnear);
 		for (i = 0; i < NFIELD; i++) {
 			ai->field[i].dist = xrealloc(ai->field[i].dist, nh *
 			    sizeof *ai->field[i].dist);
