@@ -231,11 +231,11 @@ index_passable(struct ai *ai)
 		memset(ai->pass, 0, sizeof *ai->pass * (size_t)ai->nh);
 		return;
 	}
-	for (k = 0; k < g->nhex; k++) {
-		first_mines[k] = none;
-		ai->seenat[k] = ai->blk[k] = 0;
-		ai->fnear[k] = 0;
-	}
+	/* none is -1: every byte 0xff. */
+	memset(first_mines, 0xff, sizeof *first_mines * (size_t)g->nhex);
+	memset(ai->seenat, 0, sizeof *ai->seenat * (size_t)g->nhex);
+	memset(ai->blk, 0, sizeof *ai->blk * (size_t)g->nhex);
+	memset(ai->fnear, 0, sizeof *ai->fnear * (size_t)g->nhex);
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *u = &g->units[j];
 
@@ -252,24 +252,31 @@ index_passable(struct ai *ai)
 	/* Neighbours are looked up when a search first reaches a hex. */
 	for (k = 0; pw_map_neighbours(g) == NULL && k < g->nhex; k++)
 		ai->nbr[k][0] = NBR_UNKNOWN;
+	/* The seen enemy units first: no path enters their hexes. */
+	FOR_SEEN(ai, j, s)
+		if ((k = hex_index(g, g->units[j].pos)) >= 0)
+			ai->seenat[k]++;
 	for (k = 0; k < g->nhex; k++) {
+		bool p;
+
 		/* The first hex at this position answers for it (the map's
 		 * cache knows which it is, and its terrain). */
 		if (terr != NULL ? !first[k] : hex_index(g, g->hexes[k].h) !=
-		    k) {
-			ai->pass[k] = false;
-			continue;
+		    k)
+			p = false;
+		else {
+			t = terr != NULL ? terr[k] : pw_terrain(g,
+			    g->hexes[k].h);
+			p = t >= 0 && t != PW_T_RIVER && ai->seenat[k] == 0 &&
+			    !(first_mines[k] != none && pw_visible(g,
+			    ai->side, first_mines[k]));
 		}
-		t = terr != NULL ? terr[k] : pw_terrain(g, g->hexes[k].h);
-		ai->pass[k] = t >= 0 && t != PW_T_RIVER &&
-		    !(first_mines[k] != none && pw_visible(g, ai->side,
-		    first_mines[k]));
+		/* With the template of the distance fields, and
+		 * visit_reset's marks. */
+		ai->pass[k] = p;
+		ai->dbase[k] = p ? -1 : -2;
+		ai->visit[k] = p ? 0 : VISIT_NEVER;
 	}
-	FOR_SEEN(ai, j, s)
-		if ((k = hex_index(g, g->units[j].pos)) >= 0) {
-			ai->pass[k] = false;
-			ai->seenat[k]++;
-		}
 	/* friend_near's hexes: each unit's own and its neighbours'. */
 	for (s = 0; s < ai->nol; s++) {
 		struct hex h = g->units[ai->ol[s]].pos;
@@ -283,11 +290,6 @@ index_passable(struct ai *ai)
 			if (j >= 0)
 				ai->fnear[j] = 1;
 		}
-	}
-	/* The template of the distance fields, and visit_reset's marks. */
-	for (k = 0; k < g->nhex; k++) {
-		ai->dbase[k] = ai->pass[k] ? -1 : -2;
-		ai->visit[k] = ai->pass[k] ? 0 : VISIT_NEVER;
 	}
 	for (k = g->nhex < 0 ? 0 : g->nhex; k < ai->nh; k++) {
 		ai->pass[k] = false;
@@ -598,8 +600,19 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 	/* pw_can_fire says no to a target nearer than 1 or beyond the
 	 * unit's range when it is not in a wood (whatever the line): those
 	 * are not asked. */
-	if (ty != NULL && pw_terrain(g, at) != PW_T_WOOD)
+	int tt = pw_terrain(g, at);
+
+	if (ty != NULL && tt != PW_T_WOOD)
 		maxd = ty->range;
+	/* What pw_can_fire says no to first, whatever the target (the
+	 * unit's weapon, having fired or moved its whole allowance, being
+	 * carried, standing in a ford or crossing a trench): no target is
+	 * asked. */
+	if (ty != NULL && (ty->weapon == PW_W_NONE || (ty->cls & PW_C_ART) ||
+	    (g->units[i].flags & (PW_F_FIRED | PW_F_FULLMOVE)) ||
+	    g->units[i].attached >= 0 || tt == PW_T_FORD ||
+	    ((g->units[i].flags & PW_F_CROSSING) && tt == PW_T_TRENCH)))
+		return false;
 	/* The nearest seen enemy unit it can fire at, the first in the
 	 * order of the units among those as near: the candidates sorted by
 	 * distance (stable: in their order among equals), asked until one
@@ -714,7 +727,12 @@ artillery(struct ai *ai, struct sbuf *b)
 
 			if (fn[j] == 0)
 				fn[j] = friend_near(ai, h) ? 2 : 1;
-			if (fn[j] == 2 || !pw_art_can_fire(g, i, h, NULL, 0))
+			/* pw_art_can_fire says no to a target out of the
+			 * gun's range (the gun is alive and not carried):
+			 * not asked. */
+			if (fn[j] == 2 || (d = hex_distance(u->pos, h)) < 1 ||
+			    d > ai_type(ai, i)->range ||
+			    !pw_art_can_fire(g, i, h, NULL, 0))
 				continue;
 			/* The landing modifiers first (+2 observed, +1 the
 			 * same target, -1 cover), then the distance. */
