@@ -85,8 +85,10 @@ struct ai {
 	struct hex *sp;
 	/* artillery's friend_near marks, by unit. */
 	unsigned char *fn;
-	/* fire_target's candidates (indexes in sl) and their distances. */
+	/* fire_target's and artillery's candidates (indexes in sl) and
+	 * their distances or scores; artillery's marks by seen unit. */
 	int *cand, *cdist;
+	unsigned char *cov, *spot;
 	/* By hex index: is a unit of the side alive in or next to it
 	 * (friend_near)? */
 	unsigned char *fnear;
@@ -684,33 +686,45 @@ across(const struct ai *ai, int j)
 	return ai->across[j] == 2;
 }
 
-/* Does a spotter of the side (or gun i itself) see h directly? */
+/* Does a spotter of the side (or gun i itself) see the seen unit s
+ * directly? The spotters' part (the same for every gun) is asked once
+ * per seen unit: spot[s] 0 not asked yet, 1 no, 2 yes. */
 static bool
-observed(const struct ai *ai, int i, struct hex h)
+observed_seen(const struct ai *ai, int i, int s, unsigned char *spot)
 {
 	const struct game *g = ai->g;
-	int j, s;
+	struct hex h = ai->sp[s];
+	int j, o;
 
 	if (pw_sees(g, g->units[i].pos, h))
 		return true;
-	for (s = 0; s < ai->nol; s++)
-		if (ai->kind[j = ai->ol[s]] == PW_SPOTTER &&
-		    pw_sees(g, g->units[j].pos, h))
-			return true;
-	return false;
+	if (spot[s] == 0) {
+		spot[s] = 1;
+		for (o = 0; o < ai->nol; o++)
+			if (ai->kind[j = ai->ol[o]] == PW_SPOTTER &&
+			    pw_sees(g, g->units[j].pos, h)) {
+				spot[s] = 2;
+				break;
+			}
+	}
+	return spot[s] == 2;
 }
 
 static void
 artillery(struct ai *ai, struct sbuf *b)
 {
 	const struct game *g = ai->g;
-	int i, j, d, best, s;
+	int i, j, d, best, bs, s, n, k, lo, *cand = ai->cand;
 	char a[8];
 	/* friend_near of each enemy unit's hex, the same for every gun:
-	 * 0 not asked yet, 1 no, 2 yes. */
-	unsigned char *fn = ai->fn;
+	 * 0 not asked yet, 1 no, 2 yes; by seen unit (s), the cover of its
+	 * hex (0 not asked yet, 1 no, 2 yes) and whether a spotter sees it
+	 * (observed_seen). */
+	unsigned char *fn = ai->fn, *cov = ai->cov, *spot = ai->spot;
 
 	memset(fn, 0, (size_t)(g->nunits > 0 ? g->nunits : 1));
+	memset(cov, 0, (size_t)(ai->nsl > 0 ? ai->nsl : 1));
+	memset(spot, 0, (size_t)(ai->nsl > 0 ? ai->nsl : 1));
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
@@ -721,9 +735,17 @@ artillery(struct ai *ai, struct sbuf *b)
 		if (u->side != ai->side || !ai->alive[i] ||
 		    !(ai_type(ai, i)->cls & PW_C_ART) || u->attached >= 0)
 			continue;
-		best = 1000;
+		/* The target with the best score: the landing modifiers
+		 * first (+2 observed, +1 the same target, -1 cover), then
+		 * the distance; the first in the order of the units among
+		 * the best. The score without the observed term (lo) is
+		 * never above the score: the targets are asked in the order
+		 * of lo (stable), and once lo passes the best score none
+		 * after could beat or tie it, so they are not asked
+		 * (pw_art_can_fire and observed only read the game). */
+		n = 0;
 		FOR_SEEN(ai, j, s) {
-			struct hex h = g->units[j].pos;
+			struct hex h = ai->sp[s];
 
 			if (fn[j] == 0)
 				fn[j] = friend_near(ai, h) ? 2 : 1;
@@ -731,18 +753,31 @@ artillery(struct ai *ai, struct sbuf *b)
 			 * gun's range (the gun is alive and not carried):
 			 * not asked. */
 			if (fn[j] == 2 || (d = hex_distance(u->pos, h)) < 1 ||
-			    d > ai_type(ai, i)->range ||
-			    !pw_art_can_fire(g, i, h, NULL, 0))
+			    d > ai_type(ai, i)->range)
 				continue;
-			/* The landing modifiers first (+2 observed, +1 the
-			 * same target, -1 cover), then the distance. */
-			d = hex_distance(h, u->pos) + 100 * (
-			    (observed(ai, i, h) ? 0 : 2) +
-			    (u->x[PW_X_LASTT] == g->turn - 1 &&
-			    hex_eq(h, last) ? 0 : 1) + (pw_cover(g, h) ? 1 : 0));
-			if (d < best) {
+			if (cov[s] == 0)
+				cov[s] = pw_cover(g, h) ? 2 : 1;
+			lo = d + 100 * ((u->x[PW_X_LASTT] == g->turn - 1 &&
+			    hex_eq(h, last) ? 0 : 1) + (cov[s] == 2 ? 1 : 0));
+			for (k = n++; k > 0 && ai->cdist[k - 1] > lo; k--) {
+				cand[k] = cand[k - 1];
+				ai->cdist[k] = ai->cdist[k - 1];
+			}
+			cand[k] = s;
+			ai->cdist[k] = lo;
+		}
+		best = 1000;
+		bs = -1;
+		for (k = 0; k < n && ai->cdist[k] <= best; k++) {
+			s = cand[k];
+			if (!pw_art_can_fire(g, i, ai->sp[s], NULL, 0))
+				continue;
+			d = ai->cdist[k] + (observed_seen(ai, i, s, spot) ? 0 :
+			    200);
+			if (d < best || (d == best && s < bs)) {
 				best = d;
-				t = h;
+				bs = s;
+				t = ai->sp[s];
 				found = true;
 			}
 		}
@@ -1068,6 +1103,8 @@ scratch_room(size_t nu, size_t nh)
 		ai->fn = xrealloc(ai->fn, nu * sizeof *ai->fn);
 		ai->cand = xrealloc(ai->cand, nu * sizeof *ai->cand);
 		ai->cdist = xrealloc(ai->cdist, nu * sizeof *ai->cdist);
+		ai->cov = xrealloc(ai->cov, nu * sizeof *ai->cov);
+		ai->spot = xrealloc(ai->spot, nu * sizeof *ai->spot);
 		sc->nu = nu;
 	}
 	if (nh > sc->nh) {
