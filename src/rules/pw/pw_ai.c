@@ -258,26 +258,35 @@ index_passable(struct ai *ai)
 	FOR_SEEN(ai, j, s)
 		if ((k = hex_index(g, g->units[j].pos)) >= 0)
 			ai->seenat[k]++;
-	for (k = 0; k < g->nhex; k++) {
-		bool p;
+	{
+		/* The tables in locals (a store to one could otherwise be
+		 * one to ai). */
+		bool *pass = ai->pass;
+		int *dbase = ai->dbase;
+		const int *seenat = ai->seenat;
+		unsigned *visit = ai->visit;
 
-		/* The first hex at this position answers for it (the map's
-		 * cache knows which it is, and its terrain). */
-		if (terr != NULL ? !first[k] : hex_index(g, g->hexes[k].h) !=
-		    k)
-			p = false;
-		else {
-			t = terr != NULL ? terr[k] : pw_terrain(g,
-			    g->hexes[k].h);
-			p = t >= 0 && t != PW_T_RIVER && ai->seenat[k] == 0 &&
-			    !(first_mines[k] != none && pw_visible(g,
-			    ai->side, first_mines[k]));
+		for (k = 0; k < g->nhex; k++) {
+			bool p;
+
+			/* The first hex at this position answers for it (the
+			 * map's cache knows which it is, and its terrain). */
+			if (terr != NULL ? !first[k] : hex_index(g,
+			    g->hexes[k].h) != k)
+				p = false;
+			else {
+				t = terr != NULL ? terr[k] : pw_terrain(g,
+				    g->hexes[k].h);
+				p = t >= 0 && t != PW_T_RIVER && seenat[k] == 0 &&
+				    !(first_mines[k] != none && pw_visible(g,
+				    ai->side, first_mines[k]));
+			}
+			/* With the template of the distance fields, and
+			 * visit_reset's marks. */
+			pass[k] = p;
+			dbase[k] = p ? -1 : -2;
+			visit[k] = p ? 0 : VISIT_NEVER;
 		}
-		/* With the template of the distance fields, and
-		 * visit_reset's marks. */
-		ai->pass[k] = p;
-		ai->dbase[k] = p ? -1 : -2;
-		ai->visit[k] = p ? 0 : VISIT_NEVER;
 	}
 	/* friend_near's hexes: each unit's own and its neighbours'. */
 	for (s = 0; s < ai->nol; s++) {
@@ -406,16 +415,23 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 		if (f->head == f->n || (want != INT_MAX &&
 		    dist[f->q[f->head]] >= want))
 			break;
-		/* One more ring of the search. */
-		lv = dist[f->q[f->head]];
-		while (f->head < f->n && dist[f->q[f->head]] == lv) {
-			int x = f->q[f->head++];
+		/* One more ring of the search (its queue's ends in locals:
+		 * a store to dist could otherwise be one to them). */
+		{
+			int head = f->head, tail = f->n, *q = f->q;
+			const int *row;
 
-			for (d = 0; d < 6; d++)
-				if ((k = nbr[x][d]) >= 0 && dist[k] == -1) {
-					dist[k] = lv + 1;
-					f->q[f->n++] = k;
-				}
+			lv = dist[q[head]];
+			while (head < tail && dist[q[head]] == lv) {
+				row = nbr[q[head++]];
+				for (d = 0; d < 6; d++)
+					if ((k = row[d]) >= 0 && dist[k] == -1) {
+						dist[k] = lv + 1;
+						q[tail++] = k;
+					}
+			}
+			f->head = head;
+			f->n = tail;
 		}
 	}
 	if (want == INT_MAX)
