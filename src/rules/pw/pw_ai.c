@@ -92,6 +92,11 @@ struct ai {
 	/* By hex index: is a unit of the side alive in or next to it
 	 * (friend_near)? */
 	unsigned char *fnear;
+	/* By unit, its hex index (-1: off the map or not placed); by hex
+	 * index, how many seen enemy units stand next to it (adjany: not
+	 * known, ask each). */
+	int *uidx, *adjseen;
+	bool adjany;
 };
 #define NFIELD 16
 
@@ -238,26 +243,39 @@ index_passable(struct ai *ai)
 	memset(ai->seenat, 0, sizeof *ai->seenat * (size_t)g->nhex);
 	memset(ai->blk, 0, sizeof *ai->blk * (size_t)g->nhex);
 	memset(ai->fnear, 0, sizeof *ai->fnear * (size_t)g->nhex);
+	memset(ai->adjseen, 0, sizeof *ai->adjseen * (size_t)g->nhex);
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *u = &g->units[j];
 
-		if (u->placed && pw_kind_is(u, PW_MINES) &&
-		    (k = hex_index(g, u->pos)) >= 0 && first_mines[k] == none)
+		/* Each unit on the map's hex, once (those not placed are
+		 * not asked: every table below wants placed units). */
+		ai->uidx[j] = k = u->placed ? hex_index(g, u->pos) : -1;
+		if (k < 0)
+			continue;
+		if (pw_kind_is(u, PW_MINES) && first_mines[k] == none)
 			first_mines[k] = j;
 		/* free_end's blockers (a unit of no kind counts, as its
 		 * scan would fail on one). */
 		if (ai->alive[j] && u->attached < 0 && (ai->kind[j] < 0 ||
-		    !(ai_type(ai, j)->cls & ex)) &&
-		    (k = hex_index(g, u->pos)) >= 0)
+		    !(ai_type(ai, j)->cls & ex)))
 			ai->blk[k]++;
 	}
 	/* Neighbours are looked up when a search first reaches a hex. */
 	for (k = 0; pw_map_neighbours(g) == NULL && k < g->nhex; k++)
 		ai->nbr[k][0] = NBR_UNKNOWN;
-	/* The seen enemy units first: no path enters their hexes. */
+	/* The seen enemy units first: no path enters their hexes; and the
+	 * hexes next to them (adjseen; adjany: one is off the map, or the
+	 * map has no neighbour table, so the hexes next to it are not
+	 * marked). */
+	ai->adjany = pw_map_neighbours(g) == NULL;
 	FOR_SEEN(ai, j, s)
-		if ((k = hex_index(g, g->units[j].pos)) >= 0)
+		if ((k = ai->uidx[j]) >= 0) {
 			ai->seenat[k]++;
+			for (t = 0; !ai->adjany && t < 6; t++)
+				if (pw_map_neighbours(g)[k][t] >= 0)
+					ai->adjseen[pw_map_neighbours(g)[k][t]]++;
+		} else
+			ai->adjany = true;
 	{
 		/* The tables in locals (a store to one could otherwise be
 		 * one to ai). */
@@ -293,7 +311,7 @@ index_passable(struct ai *ai)
 		struct hex h = g->units[ai->ol[s]].pos;
 		const int (*nbr)[6] = pw_map_neighbours(g);
 
-		if ((k = hex_index(g, h)) >= 0)
+		if ((k = ai->uidx[ai->ol[s]]) >= 0)
 			ai->fnear[k] = 1;
 		for (t = 0; t < 6; t++) {
 			j = k >= 0 && nbr != NULL ? nbr[k][t] : hex_index(g,
@@ -923,7 +941,9 @@ activation(struct ai *ai, struct sbuf *b)
 				put(&pass[1], u->id, " unload\n", (char *)NULL);
 			continue;
 		}
-		for (s = 0; s < ai->nsl; s++)
+		/* (None when no seen enemy stands next to its hex.) */
+		for (s = 0; (!ai->hexok || ai->adjany || ai->uidx[i] < 0 ||
+		    ai->adjseen[ai->uidx[i]] > 0) && s < ai->nsl; s++)
 			/* Any adjacent enemy it sees, a combat unit rather
 			 * than a commander, spotter or transport. */
 			if (hex_adjacent(ai->sp[s], u->pos) && (adj < 0 ||
@@ -1119,6 +1139,7 @@ scratch_room(size_t nu, size_t nh)
 		ai->fn = xrealloc(ai->fn, nu * sizeof *ai->fn);
 		ai->cand = xrealloc(ai->cand, nu * sizeof *ai->cand);
 		ai->cdist = xrealloc(ai->cdist, nu * sizeof *ai->cdist);
+		ai->uidx = xrealloc(ai->uidx, nu * sizeof *ai->uidx);
 		ai->cov = xrealloc(ai->cov, nu * sizeof *ai->cov);
 		ai->spot = xrealloc(ai->spot, nu * sizeof *ai->spot);
 		sc->nu = nu;
@@ -1136,6 +1157,7 @@ scratch_room(size_t nu, size_t nh)
 		ai->seenat = xrealloc(ai->seenat, nh * sizeof *ai->seenat);
 		ai->blk = xrealloc(ai->blk, nh * sizeof *ai->blk);
 		ai->fnear = xrealloc(ai->fnear, nh * sizeof *ai->fnear);
+		ai->adjseen = xrealloc(ai->adjseen, nh * sizeof *ai->adjseen);
 		for (i = 0; i < NFIELD; i++) {
 			ai->field[i].dist = xrealloc(ai->field[i].dist, nh *
 			    sizeof *ai->field[i].dist);
