@@ -267,15 +267,19 @@ index_passable(struct ai *ai)
 	 * hexes next to them (adjseen; adjany: one is off the map, or the
 	 * map has no neighbour table, so the hexes next to it are not
 	 * marked). */
-	ai->adjany = pw_map_neighbours(g) == NULL;
-	FOR_SEEN(ai, j, s)
-		if ((k = ai->uidx[j]) >= 0) {
-			ai->seenat[k]++;
-			for (t = 0; !ai->adjany && t < 6; t++)
-				if (pw_map_neighbours(g)[k][t] >= 0)
-					ai->adjseen[pw_map_neighbours(g)[k][t]]++;
-		} else
-			ai->adjany = true;
+	{
+		const int (*nbr)[6] = pw_map_neighbours(g);
+
+		ai->adjany = nbr == NULL;
+		FOR_SEEN(ai, j, s)
+			if ((k = ai->uidx[j]) >= 0) {
+				ai->seenat[k]++;
+				for (t = 0; nbr != NULL && t < 6; t++)
+					if (nbr[k][t] >= 0)
+						ai->adjseen[nbr[k][t]]++;
+			} else
+				ai->adjany = true;
+	}
 	{
 		/* The tables in locals (a store to one could otherwise be
 		 * one to ai). */
@@ -942,8 +946,9 @@ activation(struct ai *ai, struct sbuf *b)
 			continue;
 		}
 		/* (None when no seen enemy stands next to its hex.) */
-		for (s = 0; (!ai->hexok || ai->adjany || ai->uidx[i] < 0 ||
-		    ai->adjseen[ai->uidx[i]] > 0) && s < ai->nsl; s++)
+		n = !ai->hexok || ai->adjany || ai->uidx[i] < 0 ||
+		    ai->adjseen[ai->uidx[i]] > 0 ? ai->nsl : 0;
+		for (s = 0; s < n; s++)
 			/* Any adjacent enemy it sees, a combat unit rather
 			 * than a commander, spotter or transport. */
 			if (hex_adjacent(ai->sp[s], u->pos) && (adj < 0 ||
