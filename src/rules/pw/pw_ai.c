@@ -25,6 +25,13 @@
 #define MAXH 4096
 #define NBR_UNKNOWN (-2)
 
+/* A buffer of order text, kept per thread from call to call (the passes
+ * of activation and the artillery's lines: scratch). */
+struct obuf {
+	char *buf;
+	size_t len, cap;
+};
+
 struct ai {
 	const struct game *g;
 	int side;
@@ -97,6 +104,9 @@ struct ai {
 	 * known, ask each). */
 	int *uidx, *adjseen;
 	bool adjany;
+	/* The order text: the artillery's lines (out[0]), then the four
+	 * passes of activation (out[1] ... out[4]), in that order. */
+	struct obuf out[5];
 };
 #define NFIELD 16
 
@@ -107,38 +117,90 @@ ai_type(const struct ai *ai, int j)
 	return ai->kind[j] < 0 ? NULL : &pw_types[ai->kind[j]];
 }
 
+/* The labels of the hexes, per thread, by hex index: each written once
+ * for the layout they were written for (labels_check starts them again
+ * when a call's layout is another); a slot answers only for the
+ * position it was written for. */
+static _Thread_local struct labels {
+	struct hex_layout lay;
+	int n;
+	struct label {
+		struct hex h;
+		bool ok;
+		char s[8];
+	} *l;
+} labels;
+
+/* Make labels fit g (its layout, its number of hexes). */
+static void
+labels_check(const struct game *g)
+{
+	int k;
+
+	if (labels.l != NULL && labels.n >= g->nhex &&
+	    memcmp(&labels.lay, &g->layout, sizeof labels.lay) == 0)
+		return;
+	if (labels.n < g->nhex) {
+		labels.l = xrealloc(labels.l, sizeof *labels.l *
+		    (size_t)g->nhex);
+		labels.n = g->nhex;
+	}
+	for (k = 0; k < labels.n; k++)
+		labels.l[k].ok = false;
+	memcpy(&labels.lay, &g->layout, sizeof labels.lay);
+}
+
+/* hex_label(&g->layout, h, buf, 8): from labels when h is on the map
+ * (the string is theirs, or buf's off the map). */
 static const char *
 lbl(const struct game *g, struct hex h, char *buf)
 {
-	return hex_label(&g->layout, h, buf, 8);
+	int k = pw_hex_index(g, h);
+	struct label *l;
+
+	if (k < 0 || k >= labels.n)
+		return hex_label(&g->layout, h, buf, 8);
+	l = &labels.l[k];
+	if (!l->ok || !hex_eq(l->h, h)) {
+		hex_label(&g->layout, h, l->s, sizeof l->s);
+		l->h = h;
+		l->ok = true;
+	}
+	return l->s;
 }
 
-/* Append the strings to b up to a NULL: the order lines are written
- * without printf (a simulation writes thousands of them). */
-static void put(struct sbuf *, ...) __attribute__((sentinel));
+/* Append the strings to o up to a NULL: the order lines are written
+ * without printf (a simulation writes thousands of them), byte by byte
+ * into o's room. */
+static void put(struct obuf *, ...) __attribute__((sentinel));
 
 static void
-put(struct sbuf *b, ...)
+put(struct obuf *o, ...)
 {
 	const char *p;
-	char line[256];
-	size_t n = 0;
+	char *w, *end;
 	va_list ap;
 
-	/* Gathered into line and added at once (one sbuf_add, not one
-	 * strlen and copy per string). */
-	va_start(ap, b);
+	if (o->cap - o->len < 256) {
+		o->cap = o->cap * 2 + 256;
+		o->buf = xrealloc(o->buf, o->cap);
+	}
+	w = o->buf + o->len;
+	end = o->buf + o->cap;
+	va_start(ap, o);
 	while ((p = va_arg(ap, const char *)) != NULL)
 		while (*p != '\0') {
-			if (n == sizeof line) {
-				sbuf_add(b, line, n);
-				n = 0;
+			if (w == end) {
+				o->len = (size_t)(w - o->buf);
+				o->cap *= 2;
+				o->buf = xrealloc(o->buf, o->cap);
+				w = o->buf + o->len;
+				end = o->buf + o->cap;
 			}
-			line[n++] = *p++;
+			*w++ = *p++;
 		}
 	va_end(ap);
-	if (n > 0)
-		sbuf_add(b, line, n);
+	o->len = (size_t)(w - o->buf);
 }
 
 /* Each enemy unit j the side sees, in the order of the units (s counts
@@ -749,8 +811,9 @@ observed_seen(const struct ai *ai, int i, int s, unsigned char *spot)
 }
 
 static void
-artillery(struct ai *ai, struct sbuf *b)
+artillery(struct ai *ai)
 {
+	struct obuf *b = &ai->out[0];
 	const struct game *g = ai->g;
 	int i, j, d, best, bs, s, n, k, lo, *cand = ai->cand;
 	char a[8];
@@ -912,16 +975,14 @@ main_body(const struct ai *ai, int i, struct hex *at)
 }
 
 static void
-activation(struct ai *ai, struct sbuf *b)
+activation(struct ai *ai)
 {
 	const struct game *g = ai->g;
-	struct sbuf pass[4];
+	struct obuf *pass = &ai->out[1];
 	bool exh = pw_exhausted(g, ai->side);
 	int i, j, k, dist, n, s;
 	char a[8];
 
-	for (k = 0; k < 4; k++)
-		sbuf_init(&pass[k]);
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
 		const struct pw_type *t = ai_type(ai, i);
@@ -991,7 +1052,7 @@ activation(struct ai *ai, struct sbuf *b)
 			    pw_dir_towards(end, e >= 0 ? ft : tgt)), (char *)NULL);
 			if (e >= 0 && t->weapon != PW_W_NONE && dist <= t->range)
 				put(&pass[2], " fire ", lbl(g, ft, a), (char *)NULL);
-			sbuf_puts(&pass[2], "\n");
+			put(&pass[2], "\n", (char *)NULL);
 			continue;
 		}
 		if (fire_target(ai, i, &tgt)) {
@@ -1104,13 +1165,8 @@ activation(struct ai *ai, struct sbuf *b)
 		if (t->weapon != PW_W_NONE && hex_distance(path[n - 1], goal) <=
 		    t->range)
 			put(&pass[2], " fire ", lbl(g, goal, a), (char *)NULL);
-		sbuf_puts(&pass[2], "\n");
+		put(&pass[2], "\n", (char *)NULL);
 #undef GOAL
-	}
-	for (k = 0; k < 4; k++) {
-		if (pass[k].len)
-			sbuf_add(b, pass[k].buf, pass[k].len);
-		sbuf_free(&pass[k]);
 	}
 }
 
@@ -1242,8 +1298,14 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 		}
 	}
 	index_passable(ai);
-	artillery(ai, b);
-	activation(ai, b);
+	labels_check(g);
+	for (i = 0; i < 5; i++)
+		ai->out[i].len = 0;
+	artillery(ai);
+	activation(ai);
+	for (i = 0; i < 5; i++)
+		if (ai->out[i].len > 0)
+			sbuf_add(b, ai->out[i].buf, ai->out[i].len);
 	pw_los_cache_end(begun);
 	sbuf_puts(b, "retreat cover\n");
 }
