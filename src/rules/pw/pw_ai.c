@@ -107,6 +107,10 @@ struct ai {
 	/* The order text: the artillery's lines (out[0]), then the four
 	 * passes of activation (out[1] ... out[4]), in that order. */
 	struct obuf out[5];
+	/* The positions of the objectives the side does not hold, in the
+	 * order of the units (nobj -1: not found yet this call). */
+	struct hex *objp;
+	int nobj;
 };
 #define NFIELD 16
 
@@ -675,17 +679,22 @@ goal_of(const struct ai *ai, int i, struct hex *goal, int *dist)
 /* The nearest objective the side does not hold, from h; false if it holds
  * them all (or the scenario has none). */
 static bool
-objective_goal(const struct ai *ai, struct hex h, struct hex *goal)
+objective_goal(struct ai *ai, struct hex h, struct hex *goal)
 {
 	const struct game *g = ai->g;
 	int j, d, bd = 1000;
 
-	for (j = 0; j < g->nunits; j++)
-		if (g->units[j].placed && g->units[j].side != ai->side &&
-		    pw_kind_is(&g->units[j], PW_OBJECTIVE) &&
-		    (d = hex_distance(g->units[j].pos, h)) < bd) {
+	/* The objectives the side does not hold, in the order of the
+	 * units, found once per call. */
+	if (ai->nobj < 0)
+		for (ai->nobj = 0, j = 0; j < g->nunits; j++)
+			if (g->units[j].placed && g->units[j].side !=
+			    ai->side && pw_kind_is(&g->units[j], PW_OBJECTIVE))
+				ai->objp[ai->nobj++] = g->units[j].pos;
+	for (j = 0; j < ai->nobj; j++)
+		if ((d = hex_distance(ai->objp[j], h)) < bd) {
 			bd = d;
-			*goal = g->units[j].pos;
+			*goal = ai->objp[j];
 		}
 	return bd < 1000;
 }
@@ -815,7 +824,7 @@ artillery(struct ai *ai)
 {
 	struct obuf *b = &ai->out[0];
 	const struct game *g = ai->g;
-	int i, j, d, best, bs, s, n, k, lo, *cand = ai->cand;
+	int i, j, d, best, bs, s, n, k, lo, range, *cand = ai->cand;
 	char a[8];
 	/* friend_near of each enemy unit's hex, the same for every gun:
 	 * 0 not asked yet, 1 no, 2 yes; by seen unit (s), the cover of its
@@ -836,6 +845,7 @@ artillery(struct ai *ai)
 		if (u->side != ai->side || !ai->alive[i] ||
 		    !(ai_type(ai, i)->cls & PW_C_ART) || u->attached >= 0)
 			continue;
+		range = ai_type(ai, i)->range;
 		/* The target with the best score: the landing modifiers
 		 * first (+2 observed, +1 the same target, -1 cover), then
 		 * the distance; the first in the order of the units among
@@ -854,7 +864,7 @@ artillery(struct ai *ai)
 			 * gun's range (the gun is alive and not carried):
 			 * not asked. */
 			if (fn[j] == 2 || (d = hex_distance(u->pos, h)) < 1 ||
-			    d > ai_type(ai, i)->range)
+			    d > range)
 				continue;
 			if (cov[s] == 0)
 				cov[s] = pw_cover(g, h) ? 2 : 1;
@@ -1201,6 +1211,7 @@ scratch_room(size_t nu, size_t nh)
 		ai->cand = xrealloc(ai->cand, nu * sizeof *ai->cand);
 		ai->cdist = xrealloc(ai->cdist, nu * sizeof *ai->cdist);
 		ai->uidx = xrealloc(ai->uidx, nu * sizeof *ai->uidx);
+		ai->objp = xrealloc(ai->objp, nu * sizeof *ai->objp);
 		ai->cov = xrealloc(ai->cov, nu * sizeof *ai->cov);
 		ai->spot = xrealloc(ai->spot, nu * sizeof *ai->spot);
 		sc->nu = nu;
@@ -1277,6 +1288,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->nol = 0;
 	ai->nsl = 0;
 	ai->nfield = 0;
+	ai->nobj = -1;
 	begun = pw_los_cache_begin(g);
 	for (i = 0; i < g->nunits; i++) {
 		ai->kind[i] = pw_kind(&g->units[i]);
