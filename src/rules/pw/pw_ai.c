@@ -13,7 +13,16 @@
  * The path search reads one distance field per goal and call, shared by
  * the units with that goal, and gives the very path a search from each
  * unit would (goal_field, field_path; docs/ARCHITECTURE.md §3.2,
- * "Distance fields"). */
+ * "Distance fields").
+ *
+ * Speed (issue 17, third round; §3.2 "Opponent tables"): the buffers are
+ * kept per thread (scratch_room), the tables a call reads again and again
+ * are made once by hex index (index_passable) and by unit, checks that
+ * only read the game are asked in an order that cannot change the choice
+ * (fire_target, artillery), goals are found where first read, and the
+ * order text goes straight into per-thread buffers (put). Everything is
+ * still read from what the side sees (seen, sl, sp): no hidden unit is
+ * looked at that the old scans did not look at. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
