@@ -519,14 +519,23 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 			const int *row;
 
 			lv = dist[q[head]];
+			/* The six directions written out, in order (the
+			 * queue's order is the search's). */
+#define RING_STEP(d) \
+	if ((k = row[d]) >= 0 && dist[k] == -1) { \
+		dist[k] = lv + 1; \
+		q[tail++] = k; \
+	}
 			while (head < tail && dist[q[head]] == lv) {
 				row = nbr[q[head++]];
-				for (d = 0; d < 6; d++)
-					if ((k = row[d]) >= 0 && dist[k] == -1) {
-						dist[k] = lv + 1;
-						q[tail++] = k;
-					}
+				RING_STEP(0)
+				RING_STEP(1)
+				RING_STEP(2)
+				RING_STEP(3)
+				RING_STEP(4)
+				RING_STEP(5)
 			}
+#undef RING_STEP
 			f->head = head;
 			f->n = tail;
 		}
