@@ -84,7 +84,9 @@ struct ai {
 	int nfield;
 	struct field {
 		struct hex goal;
-		int *dist, *q, head, n;
+		/* dist is dmem + 1: dist[-1] is -2 (off the map: no
+		 * path enters it). */
+		int *dist, *dmem, *q, head, n;
 	} field[16];
 	/* Per-call tables by hex index (nh entries), made with pass: the
 	 * template of a distance field (-1 a hex a path may enter, -2 one
@@ -466,6 +468,7 @@ goal_field(struct ai *ai, struct hex goal, int lb)
 	f->goal = goal;
 	/* The buffers are kept from call to call (scratch_room). */
 	f->head = f->n = 0;
+	f->dist[-1] = -2;
 	memcpy(f->dist, ai->dbase, sizeof *f->dist * (size_t)ai->nh);
 	/* The hexes the search stops at: the goal, or the hexes next to
 	 * it, that a path may enter. */
@@ -520,9 +523,10 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 
 			lv = dist[q[head]];
 			/* The six directions written out, in order (the
-			 * queue's order is the search's). */
+			 * queue's order is the search's); off the map (-1)
+			 * reads dist[-1], -2. */
 #define RING_STEP(d) \
-	if ((k = row[d]) >= 0 && dist[k] == -1) { \
+	if (dist[k = row[d]] == -1) { \
 		dist[k] = lv + 1; \
 		q[tail++] = k; \
 	}
@@ -1249,8 +1253,9 @@ scratch_room(size_t nu, size_t nh)
 		ai->fnear = xrealloc(ai->fnear, nh * sizeof *ai->fnear);
 		ai->adjseen = xrealloc(ai->adjseen, nh * sizeof *ai->adjseen);
 		for (i = 0; i < NFIELD; i++) {
-			ai->field[i].dist = xrealloc(ai->field[i].dist, nh *
-			    sizeof *ai->field[i].dist);
+			ai->field[i].dmem = xrealloc(ai->field[i].dmem,
+			    (nh + 1) * sizeof *ai->field[i].dmem);
+			ai->field[i].dist = ai->field[i].dmem + 1;
 			ai->field[i].q = xrealloc(ai->field[i].q, nh *
 			    sizeof *ai->field[i].q);
 		}
