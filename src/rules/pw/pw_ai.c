@@ -324,12 +324,19 @@ index_passable(struct ai *ai)
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *u = &g->units[j];
 
-		/* Each unit on the map's hex, once (those not placed are
-		 * not asked: every table below wants placed units). */
-		ai->uidx[j] = k = u->placed ? hex_index(g, u->pos) : -1;
+		/* Each unit's hex, once, for the units alive and the
+		 * mines markers (the only ones the tables below and their
+		 * readers ask about). */
+		if (ai->alive[j])
+			k = hex_index(g, u->pos);
+		else if (u->placed && pw_kind_is(u, PW_MINES))
+			k = hex_index(g, u->pos);
+		else
+			k = -1;
+		ai->uidx[j] = k;
 		if (k < 0)
 			continue;
-		if (pw_kind_is(u, PW_MINES) && first_mines[k] == none)
+		if (!ai->alive[j] && first_mines[k] == none)
 			first_mines[k] = j;
 		/* free_end's blockers (a unit of no kind counts, as its
 		 * scan would fail on one). */
