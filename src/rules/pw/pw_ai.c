@@ -370,7 +370,6 @@ index_passable(struct ai *ai)
 		bool *pass = ai->pass;
 		int *dbase = ai->dbase;
 		const int *seenat = ai->seenat;
-		unsigned *visit = ai->visit;
 
 		for (k = 0; k < g->nhex; k++) {
 			bool p;
@@ -387,11 +386,9 @@ index_passable(struct ai *ai)
 				    !(first_mines[k] != none && pw_visible(g,
 				    ai->side, first_mines[k]));
 			}
-			/* With the template of the distance fields, and
-			 * visit_reset's marks. */
+			/* With the template of the distance fields. */
 			pass[k] = p;
 			dbase[k] = p ? -1 : -2;
-			visit[k] = p ? 0 : VISIT_NEVER;
 		}
 	}
 	/* friend_near's hexes: each unit's own and its neighbours'. */
@@ -411,9 +408,8 @@ index_passable(struct ai *ai)
 	for (k = g->nhex < 0 ? 0 : g->nhex; k < ai->nh; k++) {
 		ai->pass[k] = false;
 		ai->dbase[k] = -2;
-		ai->visit[k] = VISIT_NEVER;
 	}
-	ai->stamp = 0;
+	ai->stamp = VISIT_NEVER - 1;
 	ai->hexok = true;
 }
 
@@ -595,15 +591,7 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	prev[n++] = -1;
 	best = start;
 	bd = hex_distance(start, goal);
-	/* Visited marks by hex index (the start too); a new stamp clears
-	 * them all. */
-	if (++ai->stamp == VISIT_NEVER) {
-		visit_reset(ai);
-		ai->stamp = 1;
-	}
-	if ((hi[0] = hex_index(g, start)) >= 0)
-		ai->visit[hi[0]] = ai->visit[hi[0]] == VISIT_NEVER ? VISIT_NEVER :
-		    ai->stamp;
+	hi[0] = hex_index(g, start);
 	/* No hex can come nearer the goal than the goal itself (0) or, when
 	 * a path may not enter it, its neighbours (1): once one is found,
 	 * the rest of the search could not change the path. */
@@ -619,6 +607,17 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 		    ai->chain)) >= 0)
 			goto walk;
 	}
+	/* The search itself. Visited marks by hex index (the start too); a
+	 * new stamp clears them all (index_passable leaves the stamp at
+	 * the last before VISIT_NEVER: the first search of a call clears
+	 * the marks, a call with no search never does). */
+	if (++ai->stamp == VISIT_NEVER) {
+		visit_reset(ai);
+		ai->stamp = 1;
+	}
+	if (hi[0] >= 0)
+		ai->visit[hi[0]] = ai->visit[hi[0]] == VISIT_NEVER ? VISIT_NEVER :
+		    ai->stamp;
 	while (head < n) {
 		struct hex h = q[head];
 
