@@ -1024,7 +1024,7 @@ activation(struct ai *ai)
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
 		const struct pw_type *t = ai_type(ai, i);
-		struct hex goal, tgt, path[PW_PATH_MAX];
+		struct hex goal = { 0, 0 }, tgt, path[PW_PATH_MAX];
 		int adj = -1, kind = ai->kind[i];
 
 		if (u->side != ai->side || !ai->alive[i])
