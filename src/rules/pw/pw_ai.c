@@ -737,12 +737,13 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 	struct hex at = g->units[i].pos;
 
 	/* pw_can_fire says no to a target nearer than 1 or beyond the
-	 * unit's range when it is not in a wood (whatever the line): those
-	 * are not asked. */
+	 * unit's range (whatever the line): those are not asked. In a wood
+	 * the range it checks is the unit's or 1 (the line's next hex a
+	 * wood too), so beyond the larger of the two is no as well. */
 	int tt = pw_terrain(g, at);
 
-	if (ty != NULL && tt != PW_T_WOOD)
-		maxd = ty->range;
+	if (ty != NULL)
+		maxd = tt != PW_T_WOOD || ty->range >= 1 ? ty->range : 1;
 	/* What pw_can_fire says no to first, whatever the target (the
 	 * unit's weapon, having fired or moved its whole allowance, being
 	 * carried, standing in a ford or crossing a trench): no target is
