@@ -115,6 +115,9 @@ struct ai {
 	 * known, ask each). */
 	int *uidx, *adjseen;
 	bool adjany;
+	/* index_units made uidx, mines, blk and fnear (the map fits
+	 * MAXH). */
+	bool unitsok;
 	/* The order text: the artillery's lines (out[0]), then the four
 	 * passes of activation (out[1] ... out[4]), in that order. */
 	struct obuf out[5];
@@ -296,25 +299,22 @@ visit_reset(struct ai *ai)
 	ai->stamp = 0;
 }
 
-/* Fill ai->pass: may a path enter each hex of the map (on it, not a river,
- * no mines the side knows of, no enemy unit it sees), in one pass over the
- * hexes and one over the units (the first mines marker of a hex decides
- * whether the side knows of mines there, as pw_marker_at finds it). */
+/* The per-call tables that need only the units (before who the side
+ * sees is known): each unit's hex index, the first mines marker of each
+ * hex (as pw_marker_at finds it), the units that block an end in each,
+ * and the hexes in or next to the side's living units (fnear). */
 static void
-index_passable(struct ai *ai)
+index_units(struct ai *ai)
 {
 	const struct game *g = ai->g;
 	int k, j, s, t, *first_mines = ai->mines;
 	const int none = -1;
-	const bool *first = NULL;
-	const signed char *terr = pw_map_terrain(g, &first);
 	const unsigned ex = PW_C_TRANSPORT | PW_C_EXEMPT;
+	const int (*nbr)[6] = pw_map_neighbours(g);
 
-	ai->hexok = false;
-	if (g->nhex > MAXH) {
-		memset(ai->pass, 0, sizeof *ai->pass * (size_t)ai->nh);
+	ai->unitsok = false;
+	if (g->nhex > MAXH)
 		return;
-	}
 	/* none is -1: every byte 0xff. */
 	memset(first_mines, 0xff, sizeof *first_mines * (size_t)g->nhex);
 	memset(ai->seenat, 0, sizeof *ai->seenat * (size_t)g->nhex);
@@ -343,6 +343,41 @@ index_passable(struct ai *ai)
 		if (ai->alive[j] && u->attached < 0 && (ai->kind[j] < 0 ||
 		    !(ai_type(ai, j)->cls & ex)))
 			ai->blk[k]++;
+	}
+	/* friend_near's hexes: each unit's own and its neighbours'. */
+	for (s = 0; s < ai->nol; s++) {
+		struct hex h = g->units[ai->ol[s]].pos;
+
+		if ((k = ai->uidx[ai->ol[s]]) >= 0)
+			ai->fnear[k] = 1;
+		for (t = 0; t < 6; t++) {
+			j = k >= 0 && nbr != NULL ? nbr[k][t] : hex_index(g,
+			    hex_neighbour(h, t));
+			if (j >= 0)
+				ai->fnear[j] = 1;
+		}
+	}
+	ai->unitsok = true;
+}
+
+/* Fill ai->pass: may a path enter each hex of the map (on it, not a river,
+ * no mines the side knows of, no enemy unit it sees), in one pass over the
+ * hexes (the first mines marker of a hex decides whether the side knows
+ * of mines there); and the other tables that need the seen enemy units
+ * (index_units made the rest). */
+static void
+index_passable(struct ai *ai)
+{
+	const struct game *g = ai->g;
+	int k, j, s, t, *first_mines = ai->mines;
+	const int none = -1;
+	const bool *first = NULL;
+	const signed char *terr = pw_map_terrain(g, &first);
+
+	ai->hexok = false;
+	if (!ai->unitsok) {
+		memset(ai->pass, 0, sizeof *ai->pass * (size_t)ai->nh);
+		return;
 	}
 	/* Neighbours are looked up when a search first reaches a hex. */
 	for (k = 0; pw_map_neighbours(g) == NULL && k < g->nhex; k++)
@@ -389,20 +424,6 @@ index_passable(struct ai *ai)
 			/* With the template of the distance fields. */
 			pass[k] = p;
 			dbase[k] = p ? -1 : -2;
-		}
-	}
-	/* friend_near's hexes: each unit's own and its neighbours'. */
-	for (s = 0; s < ai->nol; s++) {
-		struct hex h = g->units[ai->ol[s]].pos;
-		const int (*nbr)[6] = pw_map_neighbours(g);
-
-		if ((k = ai->uidx[ai->ol[s]]) >= 0)
-			ai->fnear[k] = 1;
-		for (t = 0; t < 6; t++) {
-			j = k >= 0 && nbr != NULL ? nbr[k][t] : hex_index(g,
-			    hex_neighbour(h, t));
-			if (j >= 0)
-				ai->fnear[j] = 1;
 		}
 	}
 	for (k = g->nhex < 0 ? 0 : g->nhex; k < ai->nh; k++) {
@@ -1284,6 +1305,19 @@ sees_unit(const struct ai *ai, int j)
 
 	if (u->flags & PW_F_FIRED)
 		return true;
+	/* With index_units' tables: one of the side's units in or next to
+	 * its hex (fnear) sees it; else only one with a line, and none
+	 * into cover. */
+	if (ai->unitsok && ai->uidx[j] >= 0) {
+		if (ai->fnear[ai->uidx[j]])
+			return true;
+		if (pw_cover(g, u->pos))
+			return false;
+		for (s = 0; s < ai->nol; s++)
+			if (pw_los(g, g->units[ai->ol[s]].pos, u->pos, false))
+				return true;
+		return false;
+	}
 	for (s = 0; s < ai->nol; s++) {
 		struct hex o = g->units[ai->ol[s]].pos;
 
@@ -1313,6 +1347,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->stamp = 0;
 	ai->nh = nh;
 	ai->hexok = false;
+	ai->unitsok = false;
 	memset(ai->seen, 0, nu * sizeof *ai->seen);
 	memset(ai->across, 0, nu * sizeof *ai->across);
 	ai->nol = 0;
@@ -1329,6 +1364,7 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++)
 		if (g->units[i].side == side && ai->alive[i])
 			ai->ol[ai->nol++] = i;
+	index_units(ai);
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
 
