@@ -13,7 +13,16 @@
  * The path search reads one distance field per goal and call, shared by
  * the units with that goal, and gives the very path a search from each
  * unit would (goal_field, field_path; docs/ARCHITECTURE.md §3.2,
- * "Distance fields"). */
+ * "Distance fields").
+ *
+ * Speed (issue 17, third round; §3.2 "Opponent tables"): the buffers are
+ * kept per thread (scratch_room), the tables a call reads again and again
+ * are made once by hex index (index_passable) and by unit, checks that
+ * only read the game are asked in an order that cannot change the choice
+ * (fire_target, artillery), goals are found where first read, and the
+ * order text goes straight into per-thread buffers (put). Everything is
+ * still read from what the side sees (seen, sl, sp): no hidden unit is
+ * looked at that the old scans did not look at. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +33,13 @@
 
 #define MAXH 4096
 #define NBR_UNKNOWN (-2)
+
+/* A buffer of order text, kept per thread from call to call (the passes
+ * of activation and the artillery's lines: scratch). */
+struct obuf {
+	char *buf;
+	size_t len, cap;
+};
 
 struct ai {
 	const struct game *g;
@@ -68,8 +84,47 @@ struct ai {
 	int nfield;
 	struct field {
 		struct hex goal;
-		int *dist, *q, head, n;
+		/* dist is dmem + 1: dist[-1] is -2 (off the map: no
+		 * path enters it). */
+		int *dist, *dmem, *q, head, n;
 	} field[16];
+	/* Per-call tables by hex index (nh entries), made with pass: the
+	 * template of a distance field (-1 a hex a path may enter, -2 one
+	 * it may not: a field's dist is a copy, so one compare asks both),
+	 * the first mines marker in each hex (-1 none: pw_marker_at's
+	 * answer for PW_MINES), how many enemy units the side sees stand
+	 * in each hex (enemy_at), and how many units block a unit's end
+	 * in each (free_end: alive, not carried, not a transport or exempt
+	 * unit). hexok: these tables are made (the map fits MAXH). */
+	int *dbase, *mines, *seenat, *blk;
+	bool hexok;
+	/* The positions of the seen enemy units, sl's order (sp[s] is
+	 * units[sl[s]].pos): the scans over them read one array. */
+	struct hex *sp;
+	/* artillery's friend_near marks, by unit. */
+	unsigned char *fn;
+	/* fire_target's and artillery's candidates (indexes in sl) and
+	 * their distances or scores; artillery's marks by seen unit. */
+	int *cand, *cdist;
+	unsigned char *cov, *spot;
+	/* By hex index: is a unit of the side alive in or next to it
+	 * (friend_near)? */
+	unsigned char *fnear;
+	/* By unit, its hex index (-1: off the map or not placed); by hex
+	 * index, how many seen enemy units stand next to it (adjany: not
+	 * known, ask each). */
+	int *uidx, *adjseen;
+	bool adjany;
+	/* index_units made uidx, mines, blk and fnear (the map fits
+	 * MAXH). */
+	bool unitsok;
+	/* The order text: the artillery's lines (out[0]), then the four
+	 * passes of activation (out[1] ... out[4]), in that order. */
+	struct obuf out[5];
+	/* The positions of the objectives the side does not hold, in the
+	 * order of the units (nobj -1: not found yet this call). */
+	struct hex *objp;
+	int nobj;
 };
 #define NFIELD 16
 
@@ -80,26 +135,90 @@ ai_type(const struct ai *ai, int j)
 	return ai->kind[j] < 0 ? NULL : &pw_types[ai->kind[j]];
 }
 
+/* The labels of the hexes, per thread, by hex index: each written once
+ * for the layout they were written for (labels_check starts them again
+ * when a call's layout is another); a slot answers only for the
+ * position it was written for. */
+static _Thread_local struct labels {
+	struct hex_layout lay;
+	int n;
+	struct label {
+		struct hex h;
+		bool ok;
+		char s[8];
+	} *l;
+} labels;
+
+/* Make labels fit g (its layout, its number of hexes). */
+static void
+labels_check(const struct game *g)
+{
+	int k;
+
+	if (labels.l != NULL && labels.n >= g->nhex &&
+	    memcmp(&labels.lay, &g->layout, sizeof labels.lay) == 0)
+		return;
+	if (labels.n < g->nhex) {
+		labels.l = xrealloc(labels.l, sizeof *labels.l *
+		    (size_t)g->nhex);
+		labels.n = g->nhex;
+	}
+	for (k = 0; k < labels.n; k++)
+		labels.l[k].ok = false;
+	memcpy(&labels.lay, &g->layout, sizeof labels.lay);
+}
+
+/* hex_label(&g->layout, h, buf, 8): from labels when h is on the map
+ * (the string is theirs, or buf's off the map). */
 static const char *
 lbl(const struct game *g, struct hex h, char *buf)
 {
-	return hex_label(&g->layout, h, buf, 8);
+	int k = pw_hex_index(g, h);
+	struct label *l;
+
+	if (k < 0 || k >= labels.n)
+		return hex_label(&g->layout, h, buf, 8);
+	l = &labels.l[k];
+	if (!l->ok || !hex_eq(l->h, h)) {
+		hex_label(&g->layout, h, l->s, sizeof l->s);
+		l->h = h;
+		l->ok = true;
+	}
+	return l->s;
 }
 
-/* Append the strings to b up to a NULL: the order lines are written
- * without printf (a simulation writes thousands of them). */
-static void put(struct sbuf *, ...) __attribute__((sentinel));
+/* Append the strings to o up to a NULL: the order lines are written
+ * without printf (a simulation writes thousands of them), byte by byte
+ * into o's room. */
+static void put(struct obuf *, ...) __attribute__((sentinel));
 
 static void
-put(struct sbuf *b, ...)
+put(struct obuf *o, ...)
 {
 	const char *p;
+	char *w, *end;
 	va_list ap;
 
-	va_start(ap, b);
+	if (o->cap - o->len < 256) {
+		o->cap = o->cap * 2 + 256;
+		o->buf = xrealloc(o->buf, o->cap);
+	}
+	w = o->buf + o->len;
+	end = o->buf + o->cap;
+	va_start(ap, o);
 	while ((p = va_arg(ap, const char *)) != NULL)
-		sbuf_puts(b, p);
+		while (*p != '\0') {
+			if (w == end) {
+				o->len = (size_t)(w - o->buf);
+				o->cap *= 2;
+				o->buf = xrealloc(o->buf, o->cap);
+				w = o->buf + o->len;
+				end = o->buf + o->cap;
+			}
+			*w++ = *p++;
+		}
 	va_end(ap);
+	o->len = (size_t)(w - o->buf);
 }
 
 /* Each enemy unit j the side sees, in the order of the units (s counts
@@ -112,14 +231,15 @@ put(struct sbuf *b, ...)
 static int
 nearest_seen(const struct ai *ai, struct hex h, int *dist)
 {
-	int j, best = -1, d, s;
+	int best = -1, d, s, bd = 1000;
+	const struct hex *sp = ai->sp;
 
-	*dist = 1000;
-	FOR_SEEN(ai, j, s)
-		if ((d = hex_distance(ai->g->units[j].pos, h)) < *dist) {
-			*dist = d;
-			best = j;
+	for (s = 0; s < ai->nsl; s++)
+		if ((d = hex_distance(sp[s], h)) < bd) {
+			bd = d;
+			best = ai->sl[s];
 		}
+	*dist = bd;
 	return best;
 }
 
@@ -128,18 +248,32 @@ nearest_seen(const struct ai *ai, struct hex h, int *dist)
 static bool
 enemy_at(const struct ai *ai, struct hex h)
 {
-	int j, s;
+	int s, k;
 
-	FOR_SEEN(ai, j, s)
-		if (hex_eq(ai->g->units[j].pos, h))
+	if (ai->hexok && (k = pw_hex_index(ai->g, h)) >= 0)
+		return ai->seenat[k] > 0;
+	for (s = 0; s < ai->nsl; s++)
+		if (hex_eq(ai->sp[s], h))
 			return true;
 	return false;
+}
+
+/* pw_marker_at(g, h, PW_MINES), from the table of the call when h is on
+ * the map. */
+static int
+mines_at(const struct ai *ai, struct hex h)
+{
+	int k;
+
+	if (ai->hexok && (k = pw_hex_index(ai->g, h)) >= 0)
+		return ai->mines[k];
+	return pw_marker_at(ai->g, h, PW_MINES);
 }
 
 static bool
 known_mines(const struct ai *ai, struct hex h)
 {
-	int m = pw_marker_at(ai->g, h, PW_MINES);
+	int m = mines_at(ai, h);
 
 	return m >= 0 && pw_visible(ai->g, ai->side, m);
 }
@@ -165,50 +299,139 @@ visit_reset(struct ai *ai)
 	ai->stamp = 0;
 }
 
+/* The per-call tables that need only the units (before who the side
+ * sees is known): each unit's hex index, the first mines marker of each
+ * hex (as pw_marker_at finds it), the units that block an end in each,
+ * and the hexes in or next to the side's living units (fnear). */
+static void
+index_units(struct ai *ai)
+{
+	const struct game *g = ai->g;
+	int k, j, s, t, *first_mines = ai->mines;
+	const int none = -1;
+	const unsigned ex = PW_C_TRANSPORT | PW_C_EXEMPT;
+	const int (*nbr)[6] = pw_map_neighbours(g);
+
+	ai->unitsok = false;
+	if (g->nhex > MAXH)
+		return;
+	/* none is -1: every byte 0xff. */
+	memset(first_mines, 0xff, sizeof *first_mines * (size_t)g->nhex);
+	memset(ai->seenat, 0, sizeof *ai->seenat * (size_t)g->nhex);
+	memset(ai->blk, 0, sizeof *ai->blk * (size_t)g->nhex);
+	memset(ai->fnear, 0, sizeof *ai->fnear * (size_t)g->nhex);
+	memset(ai->adjseen, 0, sizeof *ai->adjseen * (size_t)g->nhex);
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *u = &g->units[j];
+
+		/* Each unit's hex, once, for the units alive and the
+		 * mines markers (the only ones the tables below and their
+		 * readers ask about). */
+		if (ai->alive[j])
+			k = hex_index(g, u->pos);
+		else if (u->placed && pw_kind_is(u, PW_MINES))
+			k = hex_index(g, u->pos);
+		else
+			k = -1;
+		ai->uidx[j] = k;
+		if (k < 0)
+			continue;
+		if (!ai->alive[j] && first_mines[k] == none)
+			first_mines[k] = j;
+		/* free_end's blockers (a unit of no kind counts, as its
+		 * scan would fail on one). */
+		if (ai->alive[j] && u->attached < 0 && (ai->kind[j] < 0 ||
+		    !(ai_type(ai, j)->cls & ex)))
+			ai->blk[k]++;
+	}
+	/* friend_near's hexes: each unit's own and its neighbours'. */
+	for (s = 0; s < ai->nol; s++) {
+		struct hex h = g->units[ai->ol[s]].pos;
+
+		if ((k = ai->uidx[ai->ol[s]]) >= 0)
+			ai->fnear[k] = 1;
+		for (t = 0; t < 6; t++) {
+			j = k >= 0 && nbr != NULL ? nbr[k][t] : hex_index(g,
+			    hex_neighbour(h, t));
+			if (j >= 0)
+				ai->fnear[j] = 1;
+		}
+	}
+	ai->unitsok = true;
+}
+
 /* Fill ai->pass: may a path enter each hex of the map (on it, not a river,
  * no mines the side knows of, no enemy unit it sees), in one pass over the
- * hexes and one over the units (the first mines marker of a hex decides
- * whether the side knows of mines there, as pw_marker_at finds it). */
+ * hexes (the first mines marker of a hex decides whether the side knows
+ * of mines there); and the other tables that need the seen enemy units
+ * (index_units made the rest). */
 static void
 index_passable(struct ai *ai)
 {
 	const struct game *g = ai->g;
-	int k, j, s, t, first_mines[MAXH];
+	int k, j, s, t, *first_mines = ai->mines;
 	const int none = -1;
 	const bool *first = NULL;
 	const signed char *terr = pw_map_terrain(g, &first);
 
-	if (g->nhex > MAXH)
+	ai->hexok = false;
+	if (!ai->unitsok) {
+		memset(ai->pass, 0, sizeof *ai->pass * (size_t)ai->nh);
 		return;
-	for (k = 0; k < g->nhex; k++)
-		first_mines[k] = none;
-	for (j = 0; j < g->nunits; j++) {
-		const struct game_unit *u = &g->units[j];
-
-		if (u->placed && pw_kind_is(u, PW_MINES) &&
-		    (k = hex_index(g, u->pos)) >= 0 && first_mines[k] == none)
-			first_mines[k] = j;
 	}
 	/* Neighbours are looked up when a search first reaches a hex. */
-	for (k = 0; ai->nbr != NULL && k < g->nhex; k++)
+	for (k = 0; pw_map_neighbours(g) == NULL && k < g->nhex; k++)
 		ai->nbr[k][0] = NBR_UNKNOWN;
-	for (k = 0; k < g->nhex; k++) {
-		/* The first hex at this position answers for it (the map's
-		 * cache knows which it is, and its terrain). */
-		if (terr != NULL ? !first[k] : hex_index(g, g->hexes[k].h) !=
-		    k) {
-			ai->pass[k] = false;
-			continue;
-		}
-		t = terr != NULL ? terr[k] : pw_terrain(g, g->hexes[k].h);
-		ai->pass[k] = t >= 0 && t != PW_T_RIVER &&
-		    !(first_mines[k] != none && pw_visible(g, ai->side,
-		    first_mines[k]));
+	/* The seen enemy units first: no path enters their hexes; and the
+	 * hexes next to them (adjseen; adjany: one is off the map, or the
+	 * map has no neighbour table, so the hexes next to it are not
+	 * marked). */
+	{
+		const int (*nbr)[6] = pw_map_neighbours(g);
+
+		ai->adjany = nbr == NULL;
+		FOR_SEEN(ai, j, s)
+			if ((k = ai->uidx[j]) >= 0) {
+				ai->seenat[k]++;
+				for (t = 0; nbr != NULL && t < 6; t++)
+					if (nbr[k][t] >= 0)
+						ai->adjseen[nbr[k][t]]++;
+			} else
+				ai->adjany = true;
 	}
-	FOR_SEEN(ai, j, s)
-		if ((k = hex_index(g, g->units[j].pos)) >= 0)
-			ai->pass[k] = false;
-	visit_reset(ai);
+	{
+		/* The tables in locals (a store to one could otherwise be
+		 * one to ai). */
+		bool *pass = ai->pass;
+		int *dbase = ai->dbase;
+		const int *seenat = ai->seenat;
+
+		for (k = 0; k < g->nhex; k++) {
+			bool p;
+
+			/* The first hex at this position answers for it (the
+			 * map's cache knows which it is, and its terrain). */
+			if (terr != NULL ? !first[k] : hex_index(g,
+			    g->hexes[k].h) != k)
+				p = false;
+			else {
+				t = terr != NULL ? terr[k] : pw_terrain(g,
+				    g->hexes[k].h);
+				p = t >= 0 && t != PW_T_RIVER && seenat[k] == 0 &&
+				    !(first_mines[k] != none && pw_visible(g,
+				    ai->side, first_mines[k]));
+			}
+			/* With the template of the distance fields. */
+			pass[k] = p;
+			dbase[k] = p ? -1 : -2;
+		}
+	}
+	for (k = g->nhex < 0 ? 0 : g->nhex; k < ai->nh; k++) {
+		ai->pass[k] = false;
+		ai->dbase[k] = -2;
+	}
+	ai->stamp = VISIT_NEVER - 1;
+	ai->hexok = true;
 }
 
 /* Is h free for unit i to end in (other units, plans made so far)? */
@@ -217,17 +440,23 @@ free_end(const struct ai *ai, int i, struct hex h)
 {
 	const struct game *g = ai->g;
 	unsigned ex = PW_C_TRANSPORT | PW_C_EXEMPT;
-	int j;
+	int j, k;
 
 	if (ai_type(ai, i)->cls & ex)
 		return !enemy_at(ai, h);
-	for (j = 0; j < g->nunits; j++) {
-		const struct game_unit *o = &g->units[j];
-
-		if (j != i && ai->alive[j] && o->attached < 0 &&
-		    hex_eq(o->pos, h) && !(ai_type(ai, j)->cls & ex))
+	if (ai->hexok && (k = hex_index(g, h)) >= 0) {
+		/* The blockers in h, but for i itself (not exempt here). */
+		if (ai->blk[k] - (ai->alive[i] && g->units[i].attached < 0 &&
+		    hex_eq(g->units[i].pos, h) ? 1 : 0) > 0)
 			return false;
-	}
+	} else
+		for (j = 0; j < g->nunits; j++) {
+			const struct game_unit *o = &g->units[j];
+
+			if (j != i && ai->alive[j] && o->attached < 0 &&
+			    hex_eq(o->pos, h) && !(ai_type(ai, j)->cls & ex))
+				return false;
+		}
 	for (j = 0; j < ai->ntaken; j++)
 		if (hex_eq(ai->taken[j], h))
 			return false;
@@ -257,18 +486,19 @@ goal_field(struct ai *ai, struct hex goal, int lb)
 			return &ai->field[i];
 	if (ai->nfield == NFIELD)
 		return NULL;
+	if (!ai->hexok)
+		return NULL;
 	f = &ai->field[ai->nfield++];
 	f->goal = goal;
-	f->dist = xmalloc(sizeof *f->dist * (size_t)ai->nh);
-	f->q = xmalloc(sizeof *f->q * (size_t)ai->nh);
+	/* The buffers are kept from call to call (scratch_room). */
 	f->head = f->n = 0;
-	for (k = 0; k < ai->nh; k++)
-		f->dist[k] = -1;
+	f->dist[-1] = -2;
+	memcpy(f->dist, ai->dbase, sizeof *f->dist * (size_t)ai->nh);
 	/* The hexes the search stops at: the goal, or the hexes next to
 	 * it, that a path may enter. */
 	for (d = lb == 0 ? -1 : 0; d < (lb == 0 ? 0 : 6); d++) {
 		k = hex_index(g, d < 0 ? goal : hex_neighbour(goal, d));
-		if (k >= 0 && ai->pass[k] && f->dist[k] < 0) {
+		if (k >= 0 && f->dist[k] == -1) {
 			f->dist[k] = 0;
 			f->q[f->n++] = k;
 		}
@@ -300,7 +530,7 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 	for (;;) {
 		want = INT_MAX;
 		for (d = 0; d < 6; d++)
-			if (nb[d] >= 0 && ai->pass[nb[d]] && dist[nb[d]] >= 0 &&
+			if (nb[d] >= 0 && dist[nb[d]] >= 0 &&
 			    dist[nb[d]] < want)
 				want = dist[nb[d]];
 		/* Every hex nearer than the next one to leave the queue
@@ -309,23 +539,38 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 		if (f->head == f->n || (want != INT_MAX &&
 		    dist[f->q[f->head]] >= want))
 			break;
-		/* One more ring of the search. */
-		lv = dist[f->q[f->head]];
-		while (f->head < f->n && dist[f->q[f->head]] == lv) {
-			int x = f->q[f->head++];
+		/* One more ring of the search (its queue's ends in locals:
+		 * a store to dist could otherwise be one to them). */
+		{
+			int head = f->head, tail = f->n, *q = f->q;
+			const int *row;
 
-			for (d = 0; d < 6; d++)
-				if ((k = nbr[x][d]) >= 0 && ai->pass[k] &&
-				    dist[k] < 0) {
-					dist[k] = lv + 1;
-					f->q[f->n++] = k;
-				}
+			lv = dist[q[head]];
+			/* The six directions written out, in order (the
+			 * queue's order is the search's); off the map (-1)
+			 * reads dist[-1], -2. */
+#define RING_STEP(d) \
+	if (dist[k = row[d]] == -1) { \
+		dist[k] = lv + 1; \
+		q[tail++] = k; \
+	}
+			while (head < tail && dist[q[head]] == lv) {
+				row = nbr[q[head++]];
+				RING_STEP(0)
+				RING_STEP(1)
+				RING_STEP(2)
+				RING_STEP(3)
+				RING_STEP(4)
+				RING_STEP(5)
+			}
+#undef RING_STEP
+			f->head = head;
+			f->n = tail;
 		}
 	}
 	if (want == INT_MAX)
 		return -1;
-	for (d = 0; d < 6 && !(nb[d] >= 0 && ai->pass[nb[d]] &&
-	    dist[nb[d]] == want); d++)
+	for (d = 0; d < 6 && !(nb[d] >= 0 && dist[nb[d]] == want); d++)
 		;
 	cur = nb[d];
 	while (n < max) {
@@ -333,8 +578,7 @@ field_path(const struct ai *ai, struct field *f, struct hex start, int hs,
 		if (dist[cur] == 0)
 			break;
 		for (d = 0; d < 6; d++)
-			if ((k = nbr[cur][d]) >= 0 && ai->pass[k] &&
-			    dist[k] == dist[cur] - 1)
+			if ((k = nbr[cur][d]) >= 0 && dist[k] == dist[cur] - 1)
 				break;
 		cur = nbr[cur][d];
 	}
@@ -368,15 +612,7 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 	prev[n++] = -1;
 	best = start;
 	bd = hex_distance(start, goal);
-	/* Visited marks by hex index (the start too); a new stamp clears
-	 * them all. */
-	if (++ai->stamp == VISIT_NEVER) {
-		visit_reset(ai);
-		ai->stamp = 1;
-	}
-	if ((hi[0] = hex_index(g, start)) >= 0)
-		ai->visit[hi[0]] = ai->visit[hi[0]] == VISIT_NEVER ? VISIT_NEVER :
-		    ai->stamp;
+	hi[0] = hex_index(g, start);
 	/* No hex can come nearer the goal than the goal itself (0) or, when
 	 * a path may not enter it, its neighbours (1): once one is found,
 	 * the rest of the search could not change the path. */
@@ -392,6 +628,17 @@ plan_path(struct ai *ai, int i, struct hex goal, int max, struct hex *path)
 		    ai->chain)) >= 0)
 			goto walk;
 	}
+	/* The search itself. Visited marks by hex index (the start too); a
+	 * new stamp clears them all (index_passable leaves the stamp at
+	 * the last before VISIT_NEVER: the first search of a call clears
+	 * the marks, a call with no search never does). */
+	if (++ai->stamp == VISIT_NEVER) {
+		visit_reset(ai);
+		ai->stamp = 1;
+	}
+	if (hi[0] >= 0)
+		ai->visit[hi[0]] = ai->visit[hi[0]] == VISIT_NEVER ? VISIT_NEVER :
+		    ai->stamp;
 	while (head < n) {
 		struct hex h = q[head];
 
@@ -457,6 +704,10 @@ walk:
 
 static void
 goal_of(const struct ai *ai, int i, struct hex *goal, int *dist)
+    __attribute__((noinline));
+
+static void
+goal_of(const struct ai *ai, int i, struct hex *goal, int *dist)
 {
 	const struct game *g = ai->g;
 	int e = nearest_seen(ai, g->units[i].pos, dist);
@@ -477,17 +728,22 @@ goal_of(const struct ai *ai, int i, struct hex *goal, int *dist)
 /* The nearest objective the side does not hold, from h; false if it holds
  * them all (or the scenario has none). */
 static bool
-objective_goal(const struct ai *ai, struct hex h, struct hex *goal)
+objective_goal(struct ai *ai, struct hex h, struct hex *goal)
 {
 	const struct game *g = ai->g;
 	int j, d, bd = 1000;
 
-	for (j = 0; j < g->nunits; j++)
-		if (g->units[j].placed && g->units[j].side != ai->side &&
-		    pw_kind_is(&g->units[j], PW_OBJECTIVE) &&
-		    (d = hex_distance(g->units[j].pos, h)) < bd) {
+	/* The objectives the side does not hold, in the order of the
+	 * units, found once per call. */
+	if (ai->nobj < 0)
+		for (ai->nobj = 0, j = 0; j < g->nunits; j++)
+			if (g->units[j].placed && g->units[j].side !=
+			    ai->side && pw_kind_is(&g->units[j], PW_OBJECTIVE))
+				ai->objp[ai->nobj++] = g->units[j].pos;
+	for (j = 0; j < ai->nobj; j++)
+		if ((d = hex_distance(ai->objp[j], h)) < bd) {
 			bd = d;
-			*goal = g->units[j].pos;
+			*goal = ai->objp[j];
 		}
 	return bd < 1000;
 }
@@ -498,24 +754,48 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 {
 	const struct game *g = ai->g;
 	const struct pw_type *ty = ai_type(ai, i);
-	int j, range, best = 1000, d, s, maxd = INT_MAX;
-	bool found = false;
+	int range, d, s, n = 0, k, maxd = INT_MAX, *cand = ai->cand;
+	struct hex at = g->units[i].pos;
 
 	/* pw_can_fire says no to a target nearer than 1 or beyond the
-	 * unit's range when it is not in a wood (whatever the line): those
-	 * are not asked. */
-	if (ty != NULL && pw_terrain(g, g->units[i].pos) != PW_T_WOOD)
-		maxd = ty->range;
-	FOR_SEEN(ai, j, s) {
-		d = hex_distance(g->units[j].pos, g->units[i].pos);
-		if (d < best && d >= 1 && d <= maxd && pw_can_fire(g, i,
-		    g->units[j].pos, &range, NULL, 0)) {
-			best = d;
-			*t = g->units[j].pos;
-			found = true;
+	 * unit's range (whatever the line): those are not asked. In a wood
+	 * the range it checks is the unit's or 1 (the line's next hex a
+	 * wood too), so beyond the larger of the two is no as well. */
+	int tt = pw_terrain(g, at);
+
+	if (ty != NULL)
+		maxd = tt != PW_T_WOOD || ty->range >= 1 ? ty->range : 1;
+	/* What pw_can_fire says no to first, whatever the target (the
+	 * unit's weapon, having fired or moved its whole allowance, being
+	 * carried, standing in a ford or crossing a trench): no target is
+	 * asked. */
+	if (ty != NULL && (ty->weapon == PW_W_NONE || (ty->cls & PW_C_ART) ||
+	    (g->units[i].flags & (PW_F_FIRED | PW_F_FULLMOVE)) ||
+	    g->units[i].attached >= 0 || tt == PW_T_FORD ||
+	    ((g->units[i].flags & PW_F_CROSSING) && tt == PW_T_TRENCH)))
+		return false;
+	/* The nearest seen enemy unit it can fire at, the first in the
+	 * order of the units among those as near: the candidates sorted by
+	 * distance (stable: in their order among equals), asked until one
+	 * says yes (pw_can_fire only reads the game, so the units not
+	 * asked could not change the answer). */
+	for (s = 0; s < ai->nsl; s++) {
+		d = hex_distance(ai->sp[s], at);
+		if (d < 1 || d > maxd || d >= 1000)
+			continue;
+		for (k = n++; k > 0 && ai->cdist[k - 1] > d; k--) {
+			cand[k] = cand[k - 1];
+			ai->cdist[k] = ai->cdist[k - 1];
 		}
+		cand[k] = s;
+		ai->cdist[k] = d;
 	}
-	return found;
+	for (k = 0; k < n; k++)
+		if (pw_can_fire(g, i, ai->sp[cand[k]], &range, NULL, 0)) {
+			*t = ai->sp[cand[k]];
+			return true;
+		}
+	return false;
 }
 
 /* Is a unit of the side (alive) in or next to h? */
@@ -524,6 +804,12 @@ friend_near(const struct ai *ai, struct hex h)
 {
 	int s;
 
+	int k;
+
+	/* The hexes in or next to the side's units are marked once per
+	 * call (fnear); a hex off the map is asked of each unit. */
+	if (ai->hexok && (k = pw_hex_index(ai->g, h)) >= 0)
+		return ai->fnear[k] != 0;
 	for (s = 0; s < ai->nol; s++)
 		if (hex_distance(ai->g->units[ai->ol[s]].pos, h) <= 1)
 			return true;
@@ -559,32 +845,46 @@ across(const struct ai *ai, int j)
 	return ai->across[j] == 2;
 }
 
-/* Does a spotter of the side (or gun i itself) see h directly? */
+/* Does a spotter of the side (or gun i itself) see the seen unit s
+ * directly? The spotters' part (the same for every gun) is asked once
+ * per seen unit: spot[s] 0 not asked yet, 1 no, 2 yes. */
 static bool
-observed(const struct ai *ai, int i, struct hex h)
+observed_seen(const struct ai *ai, int i, int s, unsigned char *spot)
 {
 	const struct game *g = ai->g;
-	int j, s;
+	struct hex h = ai->sp[s];
+	int j, o;
 
 	if (pw_sees(g, g->units[i].pos, h))
 		return true;
-	for (s = 0; s < ai->nol; s++)
-		if (ai->kind[j = ai->ol[s]] == PW_SPOTTER &&
-		    pw_sees(g, g->units[j].pos, h))
-			return true;
-	return false;
+	if (spot[s] == 0) {
+		spot[s] = 1;
+		for (o = 0; o < ai->nol; o++)
+			if (ai->kind[j = ai->ol[o]] == PW_SPOTTER &&
+			    pw_sees(g, g->units[j].pos, h)) {
+				spot[s] = 2;
+				break;
+			}
+	}
+	return spot[s] == 2;
 }
 
 static void
-artillery(struct ai *ai, struct sbuf *b)
+artillery(struct ai *ai)
 {
+	struct obuf *b = &ai->out[0];
 	const struct game *g = ai->g;
-	int i, j, d, best, s;
+	int i, j, d, best, bs, s, n, k, lo, range, *cand = ai->cand;
 	char a[8];
 	/* friend_near of each enemy unit's hex, the same for every gun:
-	 * 0 not asked yet, 1 no, 2 yes. */
-	unsigned char *fn = xcalloc((size_t)(g->nunits > 0 ? g->nunits : 1),
-	    1);
+	 * 0 not asked yet, 1 no, 2 yes; by seen unit (s), the cover of its
+	 * hex (0 not asked yet, 1 no, 2 yes) and whether a spotter sees it
+	 * (observed_seen). */
+	unsigned char *fn = ai->fn, *cov = ai->cov, *spot = ai->spot;
+
+	memset(fn, 0, (size_t)(g->nunits > 0 ? g->nunits : 1));
+	memset(cov, 0, (size_t)(ai->nsl > 0 ? ai->nsl : 1));
+	memset(spot, 0, (size_t)(ai->nsl > 0 ? ai->nsl : 1));
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
@@ -595,23 +895,50 @@ artillery(struct ai *ai, struct sbuf *b)
 		if (u->side != ai->side || !ai->alive[i] ||
 		    !(ai_type(ai, i)->cls & PW_C_ART) || u->attached >= 0)
 			continue;
-		best = 1000;
+		range = ai_type(ai, i)->range;
+		/* The target with the best score: the landing modifiers
+		 * first (+2 observed, +1 the same target, -1 cover), then
+		 * the distance; the first in the order of the units among
+		 * the best. The score without the observed term (lo) is
+		 * never above the score: the targets are asked in the order
+		 * of lo (stable), and once lo passes the best score none
+		 * after could beat or tie it, so they are not asked
+		 * (pw_art_can_fire and observed only read the game). */
+		n = 0;
 		FOR_SEEN(ai, j, s) {
-			struct hex h = g->units[j].pos;
+			struct hex h = ai->sp[s];
 
 			if (fn[j] == 0)
 				fn[j] = friend_near(ai, h) ? 2 : 1;
-			if (fn[j] == 2 || !pw_art_can_fire(g, i, h, NULL, 0))
+			/* pw_art_can_fire says no to a target out of the
+			 * gun's range (the gun is alive and not carried):
+			 * not asked. */
+			if (fn[j] == 2 || (d = hex_distance(u->pos, h)) < 1 ||
+			    d > range)
 				continue;
-			/* The landing modifiers first (+2 observed, +1 the
-			 * same target, -1 cover), then the distance. */
-			d = hex_distance(h, u->pos) + 100 * (
-			    (observed(ai, i, h) ? 0 : 2) +
-			    (u->x[PW_X_LASTT] == g->turn - 1 &&
-			    hex_eq(h, last) ? 0 : 1) + (pw_cover(g, h) ? 1 : 0));
-			if (d < best) {
+			if (cov[s] == 0)
+				cov[s] = pw_cover(g, h) ? 2 : 1;
+			lo = d + 100 * ((u->x[PW_X_LASTT] == g->turn - 1 &&
+			    hex_eq(h, last) ? 0 : 1) + (cov[s] == 2 ? 1 : 0));
+			for (k = n++; k > 0 && ai->cdist[k - 1] > lo; k--) {
+				cand[k] = cand[k - 1];
+				ai->cdist[k] = ai->cdist[k - 1];
+			}
+			cand[k] = s;
+			ai->cdist[k] = lo;
+		}
+		best = 1000;
+		bs = -1;
+		for (k = 0; k < n && ai->cdist[k] <= best; k++) {
+			s = cand[k];
+			if (!pw_art_can_fire(g, i, ai->sp[s], NULL, 0))
+				continue;
+			d = ai->cdist[k] + (observed_seen(ai, i, s, spot) ? 0 :
+			    200);
+			if (d < best || (d == best && s < bs)) {
 				best = d;
-				t = h;
+				bs = s;
+				t = ai->sp[s];
 				found = true;
 			}
 		}
@@ -621,7 +948,6 @@ artillery(struct ai *ai, struct sbuf *b)
 			    && hex_distance(t, u->pos) >= 4 ? " gas" : "", "\n",
 			    (char *)NULL);
 	}
-	free(fn);
 }
 
 /* The defender's counterattack for unit i (which may advance): the
@@ -709,41 +1035,49 @@ main_body(const struct ai *ai, int i, struct hex *at)
 }
 
 static void
-activation(struct ai *ai, struct sbuf *b)
+activation(struct ai *ai)
 {
 	const struct game *g = ai->g;
-	struct sbuf pass[4];
+	struct obuf *pass = &ai->out[1];
 	bool exh = pw_exhausted(g, ai->side);
 	int i, j, k, dist, n, s;
 	char a[8];
 
-	for (k = 0; k < 4; k++)
-		sbuf_init(&pass[k]);
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
 		const struct pw_type *t = ai_type(ai, i);
-		struct hex goal, tgt, path[PW_PATH_MAX];
+		struct hex goal = { 0, 0 }, tgt, path[PW_PATH_MAX];
 		int adj = -1, kind = ai->kind[i];
 
 		if (u->side != ai->side || !ai->alive[i])
 			continue;
-		goal_of(ai, i, &goal, &dist);
+		/* goal_of(ai, i, &goal, &dist), asked where a branch first
+		 * reads goal or dist (it reads nothing else). */
+#define GOAL() (have ? (void)0 : (goal_of(ai, i, &goal, &dist), \
+	(void)(have = true)))
+		bool have = false;
+
 		/* Carried: get off near the enemy. */
 		if (u->attached >= 0) {
+			GOAL();
 			/* Not into a hex where it would break the stacking
 			 * rule (the unload would fail). */
 			if (dist <= 5 && free_end(ai, i, u->pos))
 				put(&pass[1], u->id, " unload\n", (char *)NULL);
 			continue;
 		}
-		FOR_SEEN(ai, j, s)
+		/* (None when no seen enemy stands next to its hex.) */
+		n = !ai->hexok || ai->adjany || ai->uidx[i] < 0 ||
+		    ai->adjseen[ai->uidx[i]] > 0 ? ai->nsl : 0;
+		for (s = 0; s < n; s++)
 			/* Any adjacent enemy it sees, a combat unit rather
 			 * than a commander, spotter or transport. */
-			if (hex_adjacent(g->units[j].pos,
-			    u->pos) && (adj < 0 || (ai_type(ai, j)->cls &
+			if (hex_adjacent(ai->sp[s], u->pos) && (adj < 0 ||
+			    (ai_type(ai, j = ai->sl[s])->cls &
 			    (PW_C_EXEMPT | PW_C_TRANSPORT)) == 0))
-				adj = j;
+				adj = ai->sl[s];
 		if (t->cls & PW_C_ART) {
+			GOAL();
 			/* Guns that could not shoot turn to the enemy. */
 			if (!(t->cls & PW_C_SELFPROP) && dist < 1000 &&
 			    !pw_in_arc(u->facing, u->pos, goal))
@@ -778,7 +1112,7 @@ activation(struct ai *ai, struct sbuf *b)
 			    pw_dir_towards(end, e >= 0 ? ft : tgt)), (char *)NULL);
 			if (e >= 0 && t->weapon != PW_W_NONE && dist <= t->range)
 				put(&pass[2], " fire ", lbl(g, ft, a), (char *)NULL);
-			sbuf_puts(&pass[2], "\n");
+			put(&pass[2], "\n", (char *)NULL);
 			continue;
 		}
 		if (fire_target(ai, i, &tgt)) {
@@ -789,8 +1123,10 @@ activation(struct ai *ai, struct sbuf *b)
 		if (adj >= 0)
 			continue;
 		if ((kind == PW_SPOTTER || kind == PW_CMD) && !exh) {
-			struct hex to = goal;
+			struct hex to;
 
+			GOAL();
+			to = goal;
 			/* Spotters move up until they see the enemy, three
 			 * hexes off; commanders follow the main body, never
 			 * next to the enemy. */
@@ -820,7 +1156,7 @@ activation(struct ai *ai, struct sbuf *b)
 
 			for (j = 0; j < 6 && !job; j++) {
 				struct hex h = hex_neighbour(u->pos, j);
-				int m = pw_marker_at(g, h, PW_MINES);
+				int m = mines_at(ai, h);
 
 				if (m >= 0 && g->units[m].side != ai->side &&
 				    known_mines(ai, h)) {
@@ -831,14 +1167,16 @@ activation(struct ai *ai, struct sbuf *b)
 					job = true;
 				}
 			}
+			if (!job && ai->side == PW_RED)
+				GOAL();
 			if (!job && ai->side == PW_RED && dist > 5) {
 				struct hex h = hex_neighbour(u->pos,
 				    pw_dir_towards(u->pos, goal));
 
 				if (u->x[PW_X_JOB] == PW_JOB_LAY)
 					continue;
-				if (game_on_map(g, h) && pw_marker_at(g, h,
-				    PW_MINES) < 0 && pw_terrain(g, h) ==
+				if (game_on_map(g, h) && mines_at(ai, h) < 0 &&
+				    pw_terrain(g, h) ==
 				    PW_T_OPEN) {
 					put(&pass[2], u->id, " lay ",
 					    lbl(g, h, a), "\n", (char *)NULL);
@@ -869,6 +1207,7 @@ activation(struct ai *ai, struct sbuf *b)
 		 * units not in cover go looking for the enemy. */
 		if (ai->side == PW_RED && (pw_cover(g, u->pos) || t->move < 3))
 			continue;
+		GOAL();
 		if (u->flags & PW_F_CROSSING)
 			n = plan_path(ai, i, goal, 1, path);
 		else
@@ -886,22 +1225,119 @@ activation(struct ai *ai, struct sbuf *b)
 		if (t->weapon != PW_W_NONE && hex_distance(path[n - 1], goal) <=
 		    t->range)
 			put(&pass[2], " fire ", lbl(g, goal, a), (char *)NULL);
-		sbuf_puts(&pass[2], "\n");
+		put(&pass[2], "\n", (char *)NULL);
+#undef GOAL
 	}
-	for (k = 0; k < 4; k++) {
-		if (pass[k].len)
-			sbuf_add(b, pass[k].buf, pass[k].len);
-		sbuf_free(&pass[k]);
+}
+
+/* The buffers of the opponent, per thread, kept from call to call and
+ * grown when a game has more units or hexes than any before (a call
+ * allocated some twenty blocks before; now none once they are big
+ * enough). What they hold is made again by each call. */
+static _Thread_local struct scratch {
+	size_t nu, nh;                 /* room, units and hexes */
+	struct ai ai;
+} scratch;
+
+/* Make room in scratch for nu units and nh hexes (nh + 1 for the path
+ * search's queue); its ai, the pointers set. */
+static struct ai *
+scratch_room(size_t nu, size_t nh)
+{
+	struct scratch *sc = &scratch;
+	struct ai *ai = &sc->ai;
+	int i;
+
+	if (nu > sc->nu) {
+		ai->seen = xrealloc(ai->seen, nu * sizeof *ai->seen);
+		ai->taken = xrealloc(ai->taken, nu * sizeof *ai->taken);
+		ai->kind = xrealloc(ai->kind, nu * sizeof *ai->kind);
+		ai->alive = xrealloc(ai->alive, nu * sizeof *ai->alive);
+		ai->across = xrealloc(ai->across, nu * sizeof *ai->across);
+		ai->sl = xrealloc(ai->sl, nu * sizeof *ai->sl);
+		ai->ol = xrealloc(ai->ol, nu * sizeof *ai->ol);
+		ai->sp = xrealloc(ai->sp, nu * sizeof *ai->sp);
+		ai->fn = xrealloc(ai->fn, nu * sizeof *ai->fn);
+		ai->cand = xrealloc(ai->cand, nu * sizeof *ai->cand);
+		ai->cdist = xrealloc(ai->cdist, nu * sizeof *ai->cdist);
+		ai->uidx = xrealloc(ai->uidx, nu * sizeof *ai->uidx);
+		ai->objp = xrealloc(ai->objp, nu * sizeof *ai->objp);
+		ai->cov = xrealloc(ai->cov, nu * sizeof *ai->cov);
+		ai->spot = xrealloc(ai->spot, nu * sizeof *ai->spot);
+		sc->nu = nu;
 	}
+	if (nh > sc->nh) {
+		ai->pass = xrealloc(ai->pass, nh * sizeof *ai->pass);
+		ai->visit = xrealloc(ai->visit, nh * sizeof *ai->visit);
+		ai->nbr = xrealloc(ai->nbr, nh * sizeof *ai->nbr);
+		ai->q = xrealloc(ai->q, (nh + 1) * sizeof *ai->q);
+		ai->chain = xrealloc(ai->chain, (nh + 1) * sizeof *ai->chain);
+		ai->prev = xrealloc(ai->prev, (nh + 1) * sizeof *ai->prev);
+		ai->hi = xrealloc(ai->hi, (nh + 1) * sizeof *ai->hi);
+		ai->dbase = xrealloc(ai->dbase, nh * sizeof *ai->dbase);
+		ai->mines = xrealloc(ai->mines, nh * sizeof *ai->mines);
+		ai->seenat = xrealloc(ai->seenat, nh * sizeof *ai->seenat);
+		ai->blk = xrealloc(ai->blk, nh * sizeof *ai->blk);
+		ai->fnear = xrealloc(ai->fnear, nh * sizeof *ai->fnear);
+		ai->adjseen = xrealloc(ai->adjseen, nh * sizeof *ai->adjseen);
+		for (i = 0; i < NFIELD; i++) {
+			ai->field[i].dmem = xrealloc(ai->field[i].dmem,
+			    (nh + 1) * sizeof *ai->field[i].dmem);
+			ai->field[i].dist = ai->field[i].dmem + 1;
+			ai->field[i].q = xrealloc(ai->field[i].q, nh *
+			    sizeof *ai->field[i].q);
+		}
+		sc->nh = nh;
+	}
+	return ai;
+}
+
+/* pw_visible(g, ai->side, j) for an enemy unit j that is alive (so not
+ * a marker): seen when it fired, or by one of the side's units alive
+ * (ol: pw_visible's loop, without the units it skips) in or next to its
+ * hex, or with a line to it when its hex is not cover. */
+static bool
+sees_unit(const struct ai *ai, int j)
+{
+	const struct game *g = ai->g;
+	const struct game_unit *u = &g->units[j];
+	int s, cover = -1;
+
+	if (u->flags & PW_F_FIRED)
+		return true;
+	/* With index_units' tables: one of the side's units in or next to
+	 * its hex (fnear) sees it; else only one with a line, and none
+	 * into cover. */
+	if (ai->unitsok && ai->uidx[j] >= 0) {
+		if (ai->fnear[ai->uidx[j]])
+			return true;
+		if (pw_cover(g, u->pos))
+			return false;
+		for (s = 0; s < ai->nol; s++)
+			if (pw_los(g, g->units[ai->ol[s]].pos, u->pos, false))
+				return true;
+		return false;
+	}
+	for (s = 0; s < ai->nol; s++) {
+		struct hex o = g->units[ai->ol[s]].pos;
+
+		if (hex_distance(o, u->pos) <= 1)
+			return true;
+		if (cover < 0)
+			cover = pw_cover(g, u->pos) ? 1 : 0;
+		if (!cover && pw_los(g, o, u->pos, false))
+			return true;
+	}
+	return false;
 }
 
 void
 pw_opponent(const struct game *g, const struct window_spec *w, int side,
     struct sbuf *b)
 {
-	struct ai *ai = xmalloc(sizeof *ai);
 	size_t nu = (size_t)(g->nunits > 0 ? g->nunits : 1);
-	int i;
+	int i, nh = g->nhex < 1 ? 1 : g->nhex < MAXH ? g->nhex : MAXH;
+	struct ai *ai = scratch_room(nu, (size_t)nh);
 	bool begun;
 
 	(void)w;
@@ -909,65 +1345,45 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	ai->side = side;
 	ai->ntaken = 0;
 	ai->stamp = 0;
-	ai->nh = g->nhex < 1 ? 1 : g->nhex < MAXH ? g->nhex : MAXH;
-	ai->seen = xcalloc(nu, sizeof *ai->seen);
-	ai->taken = xcalloc(nu, sizeof *ai->taken);
-	ai->pass = xcalloc((size_t)ai->nh, sizeof *ai->pass);
-	ai->visit = xcalloc((size_t)ai->nh, sizeof *ai->visit);
-	ai->kind = xcalloc(nu, sizeof *ai->kind);
-	ai->alive = xcalloc(nu, sizeof *ai->alive);
-	ai->across = xcalloc(nu, sizeof *ai->across);
-	ai->sl = xcalloc(nu, sizeof *ai->sl);
-	ai->ol = xcalloc(nu, sizeof *ai->ol);
+	ai->nh = nh;
+	ai->hexok = false;
+	ai->unitsok = false;
+	memset(ai->seen, 0, nu * sizeof *ai->seen);
+	memset(ai->across, 0, nu * sizeof *ai->across);
 	ai->nol = 0;
 	ai->nsl = 0;
 	ai->nfield = 0;
-	ai->q = xmalloc(sizeof *ai->q * (size_t)(ai->nh + 1));
-	ai->chain = xmalloc(sizeof *ai->chain * (size_t)(ai->nh + 1));
-	ai->prev = xmalloc(sizeof *ai->prev * (size_t)(ai->nh + 1));
-	ai->hi = xmalloc(sizeof *ai->hi * (size_t)(ai->nh + 1));
+	ai->nobj = -1;
 	begun = pw_los_cache_begin(g);
-	/* The neighbours by index: the map's table when the cache is armed,
-	 * else looked up as the searches reach each hex. */
-	ai->nbr = pw_map_neighbours(g) == NULL ? xcalloc((size_t)ai->nh,
-	    sizeof *ai->nbr) : NULL;
 	for (i = 0; i < g->nunits; i++) {
 		ai->kind[i] = pw_kind(&g->units[i]);
 		ai->alive[i] = pw_alive(&g->units[i]);
 	}
-	/* Who the side sees, once: the plans ask again and again. */
+	/* The side's units alive first (sees_unit reads them), then who the
+	 * side sees, once: the plans ask again and again. */
+	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++)
+		if (g->units[i].side == side && ai->alive[i])
+			ai->ol[ai->nol++] = i;
+	index_units(ai);
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
 
 		ai->seen[i] = o->side != side && ai->alive[i] &&
-		    o->attached < 0 && pw_visible(g, side, i);
-		if (ai->seen[i])
+		    o->attached < 0 && sees_unit(ai, i);
+		if (ai->seen[i]) {
+			ai->sp[ai->nsl] = o->pos;
 			ai->sl[ai->nsl++] = i;
-		if (o->side == side && ai->alive[i])
-			ai->ol[ai->nol++] = i;
+		}
 	}
 	index_passable(ai);
-	artillery(ai, b);
-	activation(ai, b);
+	labels_check(g);
+	for (i = 0; i < 5; i++)
+		ai->out[i].len = 0;
+	artillery(ai);
+	activation(ai);
+	for (i = 0; i < 5; i++)
+		if (ai->out[i].len > 0)
+			sbuf_add(b, ai->out[i].buf, ai->out[i].len);
 	pw_los_cache_end(begun);
 	sbuf_puts(b, "retreat cover\n");
-	free(ai->seen);
-	free(ai->taken);
-	free(ai->pass);
-	free(ai->visit);
-	free(ai->nbr);
-	free(ai->kind);
-	free(ai->alive);
-	free(ai->across);
-	free(ai->sl);
-	free(ai->ol);
-	free(ai->q);
-	free(ai->chain);
-	free(ai->prev);
-	free(ai->hi);
-	for (i = 0; i < ai->nfield; i++) {
-		free(ai->field[i].dist);
-		free(ai->field[i].q);
-	}
-	free(ai);
 }
