@@ -155,6 +155,9 @@ bool plt_los(const struct game *, int side, struct hex a, struct hex b);
  * finds, or -1): built once for a loop of plt_los_in while no squad moves
  * or is removed. Caller frees. */
 int *plt_occupancy(const struct game *);
+/* plt_occupancy into occ (cols * rows entries), without the squads of
+ * platoon without (-1: none left out). */
+void plt_occupancy_fill(const struct game *, int *occ, int without);
 /* plt_los with the squads looked up in occ (plt_occupancy; NULL: found
  * by plt_squad_at). */
 bool plt_los_in(const struct game *, const int *occ, int side, struct hex a,

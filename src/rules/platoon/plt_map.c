@@ -72,6 +72,10 @@ struct mapc {
 	                        * and the obstacle between), -1 impossible */
 	int *nbs;              /* nbs[i * 6 + d]: nb, or n where step is -1
 	                        * (the path search's hex never entered) */
+	struct hex *hx;        /* hx[i]: the hex of index i */
+	char *road;            /* road[i]: the hex carries a road */
+	signed char *cov;      /* cov[t * n + f]: plt_cover + 1, 0 not yet
+	                        * (made when first asked) */
 	int *los;              /* los[a * n + b]: 0 not yet walked, 1 blocked
 	                        * whatever the squads, else 2 + offset in st */
 	int *st;               /* at an offset: count, then (h, alt) pairs */
@@ -81,7 +85,7 @@ struct mapc {
 static _Thread_local struct mapc mc;
 static _Thread_local const struct game *scope_game; /* see mapc_get */
 static struct mapc *mapc_scoped(const struct game *);
-static int hidx(const struct game *, struct hex);
+static inline int hidx(const struct game *, struct hex);
 
 /* The game hex at h (row-major fast path, then a search), or NULL. */
 static const struct game_hex *
@@ -134,7 +138,13 @@ plt_terrain(const struct game *g, struct hex h)
 bool
 plt_road(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct mapc *m = mapc_scoped(g);
+	const struct game_hex *gh;
+	int i;
+
+	if (m != NULL)
+		return (i = hidx(g, h)) >= 0 && m->road[i];
+	gh = hex_at(g, h);
 
 	return gh != NULL && strstr(gh->terrain, "+road") != NULL;
 }
@@ -392,13 +402,29 @@ plt_los(const struct game *g, int side, struct hex a, struct hex b)
 int
 plt_cover(const struct game *g, struct hex target, struct hex from)
 {
-	const struct plt_terrain *t = plt_terrain(g, target);
-	int c = t != NULL ? t->cover : 0, n, i, e, dirs[2];
+	struct mapc *m = mapc_scoped(g);
+	const struct plt_terrain *t;
+	int c, n, i, e, dirs[2], it, ifr;
+	size_t at = 0;
 
+	/* Inside a scope, kept by pair of hexes (a map's answer). */
+	if (m != NULL && (it = hidx(g, target)) >= 0 && (ifr = hidx(g,
+	    from)) >= 0) {
+		if (m->cov == NULL)
+			m->cov = xcalloc((size_t)m->n * (size_t)m->n, 1);
+		at = (size_t)it * (size_t)m->n + (size_t)ifr;
+		if (m->cov[at] != 0)
+			return m->cov[at] - 1;
+	} else
+		m = NULL;
+	t = plt_terrain(g, target);
+	c = t != NULL ? t->cover : 0;
 	n = hex_facing(target, from, dirs);
 	for (i = 0; i < n; i++)
 		if ((e = edge_cover[plt_edge(g, target, dirs[i])]) > c)
 			c = e;
+	if (m != NULL && c >= 0 && c < 120)
+		m->cov[at] = (signed char)(c + 1);
 	return c;
 }
 
@@ -429,11 +455,19 @@ struct plt_dij {
 	int *dist, *prev;
 };
 
-/* The row-major index of h, -1 off the layout. */
-static int
+/* The row-major index of h, -1 off the layout (platoon's own layout,
+ * flat and odd, worked out in line as hex_to_offset does; any other by
+ * hex_to_offset). */
+static inline int
 hidx(const struct game *g, struct hex h)
 {
-	struct hex_offset o = hex_to_offset(&g->layout, h);
+	struct hex_offset o;
+
+	if (g->layout.orient == HEX_FLAT && g->layout.parity == HEX_ODD) {
+		o.col = h.q;
+		o.row = h.r + (h.q - (h.q % 2 != 0)) / 2;
+	} else
+		o = hex_to_offset(&g->layout, h);
 
 	if (o.col < 0 || o.row < 0 || o.col >= g->layout.cols ||
 	    o.row >= g->layout.rows)
@@ -453,6 +487,13 @@ hex_of(const struct game *g, int i)
 /* The squads on the map by row-major hex index: occ[i] the lowest-index
  * squad in hex i (as plt_squad_at finds it) or -1. Caller frees. */
 static void occ_fill(const struct game *, int *, int);
+
+/* plt_occupancy into occ (see platoon.h). */
+void
+plt_occupancy_fill(const struct game *g, int *occ, int without)
+{
+	occ_fill(g, occ, without);
+}
 
 int *
 plt_occupancy(const struct game *g)
@@ -506,6 +547,9 @@ mapc_clear(void)
 	free(mc.nb);
 	free(mc.step);
 	free(mc.nbs);
+	free(mc.hx);
+	free(mc.road);
+	free(mc.cov);
 	free(mc.los);
 	free(mc.st);
 	memset(&mc, 0, sizeof mc);
@@ -534,12 +578,16 @@ mapc_build(const struct game *g)
 	mc.step = xmalloc(sizeof(int) * 6 * nn);
 	mc.nbs = xmalloc(sizeof(int) * 6 * nn);
 	mc.los = xcalloc(nn * nn, sizeof *mc.los);
+	mc.hx = xmalloc(sizeof *mc.hx * nn);
+	mc.road = xcalloc(nn, 1);
 	for (j = 0; j < mc.n; j++) {
 		struct hex h = hex_of(g, j);
 		const struct game_hex *gh = hex_at(g, h);
 		int t = gh != NULL ? terrain_index(gh->terrain) : -1;
 
 		mc.ghi[j] = gh != NULL ? (int)(gh - g->hexes) : -1;
+		mc.hx[j] = h;
+		mc.road[j] = gh != NULL && strstr(gh->terrain, "+road") != NULL;
 		mc.elev[j] = gh != NULL ? gh->elevation : 0;
 		mc.ter[j] = t >= 0 ? &terrains[t] : NULL;
 		mc.enter[j] = t < 0 || terrains[t].impassable ? -1 :
@@ -916,6 +964,148 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 			dist[occ[k]] = -1; /* a squad's hex: not reached */
 }
 
+/* --- straight-cost paths ---------------------------------------------------
+ *
+ * Every step costs at least PLT_CM_PER_HEX, so a path of k steps to a hex
+ * k hexes away whose every step costs that least is a cheapest path, and
+ * so is its every prefix: each hex x on it costs PLT_CM_PER_HEX * (hexes
+ * from the start). Such hexes ("perfect") lie in the cone of hexes on the
+ * shortest step paths from the start to the target, found layer by layer
+ * (layer t: t hexes from the start). When the target is perfect,
+ * dijkstra_from's path to it is read off the layers without a search: its
+ * cost is the least possible, and the previous hex dijkstra_from keeps for
+ * a hex x is, among the hexes from which a step of the least cost reaches
+ * x at x's cost (the perfect hexes of the layer before that may be passed
+ * through), the one it settles first, in (cost, index) order: all cost
+ * the same, so the lowest index. Any other case (target not perfect)
+ * searches as before. */
+
+struct cone {
+	const struct mapc *m;
+	int n;                /* m->n the scratch was made for */
+	int gen;              /* stamp of this cone in lay_at */
+	int *lay_at;          /* index: gen * 64 + layer, when in the cone */
+	int *occ_at;          /* index: gen, when a squad is there */
+	int *occ_of;          /* the lowest-index squad there */
+	int *list;            /* the layers' indices, in order */
+	int start[PLT_PATH_MAX * 32]; /* layer t starts at list[start[t]] */
+};
+
+/* Scratch of the cones, per thread (as dijkstra_from's). */
+static _Thread_local struct cone cn;
+
+/* Is there a squad of another side than side next to index i? */
+static bool
+cone_near(const struct game *g, int side, int i)
+{
+	const struct mapc *m = cn.m;
+	int d, j;
+
+	for (d = 0; d < 6; d++)
+		if ((j = m->nb[i * 6 + d]) >= 0 && cn.occ_at[j] == cn.gen &&
+		    g->units[cn.occ_of[j]].side != side)
+			return true;
+	return false;
+}
+
+/* May a path pass through index x of layer t (a start may always; else
+ * not next to an enemy, unless contact)? */
+static bool
+cone_pass(const struct game *g, int side, bool contact, int x, int t)
+{
+	return t == 0 || contact || !cone_near(g, side, x);
+}
+
+/* The perfect hexes from a towards target, layers 0..k (k: hexes from a
+ * to target; with contact the last layer k is not built, as target holds
+ * a squad): into cn; false when not every layer could be (no perfect
+ * hex left, or too far for the scratch). */
+static bool
+cone_build(const struct game *g, int side, struct hex a, struct hex target,
+    int k, bool contact, int last)
+{
+	const struct mapc *m = mapc_get(g);
+	int n = m->n, i, t, q, d, ia = hidx(g, a), nl = 0;
+
+	if (ia < 0 || k < 1 || last > k || last < 1 || k >= (int)(sizeof
+	    cn.start / sizeof cn.start[0]) - 1 || k >= 64)
+		return false;
+	if (cn.m != m || cn.n != n || cn.gen >= INT_MAX / 64 - 1) {
+		free(cn.lay_at);
+		free(cn.occ_at);
+		free(cn.occ_of);
+		free(cn.list);
+		cn.lay_at = xcalloc((size_t)n + 1, sizeof(int));
+		cn.occ_at = xcalloc((size_t)n + 1, sizeof(int));
+		cn.occ_of = xcalloc((size_t)n + 1, sizeof(int));
+		cn.list = xmalloc(sizeof(int) * ((size_t)n + 1));
+		cn.m = m;
+		cn.n = n;
+		cn.gen = 0;
+	}
+	cn.gen++;
+	/* The squads on the map, the lowest index of a hex last (as
+	 * dijkstra_from marks them). */
+	for (i = g->nunits - 1; i >= 0; i--)
+		if (plt_alive(g, i) && (q = hidx(g, g->units[i].pos)) >= 0) {
+			cn.occ_at[q] = cn.gen;
+			cn.occ_of[q] = i;
+		}
+	cn.start[0] = 0;
+	cn.list[nl++] = ia;
+	cn.lay_at[ia] = cn.gen * 64;
+	for (t = 0; t < last; t++) {
+		cn.start[t + 1] = nl;
+		for (q = cn.start[t]; q < cn.start[t + 1]; q++) {
+			int x = cn.list[q];
+
+			if (!cone_pass(g, side, contact, x, t))
+				continue;
+			for (d = 0; d < 6; d++) {
+				int y = m->nb[x * 6 + d];
+
+				if (y < 0 || m->step[x * 6 + d] != PLT_CM_PER_HEX ||
+				    cn.occ_at[y] == cn.gen ||
+				    cn.lay_at[y] / 64 == cn.gen ||
+				    hex_distance(m->hx[y], target) != k - t - 1)
+					continue;
+				cn.lay_at[y] = cn.gen * 64 + t + 1;
+				cn.list[nl++] = y;
+			}
+		}
+		if (nl == cn.start[t + 1])
+			return false;
+	}
+	cn.start[last + 1] = nl;
+	return true;
+}
+
+/* The path (without a) to index j of layer t of the cone into path, as
+ * dijkstra_from's previous hexes give it; its length, or -1 when longer
+ * than max. */
+static int
+cone_path(const struct game *g, int side, bool contact, int j, int t,
+    struct hex *path, int max)
+{
+	const struct mapc *m = cn.m;
+	int d, u, best, len = t;
+
+	if (t > max)
+		return -1;
+	for (; t > 0; t--) {
+		path[t - 1] = m->hx[j];
+		best = -1;
+		for (d = 0; d < 6; d++)
+			if ((u = m->nb[j * 6 + d]) >= 0 && (best < 0 || u < best) &&
+			    cn.lay_at[u] == cn.gen * 64 + t - 1 &&
+			    m->step[u * 6 + (d + 3) % 6] == PLT_CM_PER_HEX &&
+			    cone_pass(g, side, contact, u, t - 1))
+				best = u;
+		j = best;
+	}
+	return len;
+}
+
 /* dijkstra_from the one start a. */
 static void
 dijkstra(const struct game *g, int side, struct hex a, bool contact,
@@ -1075,11 +1265,17 @@ plt_path(const struct game *g, int side, struct hex a, struct hex b,
     bool allow_contact, struct hex *path, int max, int *cost)
 {
 	struct plt_dij r;
-	int j = hidx(g, b), n = -1;
+	int j = hidx(g, b), n = -1, k;
 
 	*cost = -1;
 	if (j < 0)
 		return -1;
+	k = hex_distance(a, b);
+	if (cone_build(g, side, a, b, k, allow_contact, k) &&
+	    cn.lay_at[j] == cn.gen * 64 + k) {
+		*cost = PLT_CM_PER_HEX * k;
+		return cone_path(g, side, allow_contact, j, k, path, max);
+	}
 	dijkstra(g, side, a, allow_contact, &j, 1, &r);
 	if (r.dist[j] >= 0) {
 		*cost = r.dist[j];
@@ -1095,11 +1291,22 @@ plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
     struct hex *path, int max, int *len)
 {
 	struct plt_dij r;
-	int d, best = -1, bj = -1, goal[6], ng = 0;
+	int d, best = -1, bj = -1, goal[6], ng = 0, k;
 
 	*len = 0;
 	if (hex_adjacent(a, g->units[e].pos))
 		return 0;
+	/* The cheapest goals cost PLT_CM_PER_HEX * (k - 1): the perfect
+	 * hexes of the cone's layer k - 1 (each next to e), when any. */
+	k = hex_distance(a, g->units[e].pos);
+	if (cone_build(g, side, a, g->units[e].pos, k, true, k - 1)) {
+		for (d = cn.start[k - 1]; d < cn.start[k]; d++)
+			if (bj < 0 || cn.list[d] < bj)
+				bj = cn.list[d];
+		if (path != NULL)
+			*len = cone_path(g, side, true, bj, k - 1, path, max);
+		return PLT_CM_PER_HEX * (k - 1);
+	}
 	for (d = 0; d < 6; d++)
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
 		    d))) >= 0)
@@ -1558,8 +1765,8 @@ build_units(struct scenario_build *b)
 }
 
 /* Build g from the scenario sc; HP_EINVAL with every complaint listed. */
-int
-plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
+static int
+setup_build(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
 	struct scenario_build b = {g, sc, 0};
 	const char *turns;
@@ -1631,6 +1838,112 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		return HP_EINVAL;
 	}
 	return HP_OK;
+}
+
+/* --- the set-up kept ------------------------------------------------------
+ *
+ * A simulation sets up one game after another from the same scenario and
+ * options. The set-up reads nothing but the scenario and the game as it
+ * is handed over (fresh: no hexes, units or vars), so when both are the
+ * same bytes as those of the last set-up that succeeded (the key below:
+ * every field of the scenario the set-up reads, arrays by content, and the
+ * game's own fields but its name and its array pointers), its result is
+ * the same: a copy of the game it built (game_copy), under the new game's
+ * name. Kept per thread; any other case builds the game as before. */
+
+struct kbuf {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+/* Append n bytes of v to k. */
+static void
+kput(struct kbuf *k, const void *v, size_t n)
+{
+	if (k->n + n > k->cap) {
+		k->cap = (k->n + n) * 2;
+		k->p = xrealloc(k->p, k->cap);
+	}
+	if (n > 0)
+		memcpy(k->p + k->n, v, n);
+	k->n += n;
+}
+
+/* The key of a set-up of g from sc into k (emptied first); false when g
+ * is not fresh (then no key: the set-up is built). */
+static bool
+setup_key(const struct game *g, const struct scenario *sc, struct kbuf *k)
+{
+	struct scenario s;
+	struct game c;
+	int i;
+
+	k->n = 0;
+	if (g->nhex != 0 || g->nunits != 0 || g->nvars != 0 ||
+	    g->rstate != NULL || g->hexidx != NULL || g->error[0] != '\0')
+		return false;
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		if (g->sides[i].standing != NULL)
+			return false;
+	memcpy(&c, g, sizeof c);
+	memset(c.name, 0, sizeof c.name);
+	c.hexes = NULL;
+	c.units = NULL;
+	c.vars = NULL;
+	c.hexidx_of = NULL;
+	kput(k, &c, sizeof c);
+	memcpy(&s, sc, sizeof s);
+	s.terrain = s.elevation = NULL;
+	s.terrain_line = s.elevation_line = NULL;
+	s.units = NULL;
+	s.markers = NULL;
+	s.vars = s.options = s.placeholders = NULL;
+	s.text = NULL;
+	s.errs = NULL;
+	kput(k, &s, sizeof s);
+	for (i = 0; i < sc->nterrain; i++)
+		kput(k, sc->terrain[i], strlen(sc->terrain[i]) + 1);
+	for (i = 0; i < sc->nelevation; i++)
+		kput(k, sc->elevation[i], strlen(sc->elevation[i]) + 1);
+	if (sc->nunits > 0)
+		kput(k, sc->units, sizeof *sc->units * (size_t)sc->nunits);
+	if (sc->noptions > 0)
+		kput(k, sc->options, sizeof *sc->options *
+		    (size_t)sc->noptions);
+	if (sc->nvars > 0)
+		kput(k, sc->vars, sizeof *sc->vars * (size_t)sc->nvars);
+	return true;
+}
+
+/* Build g from the scenario sc (see above: a copy of the last set-up
+ * when its key is the same). */
+int
+plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
+{
+	static _Thread_local struct kbuf key, now;
+	static _Thread_local struct game built;
+	static _Thread_local bool have;
+	char name[GAME_NAME_MAX];
+	int rc;
+
+	if (!setup_key(g, sc, &now))
+		return setup_build(g, sc, err);
+	if (have && now.n == key.n && memcmp(now.p, key.p, key.n) == 0) {
+		memcpy(name, g->name, sizeof name);
+		game_free(g);
+		game_copy(g, &built);
+		memcpy(g->name, name, sizeof name);
+		return HP_OK;
+	}
+	if ((rc = setup_build(g, sc, err)) != HP_OK || g->error[0] != '\0')
+		return rc;
+	if (have)
+		game_free(&built);
+	game_copy(&built, g);
+	key.n = 0;
+	kput(&key, now.p, now.n);
+	have = true;
+	return rc;
 }
 
 /* --- the map and status --------------------------------------------------- */
@@ -1722,14 +2035,28 @@ int
 plt_score(const struct game *g, int side)
 {
 	struct plt_profile pf;
-	int i, n = 0;
+	const char *kind[8];
+	int i, k, n = 0, nk = 0, pts[9];
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
 
-		if (plt_is_platoon(u) || u->x[PLT_X_KILLER] != side + 1 ||
-		    !plt_profile(g, i, &pf))
+		if (plt_is_platoon(u) || u->x[PLT_X_KILLER] != side + 1)
 			continue;
+		/* The profile of each kind read once (plt_profile's answer:
+		 * nothing sets a profile here). */
+		for (k = 0; k < nk && strcmp(kind[k], u->kind) != 0; k++)
+			;
+		if (k == nk) {
+			pts[k] = profile_of_kind(g, u->kind, &pf) ? pf.points : -1;
+			if (nk < 8) {
+				kind[nk] = u->kind;
+				nk++;
+			}
+		}
+		if (pts[k] < 0)
+			continue;
+		pf.points = pts[k];
 		if (u->strength <= 0)
 			n += pf.points;
 		else if (u->strength == 1)

@@ -74,6 +74,27 @@ lab(const struct game *g, struct hex h, char *buf)
 	return hex_label(&g->layout, h, buf, 8);
 }
 
+/* The squads by hex (plt_occupancy) into a buffer of this thread kept
+ * for the caller's slot (0 walk, 1 fire_phase): good until the next call
+ * for that slot; not to be freed. */
+static int *
+occupancy(const struct game *g, int slot)
+{
+	static _Thread_local int *buf[2];
+	static _Thread_local size_t cap[2];
+	size_t n = (size_t)(g->layout.cols * g->layout.rows);
+
+	if (n < 1)
+		n = 1;
+	if (cap[slot] < n) {
+		free(buf[slot]);
+		buf[slot] = xmalloc(sizeof(int) * n);
+		cap[slot] = n;
+	}
+	plt_occupancy_fill(g, buf[slot], -1);
+	return buf[slot];
+}
+
 /* --- initiative ---------------------------------------------------------- */
 
 /* Order the n sides in v by 1D10 each, re-rolling within every tie. */
@@ -192,15 +213,19 @@ apply_hits(struct game *g, struct dice *d, struct events *ev,
 		pur(ev, purpose, sizeof purpose, "save %s", u->id);
 		r = dice_roll(d, 10, need, purpose);
 		if (r >= need) {
-			events_add(ev, ALL, (int)d->nlog, "%s (%s) saves: %d "
-			    "(needs %d = 11 - armour %d - cover %d).", u->id,
-			    lab(g, u->pos, a), r, need, armour(g,
-			    h->v[i].target), cover);
+			if (!ev->quiet) /* no labels written for nothing */
+				events_add(ev, ALL, (int)d->nlog, "%s (%s) "
+				    "saves: %d (needs %d = 11 - armour %d - "
+				    "cover %d).", u->id, lab(g, u->pos, a), r,
+				    need, armour(g, h->v[i].target), cover);
 			continue;
 		}
 		u->strength--;
 		u->x[PLT_X_KILLER] = h->v[i].side + 1;
-		if (u->strength == 1)
+		if (ev->quiet) { /* no labels written for nothing */
+			if (u->strength != 1)
+				u->placed = false;
+		} else if (u->strength == 1)
 			events_add(ev, ALL, (int)d->nlog, "%s (%s) fails its "
 			    "save: %d (needs %d); it is reduced.", u->id,
 			    lab(g, u->pos, a), r, need);
@@ -299,12 +324,14 @@ shoot(struct game *g, struct dice *d, struct events *ev, int squad,
 			    g->units[squad].pos, false);
 		}
 	}
-	events_add(ev, ALL, first, "%s (%s) fires %d %s dice at %s (%s, %d "
-	    "cm): needs %d, rolls %s: %d hit%s.", g->units[squad].id,
-	    lab(g, g->units[squad].pos, a), n, hw ? "Heavy Weapon" :
-	    "Firefight", g->units[target].id, lab(g, g->units[target].pos, b),
-	    plt_dist_cm(g->units[squad].pos, g->units[target].pos), need,
-	    t.buf ? t.buf : "", hits, hits == 1 ? "" : "s");
+	if (!ev->quiet) /* no labels written for nothing */
+		events_add(ev, ALL, first, "%s (%s) fires %d %s dice at %s "
+		    "(%s, %d cm): needs %d, rolls %s: %d hit%s.",
+		    g->units[squad].id, lab(g, g->units[squad].pos, a), n,
+		    hw ? "Heavy Weapon" : "Firefight", g->units[target].id,
+		    lab(g, g->units[target].pos, b),
+		    plt_dist_cm(g->units[squad].pos, g->units[target].pos),
+		    need, t.buf ? t.buf : "", hits, hits == 1 ? "" : "s");
 	sbuf_free(&t);
 }
 
@@ -319,7 +346,7 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 	int i, k, n, t;
 	bool auto_all = it->kind == PLT_O_ENGAGE || it->nfire < 0;
 	/* No squad moves or is removed before the saves below. */
-	int *occ = plt_occupancy(g);
+	int *occ = occupancy(g, 1);
 
 	for (i = 0; i < it->nfire; i++) {
 		const struct plt_fire *f = &it->fire[i];
@@ -364,7 +391,6 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 				shoot(g, d, ev, i, t, k, n, it->kind, &h);
 			}
 		}
-	free(occ);
 	apply_hits(g, d, ev, &h);
 	free(h.v);
 	free(used);
@@ -435,7 +461,7 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
 	bool all_road;
 	char a[8], b[8];
 	/* No squad moves or is removed while this one walks. */
-	int *occ = plt_occupancy(g);
+	int *occ = occupancy(g, 0);
 
 	/* Road: "The whole move MUST be on road": the bonus counts only if
 	 * every hex walked with it is road. */
@@ -459,12 +485,13 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
 		if (pass == 1 || all_road)
 			break;
 	}
-	free(occ);
 	if (!hex_eq(at, start)) {
 		g->units[i].pos = at;
-		events_add(ev, ALL, 0, "%s moves %s to %s (%d cm)%s.",
-		    g->units[i].id, lab(g, start, a), lab(g, at, b), spent,
-		    hex_eq(at, path[np - 1]) ? "" : ", stopping short");
+		if (!ev->quiet) /* its labels are not written for nothing */
+			events_add(ev, ALL, 0, "%s moves %s to %s (%d cm)%s.",
+			    g->units[i].id, lab(g, start, a), lab(g, at, b),
+			    spent, hex_eq(at, path[np - 1]) ? "" :
+			    ", stopping short");
 	}
 	return spent;
 }
