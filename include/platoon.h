@@ -204,6 +204,10 @@ int plt_setup(struct game *, const struct scenario *, struct hp_error *);
  * its end. Outside one, the same answers, found by a whole check. */
 void plt_cache_begin(const struct game *);
 void plt_cache_end(void);
+/* plt_cache_begin for a step of a resolution after a step of the same
+ * resolution ended (plt_resolve knows): the whole check is left out when
+ * the game's hexes are the array last checked whole. */
+void plt_cache_continue(const struct game *);
 /* "PREFIX.N" into key (size bytes, cut short as snprintf would). */
 void plt_key(char *key, size_t size, const char *prefix, int n);
 /* The row-major index of the neighbour in direction d of the hex of
@@ -211,6 +215,10 @@ void plt_key(char *key, size_t size, const char *prefix, int n);
 int plt_neighbour_index(const struct game *, int i, int d);
 /* The row-major index of h on g's layout, -1 off it. */
 int plt_hex_index(const struct game *, struct hex);
+/* Inside a scope (plt_cache_begin), the neighbours by row-major index
+ * (entry i * 6 + d: plt_neighbour_index(g, i, d)), good until the scope
+ * ends; NULL outside one. */
+const int *plt_neighbours(const struct game *);
 /* The costs (cm) plt_path finds from a for a squad of side (contact not
  * allowed) to every hex it can reach for at most bound cm, by row-major
  * index into dist (cols * rows entries; -1: dearer or unreached), as if

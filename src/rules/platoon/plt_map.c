@@ -61,6 +61,7 @@ static _Thread_local struct pcache pcache[PCACHE_MAX];
 static _Thread_local int npcache;
 struct mapc {
 	struct game_hex *map;  /* copy of the hexes it was built from */
+	const struct game_hex *src; /* the array last compared whole */
 	int nmap, n;
 	struct hex_layout lay;
 	const struct plt_terrain **ter;  /* NULL: no hex or unknown terrain */
@@ -568,6 +569,7 @@ mapc_build(const struct game *g)
 	if (sz > 0)
 		memcpy(mc.map, g->hexes, sz);
 	mc.nmap = g->nhex;
+	mc.src = g->hexes;
 	mc.lay = g->layout;
 	mc.n = n > 0 ? n : 0;
 	mc.ter = xcalloc(nn, sizeof *mc.ter);
@@ -617,6 +619,8 @@ mapc_check(const struct game *g)
 	    memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0 &&
 	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0)))
 		mapc_build(g);
+	else if (scope == 0)
+		mc.src = g->hexes; /* compared whole: these are the same */
 	if (scope > 0)
 		scope_game = g;
 	return &mc;
@@ -676,6 +680,24 @@ plt_cache_begin(const struct game *g)
 		scope_game = g;
 	}
 	scope++;
+}
+
+/* plt_cache_begin for one more step of a resolution whose last step the
+ * caller saw end (see plt_resolve): the map was checked whole when that
+ * resolution began and nothing but its steps ran since, so only the
+ * hexes' array and count are compared; the profiles as always. */
+void
+plt_cache_continue(const struct game *g)
+{
+	if (scope == 0 && mc.map != NULL && mc.nmap == g->nhex && mc.src ==
+	    g->hexes && memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0) {
+		if (!pf_same(g))
+			npcache = 0;
+		scope_game = g;
+		scope++;
+		return;
+	}
+	plt_cache_begin(g);
 }
 
 /* End the scope plt_cache_begin began. */
@@ -1124,13 +1146,15 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
     int e, int bound)
 {
 	struct plt_dij r;
-	struct hex *src = xmalloc(sizeof *src * (size_t)(nm > 0 ? nm : 1));
+	struct hex few[64], *src = nm <= 64 ? few : xmalloc(sizeof *src *
+	    (size_t)nm);
 	int d, m, j, best = -1, goal[6], ng = 0, near = -1;
 
 	for (m = 0; m < nm; m++) {
 		src[m] = g->units[mates[m]].pos;
 		if (hex_adjacent(src[m], g->units[e].pos)) {
-			free(src);
+			if (src != few)
+				free(src);
 			return 0;
 		}
 		d = hex_distance(src[m], g->units[e].pos);
@@ -1141,7 +1165,8 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 	 * away pays at least that for the near - 1 steps to contact. */
 	if (near >= 1 && bound < INT_MAX / 2 && (long)PLT_CM_PER_HEX *
 	    (near - 1) > bound) {
-		free(src);
+		if (src != few)
+			free(src);
 		return -1;
 	}
 	for (d = 0; d < 6; d++)
@@ -1154,7 +1179,8 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 		    r.dist[j] < best))
 			best = r.dist[j];
 	dij_free(&r);
-	free(src);
+	if (src != few)
+		free(src);
 	return best > bound ? -1 : best;
 }
 
@@ -1233,6 +1259,15 @@ plt_neighbour_index(const struct game *g, int i, int d)
 		return -1;
 	return m != NULL ? m->nb[i * 6 + d] : hidx(g,
 	    hex_neighbour(hex_of(g, i), d));
+}
+
+/* The neighbours by index inside a scope (see platoon.h). */
+const int *
+plt_neighbours(const struct game *g)
+{
+	const struct mapc *m = mapc_scoped(g);
+
+	return m != NULL ? m->nb : NULL;
 }
 
 /* The row-major index of h (see platoon.h). */
@@ -1466,9 +1501,28 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 int
 plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
 {
+	/* Scratch of this thread (nothing here calls back in). */
+	static _Thread_local int *socc, *smates;
+	static _Thread_local size_t cocc, cmates;
 	int i, j, m, best = -1, bd = 0, side = g->units[p].side, nm = 0;
-	int *occ = plt_occupancy(g), *mates = xmalloc(sizeof(int) *
-	    (size_t)(g->nunits + 1));
+	size_t n = (size_t)(g->layout.cols * g->layout.rows);
+	int *occ, *mates;
+
+	if (n < 1)
+		n = 1;
+	if (cocc < n) {
+		free(socc);
+		socc = xmalloc(sizeof(int) * n);
+		cocc = n;
+	}
+	if (cmates < (size_t)g->nunits + 1) {
+		free(smates);
+		smates = xmalloc(sizeof(int) * ((size_t)g->nunits + 1));
+		cmates = (size_t)g->nunits + 1;
+	}
+	occ = socc;
+	mates = smates;
+	occ_fill(g, occ, -1);
 
 	*cost = -1;
 	for (i = 0; i < g->nunits; i++)
@@ -1500,8 +1554,6 @@ plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
 	/* The cheapest of the mates' paths to contact, in one search. */
 	if (best >= 0 && bound >= 0)
 		*cost = contact_cost(g, side, mates, nm, best, bound);
-	free(occ);
-	free(mates);
 	return best;
 }
 

@@ -71,6 +71,13 @@ plt_next_window(const struct game *g, struct window_spec *w)
 	return true;
 }
 
+/* tolower in the C locale (hexpost sets no other), in line. */
+static inline int
+lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
 /* game_unit_index (the first unit whose id is id, case aside) with the
  * bytes compared in line: ids are short and looked up on every line. */
 static int
@@ -82,7 +89,13 @@ unit_index(const struct game *g, const char *id)
 		const unsigned char *a = (const unsigned char *)g->units[i].id;
 		const unsigned char *b = (const unsigned char *)id;
 
-		for (; tolower(*a) == tolower(*b); a++, b++)
+		/* Letters of either case differ by bit 0x20 alone (the C
+		 * locale: hexpost sets none): a first
+		 * byte that differs otherwise is no match (the test below
+		 * decides the rest). */
+		if (((*a ^ *b) & ~0x20u) != 0)
+			continue;
+		for (; lower(*a) == lower(*b); a++, b++)
 			if (*a == '\0')
 				return i;
 	}

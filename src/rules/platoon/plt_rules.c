@@ -404,7 +404,15 @@ static bool
 touches_enemy(const struct game *g, const int *occ, int i, struct hex h)
 {
 	int d, s, k = plt_hex_index(g, h);
+	const int *nb = k >= 0 ? plt_neighbours(g) : NULL;
 
+	if (nb != NULL) { /* the same neighbours, read in place */
+		for (d = 0; d < 6; d++)
+			if ((s = nb[k * 6 + d]) >= 0 && (s = occ[s]) >= 0 &&
+			    g->units[s].side != g->units[i].side)
+				return true;
+		return false;
+	}
 	for (d = 0; d < 6; d++)
 		if ((s = k >= 0 ? plt_neighbour_index(g, k, d) :
 		    plt_hex_index(g, hex_neighbour(h, d))) >= 0 &&
@@ -1140,11 +1148,40 @@ static enum resolve_rc resolve_step(struct resolve_ctx *);
 enum resolve_rc
 plt_resolve(struct resolve_ctx *c)
 {
+	/* The last step seen to end: the next step of the same resolution
+	 * (the same context, game, dice and events; the step after it, which
+	 * asked for nothing) finds the map as that step left it (no one but
+	 * the resolution runs in between, and it changes no hex): the map
+	 * cache is not checked whole again (plt_cache_continue). */
+	static _Thread_local struct {
+		const struct resolve_ctx *c;
+		const struct game *g;
+		const struct dice *d;
+		const struct events *ev;
+		int step, turn;
+		char name[GAME_NAME_MAX];
+	} last;
 	enum resolve_rc rc;
+	bool next = last.c == c && last.g == c->g && last.d == c->dice &&
+	    last.ev == c->ev && c->step == last.step + 1 && c->step > 0 &&
+	    last.turn == c->g->turn && strcmp(last.name, c->g->name) == 0;
 
-	plt_cache_begin(c->g);
+	last.c = NULL;
+	if (next)
+		plt_cache_continue(c->g);
+	else
+		plt_cache_begin(c->g);
 	rc = resolve_step(c);
 	plt_cache_end();
+	if (rc == RESOLVE_CONTINUE) {
+		last.c = c;
+		last.g = c->g;
+		last.d = c->dice;
+		last.ev = c->ev;
+		last.step = c->step;
+		last.turn = c->g->turn;
+		strlcpy_(last.name, c->g->name, sizeof last.name);
+	}
 	return rc;
 }
 
@@ -1152,6 +1189,8 @@ plt_resolve(struct resolve_ctx *c)
 static enum resolve_rc
 resolve_step(struct resolve_ctx *c)
 {
+	/* The synthesized orders (large: kept per thread, not cleared). */
+	static _Thread_local struct plt_order_item one[GAME_MAX_SIDES];
 	struct game *g = c->g;
 	const struct plt_orders *o[GAME_MAX_SIDES] = { 0 };
 	struct plt_order_item *extra;
@@ -1166,7 +1205,7 @@ resolve_step(struct resolve_ctx *c)
 	if (c->step == 0) {
 		events_phase(c->ev, "initiative");
 		plt_initiative(g, c->dice, c->ev, order);
-		extra = xcalloc(1, sizeof *extra);
+		extra = &one[0]; /* read only where no_order_advance fills it */
 		for (s = 0; s < g->nsides; s++) {
 			plt_key(key, sizeof key, "init", s);
 			game_set_var(g, key, order[s]);
@@ -1176,12 +1215,11 @@ resolve_step(struct resolve_ctx *c)
 			game_set_var(g, key, no_order_advance(g, o[s], s,
 			    extra) ? extra->platoon + 1 : 0);
 		}
-		free(extra);
 		return RESOLVE_CONTINUE;
 	}
 	/* Not cleared (an item is large): list_len fills extra[s] when it
 	 * counts it, and only a counted one is enacted. */
-	extra = xmalloc(GAME_MAX_SIDES * sizeof *extra);
+	extra = one;
 	for (s = 0; s < g->nsides; s++) {
 		plt_key(key, sizeof key, "init", s);
 		order[s] = game_var(g, key, s);
@@ -1205,7 +1243,6 @@ resolve_step(struct resolve_ctx *c)
 
 				events_phase(c->ev, "orders");
 				plt_enact(g, o, it, c->dice, c->ev);
-				free(extra);
 				return RESOLVE_CONTINUE;
 			}
 			taken[s]++;
@@ -1213,7 +1250,6 @@ resolve_step(struct resolve_ctx *c)
 		if (!any)
 			break;
 	}
-	free(extra);
 	events_phase(c->ev, "end of turn");
 	end_turn(g, c->ev);
 	if (!game_var(g, "over", 0))
