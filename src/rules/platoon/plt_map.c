@@ -1169,6 +1169,18 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 			free(src);
 		return -1;
 	}
+	/* That least cost is the answer when a squad that near has a
+	 * straight-cost path to contact (the cone below; every other
+	 * squad's hex is left out of it, as the search leaves it). */
+	for (m = 0; m < nm && near >= 2; m++)
+		if (hex_distance(src[m], g->units[e].pos) == near &&
+		    cone_build(g, side, src[m], g->units[e].pos, near, true,
+		    near - 1)) {
+			if (src != few)
+				free(src);
+			best = PLT_CM_PER_HEX * (near - 1);
+			return best > bound ? -1 : best;
+		}
 	for (d = 0; d < 6; d++)
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
 		    d))) >= 0)

@@ -78,23 +78,88 @@ lower(int c)
 	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
 }
 
-/* game_unit_index (the first unit whose id is id, case aside) with the
- * bytes compared in line: ids are short and looked up on every line. */
+/* The units by id while one order file is parsed (ids_begin/ids_end
+ * around it: the units do not change meanwhile): an open-addressing table
+ * of unit index + 1 by the hash of the id in lower case, the first unit
+ * of an id only (game_unit_index's answer). Per thread. */
+#define IDS_MAX 1024
+static _Thread_local struct {
+	const struct game *g;  /* the game it holds, NULL: none */
+	int mask;
+	int slot[IDS_MAX * 2];
+} ids;
+
+/* The hash of id in lower case. */
+static unsigned
+ids_hash(const char *id)
+{
+	unsigned h = 2166136261u;
+
+	for (; *id != '\0'; id++)
+		h = (h ^ (unsigned)lower((unsigned char)*id)) * 16777619u;
+	return h;
+}
+
+/* Are a and b the same id, case aside? */
+static bool
+ids_same(const char *a, const char *b)
+{
+	for (; lower((unsigned char)*a) == lower((unsigned char)*b); a++, b++)
+		if (*a == '\0')
+			return true;
+	return false;
+}
+
+/* Fill the table with g's units (none when more than it holds). */
+static void
+ids_begin(const struct game *g)
+{
+	int i, k, n = 16;
+
+	ids.g = NULL;
+	if (g->nunits > IDS_MAX)
+		return;
+	while (n < 2 * g->nunits)
+		n *= 2;
+	ids.mask = n - 1;
+	memset(ids.slot, 0, sizeof(int) * (size_t)n);
+	for (i = 0; i < g->nunits; i++) {
+		for (k = (int)(ids_hash(g->units[i].id) & (unsigned)ids.mask);
+		    ids.slot[k] != 0 && !ids_same(g->units[ids.slot[k] -
+		    1].id, g->units[i].id); k = (k + 1) & ids.mask)
+			;
+		if (ids.slot[k] == 0)
+			ids.slot[k] = i + 1; /* else an earlier unit has it */
+	}
+	ids.g = g;
+}
+
+/* The table is no longer good. */
+static void
+ids_end(void)
+{
+	ids.g = NULL;
+}
+
+/* game_unit_index (the first unit whose id is id, case aside): from the
+ * table when it holds g, else with the bytes compared in line. */
 static int
 unit_index(const struct game *g, const char *id)
 {
 	int i;
 
+	if (ids.g == g) {
+		for (i = (int)(ids_hash(id) & (unsigned)ids.mask);
+		    ids.slot[i] != 0; i = (i + 1) & ids.mask)
+			if (ids_same(g->units[ids.slot[i] - 1].id, id))
+				return ids.slot[i] - 1;
+		return -1;
+	}
+
 	for (i = 0; i < g->nunits; i++) {
 		const unsigned char *a = (const unsigned char *)g->units[i].id;
 		const unsigned char *b = (const unsigned char *)id;
 
-		/* Letters of either case differ by bit 0x20 alone (the C
-		 * locale: hexpost sets none): a first
-		 * byte that differs otherwise is no match (the test below
-		 * decides the rest). */
-		if (((*a ^ *b) & ~0x20u) != 0)
-			continue;
 		for (; lower(*a) == lower(*b); a++, b++)
 			if (*a == '\0')
 				return i;
@@ -713,7 +778,9 @@ plt_parse_list(const struct game *g, int side, const struct order_body *b,
 	int rc;
 
 	plt_cache_begin(g);
+	ids_begin(g);
 	rc = parse_lines(g, side, b, false, out, canon, errs);
+	ids_end();
 	plt_cache_end();
 	return rc;
 }
@@ -868,7 +935,9 @@ plt_parse(const struct game *g, const struct window_spec *w, int side,
 	int rc;
 
 	plt_cache_begin(g);
+	ids_begin(g);
 	rc = parse_window(g, w, side, b, out, canon, errs);
+	ids_end();
 	plt_cache_end();
 	return rc;
 }
