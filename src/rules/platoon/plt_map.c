@@ -1049,9 +1049,6 @@ cone_build(const struct game *g, int side, struct hex a, struct hex target,
 	const struct mapc *m = mapc_get(g);
 	int n = m->n, i, t, q, d, ia = hidx(g, a), nl = 0;
 
-	if (ia < 0 || k < 1 || last > k || last < 1 || k >= (int)(sizeof
-	    cn.start / sizeof cn.start[0]) - 1 || k >= 64)
-		return false;
 	if (cn.m != m || cn.n != n || cn.gen >= INT_MAX / 64 - 1) {
 		free(cn.lay_at);
 		free(cn.occ_at);
@@ -1073,6 +1070,11 @@ cone_build(const struct game *g, int side, struct hex a, struct hex target,
 			cn.occ_at[q] = cn.gen;
 			cn.occ_of[q] = i;
 		}
+	/* (The squads above are marked whatever the answer: guided reads
+	 * them.) */
+	if (ia < 0 || k < 1 || last > k || last < 1 || k >= (int)(sizeof
+	    cn.start / sizeof cn.start[0]) - 1 || k >= 64)
+		return false;
 	cn.start[0] = 0;
 	cn.list[nl++] = ia;
 	cn.lay_at[ia] = cn.gen * 64;
@@ -1126,6 +1128,134 @@ cone_path(const struct game *g, int side, bool contact, int j, int t,
 		j = best;
 	}
 	return len;
+}
+
+/* --- guided search -----------------------------------------------------------
+ *
+ * When no straight-cost path reaches the target, the search is guided
+ * (A*): hexes are taken by cost + PLT_CM_PER_HEX * (hexes left to the
+ * target, less sub), which never exceeds what is left to pay (every step
+ * costs at least PLT_CM_PER_HEX, and a step changes the hexes left by at
+ * most one), and every hex whose sum is at most the cheapest goal's cost
+ * is taken, with its cost final. That covers every hex a cheapest path to
+ * a goal passes through, so the path is read back as dijkstra_from's
+ * previous hexes give it: from each hex, the hex from which a step of
+ * its cost leads there, cheapest first, then the lowest index (the order
+ * dijkstra_from settles them in), among the hexes taken that a path may
+ * pass through. The goals: the cheapest, then the lowest index. */
+
+/* Scratch of the guided search (per thread; stamped by cn.gen). */
+static _Thread_local struct {
+	int n;
+	int *g_at, *g, *done_at, *bk;
+} gs;
+
+/* The heuristic of index x: PLT_CM_PER_HEX * (hexes to tgt - sub). */
+static inline int
+gs_h(const struct mapc *m, int x, struct hex tgt, int sub)
+{
+	int k = hex_distance(m->hx[x], tgt) - sub;
+
+	return k > 0 ? PLT_CM_PER_HEX * k : 0;
+}
+
+/* Search from a to the ngoal goals (indices) guided towards tgt (see
+ * above): the cheapest goal's cost (-1 if none is reached), that goal in
+ * *bj and the path to it (without a) in path, its length in *len (-1 if
+ * longer than max). The squads as cone_build found them (call it first:
+ * cn.gen current). */
+static int
+guided(const struct game *g, int side, int ia, const int *goal, int ngoal,
+    struct hex tgt, int sub, bool contact, int *bj, struct hex *path,
+    int max, int *len)
+{
+	const struct mapc *m = cn.m;
+	int n = m->n, gen = cn.gen, nbk[16] = { 0 }, left = 0, f, best = -1;
+	int q, d, k, x, y, c, t, j, u, nb2;
+
+	if (gs.n != n) {
+		free(gs.g_at);
+		free(gs.g);
+		free(gs.done_at);
+		free(gs.bk);
+		gs.g_at = xcalloc((size_t)n + 1, sizeof(int));
+		gs.g = xcalloc((size_t)n + 1, sizeof(int));
+		gs.done_at = xcalloc((size_t)n + 1, sizeof(int));
+		gs.bk = xmalloc(sizeof(int) * 16 * ((size_t)n + 1));
+		gs.n = n;
+	}
+	*bj = -1;
+	*len = -1;
+	gs.g_at[ia] = gen;
+	gs.g[ia] = 0;
+	f = gs_h(m, ia, tgt, sub);
+	gs.bk[(f & 15) * (n + 1) + nbk[f & 15]++] = ia;
+	left = 1;
+	for (; left > 0; f++) {
+		int *b = gs.bk + (f & 15) * (n + 1);
+
+		if (best >= 0 && f > best)
+			break;
+		/* The bucket grows while it is read (a step may keep f). */
+		for (q = 0; q < nbk[f & 15]; q++) {
+			x = b[q];
+			left--;
+			if (gs.done_at[x] == gen || gs.g[x] + gs_h(m, x, tgt,
+			    sub) != f)
+				continue; /* taken, or a dearer way to it */
+			gs.done_at[x] = gen;
+			for (k = 0; k < ngoal && best < 0; k++)
+				if (goal[k] == x)
+					best = gs.g[x];
+			if (x != ia && !contact && cone_near(g, side, x))
+				continue; /* ends there, does not pass */
+			for (d = 0; d < 6; d++) {
+				if ((y = m->nb[x * 6 + d]) < 0 || (c = m->step[x *
+				    6 + d]) < 0 || cn.occ_at[y] == gen)
+					continue;
+				if (gs.g_at[y] == gen && gs.g[y] <= gs.g[x] + c)
+					continue;
+				gs.g_at[y] = gen;
+				gs.g[y] = gs.g[x] + c;
+				t = gs.g[y] + gs_h(m, y, tgt, sub);
+				gs.bk[(t & 15) * (n + 1) + nbk[t & 15]++] = y;
+				left++;
+			}
+		}
+		nbk[f & 15] = 0;
+	}
+	if (best < 0)
+		return -1;
+	for (k = 0; k < ngoal; k++)
+		if (goal[k] >= 0 && gs.done_at[goal[k]] == gen &&
+		    gs.g[goal[k]] == best && (*bj < 0 || goal[k] < *bj))
+			*bj = goal[k];
+	/* Its length, then the hexes. */
+	for (nb2 = 0, j = *bj; j != ia; nb2++) {
+		for (u = -1, d = 0; d < 6; d++) {
+			int v = m->nb[j * 6 + d];
+
+			if (v < 0 || gs.done_at[v] != gen || m->step[v * 6 +
+			    (d + 3) % 6] < 0 || gs.g[v] + m->step[v * 6 +
+			    (d + 3) % 6] != gs.g[j] || (v != ia && !contact &&
+			    cone_near(g, side, v)))
+				continue;
+			if (u < 0 || gs.g[v] < gs.g[u] || (gs.g[v] == gs.g[u] &&
+			    v < u))
+				u = v;
+		}
+		if (u < 0)
+			return -2; /* cannot be: the caller searches */
+		if (nb2 < max)
+			cn.list[nb2] = j;
+		j = u;
+	}
+	if (nb2 > max)
+		return best;
+	for (k = 0; k < nb2; k++)
+		path[nb2 - 1 - k] = m->hx[cn.list[k]];
+	*len = nb2;
+	return best;
 }
 
 /* dijkstra_from the one start a. */
@@ -1312,7 +1442,7 @@ plt_path(const struct game *g, int side, struct hex a, struct hex b,
     bool allow_contact, struct hex *path, int max, int *cost)
 {
 	struct plt_dij r;
-	int j = hidx(g, b), n = -1, k;
+	int j = hidx(g, b), n = -1, k, ia, c, bj;
 
 	*cost = -1;
 	if (j < 0)
@@ -1322,6 +1452,11 @@ plt_path(const struct game *g, int side, struct hex a, struct hex b,
 	    cn.lay_at[j] == cn.gen * 64 + k) {
 		*cost = PLT_CM_PER_HEX * k;
 		return cone_path(g, side, allow_contact, j, k, path, max);
+	}
+	if (k >= 1 && (ia = hidx(g, a)) >= 0 && (c = guided(g, side, ia, &j,
+	    1, b, 0, allow_contact, &bj, path, max, &n)) >= -1) {
+		*cost = c;
+		return c < 0 ? -1 : n;
 	}
 	dijkstra(g, side, a, allow_contact, &j, 1, &r);
 	if (r.dist[j] >= 0) {
@@ -1338,7 +1473,7 @@ plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
     struct hex *path, int max, int *len)
 {
 	struct plt_dij r;
-	int d, best = -1, bj = -1, goal[6], ng = 0, k;
+	int d, best = -1, bj = -1, goal[6], ng = 0, k, ia;
 
 	*len = 0;
 	if (hex_adjacent(a, g->units[e].pos))
@@ -1358,6 +1493,14 @@ plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
 		    d))) >= 0)
 			ng++;
+	if (path != NULL && (ia = hidx(g, a)) >= 0 && (best = guided(g, side,
+	    ia, goal, ng, g->units[e].pos, 1, true, &bj, path, max,
+	    len)) >= -1) {
+		if (best < 0)
+			*len = 0;
+		return best;
+	}
+	best = bj = -1;
 	dijkstra(g, side, a, true, goal, ng, &r);
 	for (d = 0; d < 6; d++) {
 		int j = hidx(g, hex_neighbour(g->units[e].pos, d));
