@@ -685,14 +685,14 @@ plt_cache_begin(const struct game *g)
 /* plt_cache_begin for one more step of a resolution whose last step the
  * caller saw end (see plt_resolve): the map was checked whole when that
  * resolution began and nothing but its steps ran since, so only the
- * hexes' array and count are compared; the profiles as always. */
+ * hexes' array and count are compared, and the profiles kept stay. */
 void
 plt_cache_continue(const struct game *g)
 {
 	if (scope == 0 && mc.map != NULL && mc.nmap == g->nhex && mc.src ==
 	    g->hexes && memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0) {
-		if (!pf_same(g))
-			npcache = 0;
+		/* The profiles too are as the step before left them (no
+		 * step sets one): those kept stay. */
 		scope_game = g;
 		scope++;
 		return;

@@ -274,10 +274,14 @@ static bool
 eligible(const struct game *g, const int *occ, int squad, int target,
     bool hw)
 {
+	/* to_hit > 0 is the range alone (every modifier leaves it above
+	 * 0): no var read for it, and asked before the line of sight (each
+	 * test reads the game alone). */
 	return plt_alive(g, target) && g->units[target].side !=
-	    g->units[squad].side && plt_los_in(g, occ, g->units[squad].side,
-	    g->units[squad].pos, g->units[target].pos) &&
-	    to_hit(g, squad, target, hw, PLT_O_ADVANCE) > 0;
+	    g->units[squad].side && plt_dist_cm(g->units[squad].pos,
+	    g->units[target].pos) <= (hw ? PLT_HW_LONG_CM : PLT_FF_LONG_CM) &&
+	    plt_los_in(g, occ, g->units[squad].side, g->units[squad].pos,
+	    g->units[target].pos);
 }
 
 /* The nearest enemy squad the squad may fire at, -1 if none. */
@@ -956,6 +960,13 @@ no_order_advance(const struct game *g, const struct plt_orders *o,
 	return false;
 }
 
+/* The keys "init.SIDE" and "noadv.SIDE" (plt_key's), read at every step. */
+_Static_assert(GAME_MAX_SIDES == 4, "one key a side below");
+static const char *const init_key[GAME_MAX_SIDES] = { "init.0", "init.1",
+	"init.2", "init.3" };
+static const char *const noadv_key[GAME_MAX_SIDES] = { "noadv.0",
+	"noadv.1", "noadv.2", "noadv.3" };
+
 /* The count of orders side reveals this turn: its list, and the
  * platoon "no order becomes Advance" chose when the turn began (var
  * noadv.SIDE, the platoon's index + 1), built into *extra. */
@@ -963,11 +974,9 @@ static int
 list_len(const struct game *g, const struct plt_orders *o, int side,
     struct plt_order_item *extra)
 {
-	char key[24];
 	int n = o != NULL ? o->n : 0, p;
 
-	plt_key(key, sizeof key, "noadv", side);
-	if ((p = game_var(g, key, 0) - 1) < 0 || p >= g->nunits)
+	if ((p = game_var(g, noadv_key[side], 0) - 1) < 0 || p >= g->nunits)
 		return n;
 	memset(extra, 0, sizeof *extra);
 	extra->platoon = p;
@@ -1221,8 +1230,7 @@ resolve_step(struct resolve_ctx *c)
 	 * counts it, and only a counted one is enacted. */
 	extra = one;
 	for (s = 0; s < g->nsides; s++) {
-		plt_key(key, sizeof key, "init", s);
-		order[s] = game_var(g, key, s);
+		order[s] = game_var(g, init_key[s], s);
 		len[order[s]] = list_len(g, o[order[s]], order[s],
 		    &extra[order[s]]);
 	}
