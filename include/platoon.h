@@ -213,12 +213,17 @@ void plt_key(char *key, size_t size, const char *prefix, int n);
 /* The row-major index of the neighbour in direction d of the hex of
  * row-major index i, -1 off the layout. */
 int plt_neighbour_index(const struct game *, int i, int d);
+/* The steps a squad of side takes along path (np hexes, from start on),
+ * one after another, for at most lim cm in all: each one's cost (cm) into
+ * cost[] and its road (plt_road) into road[]; their count. A step stops
+ * the walk when it is impossible (plt_step_cost), dearer than what is
+ * left, into a squad's hex (occ: plt_occupancy) or, unless contact, into
+ * a hex next to a squad of another side. */
+int plt_walk_steps(const struct game *, const int *occ, int side,
+    bool contact, struct hex start, const struct hex *path, int np, int lim,
+    int *cost, bool *road);
 /* The row-major index of h on g's layout, -1 off it. */
 int plt_hex_index(const struct game *, struct hex);
-/* Inside a scope (plt_cache_begin), the neighbours by row-major index
- * (entry i * 6 + d: plt_neighbour_index(g, i, d)), good until the scope
- * ends; NULL outside one. */
-const int *plt_neighbours(const struct game *);
 /* The costs (cm) plt_path finds from a for a squad of side (contact not
  * allowed) to every hex it can reach for at most bound cm, by row-major
  * index into dist (cols * rows entries; -1: dearer or unreached), as if

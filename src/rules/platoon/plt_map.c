@@ -1403,13 +1403,53 @@ plt_neighbour_index(const struct game *g, int i, int d)
 	    hex_neighbour(hex_of(g, i), d));
 }
 
-/* The neighbours by index inside a scope (see platoon.h). */
-const int *
-plt_neighbours(const struct game *g)
+/* The steps a squad of side walks along path (see platoon.h). */
+int
+plt_walk_steps(const struct game *g, const int *occ, int side, bool contact,
+    struct hex start, const struct hex *path, int np, int lim, int *cost,
+    bool *road)
 {
 	const struct mapc *m = mapc_scoped(g);
+	struct hex at = start;
+	int k, d, c, j, s, ia = m != NULL ? hidx(g, start) : -1, spent = 0;
+	bool touch;
 
-	return m != NULL ? m->nb : NULL;
+	for (k = 0; k < np; k++) {
+		j = m != NULL ? hidx(g, path[k]) : -1;
+		if (ia >= 0 && j >= 0) {
+			/* The map cache: plt_step_cost's sum, the neighbours
+			 * and the road flags kept by index. */
+			for (d = 0; d < 6 && m->nb[ia * 6 + d] != j; d++)
+				;
+			c = d < 6 ? m->step[ia * 6 + d] : -1;
+			for (touch = false, d = 0; d < 6 && !contact && !touch;
+			    d++)
+				touch = (s = m->nb[j * 6 + d]) >= 0 && (s =
+				    occ[s]) >= 0 && g->units[s].side != side;
+			road[k] = m->road[j];
+		} else {
+			c = plt_step_cost(g, at, path[k]);
+			touch = false;
+			if (!contact)
+				for (d = 0; d < 6 && !touch; d++)
+					touch = (s = hidx(g, hex_neighbour(path[k],
+					    d))) >= 0 && (s = occ[s]) >= 0 &&
+					    g->units[s].side != side;
+			road[k] = plt_road(g, path[k]);
+			if (j < 0)
+				j = hidx(g, path[k]);
+		}
+		if (c < 0 || spent + c > lim || (j >= 0 && occ[j] >= 0) ||
+		    touch)
+			break;
+		cost[k] = c;
+		spent += c;
+		at = path[k];
+		ia = j;
+		if (m == NULL)
+			ia = -1;
+	}
+	return k;
 }
 
 /* The row-major index of h (see platoon.h). */

@@ -402,29 +402,6 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 
 /* --- movement ------------------------------------------------------------- */
 
-/* Is h next to a squad of another side than squad i's (the squads of
- * occ: plt_occupancy)? */
-static bool
-touches_enemy(const struct game *g, const int *occ, int i, struct hex h)
-{
-	int d, s, k = plt_hex_index(g, h);
-	const int *nb = k >= 0 ? plt_neighbours(g) : NULL;
-
-	if (nb != NULL) { /* the same neighbours, read in place */
-		for (d = 0; d < 6; d++)
-			if ((s = nb[k * 6 + d]) >= 0 && (s = occ[s]) >= 0 &&
-			    g->units[s].side != g->units[i].side)
-				return true;
-		return false;
-	}
-	for (d = 0; d < 6; d++)
-		if ((s = k >= 0 ? plt_neighbour_index(g, k, d) :
-		    plt_hex_index(g, hex_neighbour(h, d))) >= 0 &&
-		    (s = occ[s]) >= 0 && g->units[s].side != g->units[i].side)
-			return true;
-	return false;
-}
-
 /* Move squad i along the cheapest path through its waypoints, as far as
  * allow cm pay (the road bonus if every hex is road); contact with an
  * enemy squad only when contact. Returns the cm spent. */
@@ -469,12 +446,20 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
     int np, int allow, int road_bonus, bool contact)
 {
 	struct hex at, start = g->units[i].pos;
-	int k, spent = 0, pass, lim, j;
-	bool all_road;
+	int k, spent = 0, pass, lim, few[256], *cost = few, ns;
+	bool all_road, fewr[256], *road = fewr;
 	char a[8], b[8];
 	/* No squad moves or is removed while this one walks. */
 	int *occ = occupancy(g, 0);
 
+	if (np > 256) {
+		cost = xmalloc(sizeof *cost * (size_t)np);
+		road = xmalloc(sizeof *road * (size_t)np);
+	}
+	/* The steps it can take with the most it may spend; each pass below
+	 * takes a prefix of them (the other limits are the same). */
+	ns = plt_walk_steps(g, occ, g->units[i].side, contact, start, path,
+	    np, allow + (road_bonus > 0 ? road_bonus : 0), cost, road);
 	/* Road: "The whole move MUST be on road": the bonus counts only if
 	 * every hex walked with it is road. */
 	for (pass = road_bonus > 0 ? 0 : 1; pass < 2; pass++) {
@@ -482,20 +467,17 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
 		all_road = plt_road(g, start);
 		at = start;
 		spent = 0;
-		for (k = 0; k < np; k++) {
-			int c = plt_step_cost(g, at, path[k]);
-
-			if (c < 0 || spent + c > lim ||
-			    ((j = plt_hex_index(g, path[k])) >= 0 &&
-			    occ[j] >= 0) ||
-			    (!contact && touches_enemy(g, occ, i, path[k])))
-				break;
-			all_road = all_road && plt_road(g, path[k]);
-			spent += c;
+		for (k = 0; k < ns && spent + cost[k] <= lim; k++) {
+			all_road = all_road && road[k];
+			spent += cost[k];
 			at = path[k];
 		}
 		if (pass == 1 || all_road)
 			break;
+	}
+	if (cost != few) {
+		free(cost);
+		free(road);
 	}
 	if (!hex_eq(at, start)) {
 		g->units[i].pos = at;
