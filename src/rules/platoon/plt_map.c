@@ -2162,6 +2162,54 @@ setup_key(const struct game *g, const struct scenario *sc, struct kbuf *k)
 	return true;
 }
 
+/* A copy of the n entries of src (sz bytes each) in old's place: room
+ * for twice as many as game.c's arrays keep for n (a power of two from
+ * GAME_ROOM_MIN, 16, on), and at least 256 (so more than they keep
+ * whatever that minimum, up to 256), at most max. */
+static void *
+room_copy(void *old, const void *src, int n, int max, size_t sz)
+{
+	size_t cap = 16;
+	void *p;
+
+	while (cap < (size_t)n)
+		cap *= 2;
+	cap *= 2;
+	if (cap < 256)
+		cap = 256;
+	if (cap > (size_t)max)
+		cap = (size_t)max;
+	p = xrealloc(old, cap * sz);
+	if (n > 0)
+		memcpy(p, src, (size_t)n * sz);
+	return p;
+}
+
+/* Make g, fresh (its arrays from game_init), the set-up b under g's own
+ * name: game_copy's result (its index of hexes left to be built when
+ * asked) without clearing a whole array for a few entries. */
+static void
+setup_copy(struct game *g, const struct game *b)
+{
+	struct game_unit *u = g->units;
+	struct game_hex *h = g->hexes;
+	struct game_var *v = g->vars;
+	char name[GAME_NAME_MAX];
+
+	memcpy(name, g->name, sizeof name);
+	free(g->hexidx);
+	*g = *b;
+	memcpy(g->name, name, sizeof name);
+	g->units = room_copy(u, b->units, b->nunits, GAME_MAX_UNITS,
+	    sizeof *u);
+	g->hexes = room_copy(h, b->hexes, b->nhex, GAME_MAX_HEXES,
+	    sizeof *h);
+	g->vars = room_copy(v, b->vars, b->nvars, GAME_MAX_VARS, sizeof *v);
+	g->hexidx = NULL;
+	g->hexidx_of = NULL;
+	g->hexidx_n = 0;
+}
+
 /* Build g from the scenario sc (see above: a copy of the last set-up
  * when its key is the same). */
 int
@@ -2170,20 +2218,20 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	static _Thread_local struct kbuf key, now;
 	static _Thread_local struct game built;
 	static _Thread_local bool have;
-	char name[GAME_NAME_MAX];
-	int rc;
+	int rc, i;
 
 	if (!setup_key(g, sc, &now))
 		return setup_build(g, sc, err);
 	if (have && now.n == key.n && memcmp(now.p, key.p, key.n) == 0) {
-		memcpy(name, g->name, sizeof name);
-		game_free(g);
-		game_copy(g, &built);
-		memcpy(g->name, name, sizeof name);
+		setup_copy(g, &built);
 		return HP_OK;
 	}
-	if ((rc = setup_build(g, sc, err)) != HP_OK || g->error[0] != '\0')
+	if ((rc = setup_build(g, sc, err)) != HP_OK || g->error[0] != '\0' ||
+	    g->rstate != NULL)
 		return rc;
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		if (g->sides[i].standing != NULL)
+			return rc;
 	if (have)
 		game_free(&built);
 	game_copy(&built, g);
