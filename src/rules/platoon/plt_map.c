@@ -2162,19 +2162,17 @@ setup_key(const struct game *g, const struct scenario *sc, struct kbuf *k)
 	return true;
 }
 
-/* A copy of the n entries of src (sz bytes each) in old's place: room
- * for twice as many as game.c's arrays keep for n (a power of two from
- * GAME_ROOM_MIN, 16, on), and at least 256 (so more than they keep
- * whatever that minimum, up to 256), at most max. */
+/* A copy of the n entries of src (sz bytes each) in old's place, with
+ * room for at least as many as game.c's arrays keep for n (that minimum,
+ * GAME_ROOM_MIN (16), doubled until n fit: less than 2 * n past it), so
+ * that adding to it later grows it as it would: 2 * n, at least 256 (any
+ * such minimum up to 256), at most max. */
 static void *
 room_copy(void *old, const void *src, int n, int max, size_t sz)
 {
-	size_t cap = 16;
+	size_t cap = 2 * (size_t)n;
 	void *p;
 
-	while (cap < (size_t)n)
-		cap *= 2;
-	cap *= 2;
 	if (cap < 256)
 		cap = 256;
 	if (cap > (size_t)max)
