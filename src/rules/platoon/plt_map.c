@@ -513,8 +513,8 @@ occ_fill(const struct game *g, int *occ, int without)
 {
 	int n = g->layout.cols * g->layout.rows, i, j;
 
-	for (i = 0; i < n; i++)
-		occ[i] = -1;
+	if (n > 0)
+		memset(occ, 0xff, sizeof(int) * (size_t)n); /* -1 */
 	for (i = g->nunits - 1; i >= 0; i--)
 		if (plt_alive(g, i) && (without < 0 || g->units[i].attached !=
 		    without) && (j = hidx(g, g->units[i].pos)) >= 0)
@@ -1570,19 +1570,25 @@ plt_coherent(const struct game *g, int p)
 	int tail = 0;
 	char seenfew[64], *seen = seenfew;
 
+	/* One pass for up to 64 squads; a second one for more. */
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].attached == p && plt_alive(g, i))
+		if (g->units[i].attached == p && plt_alive(g, i)) {
+			if (n < 64) {
+				seen[n] = 0;
+				sq[n] = i;
+			}
 			n++;
+		}
 	if (n > 64) {
 		sq = xmalloc(sizeof(int) * (size_t)n);
 		q = xmalloc(sizeof(int) * (size_t)n);
 		seen = xmalloc((size_t)n);
+		for (i = n = 0; i < g->nunits; i++)
+			if (g->units[i].attached == p && plt_alive(g, i)) {
+				seen[n] = 0;
+				sq[n++] = i;
+			}
 	}
-	for (i = n = 0; i < g->nunits; i++)
-		if (g->units[i].attached == p && plt_alive(g, i)) {
-			seen[n] = 0;
-			sq[n++] = i;
-		}
 	if (n > 0) {
 		seen[0] = 1;
 		q[tail++] = 0;

@@ -312,7 +312,7 @@ parse_order(const struct game *g, int side, const struct order_line *l,
 		    l->words[1], l->words[2]);
 		return;
 	}
-	if (!plt_coherent(g, p) && (k == PLT_O_ENGAGE)) {
+	if (k == PLT_O_ENGAGE && !plt_coherent(g, p)) {
 		orders_error(errs, l->lineno, "platoon %s is out of coherency: "
 		    "it may only be given a movement order (advance, assault, "
 		    "fallback, reform)", l->words[1]);

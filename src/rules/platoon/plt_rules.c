@@ -345,10 +345,14 @@ static void
 fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
     struct events *ev)
 {
-	int (*used)[2] = xcalloc((size_t)g->nunits + 1, sizeof *used);
+	int few[128][2], (*used)[2] = g->nunits < 128 ? few :
+	    xcalloc((size_t)g->nunits + 1, sizeof *used);
 	struct hits h = { NULL, 0, 0 };
 	int i, k, n, t;
 	bool auto_all = it->kind == PLT_O_ENGAGE || it->nfire < 0;
+
+	if (used == few)
+		memset(few, 0, sizeof few[0] * ((size_t)g->nunits + 1));
 	/* No squad moves or is removed before the saves below. */
 	int *occ = occupancy(g, 1);
 
@@ -397,7 +401,8 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 		}
 	apply_hits(g, d, ev, &h);
 	free(h.v);
-	free(used);
+	if (used != few)
+		free(used);
 }
 
 /* --- movement ------------------------------------------------------------- */
@@ -777,12 +782,36 @@ static void
 morale(struct game *g, struct dice *d, struct events *ev)
 {
 	char purpose[48];
-	int p, al, re, lo, need, r;
+	int p, al, re, lo, need, r, i, k, cnt[3][128];
+	bool one = g->nunits <= 128;
 
+	/* plt_counts of every platoon in one pass (nothing below changes a
+	 * squad). */
+	if (one) {
+		memset(cnt, 0, sizeof cnt);
+		for (i = 0; i < g->nunits; i++) {
+			const struct game_unit *u = &g->units[i];
+
+			if ((k = u->attached) < 0 || k >= g->nunits ||
+			    plt_is_platoon(u))
+				continue;
+			if (u->strength <= 0)
+				cnt[2][k]++;
+			else {
+				cnt[0][k]++;
+				cnt[1][k] += u->strength == 1;
+			}
+		}
+	}
 	for (p = 0; p < g->nunits; p++) {
 		if (!plt_is_platoon(&g->units[p]))
 			continue;
-		plt_counts(g, p, &al, &re, &lo);
+		if (one) {
+			al = cnt[0][p];
+			re = cnt[1][p];
+			lo = cnt[2][p];
+		} else
+			plt_counts(g, p, &al, &re, &lo);
 		if (re + lo <= g->units[p].x[PLT_X_BAD]) {
 			g->units[p].x[PLT_X_BAD] = re + lo;
 			continue;
@@ -804,17 +833,25 @@ morale(struct game *g, struct dice *d, struct events *ev)
 
 /* --- one order ------------------------------------------------------------- */
 
-/* Distance from squad i at h to its nearest platoon-mate. */
+/* Distance from squad i at h to its nearest platoon-mate, the squads of
+ * its platoon on the map being the nm of mates (i among them). */
 static int
-gap(const struct game *g, int i, struct hex h)
+gap_in(const struct game *g, const int *mates, int nm, int i, struct hex h)
 {
-	int j, best = 1000;
+	int k, d, best = 1000;
 
-	for (j = 0; j < g->nunits; j++)
-		if (j != i && plt_alive(g, j) && g->units[j].attached ==
-		    g->units[i].attached && hex_distance(g->units[j].pos,
-		    h) < best)
-			best = hex_distance(g->units[j].pos, h);
+	if (nm > 64) { /* more than listed: all of them */
+		for (k = 0; k < g->nunits; k++)
+			if (k != i && plt_alive(g, k) && g->units[k].attached ==
+			    g->units[i].attached && (d = hex_distance(
+			    g->units[k].pos, h)) < best)
+				best = d;
+		return best;
+	}
+	for (k = 0; k < nm; k++)
+		if (mates[k] != i && (d = hex_distance(g->units[mates[k]].pos,
+		    h)) < best)
+			best = d;
 	return best;
 }
 
@@ -829,7 +866,7 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 	enum plt_order kind;
 	bool was_coherent, moved = false, nearer = true;
 	struct hex start[64];
-	int ns = 0, idx[64];
+	int ns = 0, idx[64], mates[64], nm = -1;
 
 	plt_counts(g, it->platoon, &al, &re, &lo);
 	pu->flags |= PLT_F_DONE;
@@ -886,14 +923,20 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 		break;
 	}
 	/* Coherency: the terrain exception holds when every squad that
-	 * moved ended nearer its nearest platoon-mate than it started. */
+	 * moved ended nearer its nearest platoon-mate than it started (the
+	 * mates on the map listed once: gap's). */
 	for (k = 0; k < ns; k++) {
 		if (!plt_alive(g, idx[k]) ||
 		    hex_eq(start[k], g->units[idx[k]].pos))
 			continue;
 		moved = true;
-		if (gap(g, idx[k], g->units[idx[k]].pos) >=
-		    gap(g, idx[k], start[k]))
+		if (nm < 0)
+			for (i = nm = 0; i < g->nunits; i++)
+				if (plt_alive(g, i) && g->units[i].attached ==
+				    it->platoon && nm++ < 64)
+					mates[nm - 1] = i;
+		if (gap_in(g, mates, nm, idx[k], g->units[idx[k]].pos) >=
+		    gap_in(g, mates, nm, idx[k], start[k]))
 			nearer = false;
 	}
 	if (!plt_coherent(g, it->platoon) && !(pu->flags & PLT_F_SUPP)) {
@@ -949,16 +992,16 @@ static const char *const init_key[GAME_MAX_SIDES] = { "init.0", "init.1",
 static const char *const noadv_key[GAME_MAX_SIDES] = { "noadv.0",
 	"noadv.1", "noadv.2", "noadv.3" };
 
-/* The count of orders side reveals this turn: its list, and the
- * platoon "no order becomes Advance" chose when the turn began (var
- * noadv.SIDE, the platoon's index + 1), built into *extra. */
+/* The count of orders a side reveals this turn: its list o, and the
+ * platoon "no order becomes Advance" chose when the turn began (noadv: its
+ * var noadv.SIDE, the platoon's index + 1), built into *extra. */
 static int
-list_len(const struct game *g, const struct plt_orders *o, int side,
+list_len(const struct game *g, const struct plt_orders *o, int noadv,
     struct plt_order_item *extra)
 {
 	int n = o != NULL ? o->n : 0, p;
 
-	if ((p = game_var(g, noadv_key[side], 0) - 1) < 0 || p >= g->nunits)
+	if ((p = noadv - 1) < 0 || p >= g->nunits)
 		return n;
 	memset(extra, 0, sizeof *extra);
 	extra->platoon = p;
@@ -1133,7 +1176,16 @@ resolve_each(struct resolve_ctx *c)
 
 /* One step of the turn's window: initiative, then one order a step (the
  * faithful mode: resolve_each). */
-static enum resolve_rc resolve_step(struct resolve_ctx *);
+/* What the steps after the first read of the vars the first set (init.SIDE,
+ * noadv.SIDE) and of reveal: kept from one step to the next of the same
+ * resolution by plt_resolve (no step sets them again); ok when filled. */
+struct step_memo {
+	bool ok;
+	int order[GAME_MAX_SIDES];
+	int noadv[GAME_MAX_SIDES];
+};
+
+static enum resolve_rc resolve_step(struct resolve_ctx *, struct step_memo *);
 
 /* One step of the turn's window, with the map cache kept for it. */
 enum resolve_rc
@@ -1152,6 +1204,7 @@ plt_resolve(struct resolve_ctx *c)
 		int step, turn;
 		char name[GAME_NAME_MAX];
 	} last;
+	static _Thread_local struct step_memo memo;
 	enum resolve_rc rc;
 	bool next = last.c == c && last.g == c->g && last.d == c->dice &&
 	    last.ev == c->ev && c->step == last.step + 1 && c->step > 0 &&
@@ -1160,9 +1213,11 @@ plt_resolve(struct resolve_ctx *c)
 	last.c = NULL;
 	if (next)
 		plt_cache_continue(c->g);
-	else
+	else {
+		memo.ok = false;
 		plt_cache_begin(c->g);
-	rc = resolve_step(c);
+	}
+	rc = resolve_step(c, &memo);
 	plt_cache_end();
 	if (rc == RESOLVE_CONTINUE) {
 		last.c = c;
@@ -1178,7 +1233,7 @@ plt_resolve(struct resolve_ctx *c)
 
 /* plt_resolve without the scope. */
 static enum resolve_rc
-resolve_step(struct resolve_ctx *c)
+resolve_step(struct resolve_ctx *c, struct step_memo *memo)
 {
 	/* The synthesized orders (large: kept per thread, not cleared). */
 	static _Thread_local struct plt_order_item one[GAME_MAX_SIDES];
@@ -1189,11 +1244,12 @@ resolve_step(struct resolve_ctx *c)
 	int len[GAME_MAX_SIDES], step = 0;
 	char key[24];
 
-	if (plt_each(g))
+	if (!memo->ok && plt_each(g))
 		return resolve_each(c);
 	for (s = 0; s < g->nsides; s++)
 		o[s] = c->orders[s];
 	if (c->step == 0) {
+		memo->ok = false;
 		events_phase(c->ev, "initiative");
 		plt_initiative(g, c->dice, c->ev, order);
 		extra = &one[0]; /* read only where no_order_advance fills it */
@@ -1211,9 +1267,16 @@ resolve_step(struct resolve_ctx *c)
 	/* Not cleared (an item is large): list_len fills extra[s] when it
 	 * counts it, and only a counted one is enacted. */
 	extra = one;
+	if (!memo->ok) { /* not reveal=each: tested above */
+		for (s = 0; s < g->nsides; s++) {
+			memo->order[s] = game_var(g, init_key[s], s);
+			memo->noadv[s] = game_var(g, noadv_key[s], 0);
+		}
+		memo->ok = true;
+	}
 	for (s = 0; s < g->nsides; s++) {
-		order[s] = game_var(g, init_key[s], s);
-		len[order[s]] = list_len(g, o[order[s]], order[s],
+		order[s] = memo->order[s];
+		len[order[s]] = list_len(g, o[order[s]], memo->noadv[order[s]],
 		    &extra[order[s]]);
 	}
 	/* Step k (1-based) is the k-th reveal of the round-robin over the
