@@ -6,6 +6,7 @@
  * hexes, profiles by kind; plt_cache_begin/_end) and the path search are
  * described where they are defined and in docs/ARCHITECTURE.md, 3.1. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2122,49 +2123,96 @@ kput(struct kbuf *k, const void *v, size_t n)
 	k->n += n;
 }
 
-/* The key of a set-up of g from sc into k (emptied first); false when g
- * is not fresh (then no key: the set-up is built). */
-static bool
-setup_key(const struct game *g, const struct scenario *sc, struct kbuf *k)
+/* Where a key goes: appended to k, or (cmp) compared with k's bytes
+ * from at on (same: so far equal). */
+struct ksink {
+	struct kbuf *k;
+	bool cmp, same;
+	size_t at;
+};
+
+/* Put n bytes of v into the key. */
+static void
+kemit(struct ksink *o, const void *v, size_t n)
 {
-	struct scenario s;
-	struct game c;
+	if (!o->cmp) {
+		kput(o->k, v, n);
+		return;
+	}
+	if (o->same && (o->at + n > o->k->n || (n > 0 &&
+	    memcmp(o->k->p + o->at, v, n) != 0)))
+		o->same = false;
+	o->at += n;
+}
+
+/* A field left out of a struct's bytes: its offset and size. */
+struct kskip {
+	size_t off, len;
+};
+
+/* Put the size bytes at base into the key but the n fields of skip
+ * (pointers, the game's name). */
+static void
+kemit_but(struct ksink *o, const void *base, size_t size,
+    struct kskip *skip, int n)
+{
+	const unsigned char *b = base;
+	struct kskip t;
+	size_t at = 0;
+	int i, j;
+
+	for (i = 1; i < n; i++) /* by offset */
+		for (j = i; j > 0 && skip[j - 1].off > skip[j].off; j--) {
+			t = skip[j];
+			skip[j] = skip[j - 1];
+			skip[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		kemit(o, b + at, skip[i].off - at);
+		at = skip[i].off + skip[i].len;
+	}
+	kemit(o, b + at, size - at);
+}
+
+#define KSKIP(type, f) { offsetof(type, f), sizeof(((type *)0)->f) }
+
+/* The key of a set-up of g from sc into o; false when g is not fresh
+ * (then no key: the set-up is built). */
+static bool
+setup_key(const struct game *g, const struct scenario *sc, struct ksink *o)
+{
+	struct kskip gsk[] = { KSKIP(struct game, name),
+		KSKIP(struct game, hexes), KSKIP(struct game, units),
+		KSKIP(struct game, vars), KSKIP(struct game, hexidx_of) };
+	struct kskip ss[] = { KSKIP(struct scenario, terrain),
+		KSKIP(struct scenario, terrain_line),
+		KSKIP(struct scenario, elevation),
+		KSKIP(struct scenario, elevation_line),
+		KSKIP(struct scenario, units), KSKIP(struct scenario, markers),
+		KSKIP(struct scenario, vars), KSKIP(struct scenario, options),
+		KSKIP(struct scenario, placeholders),
+		KSKIP(struct scenario, text), KSKIP(struct scenario, errs) };
 	int i;
 
-	k->n = 0;
 	if (g->nhex != 0 || g->nunits != 0 || g->nvars != 0 ||
 	    g->rstate != NULL || g->hexidx != NULL || g->error[0] != '\0')
 		return false;
 	for (i = 0; i < GAME_MAX_SIDES; i++)
 		if (g->sides[i].standing != NULL)
 			return false;
-	memcpy(&c, g, sizeof c);
-	memset(c.name, 0, sizeof c.name);
-	c.hexes = NULL;
-	c.units = NULL;
-	c.vars = NULL;
-	c.hexidx_of = NULL;
-	kput(k, &c, sizeof c);
-	memcpy(&s, sc, sizeof s);
-	s.terrain = s.elevation = NULL;
-	s.terrain_line = s.elevation_line = NULL;
-	s.units = NULL;
-	s.markers = NULL;
-	s.vars = s.options = s.placeholders = NULL;
-	s.text = NULL;
-	s.errs = NULL;
-	kput(k, &s, sizeof s);
+	kemit_but(o, g, sizeof *g, gsk, (int)(sizeof gsk / sizeof gsk[0]));
+	kemit_but(o, sc, sizeof *sc, ss, (int)(sizeof ss / sizeof ss[0]));
 	for (i = 0; i < sc->nterrain; i++)
-		kput(k, sc->terrain[i], strlen(sc->terrain[i]) + 1);
+		kemit(o, sc->terrain[i], strlen(sc->terrain[i]) + 1);
 	for (i = 0; i < sc->nelevation; i++)
-		kput(k, sc->elevation[i], strlen(sc->elevation[i]) + 1);
+		kemit(o, sc->elevation[i], strlen(sc->elevation[i]) + 1);
 	if (sc->nunits > 0)
-		kput(k, sc->units, sizeof *sc->units * (size_t)sc->nunits);
+		kemit(o, sc->units, sizeof *sc->units * (size_t)sc->nunits);
 	if (sc->noptions > 0)
-		kput(k, sc->options, sizeof *sc->options *
+		kemit(o, sc->options, sizeof *sc->options *
 		    (size_t)sc->noptions);
 	if (sc->nvars > 0)
-		kput(k, sc->vars, sizeof *sc->vars * (size_t)sc->nvars);
+		kemit(o, sc->vars, sizeof *sc->vars * (size_t)sc->nvars);
 	return true;
 }
 
@@ -2222,14 +2270,19 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 	static _Thread_local struct kbuf key, now;
 	static _Thread_local struct game built;
 	static _Thread_local bool have;
+	struct ksink o = { &key, true, true, 0 };
 	int rc, i;
 
-	if (!setup_key(g, sc, &now))
+	if (!setup_key(g, sc, &o))
 		return setup_build(g, sc, err);
-	if (have && now.n == key.n && memcmp(now.p, key.p, key.n) == 0) {
+	if (have && o.same && o.at == key.n) {
 		setup_copy(g, &built);
 		return HP_OK;
 	}
+	now.n = 0;
+	o.k = &now;
+	o.cmp = false;
+	(void)setup_key(g, sc, &o); /* the key before the set-up */
 	if ((rc = setup_build(g, sc, err)) != HP_OK || g->error[0] != '\0' ||
 	    g->rstate != NULL)
 		return rc;
