@@ -60,6 +60,16 @@ struct pcache {
 static _Thread_local int scope;
 static _Thread_local struct pcache pcache[PCACHE_MAX];
 static _Thread_local int npcache;
+/* The pcache entry of each unit, for the units array it was found in
+ * inside one top-level scope (pgen: counted up as each begins). */
+static _Thread_local unsigned pgen;
+static _Thread_local struct {
+	const struct game_unit *units;
+	unsigned gen, stamp;
+	int cap;
+	unsigned *at;
+	int *slot;
+} ucache;
 struct mapc {
 	struct game_hex *map;  /* copy of the hexes it was built from */
 	const struct game_hex *src; /* the array last compared whole */
@@ -321,16 +331,48 @@ plt_profile_ref(const struct game *g, int unit)
 	kind = g->units[unit].kind;
 	if (scope == 0)
 		return profile_of_kind(g, kind, &one) ? &one : NULL;
+	/* The entry found for this unit before in this scope, if any (a
+	 * unit's kind does not change). */
+	if (ucache.units != g->units || ucache.gen != pgen) {
+		ucache.units = g->units;
+		ucache.gen = pgen;
+		if (++ucache.stamp == 0) { /* wrapped: none is good */
+			if (ucache.cap > 0)
+				memset(ucache.at, 0, sizeof(unsigned) *
+				    (size_t)ucache.cap);
+			ucache.stamp = 1;
+		}
+	}
+	if (unit < ucache.cap && ucache.at[unit] == ucache.stamp) {
+		k = ucache.slot[unit];
+		return pcache[k].ok ? &pcache[k].p : NULL;
+	}
 	for (k = 0; k < npcache; k++)
 		if (pcache[k].kind[0] == kind[0] &&
 		    strcmp(pcache[k].kind, kind) == 0)
-			return pcache[k].ok ? &pcache[k].p : NULL;
-	if (npcache == PCACHE_MAX || strlen(kind) >= sizeof pcache[0].kind)
-		return profile_of_kind(g, kind, &one) ? &one : NULL;
-	strlcpy_(pcache[npcache].kind, kind, sizeof pcache[0].kind);
-	pcache[npcache].ok = profile_of_kind(g, kind, &pcache[npcache].p);
-	npcache++;
-	return pcache[npcache - 1].ok ? &pcache[npcache - 1].p : NULL;
+			break;
+	if (k == npcache) {
+		if (npcache == PCACHE_MAX || strlen(kind) >= sizeof
+		    pcache[0].kind)
+			return profile_of_kind(g, kind, &one) ? &one : NULL;
+		strlcpy_(pcache[npcache].kind, kind, sizeof pcache[0].kind);
+		pcache[npcache].ok = profile_of_kind(g, kind,
+		    &pcache[npcache].p);
+		npcache++;
+	}
+	if (unit >= ucache.cap) {
+		int cap = unit + 64;
+
+		ucache.at = xrealloc(ucache.at, sizeof(unsigned) *
+		    (size_t)cap);
+		ucache.slot = xrealloc(ucache.slot, sizeof(int) * (size_t)cap);
+		memset(ucache.at + ucache.cap, 0, sizeof(unsigned) *
+		    (size_t)(cap - ucache.cap));
+		ucache.cap = cap;
+	}
+	ucache.at[unit] = ucache.stamp;
+	ucache.slot[unit] = k;
+	return pcache[k].ok ? &pcache[k].p : NULL;
 }
 
 /* "A/B" into v[2], each 0..99; false if malformed. */
@@ -674,6 +716,7 @@ void
 plt_cache_begin(const struct game *g)
 {
 	if (scope == 0) {
+		pgen++;
 		if (!pf_same(g))
 			npcache = 0;
 		scope_game = NULL;
@@ -694,6 +737,7 @@ plt_cache_continue(const struct game *g)
 	    g->hexes && memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0) {
 		/* The profiles too are as the step before left them (no
 		 * step sets one): those kept stay. */
+		pgen++;
 		scope_game = g;
 		scope++;
 		return;
@@ -2386,31 +2430,33 @@ plt_render_map(const struct game *g, int side, struct sbuf *b)
 int
 plt_score(const struct game *g, int side)
 {
-	struct plt_profile pf;
 	const char *kind[8];
 	int i, k, n = 0, nk = 0, pts[9];
+	bool ok[9];
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
 
 		if (plt_is_platoon(u) || u->x[PLT_X_KILLER] != side + 1)
 			continue;
-		/* The profile of each kind read once (plt_profile's answer:
-		 * nothing sets a profile here). */
+		/* The points of each kind read once (plt_profile's: nothing
+		 * sets a profile here). */
 		for (k = 0; k < nk && strcmp(kind[k], u->kind) != 0; k++)
 			;
 		if (k == nk) {
-			pts[k] = profile_of_kind(g, u->kind, &pf) ? pf.points : -1;
+			/* profile_of_kind's points, when it finds a profile
+			 * (a movement var). */
+			if ((ok[k] = pvar(g, u->kind, "m") >= 0))
+				pts[k] = pvar(g, u->kind, "pt");
 			if (nk < 8) {
 				kind[nk] = u->kind;
 				nk++;
 			}
 		}
-		if (pts[k] < 0)
+		if (!ok[k])
 			continue;
-		pf.points = pts[k];
 		if (u->strength <= 0)
-			n += pf.points;
+			n += pts[k];
 		else if (u->strength == 1)
 			n += 1;
 	}
