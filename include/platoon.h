@@ -204,6 +204,10 @@ int plt_setup(struct game *, const struct scenario *, struct hp_error *);
  * its end. Outside one, the same answers, found by a whole check. */
 void plt_cache_begin(const struct game *);
 void plt_cache_end(void);
+/* plt_cache_begin whose checks (the whole map, the profiles) are made
+ * when the map or a profile is first asked for inside the scope, if ever
+ * (an order file that names no hex checks no map). */
+void plt_cache_begin_lazy(const struct game *);
 /* plt_cache_begin for a step of a resolution after a step of the same
  * resolution ended (plt_resolve knows): the whole check is left out when
  * the game's hexes are the array last checked whole. */

@@ -95,6 +95,10 @@ struct mapc {
 };
 
 static _Thread_local struct mapc mc;
+/* A lazy scope (plt_cache_begin_lazy) whose map, or profiles, nobody
+ * asked for yet: checked when first asked. */
+static _Thread_local bool lazy_map, lazy_pf;
+static void lazy_profiles(const struct game *);
 static _Thread_local const struct game *scope_game; /* see mapc_get */
 static struct mapc *mapc_scoped(const struct game *);
 static inline int hidx(const struct game *, struct hex);
@@ -331,6 +335,8 @@ plt_profile_ref(const struct game *g, int unit)
 	kind = g->units[unit].kind;
 	if (scope == 0)
 		return profile_of_kind(g, kind, &one) ? &one : NULL;
+	if (lazy_pf)
+		lazy_profiles(g);
 	/* The entry found for this unit before in this scope, if any (a
 	 * unit's kind does not change). */
 	if (ucache.units != g->units || ucache.gen != pgen) {
@@ -657,12 +663,15 @@ static __attribute__((noinline)) struct mapc *
 mapc_check(const struct game *g)
 {
 	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
+	bool whole = scope == 0 || lazy_map;
 
+	/* A lazy scope's first look at the map: its whole check now. */
+	lazy_map = false;
 	if (!(mc.map != NULL && mc.nmap == g->nhex &&
 	    memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0 &&
-	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0)))
+	    (!whole || memcmp(mc.map, g->hexes, sz) == 0)))
 		mapc_build(g);
-	else if (scope == 0)
+	else if (whole)
 		mc.src = g->hexes; /* compared whole: these are the same */
 	if (scope > 0)
 		scope_game = g;
@@ -745,12 +754,37 @@ plt_cache_continue(const struct game *g)
 	plt_cache_begin(g);
 }
 
+/* A lazy scope's first look at the profiles: the check begin makes. */
+static void
+lazy_profiles(const struct game *g)
+{
+	lazy_pf = false;
+	if (!pf_same(g))
+		npcache = 0;
+	pgen++;
+}
+
+/* plt_cache_begin whose checks wait until the map or a profile is first
+ * asked for (see platoon.h). */
+void
+plt_cache_begin_lazy(const struct game *g)
+{
+	(void)g; /* checked when first asked, whichever game asks */
+	if (scope == 0) {
+		lazy_map = lazy_pf = true;
+		scope_game = NULL; /* mapc_get checks g when first asked */
+	}
+	scope++;
+}
+
 /* End the scope plt_cache_begin began. */
 void
 plt_cache_end(void)
 {
-	if (scope > 0 && --scope == 0)
+	if (scope > 0 && --scope == 0) {
 		scope_game = NULL;
+		lazy_map = lazy_pf = false;
+	}
 }
 /* plt_los_in walking the line (a or b off the layout). */
 static bool

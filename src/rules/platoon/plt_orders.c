@@ -777,7 +777,7 @@ plt_parse_list(const struct game *g, int side, const struct order_body *b,
 {
 	int rc;
 
-	plt_cache_begin(g);
+	plt_cache_begin_lazy(g);
 	ids_begin(g);
 	rc = parse_lines(g, side, b, false, out, canon, errs);
 	ids_end();
@@ -934,7 +934,7 @@ plt_parse(const struct game *g, const struct window_spec *w, int side,
 {
 	int rc;
 
-	plt_cache_begin(g);
+	plt_cache_begin_lazy(g);
 	ids_begin(g);
 	rc = parse_window(g, w, side, b, out, canon, errs);
 	ids_end();
