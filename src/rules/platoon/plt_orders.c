@@ -87,6 +87,10 @@ static _Thread_local struct {
 	const struct game *g;  /* the game it holds, NULL: none */
 	int mask;
 	int slot[IDS_MAX * 2];
+	/* The ids it was filled from, by unit (n of them): when a game's
+	 * are the same, so is the table. */
+	int n;
+	char id[IDS_MAX][GAME_ID_MAX];
 } ids;
 
 /* The hash of id in lower case. */
@@ -119,6 +123,16 @@ ids_begin(const struct game *g)
 	ids.g = NULL;
 	if (g->nunits > IDS_MAX)
 		return;
+	if (ids.n == g->nunits) {
+		for (i = 0; i < g->nunits && memcmp(ids.id[i], g->units[i].id,
+		    GAME_ID_MAX) == 0; i++)
+			;
+		if (i == g->nunits) {
+			ids.g = g;
+			return;
+		}
+	}
+	ids.n = -1;
 	while (n < 2 * g->nunits)
 		n *= 2;
 	ids.mask = n - 1;
@@ -130,7 +144,9 @@ ids_begin(const struct game *g)
 			;
 		if (ids.slot[k] == 0)
 			ids.slot[k] = i + 1; /* else an earlier unit has it */
+		memcpy(ids.id[i], g->units[i].id, GAME_ID_MAX);
 	}
+	ids.n = g->nunits;
 	ids.g = g;
 }
 
