@@ -542,16 +542,20 @@ static void
 assault_move(struct game *g, const struct plt_order_item *it, int allow,
     struct events *ev)
 {
-	int i, e, cost, len;
-	struct hex path[256];
+	int i, e = -1, cost, len;
+	struct hex path[256], was;
+	bool fresh = false;
 
 	for (i = 0; i < g->nunits; i++) {
 		if (!plt_alive(g, i) || g->units[i].attached != it->platoon)
 			continue;
-		/* The cost to contact is the squad's own, below. */
-		if ((e = plt_nearest_enemy_within(g, it->platoon, -1,
+		/* The cost to contact is the squad's own, below. The enemy
+		 * is found again only once a squad has moved (nothing else
+		 * here changes what it depends on). */
+		if (!fresh && (e = plt_nearest_enemy_within(g, it->platoon, -1,
 		    &cost)) < 0)
 			return;
+		fresh = true;
 		g->units[i].placed = false;
 		cost = plt_path_to_contact(g, g->units[i].side,
 		    g->units[i].pos, e, path, 256, &len);
@@ -561,7 +565,10 @@ assault_move(struct game *g, const struct plt_order_item *it, int allow,
 		/* move_squad to path[len - 1] would find this same path
 		 * (the same search: the same hexes settled in the same
 		 * order). */
+		was = g->units[i].pos;
 		walk(g, ev, i, path, len, allow, 0, true);
+		if (!hex_eq(was, g->units[i].pos))
+			fresh = false;
 	}
 }
 
