@@ -162,6 +162,16 @@ void plt_occupancy_fill(const struct game *, int *occ, int without);
  * by plt_squad_at). */
 bool plt_los_in(const struct game *, const int *occ, int side, struct hex a,
     struct hex b);
+/* The squads by hex (plt_occupancy) in occ, the caller's (cols * rows
+ * entries), filled the first time a line of sight needs them (filled set
+ * then; start with it false). */
+struct plt_occ_lazy {
+	int *occ;
+	bool filled;
+};
+/* plt_los_in with the squads of lz (see above). */
+bool plt_los_lazy(const struct game *, struct plt_occ_lazy *, int side,
+    struct hex a, struct hex b);
 /* Cover of a squad at target against an attacker at from. */
 int plt_cover(const struct game *, struct hex target, struct hex from);
 int plt_dist_cm(struct hex, struct hex);

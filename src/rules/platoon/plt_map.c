@@ -877,9 +877,40 @@ los_enemy(const struct game *g, const int *occ, int side, int i)
 /* plt_los with the squads of occ (see platoon.h): the terrain's verdict
  * kept per pair of hexes (the map cache), the squads looked at in the
  * hexes where one could block. The same answer as walking the line. */
+static bool los_core(const struct game *, const int *,
+    struct plt_occ_lazy *, int, struct hex, struct hex);
+
 bool
 plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
     struct hex b)
+{
+	return los_core(g, occ, NULL, side, a, b);
+}
+
+/* plt_los_in with the squads filled in lz the first time one could
+ * block (see platoon.h). */
+bool
+plt_los_lazy(const struct game *g, struct plt_occ_lazy *lz, int side,
+    struct hex a, struct hex b)
+{
+	return los_core(g, NULL, lz, side, a, b);
+}
+
+/* The squads of lz, filled now if they are not yet. */
+static const int *
+lazy_occ(const struct game *g, struct plt_occ_lazy *lz)
+{
+	if (!lz->filled) {
+		occ_fill(g, lz->occ, -1);
+		lz->filled = true;
+	}
+	return lz->occ;
+}
+
+/* plt_los_in, the squads in occ or (lz not NULL) in lz. */
+static bool
+los_core(const struct game *g, const int *occ, struct plt_occ_lazy *lz,
+    int side, struct hex a, struct hex b)
 {
 	int ia, ib, e, k, cnt;
 	struct mapc *m;
@@ -888,7 +919,8 @@ plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
 	if (plt_dist_cm(a, b) > PLT_SIGHT_CM)
 		return false;
 	if ((ia = hidx(g, a)) < 0 || (ib = hidx(g, b)) < 0)
-		return los_walk(g, occ, side, a, b);
+		return los_walk(g, lz != NULL ? lazy_occ(g, lz) : occ, side, a,
+		    b);
 	m = mapc_get(g);
 	if ((e = m->los[(size_t)ia * (size_t)m->n + (size_t)ib]) == 0)
 		e = m->los[(size_t)ia * (size_t)m->n + (size_t)ib] =
@@ -897,6 +929,8 @@ plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
 		return false;
 	v = m->st + (e - 2);
 	cnt = v[0];
+	if (cnt > 0 && lz != NULL)
+		occ = lazy_occ(g, lz);
 	for (k = 0; k < cnt; k++) {
 		int ch = v[1 + 2 * k], ca = v[2 + 2 * k];
 
@@ -1786,7 +1820,9 @@ plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
 	static _Thread_local size_t cocc, cmates;
 	int i, j, m, best = -1, bd = 0, side = g->units[p].side, nm = 0;
 	size_t n = (size_t)(g->layout.cols * g->layout.rows);
-	int *occ, *mates;
+	int *mates;
+	/* The squads by hex, found only if a line of sight needs them. */
+	struct plt_occ_lazy lz;
 
 	if (n < 1)
 		n = 1;
@@ -1800,9 +1836,9 @@ plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
 		smates = xmalloc(sizeof(int) * ((size_t)g->nunits + 1));
 		cmates = (size_t)g->nunits + 1;
 	}
-	occ = socc;
+	lz.occ = socc;
+	lz.filled = false;
 	mates = smates;
-	occ_fill(g, occ, -1);
 
 	*cost = -1;
 	for (i = 0; i < g->nunits; i++)
@@ -1820,7 +1856,7 @@ plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
 			k = hex_distance(g->units[i].pos, g->units[j].pos);
 			/* Only a nearer mate can change the choice. */
 			if ((d >= 0 && k >= d) || (best >= 0 && k >= bd) ||
-			    !plt_los_in(g, occ, side, g->units[i].pos,
+			    !plt_los_lazy(g, &lz, side, g->units[i].pos,
 			    g->units[j].pos))
 				continue;
 			if (d < 0 || k < d)

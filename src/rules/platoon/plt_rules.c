@@ -77,8 +77,20 @@ lab(const struct game *g, struct hex h, char *buf)
 /* The squads by hex (plt_occupancy) into a buffer of this thread kept
  * for the caller's slot (0 walk, 1 fire_phase): good until the next call
  * for that slot; not to be freed. */
+static int *occupancy_buf(const struct game *, int);
+
 static int *
 occupancy(const struct game *g, int slot)
+{
+	int *occ = occupancy_buf(g, slot);
+
+	plt_occupancy_fill(g, occ, -1);
+	return occ;
+}
+
+/* occupancy's buffer for slot, not filled. */
+static int *
+occupancy_buf(const struct game *g, int slot)
 {
 	static _Thread_local int *buf[2];
 	static _Thread_local size_t cap[2];
@@ -91,7 +103,6 @@ occupancy(const struct game *g, int slot)
 		buf[slot] = xmalloc(sizeof(int) * n);
 		cap[slot] = n;
 	}
-	plt_occupancy_fill(g, buf[slot], -1);
 	return buf[slot];
 }
 
@@ -271,8 +282,8 @@ to_hit(const struct game *g, int squad, int target, bool hw,
 /* Can squad fire at target now (seen, in range)? The squads in occ
  * (plt_occupancy, or NULL). */
 static bool
-eligible(const struct game *g, const int *occ, int squad, int target,
-    bool hw)
+eligible(const struct game *g, struct plt_occ_lazy *occ, int squad,
+    int target, bool hw)
 {
 	/* to_hit > 0 is the range alone (every modifier leaves it above
 	 * 0): no var read for it, and asked before the line of sight (each
@@ -280,13 +291,14 @@ eligible(const struct game *g, const int *occ, int squad, int target,
 	return plt_alive(g, target) && g->units[target].side !=
 	    g->units[squad].side && plt_dist_cm(g->units[squad].pos,
 	    g->units[target].pos) <= (hw ? PLT_HW_LONG_CM : PLT_FF_LONG_CM) &&
-	    plt_los_in(g, occ, g->units[squad].side, g->units[squad].pos,
+	    plt_los_lazy(g, occ, g->units[squad].side, g->units[squad].pos,
 	    g->units[target].pos);
 }
 
 /* The nearest enemy squad the squad may fire at, -1 if none. */
 static int
-nearest_target(const struct game *g, const int *occ, int squad, bool hw)
+nearest_target(const struct game *g, struct plt_occ_lazy *occ, int squad,
+    bool hw)
 {
 	int j, best = -1, bd = 0;
 
@@ -353,8 +365,9 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 
 	if (used == few)
 		memset(few, 0, sizeof few[0] * ((size_t)g->nunits + 1));
-	/* No squad moves or is removed before the saves below. */
-	int *occ = occupancy(g, 1);
+	/* No squad moves or is removed before the saves below; the squads
+	 * by hex are found when a line of sight first needs them. */
+	struct plt_occ_lazy occ = { occupancy_buf(g, 1), false };
 
 	for (i = 0; i < it->nfire; i++) {
 		const struct plt_fire *f = &it->fire[i];
@@ -372,7 +385,7 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 			continue;
 		}
 		t = f->target;
-		if (!eligible(g, occ, s, t, hw)) {
+		if (!eligible(g, &occ, s, t, hw)) {
 			if (!auto_all) {
 				events_add(ev, ALL, 0, "%s cannot fire at %s "
 				    "(removed, unseen or out of range).",
@@ -392,7 +405,7 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 			for (k = 0; k < 2; k++) {
 				n = plt_points(g, i, k, it->kind, it->mmm) -
 				    used[i][k];
-				if (n <= 0 || (t = nearest_target(g, occ, i,
+				if (n <= 0 || (t = nearest_target(g, &occ, i,
 				    k)) < 0)
 					continue;
 				used[i][k] += n;
