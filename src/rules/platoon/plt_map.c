@@ -1129,6 +1129,12 @@ struct cone {
 /* Scratch of the cones, per thread (as dijkstra_from's). */
 static _Thread_local struct cone cn;
 
+/* Scratch of the guided search (per thread; stamped by cn.gen). */
+static _Thread_local struct {
+	int n;
+	int *g_at, *g, *done_at, *bk, *goal_at;
+} gs;
+
 /* Is there a squad of another side than side next to index i? */
 static bool
 cone_near(const struct game *g, int side, int i)
@@ -1174,6 +1180,7 @@ cone_build(const struct game *g, int side, struct hex a, struct hex target,
 		cn.m = m;
 		cn.n = n;
 		cn.gen = 0;
+		gs.n = -1; /* its stamps are cn.gen's: cleared too */
 	}
 	cn.gen++;
 	/* The squads on the map, the lowest index of a hex last (as
@@ -1257,11 +1264,6 @@ cone_path(const struct game *g, int side, bool contact, int j, int t,
  * dijkstra_from settles them in), among the hexes taken that a path may
  * pass through. The goals: the cheapest, then the lowest index. */
 
-/* Scratch of the guided search (per thread; stamped by cn.gen). */
-static _Thread_local struct {
-	int n;
-	int *g_at, *g, *done_at, *bk;
-} gs;
 
 /* The heuristic of index x: PLT_CM_PER_HEX * (hexes to tgt - sub). */
 static inline int
@@ -1291,6 +1293,8 @@ guided(const struct game *g, int side, int ia, const int *goal, int ngoal,
 		free(gs.g);
 		free(gs.done_at);
 		free(gs.bk);
+		free(gs.goal_at);
+		gs.goal_at = xcalloc((size_t)n + 1, sizeof(int));
 		gs.g_at = xcalloc((size_t)n + 1, sizeof(int));
 		gs.g = xcalloc((size_t)n + 1, sizeof(int));
 		gs.done_at = xcalloc((size_t)n + 1, sizeof(int));
@@ -1299,6 +1303,9 @@ guided(const struct game *g, int side, int ia, const int *goal, int ngoal,
 	}
 	*bj = -1;
 	*len = -1;
+	for (k = 0; k < ngoal; k++) /* the goals marked for this search */
+		if (goal[k] >= 0 && goal[k] < n)
+			gs.goal_at[goal[k]] = gen;
 	gs.g_at[ia] = gen;
 	gs.g[ia] = 0;
 	f = gs_h(m, ia, tgt, sub);
@@ -1317,9 +1324,8 @@ guided(const struct game *g, int side, int ia, const int *goal, int ngoal,
 			    sub) != f)
 				continue; /* taken, or a dearer way to it */
 			gs.done_at[x] = gen;
-			for (k = 0; k < ngoal && best < 0; k++)
-				if (goal[k] == x)
-					best = gs.g[x];
+			if (best < 0 && gs.goal_at[x] == gen)
+				best = gs.g[x];
 			if (x != ia && !contact && cone_near(g, side, x))
 				continue; /* ends there, does not pass */
 			for (d = 0; d < 6; d++) {

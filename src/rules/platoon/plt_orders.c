@@ -335,13 +335,14 @@ parse_order(const struct game *g, int side, const struct order_line *l,
 		return;
 	}
 	if (k == PLT_O_ASSAULT) {
-		struct plt_profile pf;
+		const struct plt_profile *pf;
 		int cost, e, i, low = 99;
 
 		for (i = 0; i < g->nunits; i++)
 			if (plt_alive(g, i) && g->units[i].attached == p &&
-			    plt_profile(g, i, &pf) && pf.move < low)
-				low = pf.move;
+			    (pf = plt_profile_ref(g, i)) != NULL && pf->move <
+			    low)
+				low = pf->move;
 		/* The search stops at the limit; past it, the whole search
 		 * tells why (no way, or too far). */
 		e = plt_nearest_enemy_within(g, p, low + 10 + (it->mmm ? 10 :
@@ -720,6 +721,28 @@ canon_text(const struct game *g, const struct plt_orders *o, struct sbuf *c)
 	sbuf_printf(c, "defend %s\n", dn[o->defend]);
 }
 
+/* The first word of an order line: 'o' order, 'm' move, 'f' fire, 'c' cc,
+ * 'd' defend, 0 any other (strcmp's verdicts, its first byte tested
+ * first). */
+static int
+line_kind(const char *v)
+{
+	switch (v[0]) {
+	case 'o':
+		return strcmp(v, "order") == 0 ? 'o' : 0;
+	case 'm':
+		return strcmp(v, "move") == 0 ? 'm' : 0;
+	case 'f':
+		return strcmp(v, "fire") == 0 ? 'f' : 0;
+	case 'c':
+		return v[1] == 'c' && v[2] == '\0' ? 'c' : 0;
+	case 'd':
+		return strcmp(v, "defend") == 0 ? 'd' : 0;
+	default:
+		return 0;
+	}
+}
+
 /* Parse and check side's order list (marks: reveal=each's order markers,
  * no move, fire or cc lines). */
 static int
@@ -737,21 +760,22 @@ parse_lines(const struct game *g, int side, const struct order_body *b,
 		const struct order_line *l = &b->v[k];
 		const char *v = l->words[0];
 
-		if (strcmp(v, "order") == 0)
+		int kind = line_kind(v);
+
+		if (kind == 'o')
 			parse_order(g, side, l, o, marks, errs);
-		else if (marks && (strcmp(v, "move") == 0 || strcmp(v, "fire") ==
-		    0 || strcmp(v, "cc") == 0))
+		else if (marks && (kind == 'm' || kind == 'f' || kind == 'c'))
 			orders_error(errs, l->lineno, "reveal=each: this file "
 			    "only places order markers ('order PLATOON KIND "
 			    "[mmm]'); give '%s' lines when hexpost asks for the "
 			    "platoon's reveal", v);
-		else if (strcmp(v, "move") == 0)
+		else if (kind == 'm')
 			parse_move(g, side, l, o, errs);
-		else if (strcmp(v, "fire") == 0)
+		else if (kind == 'f')
 			parse_fire(g, side, l, o, errs);
-		else if (strcmp(v, "cc") == 0)
+		else if (kind == 'c')
 			parse_cc(g, side, l, o, errs);
-		else if (strcmp(v, "defend") == 0) {
+		else if (kind == 'd') {
 			static const char *const dn[] = { "even", "weakest",
 				"strongest" };
 			int d;
