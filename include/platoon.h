@@ -227,6 +227,12 @@ void plt_key(char *key, size_t size, const char *prefix, int n);
 /* The row-major index of the neighbour in direction d of the hex of
  * row-major index i, -1 off the layout. */
 int plt_neighbour_index(const struct game *, int i, int d);
+/* The squads by hex (plt_occupancy's array) as this thread's last
+ * plt_path or plt_path_to_contact found them, with squad mover (left out
+ * of that search) at its hex: plt_occupancy's answer when no squad but
+ * mover has moved or been removed since that search, inside the scope it
+ * ran in. False (occ untouched) when no such search is at hand. */
+bool plt_path_squads(const struct game *, int *occ, int mover);
 /* The steps a squad of side takes along path (np hexes, from start on),
  * one after another, for at most lim cm in all: each one's cost (cm) into
  * cost[] and its road (plt_road) into road[]; their count. A step stops

@@ -1123,6 +1123,7 @@ struct cone {
 	int *occ_at;          /* index: gen, when a squad is there */
 	int *occ_of;          /* the lowest-index squad there */
 	int *list;            /* the layers' indices, in order */
+	int *occl, nocc;      /* the indices holding a squad */
 	int start[PLT_PATH_MAX * 32]; /* layer t starts at list[start[t]] */
 };
 
@@ -1173,6 +1174,8 @@ cone_build(const struct game *g, int side, struct hex a, struct hex target,
 		free(cn.occ_at);
 		free(cn.occ_of);
 		free(cn.list);
+		free(cn.occl);
+		cn.occl = xmalloc(sizeof(int) * ((size_t)n + 1));
 		cn.lay_at = xcalloc((size_t)n + 1, sizeof(int));
 		cn.occ_at = xcalloc((size_t)n + 1, sizeof(int));
 		cn.occ_of = xcalloc((size_t)n + 1, sizeof(int));
@@ -1185,8 +1188,11 @@ cone_build(const struct game *g, int side, struct hex a, struct hex target,
 	cn.gen++;
 	/* The squads on the map, the lowest index of a hex last (as
 	 * dijkstra_from marks them). */
+	cn.nocc = 0;
 	for (i = g->nunits - 1; i >= 0; i--)
 		if (plt_alive(g, i) && (q = hidx(g, g->units[i].pos)) >= 0) {
+			if (cn.occ_at[q] != cn.gen)
+				cn.occl[cn.nocc++] = q;
 			cn.occ_at[q] = cn.gen;
 			cn.occ_of[q] = i;
 		}
@@ -1375,6 +1381,26 @@ guided(const struct game *g, int side, int ia, const int *goal, int ngoal,
 		path[nb2 - 1 - k] = m->hx[cn.list[k]];
 	*len = nb2;
 	return best;
+}
+
+/* The squads as this thread's last path search found them, and mover
+ * at its hex, into occ (see platoon.h). */
+bool
+plt_path_squads(const struct game *g, int *occ, int mover)
+{
+	const struct mapc *m = mapc_scoped(g);
+	int n = g->layout.cols * g->layout.rows, k, q;
+
+	if (m == NULL || cn.m != m || cn.n != n || n < 1 || cn.gen == 0 ||
+	    mover < 0 || mover >= g->nunits)
+		return false;
+	memset(occ, 0xff, sizeof(int) * (size_t)n); /* -1 */
+	for (k = 0; k < cn.nocc; k++)
+		occ[cn.occl[k]] = cn.occ_of[cn.occl[k]];
+	if (plt_alive(g, mover) && (q = hidx(g, g->units[mover].pos)) >= 0 &&
+	    (occ[q] < 0 || mover < occ[q]))
+		occ[q] = mover;
+	return true;
 }
 
 /* dijkstra_from the one start a. */

@@ -74,21 +74,9 @@ lab(const struct game *g, struct hex h, char *buf)
 	return hex_label(&g->layout, h, buf, 8);
 }
 
-/* The squads by hex (plt_occupancy) into a buffer of this thread kept
- * for the caller's slot (0 walk, 1 fire_phase): good until the next call
- * for that slot; not to be freed. */
-static int *occupancy_buf(const struct game *, int);
-
-static int *
-occupancy(const struct game *g, int slot)
-{
-	int *occ = occupancy_buf(g, slot);
-
-	plt_occupancy_fill(g, occ, -1);
-	return occ;
-}
-
-/* occupancy's buffer for slot, not filled. */
+/* A buffer of this thread for the squads by hex (cols * rows entries),
+ * kept for the caller's slot (0 walk, 1 fire_phase): good until the next
+ * call for that slot; not filled, not to be freed. */
 static int *
 occupancy_buf(const struct game *g, int slot)
 {
@@ -467,8 +455,14 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
 	int k, spent = 0, pass, lim, few[256], *cost = few, ns;
 	bool all_road, fewr[256], *road = fewr;
 	char a[8], b[8];
-	/* No squad moves or is removed while this one walks. */
-	int *occ = occupancy(g, 0);
+	/* No squad moves or is removed while this one walks. Its path was
+	 * just found (move_squad, assault_move), and nothing has changed
+	 * since but the squad itself left out of the search: the squads as
+	 * that search found them. */
+	int *occ = occupancy_buf(g, 0);
+
+	if (!plt_path_squads(g, occ, i))
+		plt_occupancy_fill(g, occ, -1);
 
 	if (np > 256) {
 		cost = xmalloc(sizeof *cost * (size_t)np);
