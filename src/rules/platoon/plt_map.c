@@ -270,6 +270,34 @@ pvar(const struct game *g, const char *kind, const char *what)
 	return game_var(g, key, -1);
 }
 
+/* Whether kind has a profile (pvar "m" not -1), and then its points
+ * (pvar "pt") in *pt: the vars read in one pass, each key's first as
+ * game_var finds it. */
+static bool
+pvar2(const struct game *g, const char *kind, int *pt)
+{
+	char km[40], kp[40];
+	int i, m = -1, fm = 0, fp = 0;
+
+	pkey(km, sizeof km, kind, "m");
+	pkey(kp, sizeof kp, kind, "pt");
+	*pt = -1;
+	for (i = 0; i < g->nvars && !(fm && fp); i++) {
+		const char *k = g->vars[i].key;
+
+		if (k[0] != 'p')
+			continue;
+		if (!fm && strcmp(k, km) == 0) {
+			m = g->vars[i].val;
+			fm = 1;
+		} else if (!fp && strcmp(k, kp) == 0) {
+			*pt = g->vars[i].val;
+			fp = 1;
+		}
+	}
+	return m >= 0;
+}
+
 /* Set the profile value what of kind. */
 static void
 set_pvar(struct game *g, const char *kind, const char *what, int v)
@@ -706,10 +734,15 @@ pf_same(const struct game *g)
 	int i, n = 0;
 	bool same = true;
 
+	/* Keys compared whole first (equal arrays: equal keys), by strcmp
+	 * only when their bytes past the end differ. */
 	for (i = 0; i < g->nvars && same; i++)
-		if (memcmp(g->vars[i].key, "pf.", 3) == 0)
+		if (g->vars[i].key[0] == 'p' && memcmp(g->vars[i].key, "pf.",
+		    3) == 0)
 			same = n < nsaved && saved[n].val == g->vars[i].val &&
-			    strcmp(saved[n].key, g->vars[i].key) == 0 && ++n;
+			    (memcmp(saved[n].key, g->vars[i].key, sizeof
+			    saved[n].key) == 0 || strcmp(saved[n].key,
+			    g->vars[i].key) == 0) && ++n;
 	if (same && n == nsaved)
 		return true;
 	for (i = n = 0; i < g->nvars && n < GAME_MAX_VARS; i++)
@@ -2547,9 +2580,8 @@ plt_score(const struct game *g, int side)
 			;
 		if (k == nk) {
 			/* profile_of_kind's points, when it finds a profile
-			 * (a movement var). */
-			if ((ok[k] = pvar(g, u->kind, "m") >= 0))
-				pts[k] = pvar(g, u->kind, "pt");
+			 * (a movement var): both vars in one pass. */
+			ok[k] = pvar2(g, u->kind, &pts[k]);
 			if (nk < 8) {
 				kind[nk] = u->kind;
 				nk++;

@@ -869,6 +869,30 @@ gap_in(const struct game *g, const int *mates, int nm, int i, struct hex h)
 	return best;
 }
 
+/* Are the n hexes of pos one chain of adjacent hexes (plt_coherent's
+ * answer for squads standing there)? */
+static bool
+chain(const struct hex *pos, int n)
+{
+	int q[64], head = 0, tail = 0, k;
+	char seen[64] = { 0 };
+
+	if (n > 0) {
+		seen[0] = 1;
+		q[tail++] = 0;
+	}
+	while (head < tail) {
+		struct hex c = pos[q[head++]];
+
+		for (k = 0; k < n; k++)
+			if (!seen[k] && hex_distance(pos[k], c) <= 1) {
+				seen[k] = 1;
+				q[tail++] = k;
+			}
+	}
+	return tail == n;
+}
+
 /* Enact one order it of its side (all: every side's orders, for the
  * defenders' choices), then coherency and morale. */
 void
@@ -878,9 +902,9 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 	struct game_unit *pu = &g->units[it->platoon];
 	int al, re, lo, i, k, allow;
 	enum plt_order kind;
-	bool was_coherent, moved = false, nearer = true;
+	bool was_coherent = true, moved = false, nearer = true;
 	struct hex start[64];
-	int ns = 0, idx[64], mates[64], nm = -1;
+	int ns = 0, idx[64], mates[64], nm = -1, nall = 0;
 
 	plt_counts(g, it->platoon, &al, &re, &lo);
 	pu->flags |= PLT_F_DONE;
@@ -894,12 +918,17 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 	events_add(ev, ALL, 0, "%s reveals %s: %s%s.", sname(g, pu->side),
 	    pu->id, plt_order_names[it->kind], it->mmm ?
 	    " (Move, Move, Move)" : "");
-	was_coherent = plt_coherent(g, it->platoon);
-	for (i = 0; i < g->nunits && ns < 64; i++)
-		if (plt_alive(g, i) && g->units[i].attached == it->platoon) {
+	/* Its squads where they start; whether they were coherent then is
+	 * worked out from these hexes when asked (below), or now for more
+	 * than 64 squads. */
+	for (i = 0; i < g->nunits; i++)
+		if (plt_alive(g, i) && g->units[i].attached == it->platoon &&
+		    nall++ < 64) {
 			idx[ns] = i;
 			start[ns++] = g->units[i].pos;
 		}
+	if (nall > 64)
+		was_coherent = plt_coherent(g, it->platoon);
 	kind = it->kind;
 	if ((pu->flags & PLT_F_SUPP) && (kind == PLT_O_ADVANCE ||
 	    kind == PLT_O_ASSAULT)) {
@@ -953,7 +982,9 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 		    gap_in(g, mates, nm, idx[k], start[k]))
 			nearer = false;
 	}
-	if (!plt_coherent(g, it->platoon) && !(pu->flags & PLT_F_SUPP)) {
+	if (!(pu->flags & PLT_F_SUPP) && !plt_coherent(g, it->platoon)) {
+		if (nall <= 64)
+			was_coherent = chain(start, ns);
 		if (!was_coherent && moved && nearer)
 			events_add(ev, ALL, 0, "%s is still out of coherency, "
 			    "but closed up as the terrain allowed.", pu->id);
@@ -1222,7 +1253,8 @@ plt_resolve(struct resolve_ctx *c)
 	enum resolve_rc rc;
 	bool next = last.c == c && last.g == c->g && last.d == c->dice &&
 	    last.ev == c->ev && c->step == last.step + 1 && c->step > 0 &&
-	    last.turn == c->g->turn && strcmp(last.name, c->g->name) == 0;
+	    last.turn == c->g->turn && memcmp(last.name, c->g->name, sizeof
+	    last.name) == 0;
 
 	last.c = NULL;
 	if (next)
@@ -1240,7 +1272,7 @@ plt_resolve(struct resolve_ctx *c)
 		last.ev = c->ev;
 		last.step = c->step;
 		last.turn = c->g->turn;
-		strlcpy_(last.name, c->g->name, sizeof last.name);
+		memcpy(last.name, c->g->name, sizeof last.name);
 	}
 	return rc;
 }
@@ -1256,7 +1288,6 @@ resolve_step(struct resolve_ctx *c, struct step_memo *memo)
 	struct plt_order_item *extra;
 	int order[GAME_MAX_SIDES], s, k, taken[GAME_MAX_SIDES] = { 0 };
 	int len[GAME_MAX_SIDES], step = 0;
-	char key[24];
 
 	if (!memo->ok && plt_each(g))
 		return resolve_each(c);
@@ -1268,13 +1299,11 @@ resolve_step(struct resolve_ctx *c, struct step_memo *memo)
 		plt_initiative(g, c->dice, c->ev, order);
 		extra = &one[0]; /* read only where no_order_advance fills it */
 		for (s = 0; s < g->nsides; s++) {
-			plt_key(key, sizeof key, "init", s);
-			game_set_var(g, key, order[s]);
+			game_set_var(g, init_key[s], order[s]);
 			/* Fixed now: the schedule of the turn's steps must not
 			 * change as platoons are lost. */
-			plt_key(key, sizeof key, "noadv", s);
-			game_set_var(g, key, no_order_advance(g, o[s], s,
-			    extra) ? extra->platoon + 1 : 0);
+			game_set_var(g, noadv_key[s], no_order_advance(g, o[s],
+			    s, extra) ? extra->platoon + 1 : 0);
 		}
 		return RESOLVE_CONTINUE;
 	}
