@@ -4,7 +4,10 @@
  * reports and the status lines. Readings: docs/rules/platoon.md. The map
  * cache (per thread: look-ups by hex index, lines of sight by pair of
  * hexes, profiles by kind; plt_cache_begin/_end) and the path search are
- * described where they are defined and in docs/ARCHITECTURE.md, 3.1. */
+ * described where they are defined and in docs/ARCHITECTURE.md, 3.1; so
+ * are the set-up kept per thread ("the set-up kept"), the straight-cost
+ * paths read off a cone and the guided search that give the same paths
+ * as the whole search ("straight-cost paths", "guided search"). */
 #include <limits.h>
 #include <stddef.h>
 #include <stdarg.h>
