@@ -781,8 +781,8 @@ plt_cache_continue(const struct game *g)
 	if (scope == 0 && mc.map != NULL && mc.nmap == g->nhex && mc.src ==
 	    g->hexes && memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0) {
 		/* The profiles too are as the step before left them (no
-		 * step sets one): those kept stay. */
-		pgen++;
+		 * step sets one), and the units are the same: those kept,
+		 * and each unit's entry, stay. */
 		scope_game = g;
 		scope++;
 		return;
