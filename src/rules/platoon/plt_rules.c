@@ -1237,11 +1237,13 @@ enum resolve_rc
 plt_resolve(struct resolve_ctx *c)
 {
 	/* The last step seen to end: the next step of the same resolution
-	 * (the same context, game, dice and events; the step after it, which
-	 * asked for nothing) finds the map as that step left it (no one but
-	 * the resolution runs in between, and it changes no hex): the map
-	 * cache is not checked whole again (plt_cache_continue). */
+	 * (the same resolution number, context, game, dice and events; the
+	 * step after it, which asked for nothing) finds the map as that step
+	 * left it (no one but the resolution runs in between, and it changes
+	 * no hex): the map cache is not checked whole again
+	 * (plt_cache_continue). */
 	static _Thread_local struct {
+		unsigned long serial;
 		const struct resolve_ctx *c;
 		const struct game *g;
 		const struct dice *d;
@@ -1251,7 +1253,8 @@ plt_resolve(struct resolve_ctx *c)
 	} last;
 	static _Thread_local struct step_memo memo;
 	enum resolve_rc rc;
-	bool next = last.c == c && last.g == c->g && last.d == c->dice &&
+	bool next = c->serial != 0 && last.serial == c->serial &&
+	    last.c == c && last.g == c->g && last.d == c->dice &&
 	    last.ev == c->ev && c->step == last.step + 1 && c->step > 0 &&
 	    last.turn == c->g->turn && memcmp(last.name, c->g->name, sizeof
 	    last.name) == 0;
@@ -1266,6 +1269,7 @@ plt_resolve(struct resolve_ctx *c)
 	rc = resolve_step(c, &memo);
 	plt_cache_end();
 	if (rc == RESOLVE_CONTINUE) {
+		last.serial = c->serial;
 		last.c = c;
 		last.g = c->g;
 		last.d = c->dice;
