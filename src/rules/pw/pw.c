@@ -185,6 +185,35 @@ static _Thread_local struct {
 	size_t nline, linecap;
 } los_cache;
 
+/* The units of one game by hex, per thread, for a resolution step
+ * (pw_units_index_begin .. pw_units_index_end, while los_cache is armed
+ * for the same game): each placed unit is filed in the list of the hex
+ * (by index) at its position, each list in unit order, so that "the
+ * units in h" and "the units next to h" (through los_cache.nbr) are read
+ * without a scan of every unit, in the order a scan meets them. The
+ * resolution tells it each change of a unit's position or of its placed
+ * flag (pw_unit_moved) and pw_add_marker files the units it adds; it
+ * answers nothing (the callers scan) while a placed unit stands off the
+ * map or the units are not the ones it filed. Debug builds check every
+ * unit's filing at each question. */
+static _Thread_local struct {
+	const struct game *g;  /* armed for, NULL when not armed */
+	int nunits;            /* units filed (0 .. nunits - 1) */
+	int *head;             /* by hex index: the first unit there, -1 */
+	int *next;             /* by unit: the next unit in its hex, -1 */
+	int *at;               /* by unit: its hex index, -1 not placed,
+	                        * -2 placed off the map */
+	int hcap, ucap;
+	int offmap;            /* units filed at -2 */
+	/* By unit: how many units have it as attached (pw_unit_attached
+	 * tells each change). */
+	int *carry;
+} uidx;
+
+static bool uidx_on(const struct game *);
+static const struct game_hex *hex_at(const struct game *, struct hex);
+static void uidx_add_new(const struct game *);
+
 /* pw_kind by the name, without the cache. */
 static int
 kind_lookup(const struct game_unit *u)
@@ -288,14 +317,24 @@ pw_add_marker(struct game *g, const char *kind, int side, struct hex h)
 	u->placed = true;
 	u->pos = h;
 	u->facing = -1;
+	uidx_add_new(g);
 	return (int)(u - g->units);
 }
+
+static int uidx_first(const struct game *, struct hex);
 
 int
 pw_marker_at(const struct game *g, struct hex h, const char *kind)
 {
 	int i;
 
+	/* The units in h from the resolution's index. */
+	if ((i = uidx_first(g, h)) != -2) {
+		for (; i >= 0; i = uidx.next[i])
+			if (strcmp(g->units[i].kind, kind) == 0)
+				return i;
+		return -1;
+	}
 	for (i = 0; i < g->nunits; i++)
 		if (hex_eq(g->units[i].pos, h) && g->units[i].placed &&
 		    strcmp(g->units[i].kind, kind) == 0)
@@ -336,6 +375,251 @@ pw_hex_index(const struct game *g, struct hex h)
 	const struct game_hex *gh = hex_at(g, h);
 
 	return gh == NULL ? -1 : (int)(gh - g->hexes);
+}
+
+/* --- the units by hex (uidx) ---------------------------------------------- */
+
+/* The index unit u is filed at: its hex's, -1 not placed, -2 placed off
+ * the map. */
+static int
+uidx_place(const struct game *g, const struct game_unit *u)
+{
+	const struct game_hex *gh;
+
+	if (!u->placed)
+		return -1;
+	gh = hex_at(g, u->pos);
+	return gh == NULL ? -2 : (int)(gh - g->hexes);
+}
+
+/* File unit i at k (its list kept in unit order). */
+static void
+uidx_file(int i, int k)
+{
+	int *p;
+
+	uidx.at[i] = k;
+	uidx.next[i] = -1;
+	if (k == -2)
+		uidx.offmap++;
+	if (k < 0)
+		return;
+	for (p = &uidx.head[k]; *p >= 0 && *p < i; p = &uidx.next[*p])
+		;
+	uidx.next[i] = *p;
+	*p = i;
+}
+
+/* Take unit i out of its list. */
+static void
+uidx_unfile(int i)
+{
+	int k = uidx.at[i], *p;
+
+	if (k == -2)
+		uidx.offmap--;
+	if (k < 0)
+		return;
+	for (p = &uidx.head[k]; *p != i; p = &uidx.next[*p])
+		;
+	*p = uidx.next[i];
+}
+
+/* Room for n units in the index. */
+static void
+uidx_room(int n)
+{
+	if (n <= uidx.ucap)
+		return;
+	uidx.ucap = n * 2 > 64 ? n * 2 : 64;
+	uidx.next = xrealloc(uidx.next, sizeof *uidx.next * (size_t)uidx.ucap);
+	uidx.at = xrealloc(uidx.at, sizeof *uidx.at * (size_t)uidx.ucap);
+	uidx.carry = xrealloc(uidx.carry, sizeof *uidx.carry *
+	    (size_t)uidx.ucap);
+}
+
+/* File the units g has added since the index was made (pw_add_marker). */
+static void
+uidx_add_new(const struct game *g)
+{
+	if (uidx.g != g || g->nunits < uidx.nunits)
+		return;
+	uidx_room(g->nunits);
+	for (; uidx.nunits < g->nunits; uidx.nunits++) {
+		int a = g->units[uidx.nunits].attached;
+
+		uidx.carry[uidx.nunits] = 0;
+		uidx_file(uidx.nunits, uidx_place(g, &g->units[uidx.nunits]));
+		if (a >= 0 && a < uidx.nunits)
+			uidx.carry[a]++;
+	}
+}
+
+bool
+pw_units_index_begin(const struct game *g)
+{
+	int i;
+
+	if (uidx.g != NULL || los_cache.armed != g || g->nhex != los_cache.nhex)
+		return false;
+	if (g->nhex > uidx.hcap) {
+		uidx.hcap = g->nhex;
+		uidx.head = xrealloc(uidx.head, sizeof *uidx.head *
+		    (size_t)uidx.hcap);
+	}
+	for (i = 0; i < g->nhex; i++)
+		uidx.head[i] = -1;
+	uidx.offmap = 0;
+	uidx_room(g->nunits);
+	for (i = 0; i < g->nunits; i++)
+		uidx.carry[i] = 0;
+	/* From the last unit to the first, each put first in its hex: the
+	 * lists come out in unit order. */
+	for (i = g->nunits - 1; i >= 0; i--) {
+		int k = uidx_place(g, &g->units[i]), a = g->units[i].attached;
+
+		if (a >= 0 && a < g->nunits)
+			uidx.carry[a]++;
+		uidx.at[i] = k;
+		uidx.next[i] = -1;
+		if (k == -2)
+			uidx.offmap++;
+		else if (k >= 0) {
+			uidx.next[i] = uidx.head[k];
+			uidx.head[k] = i;
+		}
+	}
+	uidx.nunits = g->nunits > 0 ? g->nunits : 0;
+	uidx.g = g;
+	return true;
+}
+
+void
+pw_units_index_end(bool begun)
+{
+	if (begun)
+		uidx.g = NULL;
+}
+
+void
+pw_unit_moved(const struct game *g, int i)
+{
+	if (uidx.g != g || i < 0 || i >= uidx.nunits)
+		return;
+	uidx_unfile(i);
+	uidx_file(i, uidx_place(g, &g->units[i]));
+}
+
+void
+pw_unit_attached(const struct game *g, int i, int from)
+{
+	int a;
+
+	if (uidx.g != g || i < 0 || i >= uidx.nunits)
+		return;
+	if (from >= 0 && from < uidx.nunits)
+		uidx.carry[from]--;
+	if ((a = g->units[i].attached) >= 0 && a < uidx.nunits)
+		uidx.carry[a]++;
+}
+
+bool
+pw_unit_carries(const struct game *g, int i)
+{
+	return !uidx_on(g) || i < 0 || i >= uidx.nunits || uidx.carry[i] > 0;
+}
+
+/* Does the index answer for g now? In a debug build, every unit's filing
+ * is checked first (a change pw_unit_moved was not told of is a bug). */
+static bool
+uidx_on(const struct game *g)
+{
+	if (uidx.g != g || los_cache.armed != g || uidx.offmap != 0 ||
+	    g->nunits != uidx.nunits)
+		return false;
+#ifndef NDEBUG
+	{
+		int i, k, n = 0, *cnt;
+
+		for (i = 0; i < g->nunits; i++)
+			if (uidx.at[i] != uidx_place(g, &g->units[i]))
+				fatal("pw: unit %s moved without "
+				    "pw_unit_moved", g->units[i].id);
+		for (k = 0; k < g->nhex; k++)
+			for (i = uidx.head[k]; i >= 0; i = uidx.next[i], n++)
+				if (uidx.at[i] != k || (uidx.next[i] >= 0 &&
+				    uidx.next[i] <= i))
+					fatal("pw: the units' index is broken");
+		for (i = 0; i < g->nunits; i++)
+			n -= uidx.at[i] >= 0;
+		if (n != 0)
+			fatal("pw: the units' index is broken");
+		cnt = xcalloc((size_t)g->nunits + 1, sizeof *cnt);
+		for (i = 0; i < g->nunits; i++)
+			if (g->units[i].attached >= 0 &&
+			    g->units[i].attached < g->nunits)
+				cnt[g->units[i].attached]++;
+		for (k = 0; k < g->nunits; k++)
+			if (cnt[k] != uidx.carry[k])
+				fatal("pw: unit %s's carried count is wrong",
+				    g->units[k].id);
+		free(cnt);
+	}
+#endif
+	return true;
+}
+
+/* The first unit in h (then uidx.next) when the index answers for g, -1
+ * none; -2 when it does not answer (the caller scans). */
+static int
+uidx_first(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh;
+
+	if (!uidx_on(g))
+		return -2;
+	/* No placed unit is off the map while the index answers. */
+	gh = hex_at(g, h);
+	return gh == NULL ? -1 : uidx.head[gh - g->hexes];
+}
+
+int
+pw_unit_first_at(const struct game *g, struct hex h)
+{
+	return uidx_first(g, h);
+}
+
+int
+pw_unit_next_at(int i)
+{
+	return uidx.next[i];
+}
+
+/* The hex index of h and its neighbours' (nb, -1 off the map) when the
+ * index answers for g and h is on the map; -2 otherwise. */
+static int
+uidx_around(const struct game *g, struct hex h, const int **nb)
+{
+	const struct game_hex *gh;
+	int k;
+
+	if (!uidx_on(g) || (gh = hex_at(g, h)) == NULL)
+		return -2;
+	k = (int)(gh - g->hexes);
+	*nb = los_cache.nbr[k];
+	return k;
+}
+
+int
+pw_hexes_around(const struct game *g, struct hex h, const int **nb)
+{
+	return uidx_around(g, h, nb);
+}
+
+int
+pw_unit_first_in(int k)
+{
+	return k < 0 ? -1 : uidx.head[k];
 }
 
 /* The terrain (enum pw_terrain) of game hex gh, -1 for NULL (off the
@@ -424,6 +708,14 @@ unit_blocks(const struct game *g, struct hex m, int units)
 {
 	int i;
 
+	if (units != LOS_NO_UNITS && (i = uidx_first(g, m)) != -2) {
+		for (; i >= 0; i = uidx.next[i])
+			if (pw_alive(&g->units[i]) &&
+			    (units == LOS_ALL_UNITS ||
+			    pw_visible(g, units, i)))
+				return true;
+		return false;
+	}
 	if (units != LOS_NO_UNITS)
 		for (i = 0; i < g->nunits; i++)
 			if (hex_eq(g->units[i].pos, m) &&
@@ -948,6 +1240,46 @@ pw_objective_at(const struct game *g, struct hex h)
 	return pw_marker_at(g, h, PW_OBJECTIVE) >= 0;
 }
 
+/* pw_visible of a unit i that is not a marker, has not fired and is
+ * filed in the index, which answers: a unit of side in its hex or next
+ * to it from the index, then the terrain's lines of sight from the
+ * side's other units (what pw_visible scans for, in any order: the
+ * answer is the same). */
+static bool
+visible_indexed(const struct game *g, int side, int i)
+{
+	const struct game_unit *u = &g->units[i];
+	int k = uidx.at[i], d, j;
+	const int *nb = los_cache.nbr[k];
+	size_t n = (size_t)g->nhex;
+
+	for (j = uidx.head[k]; j >= 0; j = uidx.next[j])
+		if (g->units[j].side == side && pw_alive(&g->units[j]))
+			return true;
+	for (d = 0; d < 6; d++)
+		for (j = nb[d] < 0 ? -1 : uidx.head[nb[d]]; j >= 0;
+		    j = uidx.next[j])
+			if (g->units[j].side == side && pw_alive(&g->units[j]))
+				return true;
+	if (los_cache.terr[k] == PW_T_WOOD || los_cache.terr[k] == PW_T_BUA ||
+	    los_cache.terr[k] == PW_T_FORT || los_cache.terr[k] == PW_T_TRENCH)
+		return false;
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+		unsigned char *c;
+
+		if (o->side != side || !pw_alive(o))
+			continue;
+		/* los(g, o->pos, u->pos, LOS_NO_UNITS) by the hexes' indexes. */
+		c = &los_cache.ans[(size_t)uidx.at[j] * n + (size_t)k];
+		if (*c == 0)
+			*c = los_walk(g, o->pos, u->pos, LOS_NO_UNITS) ? 1 : 2;
+		if (*c == 1)
+			return true;
+	}
+	return false;
+}
+
 bool
 pw_visible(const struct game *g, int side, int i)
 {
@@ -961,6 +1293,8 @@ pw_visible(const struct game *g, int side, int i)
 		    (u->x[0] & (1 << side)) != 0;
 	if (u->flags & PW_F_FIRED)
 		return true;
+	if (uidx_on(g) && uidx.at[i] >= 0)
+		return visible_indexed(g, side, i);
 	/* pw_sees(o->pos, u->pos) for each unit o of the side, with the
 	 * cover of u's hex (the same for all) looked up once, if needed. */
 	for (j = 0; j < g->nunits; j++) {
@@ -982,8 +1316,19 @@ pw_visible(const struct game *g, int side, int i)
 static bool
 enemy_adjacent(const struct game *g, int side, struct hex h)
 {
-	int i;
+	const int *nb;
+	int i, d;
 
+	if (uidx_around(g, h, &nb) >= 0) {
+		for (d = 0; d < 6; d++)
+			for (i = pw_unit_first_in(nb[d]); i >= 0;
+			    i = uidx.next[i])
+				if (g->units[i].side != side &&
+				    pw_alive(&g->units[i]) &&
+				    pw_visible(g, side, i))
+					return true;
+		return false;
+	}
 	for (i = 0; i < g->nunits; i++)
 		if (g->units[i].side != side && hex_adjacent(g->units[i].pos,
 		    h) && pw_alive(&g->units[i]) && pw_visible(g, side, i))
@@ -1004,12 +1349,84 @@ pw_nearest_seen_enemy(const struct game *g, int side, struct hex h)
 	return best;
 }
 
+/* pw_retreat_hex with the index answering: the same choice, with each
+ * enemy unit's visibility to the unit's side asked once (nothing moves
+ * while it chooses) and the units in and next to each hex read from the
+ * index. */
+static bool
+retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
+{
+	const struct game_unit *u = &g->units[i];
+	int d, j, e, score, best = -1, small[128], *enemy, ne = 0;
+	/* By unit: 0 not asked, 1 seen, 2 not seen. */
+	unsigned char seen_small[128], *seen;
+
+	enemy = g->nunits <= 128 ? small : xmalloc(sizeof *enemy *
+	    (size_t)g->nunits);
+	seen = g->nunits <= 128 ? seen_small : xmalloc((size_t)g->nunits);
+	memset(seen, 0, (size_t)g->nunits);
+	for (j = 0; j < g->nunits; j++)
+		if (g->units[j].side != u->side && pw_alive(&g->units[j]))
+			enemy[ne++] = j;
+#define SEEN(j) (seen[j] ? seen[j] == 1 : (seen[j] = \
+	pw_visible(g, u->side, (j)) ? 1 : 2) == 1)
+	for (d = 0; d < 6; d++) {
+		struct hex n = hex_neighbour(u->pos, d);
+		int k = nb[d], t, near = 1000, dd;
+		const int *nb2;
+		bool empty = true;
+
+		if (k < 0 || (t = los_cache.terr[k]) == PW_T_RIVER)
+			continue;
+		for (j = uidx.head[k]; j >= 0 && empty; j = uidx.next[j]) {
+			const struct game_unit *o = &g->units[j];
+
+			if (pw_alive(o) || (pw_kind_is(o, PW_MINES) &&
+			    pw_visible(g, u->side, j)) ||
+			    pw_kind_is(o, PW_WIRE) || pw_kind_is(o, PW_GAS))
+				empty = false;
+		}
+		if (!empty)
+			continue;
+		/* enemy_adjacent(g, u->side, n) */
+		nb2 = los_cache.nbr[k];
+		for (e = 0; e < 6 && empty; e++)
+			for (j = pw_unit_first_in(nb2[e]); j >= 0 && empty;
+			    j = uidx.next[j])
+				if (g->units[j].side != u->side &&
+				    pw_alive(&g->units[j]) && SEEN(j))
+					empty = false;
+		if (!empty)
+			continue;
+		/* pw_nearest_seen_enemy(g, u->side, n) */
+		for (e = 0; e < ne; e++)
+			if ((dd = hex_distance(g->units[enemy[e]].pos, n)) < near &&
+			    SEEN(enemy[e]))
+				near = dd;
+		score = (t == PW_T_WOOD || t == PW_T_BUA || t == PW_T_FORT ||
+		    t == PW_T_TRENCH ? 100 : 0) + near;
+		if (score > best) {
+			best = score;
+			*out = n;
+		}
+	}
+#undef SEEN
+	if (enemy != small)
+		free(enemy);
+	if (seen != seen_small)
+		free(seen);
+	return best >= 0;
+}
+
 bool
 pw_retreat_hex(const struct game *g, int i, struct hex *out)
 {
 	const struct game_unit *u = &g->units[i];
 	int d, j, score, best = -1;
+	const int *nb;
 
+	if (uidx_around(g, u->pos, &nb) >= 0)
+		return retreat_indexed(g, i, nb, out);
 	for (d = 0; d < 6; d++) {
 		struct hex n = hex_neighbour(u->pos, d);
 		int t = pw_terrain(g, n);
@@ -1135,6 +1552,12 @@ id_hash(const char *id)
 		c = *p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p;
 		h = h * 33 + (unsigned long)c;
 	}
+	/* Mixed: the low bits that pick the slot depend on every letter
+	 * (times 33 alone keeps short ids' low bits close together). */
+	h &= 0xffffffffUL;
+	h ^= h >> 15;
+	h = (h * 0x2c1b3c6dUL) & 0xffffffffUL;
+	h ^= h >> 12;
 	return (long)(h & 0x7fffffffUL);
 }
 
@@ -1169,6 +1592,46 @@ idtab_make(struct idtab *t, const struct game *g)
 	}
 }
 
+/* The last table made on this thread and the ids (all GAME_ID_MAX bytes
+ * of each unit's) it was made from: the next parse of a game whose units
+ * have the same ids, in the same order, uses it as it is (the two sides'
+ * files of a window, the opponent's check, the next turn). */
+static _Thread_local struct {
+	struct idtab t;
+	char (*ids)[GAME_ID_MAX];
+	int n, cap;
+	bool made;
+} idcache;
+
+/* The id table of g's units for a parse (owned by idcache). */
+static const struct idtab *
+idtab_for(const struct game *g)
+{
+	int i;
+
+	if (idcache.made && idcache.n == g->nunits) {
+		for (i = 0; i < g->nunits; i++)
+			if (memcmp(idcache.ids[i], g->units[i].id,
+			    GAME_ID_MAX) != 0)
+				break;
+		if (i == g->nunits) {
+			idcache.t.g = g;
+			return &idcache.t;
+		}
+	}
+	idtab_make(&idcache.t, g);
+	if (g->nunits > idcache.cap) {
+		idcache.cap = g->nunits;
+		idcache.ids = xrealloc(idcache.ids, sizeof *idcache.ids *
+		    (size_t)idcache.cap);
+	}
+	for (i = 0; i < g->nunits; i++)
+		memcpy(idcache.ids[i], g->units[i].id, GAME_ID_MAX);
+	idcache.n = g->nunits;
+	idcache.made = true;
+	return &idcache.t;
+}
+
 /* game_unit_index(g, id): the first unit whose id is id ignoring case,
  * from the parse's table when there is one, else with the first letters
  * compared before the whole ids. */
@@ -1201,13 +1664,12 @@ unit_index(const struct game *g, const char *id)
 	return -1;
 }
 
-/* A unit of side by id, alive; -1 with an error otherwise. */
+/* A unit of side by id, alive, given unit_index(g, id) as i; -1 with an
+ * error otherwise. */
 static int
-own_unit(const struct game *g, int side, const struct order_line *l,
-    const char *id, struct order_errors *errs)
+own_unit_at(const struct game *g, int side, const struct order_line *l,
+    const char *id, int i, struct order_errors *errs)
 {
-	int i = unit_index(g, id);
-
 	if (i < 0 || pw_is_marker(&g->units[i])) {
 		orders_error(errs, l->lineno, "no unit '%s' (expected one of "
 		    "your unit ids, e.g. %s)", id, side == PW_BLUE ? "b3" :
@@ -1225,6 +1687,14 @@ own_unit(const struct game *g, int side, const struct order_line *l,
 	return i;
 }
 
+/* A unit of side by id, alive; -1 with an error otherwise. */
+static int
+own_unit(const struct game *g, int side, const struct order_line *l,
+    const char *id, struct order_errors *errs)
+{
+	return own_unit_at(g, side, l, id, unit_index(g, id), errs);
+}
+
 static bool
 hex_word(const struct game *g, const struct order_line *l, int w,
     struct hex *h, struct order_errors *errs)
@@ -1236,8 +1706,9 @@ hex_word(const struct game *g, const struct order_line *l, int w,
 		    l->words[w - 1]);
 		return false;
 	}
+	/* game_on_map, from the armed cache's box when it can. */
 	if (!hex_parse_label(&g->layout, l->words[w], h) ||
-	    !game_on_map(g, *h)) {
+	    hex_at(g, *h) == NULL) {
 		struct hex_offset o = { g->layout.cols - 1,
 			g->layout.rows - 1 };
 		struct hex_offset z = { 0, 0 };
@@ -1255,18 +1726,28 @@ hex_word(const struct game *g, const struct order_line *l, int w,
 static bool
 is_clause_word(const char *w)
 {
-	/* Hex labels and unit ids start otherwise: no word to compare. */
-	if (strchr("mfcluwhs", w[0]) == NULL || w[0] == '\0')
+	/* Only the words with w's first letter are compared (hex labels
+	 * and unit ids start otherwise). */
+	switch (w[0]) {
+	case 'm':
+		return strcmp(w, "move") == 0;
+	case 'f':
+		return strcmp(w, "face") == 0 || strcmp(w, "fire") == 0;
+	case 'c':
+		return strcmp(w, "cc") == 0 || strcmp(w, "clear") == 0;
+	case 'l':
+		return strcmp(w, "load") == 0 || strcmp(w, "lay") == 0;
+	case 'u':
+		return strcmp(w, "unload") == 0 || strcmp(w, "unwire") == 0;
+	case 'w':
+		return strcmp(w, "wire") == 0;
+	case 'h':
+		return strcmp(w, "hold") == 0;
+	case 's':
+		return strcmp(w, "stay") == 0;
+	default:
 		return false;
-	static const char *const v[] = { "move", "face", "fire", "cc", "load",
-		"unload", "wire", "unwire", "lay", "clear", "hold", "stay",
-		NULL };
-	int i;
-
-	for (i = 0; v[i]; i++)
-		if (strcmp(v[i], w) == 0)
-			return true;
-	return false;
+	}
 }
 
 /* Refuse the clauses of a (parsed from line l) that can never be legal,
@@ -1407,10 +1888,11 @@ check_act(const struct game *g, const struct order_line *l,
 	return ok;
 }
 
-/* Parse "UNIT clause..." into a; false on error. */
+/* Parse "UNIT clause..." into a (unit: unit_index of its first word);
+ * false on error. */
 static bool
 parse_act(const struct game *g, int side, const struct order_line *l,
-    struct pw_act *a, struct order_errors *errs)
+    int unit, struct pw_act *a, struct order_errors *errs)
 {
 	const struct game_unit *u;
 	const struct pw_type *t;
@@ -1418,7 +1900,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 	int w = 1, i, moves = 0, fires = 0, max;
 	char x[8], y[8];
 
-	if ((a->unit = own_unit(g, side, l, l->words[0], errs)) < 0)
+	if ((a->unit = own_unit_at(g, side, l, l->words[0], unit, errs)) < 0)
 		return false;
 	u = &g->units[a->unit];
 	t = pw_type(u);
@@ -1441,7 +1923,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 		}
 		c = &a->c[a->nclause];
 		memset(c, 0, sizeof *c);
-		if (strcmp(v, "move") == 0) {
+		if (v[0] == 'm' && strcmp(v, "move") == 0) {
 			c->kind = PW_CL_MOVE;
 			if (moves++) {
 				orders_error(errs, l->lineno, "a unit moves only "
@@ -1491,7 +1973,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				    "path has %d", u->id, t->move, max, c->n);
 				return false;
 			}
-		} else if (strcmp(v, "face") == 0) {
+		} else if (v[0] == 'f' && strcmp(v, "face") == 0) {
 			c->kind = PW_CL_FACE;
 			if (w >= l->nwords ||
 			    (c->arg = pw_dir_parse(g, l->words[w])) < 0) {
@@ -1503,7 +1985,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				return false;
 			}
 			w++;
-		} else if (strcmp(v, "fire") == 0) {
+		} else if (v[0] == 'f' && strcmp(v, "fire") == 0) {
 			c->kind = PW_CL_FIRE;
 			if (fires++) {
 				orders_error(errs, l->lineno, "a unit fires only "
@@ -1521,7 +2003,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 			if (!hex_word(g, l, w++, &c->h[0], errs))
 				return false;
 			c->n = 1;
-		} else if (strcmp(v, "cc") == 0) {
+		} else if (v[0] == 'c' && strcmp(v, "cc") == 0) {
 			c->kind = PW_CL_CC;
 			if (!hex_word(g, l, w++, &c->h[0], errs))
 				return false;
@@ -1530,7 +2012,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				c->arg = 1;
 				w++;
 			}
-		} else if (strcmp(v, "load") == 0) {
+		} else if (v[0] == 'l' && strcmp(v, "load") == 0) {
 			int ti;
 
 			c->kind = PW_CL_LOAD;
@@ -1543,7 +2025,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 			    0)
 				return false;
 			c->arg = ti;
-		} else if (strcmp(v, "unload") == 0) {
+		} else if (v[0] == 'u' && strcmp(v, "unload") == 0) {
 			c->kind = PW_CL_UNLOAD;
 			if (u->attached < 0) {
 				orders_error(errs, l->lineno, "%s is not "
@@ -1567,7 +2049,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				    "must be adjacent to %s", u->id);
 				return false;
 			}
-		} else if (strcmp(v, "hold") == 0) {
+		} else if (v[0] == 'h' && strcmp(v, "hold") == 0) {
 			c->kind = PW_CL_HOLD;
 		} else {
 			orders_error(errs, l->lineno, "unknown action '%s'; "
@@ -1768,7 +2250,7 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 		} else {
 			struct pw_act *act = &o->act[o->nact];
 
-			if (unit_index(g, verb) < 0) {
+			if ((i = unit_index(g, verb)) < 0) {
 				orders_error(errs, l->lineno, "unknown order '%s';"
 				    " expected shoot, retreat or a unit id "
 				    "followed by its actions", verb);
@@ -1780,7 +2262,7 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 				continue;
 			}
 			memset(act, 0, sizeof *act);
-			if (!parse_act(g, side, l, act, errs))
+			if (!parse_act(g, side, l, i, act, errs))
 				continue;
 			if (seen_act[act->unit]) {
 				orders_error(errs, l->lineno, "%s is already on "
@@ -1895,12 +2377,10 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 	bool begun = pw_los_cache_begin(g);
 	int rc;
 
-	struct idtab ids;
 	const struct idtab *outer = parse_ids;
 
 	seen = nu <= 128 ? small : xmalloc(3 * nu * sizeof *seen);
-	idtab_make(&ids, g);
-	parse_ids = &ids;
+	parse_ids = idtab_for(g);
 	rc = parse_orders(g, w, side, b, out, canon, errs, seen);
 	parse_ids = outer;
 	if (seen != small)

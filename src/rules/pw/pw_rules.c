@@ -18,9 +18,20 @@ struct pw_res {
 	const struct pw_orders *o[2];
 };
 
+/* Are the events of the resolution running on this thread quiet (a
+ * simulation)? Then the hexes' labels and the reasons that only events
+ * carry are not written. */
+static _Thread_local bool quiet_text;
+
+/* h's label in buf (8 bytes) for an event's text; "" when the events are
+ * quiet. */
 static const char *
 lbl(const struct game *g, struct hex h, char *buf)
 {
+	if (quiet_text) {
+		buf[0] = '\0';
+		return buf;
+	}
 	return hex_label(&g->layout, h, buf, 8);
 }
 
@@ -88,8 +99,22 @@ static bool
 commander_near(const struct game *g, int i)
 {
 	const struct game_unit *u = &g->units[i];
-	int j;
+	const int *nb;
+	int j, d, k;
 
+	/* The units in its hex and next to it, from the index. */
+	if ((k = pw_hexes_around(g, u->pos, &nb)) >= 0) {
+		for (d = -1; d < 6; d++)
+			for (j = pw_unit_first_in(d < 0 ? k : nb[d]); j >= 0;
+			    j = pw_unit_next_at(j)) {
+				const struct game_unit *o = &g->units[j];
+
+				if (j != i && o->side == u->side &&
+				    pw_alive(o) && pw_kind(o) == PW_CMD)
+					return true;
+			}
+		return false;
+	}
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
@@ -114,10 +139,14 @@ follow_transport(struct game *g, int i)
 {
 	int j;
 
+	/* Nothing to do for a unit that carries none (the index knows). */
+	if (!pw_unit_carries(g, i))
+		return;
 	for (j = 0; j < g->nunits; j++)
 		if (g->units[j].attached == i && g->units[j].placed) {
 			g->units[j].pos = g->units[i].pos;
 			g->units[j].facing = g->units[i].facing;
+			pw_unit_moved(g, j);
 		}
 }
 
@@ -222,22 +251,27 @@ destroy(struct pw_res *r, int i)
 		vis[j] = g->units[j].attached == i ? seen_by(r, j) : 0;
 	u->strength = 0;
 	u->placed = false;
+	pw_unit_moved(g, i);
+	j = u->attached;
 	u->attached = -1;
+	pw_unit_attached(g, i, j);
 	for (j = 0; j < g->nunits && j < GAME_MAX_UNITS; j++) {
 		struct game_unit *p = &g->units[j];
 
 		if (p->attached != i)
 			continue;
 		p->attached = -1;
+		pw_unit_attached(g, j, i);
 		if (pw_kind(u) == PW_TANK || pw_kind(u) == PW_LTANK) {
 			events_add(r->c->ev, vis[j], 0, "%s riding on %s is "
 			    "destroyed with it.", p->id, u->id);
 			p->strength = 0;
 			p->placed = false;
+			pw_unit_moved(g, j);
 		} else
 			events_add(r->c->ev, vis[j], 0, "%s, carried by %s, is "
 			    "left in %s.", p->id, u->id,
-			    hex_label(&g->layout, p->pos, (char[8]){ 0 }, 8));
+			    lbl(g, p->pos, (char[8]){ 0 }));
 	}
 	unit_buf_free(vis, small);
 }
@@ -304,6 +338,7 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 			unsigned after;
 
 			u->pos = to;
+			pw_unit_moved(g, i);
 			u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
 			follow_transport(g, i);
 			/* The enemy sees where it went only if it can see
@@ -342,13 +377,23 @@ hit_hex(struct pw_res *r, struct hex h, int only_enemy_of, bool can_destroy,
 	struct game *g = r->g;
 	int small[SMALL_UNITS], *list = unit_buf(small, g), n = 0, i;
 
-	for (i = 0; i < g->nunits; i++) {
-		const struct game_unit *u = &g->units[i];
+	/* The units in h from the index (in unit order), else a scan. */
+	if ((i = pw_unit_first_at(g, h)) != -2) {
+		for (; i >= 0; i = pw_unit_next_at(i)) {
+			const struct game_unit *u = &g->units[i];
 
-		if (hex_eq(u->pos, h) && pw_alive(u) && u->attached < 0 &&
-		    u->side != only_enemy_of)
-			list[n++] = i;
-	}
+			if (pw_alive(u) && u->attached < 0 &&
+			    u->side != only_enemy_of)
+				list[n++] = i;
+		}
+	} else
+		for (i = 0; i < g->nunits; i++) {
+			const struct game_unit *u = &g->units[i];
+
+			if (hex_eq(u->pos, h) && pw_alive(u) &&
+			    u->attached < 0 && u->side != only_enemy_of)
+				list[n++] = i;
+		}
 	for (i = 0; i < n; i++) {
 		bool cd = can_destroy;
 
@@ -464,6 +509,7 @@ gas_drift(struct pw_res *r)
 			continue;
 		if (--m->x[0] <= 0) {
 			m->placed = false;
+			pw_unit_moved(g, i);
 			events_add(r->c->ev, ALL, 0, "The gas cloud in %s "
 			    "disperses.", lbl(g, m->pos, a));
 			continue;
@@ -484,9 +530,11 @@ gas_drift(struct pw_res *r)
 		    (d == 2 || d == 4) ? "forward" : "back", lbl(g, to, b));
 		if (!game_on_map(g, to)) {
 			m->placed = false;
+			pw_unit_moved(g, i);
 			continue;
 		}
 		m->pos = to;
+		pw_unit_moved(g, i);
 		hit_hex(r, to, -1, true, "the gas cloud");
 	}
 }
@@ -510,8 +558,10 @@ phase_artillery(struct pw_res *r)
 			struct landing *L = &land[nl];
 			bool direct;
 
-			if (!pw_art_can_fire(g, sh->unit, sh->target, why,
-			    sizeof why)) {
+			/* The reason is only an event's text. */
+			why[0] = '\0';
+			if (!pw_art_can_fire(g, sh->unit, sh->target,
+			    quiet_text ? NULL : why, sizeof why)) {
 				events_add(r->c->ev, own(g, sh->unit), 0, "%s "
 				    "cannot fire at %s: %s.", u->id,
 				    lbl(g, sh->target, a), why);
@@ -641,10 +691,14 @@ static bool
 may_end_in(const struct game *g, int i, struct hex h)
 {
 	const struct game_unit *u = &g->units[i];
-	bool exempt = (pw_type(u)->cls & (PW_C_TRANSPORT | PW_C_EXEMPT)) != 0;
+	bool exempt = (pw_type(u)->cls & (PW_C_TRANSPORT | PW_C_EXEMPT)) != 0,
+	    indexed;
 	int j;
 
-	for (j = 0; j < g->nunits; j++) {
+	/* The units in h from the index, else a scan. */
+	indexed = (j = pw_unit_first_at(g, h)) != -2;
+	for (j = indexed ? j : 0; indexed ? j >= 0 : j < g->nunits;
+	    j = indexed ? pw_unit_next_at(j) : j + 1) {
 		const struct game_unit *o = &g->units[j];
 
 		if (j == i || !hex_eq(o->pos, h) || !pw_alive(o) ||
@@ -664,6 +718,12 @@ enemy_in(const struct game *g, int side, struct hex h)
 {
 	int j;
 
+	if ((j = pw_unit_first_at(g, h)) != -2) {
+		for (; j >= 0; j = pw_unit_next_at(j))
+			if (g->units[j].side != side && pw_alive(&g->units[j]))
+				return true;
+		return false;
+	}
 	for (j = 0; j < g->nunits; j++)
 		if (hex_eq(g->units[j].pos, h) && g->units[j].side != side &&
 		    pw_alive(&g->units[j]))
@@ -676,8 +736,28 @@ enemy_in(const struct game *g, int side, struct hex h)
 static int
 adjacent_enemy(const struct game *g, int side, struct hex h, bool facing_only)
 {
-	int j, any = -1;
+	int j, any = -1, arc = -1, d;
+	const int *nb;
 
+	/* The units next to h from the index: the first (by index) whose
+	 * front faces h, else the first, as the scan finds them. */
+	if (pw_hexes_around(g, h, &nb) >= 0) {
+		for (d = 0; d < 6; d++)
+			for (j = pw_unit_first_in(nb[d]); j >= 0;
+			    j = pw_unit_next_at(j)) {
+				const struct game_unit *o = &g->units[j];
+
+				if (o->side == side || !pw_alive(o) ||
+				    o->attached >= 0)
+					continue;
+				if ((arc < 0 || j < arc) &&
+				    pw_in_arc(o->facing, o->pos, h))
+					arc = j;
+				if (any < 0 || j < any)
+					any = j;
+			}
+		return arc >= 0 ? arc : facing_only ? -1 : any;
+	}
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
@@ -818,6 +898,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 
 		u->facing = hex_direction_to(u->pos, path[k]);
 		u->pos = path[k];
+		pw_unit_moved(g, i);
 		follow_transport(g, i);
 		if (tt == PW_T_FORD || tt == PW_T_TRENCH)
 			u->flags |= PW_F_CROSSING;
@@ -958,7 +1039,10 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	bool can_destroy = t->weapon != PW_W_SMALL && t->weapon != PW_W_MG;
 	char a[8], why[160], cause[64], mt[64];
 
-	if (!pw_can_fire(g, i, h, &range, why, sizeof why)) {
+	/* The reason is only an event's text. */
+	why[0] = '\0';
+	if (!pw_can_fire(g, i, h, &range, quiet_text ? NULL : why,
+	    sizeof why)) {
 		events_add(r->c->ev, own(g, i), 0, "%s cannot fire at %s: %s.",
 		    u->id, lbl(g, h, a), why);
 		return;
@@ -1132,6 +1216,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	}
 	lbl(g, u->pos, a);
 	u->pos = h;
+	pw_unit_moved(g, i);
 	u->flags |= PW_F_MOVED;
 	u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
 	follow_transport(g, i);
@@ -1178,21 +1263,22 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 		/* The stacking rule holds for a unit getting off too (issue
 		 * 13 item 9). */
 		u->pos = t->pos;
+		pw_unit_moved(g, i);
 		u->attached = -1;
+		pw_unit_attached(g, i, (int)(t - g->units));
 		if (!may_end_in(g, i, t->pos)) {
 			u->attached = (int)(t - g->units);
+			pw_unit_attached(g, i, -1);
 			events_add(r->c->ev, own(g, i), 0, "%s cannot unload in "
 			    "%s: no stacking with another friendly unit.",
-			    u->id, hex_label(&g->layout, t->pos, (char[8]){ 0 },
-			    8));
+			    u->id, lbl(g, t->pos, (char[8]){ 0 }));
 			return;
 		}
 		u->flags |= PW_F_MOVED | PW_F_BUSY;
 		t->flags |= PW_F_MOVED | PW_F_BUSY;
 		events_add(r->c->ev, seen_by(r, i), 0, "%s %s from %s in %s.",
 		    u->id, (pw_type(u)->cls & PW_C_TOW) ? "is unlimbered" :
-		    "unloads", t->id, hex_label(&g->layout, t->pos,
-		    (char[8]){ 0 }, 8));
+		    "unloads", t->id, lbl(g, t->pos, (char[8]){ 0 }));
 		return;
 	}
 	t = &g->units[tr];
@@ -1214,6 +1300,7 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 			return;
 		}
 	u->attached = tr;
+	pw_unit_attached(g, i, -1);
 	u->facing = t->facing;
 	u->flags |= PW_F_MOVED | PW_F_BUSY;
 	t->flags |= PW_F_MOVED | PW_F_BUSY;
@@ -1439,8 +1526,10 @@ work(struct pw_res *r)
 			    "wire has been laid in", a);
 			break;
 		case PW_JOB_UNWIRE:
-			if ((m = pw_marker_at(g, h, PW_WIRE)) >= 0)
+			if ((m = pw_marker_at(g, h, PW_WIRE)) >= 0) {
 				g->units[m].placed = false;
+				pw_unit_moved(g, m);
+			}
 			u->x[PW_X_JOB] = PW_JOB_NONE;
 			work_done(r, i, "has removed the barbed wire in",
 			    "The barbed wire has been removed from", a);
@@ -1470,8 +1559,10 @@ work(struct pw_res *r)
 				    u->x[PW_X_JOBN]);
 				break;
 			}
-			if ((m = pw_marker_at(g, h, PW_MINES)) >= 0)
+			if ((m = pw_marker_at(g, h, PW_MINES)) >= 0) {
 				g->units[m].placed = false;
+				pw_unit_moved(g, m);
+			}
 			u->x[PW_X_JOB] = PW_JOB_NONE;
 			work_done(r, i, "has cleared the minefield in",
 			    "The minefield has been cleared in", a);
@@ -1504,7 +1595,7 @@ hold_objectives(struct pw_res *r)
 			o->side = in == 1 << PW_BLUE ? PW_BLUE : PW_RED;
 			events_add(r->c->ev, ALL, 0, "%s takes the objective "
 			    "%s (%d of %d held).", side_name(g, o->side),
-			    hex_label(&g->layout, o->pos, a, sizeof a),
+			    lbl(g, o->pos, a),
 			    pw_objectives(g, o->side), pw_objectives_total(g));
 		}
 	}
@@ -1648,9 +1739,15 @@ pw_victory(struct game *g, struct events *ev)
 enum resolve_rc
 pw_resolve(struct resolve_ctx *c)
 {
-	bool begun = pw_los_cache_begin(c->g);
-	enum resolve_rc rc = resolve_step(c);
+	bool begun = pw_los_cache_begin(c->g),
+	    indexed = pw_units_index_begin(c->g);
+	bool was_quiet = quiet_text;
+	enum resolve_rc rc;
 
+	quiet_text = c->ev->quiet;
+	rc = resolve_step(c);
+	quiet_text = was_quiet;
+	pw_units_index_end(indexed);
 	pw_los_cache_end(begun);
 	return rc;
 }
