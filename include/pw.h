@@ -221,19 +221,20 @@ int pw_line_ends(const struct game *, struct hex a, struct hex b,
  * (false: nothing armed), pw_units_index_end(the value returned). The
  * resolution calls pw_unit_moved(g, i) right after it changes unit i's
  * pos or placed (pw_add_marker files the units it adds). While it
- * answers, pw_unit_first_at(g, h) is the first placed unit in h by index
- * (-1 none), pw_unit_next_at(i) the next in the same hex; -2 when it does
- * not answer (scan the units). pw_hexes_around(g, h, &nb): h's hex index
- * with its neighbours' (nb[6], -1 off the map), -2 when it does not
- * answer or h is off the map; pw_unit_first_in(k) the first unit of hex
- * index k (-1 none, or k < 0). */
+ * answers, pw_unit_lists_at(g, h, &L) is h's hex index k, with L.head[k]
+ * the first placed unit in h by unit index (-1 none), L.next[i] the next
+ * unit in the same hex, L.nbr[k][d] the index of h's neighbour in
+ * direction d (-1 off the map); -2 when it does not answer or h is off
+ * the map (scan the units). */
+struct pw_unit_lists {
+	const int *head;
+	const int *next;
+	const int (*nbr)[6];
+};
 bool pw_units_index_begin(const struct game *);
 void pw_units_index_end(bool begun);
 void pw_unit_moved(const struct game *, int i);
-int pw_unit_first_at(const struct game *, struct hex);
-int pw_unit_next_at(int i);
-int pw_hexes_around(const struct game *, struct hex, const int **nb);
-int pw_unit_first_in(int k);
+int pw_unit_lists_at(const struct game *, struct hex, struct pw_unit_lists *);
 /* The resolution calls pw_unit_attached(g, i, from) right after it
  * changes unit i's attached (from: the value before); pw_unit_carries(g,
  * i) is false only when the index answers and no unit has i as attached. */

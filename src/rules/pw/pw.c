@@ -166,6 +166,9 @@ static _Thread_local struct {
 	char (*kindkey)[GAME_KIND_MAX];
 	int kindcap;
 	int nkind;  /* the units checked at this begin: kind[i], i < nkind */
+	/* The key of unit i is checked (against its kind field) at the first
+	 * pw_kind of it after each begin: kindgen[i] == gen once it is. */
+	unsigned *kindgen, gen;
 	/* By hex index: the index of each neighbour (-1 off the map), and
 	 * whether it is the hex game_hex_at_c finds at its position. */
 	int (*nbr)[6];
@@ -183,6 +186,7 @@ static _Thread_local struct {
 	unsigned char *linen;
 	struct los_step *line;
 	size_t nline, linecap;
+	unsigned mapgen;  /* counts the maps the cache has been made for */
 } los_cache;
 
 /* The units of one game by hex, per thread, for a resolution step
@@ -195,7 +199,16 @@ static _Thread_local struct {
  * flag (pw_unit_moved) and pw_add_marker files the units it adds; it
  * answers nothing (the callers scan) while a placed unit stands off the
  * map or the units are not the ones it filed. Debug builds check every
- * unit's filing at each question. */
+ * unit's filing at each question. The lists are kept from one step to
+ * the next with what each unit was filed by (rec: position, placed,
+ * attached): the next step, of this game or of another at the same
+ * address with the same map, refiles only the units whose fields
+ * differ, so a step costs a comparison of each unit, not a new index. */
+struct uidx_rec {
+	struct hex pos;
+	int attached;
+	bool placed;
+};
 static _Thread_local struct {
 	const struct game *g;  /* armed for, NULL when not armed */
 	int nunits;            /* units filed (0 .. nunits - 1) */
@@ -204,13 +217,20 @@ static _Thread_local struct {
 	int *at;               /* by unit: its hex index, -1 not placed,
 	                        * -2 placed off the map */
 	int hcap, ucap;
+	bool pending;          /* armed, filed at the first question */
 	int offmap;            /* units filed at -2 */
 	/* By unit: how many units have it as attached (pw_unit_attached
 	 * tells each change). */
 	int *carry;
+	struct uidx_rec *rec;  /* by unit: what it was filed by */
+	/* The lists are good for built's units 0 .. nunits - 1 as rec says
+	 * and the map of los_cache.mapgen built_map (when valid). */
+	const struct game *built;
+	unsigned built_map;
+	bool valid;
 } uidx;
 
-static bool uidx_on(const struct game *);
+static inline bool uidx_on(const struct game *);
 static const struct game_hex *hex_at(const struct game *, struct hex);
 static void uidx_add_new(const struct game *);
 
@@ -240,6 +260,24 @@ kind_lookup(const struct game_unit *u)
 	return -1;
 }
 
+static int kind_check(const struct game_unit *, size_t)
+    __attribute__((noinline));
+
+/* pw_kind of unit i of the armed game, u, at its first question since
+ * begin: its key checked, its kind looked up if it is new. */
+static int
+kind_check(const struct game_unit *u, size_t i)
+{
+	if (memcmp(los_cache.kindkey[i], u->kind, GAME_KIND_MAX) != 0) {
+		memcpy(los_cache.kindkey[i], u->kind, GAME_KIND_MAX);
+		los_cache.kind[i] = KIND_UNKNOWN;
+	}
+	los_cache.kindgen[i] = los_cache.gen;
+	if (los_cache.kind[i] == KIND_UNKNOWN)
+		los_cache.kind[i] = (signed char)kind_lookup(u);
+	return los_cache.kind[i];
+}
+
 int
 pw_kind(const struct game_unit *u)
 {
@@ -253,10 +291,12 @@ pw_kind(const struct game_unit *u)
 		base = (uintptr_t)g->units;
 		if (p >= base && (i = (p - base) / sizeof *u) <
 		    (size_t)los_cache.nkind && &g->units[i] == u) {
-			/* Its key was checked at begin, and a unit's kind
-			 * does not change. */
-			if (los_cache.kind[i] == KIND_UNKNOWN)
-				los_cache.kind[i] = (signed char)kind_lookup(u);
+			/* Its key is checked once after each begin (a kind
+			 * kept for other bytes, another game or another unit
+			 * at that index, is looked up again), and a unit's
+			 * kind does not change. */
+			if (los_cache.kindgen[i] != los_cache.gen)
+				return kind_check(u, i);
 			return los_cache.kind[i];
 		}
 	}
@@ -331,7 +371,8 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
 	/* The units in h from the resolution's index. */
 	if ((i = uidx_first(g, h)) != -2) {
 		for (; i >= 0; i = uidx.next[i])
-			if (strcmp(g->units[i].kind, kind) == 0)
+			if (g->units[i].kind[0] == kind[0] &&
+			    strcmp(g->units[i].kind, kind) == 0)
 				return i;
 		return -1;
 	}
@@ -436,13 +477,23 @@ uidx_room(int n)
 	uidx.at = xrealloc(uidx.at, sizeof *uidx.at * (size_t)uidx.ucap);
 	uidx.carry = xrealloc(uidx.carry, sizeof *uidx.carry *
 	    (size_t)uidx.ucap);
+	uidx.rec = xrealloc(uidx.rec, sizeof *uidx.rec * (size_t)uidx.ucap);
+}
+
+/* Note what unit i of g is filed by now. */
+static inline void
+uidx_record(const struct game *g, int i)
+{
+	uidx.rec[i].pos = g->units[i].pos;
+	uidx.rec[i].attached = g->units[i].attached;
+	uidx.rec[i].placed = g->units[i].placed;
 }
 
 /* File the units g has added since the index was made (pw_add_marker). */
 static void
 uidx_add_new(const struct game *g)
 {
-	if (uidx.g != g || g->nunits < uidx.nunits)
+	if (uidx.g != g || uidx.pending || g->nunits < uidx.nunits)
 		return;
 	uidx_room(g->nunits);
 	for (; uidx.nunits < g->nunits; uidx.nunits++) {
@@ -450,9 +501,94 @@ uidx_add_new(const struct game *g)
 
 		uidx.carry[uidx.nunits] = 0;
 		uidx_file(uidx.nunits, uidx_place(g, &g->units[uidx.nunits]));
+		uidx_record(g, uidx.nunits);
 		if (a >= 0 && a < uidx.nunits)
 			uidx.carry[a]++;
 	}
+}
+
+/* File g's units (the index is armed for g): at the first question of
+ * a step, so that a step that asks nothing costs nothing (out of
+ * uidx_on, which stays small). */
+static void uidx_build(const struct game *) __attribute__((noinline));
+
+static void
+uidx_build(const struct game *g)
+{
+	const int *cell = los_cache.cell;
+	long q0 = los_cache.q0, r0 = los_cache.r0, bw = los_cache.bw,
+	    bh = los_cache.bh;
+	int i, n = g->nunits > 0 ? g->nunits : 0, *at, *next, *head, *carry,
+	    offmap = 0;
+
+	uidx.pending = false;
+	/* The same units as filed (by the fields they were filed by) and
+	 * map: only those that changed are filed again. */
+	if (uidx.valid && uidx.built == g && uidx.nunits == n &&
+	    uidx.built_map == los_cache.mapgen) {
+		const struct uidx_rec *r = uidx.rec;
+
+		for (i = 0; i < n; i++) {
+			const struct game_unit *u = &g->units[i];
+			int a = u->attached;
+
+			if (r[i].placed == u->placed && r[i].attached == a &&
+			    hex_eq(r[i].pos, u->pos))
+				continue;
+			if (r[i].attached != a) {
+				if (r[i].attached >= 0 && r[i].attached < n)
+					uidx.carry[r[i].attached]--;
+				if (a >= 0 && a < n)
+					uidx.carry[a]++;
+			}
+			uidx_unfile(i);
+			uidx_file(i, uidx_place(g, u));
+			uidx_record(g, i);
+		}
+		return;
+	}
+	uidx_room(n);
+	for (i = 0; i < g->nhex; i++)
+		uidx.head[i] = -1;
+	/* Locals: the stores below cannot change them. */
+	at = uidx.at;
+	next = uidx.next;
+	head = uidx.head;
+	carry = uidx.carry;
+	memset(carry, 0, sizeof *carry * (size_t)n);
+	/* From the last unit to the first, each put first in its hex: the
+	 * lists come out in unit order. The box of the cache read here
+	 * (uidx_place's hex_at) when there is one. */
+	for (i = n - 1; i >= 0; i--) {
+		const struct game_unit *u = &g->units[i];
+		int k, a = u->attached;
+
+		if (cell != NULL && u->placed) {
+			long dq = (long)u->pos.q - q0, dr = (long)u->pos.r - r0;
+
+			k = dq < 0 || dr < 0 || dq >= bw || dr >= bh ? -2 :
+			    cell[dq + dr * bw] - 1;
+			if (k == -1)
+				k = -2;
+		} else
+			k = uidx_place(g, u);
+		if (a >= 0 && a < n)
+			carry[a]++;
+		uidx_record(g, i);
+		at[i] = k;
+		if (k >= 0) {
+			next[i] = head[k];
+			head[k] = i;
+		} else {
+			next[i] = -1;
+			offmap += k == -2;
+		}
+	}
+	uidx.offmap = offmap;
+	uidx.nunits = n;
+	uidx.built = g;
+	uidx.built_map = los_cache.mapgen;
+	uidx.valid = true;
 }
 
 bool
@@ -463,33 +599,13 @@ pw_units_index_begin(const struct game *g)
 	if (uidx.g != NULL || los_cache.armed != g || g->nhex != los_cache.nhex)
 		return false;
 	if (g->nhex > uidx.hcap) {
-		uidx.hcap = g->nhex;
 		uidx.head = xrealloc(uidx.head, sizeof *uidx.head *
-		    (size_t)uidx.hcap);
+		    (size_t)g->nhex);
+		for (i = uidx.hcap; i < g->nhex; i++)
+			uidx.head[i] = -1;
+		uidx.hcap = g->nhex;
 	}
-	for (i = 0; i < g->nhex; i++)
-		uidx.head[i] = -1;
-	uidx.offmap = 0;
-	uidx_room(g->nunits);
-	for (i = 0; i < g->nunits; i++)
-		uidx.carry[i] = 0;
-	/* From the last unit to the first, each put first in its hex: the
-	 * lists come out in unit order. */
-	for (i = g->nunits - 1; i >= 0; i--) {
-		int k = uidx_place(g, &g->units[i]), a = g->units[i].attached;
-
-		if (a >= 0 && a < g->nunits)
-			uidx.carry[a]++;
-		uidx.at[i] = k;
-		uidx.next[i] = -1;
-		if (k == -2)
-			uidx.offmap++;
-		else if (k >= 0) {
-			uidx.next[i] = uidx.head[k];
-			uidx.head[k] = i;
-		}
-	}
-	uidx.nunits = g->nunits > 0 ? g->nunits : 0;
+	uidx.pending = true;
 	uidx.g = g;
 	return true;
 }
@@ -497,17 +613,22 @@ pw_units_index_begin(const struct game *g)
 void
 pw_units_index_end(bool begun)
 {
-	if (begun)
-		uidx.g = NULL;
+	/* The lists stay for the next step (uidx_build checks them). */
+	if (!begun)
+		return;
+	uidx.pending = false;
+	uidx.g = NULL;
 }
 
 void
 pw_unit_moved(const struct game *g, int i)
 {
-	if (uidx.g != g || i < 0 || i >= uidx.nunits)
+	/* Not filed yet: the filing reads where it is then. */
+	if (uidx.g != g || uidx.pending || i < 0 || i >= uidx.nunits)
 		return;
 	uidx_unfile(i);
 	uidx_file(i, uidx_place(g, &g->units[i]));
+	uidx_record(g, i);
 }
 
 void
@@ -515,12 +636,15 @@ pw_unit_attached(const struct game *g, int i, int from)
 {
 	int a;
 
-	if (uidx.g != g || i < 0 || i >= uidx.nunits)
+	if (uidx.g != g || uidx.pending || i < 0 || i >= uidx.nunits)
 		return;
-	if (from >= 0 && from < uidx.nunits)
-		uidx.carry[from]--;
+	/* from is what the index noted (rec), which it goes by. */
+	(void)from;
+	if ((a = uidx.rec[i].attached) >= 0 && a < uidx.nunits)
+		uidx.carry[a]--;
 	if ((a = g->units[i].attached) >= 0 && a < uidx.nunits)
 		uidx.carry[a]++;
+	uidx.rec[i].attached = a;
 }
 
 bool
@@ -529,20 +653,40 @@ pw_unit_carries(const struct game *g, int i)
 	return !uidx_on(g) || i < 0 || i >= uidx.nunits || uidx.carry[i] > 0;
 }
 
+#ifndef NDEBUG
+static void uidx_check(const struct game *);
+#endif
+
 /* Does the index answer for g now? In a debug build, every unit's filing
  * is checked first (a change pw_unit_moved was not told of is a bug). */
-static bool
+static inline bool
 uidx_on(const struct game *g)
 {
-	if (uidx.g != g || los_cache.armed != g || uidx.offmap != 0 ||
-	    g->nunits != uidx.nunits)
+	if (uidx.g != g || los_cache.armed != g)
+		return false;
+	if (uidx.pending)
+		uidx_build(g);
+	if (uidx.offmap != 0 || g->nunits != uidx.nunits)
 		return false;
 #ifndef NDEBUG
+	uidx_check(g);
+#endif
+	return true;
+}
+
+#ifndef NDEBUG
+/* The debug builds' check of the index against the units. */
+static void
+uidx_check(const struct game *g)
+{
 	{
 		int i, k, n = 0, *cnt;
 
 		for (i = 0; i < g->nunits; i++)
-			if (uidx.at[i] != uidx_place(g, &g->units[i]))
+			if (uidx.at[i] != uidx_place(g, &g->units[i]) ||
+			    uidx.rec[i].placed != g->units[i].placed ||
+			    uidx.rec[i].attached != g->units[i].attached ||
+			    !hex_eq(uidx.rec[i].pos, g->units[i].pos))
 				fatal("pw: unit %s moved without "
 				    "pw_unit_moved", g->units[i].id);
 		for (k = 0; k < g->nhex; k++)
@@ -565,9 +709,8 @@ uidx_on(const struct game *g)
 				    g->units[k].id);
 		free(cnt);
 	}
-#endif
-	return true;
 }
+#endif
 
 /* The first unit in h (then uidx.next) when the index answers for g, -1
  * none; -2 when it does not answer (the caller scans). */
@@ -581,18 +724,6 @@ uidx_first(const struct game *g, struct hex h)
 	/* No placed unit is off the map while the index answers. */
 	gh = hex_at(g, h);
 	return gh == NULL ? -1 : uidx.head[gh - g->hexes];
-}
-
-int
-pw_unit_first_at(const struct game *g, struct hex h)
-{
-	return uidx_first(g, h);
-}
-
-int
-pw_unit_next_at(int i)
-{
-	return uidx.next[i];
 }
 
 /* The hex index of h and its neighbours' (nb, -1 off the map) when the
@@ -611,13 +742,22 @@ uidx_around(const struct game *g, struct hex h, const int **nb)
 }
 
 int
-pw_hexes_around(const struct game *g, struct hex h, const int **nb)
+pw_unit_lists_at(const struct game *g, struct hex h, struct pw_unit_lists *L)
 {
-	return uidx_around(g, h, nb);
+	const struct game_hex *gh;
+
+	if (!uidx_on(g) || (gh = hex_at(g, h)) == NULL)
+		return -2;
+	L->head = uidx.head;
+	L->next = uidx.next;
+	L->nbr = (const int (*)[6])los_cache.nbr;
+	return (int)(gh - g->hexes);
 }
 
-int
-pw_unit_first_in(int k)
+
+/* The first unit filed in hex index k, -1 none (or k < 0). */
+static inline int
+uidx_head_of(int k)
 {
 	return k < 0 ? -1 : uidx.head[k];
 }
@@ -791,6 +931,7 @@ pw_los_cache_begin(const struct game *g)
 		free(los_cache.terr);
 		los_cache.map = xmalloc(sz);
 		memcpy(los_cache.map, g->hexes, sz);
+		los_cache.mapgen++;
 		los_cache.nhex = g->nhex;
 		los_cache.ans = xcalloc((size_t)g->nhex * (size_t)g->nhex, 1);
 		los_cache.terr = xmalloc((size_t)g->nhex);
@@ -834,6 +975,11 @@ pw_los_cache_begin(const struct game *g)
 		los_cache.kind = xrealloc(los_cache.kind, (size_t)cap);
 		los_cache.kindkey = xrealloc(los_cache.kindkey, (size_t)cap *
 		    sizeof *los_cache.kindkey);
+		los_cache.kindgen = xrealloc(los_cache.kindgen, (size_t)cap *
+		    sizeof *los_cache.kindgen);
+		memset(los_cache.kindgen + los_cache.kindcap, 0,
+		    (size_t)(cap - los_cache.kindcap) *
+		    sizeof *los_cache.kindgen);
 		memset(los_cache.kind + los_cache.kindcap, KIND_UNKNOWN,
 		    (size_t)(cap - los_cache.kindcap));
 		memset(los_cache.kindkey + los_cache.kindcap, 0,
@@ -841,15 +987,13 @@ pw_los_cache_begin(const struct game *g)
 		    sizeof *los_cache.kindkey);
 		los_cache.kindcap = cap;
 	}
-	/* A kind kept for other bytes in the unit's kind field (another
-	 * game, another unit at that index) is looked up again. */
-	for (k = 0; k < g->nunits; k++)
-		if (memcmp(los_cache.kindkey[k], g->units[k].kind,
-		    GAME_KIND_MAX) != 0) {
-			memcpy(los_cache.kindkey[k], g->units[k].kind,
-			    GAME_KIND_MAX);
-			los_cache.kind[k] = KIND_UNKNOWN;
-		}
+	/* Every unit's key is to be checked again (pw_kind, at its first
+	 * question); gen 0 is never current. */
+	if (++los_cache.gen == 0) {
+		memset(los_cache.kindgen, 0, (size_t)los_cache.kindcap *
+		    sizeof *los_cache.kindgen);
+		los_cache.gen = 1;
+	}
 	los_cache.nkind = g->nunits > 0 ? g->nunits : 0;
 	los_cache.armed = g;
 	return true;
@@ -1138,7 +1282,7 @@ pw_dir_parse(const struct game *g, const char *s)
 	int d;
 
 	for (d = 0; d < 6; d++)
-		if (strcmp(s, names[d]) == 0)
+		if (s[0] == names[d][0] && strcmp(s, names[d]) == 0)
 			return d;
 	return -1;
 }
@@ -1321,7 +1465,7 @@ enemy_adjacent(const struct game *g, int side, struct hex h)
 
 	if (uidx_around(g, h, &nb) >= 0) {
 		for (d = 0; d < 6; d++)
-			for (i = pw_unit_first_in(nb[d]); i >= 0;
+			for (i = uidx_head_of(nb[d]); i >= 0;
 			    i = uidx.next[i])
 				if (g->units[i].side != side &&
 				    pw_alive(&g->units[i]) &&
@@ -1391,7 +1535,7 @@ retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 		/* enemy_adjacent(g, u->side, n) */
 		nb2 = los_cache.nbr[k];
 		for (e = 0; e < 6 && empty; e++)
-			for (j = pw_unit_first_in(nb2[e]); j >= 0 && empty;
+			for (j = uidx_head_of(nb2[e]); j >= 0 && empty;
 			    j = uidx.next[j])
 				if (g->units[j].side != u->side &&
 				    pw_alive(&g->units[j]) && SEEN(j))
@@ -1535,6 +1679,7 @@ struct idtab {
 	const struct game *g;
 	int size;                 /* a power of two, 0: no table */
 	short slot[IDTAB_MAX];    /* unit index + 1, 0 empty */
+	int hash[IDTAB_MAX];      /* the id_hash of each slot's id */
 };
 static _Thread_local const struct idtab *parse_ids;
 
@@ -1587,8 +1732,10 @@ idtab_make(struct idtab *t, const struct game *g)
 		    !same_id(g->units[t->slot[k] - 1].id, g->units[i].id);
 		    k = (k + 1) & (t->size - 1))
 			;
-		if (t->slot[k] == 0)  /* the first unit of this id */
+		if (t->slot[k] == 0) {  /* the first unit of this id */
 			t->slot[k] = (short)(i + 1);
+			t->hash[k] = (int)h;
+		}
 	}
 }
 
@@ -1643,9 +1790,11 @@ unit_index(const struct game *g, const char *id)
 	long h;
 
 	if (t != NULL && t->g == g && t->size > 0 && (h = id_hash(id)) >= 0) {
+		/* Ids of another hash are other ids. */
 		for (i = (int)(h & (t->size - 1)); t->slot[i] != 0;
 		    i = (i + 1) & (t->size - 1))
-			if (same_id(g->units[t->slot[i] - 1].id, id))
+			if (t->hash[i] == (int)h &&
+			    same_id(g->units[t->slot[i] - 1].id, id))
 				return t->slot[i] - 1;
 		return -1;
 	}
@@ -1726,8 +1875,10 @@ hex_word(const struct game *g, const struct order_line *l, int w,
 static bool
 is_clause_word(const char *w)
 {
-	/* Only the words with w's first letter are compared (hex labels
-	 * and unit ids start otherwise). */
+	/* Only the words with w's first letter are compared, none when a
+	 * digit follows it (a hex label). */
+	if (w[0] != '\0' && w[1] >= '0' && w[1] <= '9')
+		return false;
 	switch (w[0]) {
 	case 'm':
 		return strcmp(w, "move") == 0;
@@ -2157,7 +2308,7 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 		const struct order_line *l = &b->v[k];
 		const char *verb = l->words[0];
 
-		if (strcmp(verb, "shoot") == 0) {
+		if (verb[0] == 's' && strcmp(verb, "shoot") == 0) {
 			struct pw_shot *s = &o->shot[o->nshot];
 			const struct pw_type *t;
 
@@ -2214,7 +2365,7 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 			s->line = l->lineno;
 			seen_shot[i] = l->lineno;
 			o->nshot++;
-		} else if (strcmp(verb, "retreat") == 0) {
+		} else if (verb[0] == 'r' && strcmp(verb, "retreat") == 0) {
 			if (l->nwords == 2 &&
 			    (r = parse_retreat(l->words[1])) >= 0) {
 				if (retreat_line) {

@@ -99,14 +99,14 @@ static bool
 commander_near(const struct game *g, int i)
 {
 	const struct game_unit *u = &g->units[i];
-	const int *nb;
-	int j, d, k;
+	struct pw_unit_lists L;
+	int j, d, k, h;
 
 	/* The units in its hex and next to it, from the index. */
-	if ((k = pw_hexes_around(g, u->pos, &nb)) >= 0) {
+	if ((k = pw_unit_lists_at(g, u->pos, &L)) >= 0) {
 		for (d = -1; d < 6; d++)
-			for (j = pw_unit_first_in(d < 0 ? k : nb[d]); j >= 0;
-			    j = pw_unit_next_at(j)) {
+			for (j = (h = d < 0 ? k : L.nbr[k][d]) < 0 ? -1 :
+			    L.head[h]; j >= 0; j = L.next[j]) {
 				const struct game_unit *o = &g->units[j];
 
 				if (j != i && o->side == u->side &&
@@ -244,9 +244,21 @@ destroy(struct pw_res *r, int i)
 {
 	struct game *g = r->g;
 	struct game_unit *u = &g->units[i];
-	unsigned small[SMALL_UNITS], *vis = unit_buf(small, g);
+	unsigned small[SMALL_UNITS], *vis;
 	int j;
 
+	/* A unit that carries none (the index may know): nothing to leave
+	 * or destroy with it. */
+	if (!pw_unit_carries(g, i)) {
+		u->strength = 0;
+		u->placed = false;
+		pw_unit_moved(g, i);
+		j = u->attached;
+		u->attached = -1;
+		pw_unit_attached(g, i, j);
+		return;
+	}
+	vis = unit_buf(small, g);
 	for (j = 0; j < g->nunits && j < GAME_MAX_UNITS; j++)
 		vis[j] = g->units[j].attached == i ? seen_by(r, j) : 0;
 	u->strength = 0;
@@ -296,7 +308,9 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 	if (!pw_alive(u))
 		return;
 	carried = unit_buf(small, g);
-	for (j = 0; j < g->nunits && nc < GAME_MAX_UNITS; j++)
+	/* The units it carries (none, the index may know). */
+	for (j = pw_unit_carries(g, i) ? 0 : g->nunits;
+	    j < g->nunits && nc < GAME_MAX_UNITS; j++)
 		if (g->units[j].attached == i && pw_alive(&g->units[j]))
 			carried[nc++] = j;
 	vis = seen_by(r, i);
@@ -375,11 +389,12 @@ hit_hex(struct pw_res *r, struct hex h, int only_enemy_of, bool can_destroy,
     const char *cause)
 {
 	struct game *g = r->g;
-	int small[SMALL_UNITS], *list = unit_buf(small, g), n = 0, i;
+	int small[SMALL_UNITS], *list = unit_buf(small, g), n = 0, i, k;
+	struct pw_unit_lists L;
 
 	/* The units in h from the index (in unit order), else a scan. */
-	if ((i = pw_unit_first_at(g, h)) != -2) {
-		for (; i >= 0; i = pw_unit_next_at(i)) {
+	if ((k = pw_unit_lists_at(g, h, &L)) >= 0) {
+		for (i = L.head[k]; i >= 0; i = L.next[i]) {
 			const struct game_unit *u = &g->units[i];
 
 			if (pw_alive(u) && u->attached < 0 &&
@@ -693,12 +708,13 @@ may_end_in(const struct game *g, int i, struct hex h)
 	const struct game_unit *u = &g->units[i];
 	bool exempt = (pw_type(u)->cls & (PW_C_TRANSPORT | PW_C_EXEMPT)) != 0,
 	    indexed;
-	int j;
+	struct pw_unit_lists L;
+	int j, k;
 
 	/* The units in h from the index, else a scan. */
-	indexed = (j = pw_unit_first_at(g, h)) != -2;
-	for (j = indexed ? j : 0; indexed ? j >= 0 : j < g->nunits;
-	    j = indexed ? pw_unit_next_at(j) : j + 1) {
+	indexed = (k = pw_unit_lists_at(g, h, &L)) >= 0;
+	for (j = indexed ? L.head[k] : 0; indexed ? j >= 0 : j < g->nunits;
+	    j = indexed ? L.next[j] : j + 1) {
 		const struct game_unit *o = &g->units[j];
 
 		if (j == i || !hex_eq(o->pos, h) || !pw_alive(o) ||
@@ -716,10 +732,11 @@ may_end_in(const struct game *g, int i, struct hex h)
 static bool
 enemy_in(const struct game *g, int side, struct hex h)
 {
-	int j;
+	struct pw_unit_lists L;
+	int j, k;
 
-	if ((j = pw_unit_first_at(g, h)) != -2) {
-		for (; j >= 0; j = pw_unit_next_at(j))
+	if ((k = pw_unit_lists_at(g, h, &L)) >= 0) {
+		for (j = L.head[k]; j >= 0; j = L.next[j])
 			if (g->units[j].side != side && pw_alive(&g->units[j]))
 				return true;
 		return false;
@@ -736,15 +753,15 @@ enemy_in(const struct game *g, int side, struct hex h)
 static int
 adjacent_enemy(const struct game *g, int side, struct hex h, bool facing_only)
 {
-	int j, any = -1, arc = -1, d;
-	const int *nb;
+	int j, any = -1, arc = -1, d, k;
+	struct pw_unit_lists L;
 
 	/* The units next to h from the index: the first (by index) whose
 	 * front faces h, else the first, as the scan finds them. */
-	if (pw_hexes_around(g, h, &nb) >= 0) {
+	if ((k = pw_unit_lists_at(g, h, &L)) >= 0) {
 		for (d = 0; d < 6; d++)
-			for (j = pw_unit_first_in(nb[d]); j >= 0;
-			    j = pw_unit_next_at(j)) {
+			for (j = L.nbr[k][d] < 0 ? -1 : L.head[L.nbr[k][d]];
+			    j >= 0; j = L.next[j]) {
 				const struct game_unit *o = &g->units[j];
 
 				if (o->side == side || !pw_alive(o) ||
@@ -1578,7 +1595,8 @@ static void
 hold_objectives(struct pw_res *r)
 {
 	struct game *g = r->g;
-	int i, j, in;
+	int i, j, in, k;
+	struct pw_unit_lists L;
 	char a[8];
 
 	for (i = 0; i < g->nunits; i++) {
@@ -1586,10 +1604,16 @@ hold_objectives(struct pw_res *r)
 
 		if (!o->placed || !pw_kind_is(o, PW_OBJECTIVE))
 			continue;
-		for (in = 0, j = 0; j < g->nunits; j++)
-			if (pw_alive(&g->units[j]) && hex_eq(g->units[j].pos,
-			    o->pos))
-				in |= 1 << g->units[j].side;
+		in = 0;
+		if ((k = pw_unit_lists_at(g, o->pos, &L)) >= 0) {
+			for (j = L.head[k]; j >= 0; j = L.next[j])
+				if (pw_alive(&g->units[j]))
+					in |= 1 << g->units[j].side;
+		} else
+			for (j = 0; j < g->nunits; j++)
+				if (pw_alive(&g->units[j]) &&
+				    hex_eq(g->units[j].pos, o->pos))
+					in |= 1 << g->units[j].side;
 		if ((in == 1 << PW_BLUE || in == 1 << PW_RED) &&
 		    !(in & 1 << o->side)) {
 			o->side = in == 1 << PW_BLUE ? PW_BLUE : PW_RED;
