@@ -164,9 +164,21 @@ pw_kind_is(const struct game_unit *u, const char *name)
 const struct pw_type *pw_type(const struct game_unit *);
 int pw_kind(const struct game_unit *);
 int pw_kind_by_name(const char *kind);
-bool pw_is_marker(const struct game_unit *);
+/* A marker (its kind starts "marker:"; kind is an array longer than
+ * the prefix: a fixed-size compare). Inline: the resolution asks it of
+ * every unit it looks at. */
+static inline bool
+pw_is_marker(const struct game_unit *u)
+{
+	return u->kind[0] == 'm' && u->kind[1] == 'a' &&
+	    memcmp(u->kind, "marker:", 7) == 0;
+}
 /* Alive and on the map (not a marker). */
-bool pw_alive(const struct game_unit *);
+static inline bool
+pw_alive(const struct game_unit *u)
+{
+	return u->placed && u->strength > 0 && !pw_is_marker(u);
+}
 /* Add a unit of kind at label facing dir with quality q; its SP and x[SP0]
  * come from the table. Returns the unit's index. */
 int pw_add_unit(struct game *, const char *id, int kind, int side,

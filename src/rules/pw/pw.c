@@ -187,6 +187,9 @@ static _Thread_local struct {
 	struct los_step *line;
 	size_t nline, linecap;
 	unsigned mapgen;  /* counts the maps the cache has been made for */
+	/* The armed game when the box (cell) answers for it, else NULL:
+	 * one test for hex_at and box_index. */
+	const struct game *boxg;
 } los_cache;
 
 /* The units of one game by hex, per thread, for a resolution step
@@ -311,20 +314,6 @@ pw_type(const struct game_unit *u)
 	return k < 0 ? NULL : &pw_types[k];
 }
 
-bool
-pw_is_marker(const struct game_unit *u)
-{
-	/* kind is an array longer than the prefix: a fixed-size compare. */
-	return u->kind[0] == 'm' && u->kind[1] == 'a' &&
-	    memcmp(u->kind, "marker:", 7) == 0;
-}
-
-bool
-pw_alive(const struct game_unit *u)
-{
-	return u->placed && u->strength > 0 && !pw_is_marker(u);
-}
-
 int
 pw_add_unit(struct game *g, const char *id, int kind, int side,
     const char *label, int facing, int quality)
@@ -391,31 +380,54 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
  * map at the same address, finds it empty (los_cache is declared above
  * pw_kind). */
 
+/* The index of the hex game_hex_at_c(g, h) finds, -1 none, from the box
+ * of the armed cache when it is armed for g and has one; -2 when it does
+ * not answer. */
+static inline int
+box_index(const struct game *g, struct hex h)
+{
+	unsigned long dq, dr;
+
+	if (los_cache.boxg != g)
+		return -2;
+	/* Below the box wraps to a large number: one test a side. */
+	dq = (unsigned long)((long)h.q - los_cache.q0);
+	dr = (unsigned long)((long)h.r - los_cache.r0);
+	if (dq >= (unsigned long)los_cache.bw ||
+	    dr >= (unsigned long)los_cache.bh)
+		return -1;
+	return los_cache.cell[dq + dr * (unsigned long)los_cache.bw] - 1;
+}
+
 /* game_hex_at_c(g, h), from the box of the armed cache when it is armed
  * for g (the same hex: the box holds what game_hex_at_c finds). */
 static inline const struct game_hex *
 hex_at(const struct game *g, struct hex h)
 {
-	long dq, dr;
-	int k;
+	int k = box_index(g, h);
 
-	if (los_cache.armed != g || los_cache.cell == NULL ||
-	    g->nhex != los_cache.nhex)
+	if (k == -2)
 		return game_hex_at_c(g, h);
-	dq = (long)h.q - los_cache.q0;
-	dr = (long)h.r - los_cache.r0;
-	if (dq < 0 || dr < 0 || dq >= los_cache.bw || dr >= los_cache.bh)
-		return NULL;
-	k = los_cache.cell[dq + dr * los_cache.bw];
-	return k == 0 ? NULL : &g->hexes[k - 1];
+	return k < 0 ? NULL : &g->hexes[k];
+}
+
+/* The index of hex_at(g, h), -1 off the map. */
+static inline int
+hex_index_at(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh;
+	int k = box_index(g, h);
+
+	if (k != -2)
+		return k;
+	gh = game_hex_at_c(g, h);
+	return gh == NULL ? -1 : (int)(gh - g->hexes);
 }
 
 int
 pw_hex_index(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
-
-	return gh == NULL ? -1 : (int)(gh - g->hexes);
+	return hex_index_at(g, h);
 }
 
 /* --- the units by hex (uidx) ---------------------------------------------- */
@@ -717,13 +729,13 @@ uidx_check(const struct game *g)
 static int
 uidx_first(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh;
+	int k;
 
 	if (!uidx_on(g))
 		return -2;
 	/* No placed unit is off the map while the index answers. */
-	gh = hex_at(g, h);
-	return gh == NULL ? -1 : uidx.head[gh - g->hexes];
+	k = hex_index_at(g, h);
+	return k < 0 ? -1 : uidx.head[k];
 }
 
 /* The hex index of h and its neighbours' (nb, -1 off the map) when the
@@ -731,12 +743,10 @@ uidx_first(const struct game *g, struct hex h)
 static int
 uidx_around(const struct game *g, struct hex h, const int **nb)
 {
-	const struct game_hex *gh;
 	int k;
 
-	if (!uidx_on(g) || (gh = hex_at(g, h)) == NULL)
+	if (!uidx_on(g) || (k = hex_index_at(g, h)) < 0)
 		return -2;
-	k = (int)(gh - g->hexes);
 	*nb = los_cache.nbr[k];
 	return k;
 }
@@ -744,14 +754,14 @@ uidx_around(const struct game *g, struct hex h, const int **nb)
 int
 pw_unit_lists_at(const struct game *g, struct hex h, struct pw_unit_lists *L)
 {
-	const struct game_hex *gh;
+	int k;
 
-	if (!uidx_on(g) || (gh = hex_at(g, h)) == NULL)
+	if (!uidx_on(g) || (k = hex_index_at(g, h)) < 0)
 		return -2;
 	L->head = uidx.head;
 	L->next = uidx.next;
 	L->nbr = (const int (*)[6])los_cache.nbr;
-	return (int)(gh - g->hexes);
+	return k;
 }
 
 
@@ -799,6 +809,11 @@ terrain_in(const struct game *g, const struct game_hex *gh)
 int
 pw_terrain(const struct game *g, struct hex h)
 {
+	int k = box_index(g, h);
+
+	/* The box answers only for the armed game: its terrains. */
+	if (k != -2)
+		return k < 0 ? -1 : los_cache.terr[k];
 	return terrain_in(g, hex_at(g, h));
 }
 
@@ -996,6 +1011,7 @@ pw_los_cache_begin(const struct game *g)
 	}
 	los_cache.nkind = g->nunits > 0 ? g->nunits : 0;
 	los_cache.armed = g;
+	los_cache.boxg = los_cache.cell != NULL ? g : NULL;
 	return true;
 }
 
@@ -1020,6 +1036,7 @@ pw_los_cache_end(bool begun)
 {
 	if (begun) {
 		los_cache.armed = NULL;
+		los_cache.boxg = NULL;
 		los_cache.nkind = 0;
 	}
 }
@@ -1098,24 +1115,23 @@ los_steps(const struct game *g, struct hex a, struct hex b, size_t p,
 static bool
 los(const struct game *g, struct hex a, struct hex b, int units)
 {
-	const struct game_hex *ga, *gb;
 	unsigned char *c;
+	int ka, kb;
+	size_t p;
 
 	if (los_cache.armed != g || g->nhex != los_cache.nhex)
 		return los_walk(g, a, b, units);
-	ga = hex_at(g, a);
-	gb = hex_at(g, b);
-	if (ga == NULL || gb == NULL)
+	ka = hex_index_at(g, a);
+	kb = hex_index_at(g, b);
+	if (ka < 0 || kb < 0)
 		return los_walk(g, a, b, units);
-	c = &los_cache.ans[(size_t)(ga - g->hexes) * (size_t)g->nhex +
-	    (size_t)(gb - g->hexes)];
+	p = (size_t)ka * (size_t)g->nhex + (size_t)kb;
+	c = &los_cache.ans[p];
 	if (*c == 0)
 		*c = los_walk(g, a, b, LOS_NO_UNITS) ? 1 : 2;
 	if (*c == 2)
 		return false;
-	return units == LOS_NO_UNITS ? true : los_steps(g, a, b,
-	    (size_t)(ga - g->hexes) * (size_t)g->nhex + (size_t)(gb -
-	    g->hexes), units);
+	return units == LOS_NO_UNITS ? true : los_steps(g, a, b, p, units);
 }
 
 static int line_ends_drawn(struct hex, struct hex, struct hex *,
@@ -1141,16 +1157,14 @@ int
 pw_line_ends(const struct game *g, struct hex a, struct hex b,
     struct hex *second, struct hex *penult)
 {
-	const struct game_hex *ga, *gb;
 	size_t p;
-	int n;
+	int n, ka, kb;
 
 	if (g == NULL || los_cache.armed != g || g->nhex != los_cache.nhex ||
-	    hex_eq(a, b) || (ga = hex_at(g, a)) == NULL ||
-	    (gb = hex_at(g, b)) == NULL)
+	    hex_eq(a, b) || (ka = hex_index_at(g, a)) < 0 ||
+	    (kb = hex_index_at(g, b)) < 0)
 		return line_ends_drawn(a, b, second, penult);
-	p = (size_t)(ga - g->hexes) * (size_t)g->nhex + (size_t)(gb -
-	    g->hexes);
+	p = (size_t)ka * (size_t)g->nhex + (size_t)kb;
 	if (los_cache.linen[p] == LINE_UNKNOWN)
 		line_keep(g, a, b, p);
 	if (los_cache.linen[p] == LINE_NONE)

@@ -62,6 +62,12 @@ roll(struct pw_res *r, int target, const char *fmt, ...)
 	return dice_roll(r->c->dice, 6, target, purpose);
 }
 
+/* roll(r, target, fmt, ...) without the variadic call when the events
+ * are quiet (the purpose is then "", as roll makes it). */
+#define ROLL(r, target, ...) ((r)->c->ev->quiet ? \
+	dice_roll((r)->c->dice, 6, (target), "") : \
+	roll((r), (target), __VA_ARGS__))
+
 static int
 last_roll(const struct pw_res *r)
 {
@@ -314,7 +320,7 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 		if (g->units[j].attached == i && pw_alive(&g->units[j]))
 			carried[nc++] = j;
 	vis = seen_by(r, i);
-	d = roll(r, 0, "hit: the result for a unit hit, lose 1 SP on 1-2 "
+	d = ROLL(r, 0, "hit: the result for a unit hit, lose 1 SP on 1-2 "
 	    "elite, 1-3 average, 1-4 poor, else retreat or lose 1 SP");
 	rl = last_roll(r);
 	if (d <= lose_max[u->status % 3]) {
@@ -445,7 +451,7 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 	const struct game_unit *u = &g->units[i];
 	const struct pw_type *t = pw_type(u);
 	struct hex second = target, penult = target;
-	int d = hex_distance(u->pos, target), n;
+	int d = hex_distance(u->pos, target), n, tu;
 
 	if (!pw_alive(u)) {
 		say(why, len, "it has been destroyed");
@@ -464,10 +470,12 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
-	/* The line is wanted only out of an area. */
-	if (pw_area(g, u->pos) && (n = pw_line_ends(g, u->pos, target,
-	    &second, &penult)) > 1 && !hex_eq(second, target) &&
-	    pw_area(g, second)) {
+	/* The terrain of its hex, looked up once; the line is wanted only
+	 * out of an area. */
+	tu = pw_terrain(g, u->pos);
+	if ((tu == PW_T_WOOD || tu == PW_T_BUA || tu == PW_T_FORT) &&
+	    (n = pw_line_ends(g, u->pos, target, &second, &penult)) > 1 &&
+	    !hex_eq(second, target) && pw_area(g, second)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
@@ -477,7 +485,7 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		    "blocked");
 		return false;
 	}
-	if (pw_terrain(g, u->pos) == PW_T_FORD) {
+	if (tu == PW_T_FORD) {
 		say(why, len, "units in rivers may not fire");
 		return false;
 	}
@@ -531,7 +539,7 @@ gas_drift(struct pw_res *r)
 		}
 		dir.q = m->x[1];
 		dir.r = m->x[2];
-		d = roll(r, 0, "gas cloud drift: 5-6 stays, 2/4 forward, 1/3 "
+		d = ROLL(r, 0, "gas cloud drift: 5-6 stays, 2/4 forward, 1/3 "
 		    "back");
 		if (d >= 5) {
 			events_add(r->c->ev, ALL, last_roll(r), "The gas cloud "
@@ -607,7 +615,7 @@ phase_artillery(struct pw_res *r)
 			}
 			/* The dice line says what decides the landing, with
 			 * the modifiers the event adds (issue 13 item 5). */
-			d = roll(r, 0, "%s artillery: lands 5+ on target, 2/4 in "
+			d = ROLL(r, 0, "%s artillery: lands 5+ on target, 2/4 in "
 			    "front, 1/3 behind%s%s", side_name(g, s),
 			    mt[0] ? ", with" : "", mt);
 			u->flags |= PW_F_FIRED | PW_F_ARTFIRED;
@@ -685,8 +693,8 @@ phase_initiative(struct pw_res *r)
 
 	events_phase(r->c->ev, "2. Initiative");
 	for (tries = 0; tries < 50; tries++) {
-		b = roll(r, 0, "initiative: %s", side_name(g, PW_BLUE));
-		d = roll(r, 0, "initiative: %s", side_name(g, PW_RED));
+		b = ROLL(r, 0, "initiative: %s", side_name(g, PW_BLUE));
+		d = ROLL(r, 0, "initiative: %s", side_name(g, PW_RED));
 		if (b != d) {
 			game_set_var(g, "first", b > d ? PW_BLUE : PW_RED);
 			events_add(r->c->ev, ALL, last_roll(r), "Initiative: %s "
@@ -952,15 +960,16 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 	const struct game_unit *u = &g->units[i];
 	const struct pw_type *t = pw_type(u);
 	struct hex second = h, penult = h;
-	int d = hex_distance(u->pos, h), n, j;
-	bool seen = false;
+	/* The terrain of its hex and of h, each looked up once. */
+	int d = hex_distance(u->pos, h), n, j, tu = pw_terrain(g, u->pos), th;
+	bool seen = false, area_u = tu == PW_T_WOOD || tu == PW_T_BUA ||
+	    tu == PW_T_FORT, area_h;
 
 	*range = t->range;
 	/* Out of range whatever the line: every check below says no then,
 	 * so a caller that does not want the reason (why NULL) has its
 	 * answer before the others are made. */
-	if (why == NULL && (d < 1 || (d > t->range && pw_terrain(g, u->pos) !=
-	    PW_T_WOOD)))
+	if (why == NULL && (d < 1 || (d > t->range && tu != PW_T_WOOD)))
 		return false;
 	if (t->weapon == PW_W_NONE || (t->cls & PW_C_ART)) {
 		say(why, len, "%s do not fire in the activation phase",
@@ -980,25 +989,26 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		say(why, len, "it is carried");
 		return false;
 	}
-	if (pw_terrain(g, u->pos) == PW_T_FORD) {
+	if (tu == PW_T_FORD) {
 		say(why, len, "units in rivers may not fire");
 		return false;
 	}
-	if (crossing(g, i) && pw_terrain(g, u->pos) == PW_T_TRENCH) {
+	if (crossing(g, i) && tu == PW_T_TRENCH) {
 		say(why, len, "units crossing trenches may not fire");
 		return false;
 	}
 	/* Out of range whatever the line (a wood only shortens the range):
 	 * no line drawn. */
-	if (d < 1 || (d > t->range && pw_terrain(g, u->pos) != PW_T_WOOD)) {
+	if (d < 1 || (d > t->range && tu != PW_T_WOOD)) {
 		say(why, len, "range %d, it reaches %d", d, *range);
 		return false;
 	}
+	th = pw_terrain(g, h);
+	area_h = th == PW_T_WOOD || th == PW_T_BUA || th == PW_T_FORT;
 	/* The line is wanted only from or into an area (a wood is one). */
-	n = pw_area(g, u->pos) || pw_area(g, h) ? pw_line_ends(g, u->pos, h,
-	    &second, &penult) : 0;
-	if (pw_terrain(g, u->pos) == PW_T_WOOD && n > 1 &&
-	    pw_terrain(g, second) == PW_T_WOOD)
+	n = area_u || area_h ? pw_line_ends(g, u->pos, h, &second, &penult) :
+	    0;
+	if (tu == PW_T_WOOD && n > 1 && pw_terrain(g, second) == PW_T_WOOD)
 		*range = 1;
 	if (d < 1 || d > *range) {
 		say(why, len, "range %d, it reaches %d", d, *range);
@@ -1008,13 +1018,12 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
-	if (pw_area(g, u->pos) && n > 1 && !hex_eq(second, h) &&
-	    pw_area(g, second)) {
+	if (area_u && n > 1 && !hex_eq(second, h) && pw_area(g, second)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
 	}
-	if (pw_area(g, h) && n > 2 && pw_area(g, penult)) {
+	if (area_h && n > 2 && pw_area(g, penult)) {
 		say(why, len, "fire reaches only 1 hex into woods, "
 		    "built-up areas and fortifications");
 		return false;
@@ -1083,7 +1092,7 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	for (k = 0; k < dice; k++) {
 		/* The die needs 5 less the modifiers: the dice line says so
 		 * and agrees with the event (issue 13 item 5). */
-		d = roll(r, 5 - mod < 1 ? 1 : 5 - mod, "%s fire, die %d of "
+		d = ROLL(r, 5 - mod < 1 ? 1 : 5 - mod, "%s fire, die %d of "
 		    "%d: a hit on 5+%s%s", side_name(g, u->side), k + 1, dice,
 		    mt[0] ? " with" : "", mt);
 		events_add(r->c->ev, ALL, last_roll(r), "%s fires at %s: rolls "
@@ -1190,10 +1199,10 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	/* Not hit on the column's number less the modifiers: the dice
 	 * line says so, with the modifiers the event lists (issue 13 item
 	 * 5). */
-	ad = roll(r, an - am < 1 ? 1 : an - am, "close combat: the %s "
+	ad = ROLL(r, an - am < 1 ? 1 : an - am, "close combat: the %s "
 	    "attacker, not hit on %d+%s%s", side_name(g, u->side), an,
 	    at[0] ? " with" : "", at);
-	dd = roll(r, dn - dm < 1 ? 1 : dn - dm, "close combat: the %s "
+	dd = ROLL(r, dn - dm < 1 ? 1 : dn - dm, "close combat: the %s "
 	    "defender, not hit on %d+%s%s", side_name(g, g->units[def].side),
 	    dn, dt[0] ? " with" : "", dt);
 	events_add(r->c->ev, ALL, last_roll(r), "%s in %s attacks %s in %s on "
@@ -1449,7 +1458,7 @@ phase_activation(struct pw_res *r, int side, int which)
 	events_phase(r->c->ev, phase);
 	buf[0] = '\0';
 	for (k = 0; k < n; k++) {
-		d = roll(r, 0, "%s activation die %d of %d",
+		d = ROLL(r, 0, "%s activation die %d of %d",
 		    side_name(g, side), k + 1, n);
 		total += d;
 		if (!r->c->ev->quiet)
