@@ -1515,7 +1515,10 @@ static bool
 retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 {
 	const struct game_unit *u = &g->units[i];
-	int d, j, e, score, best = -1, small[128], *enemy, ne = 0;
+	int d, j, e, score, best = -1, ne = 0;
+	/* The enemy units by their distance from the unit (d0): a hex next
+	 * to it is at least d0 - 1 from each. */
+	struct enemy_at { int j, d0; struct hex pos; } small[128], *enemy, x;
 	/* By unit: 0 not asked, 1 seen, 2 not seen. */
 	unsigned char seen_small[128], *seen;
 
@@ -1524,8 +1527,14 @@ retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 	seen = g->nunits <= 128 ? seen_small : xmalloc((size_t)g->nunits);
 	memset(seen, 0, (size_t)g->nunits);
 	for (j = 0; j < g->nunits; j++)
-		if (g->units[j].side != u->side && pw_alive(&g->units[j]))
-			enemy[ne++] = j;
+		if (g->units[j].side != u->side && pw_alive(&g->units[j])) {
+			x.j = j;
+			x.pos = g->units[j].pos;
+			x.d0 = hex_distance(x.pos, u->pos);
+			for (e = ne++; e > 0 && enemy[e - 1].d0 > x.d0; e--)
+				enemy[e] = enemy[e - 1];
+			enemy[e] = x;
+		}
 #define SEEN(j) (seen[j] ? seen[j] == 1 : (seen[j] = \
 	pw_visible(g, u->side, (j)) ? 1 : 2) == 1)
 	for (d = 0; d < 6; d++) {
@@ -1556,10 +1565,13 @@ retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 					empty = false;
 		if (!empty)
 			continue;
-		/* pw_nearest_seen_enemy(g, u->side, n) */
-		for (e = 0; e < ne; e++)
-			if ((dd = hex_distance(g->units[enemy[e]].pos, n)) < near &&
-			    SEEN(enemy[e]))
+		/* pw_nearest_seen_enemy(g, u->side, n): the least distance
+		 * from n to an enemy its side sees, whichever order the
+		 * enemies are tried in (here the nearest to the unit first);
+		 * none d0 - 1 or more away can be nearer than one found. */
+		for (e = 0; e < ne && enemy[e].d0 - 1 < near; e++)
+			if ((dd = hex_distance(enemy[e].pos, n)) < near &&
+			    SEEN(enemy[e].j))
 				near = dd;
 		score = (t == PW_T_WOOD || t == PW_T_BUA || t == PW_T_FORT ||
 		    t == PW_T_TRENCH ? 100 : 0) + near;
@@ -1693,30 +1705,44 @@ struct idtab {
 	const struct game *g;
 	int size;                 /* a power of two, 0: no table */
 	short slot[IDTAB_MAX];    /* unit index + 1, 0 empty */
-	int hash[IDTAB_MAX];      /* the id_hash of each slot's id */
+	/* Each slot's id in ASCII lower case, zero-padded to 16 bytes: two
+	 * ids are the same ignoring case (same_id, for ASCII ids) when
+	 * their keys are equal. */
+	uint64_t key[IDTAB_MAX][2];
 };
 static _Thread_local const struct idtab *parse_ids;
 
-/* The hash of id in ASCII lower case; -1 if a byte is not ASCII. */
+/* id in ASCII lower case, zero-padded, into key and the hash of it; -1 if
+ * a byte is not ASCII, -2 if it is longer than any id (GAME_ID_MAX - 1
+ * bytes) can be. */
 static long
-id_hash(const char *id)
+id_key(const char *id, uint64_t key[2])
 {
-	unsigned long h = 5381;
-	const unsigned char *p;
-	int c;
+	unsigned char b[16];
+	const unsigned char *p = (const unsigned char *)id;
+	uint64_t h;
+	int n, c;
 
-	for (p = (const unsigned char *)id; *p != '\0'; p++) {
-		if (*p >= 0x80)
+	memset(b, 0, sizeof b);
+	for (n = 0; (c = p[n]) != '\0'; n++) {
+		if (c >= 0x80)
 			return -1;
-		c = *p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p;
-		h = h * 33 + (unsigned long)c;
+		if (n >= 15) {
+			/* Too long; still -1 for a byte that is not ASCII
+			 * (the scan answers then). */
+			for (; p[n] != '\0'; n++)
+				if (p[n] >= 0x80)
+					return -1;
+			return -2;
+		}
+		b[n] = (unsigned char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
 	}
-	/* Mixed: the low bits that pick the slot depend on every letter
-	 * (times 33 alone keeps short ids' low bits close together). */
-	h &= 0xffffffffUL;
-	h ^= h >> 15;
-	h = (h * 0x2c1b3c6dUL) & 0xffffffffUL;
-	h ^= h >> 12;
+	memcpy(&key[0], b, 8);
+	memcpy(&key[1], b + 8, 8);
+	h = key[0] * 0x9e3779b97f4a7c15ULL ^ key[1] * 0xc2b2ae3d27d4eb4fULL;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
 	return (long)(h & 0x7fffffffUL);
 }
 
@@ -1729,6 +1755,7 @@ idtab_make(struct idtab *t, const struct game *g)
 {
 	int i, k;
 	long h;
+	uint64_t key[2];
 
 	t->g = g;
 	t->size = 0;
@@ -1738,17 +1765,18 @@ idtab_make(struct idtab *t, const struct game *g)
 		;
 	memset(t->slot, 0, sizeof t->slot[0] * (size_t)t->size);
 	for (i = 0; i < g->nunits; i++) {
-		if ((h = id_hash(g->units[i].id)) < 0) {
+		if ((h = id_key(g->units[i].id, key)) < 0) {
 			t->size = 0;
 			return;
 		}
 		for (k = (int)(h & (t->size - 1)); t->slot[k] != 0 &&
-		    !same_id(g->units[t->slot[k] - 1].id, g->units[i].id);
+		    (t->key[k][0] != key[0] || t->key[k][1] != key[1]);
 		    k = (k + 1) & (t->size - 1))
 			;
 		if (t->slot[k] == 0) {  /* the first unit of this id */
 			t->slot[k] = (short)(i + 1);
-			t->hash[k] = (int)h;
+			t->key[k][0] = key[0];
+			t->key[k][1] = key[1];
 		}
 	}
 }
@@ -1802,13 +1830,15 @@ unit_index(const struct game *g, const char *id)
 	int i, c = (unsigned char)id[0], lc;
 	const struct idtab *t = parse_ids;
 	long h;
+	uint64_t key[2];
 
-	if (t != NULL && t->g == g && t->size > 0 && (h = id_hash(id)) >= 0) {
-		/* Ids of another hash are other ids. */
+	if (t != NULL && t->g == g && t->size > 0 &&
+	    (h = id_key(id, key)) != -1) {
+		if (h == -2)  /* longer than any id */
+			return -1;
 		for (i = (int)(h & (t->size - 1)); t->slot[i] != 0;
 		    i = (i + 1) & (t->size - 1))
-			if (t->hash[i] == (int)h &&
-			    same_id(g->units[t->slot[i] - 1].id, id))
+			if (t->key[i][0] == key[0] && t->key[i][1] == key[1])
 				return t->slot[i] - 1;
 		return -1;
 	}
