@@ -160,6 +160,22 @@ pw_kind_is(const struct game_unit *u, const char *name)
 	    strcmp(u->kind, name) == 0;
 }
 
+/* pw_kind(u) == PW_CMD and pw_kind(u) == PW_SPOTTER, by the name (kind
+ * is an array longer than either name: its bytes and the end compared,
+ * no call). */
+static inline bool
+pw_is_commander(const struct game_unit *u)
+{
+	return u->kind[0] == 'c' && memcmp(u->kind, "commander",
+	    sizeof "commander") == 0;
+}
+static inline bool
+pw_is_spotter(const struct game_unit *u)
+{
+	return u->kind[0] == 's' && memcmp(u->kind, "spotter",
+	    sizeof "spotter") == 0;
+}
+
 /* The type of a unit, or NULL for a marker. */
 const struct pw_type *pw_type(const struct game_unit *);
 int pw_kind(const struct game_unit *);

@@ -1320,7 +1320,7 @@ pw_activation_dice(const struct game *g, int side)
 
 		if (u->side != side || !pw_alive(u))
 			continue;
-		if (pw_kind(u) == PW_CMD)
+		if (pw_is_commander(u))
 			cmd = 1;
 		else
 			others++;

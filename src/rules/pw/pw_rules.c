@@ -116,7 +116,7 @@ commander_near(const struct game *g, int i)
 				const struct game_unit *o = &g->units[j];
 
 				if (j != i && o->side == u->side &&
-				    pw_alive(o) && pw_kind(o) == PW_CMD)
+				    pw_alive(o) && pw_is_commander(o))
 					return true;
 			}
 		return false;
@@ -127,7 +127,7 @@ commander_near(const struct game *g, int i)
 		/* Where it stands first: the cheapest test. */
 		if (j != i && o->side == u->side && (hex_eq(o->pos, u->pos) ||
 		    hex_adjacent(o->pos, u->pos)) && pw_alive(o) &&
-		    pw_kind(o) == PW_CMD)
+		    pw_is_commander(o))
 			return true;
 	}
 	return false;
@@ -204,17 +204,35 @@ enter_hazards(struct pw_res *r, int i, struct hex h, const char *how)
 {
 	struct game *g = r->g;
 	struct game_unit *u = &g->units[i];
-	int m;
+	int m, gas = 0, k, j;
+	struct pw_unit_lists L;
 	char a[8];
 
-	if ((m = pw_marker_at(g, h, PW_MINES)) >= 0) {
+	/* The minefield and whether a gas cloud is there, in one pass over
+	 * the units in h when the index answers (the hit below moves no
+	 * marker). */
+	if ((k = pw_unit_lists_at(g, h, &L)) >= 0) {
+		m = -1;
+		for (j = L.head[k]; j >= 0; j = L.next[j]) {
+			if (!pw_is_marker(&g->units[j]))
+				continue;
+			if (m < 0 && pw_kind_is(&g->units[j], PW_MINES))
+				m = j;
+			else if (pw_kind_is(&g->units[j], PW_GAS))
+				gas = 1;
+		}
+	} else {
+		m = pw_marker_at(g, h, PW_MINES);
+		gas = -1;  /* looked up below */
+	}
+	if (m >= 0) {
 		g->units[m].x[0] |= 1 << u->side;
 		events_add(r->c->ev, seen_by(r, i), 0, "%s %s into the "
 		    "minefield in %s.", u->id, how, lbl(g, h, a));
 		hit(r, i, true, "the minefield", false);
 	}
-	if (pw_alive(u) && hex_eq(u->pos, h) &&
-	    pw_marker_at(g, h, PW_GAS) >= 0) {
+	if (pw_alive(u) && hex_eq(u->pos, h) && (gas < 0 ?
+	    pw_marker_at(g, h, PW_GAS) >= 0 : gas)) {
 		events_add(r->c->ev, seen_by(r, i), 0, "%s %s into the gas "
 		    "cloud in %s.", u->id, how, lbl(g, h, a));
 		hit(r, i, true, "the gas cloud", false);
@@ -502,7 +520,7 @@ spotter_sees(const struct game *g, int side, struct hex h)
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
-		if (o->side == side && pw_alive(o) && pw_kind(o) == PW_SPOTTER &&
+		if (o->side == side && pw_alive(o) && pw_is_spotter(o) &&
 		    pw_sees(g, o->pos, h))
 			return true;
 	}
@@ -579,7 +597,8 @@ phase_artillery(struct pw_res *r)
 			const struct pw_shot *sh = &o->shot[k];
 			struct game_unit *u = &g->units[sh->unit];
 			struct landing *L = &land[nl];
-			bool direct;
+			bool direct, sees;
+			struct hex front;
 
 			/* The reason is only an event's text. */
 			why[0] = '\0';
@@ -590,16 +609,18 @@ phase_artillery(struct pw_res *r)
 				    lbl(g, sh->target, a), why);
 				continue;
 			}
-			direct = pw_sees(g, u->pos, sh->target) &&
-			    pw_los_side(g, u->pos, sh->target, u->side);
+			/* Nothing changes between the shot's questions: each
+			 * is asked once. */
+			sees = pw_sees(g, u->pos, sh->target);
+			direct = sees && pw_los_side(g, u->pos, sh->target,
+			    u->side);
 			score = 0;
 			mt[0] = '\0';
 			if (pw_cover(g, sh->target)) {
 				score -= 1;
 				strcat(mt, " -1 cover");
 			}
-			if (pw_sees(g, u->pos, sh->target) ||
-			    spotter_sees(g, s, sh->target)) {
+			if (sees || spotter_sees(g, s, sh->target)) {
 				score += 2;
 				strcat(mt, " +2 seen");
 			}
@@ -626,14 +647,17 @@ phase_artillery(struct pw_res *r)
 				u->flags |= PW_F_GAS;
 			L->unit = sh->unit;
 			L->gas = sh->gas;
-			L->front = hex_sub(pw_in_front(sh->target, u->pos),
-			    sh->target);
+			front = pw_in_front(sh->target, u->pos);
+			L->front = hex_sub(front, sh->target);
 			if (d + score >= 5)
 				L->at = sh->target;
 			else if (d + score == 2 || d + score == 4)
-				L->at = pw_in_front(sh->target, u->pos);
+				L->at = front;
 			else if (d + score >= 1)
-				L->at = pw_behind(sh->target, u->pos);
+				/* pw_behind: the hex past the target from the
+				 * one in front. */
+				L->at = hex_add(sh->target, hex_sub(sh->target,
+				    front));
 			else {
 				events_add(r->c->ev, ALL, last_roll(r), "%s fires "
 				    "%sat %s (%s fire): rolls %d%+d = %d, "
@@ -808,7 +832,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	struct hex path[PW_PATH_MAX], start = u->pos, prev;
 	int allow, n = 0, k, stopper = -1, pin, steps;
 	bool road = pw_road(g, start), wood_start = pw_terrain(g, start) ==
-	    PW_T_WOOD, withdrawing;
+	    PW_T_WOOD, withdrawing, exhausted;
 	char a[8], b[8], whybuf[96];
 	const char *why = NULL, *spent = "its movement allowance is spent";
 
@@ -841,6 +865,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	}
 	pin = adjacent_enemy(g, u->side, start, true);
 	withdrawing = pin >= 0;
+	/* Nothing in the dry run below changes it. */
+	exhausted = pw_exhausted(g, u->side);
 	/* Dry run: where does the unit stop? */
 	prev = start;
 	for (k = 0; k < c->n && n < allow; k++) {
@@ -863,7 +889,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		}
 		/* Towards the enemy the side sees: hidden units are not
 		 * known to it (fog of war, issue 13 item 8). */
-		if (pw_exhausted(g, u->side) &&
+		if (exhausted &&
 		    pw_nearest_seen_enemy(g, u->side, h) <
 		    pw_nearest_seen_enemy(g, u->side, start)) {
 			why = "the side is exhausted: no move towards the "
