@@ -23,6 +23,10 @@ struct pw_res {
  * carry are not written. */
 static _Thread_local bool quiet_text;
 
+/* Add a modifier's words to mt (the dice line's text), unless nobody
+ * reads it. */
+#define MT(words) do { if (!quiet_text) strcat(mt, (words)); } while (0)
+
 /* h's label in buf (8 bytes) for an event's text; "" when the events are
  * quiet. */
 static const char *
@@ -67,6 +71,14 @@ roll(struct pw_res *r, int target, const char *fmt, ...)
 #define ROLL(r, target, ...) ((r)->c->ev->quiet ? \
 	dice_roll((r)->c->dice, 6, (target), "") : \
 	roll((r), (target), __VA_ARGS__))
+
+/* events_add(r->c->ev, ...) with nothing evaluated when the events are
+ * quiet (a simulation: no event is recorded, and the arguments only make
+ * its text). */
+#define EVENT(r, ...) do { \
+	if (!(r)->c->ev->quiet) \
+		events_add((r)->c->ev, __VA_ARGS__); \
+} while (0)
 
 static int
 last_roll(const struct pw_res *r)
@@ -227,13 +239,13 @@ enter_hazards(struct pw_res *r, int i, struct hex h, const char *how)
 	}
 	if (m >= 0) {
 		g->units[m].x[0] |= 1 << u->side;
-		events_add(r->c->ev, seen_by(r, i), 0, "%s %s into the "
+		EVENT(r, seen_by(r, i), 0, "%s %s into the "
 		    "minefield in %s.", u->id, how, lbl(g, h, a));
 		hit(r, i, true, "the minefield", false);
 	}
 	if (pw_alive(u) && hex_eq(u->pos, h) && (gas < 0 ?
 	    pw_marker_at(g, h, PW_GAS) >= 0 : gas)) {
-		events_add(r->c->ev, seen_by(r, i), 0, "%s %s into the gas "
+		EVENT(r, seen_by(r, i), 0, "%s %s into the gas "
 		    "cloud in %s.", u->id, how, lbl(g, h, a));
 		hit(r, i, true, "the gas cloud", false);
 	}
@@ -248,17 +260,17 @@ lose_sp(struct pw_res *r, int i, bool can_destroy, int rl, unsigned vis)
 	struct game_unit *u = &r->g->units[i];
 
 	if (!can_destroy && (pw_type(u)->cls & PW_C_TANK) && u->strength <= 1) {
-		events_add(r->c->ev, vis, rl, "%s keeps its last SP: small arms "
+		EVENT(r, vis, rl, "%s keeps its last SP: small arms "
 		    "and machine guns cannot destroy Tank Units.", u->id);
 		return;
 	}
 	u->strength--;
 	if (u->strength > 0) {
-		events_add(r->c->ev, vis, rl, "%s loses 1 SP (%d left).", u->id,
+		EVENT(r, vis, rl, "%s loses 1 SP (%d left).", u->id,
 		    u->strength);
 		return;
 	}
-	events_add(r->c->ev, vis, rl, "%s loses its last SP and is "
+	EVENT(r, vis, rl, "%s loses its last SP and is "
 	    "destroyed.", u->id);
 	destroy(r, i);
 }
@@ -299,13 +311,13 @@ destroy(struct pw_res *r, int i)
 		p->attached = -1;
 		pw_unit_attached(g, j, i);
 		if (pw_kind(u) == PW_TANK || pw_kind(u) == PW_LTANK) {
-			events_add(r->c->ev, vis[j], 0, "%s riding on %s is "
+			EVENT(r, vis[j], 0, "%s riding on %s is "
 			    "destroyed with it.", p->id, u->id);
 			p->strength = 0;
 			p->placed = false;
 			pw_unit_moved(g, j);
 		} else
-			events_add(r->c->ev, vis[j], 0, "%s, carried by %s, is "
+			EVENT(r, vis[j], 0, "%s, carried by %s, is "
 			    "left in %s.", p->id, u->id,
 			    lbl(g, p->pos, (char[8]){ 0 }));
 	}
@@ -342,7 +354,7 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 	    "elite, 1-3 average, 1-4 poor, else retreat or lose 1 SP");
 	rl = last_roll(r);
 	if (d <= lose_max[u->status % 3]) {
-		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d.",
+		EVENT(r, vis, rl, "%s (%s) is hit by %s: rolls %d.",
 		    u->id, qname[u->status % 3], cause, d);
 		lose_sp(r, i, can_destroy, rl, vis);
 	} else {
@@ -350,25 +362,25 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 		 * Elite row's reading, docs/rules/portable-wargame.md). */
 		enum pw_retreat ch = retreat_choice(r, i);
 
-		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d, "
+		EVENT(r, vis, rl, "%s (%s) is hit by %s: rolls %d, "
 		    "must retreat 1 hex or lose 1 SP.", u->id,
 		    qname[u->status % 3], cause, d);
 		if (u->attached >= 0) {
 			if (moved_with)
-				events_add(r->c->ev, vis, 0, "%s retreated with "
+				EVENT(r, vis, 0, "%s retreated with "
 				    "its transport.", u->id);
 			else {
-				events_add(r->c->ev, vis, 0, "%s is carried and "
+				EVENT(r, vis, 0, "%s is carried and "
 				    "cannot retreat alone.", u->id);
 				lose_sp(r, i, can_destroy, 0, vis);
 			}
 		} else if (ch == PW_RETREAT_NEVER ||
 		    (ch == PW_RETREAT_COVER && pw_cover(g, u->pos))) {
-			events_add(r->c->ev, vis, 0, "%s stands (retreat %s).",
+			EVENT(r, vis, 0, "%s stands (retreat %s).",
 			    u->id, ch == PW_RETREAT_NEVER ? "never" : "cover");
 			lose_sp(r, i, can_destroy, 0, vis);
 		} else if (!pw_retreat_hex(g, i, &to)) {
-			events_add(r->c->ev, vis, 0, "%s has no empty hex to "
+			EVENT(r, vis, 0, "%s has no empty hex to "
 			    "retreat to that is not next to an enemy.", u->id);
 			lose_sp(r, i, can_destroy, 0, vis);
 		} else {
@@ -382,10 +394,10 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 			/* The enemy sees where it went only if it can see
 			 * it there. */
 			after = seen_by(r, i);
-			events_add(r->c->ev, after, 0, "%s retreats %s -> %s.",
+			EVENT(r, after, 0, "%s retreats %s -> %s.",
 			    u->id, lbl(g, from, a), lbl(g, to, b));
 			if (vis & ~after)
-				events_add(r->c->ev, vis & ~after, 0, "%s "
+				EVENT(r, vis & ~after, 0, "%s "
 				    "falls back out of sight.", u->id);
 			retreated = true;
 			enter_hazards(r, i, to, "retreats");
@@ -551,7 +563,7 @@ gas_drift(struct pw_res *r)
 		if (--m->x[0] <= 0) {
 			m->placed = false;
 			pw_unit_moved(g, i);
-			events_add(r->c->ev, ALL, 0, "The gas cloud in %s "
+			EVENT(r, ALL, 0, "The gas cloud in %s "
 			    "disperses.", lbl(g, m->pos, a));
 			continue;
 		}
@@ -560,13 +572,13 @@ gas_drift(struct pw_res *r)
 		d = ROLL(r, 0, "gas cloud drift: 5-6 stays, 2/4 forward, 1/3 "
 		    "back");
 		if (d >= 5) {
-			events_add(r->c->ev, ALL, last_roll(r), "The gas cloud "
+			EVENT(r, ALL, last_roll(r), "The gas cloud "
 			    "in %s rolls %d and stays.", lbl(g, m->pos, a), d);
 			continue;
 		}
 		to = (d == 2 || d == 4) ? hex_add(m->pos, dir) :
 		    hex_sub(m->pos, dir);
-		events_add(r->c->ev, ALL, last_roll(r), "The gas cloud in %s "
+		EVENT(r, ALL, last_roll(r), "The gas cloud in %s "
 		    "rolls %d and drifts %s to %s.", lbl(g, m->pos, a), d,
 		    (d == 2 || d == 4) ? "forward" : "back", lbl(g, to, b));
 		if (!game_on_map(g, to)) {
@@ -604,7 +616,7 @@ phase_artillery(struct pw_res *r)
 			why[0] = '\0';
 			if (!pw_art_can_fire(g, sh->unit, sh->target,
 			    quiet_text ? NULL : why, sizeof why)) {
-				events_add(r->c->ev, own(g, sh->unit), 0, "%s "
+				EVENT(r, own(g, sh->unit), 0, "%s "
 				    "cannot fire at %s: %s.", u->id,
 				    lbl(g, sh->target, a), why);
 				continue;
@@ -618,21 +630,21 @@ phase_artillery(struct pw_res *r)
 			mt[0] = '\0';
 			if (pw_cover(g, sh->target)) {
 				score -= 1;
-				strcat(mt, " -1 cover");
+				MT(" -1 cover");
 			}
 			if (sees || spotter_sees(g, s, sh->target)) {
 				score += 2;
-				strcat(mt, " +2 seen");
+				MT(" +2 seen");
 			}
 			if (u->x[PW_X_LASTT] == g->turn - 1 &&
 			    u->x[PW_X_LASTQ] == sh->target.q &&
 			    u->x[PW_X_LASTR] == sh->target.r) {
 				score += 1;
-				strcat(mt, " +1 same target");
+				MT(" +1 same target");
 			}
 			if (commander_near(g, sh->unit)) {
 				score += 1;
-				strcat(mt, " +1 commander");
+				MT(" +1 commander");
 			}
 			/* The dice line says what decides the landing, with
 			 * the modifiers the event adds (issue 13 item 5). */
@@ -659,7 +671,7 @@ phase_artillery(struct pw_res *r)
 				L->at = hex_add(sh->target, hex_sub(sh->target,
 				    front));
 			else {
-				events_add(r->c->ev, ALL, last_roll(r), "%s fires "
+				EVENT(r, ALL, last_roll(r), "%s fires "
 				    "%sat %s (%s fire): rolls %d%+d = %d, "
 				    "totally ineffective.", u->id,
 				    sh->gas ? "a gas shell " : "",
@@ -669,7 +681,7 @@ phase_artillery(struct pw_res *r)
 				continue;
 			}
 			L->on_map = game_on_map(g, L->at);
-			events_add(r->c->ev, ALL, last_roll(r), "%s fires %sat %s "
+			EVENT(r, ALL, last_roll(r), "%s fires %sat %s "
 			    "(%s fire): rolls %d%+d = %d, lands %s%s%s.", u->id,
 			    sh->gas ? "a gas shell " : "", lbl(g, sh->target, a),
 			    direct ? "direct" : "indirect", d, score, d + score,
@@ -681,7 +693,7 @@ phase_artillery(struct pw_res *r)
 		}
 	}
 	if (nl == 0)
-		events_add(r->c->ev, ALL, 0, "No artillery fires.");
+		EVENT(r, ALL, 0, "No artillery fires.");
 	/* Effects after all artillery has fired. */
 	for (k = 0; k < nl; k++) {
 		char cause[64];
@@ -700,7 +712,7 @@ phase_artillery(struct pw_res *r)
 			g->units[m].x[0] = 3;
 			g->units[m].x[1] = land[k].front.q;
 			g->units[m].x[2] = land[k].front.r;
-			events_add(r->c->ev, ALL, 0, "A gas cloud forms in %s.",
+			EVENT(r, ALL, 0, "A gas cloud forms in %s.",
 			    lbl(g, land[k].at, a));
 		}
 		hit_hex(r, land[k].at, -1, true, cause);
@@ -721,13 +733,13 @@ phase_initiative(struct pw_res *r)
 		d = ROLL(r, 0, "initiative: %s", side_name(g, PW_RED));
 		if (b != d) {
 			game_set_var(g, "first", b > d ? PW_BLUE : PW_RED);
-			events_add(r->c->ev, ALL, last_roll(r), "Initiative: %s "
+			EVENT(r, ALL, last_roll(r), "Initiative: %s "
 			    "%d, %s %d: %s moves first.", side_name(g, PW_BLUE),
 			    b, side_name(g, PW_RED), d,
 			    side_name(g, b > d ? PW_BLUE : PW_RED));
 			return;
 		}
-		events_add(r->c->ev, ALL, last_roll(r), "Initiative: both roll "
+		EVENT(r, ALL, last_roll(r), "Initiative: both roll "
 		    "%d; roll again.", b);
 	}
 	game_set_var(g, "first", PW_BLUE);
@@ -837,18 +849,18 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	const char *why = NULL, *spent = "its movement allowance is spent";
 
 	if (u->flags & PW_F_MOVED) {
-		events_add(r->c->ev, own(g, i), 0, "%s has already moved this "
+		EVENT(r, own(g, i), 0, "%s has already moved this "
 		    "turn.",
 		    u->id);
 		return;
 	}
 	if ((u->flags & PW_F_ARTFIRED) && !(t->cls & PW_C_SELFPROP)) {
-		events_add(r->c->ev, own(g, i), 0, "%s fired in the artillery phase "
+		EVENT(r, own(g, i), 0, "%s fired in the artillery phase "
 		    "and may not move.", u->id);
 		return;
 	}
 	if (u->attached >= 0) {
-		events_add(r->c->ev, own(g, i), 0, "%s is carried and does not move "
+		EVENT(r, own(g, i), 0, "%s is carried and does not move "
 		    "by itself.", u->id);
 		return;
 	}
@@ -935,7 +947,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		stopper = -1;
 	}
 	if (n == 0) {
-		events_add(r->c->ev, 1u << u->side, 0, "%s cannot move from %s (%s).",
+		EVENT(r, 1u << u->side, 0, "%s cannot move from %s (%s).",
 		    u->id, lbl(g, start, a), why ? why : "no path");
 		return;
 	}
@@ -959,7 +971,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	if (!pw_alive(u))
 		return;
 	if (k < steps) {
-		events_add(r->c->ev, seen_by(r, i), 0, "%s's move ends: it fell "
+		EVENT(r, seen_by(r, i), 0, "%s's move ends: it fell "
 		    "back to "
 		    "%s.", u->id, lbl(g, u->pos, a));
 		return;
@@ -970,7 +982,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	} else if (face >= 0)
 		u->facing = face;
 	follow_transport(g, i);
-	events_add(r->c->ev, seen_by(r, i), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
+	EVENT(r, seen_by(r, i), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
 	    "facing %s.", u->id, lbl(g, start, a), lbl(g, u->pos, b), steps,
 	    steps == 1 ? "" : "es",
 	    why ? " and stops: " : "", why ? why : "",
@@ -1095,7 +1107,7 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	why[0] = '\0';
 	if (!pw_can_fire(g, i, h, &range, quiet_text ? NULL : why,
 	    sizeof why)) {
-		events_add(r->c->ev, own(g, i), 0, "%s cannot fire at %s: %s.",
+		EVENT(r, own(g, i), 0, "%s cannot fire at %s: %s.",
 		    u->id, lbl(g, h, a), why);
 		return;
 	}
@@ -1104,15 +1116,15 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	mt[0] = '\0';
 	if (pw_cover(g, h)) {
 		mod -= 1;
-		strcat(mt, " -1 cover");
+		MT(" -1 cover");
 	}
 	if (!(u->flags & PW_F_MOVED)) {
 		mod += 1;
-		strcat(mt, " +1 not moved");
+		MT(" +1 not moved");
 	}
 	if (commander_near(g, i)) {
 		mod += 1;
-		strcat(mt, " +1 commander");
+		MT(" +1 commander");
 	}
 	u->flags |= PW_F_FIRED;
 	for (k = 0; k < dice; k++) {
@@ -1121,7 +1133,7 @@ do_fire(struct pw_res *r, int i, struct hex h)
 		d = ROLL(r, 5 - mod < 1 ? 1 : 5 - mod, "%s fire, die %d of "
 		    "%d: a hit on 5+%s%s", side_name(g, u->side), k + 1, dice,
 		    mt[0] ? " with" : "", mt);
-		events_add(r->c->ev, ALL, last_roll(r), "%s fires at %s: rolls "
+		EVENT(r, ALL, last_roll(r), "%s fires at %s: rolls "
 		    "%d%+d = %d, %s.", u->id, lbl(g, h, a), d, mod, d + mod,
 		    d + mod >= 5 ? "a hit" : "a miss");
 		if (d + mod >= 5)
@@ -1186,12 +1198,12 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	char a[8], b[8], at[96], dt[96], cause[64];
 
 	if (pw_exhausted(g, u->side)) {
-		events_add(r->c->ev, own(g, i), 0, "%s makes no close combat: its "
+		EVENT(r, own(g, i), 0, "%s makes no close combat: its "
 		    "side is exhausted (no aggressive action).", u->id);
 		return false;
 	}
 	if (u->attached >= 0 || !hex_adjacent(u->pos, h)) {
-		events_add(r->c->ev, own(g, i), 0, "%s cannot close with %s: %s.",
+		EVENT(r, own(g, i), 0, "%s cannot close with %s: %s.",
 		    u->id, lbl(g, h, a), u->attached >= 0 ? "it is carried" :
 		    "not adjacent");
 		return false;
@@ -1208,7 +1220,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 			def = j;
 	}
 	if (def < 0) {
-		events_add(r->c->ev, own(g, i), 0, "%s finds no enemy in %s to close "
+		EVENT(r, own(g, i), 0, "%s finds no enemy in %s to close "
 		    "with.", u->id, lbl(g, h, a));
 		return false;
 	}
@@ -1231,7 +1243,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	dd = ROLL(r, dn - dm < 1 ? 1 : dn - dm, "close combat: the %s "
 	    "defender, not hit on %d+%s%s", side_name(g, g->units[def].side),
 	    dn, dt[0] ? " with" : "", dt);
-	events_add(r->c->ev, ALL, last_roll(r), "%s in %s attacks %s in %s on "
+	EVENT(r, ALL, last_roll(r), "%s in %s attacks %s in %s on "
 	    "its %s: %s rolls %d%s = %d (hit below %d), %s rolls %d%s = %d "
 	    "(hit below %d).", u->id, lbl(g, u->pos, a), g->units[def].id,
 	    lbl(g, h, b), front ? "front" : "flank or rear", u->id, ad, at,
@@ -1253,16 +1265,16 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	 * its own close combat drove back did not, and may not advance
 	 * (issue 13 item 1; "move forward and occupy the hex"). */
 	if (!hex_eq(u->pos, from)) {
-		events_add(r->c->ev, seen_by(r, i), 0, "%s has fallen back "
+		EVENT(r, seen_by(r, i), 0, "%s has fallen back "
 		    "from %s: it has not won the close combat and does not "
 		    "advance.", u->id, lbl(g, from, a));
 		return false;
 	}
-	events_add(r->c->ev, ALL, 0, "%s wins the close combat.", u->id);
+	EVENT(r, ALL, 0, "%s wins the close combat.", u->id);
 	if (stay || !(pw_type(u)->cls & PW_C_ADVANCE) || !may_end_in(g, i, h) ||
 	    pw_terrain(g, h) == PW_T_RIVER) {
 		if (!stay && !(pw_type(u)->cls & PW_C_ADVANCE))
-			events_add(r->c->ev, ALL, 0, "%s (%s) does not advance.",
+			EVENT(r, ALL, 0, "%s (%s) does not advance.",
 			    u->id, pw_type(u)->name);
 		return true;
 	}
@@ -1272,7 +1284,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	u->flags |= PW_F_MOVED;
 	u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
 	follow_transport(g, i);
-	events_add(r->c->ev, seen_by(r, i), 0, "%s advances %s -> %s.", u->id,
+	EVENT(r, seen_by(r, i), 0, "%s advances %s -> %s.", u->id,
 	    a, lbl(g, h, b));
 	/* A minefield or gas cloud in the hex hits it; driven out, it
 	 * fights on no more. */
@@ -1308,7 +1320,7 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	if (unload) {
 		t = &g->units[u->attached];
 		if (t->flags & PW_F_MOVED) {
-			events_add(r->c->ev, own(g, i), 0, "%s cannot unload: %s has "
+			EVENT(r, own(g, i), 0, "%s cannot unload: %s has "
 			    "moved this turn.", u->id, t->id);
 			return;
 		}
@@ -1321,14 +1333,14 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 		if (!may_end_in(g, i, t->pos)) {
 			u->attached = (int)(t - g->units);
 			pw_unit_attached(g, i, -1);
-			events_add(r->c->ev, own(g, i), 0, "%s cannot unload in "
+			EVENT(r, own(g, i), 0, "%s cannot unload in "
 			    "%s: no stacking with another friendly unit.",
 			    u->id, lbl(g, t->pos, (char[8]){ 0 }));
 			return;
 		}
 		u->flags |= PW_F_MOVED | PW_F_BUSY;
 		t->flags |= PW_F_MOVED | PW_F_BUSY;
-		events_add(r->c->ev, seen_by(r, i), 0, "%s %s from %s in %s.",
+		EVENT(r, seen_by(r, i), 0, "%s %s from %s in %s.",
 		    u->id, (pw_type(u)->cls & PW_C_TOW) ? "is unlimbered" :
 		    "unloads", t->id, lbl(g, t->pos, (char[8]){ 0 }));
 		return;
@@ -1337,7 +1349,7 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	if (u->attached >= 0 || !pw_alive(t) || !hex_eq(t->pos, u->pos) ||
 	    !pw_can_carry(g, tr, i) || (u->flags & PW_F_MOVED) ||
 	    (t->flags & PW_F_MOVED)) {
-		events_add(r->c->ev, own(g, i), 0, "%s cannot load into %s (%s).",
+		EVENT(r, own(g, i), 0, "%s cannot load into %s (%s).",
 		    u->id, t->id, u->attached >= 0 ? "already carried" :
 		    !pw_alive(t) ? "it is gone" : !hex_eq(t->pos, u->pos) ?
 		    "not in the same hex" : !pw_can_carry(g, tr, i) ?
@@ -1346,7 +1358,7 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	}
 	for (j = 0; j < g->nunits; j++)
 		if (g->units[j].attached == tr && pw_alive(&g->units[j])) {
-			events_add(r->c->ev, own(g, i), 0, "%s cannot load into %s: "
+			EVENT(r, own(g, i), 0, "%s cannot load into %s: "
 			    "it already carries %s.", u->id, t->id,
 			    g->units[j].id);
 			return;
@@ -1356,7 +1368,7 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	u->facing = t->facing;
 	u->flags |= PW_F_MOVED | PW_F_BUSY;
 	t->flags |= PW_F_MOVED | PW_F_BUSY;
-	events_add(r->c->ev, 1u << u->side, 0, "%s %s %s.", u->id,
+	EVENT(r, 1u << u->side, 0, "%s %s %s.", u->id,
 	    (pw_type(u)->cls & PW_C_TOW) ? "is limbered to" : "loads into",
 	    t->id);
 }
@@ -1375,7 +1387,7 @@ set_job(struct pw_res *r, int i, int job, struct hex h)
 	u->x[PW_X_JOBR] = h.r;
 	u->x[PW_X_JOBN] = 0;
 	u->flags |= PW_F_BUSY;
-	events_add(r->c->ev, 1u << u->side, 0, "%s begins to %s %s.", u->id,
+	EVENT(r, 1u << u->side, 0, "%s begins to %s %s.", u->id,
 	    names[job], lbl(r->g, h, a));
 }
 
@@ -1396,7 +1408,7 @@ run_act(struct pw_res *r, const struct pw_act *a)
 		switch (c->kind) {
 		case PW_CL_MOVE:
 			if (u->flags & PW_F_BUSY)
-				events_add(r->c->ev, own(g, a->unit), 0, "%s is "
+				EVENT(r, own(g, a->unit), 0, "%s is "
 				    "busy and "
 				    "stays put.", u->id);
 			else
@@ -1410,14 +1422,14 @@ run_act(struct pw_res *r, const struct pw_act *a)
 				break;
 			if (adjacent_enemy(g, u->side, u->pos, false) >= 0 &&
 			    u->attached < 0) {
-				events_add(r->c->ev, own(g, a->unit), 0, "%s keeps "
+				EVENT(r, own(g, a->unit), 0, "%s keeps "
 				    "facing "
 				    "the enemy next to it.", u->id);
 				break;
 			}
 			u->facing = c->arg;
 			follow_transport(g, a->unit);
-			events_add(r->c->ev, 1u << u->side, 0, "%s turns to "
+			EVENT(r, 1u << u->side, 0, "%s turns to "
 			    "face %s.", u->id, pw_dir_name(g, c->arg));
 			break;
 		case PW_CL_FIRE:
@@ -1439,7 +1451,7 @@ run_act(struct pw_res *r, const struct pw_act *a)
 		case PW_CL_WIRE:
 		case PW_CL_UNWIRE:
 			if (u->flags & PW_F_MOVED) {
-				events_add(r->c->ev, own(g, a->unit), 0, "%s has "
+				EVENT(r, own(g, a->unit), 0, "%s has "
 				    "moved and "
 				    "cannot work on wire.", u->id);
 				break;
@@ -1451,7 +1463,7 @@ run_act(struct pw_res *r, const struct pw_act *a)
 		case PW_CL_CLEAR:
 			if (u->flags & PW_F_MOVED || !hex_adjacent(u->pos,
 			    c->h[0])) {
-				events_add(r->c->ev, own(g, a->unit), 0, "%s cannot "
+				EVENT(r, own(g, a->unit), 0, "%s cannot "
 				    "start "
 				    "work: it must stay adjacent to the "
 				    "minefield hex.", u->id);
@@ -1461,7 +1473,7 @@ run_act(struct pw_res *r, const struct pw_act *a)
 			    PW_JOB_CLEAR, c->h[0]);
 			break;
 		case PW_CL_HOLD:
-			events_add(r->c->ev, 1u << u->side, 0, "%s holds.",
+			EVENT(r, 1u << u->side, 0, "%s holds.",
 			    u->id);
 			break;
 		}
@@ -1491,7 +1503,7 @@ phase_activation(struct pw_res *r, int side, int which)
 			len += (size_t)snprintf(buf + len, len < sizeof buf ?
 			    sizeof buf - len : 0, "%s%d", k ? "+" : "", d);
 	}
-	events_add(r->c->ev, ALL, n ? last_roll(r) : 0, "%s throws %d "
+	EVENT(r, ALL, n ? last_roll(r) : 0, "%s throws %d "
 	    "activation dice: %s = %d unit%s may activate.",
 	    side_name(g, side), n, n ? buf : "none", total, total == 1 ? "" :
 	    "s");
@@ -1500,12 +1512,12 @@ phase_activation(struct pw_res *r, int side, int which)
 		struct game_unit *u = &g->units[a->unit];
 
 		if (!pw_alive(u)) {
-			events_add(r->c->ev, 1u << side, 0, "%s (line %d) is "
+			EVENT(r, 1u << side, 0, "%s (line %d) is "
 			    "gone: no activation used.", u->id, a->line);
 			continue;
 		}
 		if (used >= total) {
-			events_add(r->c->ev, 1u << side, 0, "%s (line %d) is not "
+			EVENT(r, 1u << side, 0, "%s (line %d) is not "
 			    "activated: the dice allow %d.", u->id, a->line,
 			    total);
 			continue;
@@ -1515,7 +1527,7 @@ phase_activation(struct pw_res *r, int side, int which)
 		run_act(r, a);
 	}
 	if (o == NULL || o->nact == 0)
-		events_add(r->c->ev, ALL, 0, "%s activates no unit.",
+		EVENT(r, ALL, 0, "%s activates no unit.",
 		    side_name(g, side));
 }
 
@@ -1530,10 +1542,10 @@ work_done(struct pw_res *r, int i, const char *what, const char *anon,
 {
 	unsigned vis = seen_by(r, i);
 
-	events_add(r->c->ev, vis, 0, "%s %s %s.", r->g->units[i].id, what,
+	EVENT(r, vis, 0, "%s %s %s.", r->g->units[i].id, what,
 	    label);
 	if (vis != 3u)
-		events_add(r->c->ev, 3u & ~vis, 0, "%s %s.", anon, label);
+		EVENT(r, 3u & ~vis, 0, "%s %s.", anon, label);
 }
 
 static void
@@ -1562,7 +1574,7 @@ work(struct pw_res *r)
 			continue;
 		if ((u->flags & PW_F_MOVED) && !(u->flags & PW_F_BUSY)) {
 			u->x[PW_X_JOB] = PW_JOB_NONE;
-			events_add(r->c->ev, 1u << u->side, 0, "%s moved: its "
+			EVENT(r, 1u << u->side, 0, "%s moved: its "
 			    "work stops.", u->id);
 			continue;
 		}
@@ -1588,7 +1600,7 @@ work(struct pw_res *r)
 			break;
 		case PW_JOB_LAY:
 			if (u->x[PW_X_JOBN] < 3) {
-				events_add(r->c->ev, 1u << u->side, 0, "%s: "
+				EVENT(r, 1u << u->side, 0, "%s: "
 				    "minefield in %s, %d of 3 turns.", u->id, a,
 				    u->x[PW_X_JOBN]);
 				break;
@@ -1601,12 +1613,12 @@ work(struct pw_res *r)
 			}
 			u = &g->units[i];
 			u->x[PW_X_JOB] = PW_JOB_NONE;
-			events_add(r->c->ev, 1u << u->side, 0, "%s has laid a "
+			EVENT(r, 1u << u->side, 0, "%s has laid a "
 			    "minefield in %s.", u->id, a);
 			break;
 		case PW_JOB_CLEAR:
 			if (u->x[PW_X_JOBN] < 5) {
-				events_add(r->c->ev, 1u << u->side, 0, "%s: "
+				EVENT(r, 1u << u->side, 0, "%s: "
 				    "clearing %s, %d of 5 turns.", u->id, a,
 				    u->x[PW_X_JOBN]);
 				break;
@@ -1652,7 +1664,7 @@ hold_objectives(struct pw_res *r)
 		if ((in == 1 << PW_BLUE || in == 1 << PW_RED) &&
 		    !(in & 1 << o->side)) {
 			o->side = in == 1 << PW_BLUE ? PW_BLUE : PW_RED;
-			events_add(r->c->ev, ALL, 0, "%s takes the objective "
+			EVENT(r, ALL, 0, "%s takes the objective "
 			    "%s (%d of %d held).", side_name(g, o->side),
 			    lbl(g, o->pos, a),
 			    pw_objectives(g, o->side), pw_objectives_total(g));
@@ -1674,18 +1686,22 @@ phase_exhaustion(struct pw_res *r)
 		if (pw_alive(&g->units[i]) && g->units[i].side < 2)
 			alive[g->units[i].side]++;
 	for (s = 0; s < 2; s++) {
-		lost = pw_initial_sp(g, s) - pw_current_sp(g, s);
-		ep = pw_exhaustion_point(g, s);
+		/* The initial SP summed once: pw_exhaustion_point is a third
+		 * of it, rounded up. */
+		int init = pw_initial_sp(g, s);
+
+		lost = init - pw_current_sp(g, s);
+		ep = (init + 2) / 3;
 		strlcpy_(key, s == 0 ? "exh.0" : "exh.1", sizeof key);
 		if (!game_var(g, key, 0) && lost >= ep) {
 			game_set_var(g, key, 1);
-			events_add(r->c->ev, ALL, 0, "%s has lost %d SP and "
+			EVENT(r, ALL, 0, "%s has lost %d SP and "
 			    "reached its Exhaustion Point (%d): no more "
 			    "aggressive action.", side_name(g, s), lost, ep);
 		} else
 			/* The count includes hits the enemy did not see: its
 			 * own side only. */
-			events_add(r->c->ev, 1u << s, 0, "%s: %d SP lost, "
+			EVENT(r, 1u << s, 0, "%s: %d SP lost, "
 			    "Exhaustion "
 			    "Point %d%s.", side_name(g, s), lost, ep,
 			    game_var(g, key, 0) ? " (exhausted)" : "");
