@@ -1662,14 +1662,21 @@ pw_next_window(const struct game *g, struct window_spec *w)
 
 /* --- parsing -------------------------------------------------------------- */
 
+/* strcmp(w, lit) == 0 for an order word w (an ORDERS_WORD_MAX array, so
+ * the literal's bytes and its end may be read from it): one fixed-size
+ * compare, no call. */
+#define WORD_IS(w, lit) (memcmp((w), lit, sizeof lit) == 0)
+_Static_assert(ORDERS_WORD_MAX >= 8, "WORD_IS reads up to 8 bytes");
+
 static int
 parse_retreat(const char *s)
 {
-	if (strcmp(s, "always") == 0)
+	/* s is an order word (WORD_IS). */
+	if (WORD_IS(s, "always"))
 		return PW_RETREAT_ALWAYS;
-	if (strcmp(s, "never") == 0)
+	if (WORD_IS(s, "never"))
 		return PW_RETREAT_NEVER;
-	if (strcmp(s, "cover") == 0)
+	if (WORD_IS(s, "cover"))
 		return PW_RETREAT_COVER;
 	return -1;
 }
@@ -1925,21 +1932,21 @@ is_clause_word(const char *w)
 		return false;
 	switch (w[0]) {
 	case 'm':
-		return strcmp(w, "move") == 0;
+		return WORD_IS(w, "move");
 	case 'f':
-		return strcmp(w, "face") == 0 || strcmp(w, "fire") == 0;
+		return WORD_IS(w, "face") || WORD_IS(w, "fire");
 	case 'c':
-		return strcmp(w, "cc") == 0 || strcmp(w, "clear") == 0;
+		return WORD_IS(w, "cc") || WORD_IS(w, "clear");
 	case 'l':
-		return strcmp(w, "load") == 0 || strcmp(w, "lay") == 0;
+		return WORD_IS(w, "load") || WORD_IS(w, "lay");
 	case 'u':
-		return strcmp(w, "unload") == 0 || strcmp(w, "unwire") == 0;
+		return WORD_IS(w, "unload") || WORD_IS(w, "unwire");
 	case 'w':
-		return strcmp(w, "wire") == 0;
+		return WORD_IS(w, "wire");
 	case 'h':
-		return strcmp(w, "hold") == 0;
+		return WORD_IS(w, "hold");
 	case 's':
-		return strcmp(w, "stay") == 0;
+		return WORD_IS(w, "stay");
 	default:
 		return false;
 	}
@@ -2118,7 +2125,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 		}
 		c = &a->c[a->nclause];
 		memset(c, 0, sizeof *c);
-		if (v[0] == 'm' && strcmp(v, "move") == 0) {
+		if (WORD_IS(v, "move")) {
 			c->kind = PW_CL_MOVE;
 			if (moves++) {
 				orders_error(errs, l->lineno, "a unit moves only "
@@ -2168,7 +2175,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				    "path has %d", u->id, t->move, max, c->n);
 				return false;
 			}
-		} else if (v[0] == 'f' && strcmp(v, "face") == 0) {
+		} else if (WORD_IS(v, "face")) {
 			c->kind = PW_CL_FACE;
 			if (w >= l->nwords ||
 			    (c->arg = pw_dir_parse(g, l->words[w])) < 0) {
@@ -2180,7 +2187,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				return false;
 			}
 			w++;
-		} else if (v[0] == 'f' && strcmp(v, "fire") == 0) {
+		} else if (WORD_IS(v, "fire")) {
 			c->kind = PW_CL_FIRE;
 			if (fires++) {
 				orders_error(errs, l->lineno, "a unit fires only "
@@ -2198,16 +2205,16 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 			if (!hex_word(g, l, w++, &c->h[0], errs))
 				return false;
 			c->n = 1;
-		} else if (v[0] == 'c' && strcmp(v, "cc") == 0) {
+		} else if (WORD_IS(v, "cc")) {
 			c->kind = PW_CL_CC;
 			if (!hex_word(g, l, w++, &c->h[0], errs))
 				return false;
 			c->n = 1;
-			if (w < l->nwords && strcmp(l->words[w], "stay") == 0) {
+			if (w < l->nwords && WORD_IS(l->words[w], "stay")) {
 				c->arg = 1;
 				w++;
 			}
-		} else if (v[0] == 'l' && strcmp(v, "load") == 0) {
+		} else if (WORD_IS(v, "load")) {
 			int ti;
 
 			c->kind = PW_CL_LOAD;
@@ -2220,16 +2227,16 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 			    0)
 				return false;
 			c->arg = ti;
-		} else if (v[0] == 'u' && strcmp(v, "unload") == 0) {
+		} else if (WORD_IS(v, "unload")) {
 			c->kind = PW_CL_UNLOAD;
 			if (u->attached < 0) {
 				orders_error(errs, l->lineno, "%s is not "
 				    "carried or towed", u->id);
 				return false;
 			}
-		} else if (strcmp(v, "wire") == 0 || strcmp(v, "unwire") == 0) {
+		} else if (WORD_IS(v, "wire") || WORD_IS(v, "unwire")) {
 			c->kind = v[0] == 'w' ? PW_CL_WIRE : PW_CL_UNWIRE;
-		} else if (strcmp(v, "lay") == 0 || strcmp(v, "clear") == 0) {
+		} else if (WORD_IS(v, "lay") || WORD_IS(v, "clear")) {
 			c->kind = v[0] == 'l' ? PW_CL_LAY : PW_CL_CLEAR;
 			if (pw_kind(u) != PW_ENG) {
 				orders_error(errs, l->lineno, "only Engineers "
@@ -2244,7 +2251,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				    "must be adjacent to %s", u->id);
 				return false;
 			}
-		} else if (v[0] == 'h' && strcmp(v, "hold") == 0) {
+		} else if (WORD_IS(v, "hold")) {
 			c->kind = PW_CL_HOLD;
 		} else {
 			orders_error(errs, l->lineno, "unknown action '%s'; "
@@ -2352,7 +2359,7 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 		const struct order_line *l = &b->v[k];
 		const char *verb = l->words[0];
 
-		if (verb[0] == 's' && strcmp(verb, "shoot") == 0) {
+		if (WORD_IS(verb, "shoot")) {
 			struct pw_shot *s = &o->shot[o->nshot];
 			const struct pw_type *t;
 
@@ -2409,7 +2416,7 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 			s->line = l->lineno;
 			seen_shot[i] = l->lineno;
 			o->nshot++;
-		} else if (verb[0] == 'r' && strcmp(verb, "retreat") == 0) {
+		} else if (WORD_IS(verb, "retreat")) {
 			if (l->nwords == 2 &&
 			    (r = parse_retreat(l->words[1])) >= 0) {
 				if (retreat_line) {
