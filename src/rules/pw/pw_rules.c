@@ -843,6 +843,10 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	const struct pw_type *t = pw_type(u);
 	struct hex path[PW_PATH_MAX], start = u->pos, prev;
 	int allow, n = 0, k, stopper = -1, pin, steps;
+	/* adjacent_enemy(g, u->side, path[k], false) as the dry run found
+	 * it: only the unit and what it carries move or are hit on the way,
+	 * so it is still the answer where the move ends. */
+	int stop_at[PW_PATH_MAX];
 	bool road = pw_road(g, start), wood_start = pw_terrain(g, start) ==
 	    PW_T_WOOD, withdrawing, exhausted;
 	char a[8], b[8], whybuf[96];
@@ -919,7 +923,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		}
 		path[n++] = h;
 		prev = h;
-		if ((stopper = adjacent_enemy(g, u->side, h, false)) >= 0) {
+		if ((stopper = stop_at[n - 1] = adjacent_enemy(g, u->side, h,
+		    false)) >= 0) {
 			why = "next to an enemy unit";
 			break;
 		}
@@ -976,7 +981,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		    "%s.", u->id, lbl(g, u->pos, a));
 		return;
 	}
-	if ((stopper = adjacent_enemy(g, u->side, u->pos, false)) >= 0) {
+	/* u->pos is path[steps - 1] (k == steps). */
+	if ((stopper = stop_at[steps - 1]) >= 0) {
 		u->facing = pw_dir_towards(u->pos, g->units[stopper].pos);
 		why = "next to an enemy unit";
 	} else if (face >= 0)
@@ -1192,8 +1198,9 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 {
 	struct game *g = r->g;
 	struct game_unit *u = &g->units[i];
-	int j, def = -1, am, dm, ad, dd, an, dn;
-	bool front;
+	int j, def = -1, am, dm, ad, dd, an, dn, k;
+	bool front, indexed;
+	struct pw_unit_lists L;
 	struct hex from;
 	char a[8], b[8], at[96], dt[96], cause[64];
 
@@ -1208,7 +1215,10 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 		    "not adjacent");
 		return false;
 	}
-	for (j = 0; j < g->nunits; j++) {
+	/* The units in h from the index (in unit order), else a scan. */
+	indexed = (k = pw_unit_lists_at(g, h, &L)) >= 0;
+	for (j = indexed ? L.head[k] : 0; indexed ? j >= 0 : j < g->nunits;
+	    j = indexed ? L.next[j] : j + 1) {
 		const struct game_unit *o = &g->units[j];
 
 		if (o->side == u->side || !pw_alive(o) || o->attached >= 0 ||
