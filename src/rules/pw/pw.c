@@ -157,6 +157,7 @@ static _Thread_local struct {
 	int nhex;
 	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
 	signed char *terr;         /* terrain_of each hex */
+	bool *road;                /* pw_road of each hex */
 	/* By unit index (kindcap of them, grown to the units there are at
 	 * each begin; units added later are looked up by name): pw_kind of
 	 * the unit whose kind field was kindkey[i] (all its bytes), kept from
@@ -820,7 +821,13 @@ pw_terrain(const struct game *g, struct hex h)
 bool
 pw_road(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct game_hex *gh;
+	int k = box_index(g, h);
+
+	/* The box answers only for the armed game: its roads. */
+	if (k != -2)
+		return k >= 0 && los_cache.road[k];
+	gh = hex_at(g, h);
 
 	return gh != NULL && strstr(gh->terrain, "+road") != NULL;
 }
@@ -944,6 +951,7 @@ pw_los_cache_begin(const struct game *g)
 		free(los_cache.map);
 		free(los_cache.ans);
 		free(los_cache.terr);
+		free(los_cache.road);
 		los_cache.map = xmalloc(sz);
 		memcpy(los_cache.map, g->hexes, sz);
 		los_cache.mapgen++;
@@ -952,6 +960,11 @@ pw_los_cache_begin(const struct game *g)
 		los_cache.terr = xmalloc((size_t)g->nhex);
 		for (k = 0; k < g->nhex; k++)
 			los_cache.terr[k] = (signed char)terrain_of(&g->hexes[k]);
+		los_cache.road = xmalloc(sizeof *los_cache.road *
+		    (size_t)g->nhex);
+		for (k = 0; k < g->nhex; k++)
+			los_cache.road[k] = strstr(g->hexes[k].terrain,
+			    "+road") != NULL;
 		free(los_cache.lineoff);
 		free(los_cache.linen);
 		free(los_cache.line);

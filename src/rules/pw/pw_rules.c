@@ -847,6 +847,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	 * it: only the unit and what it carries move or are hit on the way,
 	 * so it is still the answer where the move ends. */
 	int stop_at[PW_PATH_MAX];
+	int terr_at[PW_PATH_MAX];  /* pw_terrain of path[k] */
 	bool road = pw_road(g, start), wood_start = pw_terrain(g, start) ==
 	    PW_T_WOOD, withdrawing, exhausted;
 	char a[8], b[8], whybuf[96];
@@ -921,6 +922,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 				break;
 			}
 		}
+		terr_at[n] = tt;
 		path[n++] = h;
 		prev = h;
 		if ((stopper = stop_at[n - 1] = adjacent_enemy(g, u->side, h,
@@ -962,7 +964,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		u->flags |= PW_F_FULLMOVE;
 	steps = n;
 	for (k = 0; k < steps; k++) {
-		int tt = pw_terrain(g, path[k]);
+		int tt = terr_at[k];
 
 		u->facing = hex_direction_to(u->pos, path[k]);
 		u->pos = path[k];
