@@ -1553,7 +1553,6 @@ retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 	for (d = 0; d < 6; d++) {
 		struct hex n = hex_neighbour(u->pos, d);
 		int k = nb[d], t, near = 1000, dd;
-		const int *nb2;
 		bool empty = true;
 
 		if (k < 0 || (t = los_cache.terr[k]) == PW_T_RIVER)
@@ -1568,14 +1567,12 @@ retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 		}
 		if (!empty)
 			continue;
-		/* enemy_adjacent(g, u->side, n) */
-		nb2 = los_cache.nbr[k];
-		for (e = 0; e < 6 && empty; e++)
-			for (j = uidx_head_of(nb2[e]); j >= 0 && empty;
-			    j = uidx.next[j])
-				if (g->units[j].side != u->side &&
-				    pw_alive(&g->units[j]) && SEEN(j))
-					empty = false;
+		/* enemy_adjacent(g, u->side, n): an enemy it sees 1 from n
+		 * (so at most 2 from the unit: the first of the list). */
+		for (e = 0; e < ne && enemy[e].d0 <= 2 && empty; e++)
+			if (hex_distance(enemy[e].pos, n) == 1 &&
+			    SEEN(enemy[e].j))
+				empty = false;
 		if (!empty)
 			continue;
 		/* pw_nearest_seen_enemy(g, u->side, n): the least distance
@@ -2476,7 +2473,12 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 				    "activation lines");
 				continue;
 			}
-			memset(act, 0, sizeof *act);
+			/* Only what parse_act reads before it writes: its
+			 * clauses are each cleared as they are added, and no
+			 * reader goes past nclause. */
+			act->unit = -1;
+			act->line = 0;
+			act->nclause = 0;
 			if (!parse_act(g, side, l, i, act, errs))
 				continue;
 			if (seen_act[act->unit]) {
