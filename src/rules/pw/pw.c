@@ -8,7 +8,13 @@
  * map's per-thread cache (los_cache below) answers the terrain, the
  * neighbours, the hex at a position, lines of sight and the steps of each
  * pair's line, and unit kinds; docs/ARCHITECTURE.md §3.2, "Caches", says
- * what is kept and why each answer is the uncached one. */
+ * what is kept and why each answer is the uncached one.
+ *
+ * The resolution (issue 17, third round) also arms an index of the units
+ * by hex for each step (uidx below, "the units by hex"): pw_rules.c tells
+ * it every move, placement and attachment it makes (pw_unit_moved,
+ * pw_unit_attached) and reads the units in and next to a hex from it;
+ * docs/ARCHITECTURE.md §3.2, "The units by hex", says how it stays right. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
