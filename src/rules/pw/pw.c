@@ -148,6 +148,7 @@ struct los_step {
 	struct hex h, alt;
 	bool tie;
 	bool terrain_h, terrain_alt;  /* does the terrain block h, alt */
+	int kh, kalt;  /* the hex indexes of h and alt, -1 off the map */
 };
 #define LINE_UNKNOWN 255
 #define LINE_NONE 254
@@ -1098,8 +1099,24 @@ line_keep(const struct game *g, struct hex a, struct hex b, size_t p)
 		s->terrain_h = blocks(g, ls[i].h, ea, eb, LOS_NO_UNITS);
 		s->terrain_alt = ls[i].tie && blocks(g, ls[i].alt, ea, eb,
 		    LOS_NO_UNITS);
+		s->kh = hex_index_at(g, ls[i].h);
+		s->kalt = ls[i].tie ? hex_index_at(g, ls[i].alt) : -1;
 	}
 	los_cache.linen[p] = (unsigned char)(n < 2 ? 0 : n - 2);
+}
+
+/* unit_blocks for the hex of index k (-1 off the map: no unit there)
+ * while the index answers. */
+static bool
+blocks_k(const struct game *g, int k, int units)
+{
+	int j;
+
+	for (j = k < 0 ? -1 : uidx.head[k]; j >= 0; j = uidx.next[j])
+		if (pw_alive(&g->units[j]) && (units == LOS_ALL_UNITS ||
+		    pw_visible(g, units, j)))
+			return true;
+	return false;
 }
 
 static bool
@@ -1115,6 +1132,18 @@ los_steps(const struct game *g, struct hex a, struct hex b, size_t p,
 		return los_walk(g, a, b, units);
 	st = &los_cache.line[los_cache.lineoff[p]];
 	n = los_cache.linen[p];
+	/* The units by the steps' hex indexes when the index answers. */
+	if (units != LOS_NO_UNITS && uidx_on(g)) {
+		for (i = 0; i < n; i++) {
+			if (!st[i].terrain_h && !blocks_k(g, st[i].kh, units))
+				continue;
+			if (st[i].tie && !st[i].terrain_alt &&
+			    !blocks_k(g, st[i].kalt, units))
+				continue;
+			return false;
+		}
+		return true;
+	}
 	/* As los_walk: a step blocks when the terrain or a unit in it does
 	 * (along an edge, only if both sides block). */
 	for (i = 0; i < n; i++) {
