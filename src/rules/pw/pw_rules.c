@@ -1771,13 +1771,16 @@ resolve_step(struct resolve_ctx *c)
 void
 pw_victory(struct game *g, struct events *ev)
 {
-	int over = game_var(g, "over", 0), s, win = -1;
-	int nobj = pw_objectives_total(g), need = game_var(g, "obj.need", 1);
+	int over = game_var(g, "over", 0), s, win = -1, nobj, need;
 	double frac[2];
 	const char *why;
 
+	/* Asked after every window: nothing more to look up until the
+	 * battle is over. */
 	if (g->status == GAME_FINISHED || !over)
 		return;
+	nobj = pw_objectives_total(g);
+	need = game_var(g, "obj.need", 1);
 	for (s = 0; s < 2; s++) {
 		int init = pw_initial_sp(g, s);
 
