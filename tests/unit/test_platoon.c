@@ -1548,6 +1548,184 @@ t_reach_within(void **state)
 	assert_true(yes > 1000 && yes < checked / 2);
 }
 
+/* a and b are the same parsed orders, field by field: the side, the
+ * defence, and every item's fields with the entries its counts cover. */
+static void
+same_orders(const struct plt_orders *a, const struct plt_orders *b)
+{
+	int k, j, m;
+
+	assert_int_equal(a->side, b->side);
+	assert_int_equal(a->defend, b->defend);
+	assert_int_equal(a->n, b->n);
+	assert_true(a->cap >= a->n && b->cap >= b->n);
+	for (k = 0; k < a->n; k++) {
+		const struct plt_order_item *x = &a->o[k], *y = &b->o[k];
+
+		assert_int_equal(x->platoon, y->platoon);
+		assert_int_equal(x->line, y->line);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->mmm, y->mmm);
+		assert_int_equal(x->reform, y->reform);
+		assert_int_equal(x->removed, y->removed);
+		assert_int_equal(x->nmove, y->nmove);
+		assert_int_equal(x->nfire, y->nfire);
+		assert_int_equal(x->ncc, y->ncc);
+		for (j = 0; j < x->nmove; j++) {
+			assert_int_equal(x->move[j].squad, y->move[j].squad);
+			assert_int_equal(x->move[j].n, y->move[j].n);
+			for (m = 0; m < x->move[j].n; m++) {
+				assert_int_equal(x->move[j].h[m].q,
+				    y->move[j].h[m].q);
+				assert_int_equal(x->move[j].h[m].r,
+				    y->move[j].h[m].r);
+			}
+		}
+		for (j = 0; j < x->nfire; j++) {
+			assert_int_equal(x->fire[j].squad, y->fire[j].squad);
+			assert_int_equal(x->fire[j].hw, y->fire[j].hw);
+			assert_int_equal(x->fire[j].av, y->fire[j].av);
+			assert_int_equal(x->fire[j].n, y->fire[j].n);
+			assert_int_equal(x->fire[j].target, y->fire[j].target);
+		}
+		for (j = 0; j < x->ncc; j++) {
+			assert_int_equal(x->cc[j].squad, y->cc[j].squad);
+			assert_int_equal(x->cc[j].n, y->cc[j].n);
+			assert_int_equal(x->cc[j].target, y->cc[j].target);
+		}
+	}
+}
+
+/* The opponent's parsed orders (opponent_parsed, which simulate resolves)
+ * are what plt_parse makes of its order file, field by field, and its
+ * text is plt_opponent's: in every window (orders and reveal=each's
+ * reveals, resumed as the engine resumes them) of 240 games of each
+ * option set, both shipped scenarios; every seventh game named so that
+ * its header is not plain words (the hook parses the text then). */
+static void
+t_opponent_parsed(void **state)
+{
+	static const char *const opts[] = { "", "reveal=each",
+		"move-move-move,no-order-advance", "reveal=each,move-move-move",
+		"turns=12,reveal=list" };
+	static const char *const scen[] = { "outpost", "three-way" };
+	const struct ruleset *rs = ruleset_find("platoon");
+	int o, i, s, guard, windows = 0, reveals = 0, files = 0, items = 0;
+	int fires = 0, moves = 0, reforms = 0, assaults = 0;
+
+	(void)state;
+	assert_non_null(rs);
+	assert_true(rs->opponent_parsed == plt_opponent_parsed);
+	for (o = 0; o < (int)(sizeof opts / sizeof opts[0]); o++)
+		for (i = 0; i < 240; i++) {
+			struct hp_error err = { 0, "" };
+			struct window_spec w, next;
+			struct window_resume res;
+			char *prior[GAME_MAX_SIDES] = { 0 };
+			bool resuming = false, more;
+			struct game g;
+
+			game_init(&g);
+			g.rules = rs;
+			snprintf(g.name, sizeof g.name, i % 7 == 3 ? "op %d" :
+			    "op-%d", i);
+			strlcpy_(g.options, opts[o], sizeof g.options);
+			assert_int_equal(ruleset_setup(&g, scen[i % 2], NULL,
+			    NULL, NULL, &err), HP_OK);
+			for (guard = 0; guard < 400 && g.status !=
+			    GAME_FINISHED && rs->next_window(&g, &w); guard++) {
+				unsigned char key[DICE_KEYLEN];
+				char *raw[GAME_MAX_SIDES] = { 0 };
+				struct window_stop stop = { -1, 0 };
+				struct events ev;
+				struct dice d;
+
+				for (s = 0; s < g.nsides; s++) {
+					struct plt_orders *mine, *parsed = NULL;
+					struct sbuf b;
+					int k;
+
+					if (!(w.sides & (1u << s)))
+						continue;
+					sbuf_init(&b);
+					window_order_header(&g, &w, s, &b);
+					mine = rs->opponent_parsed(&g, &w, s, &b);
+					raw[s] = window_opponent_orders(&g, &w, s);
+					assert_string_equal(b.buf, raw[s]);
+					if (window_parse_stored(&g, &w, s, raw[s],
+					    (void **)&parsed, NULL, &err) != HP_OK)
+						fprintf(stderr, "%s\n%s\n", raw[s],
+						    err.msg);
+					assert_non_null(parsed);
+					assert_non_null(mine);
+					same_orders(mine, parsed);
+					for (k = 0; k < parsed->n; k++) {
+						items++;
+						fires += parsed->o[k].nfire;
+						moves += parsed->o[k].nmove;
+						reforms += parsed->o[k].reform >= 0;
+						assaults += parsed->o[k].kind ==
+						    PLT_O_ASSAULT;
+					}
+					rs->free_orders(mine);
+					rs->free_orders(parsed);
+					sbuf_free(&b);
+					files++;
+				}
+				memset(key, 0, sizeof key);
+				key[0] = (unsigned char)i;
+				key[1] = (unsigned char)(i >> 8);
+				key[2] = (unsigned char)guard;
+				key[3] = (unsigned char)o;
+				dice_init_stream(&d, key);
+				events_init(&ev);
+				ev.quiet = true;
+				assert_int_equal(window_resolve_resume(&g, &w,
+				    (const char *const *)raw, NULL, resuming ?
+				    &res : NULL, &stop, &d, &ev, &err), HP_OK);
+				if (w.kind == WINDOW_DECISION)
+					reveals++;
+				if (stop.step >= 0)
+					assert_int_equal(window_advance(&g, &stop,
+					    &next, &more, &err), HP_OK);
+				dice_free(&d);
+				events_free(&ev);
+				/* A stop: the reveal windows resume with the
+				 * files of the window that stopped first. */
+				if (stop.step >= 0) {
+					if (!resuming) {
+						res.w = w;
+						for (s = 0; s < GAME_MAX_SIDES;
+						    s++) {
+							prior[s] = raw[s];
+							raw[s] = NULL;
+							res.prior[s] = prior[s];
+						}
+					}
+					res.step = stop.step;
+					resuming = true;
+				} else if (resuming) {
+					resuming = false;
+					for (s = 0; s < GAME_MAX_SIDES; s++) {
+						free(prior[s]);
+						prior[s] = NULL;
+					}
+				}
+				for (s = 0; s < GAME_MAX_SIDES; s++)
+					free(raw[s]);
+				windows++;
+			}
+			for (s = 0; s < GAME_MAX_SIDES; s++)
+				free(prior[s]);
+			assert_int_equal(g.status, GAME_FINISHED);
+			game_free(&g);
+		}
+	/* Every kind of line was compared, many times. */
+	assert_true(windows > 3000 && reveals > 1000 && files > 6000);
+	assert_true(items > 10000 && fires > 1000 && moves > 1000 &&
+	    reforms > 50 && assaults > 50);
+}
+
 int
 main(void)
 {
@@ -1578,6 +1756,7 @@ main(void)
 		cmocka_unit_test(t_reveal_each),
 		cmocka_unit_test(t_reveal_each_defaults),
 		cmocka_unit_test(t_reach_within),
+		cmocka_unit_test(t_opponent_parsed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
