@@ -13,7 +13,15 @@
  * at once each); reach and contact are asked as yes or no
  * (plt_reach_within); and a plan is parsed back only when it is not sure
  * to pass (one_platoon's comment says when it is). The orders are the
- * same bytes as before, ties included. */
+ * same bytes as before, ties included.
+ *
+ * Parsed orders (issue 17, fourth round): plt_opponent_parsed, the
+ * ruleset's opponent_parsed, writes the same file and returns what
+ * plt_parse makes of it, so simulate does not parse it back (struct
+ * build: the item of each sure plan filled as its lines are written, the
+ * parse passes made of the others and of a reveal, with the file's line;
+ * the text parsed where neither is known). test_platoon's
+ * t_opponent_parsed compares the two in every window. */
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
