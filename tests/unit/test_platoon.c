@@ -1726,6 +1726,74 @@ t_opponent_parsed(void **state)
 	    reforms > 50 && assaults > 50);
 }
 
+/* simulate through platoon's opponent_parsed (the orders resolved as the
+ * opponent parsed them, window_resolve_parsed) plays the same games as
+ * parsing its order files back (the ruleset without the hook): the same
+ * totals, and each game the same final state; both modes of play. */
+static void
+t_parsed_path_same(void **state)
+{
+	static const unsigned char master[] = "test_platoon parsed";
+	static const char *const options[] = { NULL, "reveal=each" };
+	const struct ruleset *plt = ruleset_find("platoon");
+	struct ruleset plain;
+	struct sim_result a, b;
+	struct hp_error err = { 0, "" };
+	int k, i, u, oa, ob;
+
+	(void)state;
+	assert_non_null(plt);
+	assert_non_null(plt->opponent_parsed);
+	plain = *plt;
+	plain.opponent_parsed = NULL;
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(sim_run(plt, options[k], 200, master,
+		    sizeof master - 1, &a, &err), HP_OK);
+		assert_int_equal(sim_run(&plain, options[k], 200, master,
+		    sizeof master - 1, &b, &err), HP_OK);
+		assert_int_equal(a.games, b.games);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(a.outcome[i], b.outcome[i]);
+		assert_int_equal(a.windows, b.windows);
+		assert_int_equal(a.rolls, b.rolls);
+		assert_int_equal(a.orders, b.orders);
+		assert_int_equal(a.order_bytes, b.order_bytes);
+		for (i = 0; i < 40; i++) {
+			struct game ga, gb;
+			long wa = 0, ra = 0, wb = 0, rb = 0;
+
+			game_init(&ga);
+			game_init(&gb);
+			assert_int_equal(sim_game(plt, options[k], i, master,
+			    sizeof master - 1, &ga, &oa, &wa, &ra, &err), HP_OK);
+			assert_int_equal(sim_game(&plain, options[k], i, master,
+			    sizeof master - 1, &gb, &ob, &wb, &rb, &err), HP_OK);
+			assert_int_equal(oa, ob);
+			assert_int_equal(wa, wb);
+			assert_int_equal(ra, rb);
+			assert_string_equal(ga.result, gb.result);
+			assert_int_equal(ga.turn, gb.turn);
+			assert_int_equal(ga.nunits, gb.nunits);
+			for (u = 0; u < ga.nunits; u++) {
+				assert_true(hex_eq(ga.units[u].pos,
+				    gb.units[u].pos));
+				assert_int_equal(ga.units[u].strength,
+				    gb.units[u].strength);
+				assert_int_equal(ga.units[u].flags,
+				    gb.units[u].flags);
+			}
+			assert_int_equal(ga.nvars, gb.nvars);
+			for (u = 0; u < ga.nvars; u++) {
+				assert_string_equal(ga.vars[u].key,
+				    gb.vars[u].key);
+				assert_int_equal(ga.vars[u].val, gb.vars[u].val);
+			}
+			game_free(&ga);
+			game_free(&gb);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -1757,6 +1825,7 @@ main(void)
 		cmocka_unit_test(t_reveal_each_defaults),
 		cmocka_unit_test(t_reach_within),
 		cmocka_unit_test(t_opponent_parsed),
+		cmocka_unit_test(t_parsed_path_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
