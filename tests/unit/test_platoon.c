@@ -1596,12 +1596,172 @@ same_orders(const struct plt_orders *a, const struct plt_orders *b)
 	}
 }
 
+/* What t_opponent_parsed compared. */
+struct parsed_count {
+	int windows, reveals, files, items, fires, moves, reforms, assaults;
+	int big;    /* items of a platoon of more than 16 squads */
+};
+
+/* One game (scenario scen, or the text when scen is NULL; game i of
+ * option set o) played to its end by the opponent's text, every file of
+ * every window compared with the hook's parsed orders (t_opponent_parsed). */
+static void
+parsed_game(const char *scen, const char *text, const char *options, int i,
+    int o, struct parsed_count *n)
+{
+	const struct ruleset *rs = ruleset_find("platoon");
+	struct hp_error err = { 0, "" };
+	struct window_spec w, next;
+	struct window_resume res;
+	char *prior[GAME_MAX_SIDES] = { 0 };
+	bool resuming = false, more;
+	struct game g;
+	int s, guard;
+
+	game_init(&g);
+	g.rules = rs;
+	snprintf(g.name, sizeof g.name, i % 7 == 3 ? "op %d" : "op-%d", i);
+	strlcpy_(g.options, options, sizeof g.options);
+	assert_int_equal(ruleset_setup(&g, scen, text, NULL, NULL, &err),
+	    HP_OK);
+	for (guard = 0; guard < 400 && g.status != GAME_FINISHED &&
+	    rs->next_window(&g, &w); guard++) {
+		unsigned char key[DICE_KEYLEN];
+		char *raw[GAME_MAX_SIDES] = { 0 };
+		struct window_stop stop = { -1, 0 };
+		struct events ev;
+		struct dice d;
+
+		for (s = 0; s < g.nsides; s++) {
+			struct plt_orders *mine, *parsed = NULL;
+			struct sbuf b;
+			int k, j, m;
+
+			if (!(w.sides & (1u << s)))
+				continue;
+			sbuf_init(&b);
+			window_order_header(&g, &w, s, &b);
+			mine = rs->opponent_parsed(&g, &w, s, &b);
+			raw[s] = window_opponent_orders(&g, &w, s);
+			assert_string_equal(b.buf, raw[s]);
+			if (window_parse_stored(&g, &w, s, raw[s],
+			    (void **)&parsed, NULL, &err) != HP_OK)
+				fprintf(stderr, "%s\n%s\n", raw[s], err.msg);
+			assert_non_null(parsed);
+			assert_non_null(mine);
+			same_orders(mine, parsed);
+			for (k = 0; k < parsed->n; k++) {
+				n->items++;
+				n->fires += parsed->o[k].nfire;
+				n->moves += parsed->o[k].nmove;
+				n->reforms += parsed->o[k].reform >= 0;
+				n->assaults += parsed->o[k].kind ==
+				    PLT_O_ASSAULT;
+				for (j = m = 0; j < g.nunits; j++)
+					if (plt_alive(&g, j) && g.units[j].attached
+					    == parsed->o[k].platoon)
+						m++;
+				n->big += m > 16;
+			}
+			rs->free_orders(mine);
+			rs->free_orders(parsed);
+			sbuf_free(&b);
+			n->files++;
+		}
+		memset(key, 0, sizeof key);
+		key[0] = (unsigned char)i;
+		key[1] = (unsigned char)(i >> 8);
+		key[2] = (unsigned char)guard;
+		key[3] = (unsigned char)o;
+		dice_init_stream(&d, key);
+		events_init(&ev);
+		ev.quiet = true;
+		assert_int_equal(window_resolve_resume(&g, &w,
+		    (const char *const *)raw, NULL, resuming ? &res : NULL,
+		    &stop, &d, &ev, &err), HP_OK);
+		if (w.kind == WINDOW_DECISION)
+			n->reveals++;
+		if (stop.step >= 0)
+			assert_int_equal(window_advance(&g, &stop, &next, &more,
+			    &err), HP_OK);
+		dice_free(&d);
+		events_free(&ev);
+		/* A stop: the reveal windows resume with the files of the
+		 * window that stopped first. */
+		if (stop.step >= 0) {
+			if (!resuming) {
+				res.w = w;
+				for (s = 0; s < GAME_MAX_SIDES; s++) {
+					prior[s] = raw[s];
+					raw[s] = NULL;
+					res.prior[s] = prior[s];
+				}
+			}
+			res.step = stop.step;
+			resuming = true;
+		} else if (resuming) {
+			resuming = false;
+			for (s = 0; s < GAME_MAX_SIDES; s++) {
+				free(prior[s]);
+				prior[s] = NULL;
+			}
+		}
+		for (s = 0; s < GAME_MAX_SIDES; s++)
+			free(raw[s]);
+		n->windows++;
+	}
+	for (s = 0; s < GAME_MAX_SIDES; s++)
+		free(prior[s]);
+	assert_int_equal(g.status, GAME_FINISHED);
+	game_free(&g);
+}
+
+/* Two platoons of 17 squads each on the open board: the opponent asks the
+ * parser about their plans (not sure past 16 squads), and the hook takes
+ * that parse or, where the plan is refused, parses the file. */
+static const char big_board[] =
+    "ruleset: platoon\nname: big\nmap: 16 16\nlegend: . open\n"
+    "legend: w lightwoods\n"
+    "terrain: ................\nterrain: ......w.........\n"
+    "terrain: ................\nterrain: ................\n"
+    "terrain: .........w......\nterrain: ................\n"
+    "terrain: ................\nterrain: ................\n"
+    "terrain: ................\nterrain: ......w.........\n"
+    "terrain: ................\nterrain: ................\n"
+    "terrain: ................\nterrain: .........w......\n"
+    "terrain: ................\nterrain: ................\n"
+    "side: blue Blue\nside: red Red\n"
+    "option: home blue west\noption: home red east\n"
+    "unit: b platoon blue -\n"
+    "unit: b1 rifle blue B1 - - b\nunit: b2 rifle blue B2 - - b\n"
+    "unit: b3 rifle blue B3 - - b\nunit: b4 heavy blue B4 - - b\n"
+    "unit: b5 rifle blue B5 - - b\nunit: b6 rifle blue B6 - - b\n"
+    "unit: b7 rifle blue B7 - - b\nunit: b8 heavy blue B8 - - b\n"
+    "unit: b9 rifle blue B9 - - b\nunit: b10 rifle blue B10 - - b\n"
+    "unit: b11 rifle blue B11 - - b\nunit: b12 heavy blue B12 - - b\n"
+    "unit: b13 rifle blue B13 - - b\nunit: b14 rifle blue B14 - - b\n"
+    "unit: b15 rifle blue B15 - - b\nunit: b16 heavy blue B16 - - b\n"
+    "unit: b17 rifle blue C8 - - b\n"
+    "unit: bx platoon blue -\nunit: bx1 rifle blue A8 - - bx\n"
+    "unit: r platoon red -\n"
+    "unit: r1 rifle red O1 - - r\nunit: r2 rifle red O2 - - r\n"
+    "unit: r3 rifle red O3 - - r\nunit: r4 heavy red O4 - - r\n"
+    "unit: r5 rifle red O5 - - r\nunit: r6 rifle red O6 - - r\n"
+    "unit: r7 rifle red O7 - - r\nunit: r8 heavy red O8 - - r\n"
+    "unit: r9 rifle red O9 - - r\nunit: r10 rifle red O10 - - r\n"
+    "unit: r11 rifle red O11 - - r\nunit: r12 heavy red O12 - - r\n"
+    "unit: r13 rifle red O13 - - r\nunit: r14 rifle red O14 - - r\n"
+    "unit: r15 rifle red O15 - - r\nunit: r16 heavy red O16 - - r\n"
+    "unit: r17 rifle red N8 - - r\n"
+    "unit: rx platoon red -\nunit: rx1 rifle red P8 - - rx\n";
+
 /* The opponent's parsed orders (opponent_parsed, which simulate resolves)
  * are what plt_parse makes of its order file, field by field, and its
  * text is plt_opponent's: in every window (orders and reveal=each's
  * reveals, resumed as the engine resumes them) of 240 games of each
- * option set, both shipped scenarios; every seventh game named so that
- * its header is not plain words (the hook parses the text then). */
+ * option set, both shipped scenarios, and 40 games of big_board each;
+ * every seventh game named so that its header is not plain words (the
+ * hook parses the text then). */
 static void
 t_opponent_parsed(void **state)
 {
@@ -1609,121 +1769,23 @@ t_opponent_parsed(void **state)
 		"move-move-move,no-order-advance", "reveal=each,move-move-move",
 		"turns=12,reveal=list" };
 	static const char *const scen[] = { "outpost", "three-way" };
-	const struct ruleset *rs = ruleset_find("platoon");
-	int o, i, s, guard, windows = 0, reveals = 0, files = 0, items = 0;
-	int fires = 0, moves = 0, reforms = 0, assaults = 0;
+	struct parsed_count n;
+	int o, i;
 
 	(void)state;
-	assert_non_null(rs);
-	assert_true(rs->opponent_parsed == plt_opponent_parsed);
-	for (o = 0; o < (int)(sizeof opts / sizeof opts[0]); o++)
-		for (i = 0; i < 240; i++) {
-			struct hp_error err = { 0, "" };
-			struct window_spec w, next;
-			struct window_resume res;
-			char *prior[GAME_MAX_SIDES] = { 0 };
-			bool resuming = false, more;
-			struct game g;
-
-			game_init(&g);
-			g.rules = rs;
-			snprintf(g.name, sizeof g.name, i % 7 == 3 ? "op %d" :
-			    "op-%d", i);
-			strlcpy_(g.options, opts[o], sizeof g.options);
-			assert_int_equal(ruleset_setup(&g, scen[i % 2], NULL,
-			    NULL, NULL, &err), HP_OK);
-			for (guard = 0; guard < 400 && g.status !=
-			    GAME_FINISHED && rs->next_window(&g, &w); guard++) {
-				unsigned char key[DICE_KEYLEN];
-				char *raw[GAME_MAX_SIDES] = { 0 };
-				struct window_stop stop = { -1, 0 };
-				struct events ev;
-				struct dice d;
-
-				for (s = 0; s < g.nsides; s++) {
-					struct plt_orders *mine, *parsed = NULL;
-					struct sbuf b;
-					int k;
-
-					if (!(w.sides & (1u << s)))
-						continue;
-					sbuf_init(&b);
-					window_order_header(&g, &w, s, &b);
-					mine = rs->opponent_parsed(&g, &w, s, &b);
-					raw[s] = window_opponent_orders(&g, &w, s);
-					assert_string_equal(b.buf, raw[s]);
-					if (window_parse_stored(&g, &w, s, raw[s],
-					    (void **)&parsed, NULL, &err) != HP_OK)
-						fprintf(stderr, "%s\n%s\n", raw[s],
-						    err.msg);
-					assert_non_null(parsed);
-					assert_non_null(mine);
-					same_orders(mine, parsed);
-					for (k = 0; k < parsed->n; k++) {
-						items++;
-						fires += parsed->o[k].nfire;
-						moves += parsed->o[k].nmove;
-						reforms += parsed->o[k].reform >= 0;
-						assaults += parsed->o[k].kind ==
-						    PLT_O_ASSAULT;
-					}
-					rs->free_orders(mine);
-					rs->free_orders(parsed);
-					sbuf_free(&b);
-					files++;
-				}
-				memset(key, 0, sizeof key);
-				key[0] = (unsigned char)i;
-				key[1] = (unsigned char)(i >> 8);
-				key[2] = (unsigned char)guard;
-				key[3] = (unsigned char)o;
-				dice_init_stream(&d, key);
-				events_init(&ev);
-				ev.quiet = true;
-				assert_int_equal(window_resolve_resume(&g, &w,
-				    (const char *const *)raw, NULL, resuming ?
-				    &res : NULL, &stop, &d, &ev, &err), HP_OK);
-				if (w.kind == WINDOW_DECISION)
-					reveals++;
-				if (stop.step >= 0)
-					assert_int_equal(window_advance(&g, &stop,
-					    &next, &more, &err), HP_OK);
-				dice_free(&d);
-				events_free(&ev);
-				/* A stop: the reveal windows resume with the
-				 * files of the window that stopped first. */
-				if (stop.step >= 0) {
-					if (!resuming) {
-						res.w = w;
-						for (s = 0; s < GAME_MAX_SIDES;
-						    s++) {
-							prior[s] = raw[s];
-							raw[s] = NULL;
-							res.prior[s] = prior[s];
-						}
-					}
-					res.step = stop.step;
-					resuming = true;
-				} else if (resuming) {
-					resuming = false;
-					for (s = 0; s < GAME_MAX_SIDES; s++) {
-						free(prior[s]);
-						prior[s] = NULL;
-					}
-				}
-				for (s = 0; s < GAME_MAX_SIDES; s++)
-					free(raw[s]);
-				windows++;
-			}
-			for (s = 0; s < GAME_MAX_SIDES; s++)
-				free(prior[s]);
-			assert_int_equal(g.status, GAME_FINISHED);
-			game_free(&g);
-		}
+	memset(&n, 0, sizeof n);
+	assert_true(ruleset_find("platoon")->opponent_parsed ==
+	    plt_opponent_parsed);
+	for (o = 0; o < (int)(sizeof opts / sizeof opts[0]); o++) {
+		for (i = 0; i < 240; i++)
+			parsed_game(scen[i % 2], NULL, opts[o], i, o, &n);
+		for (i = 0; i < 40; i++)
+			parsed_game(NULL, big_board, opts[o], i, o, &n);
+	}
 	/* Every kind of line was compared, many times. */
-	assert_true(windows > 3000 && reveals > 1000 && files > 6000);
-	assert_true(items > 10000 && fires > 1000 && moves > 1000 &&
-	    reforms > 50 && assaults > 50);
+	assert_true(n.windows > 3000 && n.reveals > 1000 && n.files > 6000);
+	assert_true(n.items > 10000 && n.fires > 1000 && n.moves > 1000 &&
+	    n.reforms > 50 && n.assaults > 50 && n.big > 100);
 }
 
 /* simulate through platoon's opponent_parsed (the orders resolved as the
