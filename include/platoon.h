@@ -319,4 +319,12 @@ bool plt_reach_within(const struct game *, int side, const struct hex *src,
     int nsrc, bool contact, const int *goal, int ngoal, int bound,
     int without, const struct hex *centre);
 
+/* --- the opponent's parsed orders (plt_ai.c, appended) ---------------------- */
+
+/* The ruleset's opponent_parsed (ruleset.h): plt_opponent's lines
+ * appended to b, and what plt_parse makes of the whole file (caller frees
+ * with plt_free_orders). */
+void *plt_opponent_parsed(const struct game *, const struct window_spec *,
+    int side, struct sbuf *);
+
 #endif

@@ -1548,6 +1548,314 @@ t_reach_within(void **state)
 	assert_true(yes > 1000 && yes < checked / 2);
 }
 
+/* a and b are the same parsed orders, field by field: the side, the
+ * defence, and every item's fields with the entries its counts cover. */
+static void
+same_orders(const struct plt_orders *a, const struct plt_orders *b)
+{
+	int k, j, m;
+
+	assert_int_equal(a->side, b->side);
+	assert_int_equal(a->defend, b->defend);
+	assert_int_equal(a->n, b->n);
+	assert_true(a->cap >= a->n && b->cap >= b->n);
+	for (k = 0; k < a->n; k++) {
+		const struct plt_order_item *x = &a->o[k], *y = &b->o[k];
+
+		assert_int_equal(x->platoon, y->platoon);
+		assert_int_equal(x->line, y->line);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->mmm, y->mmm);
+		assert_int_equal(x->reform, y->reform);
+		assert_int_equal(x->removed, y->removed);
+		assert_int_equal(x->nmove, y->nmove);
+		assert_int_equal(x->nfire, y->nfire);
+		assert_int_equal(x->ncc, y->ncc);
+		for (j = 0; j < x->nmove; j++) {
+			assert_int_equal(x->move[j].squad, y->move[j].squad);
+			assert_int_equal(x->move[j].n, y->move[j].n);
+			for (m = 0; m < x->move[j].n; m++) {
+				assert_int_equal(x->move[j].h[m].q,
+				    y->move[j].h[m].q);
+				assert_int_equal(x->move[j].h[m].r,
+				    y->move[j].h[m].r);
+			}
+		}
+		for (j = 0; j < x->nfire; j++) {
+			assert_int_equal(x->fire[j].squad, y->fire[j].squad);
+			assert_int_equal(x->fire[j].hw, y->fire[j].hw);
+			assert_int_equal(x->fire[j].av, y->fire[j].av);
+			assert_int_equal(x->fire[j].n, y->fire[j].n);
+			assert_int_equal(x->fire[j].target, y->fire[j].target);
+		}
+		for (j = 0; j < x->ncc; j++) {
+			assert_int_equal(x->cc[j].squad, y->cc[j].squad);
+			assert_int_equal(x->cc[j].n, y->cc[j].n);
+			assert_int_equal(x->cc[j].target, y->cc[j].target);
+		}
+	}
+}
+
+/* What t_opponent_parsed compared. */
+struct parsed_count {
+	int windows, reveals, files, items, fires, moves, reforms, assaults;
+	int big;    /* items of a platoon of more than 16 squads */
+};
+
+/* One game (scenario scen, or the text when scen is NULL; game i of
+ * option set o) played to its end by the opponent's text, every file of
+ * every window compared with the hook's parsed orders (t_opponent_parsed). */
+static void
+parsed_game(const char *scen, const char *text, const char *options, int i,
+    int o, struct parsed_count *n)
+{
+	const struct ruleset *rs = ruleset_find("platoon");
+	struct hp_error err = { 0, "" };
+	struct window_spec w, next;
+	struct window_resume res;
+	char *prior[GAME_MAX_SIDES] = { 0 };
+	bool resuming = false, more;
+	struct game g;
+	int s, guard;
+
+	game_init(&g);
+	g.rules = rs;
+	snprintf(g.name, sizeof g.name, i % 7 == 3 ? "op %d" : "op-%d", i);
+	strlcpy_(g.options, options, sizeof g.options);
+	assert_int_equal(ruleset_setup(&g, scen, text, NULL, NULL, &err),
+	    HP_OK);
+	for (guard = 0; guard < 400 && g.status != GAME_FINISHED &&
+	    rs->next_window(&g, &w); guard++) {
+		unsigned char key[DICE_KEYLEN];
+		char *raw[GAME_MAX_SIDES] = { 0 };
+		struct window_stop stop = { -1, 0 };
+		struct events ev;
+		struct dice d;
+
+		for (s = 0; s < g.nsides; s++) {
+			struct plt_orders *mine, *parsed = NULL;
+			struct sbuf b;
+			int k, j, m;
+
+			if (!(w.sides & (1u << s)))
+				continue;
+			sbuf_init(&b);
+			window_order_header(&g, &w, s, &b);
+			mine = rs->opponent_parsed(&g, &w, s, &b);
+			raw[s] = window_opponent_orders(&g, &w, s);
+			assert_string_equal(b.buf, raw[s]);
+			if (window_parse_stored(&g, &w, s, raw[s],
+			    (void **)&parsed, NULL, &err) != HP_OK)
+				fprintf(stderr, "%s\n%s\n", raw[s], err.msg);
+			assert_non_null(parsed);
+			assert_non_null(mine);
+			same_orders(mine, parsed);
+			for (k = 0; k < parsed->n; k++) {
+				n->items++;
+				n->fires += parsed->o[k].nfire;
+				n->moves += parsed->o[k].nmove;
+				n->reforms += parsed->o[k].reform >= 0;
+				n->assaults += parsed->o[k].kind ==
+				    PLT_O_ASSAULT;
+				for (j = m = 0; j < g.nunits; j++)
+					if (plt_alive(&g, j) && g.units[j].attached
+					    == parsed->o[k].platoon)
+						m++;
+				n->big += m > 16;
+			}
+			rs->free_orders(mine);
+			rs->free_orders(parsed);
+			sbuf_free(&b);
+			n->files++;
+		}
+		memset(key, 0, sizeof key);
+		key[0] = (unsigned char)i;
+		key[1] = (unsigned char)(i >> 8);
+		key[2] = (unsigned char)guard;
+		key[3] = (unsigned char)o;
+		dice_init_stream(&d, key);
+		events_init(&ev);
+		ev.quiet = true;
+		assert_int_equal(window_resolve_resume(&g, &w,
+		    (const char *const *)raw, NULL, resuming ? &res : NULL,
+		    &stop, &d, &ev, &err), HP_OK);
+		if (w.kind == WINDOW_DECISION)
+			n->reveals++;
+		if (stop.step >= 0)
+			assert_int_equal(window_advance(&g, &stop, &next, &more,
+			    &err), HP_OK);
+		dice_free(&d);
+		events_free(&ev);
+		/* A stop: the reveal windows resume with the files of the
+		 * window that stopped first. */
+		if (stop.step >= 0) {
+			if (!resuming) {
+				res.w = w;
+				for (s = 0; s < GAME_MAX_SIDES; s++) {
+					prior[s] = raw[s];
+					raw[s] = NULL;
+					res.prior[s] = prior[s];
+				}
+			}
+			res.step = stop.step;
+			resuming = true;
+		} else if (resuming) {
+			resuming = false;
+			for (s = 0; s < GAME_MAX_SIDES; s++) {
+				free(prior[s]);
+				prior[s] = NULL;
+			}
+		}
+		for (s = 0; s < GAME_MAX_SIDES; s++)
+			free(raw[s]);
+		n->windows++;
+	}
+	for (s = 0; s < GAME_MAX_SIDES; s++)
+		free(prior[s]);
+	assert_int_equal(g.status, GAME_FINISHED);
+	game_free(&g);
+}
+
+/* Two platoons of 17 squads each on the open board: the opponent asks the
+ * parser about their plans (not sure past 16 squads), and the hook takes
+ * that parse or, where the plan is refused, parses the file. */
+static const char big_board[] =
+    "ruleset: platoon\nname: big\nmap: 16 16\nlegend: . open\n"
+    "legend: w lightwoods\n"
+    "terrain: ................\nterrain: ......w.........\n"
+    "terrain: ................\nterrain: ................\n"
+    "terrain: .........w......\nterrain: ................\n"
+    "terrain: ................\nterrain: ................\n"
+    "terrain: ................\nterrain: ......w.........\n"
+    "terrain: ................\nterrain: ................\n"
+    "terrain: ................\nterrain: .........w......\n"
+    "terrain: ................\nterrain: ................\n"
+    "side: blue Blue\nside: red Red\n"
+    "option: home blue west\noption: home red east\n"
+    "unit: b platoon blue -\n"
+    "unit: b1 rifle blue B1 - - b\nunit: b2 rifle blue B2 - - b\n"
+    "unit: b3 rifle blue B3 - - b\nunit: b4 heavy blue B4 - - b\n"
+    "unit: b5 rifle blue B5 - - b\nunit: b6 rifle blue B6 - - b\n"
+    "unit: b7 rifle blue B7 - - b\nunit: b8 heavy blue B8 - - b\n"
+    "unit: b9 rifle blue B9 - - b\nunit: b10 rifle blue B10 - - b\n"
+    "unit: b11 rifle blue B11 - - b\nunit: b12 heavy blue B12 - - b\n"
+    "unit: b13 rifle blue B13 - - b\nunit: b14 rifle blue B14 - - b\n"
+    "unit: b15 rifle blue B15 - - b\nunit: b16 heavy blue B16 - - b\n"
+    "unit: b17 rifle blue C8 - - b\n"
+    "unit: bx platoon blue -\nunit: bx1 rifle blue A8 - - bx\n"
+    "unit: r platoon red -\n"
+    "unit: r1 rifle red O1 - - r\nunit: r2 rifle red O2 - - r\n"
+    "unit: r3 rifle red O3 - - r\nunit: r4 heavy red O4 - - r\n"
+    "unit: r5 rifle red O5 - - r\nunit: r6 rifle red O6 - - r\n"
+    "unit: r7 rifle red O7 - - r\nunit: r8 heavy red O8 - - r\n"
+    "unit: r9 rifle red O9 - - r\nunit: r10 rifle red O10 - - r\n"
+    "unit: r11 rifle red O11 - - r\nunit: r12 heavy red O12 - - r\n"
+    "unit: r13 rifle red O13 - - r\nunit: r14 rifle red O14 - - r\n"
+    "unit: r15 rifle red O15 - - r\nunit: r16 heavy red O16 - - r\n"
+    "unit: r17 rifle red N8 - - r\n"
+    "unit: rx platoon red -\nunit: rx1 rifle red P8 - - rx\n";
+
+/* The opponent's parsed orders (opponent_parsed, which simulate resolves)
+ * are what plt_parse makes of its order file, field by field, and its
+ * text is plt_opponent's: in every window (orders and reveal=each's
+ * reveals, resumed as the engine resumes them) of 240 games of each
+ * option set, both shipped scenarios, and 40 games of big_board each;
+ * every seventh game named so that its header is not plain words (the
+ * hook parses the text then). */
+static void
+t_opponent_parsed(void **state)
+{
+	static const char *const opts[] = { "", "reveal=each",
+		"move-move-move,no-order-advance", "reveal=each,move-move-move",
+		"turns=12,reveal=list" };
+	static const char *const scen[] = { "outpost", "three-way" };
+	struct parsed_count n;
+	int o, i;
+
+	(void)state;
+	memset(&n, 0, sizeof n);
+	assert_true(ruleset_find("platoon")->opponent_parsed ==
+	    plt_opponent_parsed);
+	for (o = 0; o < (int)(sizeof opts / sizeof opts[0]); o++) {
+		for (i = 0; i < 240; i++)
+			parsed_game(scen[i % 2], NULL, opts[o], i, o, &n);
+		for (i = 0; i < 40; i++)
+			parsed_game(NULL, big_board, opts[o], i, o, &n);
+	}
+	/* Every kind of line was compared, many times. */
+	assert_true(n.windows > 3000 && n.reveals > 1000 && n.files > 6000);
+	assert_true(n.items > 10000 && n.fires > 1000 && n.moves > 1000 &&
+	    n.reforms > 50 && n.assaults > 50 && n.big > 100);
+}
+
+/* simulate through platoon's opponent_parsed (the orders resolved as the
+ * opponent parsed them, window_resolve_parsed) plays the same games as
+ * parsing its order files back (the ruleset without the hook): the same
+ * totals, and each game the same final state; both modes of play. */
+static void
+t_parsed_path_same(void **state)
+{
+	static const unsigned char master[] = "test_platoon parsed";
+	static const char *const options[] = { NULL, "reveal=each" };
+	const struct ruleset *plt = ruleset_find("platoon");
+	struct ruleset plain;
+	struct sim_result a, b;
+	struct hp_error err = { 0, "" };
+	int k, i, u, oa, ob;
+
+	(void)state;
+	assert_non_null(plt);
+	assert_non_null(plt->opponent_parsed);
+	plain = *plt;
+	plain.opponent_parsed = NULL;
+	for (k = 0; k < 2; k++) {
+		assert_int_equal(sim_run(plt, options[k], 200, master,
+		    sizeof master - 1, &a, &err), HP_OK);
+		assert_int_equal(sim_run(&plain, options[k], 200, master,
+		    sizeof master - 1, &b, &err), HP_OK);
+		assert_int_equal(a.games, b.games);
+		for (i = 0; i < 3; i++)
+			assert_int_equal(a.outcome[i], b.outcome[i]);
+		assert_int_equal(a.windows, b.windows);
+		assert_int_equal(a.rolls, b.rolls);
+		assert_int_equal(a.orders, b.orders);
+		assert_int_equal(a.order_bytes, b.order_bytes);
+		for (i = 0; i < 40; i++) {
+			struct game ga, gb;
+			long wa = 0, ra = 0, wb = 0, rb = 0;
+
+			game_init(&ga);
+			game_init(&gb);
+			assert_int_equal(sim_game(plt, options[k], i, master,
+			    sizeof master - 1, &ga, &oa, &wa, &ra, &err), HP_OK);
+			assert_int_equal(sim_game(&plain, options[k], i, master,
+			    sizeof master - 1, &gb, &ob, &wb, &rb, &err), HP_OK);
+			assert_int_equal(oa, ob);
+			assert_int_equal(wa, wb);
+			assert_int_equal(ra, rb);
+			assert_string_equal(ga.result, gb.result);
+			assert_int_equal(ga.turn, gb.turn);
+			assert_int_equal(ga.nunits, gb.nunits);
+			for (u = 0; u < ga.nunits; u++) {
+				assert_true(hex_eq(ga.units[u].pos,
+				    gb.units[u].pos));
+				assert_int_equal(ga.units[u].strength,
+				    gb.units[u].strength);
+				assert_int_equal(ga.units[u].flags,
+				    gb.units[u].flags);
+			}
+			assert_int_equal(ga.nvars, gb.nvars);
+			for (u = 0; u < ga.nvars; u++) {
+				assert_string_equal(ga.vars[u].key,
+				    gb.vars[u].key);
+				assert_int_equal(ga.vars[u].val, gb.vars[u].val);
+			}
+			game_free(&ga);
+			game_free(&gb);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -1578,6 +1886,8 @@ main(void)
 		cmocka_unit_test(t_reveal_each),
 		cmocka_unit_test(t_reveal_each_defaults),
 		cmocka_unit_test(t_reach_within),
+		cmocka_unit_test(t_opponent_parsed),
+		cmocka_unit_test(t_parsed_path_same),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,7 +13,15 @@
  * at once each); reach and contact are asked as yes or no
  * (plt_reach_within); and a plan is parsed back only when it is not sure
  * to pass (one_platoon's comment says when it is). The orders are the
- * same bytes as before, ties included. */
+ * same bytes as before, ties included.
+ *
+ * Parsed orders (issue 17, fourth round): plt_opponent_parsed, the
+ * ruleset's opponent_parsed, writes the same file and returns what
+ * plt_parse makes of it, so simulate does not parse it back (struct
+ * build: the item of each sure plan filled as its lines are written, the
+ * parse passes made of the others and of a reveal, with the file's line;
+ * the text parsed where neither is known). test_platoon's
+ * t_opponent_parsed compares the two in every window. */
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,6 +32,14 @@
 
 #include "orders.h"
 #include "platoon.h"
+
+/* What plt_opponent_parsed builds while the opponent writes its file:
+ * the orders plt_parse makes of the file so far. */
+struct build {
+	struct plt_orders *o;  /* the items so far (owned) */
+	int lines;             /* newlines in the file so far */
+	bool exact;            /* o is that parse; false: parse the text */
+};
 
 /* One call of the opponent (plt_opponent): what every platoon's plan
  * reads of the game, found once for all of them. The game does not change
@@ -39,6 +55,7 @@ struct ctx {
 	                  * as plt_squad_at does */
 	bool distinct;   /* and no two share a hex */
 	bool sure;       /* see plan_sure */
+	struct build *bd; /* plt_opponent_parsed's, else NULL */
 };
 
 /* An order line being written: words joined by a space, then one append
@@ -131,10 +148,11 @@ itoa_(int v, char *buf)
 }
 
 /* Does text (one platoon's lines) pass the parser for side: the list
- * parser, or with w the parser of window w (a reveal)? */
+ * parser, or with w the parser of window w (a reveal)? keep (may be NULL)
+ * gets the parse when it does (caller frees with plt_free_orders). */
 static bool
 passes(const struct game *g, const struct window_spec *w, int side,
-    const char *text)
+    const char *text, struct plt_orders **keep)
 {
 	struct sbuf f, canon;
 	struct order_header hd;
@@ -162,6 +180,10 @@ passes(const struct game *g, const struct window_spec *w, int side,
 	    (w != NULL ? plt_parse(g, w, side, &body, &out, &canon, &errs) :
 	    plt_parse_list(g, side, &body, &out, &canon, &errs)) == HP_OK)
 		ok = true;
+	if (ok && keep != NULL) {
+		*keep = out;
+		out = NULL;
+	}
 	plt_free_orders(out);
 	orders_body_free(&body);
 	orders_errors_free(&errs);
@@ -258,6 +280,7 @@ ctx_init(struct ctx *c, const struct game *g, int side)
 
 	c->g = g;
 	c->side = side;
+	c->bd = NULL;
 	/* plt_occupancy: the lowest-index squad of each hex. */
 	c->nhex = g->layout.cols * g->layout.rows;
 	c->occ = xmalloc(sizeof(int) * (size_t)(c->nhex > 0 ? c->nhex : 1));
@@ -397,10 +420,12 @@ nearest_enemy_to(const struct ctx *c, struct sight *s, int cm)
 
 /* Fire lines for every point of the platoon's squads (sq, what each sees
  * from where it fires in s) at the nearest enemy to each; *sure false if
- * a line might not parse. */
+ * a line might not parse. it (may be NULL): the lines as parse_fire reads
+ * them, added to its fire (as far as it has room). */
 static void
 fire_all(const struct ctx *c, const int *sq, struct sight *s, int n,
-    enum plt_order o, bool mmm, struct sbuf *b, bool *sure)
+    enum plt_order o, bool mmm, struct sbuf *b, bool *sure,
+    struct plt_order_item *it)
 {
 	const struct game *g = c->g;
 	int k, kind, pts, t;
@@ -427,7 +452,31 @@ fire_all(const struct ctx *c, const int *sq, struct sight *s, int n,
 			if (kind)
 				line_word(&l, "ap");
 			line_end(&l);
+			if (it != NULL && it->nfire < (int)(sizeof it->fire /
+			    sizeof it->fire[0])) {
+				struct plt_fire *f = &it->fire[it->nfire++];
+
+				f->squad = sq[k];
+				f->hw = kind != 0;
+				f->av = false;
+				f->n = pts;
+				f->target = t;
+			}
 		}
+}
+
+/* it as parse_order leaves an "order" line for platoon p of kind k
+ * naming reduced squad reform (-1: none), nothing after it yet (it may be
+ * NULL: nothing). */
+static void
+item_order(struct plt_order_item *it, int p, enum plt_order k, int reform)
+{
+	if (it == NULL)
+		return;
+	memset(it, 0, sizeof *it);
+	it->platoon = p;
+	it->kind = k;
+	it->reform = reform;
 }
 
 /* plt_occupancy_without(g, p) (caller frees): when every squad has a
@@ -547,9 +596,12 @@ nearest_seen(const struct ctx *c, struct sight *s, const struct hex *pos,
 
 /* The orders of platoon p as the opponent would give them, appended to b
  * (its paths measured as if p's squads were not on the map). True when
- * the parser surely takes them (plan_sure): then nobody asks it. */
+ * the parser surely takes them (plan_sure): then nobody asks it, and it
+ * (may be NULL) holds the item the list parser makes of them (its line
+ * aside: the caller's). */
 static bool
-plan_with(const struct ctx *c, int p, struct sbuf *b)
+plan_with(const struct ctx *c, int p, struct sbuf *b,
+    struct plt_order_item *it)
 {
 	const struct game *g = c->g;
 	const int *occ = c->occ;
@@ -589,17 +641,23 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 	if (pu->flags & PLT_F_SUPP) {
 		if (near > 0 && plt_coherent(g, p)) {
 			wline(b, "order", pu->id, "engage", NULL);
-			fire_all(c, sq, s, n, PLT_O_ENGAGE, false, b, &sure);
-		} else if (reduced >= 0)
+			item_order(it, p, PLT_O_ENGAGE, -1);
+			fire_all(c, sq, s, n, PLT_O_ENGAGE, false, b, &sure,
+			    it);
+		} else if (reduced >= 0) {
 			wline(b, "order", pu->id, "reform",
 			    g->units[reduced].id, NULL);
-		else
+			item_order(it, p, PLT_O_REFORM, reduced);
+		} else {
 			wline(b, "order", pu->id, "reform", NULL);
+			item_order(it, p, PLT_O_REFORM, -1);
+		}
 		goto out;
 	}
 	if (reduced >= 0 && near == 0) {
 		wline(b, "order", pu->id, "reform", g->units[reduced].id,
 		    NULL);
+		item_order(it, p, PLT_O_REFORM, reduced);
 		goto out;
 	}
 	if (n < 64) {
@@ -622,11 +680,13 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 		e = plt_nearest_enemy_within(g, p, low + 3, &cost);
 	if (e >= 0 && cost >= 0 && cost <= low + 3) {
 		wline(b, "order", pu->id, "assault", NULL);
+		item_order(it, p, PLT_O_ASSAULT, -1);
 		goto out;
 	}
 	if (near * 2 >= n && plt_coherent(g, p)) {
 		wline(b, "order", pu->id, "engage", NULL);
-		fire_all(c, sq, s, n, PLT_O_ENGAGE, false, b, &sure);
+		item_order(it, p, PLT_O_ENGAGE, -1);
+		fire_all(c, sq, s, n, PLT_O_ENGAGE, false, b, &sure, it);
 		goto out;
 	}
 	/* Advance as a block: the longest shift (up to 5 hexes) that every
@@ -634,6 +694,7 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 	e = nearest_enemy_to(c, &s[0], -1);
 	if (e < 0) {
 		wline(b, "order", pu->id, "none", NULL);
+		item_order(it, p, PLT_O_NONE, -1);
 		goto out;
 	}
 	dir = dir_towards(pos[0], g->units[e].pos);
@@ -690,6 +751,7 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 	}
 	free(wo);
 	wline(b, "order", pu->id, "advance", NULL);
+	item_order(it, p, PLT_O_ADVANCE, -1);
 	if (steps > 0)
 		for (k = 0; k < n; k++) {
 			struct hex back;
@@ -697,6 +759,16 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 
 			hex_label(&g->layout, dest[k], a, sizeof a);
 			wline(b, "move", g->units[sq[k]].id, a, NULL);
+			/* parse_move's: one waypoint, the label's hex (which
+			 * is dest[k] when the plan is sure). */
+			if (it != NULL && it->nmove < (int)(sizeof it->move /
+			    sizeof it->move[0])) {
+				struct plt_move *mv = &it->move[it->nmove++];
+
+				mv->squad = sq[k];
+				mv->n = 1;
+				mv->h[0] = dest[k];
+			}
 			/* The end hexes are the squads' (distinct: each the
 			 * one occ finds in its hex) shifted alike, so as
 			 * coherent as they; each label must read back. */
@@ -711,7 +783,7 @@ plan_with(const struct ctx *c, int p, struct sbuf *b)
 			sight_fill(c, &ds[k], dest[k]);
 	}
 	fire_all(c, sq, steps > 0 ? ds : s, n, PLT_O_ADVANCE, false, b,
-	    &sure);
+	    &sure, it);
 out:
 	free(s);
 	free(ds);
@@ -737,39 +809,62 @@ out:
  * unit, at most 16 squads (16 move lines, 32 fire lines), dice from 1 to
  * 99 and hex labels that read back. When any of these is not known, the
  * parser is asked, as before. (A build with PLT_AI_CHECK asks it always
- * and aborts where the two differ.) */
-static void
-one_platoon(const struct ctx *c, int p, struct sbuf *b)
+ * and aborts where the two differ.)
+ *
+ * it (may be NULL) gets the item the list parser makes of the lines
+ * appended, but for its line (the caller's: the line of the first one);
+ * 1 when it holds it, 0 when nothing was appended, -1 when it is not
+ * known (the stay-put orders: the caller parses the text). */
+static int
+one_platoon(const struct ctx *c, int p, struct sbuf *b,
+    struct plt_order_item *it)
 {
 	const struct game *g = c->g;
+	struct plt_orders *kept = NULL;
 	struct sbuf t;
 	bool sure;
+	int rc = -1;
 
 	sbuf_init(&t);
-	sure = plan_with(c, p, &t);
+	sure = plan_with(c, p, &t, it);
 #ifdef PLT_AI_CHECK
-	if (sure && t.buf != NULL && !passes(g, NULL, c->side, t.buf)) {
+	if (sure && t.buf != NULL && !passes(g, NULL, c->side, t.buf, NULL)) {
 		fprintf(stderr, "plt_ai: a plan thought sure fails:\n%s",
 		    t.buf);
 		abort();
 	}
 #endif
-	if (t.buf != NULL && (sure || passes(g, NULL, c->side, t.buf)))
+	if (t.buf == NULL)
+		rc = 0;
+	else if (sure) {
 		sbuf_puts(b, t.buf);
-	else if (t.buf != NULL)
+		rc = 1;
+	} else if (passes(g, NULL, c->side, t.buf, it != NULL ? &kept :
+	    NULL)) {
+		sbuf_puts(b, t.buf);
+		/* The parser's own item (one "order" line: one item). */
+		if (it != NULL && kept != NULL && kept->n == 1) {
+			memcpy(it, &kept->o[0], sizeof *it);
+			rc = 1;
+		}
+	} else
 		sbuf_printf(b, "order %s %s\n", g->units[p].id,
 		    (g->units[p].flags & PLT_F_SUPP) || !plt_coherent(g, p) ?
 		    "reform" : "none");
+	plt_free_orders(kept);
 	sbuf_free(&t);
+	return rc;
 }
 
 /* reveal=each: side's answer in the reveal window w: its first platoon
  * with a marker left, with the lines of the plan for it when the plan
  * gives the marker's order, else bare, else (a Move, Move, Move marker
- * cannot reveal bare) removed. */
+ * cannot reveal bare) removed. out (may be NULL) gets what the parser
+ * made of the answer it checked (caller frees), NULL when none (a removed
+ * marker, or none left). */
 static void
 reveal_answer(const struct ctx *c, const struct window_spec *w,
-    struct sbuf *b)
+    struct sbuf *b, struct plt_orders **out)
 {
 	const struct game *g = c->g;
 	int side = c->side;
@@ -779,6 +874,8 @@ reveal_answer(const struct ctx *c, const struct window_spec *w,
 	char want[64];
 	const char *nl;
 
+	if (out != NULL)
+		*out = NULL;
 	for (p = 0; p < g->nunits; p++)
 		if (plt_is_platoon(&g->units[p]) && g->units[p].side == side &&
 		    (kind = plt_marker(g, p, &mmm)) >= 0)
@@ -787,7 +884,7 @@ reveal_answer(const struct ctx *c, const struct window_spec *w,
 		return;
 	sbuf_init(&t);
 	sbuf_init(&r);
-	one_platoon(c, p, &t);
+	one_platoon(c, p, &t, NULL);
 	snprintf(want, sizeof want, "order %s %s%s", g->units[p].id,
 	    plt_order_names[kind], mmm ? " mmm" : "");
 	if (t.buf != NULL && strncmp(t.buf, want, strlen(want)) == 0 &&
@@ -799,11 +896,11 @@ reveal_answer(const struct ctx *c, const struct window_spec *w,
 		sbuf_printf(&r, "reveal %s%.*s%s", g->units[p].id,
 		    (int)(nl - sq), sq, nl);
 	}
-	if (r.buf == NULL || !passes(g, w, side, r.buf)) {
+	if (r.buf == NULL || !passes(g, w, side, r.buf, out)) {
 		sbuf_free(&r);
 		sbuf_init(&r);
 		sbuf_printf(&r, "reveal %s\n", g->units[p].id);
-		if (!passes(g, w, side, r.buf)) {
+		if (!passes(g, w, side, r.buf, out)) {
 			sbuf_free(&r);
 			sbuf_init(&r);
 			sbuf_printf(&r, "remove %s\n", g->units[p].id);
@@ -835,44 +932,214 @@ plt_opponent(const struct game *g, const struct window_spec *w, int side,
 	plt_cache_end();
 }
 
+/* The newlines in the n bytes at t. */
+static int
+newlines(const char *t, size_t n)
+{
+	const char *e = t + n;
+	int k = 0;
+
+	while (t < e && (t = memchr(t, '\n', (size_t)(e - t))) != NULL) {
+		k++;
+		t++;
+	}
+	return k;
+}
+
+/* Add a copy of item it (its line set) to bd's orders as parse_order
+ * grows them; not exact past PLT_ORDERS_MAX items (the parser refuses). */
+static void
+build_add(struct build *bd, const struct plt_order_item *it, int line)
+{
+	struct plt_orders *o = bd->o;
+
+	if (o->n == PLT_ORDERS_MAX) {
+		bd->exact = false;
+		return;
+	}
+	if (o->n == o->cap) {
+		o->cap = o->cap ? o->cap * 2 : 4;
+		o->o = xrealloc(o->o, sizeof *o->o * (size_t)o->cap);
+	}
+	memcpy(&o->o[o->n], it, sizeof *it);
+	o->o[o->n].line = line;
+	o->n++;
+}
+
+/* One platoon's lines in the order window (plt_each: its marker),
+ * appended to b, and with c->bd what the parser makes of them added. */
+static void
+platoon_lines(const struct ctx *c, int p, struct sbuf *b)
+{
+	const struct game *g = c->g;
+	struct build *bd = c->bd != NULL && c->bd->exact ? c->bd : NULL;
+	struct plt_order_item it;
+	struct sbuf t;
+	size_t at = b->len;
+	int rc;
+
+	if (!plt_each(g)) {
+		rc = one_platoon(c, p, b, bd != NULL ? &it : NULL);
+		if (bd != NULL && rc > 0)
+			build_add(bd, &it, bd->lines + 1);
+		else if (bd != NULL && rc < 0)
+			bd->exact = false;
+		if (c->bd != NULL)
+			c->bd->lines += newlines(b->buf + at, b->len - at);
+		return;
+	}
+	sbuf_init(&t);
+	rc = one_platoon(c, p, &t, bd != NULL ? &it : NULL);
+	if (t.buf != NULL) {
+		/* The marker: the plan's "order P KIND [mmm]". */
+		char id[GAME_ID_MAX + 1], kind[16], mmm[8] = "";
+
+		if (sscanf(t.buf, "order %16s %15s %7s", id, kind,
+		    mmm) >= 2) {
+			sbuf_printf(b, "order %s %s%s\n", id, kind,
+			    strcmp(mmm, "mmm") == 0 ? " mmm" : "");
+			/* parse_order's marker: the plan's order alone. */
+			if (bd != NULL && rc > 0 && strcmp(mmm, "mmm") != 0) {
+				item_order(&it, it.platoon, it.kind, -1);
+				build_add(bd, &it, bd->lines + 1);
+			} else if (bd != NULL)
+				bd->exact = false;
+		} else if (bd != NULL)
+			bd->exact = false;
+	}
+	sbuf_free(&t);
+	if (c->bd != NULL)
+		c->bd->lines += newlines(b->buf + at, b->len - at);
+}
+
 /* plt_opponent without the scope. */
 static void
 opponent(const struct ctx *c, const struct window_spec *w, struct sbuf *b)
 {
 	const struct game *g = c->g;
 	int side = c->side;
-	struct sbuf t;
 	int p;
 
 	if (w->kind == WINDOW_DECISION) {
+		struct build *bd = c->bd != NULL && c->bd->exact ? c->bd :
+		    NULL;
+		struct plt_orders *r = NULL;
+
 		sbuf_puts(b, "# ");
 		sbuf_puts(b, g->sides[side].label);
 		sbuf_puts(b, ": the built-in opponent's reveal.\n");
-		reveal_answer(c, w, b);
+		if (bd != NULL)
+			bd->lines++;
+		reveal_answer(c, w, b, bd != NULL ? &r : NULL);
+		/* The file's one answer is the parse of it passes made, on
+		 * the line after the comment. */
+		if (bd != NULL && r != NULL && r->n == 1) {
+			plt_free_orders(bd->o);
+			bd->o = r;
+			r->o[0].line = bd->lines + 1;
+		} else if (bd != NULL) {
+			plt_free_orders(r);
+			bd->exact = false;
+		}
 		return;
 	}
 	sbuf_puts(b, "# ");
 	sbuf_puts(b, g->sides[side].label);
 	sbuf_puts(b, ": the built-in opponent's orders.\n");
-	for (p = 0; p < g->nunits; p++) {
-		if (!plt_is_platoon(&g->units[p]) || g->units[p].side != side)
-			continue;
-		if (!plt_each(g)) {
-			one_platoon(c, p, b);
-			continue;
-		}
-		sbuf_init(&t);
-		one_platoon(c, p, &t);
-		if (t.buf != NULL) {
-			/* The marker: the plan's "order P KIND [mmm]". */
-			char id[GAME_ID_MAX + 1], kind[16], mmm[8] = "";
-
-			if (sscanf(t.buf, "order %16s %15s %7s", id, kind,
-			    mmm) >= 2)
-				sbuf_printf(b, "order %s %s%s\n", id, kind,
-				    strcmp(mmm, "mmm") == 0 ? " mmm" : "");
-		}
-		sbuf_free(&t);
-	}
+	if (c->bd != NULL)
+		c->bd->lines++;
+	for (p = 0; p < g->nunits; p++)
+		if (plt_is_platoon(&g->units[p]) && g->units[p].side == side)
+			platoon_lines(c, p, b);
 	sbuf_puts(b, "defend weakest\n");
+	if (c->bd != NULL)
+		c->bd->o->defend = PLT_D_WEAKEST;
+}
+
+/* Is the header window_order_header writes for w and side, and the
+ * comment line under it, read as such by orders_parse_file whatever else
+ * it checks (plain words within the header's sizes, a turn it takes, a
+ * label of printable ASCII)? When not, plt_opponent_parsed parses the
+ * text. */
+static bool
+header_plain(const struct game *g, const struct window_spec *w, int side)
+{
+	const char *const v[2] = { g->name, w->name };
+	const size_t max[2] = { 64, 32 };  /* order_header's arrays */
+	size_t k, n;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		for (n = 0; v[i][n] != '\0'; n++)
+			if (!((v[i][n] >= 'a' && v[i][n] <= 'z') ||
+			    (v[i][n] >= 'A' && v[i][n] <= 'Z') ||
+			    (v[i][n] >= '0' && v[i][n] <= '9') ||
+			    v[i][n] == '_' || v[i][n] == '.' || v[i][n] == '-'))
+				return false;
+		if (n == 0 || n >= max[i])
+			return false;
+	}
+	for (k = 0; g->sides[side].label[k] != '\0'; k++)
+		if (g->sides[side].label[k] < 0x20 ||
+		    g->sides[side].label[k] > 0x7e)
+			return false;
+	return w->turn >= 0 && w->turn <= 100000 && plain_word(
+	    g->sides[side].name) && strcasecmp(w->name, "standing") != 0;
+}
+
+/* plt_opponent's lines appended to b (window_order_header's four lines
+ * already in it), and what plt_parse makes of the whole file (caller
+ * frees with plt_free_orders; NULL where it refuses it): the ruleset's
+ * opponent_parsed, which simulate resolves instead of parsing the text
+ * back. Built as the lines are written (the items of sure plans; the
+ * parse passes made of the others and of a reveal, its line moved to the
+ * file's); where that is not known (a stay-put fallback, a removed
+ * marker, a header or size the parser might refuse), the text is parsed.
+ * tests/unit/test_platoon.c t_opponent_parsed compares the two in every
+ * window of a few hundred games. */
+void *
+plt_opponent_parsed(const struct game *g, const struct window_spec *w,
+    int side, struct sbuf *b)
+{
+	struct ctx c;
+	struct build bd;
+
+	bd.o = xcalloc(1, sizeof *bd.o);
+	bd.o->side = side;
+	bd.o->defend = PLT_D_EVEN;
+	bd.lines = newlines(b->buf != NULL ? b->buf : "", b->len);
+	plt_cache_begin(g);
+	ctx_init(&c, g, side);
+	bd.exact = c.sure && header_plain(g, w, side);
+	c.bd = &bd;
+	opponent(&c, w, b);
+	ctx_free(&c);
+	if (!bd.exact || b->len > ORDERS_MAX_BYTES || bd.lines >
+	    ORDERS_MAX_LINES) {
+		struct order_header hd;
+		struct order_body body;
+		struct order_errors errs;
+		struct sbuf canon;
+		void *out = NULL;
+
+		plt_free_orders(bd.o);
+		bd.o = NULL;
+		orders_errors_init(&errs);
+		sbuf_init(&canon);
+		canon.discard = true;
+		if (orders_parse_file(b->buf, b->len, &hd, &body, &errs) ==
+		    HP_OK) {
+			if (plt_parse(g, w, side, &body, &out, &canon, &errs) !=
+			    HP_OK || errs.n > 0) {
+				plt_free_orders(out);
+				out = NULL;
+			}
+			orders_body_free(&body);
+		}
+		orders_errors_free(&errs);
+		sbuf_free(&canon);
+		bd.o = out;
+	}
+	plt_cache_end();
+	return bd.o;
 }

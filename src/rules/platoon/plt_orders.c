@@ -1131,4 +1131,5 @@ const struct ruleset ruleset_platoon = {
 	.render_map = plt_render_map,
 	.status = plt_status,
 	.order_template = plt_order_template,
+	.opponent_parsed = plt_opponent_parsed,
 };
