@@ -1300,42 +1300,61 @@ struct pipeline {
 	const struct keyring *kr;
 };
 
+/* May another message be prepared now (pl->mu held)? At most
+ * INTAKE_AHEAD messages and INTAKE_AHEAD_BYTES ahead, but always the one
+ * the main thread waits for. */
+static bool
+pipeline_room(const struct pipeline *pl)
+{
+	return pl->next < pl->n && pl->next < pl->taken + INTAKE_AHEAD &&
+	    (pl->held < INTAKE_AHEAD_BYTES || pl->next <= pl->taken);
+}
+
+/* Prepare the next message (pl->mu held, pipeline_room true; held again
+ * on return). */
+static void
+pipeline_prepare_next(struct pipeline *pl)
+{
+	size_t i = pl->next++;
+
+	pthread_mutex_unlock(&pl->mu);
+	load_message(&pl->ents[i], &pl->pre[i], pl->kr);
+	pthread_mutex_lock(&pl->mu);
+	pl->held += pl->pre[i].cost;
+	pl->done[i] = true;
+	pthread_cond_broadcast(&pl->ready);
+}
+
 static void *
 pipeline_worker(void *arg)
 {
 	struct pipeline *pl = arg;
-	size_t i;
 
+	pthread_mutex_lock(&pl->mu);
 	for (;;) {
-		pthread_mutex_lock(&pl->mu);
-		/* At most INTAKE_AHEAD messages and INTAKE_AHEAD_BYTES
-		 * ahead, but always the one the main thread waits for. */
-		while (!pl->stop && pl->next < pl->n &&
-		    (pl->next >= pl->taken + INTAKE_AHEAD ||
-		    (pl->held >= INTAKE_AHEAD_BYTES && pl->next > pl->taken)))
+		while (!pl->stop && pl->next < pl->n && !pipeline_room(pl))
 			pthread_cond_wait(&pl->room, &pl->mu);
-		if (pl->stop || pl->next >= pl->n) {
-			pthread_mutex_unlock(&pl->mu);
-			return NULL;
-		}
-		i = pl->next++;
-		pthread_mutex_unlock(&pl->mu);
-		load_message(&pl->ents[i], &pl->pre[i], pl->kr);
-		pthread_mutex_lock(&pl->mu);
-		pl->held += pl->pre[i].cost;
-		pl->done[i] = true;
-		pthread_cond_broadcast(&pl->ready);
-		pthread_mutex_unlock(&pl->mu);
+		if (pl->stop || pl->next >= pl->n)
+			break;
+		pipeline_prepare_next(pl);
 	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
 }
 
-/* Wait until message i is prepared. */
+/* Wait until message i is prepared. While it is not, the main thread
+ * prepares the next message itself rather than sleep (issue 17: on a busy
+ * host a sleeping thread waits long to run again). */
 static struct prepared *
 pipeline_get(struct pipeline *pl, size_t i)
 {
 	pthread_mutex_lock(&pl->mu);
-	while (!pl->done[i])
-		pthread_cond_wait(&pl->ready, &pl->mu);
+	while (!pl->done[i]) {
+		if (pipeline_room(pl))
+			pipeline_prepare_next(pl);
+		else
+			pthread_cond_wait(&pl->ready, &pl->mu);
+	}
 	pthread_mutex_unlock(&pl->mu);
 	return &pl->pre[i];
 }
