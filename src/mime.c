@@ -5,7 +5,10 @@
  * charsets, invalid UTF-8, NUL bytes, limits), and copies the result into
  * plain C structures so that no GLib object leaves the module. Simple
  * outgoing mail (ASCII, no attachment) mime_build writes itself, exactly
- * as GMime would (the fast path, below build_gmime). */
+ * as GMime would (the fast path, below build_gmime). A player's usual
+ * incoming mail mime_parse reads itself too, exactly as GMime would (the
+ * fast reader, fast_parse, issue 17), without the GMime lock; everything
+ * else, refusals included, is GMime's. */
 #include <gmime/gmime.h>
 #include <sodium.h>
 #include <stdarg.h>
@@ -1456,21 +1459,32 @@ fast_param(const struct fctype *t, const char *name)
 static size_t
 fast_b64(const unsigned char *s, size_t len, unsigned char *out)
 {
-	static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmn"
-	    "opqrstuvwxyz0123456789+/";
+	/* Each base64 character's value plus one; 0: white space. */
+	static const unsigned char val[256] = {
+		['A'] = 1, ['B'] = 2, ['C'] = 3, ['D'] = 4, ['E'] = 5,
+		['F'] = 6, ['G'] = 7, ['H'] = 8, ['I'] = 9, ['J'] = 10,
+		['K'] = 11, ['L'] = 12, ['M'] = 13, ['N'] = 14, ['O'] = 15,
+		['P'] = 16, ['Q'] = 17, ['R'] = 18, ['S'] = 19, ['T'] = 20,
+		['U'] = 21, ['V'] = 22, ['W'] = 23, ['X'] = 24, ['Y'] = 25,
+		['Z'] = 26, ['a'] = 27, ['b'] = 28, ['c'] = 29, ['d'] = 30,
+		['e'] = 31, ['f'] = 32, ['g'] = 33, ['h'] = 34, ['i'] = 35,
+		['j'] = 36, ['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40,
+		['o'] = 41, ['p'] = 42, ['q'] = 43, ['r'] = 44, ['s'] = 45,
+		['t'] = 46, ['u'] = 47, ['v'] = 48, ['w'] = 49, ['x'] = 50,
+		['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54, ['2'] = 55,
+		['3'] = 56, ['4'] = 57, ['5'] = 58, ['6'] = 59, ['7'] = 60,
+		['8'] = 61, ['9'] = 62, ['+'] = 63, ['/'] = 64
+	};
 	unsigned acc = 0;
 	size_t i, o = 0;
 	int bits = 0;
 
-	for (i = 0; i < len; i++) {
-		const char *c;
+	for (i = 0; i < len && s[i] != '='; i++) {
+		unsigned c = val[s[i]];
 
-		if (s[i] == '=')
-			break;
-		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
-		    s[i] == '\n' || (c = strchr(alpha, s[i])) == NULL)
-			continue;
-		acc = (acc << 6) | (unsigned)(c - alpha);
+		if (c == 0)
+			continue;   /* white space (base64_ok allows no other) */
+		acc = (acc << 6) | (c - 1);
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
