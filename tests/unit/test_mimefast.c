@@ -125,7 +125,9 @@ compare_dir(const char *dir)
 		    d->d_name);
 		if ((raw = util_read_file(path, &len, &err)) == NULL)
 			fail_msg("%s", err.msg);
-		compare((const unsigned char *)raw, len, d->d_name);
+		if (!compare((const unsigned char *)raw, len, d->d_name) &&
+		    strcmp(d->d_name, "player.eml") == 0)
+			fail_msg("%s: the fast reader left it to GMime", path);
 		free(raw);
 		n++;
 	}
