@@ -1305,12 +1305,16 @@ fast_dots(const char *s, const char *e)
 	return !prev_dot;
 }
 
-/* Is [s, e) a plain address, dot-atom@dot-atom? */
+/* Is [s, e) a plain address, dot-atom@dot-atom, with no "xn--" in it
+ * (GMime turns an IDNA domain into Unicode)? */
 static bool
 fast_plain_addr(const char *s, const char *e)
 {
-	const char *at = memchr(s, '@', (size_t)(e - s));
+	const char *at = memchr(s, '@', (size_t)(e - s)), *p;
 
+	for (p = s; p + 4 <= e; p++)
+		if (g_ascii_strncasecmp(p, "xn--", 4) == 0)
+			return false;
 	return at != NULL && fast_dots(s, at) && fast_dots(at + 1, e);
 }
 

@@ -327,6 +327,35 @@ test_mutations(void **state)
 	assert_true(took > 1000);
 }
 
+/* Cases the fuzzer found (fuzz_mime's differential check): GMime turns an
+ * IDNA domain ("xn--") into Unicode, so the fast reader leaves such
+ * addresses to it. */
+static void
+test_found(void **state)
+{
+	static const char *const mails[] = {
+		"From: carol@example.xn--com\nSubject: s\nMessage-ID: <a@b>\n"
+		"Content-Type: multipart/mixed; boundary=E\n\n--E\n"
+		"Content-Type: text/plain\n\nhi\n--E--\n",
+		"From: a@b\nReply-To: X <r@xn--bcher-kva.example>\n"
+		"Message-ID: <m@xn--bcher-kva.example>\n"
+		"Content-Type: multipart/mixed; boundary=E\n\n--E\n"
+		"Content-Type: text/plain\n\nhi\n--E--\n",
+	};
+	static const char plain[] = "From: carol@example.com\n"
+	    "Content-Type: multipart/mixed; boundary=E\n\n--E\n"
+	    "Content-Type: text/plain\n\nhi\n--E--\n";
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof mails / sizeof mails[0]; i++)
+		assert_false(compare((const unsigned char *)mails[i],
+		    strlen(mails[i]), "found"));
+	/* Without the IDNA label the same mail is the fast reader's. */
+	assert_true(compare((const unsigned char *)plain, strlen(plain),
+	    "found"));
+}
+
 /* mime_parse gives the fast reader's result where it answers, GMime's
  * refusal where not. */
 static void
@@ -359,6 +388,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_player_mails),
 		cmocka_unit_test(test_mutations),
+		cmocka_unit_test(test_found),
 		cmocka_unit_test(test_mime_parse_both),
 	};
 	int rc;
