@@ -794,8 +794,19 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	if (orders_parse_file((const char *)file->data, file->len, &h, &body,
 	    &oerrs) == HP_OK) {
 		orders_body_free(&body);
-		if ((rc = store_player_by_key_in(m->st, keyhex, h.campaign,
-		    &named, err)) < 0) {
+		if (np <= INTAKE_MAX_PLAYERS) {
+			/* Every player of the key is in players: what
+			 * store_player_by_key_in would give, the campaign's
+			 * first by id, without asking again (issue 17). */
+			rc = 0;
+			for (i = 0; i < np; i++)
+				if (strcmp(players[i].campaign, h.campaign) ==
+				    0 && (rc == 0 || players[i].id < named.id)) {
+					named = players[i];
+					rc = 1;
+				}
+		} else if ((rc = store_player_by_key_in(m->st, keyhex,
+		    h.campaign, &named, err)) < 0) {
 			orders_errors_free(&oerrs);
 			return rc;
 		}
