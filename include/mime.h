@@ -17,6 +17,10 @@
  * Forwarded messages (message/rfc822) are one leaf part holding the
  * message; their attachments are not looked into.
  *
+ * A player's usual mail (see fast_parse in src/mime.c) is read without
+ * GMime, giving what GMime gives (test_mimefast); so mime_parse may run on
+ * several threads at once for it.
+ *
  * mime_build writes a 7-bit message for the outbox with LF line ends (for
  * sendmail(1) or a Maildir; SMTP needs them as CRLF). */
 #ifndef MIME_H

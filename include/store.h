@@ -764,4 +764,14 @@ int store_orders_replay(struct store *, int64_t cid,
 int store_orders_nonce_set(struct store *, int64_t cid,
     const unsigned char hash[32], const char *nonce, struct hp_error *);
 
+/* Issue 17, intake: store_orders_put keeping nonce ("" if none) as the
+ * new row's nonce, one statement instead of store_orders_put and
+ * store_orders_nonce_set. */
+int store_orders_put_nonce(struct store *, int64_t wid, int side,
+    int64_t player, const char *source, const char *raw, const char *parsed,
+    const unsigned char *hash, const char *nonce, struct hp_error *);
+/* PRAGMA data_version: changes when another connection commits (never for
+ * this connection's own commits). */
+int store_data_version(struct store *, int64_t *version, struct hp_error *);
+
 #endif

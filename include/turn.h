@@ -49,6 +49,26 @@ int turn_submit_tx(struct store *, const char *campaign, const char *text,
     size_t len, int side_only, int64_t player, const char *source,
     struct turn_submit *res, struct hp_error *err);
 
+/* Campaigns read once for many order files in one run of intake (issue
+ * 17): each campaign's game and current window as turn_submit_tx reads
+ * them, kept until turn_cache_clear. Whoever holds one clears it whenever
+ * a campaign may have changed other than through turn_submit_cached's
+ * window orders: a rolled-back savepoint, a moderator command, another
+ * connection's commit (store_data_version), the end of a transaction
+ * another writer could follow. Standing orders are never read from it,
+ * and their campaign is forgotten. */
+struct turn_cache;
+struct turn_cache *turn_cache_new(void);
+void turn_cache_clear(struct turn_cache *);
+void turn_cache_free(struct turn_cache *);
+/* turn_submit_tx reading the campaign through cache, and keeping nonce
+ * ("" if none; NULL: not kept) in a window's new order row as
+ * store_orders_put_nonce does. */
+int turn_submit_cached(struct store *, struct turn_cache *cache,
+    const char *campaign, const char *text, size_t len, int side_only,
+    int64_t player, const char *source, const char *nonce,
+    struct turn_submit *res, struct hp_error *err);
+
 /* The open window and the bitmask of sides that still owe orders (sides
  * played by the built-in opponent never owe any). */
 int turn_pending(struct store *, const char *campaign, struct store_window *,

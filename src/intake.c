@@ -47,6 +47,7 @@ struct msgctx {
 	bool automatic;
 	bool unanswered;         /* a refusal to a stranger not mailed */
 	const struct prepared *pre;
+	struct turn_cache *tc;   /* campaigns read once a run; may be NULL */
 };
 
 #define INTAKE_MAX_VERIFY 4
@@ -770,8 +771,10 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	}
 	/* A moderator statement, signed by the moderator's key. */
 	if (file->len >= sizeof MODSTMT_MAGIC - 1 && memcmp(file->data,
-	    MODSTMT_MAGIC, sizeof MODSTMT_MAGIC - 1) == 0)
+	    MODSTMT_MAGIC, sizeof MODSTMT_MAGIC - 1) == 0) {
+		turn_cache_clear(m->tc);   /* it may change any campaign */
 		return take_statement(m, mm, &sp, &sig, out, err);
+	}
 	minisign_keyid_hex(sig.keyid, keyhex);
 	if ((np = store_players_by_key(m->st, keyhex, players,
 	    INTAKE_MAX_PLAYERS, err)) < 0)
@@ -791,8 +794,19 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	if (orders_parse_file((const char *)file->data, file->len, &h, &body,
 	    &oerrs) == HP_OK) {
 		orders_body_free(&body);
-		if ((rc = store_player_by_key_in(m->st, keyhex, h.campaign,
-		    &named, err)) < 0) {
+		if (np <= INTAKE_MAX_PLAYERS) {
+			/* Every player of the key is in players: what
+			 * store_player_by_key_in would give, the campaign's
+			 * first by id, without asking again (issue 17). */
+			rc = 0;
+			for (i = 0; i < np; i++)
+				if (strcmp(players[i].campaign, h.campaign) ==
+				    0 && (rc == 0 || players[i].id < named.id)) {
+					named = players[i];
+					rc = 1;
+				}
+		} else if ((rc = store_player_by_key_in(m->st, keyhex,
+		    h.campaign, &named, err)) < 0) {
 			orders_errors_free(&oerrs);
 			return rc;
 		}
@@ -857,6 +871,8 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	if (command) {
 		struct mime_part signed_file = *file;
 
+		/* A command may change any campaign. */
+		turn_cache_clear(m->tc);
 		signed_file.data = fdata;
 		signed_file.len = flen;
 		rc = take_command(m, p, name, &signed_file, out, err);
@@ -894,12 +910,9 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	turn_submit_init(&res);
 	/* The signer's campaign, never the one the file names: a key gives
 	 * orders only where it plays. */
-	rc = turn_submit_tx(m->st, p->campaign, (const char *)fdata, flen,
-	    p->side, p->id, "mail", &res, err);
-	/* Its nonce kept, for the next replay checks (issue 17). */
-	if (rc == HP_OK)
-		rc = store_orders_nonce_set(m->st, p->campaign_id, fh, nonce,
-		    err);
+	/* Its nonce kept with it, for the next replay checks (issue 17). */
+	rc = turn_submit_cached(m->st, m->tc, p->campaign, (const char *)fdata,
+	    flen, p->side, p->id, "mail", nonce, &res, err);
 	/* The audit checks each order file against its signature. */
 	if (rc == HP_OK)
 		rc = store_ordersig_put(m->st, fh, (const char *)sp.sig->data,
@@ -963,8 +976,8 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
  * written unless it returns HP_OK; after an error the caller rolls back. */
 static int
 message_tx(struct store *st, const struct config *cfg, const char *mailbox,
-    const struct prepared *pre, enum intake_outcome *out, bool *unanswered,
-    struct hp_error *err)
+    const struct prepared *pre, struct turn_cache *tc,
+    enum intake_outcome *out, bool *unanswered, struct hp_error *err)
 {
 	char own[256];
 	const unsigned char *raw = pre->raw;
@@ -979,6 +992,7 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 	m.cfg = cfg;
 	m.mailbox = mailbox;
 	m.pre = pre;
+	m.tc = tc;
 	memcpy(m.hash, pre->hash, sizeof m.hash);
 	for (i = 0; i < 32; i++)
 		snprintf(m.hashhex + 2 * i, 3, "%02x", m.hash[i]);
@@ -1228,7 +1242,7 @@ intake_message(struct store *st, const struct config *cfg,
 	prepare(&pre, copy, len, NULL);
 	if ((rc = store_begin(st, err)) != HP_OK)
 		goto out;
-	if ((rc = message_tx(st, cfg, mailbox, &pre, out, &unanswered,
+	if ((rc = message_tx(st, cfg, mailbox, &pre, NULL, out, &unanswered,
 	    err)) != HP_OK) {
 		store_rollback(st);
 		goto out;
@@ -1298,44 +1312,65 @@ struct pipeline {
 	size_t held;               /* bytes of prepared messages not taken */
 	bool stop;
 	const struct keyring *kr;
+	struct turn_cache *tc;     /* the main thread's alone */
+	int64_t version;           /* store_data_version when tc was valid */
 };
+
+/* May another message be prepared now (pl->mu held)? At most
+ * INTAKE_AHEAD messages and INTAKE_AHEAD_BYTES ahead, but always the one
+ * the main thread waits for. */
+static bool
+pipeline_room(const struct pipeline *pl)
+{
+	return pl->next < pl->n && pl->next < pl->taken + INTAKE_AHEAD &&
+	    (pl->held < INTAKE_AHEAD_BYTES || pl->next <= pl->taken);
+}
+
+/* Prepare the next message (pl->mu held, pipeline_room true; held again
+ * on return). */
+static void
+pipeline_prepare_next(struct pipeline *pl)
+{
+	size_t i = pl->next++;
+
+	pthread_mutex_unlock(&pl->mu);
+	load_message(&pl->ents[i], &pl->pre[i], pl->kr);
+	pthread_mutex_lock(&pl->mu);
+	pl->held += pl->pre[i].cost;
+	pl->done[i] = true;
+	pthread_cond_broadcast(&pl->ready);
+}
 
 static void *
 pipeline_worker(void *arg)
 {
 	struct pipeline *pl = arg;
-	size_t i;
 
+	pthread_mutex_lock(&pl->mu);
 	for (;;) {
-		pthread_mutex_lock(&pl->mu);
-		/* At most INTAKE_AHEAD messages and INTAKE_AHEAD_BYTES
-		 * ahead, but always the one the main thread waits for. */
-		while (!pl->stop && pl->next < pl->n &&
-		    (pl->next >= pl->taken + INTAKE_AHEAD ||
-		    (pl->held >= INTAKE_AHEAD_BYTES && pl->next > pl->taken)))
+		while (!pl->stop && pl->next < pl->n && !pipeline_room(pl))
 			pthread_cond_wait(&pl->room, &pl->mu);
-		if (pl->stop || pl->next >= pl->n) {
-			pthread_mutex_unlock(&pl->mu);
-			return NULL;
-		}
-		i = pl->next++;
-		pthread_mutex_unlock(&pl->mu);
-		load_message(&pl->ents[i], &pl->pre[i], pl->kr);
-		pthread_mutex_lock(&pl->mu);
-		pl->held += pl->pre[i].cost;
-		pl->done[i] = true;
-		pthread_cond_broadcast(&pl->ready);
-		pthread_mutex_unlock(&pl->mu);
+		if (pl->stop || pl->next >= pl->n)
+			break;
+		pipeline_prepare_next(pl);
 	}
+	pthread_mutex_unlock(&pl->mu);
+	return NULL;
 }
 
-/* Wait until message i is prepared. */
+/* Wait until message i is prepared. While it is not, the main thread
+ * prepares the next message itself rather than sleep (issue 17: on a busy
+ * host a sleeping thread waits long to run again). */
 static struct prepared *
 pipeline_get(struct pipeline *pl, size_t i)
 {
 	pthread_mutex_lock(&pl->mu);
-	while (!pl->done[i])
-		pthread_cond_wait(&pl->ready, &pl->mu);
+	while (!pl->done[i]) {
+		if (pipeline_room(pl))
+			pipeline_prepare_next(pl);
+		else
+			pthread_cond_wait(&pl->ready, &pl->mu);
+	}
 	pthread_mutex_unlock(&pl->mu);
 	return &pl->pre[i];
 }
@@ -1368,11 +1403,21 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 	bool *unans = xcalloc(k, sizeof *unans);
 	struct maildir_entry *ents = pl->ents + first;
 	struct hp_error merr;
+	int64_t version;
 	size_t i;
 	int rc;
 
 	if ((rc = store_begin(st, err)) != HP_OK)
 		goto out;
+	/* Campaigns read in an earlier batch stay valid unless another
+	 * connection committed since (none can inside this transaction). */
+	if ((rc = store_data_version(st, &version, err)) != HP_OK) {
+		store_rollback(st);
+		goto out;
+	}
+	if (version != pl->version)
+		turn_cache_clear(pl->tc);
+	pl->version = version;
 	for (i = 0; i < k; i++) {
 		struct prepared *pre = pipeline_get(pl, first + i);
 
@@ -1382,13 +1427,16 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 		}
 		memset(&merr, 0, sizeof merr);
 		if ((rc = store_savepoint(st, &merr)) == HP_OK) {
-			rc = message_tx(st, cfg, dir, pre, &o[i], &unans[i],
-			    &merr);
+			rc = message_tx(st, cfg, dir, pre, pl->tc, &o[i],
+			    &unans[i], &merr);
 			if (rc == HP_OK)
 				rc = store_release(st, &merr);
 			else
 				store_rollback_savepoint(st);
 		}
+		/* What the cache read may have been rolled back. */
+		if (rc != HP_OK)
+			turn_cache_clear(pl->tc);
 		pipeline_done(pl, first + i);
 		if (rc == HP_OK) {
 			ok[i] = true;
@@ -1404,8 +1452,10 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 				goto out;
 		}
 	}
-	if ((rc = store_commit(st, err)) != HP_OK)
+	if ((rc = store_commit(st, err)) != HP_OK) {
+		turn_cache_clear(pl->tc);
 		goto out;
+	}
 	for (i = 0; i < k; i++) {
 		if (!ok[i]) {
 			stats->deferred++;
@@ -1479,6 +1529,8 @@ intake_run(struct store *st, const struct config *cfg,
 	pl.pre = xcalloc(pl.n, sizeof *pl.pre);
 	pl.done = xcalloc(pl.n, sizeof *pl.done);
 	pl.kr = &kr;
+	pl.tc = turn_cache_new();
+	pl.version = -1;
 	pthread_mutex_init(&pl.mu, NULL);
 	pthread_cond_init(&pl.ready, NULL);
 	pthread_cond_init(&pl.room, NULL);
@@ -1511,6 +1563,7 @@ intake_run(struct store *st, const struct config *cfg,
 	pthread_cond_destroy(&pl.ready);
 	pthread_mutex_destroy(&pl.mu);
 out:
+	turn_cache_free(pl.tc);
 	keyring_free(&kr);
 	free(pl.pre);
 	free(pl.done);

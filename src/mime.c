@@ -5,7 +5,10 @@
  * charsets, invalid UTF-8, NUL bytes, limits), and copies the result into
  * plain C structures so that no GLib object leaves the module. Simple
  * outgoing mail (ASCII, no attachment) mime_build writes itself, exactly
- * as GMime would (the fast path, below build_gmime). */
+ * as GMime would (the fast path, below build_gmime). A player's usual
+ * incoming mail mime_parse reads itself too, exactly as GMime would (the
+ * fast reader, fast_parse, issue 17), without the GMime lock; everything
+ * else, refusals included, is GMime's. */
 #include <gmime/gmime.h>
 #include <sodium.h>
 #include <stdarg.h>
@@ -1115,14 +1118,687 @@ out:
 	return rc;
 }
 
+/* The fast reader (issue 17, intake): the common case of a player's mail,
+ * read without GMime, so without gmime_lock, about ten times cheaper, on
+ * any number of threads at once. It takes only what it can read exactly as
+ * GMime does and hands everything else to GMime (HP_ENOENT): a header block
+ * of printable ASCII fields, no field folded among those it reads
+ * (From, Reply-To, Subject, Message-ID, the Content- fields), none of those
+ * twice, no sign of automatic mail (Auto-Submitted, Precedence, List-Id,
+ * List-Unsubscribe, X-Autoreply, X-Autorespond, Return-Path <>, From
+ * MAILER-DAEMON or postmaster), From and Reply-To a plain address with at
+ * most a plain display name, Message-ID a plain <local@domain>, a Subject
+ * without encoded words; a body that is one multipart/mixed section whose
+ * boundary lines are exact, with leaf parts of type text/ or application/,
+ * their parameters plain (no RFC 2231, no encoded words), their charset
+ * UTF-8 or US-ASCII, sent base64 (clean), 7bit, 8bit or binary. It never
+ * refuses a message itself: a refusal's wording is GMime's path's. That
+ * both readers give the same result wherever the fast one answers is
+ * checked by test_mimefast over tests/data/mail, fuzz/corpus/mime and
+ * thousands of mutations of a player's mail. */
+
+#define FAST_MAX_FIELDS 64
+
+/* A copy of the n bytes at s, NUL-terminated (caller frees). */
+static char *
+fast_dup(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+/* A header field as it stands in the raw message. */
+struct ffield {
+	const char *name;
+	size_t nlen;
+	const char *val;       /* after the colon and leading white space */
+	size_t vlen;           /* up to the line end, CR excluded */
+	bool folded;
+};
+
+/* A header block. */
+struct fheads {
+	struct ffield f[FAST_MAX_FIELDS];
+	size_t n;
+};
+
+/* Read the header block at raw[*pos..len) into h, *pos then just after
+ * its empty line. False if it is not plain enough. */
+static bool
+fast_block(const unsigned char *raw, size_t len, size_t *pos,
+    struct fheads *h)
+{
+	size_t i = *pos, e, k;
+
+	h->n = 0;
+	for (;;) {
+		if (i >= len)
+			return false;
+		/* The line [i, e), its end at e (CRLF or LF). */
+		for (e = i; e < len && raw[e] != '\n'; e++)
+			;
+		if (e >= len)
+			return false;
+		k = e > i && raw[e - 1] == '\r' ? e - 1 : e;
+		if (k == i) {
+			*pos = e + 1;
+			return true;
+		}
+		if (raw[i] == ' ' || raw[i] == '\t') {
+			if (h->n == 0)
+				return false;
+			h->f[h->n - 1].folded = true;
+			h->f[h->n - 1].vlen = (size_t)((const char *)raw + k -
+			    h->f[h->n - 1].val);
+		} else {
+			struct ffield *f;
+			size_t c;
+
+			if (h->n == FAST_MAX_FIELDS)
+				return false;
+			for (c = i; c < k && raw[c] > 0x20 && raw[c] < 0x7f &&
+			    raw[c] != ':'; c++)
+				;
+			if (c == i || c >= k || raw[c] != ':')
+				return false;
+			f = &h->f[h->n++];
+			f->name = (const char *)raw + i;
+			f->nlen = c - i;
+			for (c++; c < k && (raw[c] == ' ' || raw[c] == '\t');
+			    c++)
+				;
+			f->val = (const char *)raw + c;
+			f->vlen = k - c;
+			f->folded = false;
+		}
+		for (; i < k; i++)
+			if ((raw[i] < 0x20 && raw[i] != '\t') || raw[i] >= 0x7f)
+				return false;
+		i = e + 1;
+	}
+}
+
+/* Is field f called name? */
+static bool
+fast_is(const struct ffield *f, const char *name)
+{
+	return strlen(name) == f->nlen && g_ascii_strncasecmp(f->name, name,
+	    f->nlen) == 0;
+}
+
+/* The one field called name of h (NULL if none); *dup set if there are
+ * several or it is folded. */
+static const struct ffield *
+fast_get(const struct fheads *h, const char *name, bool *bad)
+{
+	const struct ffield *r = NULL;
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		if (!fast_is(&h->f[i], name))
+			continue;
+		if (r != NULL || h->f[i].folded)
+			*bad = true;
+		r = &h->f[i];
+	}
+	return r;
+}
+
+/* Does [s, e) contain c? */
+static bool
+fast_has(const char *s, const char *e, const char *c)
+{
+	size_t n = strlen(c);
+
+	for (; s + n <= e; s++)
+		if (memcmp(s, c, n) == 0)
+			return true;
+	return false;
+}
+
+/* [s, e) with its trailing white space left off: the new end. */
+static const char *
+fast_rtrim(const char *s, const char *e)
+{
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	return e;
+}
+
+/* Is c a character of an RFC 5322 atom? */
+static bool
+fast_atom_char(char c)
+{
+	return g_ascii_isalnum(c) || (c != '\0' && strchr("!#$%&'*+-/=?^_`{|}~",
+	    c) != NULL);
+}
+
+/* Is c a character of a MIME token (RFC 2045: no tspecial)? */
+static bool
+fast_token_char(char c)
+{
+	return g_ascii_isalnum(c) || (c != '\0' && strchr("!#$%&'*+-.^_`{|}~",
+	    c) != NULL);
+}
+
+/* Is [s, e) a dot-atom: atoms joined by single dots? */
+static bool
+fast_dots(const char *s, const char *e)
+{
+	bool prev_dot = true;
+
+	if (s == e)
+		return false;
+	for (; s < e; s++) {
+		if (*s == '.') {
+			if (prev_dot)
+				return false;
+			prev_dot = true;
+		} else if (fast_atom_char(*s))
+			prev_dot = false;
+		else
+			return false;
+	}
+	return !prev_dot;
+}
+
+/* Is [s, e) a plain address, dot-atom@dot-atom, with no "xn--" in it
+ * (GMime turns an IDNA domain into Unicode)? */
+static bool
+fast_plain_addr(const char *s, const char *e)
+{
+	const char *at = memchr(s, '@', (size_t)(e - s)), *p;
+
+	for (p = s; p + 4 <= e; p++)
+		if (g_ascii_strncasecmp(p, "xn--", 4) == 0)
+			return false;
+	return at != NULL && fast_dots(s, at) && fast_dots(at + 1, e);
+}
+
+/* The address of a From or Reply-To value [s, e): "addr", "<addr>",
+ * "Words <addr>" or "\"Text\" <addr>", into a new string; NULL if not
+ * plain. */
+static char *
+fast_mailbox(const char *s, const char *e)
+{
+	const char *lt, *p;
+
+	e = fast_rtrim(s, e);
+	if (e > s && e[-1] != '>')
+		return fast_plain_addr(s, e) ? fast_dup(s, (size_t)(e - s)) :
+		    NULL;
+	if ((lt = memchr(s, '<', (size_t)(e - s))) == NULL ||
+	    !fast_plain_addr(lt + 1, e - 1))
+		return NULL;
+	if (lt > s) {
+		/* The display name: atoms one space apart, or one quoted
+		 * string of printable ASCII without quotes or backslashes,
+		 * then one space. */
+		if (lt - s < 2 || lt[-1] != ' ')
+			return NULL;
+		if (*s == '"') {
+			if (lt - s < 4 || lt[-2] != '"')
+				return NULL;
+			for (p = s + 1; p < lt - 2; p++)
+				if (*p == '"' || *p == '\\')
+					return NULL;
+		} else {
+			for (p = s; p < lt - 1; p++)
+				if (!fast_atom_char(*p) && !(*p == ' ' &&
+				    p[1] != ' ' && p > s))
+					return NULL;
+			if (fast_has(s, lt, "=?"))
+				return NULL;
+		}
+	}
+	return fast_dup(lt + 1, (size_t)(e - lt - 2));
+}
+
+/* A Content-Type or Content-Disposition value, read plainly. */
+struct fctype {
+	char value[80];       /* "type/subtype" or the disposition, lower-case */
+	struct {
+		char name[32];    /* lower-case */
+		char value[MIME_MAX_NAME + 1];
+	} p[4];
+	int np;
+};
+
+/* Read [s, e) into t: a token (with one '/' when slash), then
+ * ";name=value" parameters, value a token or a quoted string without
+ * backslashes or encoded words. False if it is anything less plain. */
+static bool
+fast_ctype(const char *s, const char *e, bool slash, struct fctype *t)
+{
+	const char *q;
+	size_t n = 0;
+	int slashes = 0;
+	int i;
+
+	memset(t, 0, sizeof *t);
+	e = fast_rtrim(s, e);
+	for (; s < e && *s != ';' && *s != ' ' && *s != '\t'; s++) {
+		if (*s == '/')
+			slashes++;
+		else if (!fast_token_char(*s))
+			return false;
+		if (n + 1 >= sizeof t->value)
+			return false;
+		t->value[n++] = (char)g_ascii_tolower(*s);
+	}
+	if (n == 0 || slashes != (slash ? 1 : 0) || t->value[0] == '/' ||
+	    t->value[n - 1] == '/')
+		return false;
+	while (s < e) {
+		char *name, *val;
+		size_t vmax;
+
+		while (s < e && (*s == ' ' || *s == '\t'))
+			s++;
+		if (s >= e || *s != ';')
+			return false;
+		s++;
+		while (s < e && (*s == ' ' || *s == '\t'))
+			s++;
+		if (t->np == 4)
+			return false;
+		name = t->p[t->np].name;
+		val = t->p[t->np].value;
+		vmax = sizeof t->p[0].value;
+		for (n = 0; s < e && (g_ascii_isalnum(*s) || *s == '-' ||
+		    *s == '_'); s++) {
+			if (n + 1 >= sizeof t->p[0].name)
+				return false;
+			name[n++] = (char)g_ascii_tolower(*s);
+		}
+		if (n == 0 || s >= e || *s != '=')
+			return false;
+		s++;
+		if (s < e && *s == '"') {
+			if ((q = memchr(s + 1, '"', (size_t)(e - s - 1))) ==
+			    NULL || (size_t)(q - s - 1) >= vmax)
+				return false;
+			memcpy(val, s + 1, (size_t)(q - s - 1));
+			val[q - s - 1] = '\0';
+			if (strchr(val, '\\') != NULL)
+				return false;
+			s = q + 1;
+		} else {
+			for (n = 0; s < e && fast_token_char(*s); s++) {
+				if (n + 1 >= vmax)
+					return false;
+				val[n++] = *s;
+			}
+			if (n == 0)
+				return false;
+			val[n] = '\0';
+		}
+		if (strstr(val, "=?") != NULL)
+			return false;
+		for (i = 0; i < t->np; i++)
+			if (strcmp(t->p[i].name, name) == 0)
+				return false;
+		t->np++;
+	}
+	return true;
+}
+
+/* Parameter name of t, or NULL. */
+static const char *
+fast_param(const struct fctype *t, const char *name)
+{
+	int i;
+
+	for (i = 0; i < t->np; i++)
+		if (strcmp(t->p[i].name, name) == 0)
+			return t->p[i].value;
+	return NULL;
+}
+
+/* Decode clean base64 (base64_ok said so) [s, s + len) into out (room
+ * for len * 3 / 4 + 3 bytes); returns the bytes written. */
+static size_t
+fast_b64(const unsigned char *s, size_t len, unsigned char *out)
+{
+	/* Each base64 character's value plus one; 0: white space. */
+	static const unsigned char val[256] = {
+		['A'] = 1, ['B'] = 2, ['C'] = 3, ['D'] = 4, ['E'] = 5,
+		['F'] = 6, ['G'] = 7, ['H'] = 8, ['I'] = 9, ['J'] = 10,
+		['K'] = 11, ['L'] = 12, ['M'] = 13, ['N'] = 14, ['O'] = 15,
+		['P'] = 16, ['Q'] = 17, ['R'] = 18, ['S'] = 19, ['T'] = 20,
+		['U'] = 21, ['V'] = 22, ['W'] = 23, ['X'] = 24, ['Y'] = 25,
+		['Z'] = 26, ['a'] = 27, ['b'] = 28, ['c'] = 29, ['d'] = 30,
+		['e'] = 31, ['f'] = 32, ['g'] = 33, ['h'] = 34, ['i'] = 35,
+		['j'] = 36, ['k'] = 37, ['l'] = 38, ['m'] = 39, ['n'] = 40,
+		['o'] = 41, ['p'] = 42, ['q'] = 43, ['r'] = 44, ['s'] = 45,
+		['t'] = 46, ['u'] = 47, ['v'] = 48, ['w'] = 49, ['x'] = 50,
+		['y'] = 51, ['z'] = 52, ['0'] = 53, ['1'] = 54, ['2'] = 55,
+		['3'] = 56, ['4'] = 57, ['5'] = 58, ['6'] = 59, ['7'] = 60,
+		['8'] = 61, ['9'] = 62, ['+'] = 63, ['/'] = 64
+	};
+	unsigned acc = 0;
+	size_t i, o = 0;
+	int bits = 0;
+
+	for (i = 0; i < len && s[i] != '='; i++) {
+		unsigned c = val[s[i]];
+
+		if (c == 0)
+			continue;   /* white space (base64_ok allows no other) */
+		acc = (acc << 6) | (c - 1);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	return o;
+}
+
+/* Read one leaf part: its header block h, its content [c, c + clen). */
+static bool
+fast_leaf(const struct fheads *h, const unsigned char *c, size_t clen,
+    struct mime_msg *m, size_t *cap)
+{
+	static const char *const allowed[] = { "content-type",
+		"content-disposition", "content-transfer-encoding",
+		"content-description", "content-id", "mime-version" };
+	const struct ffield *ct, *cd, *cte;
+	struct fctype t, d;
+	struct mime_part p;
+	const char *fn, *cs, *s;
+	bool bad = false, b64 = false;
+	size_t i, k;
+
+	for (i = 0; i < h->n; i++) {
+		for (k = 0; k < sizeof allowed / sizeof allowed[0]; k++)
+			if (fast_is(&h->f[i], allowed[k]))
+				break;
+		if (k == sizeof allowed / sizeof allowed[0])
+			return false;
+		for (k = 0; k < i; k++)
+			if (h->f[k].nlen == h->f[i].nlen && g_ascii_strncasecmp(
+			    h->f[k].name, h->f[i].name, h->f[i].nlen) == 0)
+				return false;
+	}
+	ct = fast_get(h, "Content-Type", &bad);
+	cd = fast_get(h, "Content-Disposition", &bad);
+	cte = fast_get(h, "Content-Transfer-Encoding", &bad);
+	if (bad || ct == NULL || !fast_ctype(ct->val, ct->val + ct->vlen, true,
+	    &t) || (strncmp(t.value, "text/", 5) != 0 && strncmp(t.value,
+	    "application/", 12) != 0))
+		return false;
+	memset(&d, 0, sizeof d);
+	if (cd != NULL && (!fast_ctype(cd->val, cd->val + cd->vlen, false,
+	    &d) || (strcmp(d.value, "attachment") != 0 && strcmp(d.value,
+	    "inline") != 0)))
+		return false;
+	if (cte != NULL) {
+		char enc[16];
+		const char *e = fast_rtrim(cte->val, cte->val + cte->vlen);
+
+		if ((size_t)(e - cte->val) >= sizeof enc)
+			return false;
+		memcpy(enc, cte->val, (size_t)(e - cte->val));
+		enc[e - cte->val] = '\0';
+		if (g_ascii_strcasecmp(enc, "base64") == 0)
+			b64 = true;
+		else if (g_ascii_strcasecmp(enc, "7bit") != 0 &&
+		    g_ascii_strcasecmp(enc, "8bit") != 0 &&
+		    g_ascii_strcasecmp(enc, "binary") != 0)
+			return false;
+	}
+	if (m->nparts >= MIME_MAX_PARTS)
+		return false;
+	memset(&p, 0, sizeof p);
+	fn = cd != NULL ? fast_param(&d, "filename") : NULL;
+	if (fn == NULL)
+		fn = fast_param(&t, "name");
+	if (fn != NULL) {
+		for (s = fn; *s == ' ' || *s == '\t'; s++)
+			;
+		if (*s == '\0')
+			fn = NULL;
+	}
+	if (fn != NULL) {
+		if (strlen(fn) > MIME_MAX_NAME || !clean_text(fn, false))
+			return false;
+		for (i = 0; i < m->nparts; i++)
+			if (m->parts[i].filename != NULL &&
+			    strcasecmp(m->parts[i].filename, fn) == 0)
+				return false;
+	}
+	if (b64) {
+		if (!base64_ok(c, clen) || clen / 4 * 3 > MIME_MAX_PART + 3)
+			return false;
+		p.data = xmalloc(clen / 4 * 3 + 4);
+		p.len = fast_b64(c, clen, p.data);
+	} else {
+		p.data = xmalloc(clen + 1);
+		memcpy(p.data, c, clen);
+		p.len = clen;
+	}
+	p.data[p.len] = '\0';
+	p.base64 = b64;
+	p.attachment = fn != NULL || strcmp(d.value, "attachment") == 0 ||
+	    strncmp(t.value, "text/", 5) != 0;
+	cs = fast_param(&t, "charset");
+	if (p.len > MIME_MAX_PART || (!p.attachment && ((cs != NULL &&
+	    *cs != '\0' && !utf8_charset(cs)) || memchr(p.data, '\0',
+	    p.len) != NULL || !g_utf8_validate((const gchar *)p.data,
+	    (gssize)p.len, NULL)))) {
+		free(p.data);
+		return false;
+	}
+	p.filename = fn != NULL ? xstrdup(fn) : NULL;
+	p.content_type = xstrdup(t.value);
+	if (m->nparts == *cap) {
+		*cap = *cap ? *cap * 2 : 4;
+		m->parts = xrealloc(m->parts, *cap * sizeof *m->parts);
+	}
+	m->parts[m->nparts++] = p;
+	return true;
+}
+
+/* Is the line at raw[i] (ending at e, CR excluded) "--" boundary, and
+ * *end "--" after it? */
+static bool
+fast_boundary(const unsigned char *raw, size_t i, size_t e, const char *b,
+    size_t blen, bool *end)
+{
+	if (e - i < blen + 2 || raw[i] != '-' || raw[i + 1] != '-' ||
+	    memcmp(raw + i + 2, b, blen) != 0)
+		return false;
+	*end = e - i == blen + 4 && raw[e - 2] == '-' && raw[e - 1] == '-';
+	return true;
+}
+
+/* The top-level header fields of h into m; false if not plain. */
+static bool
+fast_top(const struct fheads *h, struct mime_msg *m)
+{
+	static const char *const autos[] = { "Auto-Submitted", "Precedence",
+		"List-Id", "List-Unsubscribe", "X-Autoreply", "X-Autorespond",
+		"Content-Disposition", "Content-Transfer-Encoding" };
+	const struct ffield *f;
+	const char *s, *e, *at;
+	bool bad = false;
+	size_t i, k;
+
+	if (h->n == 0)
+		return false;
+	for (i = 0; i < sizeof autos / sizeof autos[0]; i++)
+		if (fast_get(h, autos[i], &bad) != NULL)
+			return false;
+	/* Any field given twice but Received: GMime may find a conflict. */
+	for (i = 0; i < h->n; i++)
+		for (k = 0; k < i; k++)
+			if (h->f[k].nlen == h->f[i].nlen && g_ascii_strncasecmp(
+			    h->f[k].name, h->f[i].name, h->f[i].nlen) == 0 &&
+			    !fast_is(&h->f[i], "Received"))
+				return false;
+	if ((f = fast_get(h, "Return-Path", &bad)) != NULL) {
+		if (bad || fast_has(f->val, f->val + f->vlen, "=?"))
+			return false;
+		for (s = f->val; s < f->val + f->vlen && (*s == ' ' ||
+		    *s == '\t' || *s == '<'); s++)
+			;
+		if (s < f->val + f->vlen && *s == '>')
+			return false;
+	}
+	if ((f = fast_get(h, "Message-ID", &bad)) != NULL && f->vlen > 0) {
+		e = fast_rtrim(f->val, f->val + f->vlen);
+		s = f->val;
+		if (e - s < 5 || *s != '<' || e[-1] != '>' ||
+		    !fast_plain_addr(s + 1, e - 1))
+			return false;
+		m->message_id = fast_dup(s + 1, (size_t)(e - s - 2));
+		if (!msgid_ok(m->message_id))
+			return false;
+	}
+	if ((f = fast_get(h, "From", &bad)) != NULL && f->vlen > 0) {
+		if ((m->from = fast_mailbox(f->val, f->val + f->vlen)) == NULL)
+			return false;
+		at = strrchr(m->from, '@');
+		k = (size_t)(at - m->from);
+		if ((k == 13 && g_ascii_strncasecmp(m->from, "mailer-daemon",
+		    k) == 0) || (k == 10 && g_ascii_strncasecmp(m->from,
+		    "postmaster", k) == 0))
+			return false;
+	}
+	if ((f = fast_get(h, "Reply-To", &bad)) != NULL && f->vlen > 0 &&
+	    (m->reply_to = fast_mailbox(f->val, f->val + f->vlen)) == NULL)
+		return false;
+	if ((f = fast_get(h, "Subject", &bad)) != NULL) {
+		e = fast_rtrim(f->val, f->val + f->vlen);
+		if (fast_has(f->val, e, "=?") || fast_has(f->val, e, "\t"))
+			return false;
+		m->subject = fast_dup(f->val, (size_t)(e - f->val));
+	}
+	return !bad;
+}
+
+/* Does raw end every line one way, CR LF or LF, with no other CR? */
+static bool
+fast_one_eol(const unsigned char *raw, size_t len)
+{
+	const unsigned char *p = raw, *e = raw + len, *nl;
+	int crlf = -1;
+
+	for (; p < e; p = nl + 1) {
+		const unsigned char *cr;
+		bool this;
+
+		if ((nl = memchr(p, '\n', (size_t)(e - p))) == NULL)
+			nl = e;
+		cr = memchr(p, '\r', (size_t)(nl - p));
+		if (cr != NULL && cr != nl - 1)
+			return false;
+		if (nl == e)
+			return cr == NULL;
+		this = cr != NULL;
+		if (crlf == -1)
+			crlf = this;
+		else if (crlf != this)
+			return false;
+	}
+	return true;
+}
+
+/* Parse raw into m by the fast reader: HP_OK, or HP_ENOENT (m cleared
+ * but for hash) when GMime must read it. */
+static int
+fast_parse(const unsigned char *raw, size_t len, struct mime_msg *m)
+{
+	struct fheads *h = xmalloc(sizeof *h);
+	struct fctype t;
+	const struct ffield *ct;
+	const char *b;
+	size_t pos = 0, i, e, k, blen, cap = 0, cstart;
+	bool bad = false, end = false, inpart = false;
+	int rc = HP_ENOENT;
+
+	if (len == 0 || len > MIME_MAX_MESSAGE || memchr(raw, '\0', len) !=
+	    NULL || (len >= 5 && memcmp(raw, "From ", 5) == 0) ||
+	    !fast_one_eol(raw, len) || line_limits(raw, len, NULL) != HP_OK || !fast_block(raw, len, &pos,
+	    h) || !fast_top(h, m))
+		goto out;
+	if ((ct = fast_get(h, "Content-Type", &bad)) == NULL || bad ||
+	    !fast_ctype(ct->val, ct->val + ct->vlen, true, &t) ||
+	    strcmp(t.value, "multipart/mixed") != 0 || t.np != 1 ||
+	    (b = fast_param(&t, "boundary")) == NULL || (blen = strlen(b)) ==
+	    0 || blen > 70)
+		goto out;
+	cstart = 0;
+	for (i = pos; i < len && !end; i = e + 1) {
+		for (e = i; e < len && raw[e] != '\n'; e++)
+			;
+		k = e > i && raw[e - 1] == '\r' ? e - 1 : e;
+		if (!fast_boundary(raw, i, k, b, blen, &end)) {
+			if (e >= len)
+				goto out;   /* no closing boundary */
+			continue;
+		}
+		if (k - i != blen + 2 && !end)
+			goto out;    /* "--boundary" and more: GMime's call */
+		if (inpart) {
+			/* The part ends before the line end that precedes
+			 * its boundary. */
+			size_t ce = i;
+
+			if (ce <= cstart || raw[ce - 1] != '\n')
+				goto out;
+			ce--;
+			if (ce > cstart && raw[ce - 1] == '\r')
+				ce--;
+			if (!fast_leaf(h, raw + cstart, ce - cstart, m, &cap))
+				goto out;
+		}
+		if (end)
+			break;
+		if (e >= len)
+			goto out;
+		pos = e + 1;
+		if (!fast_block(raw, len, &pos, h) || h->n == 0)
+			goto out;
+		cstart = pos;
+		e = pos - 1;
+		inpart = true;
+	}
+	if (!end || !inpart)
+		goto out;
+	/* Nothing but line ends after the closing boundary. */
+	for (i = e + 1; i < len; i++)
+		if (raw[i] != '\r' && raw[i] != '\n')
+			goto out;
+	set_html_only(m);
+	rc = HP_OK;
+out:
+	free(h);
+	if (rc != HP_OK)
+		msg_release(m);
+	return rc;
+}
+
 /* GMime and GLib keep shared state (charset and iconv caches, the slice
  * allocator) that we do not want to trust across threads: every use of
  * GMime in this file goes through this lock, so the functions of mime.h
  * may be called from several threads. */
 static pthread_mutex_t gmime_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* mime_parse by GMime alone, for the tests (not in mime.h). */
+int mime_parse_gmime(const unsigned char *, size_t, struct mime_msg *,
+    struct hp_error *);
+/* mime_parse by the fast reader alone, for the tests (not in mime.h):
+ * HP_ENOENT when it leaves the message to GMime. */
+int mime_parse_fast(const unsigned char *, size_t, struct mime_msg *);
+
 int
-mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
+mime_parse_gmime(const unsigned char *raw, size_t len, struct mime_msg *m,
     struct hp_error *err)
 {
 	int rc;
@@ -1131,6 +1807,28 @@ mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
 	rc = parse_unlocked(raw, len, m, err);
 	pthread_mutex_unlock(&gmime_lock);
 	return rc;
+}
+
+int
+mime_parse_fast(const unsigned char *raw, size_t len, struct mime_msg *m)
+{
+	memset(m, 0, sizeof *m);
+	pthread_mutex_lock(&gmime_lock);
+	mime_init();
+	pthread_mutex_unlock(&gmime_lock);
+	crypto_generichash(m->hash, sizeof m->hash, raw, len, NULL, 0);
+	return fast_parse(raw, len, m);
+}
+
+/* The fast reader first (no lock held while it reads), GMime for what it
+ * leaves. */
+int
+mime_parse(const unsigned char *raw, size_t len, struct mime_msg *m,
+    struct hp_error *err)
+{
+	if (mime_parse_fast(raw, len, m) == HP_OK)
+		return HP_OK;
+	return mime_parse_gmime(raw, len, m, err);
 }
 
 void

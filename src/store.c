@@ -5108,3 +5108,50 @@ store_orders_nonce_set(struct store *st, int64_t cid,
 	    "FROM windows WHERE campaign_id = ?1)", STORE_ARGS(STORE_INT(cid),
 	    STORE_BLOB(hash, 32), STORE_TEXT(nonce)), NULL, err);
 }
+
+/* Issue 17, intake (helper ingest): store_orders_put with the file's nonce
+ * in the same row, and the data version intake's campaign cache checks. */
+
+/* Store orders as store_orders_put does, keeping nonce in the new row
+ * (store.h). */
+int
+store_orders_put_nonce(struct store *st, int64_t wid, int side,
+    int64_t player, const char *source, const char *raw, const char *parsed,
+    const unsigned char *hash, const char *nonce, struct hp_error *err)
+{
+	unsigned char *zr, *zp;
+	struct store_arg ar, ap;
+	int rc;
+
+	if ((rc = store_exec(st, "supersede orders", "UPDATE orders SET "
+	    "current = 0 WHERE window_id = ?1 AND side_idx = ?2 AND current = "
+	    "1", STORE_ARGS(STORE_INT(wid), STORE_INT(side)), NULL, err)) !=
+	    HP_OK)
+		return rc;
+	ar = store_orders_arg(raw, &zr);
+	ap = store_orders_arg(parsed, &zp);
+	rc = store_exec(st, "store orders and nonce", "INSERT INTO orders ("
+	    "window_id, side_idx, player_id, source, raw, parsed, hash, nonce) "
+	    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    STORE_ARGS(STORE_INT(wid), STORE_INT(side), store_arg_id(player),
+	    STORE_TEXT(source), ar, ap, STORE_BLOB(hash, 32),
+	    STORE_TEXT(nonce)), NULL, err);
+	free(zr);
+	free(zp);
+	return rc;
+}
+
+/* SQLite's data version of this connection (store.h). */
+int
+store_data_version(struct store *st, int64_t *version, struct hp_error *err)
+{
+	struct store_query q;
+
+	*version = 0;
+	if (store_query_open(&q, st, "data version", "PRAGMA data_version",
+	    NULL, err) != HP_OK)
+		return HP_EDB;
+	if (store_query_next(&q, err))
+		*version = sqlite3_column_int64(q.s, 0);
+	return store_query_close(&q, err);
+}

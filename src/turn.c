@@ -230,21 +230,126 @@ check_standing_sequence(const struct game *g, int side,
 	return HP_OK;
 }
 
-int
-turn_submit_tx(struct store *st, const char *campaign, const char *text,
-    size_t len, int side_only, int64_t player, const char *source,
-    struct turn_submit *res, struct hp_error *err)
+/* Campaigns read once for many order files (turn.h, issue 17). */
+#define TURN_CACHE_MAX 64
+
+struct turn_cache_entry {
+	char name[GAME_NAME_MAX];
+	int64_t cid;
+	struct game g;
+	struct store_window w;
+	int wrc;                  /* store_window_current's: HP_OK or ENOENT */
+};
+
+struct turn_cache {
+	struct turn_cache_entry *e[TURN_CACHE_MAX];
+	int n;
+};
+
+struct turn_cache *
+turn_cache_new(void)
+{
+	return xcalloc(1, sizeof(struct turn_cache));
+}
+
+void
+turn_cache_clear(struct turn_cache *c)
+{
+	int i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->n; i++) {
+		game_free(&c->e[i]->g);
+		free(c->e[i]);
+	}
+	c->n = 0;
+}
+
+void
+turn_cache_free(struct turn_cache *c)
+{
+	turn_cache_clear(c);
+	free(c);
+}
+
+/* Forget campaign name in c. */
+static void
+cache_drop(struct turn_cache *c, const char *name)
+{
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->e[i]->name, name) == 0) {
+			game_free(&c->e[i]->g);
+			free(c->e[i]);
+			c->e[i] = c->e[--c->n];
+			return;
+		}
+}
+
+/* Campaign name from c, read into it first if it is not there: its game
+ * and current window, as store_game_load and store_window_current give
+ * them (HP_ENOENT: no such campaign). The entry is owned by c. */
+static int
+cache_get(struct store *st, struct turn_cache *c, const char *name,
+    struct turn_cache_entry **out, struct hp_error *err)
+{
+	struct turn_cache_entry *e;
+	int i, rc;
+
+	*out = NULL;
+	for (i = 0; i < c->n; i++)
+		if (strcmp(c->e[i]->name, name) == 0) {
+			*out = c->e[i];
+			return HP_OK;
+		}
+	if (strlen(name) >= sizeof e->name)
+		return HP_ENOENT;   /* no campaign has so long a name */
+	e = xcalloc(1, sizeof *e);
+	game_init(&e->g);
+	if ((rc = store_game_load(st, name, &e->g, &e->cid, err)) != HP_OK)
+		goto fail;
+	e->wrc = store_window_current(st, e->cid, &e->w, err);
+	if (e->wrc == HP_ENOENT)
+		memset(&e->w, 0, sizeof e->w);
+	else if (e->wrc != HP_OK) {
+		rc = e->wrc;
+		goto fail;
+	}
+	strlcpy_(e->name, name, sizeof e->name);
+	if (c->n == TURN_CACHE_MAX)
+		turn_cache_clear(c);
+	c->e[c->n++] = e;
+	*out = e;
+	return HP_OK;
+fail:
+	game_free(&e->g);
+	free(e);
+	return rc;
+}
+
+/* turn_submit_tx, reading the campaign through cache (may be NULL) and
+ * keeping nonce (NULL: none kept) with a window's orders. */
+static int
+submit(struct store *st, struct turn_cache *cache, const char *campaign,
+    const char *text, size_t len, int side_only, int64_t player,
+    const char *source, const char *nonce, struct turn_submit *res,
+    struct hp_error *err)
 {
 	struct order_header h;
 	struct order_body body = { NULL, 0 };
 	struct store_window w;
 	struct window_spec spec;
 	struct game g;
+	const struct game *gp = &g;
+	struct turn_cache_entry *ce = NULL;
 	struct sbuf canon;
 	void *parsed = NULL;
 	unsigned char hash[32];
-	int64_t cid;
+	int64_t cid = 0;
 	int rc, side;
+	bool found;
 	char *raw = NULL;
 
 	game_init(&g);
@@ -255,20 +360,37 @@ turn_submit_tx(struct store *st, const char *campaign, const char *text,
 	}
 	if (campaign == NULL)
 		campaign = h.campaign;
-	if ((rc = store_game_load(st, campaign, &g, &cid, err)) != HP_OK) {
-		if (rc == HP_ENOENT) {
-			orders_error(&res->errs, 0, "no campaign called '%s'",
-			    campaign);
-			rc = HP_EINVAL;
+	/* Standing orders change the game: read afresh, and forgotten. */
+	if (cache != NULL && strcasecmp(h.window, "standing") == 0) {
+		cache_drop(cache, campaign);
+		cache = NULL;
+	}
+	if (cache != NULL) {
+		rc = cache_get(st, cache, campaign, &ce, err);
+		found = rc != HP_ENOENT;
+		if (rc == HP_OK) {
+			gp = &ce->g;
+			cid = ce->cid;
+			w = ce->w;
+			rc = ce->wrc;
 		}
+	} else {
+		rc = store_game_load(st, campaign, &g, &cid, err);
+		found = rc != HP_ENOENT;
+		if (rc == HP_OK)
+			rc = store_window_current(st, cid, &w, err);
+	}
+	if (!found) {
+		orders_error(&res->errs, 0, "no campaign called '%s'",
+		    campaign);
+		rc = HP_EINVAL;
 		goto out;
 	}
-	rc = store_window_current(st, cid, &w, err);
 	if (rc == HP_ENOENT)
 		memset(&w, 0, sizeof w);
 	else if (rc != HP_OK)
 		goto out;
-	if ((side = check_header(&g, &w, &h, side_only, &res->standing,
+	if ((side = check_header(gp, &w, &h, side_only, &res->standing,
 	    &res->errs)) < 0) {
 		rc = HP_EINVAL;
 		goto out;
@@ -279,7 +401,7 @@ turn_submit_tx(struct store *st, const char *campaign, const char *text,
 		rc = HP_EINVAL;
 		goto out;
 	}
-	if (res->standing && check_standing_sequence(&g, side, &h,
+	if (res->standing && check_standing_sequence(gp, side, &h,
 	    &res->errs) != HP_OK) {
 		rc = HP_EINVAL;
 		goto out;
@@ -288,9 +410,9 @@ turn_submit_tx(struct store *st, const char *campaign, const char *text,
 	if (res->standing) {
 		memset(&spec, 0, sizeof spec);
 		strlcpy_(spec.name, "standing", sizeof spec.name);
-		spec.turn = g.turn;
+		spec.turn = gp->turn;
 	}
-	if (g.rules->parse(&g, &spec, side, &body, &parsed, &canon,
+	if (gp->rules->parse(gp, &spec, side, &body, &parsed, &canon,
 	    &res->errs) != HP_OK || res->errs.n > 0) {
 		rc = HP_EINVAL;
 		goto out;
@@ -308,41 +430,66 @@ turn_submit_tx(struct store *st, const char *campaign, const char *text,
 		if (!res->standing)
 			res->replaced = cur[side].raw != NULL;
 		sbuf_init(&wb);
-		for (i = 0; i < g.nsides; i++)
-			if ((w.spec.sides & (1u << i)) && !g.sides[i].ai &&
+		for (i = 0; i < gp->nsides; i++)
+			if ((w.spec.sides & (1u << i)) && !gp->sides[i].ai &&
 			    cur[i].raw == NULL && (res->standing || i != side))
 				sbuf_printf(&wb, "%s%s", wb.len ? ", " : "",
-				    g.sides[i].name);
+				    gp->sides[i].name);
 		strlcpy_(res->waiting, wb.buf ? wb.buf : "",
 		    sizeof res->waiting);
 		sbuf_free(&wb);
 		store_orders_free(cur);
 	}
 	if (res->standing) {
+		/* Never from the cache (see above): g is this call's own. */
 		res->replaced = g.sides[side].standing != NULL;
 		free(g.sides[side].standing);
 		g.sides[side].standing = xstrdup(raw);
 		rc = store_game_save(st, cid, &g, err);
 	} else {
 		window_order_hash(raw, hash);
-		rc = store_orders_put(st, w.id, side, player, source, raw,
-		    canon.buf ? canon.buf : "", hash, err);
+		if (nonce != NULL)
+			rc = store_orders_put_nonce(st, w.id, side, player,
+			    source, raw, canon.buf ? canon.buf : "", hash, nonce,
+			    err);
+		else
+			rc = store_orders_put(st, w.id, side, player, source,
+			    raw, canon.buf ? canon.buf : "", hash, err);
 	}
 	if (rc != HP_OK)
 		goto out;
 	res->side = side;
-	strlcpy_(res->side_name, g.sides[side].name, sizeof res->side_name);
+	strlcpy_(res->side_name, gp->sides[side].name, sizeof res->side_name);
 	res->turn = spec.turn;
 	strlcpy_(res->window, spec.name, sizeof res->window);
 	res->canon = sbuf_steal(&canon);
 out:
 	if (parsed != NULL)
-		g.rules->free_orders(parsed);
+		gp->rules->free_orders(parsed);
 	orders_body_free(&body);
 	sbuf_free(&canon);
 	free(raw);
 	game_free(&g);
 	return rc;
+}
+
+int
+turn_submit_tx(struct store *st, const char *campaign, const char *text,
+    size_t len, int side_only, int64_t player, const char *source,
+    struct turn_submit *res, struct hp_error *err)
+{
+	return submit(st, NULL, campaign, text, len, side_only, player, source,
+	    NULL, res, err);
+}
+
+int
+turn_submit_cached(struct store *st, struct turn_cache *cache,
+    const char *campaign, const char *text, size_t len, int side_only,
+    int64_t player, const char *source, const char *nonce,
+    struct turn_submit *res, struct hp_error *err)
+{
+	return submit(st, cache, campaign, text, len, side_only, player,
+	    source, nonce, res, err);
 }
 
 int

@@ -1110,11 +1110,114 @@ cleanup(void **state)
 	return 0;
 }
 
+/* turn_submit_cached (issue 17: intake reads each campaign once a run)
+ * gives what turn_submit_tx gives, refusals included, and writes the same
+ * rows (with the nonce kept when asked); a campaign missing is refused
+ * alike; store_data_version moves when another connection commits. */
+static void
+test_submit_cached(void **state)
+{
+	const char *pa = fx_tmp_db();
+	char pb[512];
+	struct store *a, *b;
+	struct turn_cache *tc = turn_cache_new();
+	struct hp_error err = { 0, "" };
+	char *files[8], *da, *db, *ta, *tb;
+	const char *camp[8] = { "t", "t", "t", "t", "t", "nosuch", "t", "t" };
+	int64_t v1, v2;
+	size_t i;
+
+	(void)state;
+	snprintf(pb, sizeof pb, "%s.cached", pa);
+	rm_db(pb);
+	a = fx_store_new(pa);
+	b = fx_store_new(pb);
+	new_campaign(a, "t", NULL, true, false);
+	new_campaign(b, "t", NULL, true, false);
+	files[0] = file("t", 1, "red", "blue", DEPLOY);
+	files[1] = file("t", 1, "blue", "green", DEPLOY);
+	files[2] = file("t", 1, "blue", "blue", DEPLOY "move 9 Z9\n");
+	files[3] = file("t", 1, "blue", "blue", DEPLOY);
+	files[4] = file("t", 1, "blue", "blue", DEPLOY "fire 1\n");
+	files[5] = file("nosuch", 1, "blue", "blue", DEPLOY);
+	files[6] = file("t", 1, "blue", "red", "target A0\n");
+	files[7] = file("t", 1, "blue", "blue", DEPLOY "fire 2\n");
+	assert_int_equal(store_begin(a, &err), HP_OK);
+	assert_int_equal(store_begin(b, &err), HP_OK);
+	for (i = 0; i < 8; i++) {
+		struct turn_submit ra, rb;
+		int rca, rcb;
+
+		turn_submit_init(&ra);
+		turn_submit_init(&rb);
+		rca = turn_submit_tx(a, camp[i], files[i], strlen(files[i]), 0,
+		    0, "mail", &ra, &err);
+		rcb = turn_submit_cached(b, tc, camp[i], files[i],
+		    strlen(files[i]), 0, 0, "mail", NULL, &rb, &err);
+		assert_int_equal(rca, rcb);
+		ta = orders_errors_text(&ra.errs);
+		tb = orders_errors_text(&rb.errs);
+		assert_string_equal(ta, tb);
+		free(ta);
+		free(tb);
+		assert_int_equal(ra.replaced, rb.replaced);
+		assert_string_equal(ra.waiting, rb.waiting);
+		assert_string_equal(ra.side_name, rb.side_name);
+		assert_int_equal(ra.canon == NULL, rb.canon == NULL);
+		if (ra.canon != NULL)
+			assert_string_equal(ra.canon, rb.canon);
+		turn_submit_free(&ra);
+		turn_submit_free(&rb);
+	}
+	assert_int_equal(store_commit(a, &err), HP_OK);
+	assert_int_equal(store_commit(b, &err), HP_OK);
+	da = fx_db_rows(pa, "SELECT window_id, side_idx, source, raw, parsed, "
+	    "hash, current, nonce FROM orders ORDER BY id");
+	db = fx_db_rows(pb, "SELECT window_id, side_idx, source, raw, parsed, "
+	    "hash, current, nonce FROM orders ORDER BY id");
+	assert_string_equal(da, db);
+	assert_non_null(strstr(da, "fire 2"));
+	free(da);
+	free(db);
+
+	/* The nonce is kept in the new row when asked. */
+	{
+		struct turn_submit rb;
+
+		turn_submit_init(&rb);
+		assert_int_equal(store_begin(b, &err), HP_OK);
+		assert_int_equal(turn_submit_cached(b, tc, "t", files[4],
+		    strlen(files[4]), 0, 0, "mail", "n-17", &rb, &err), HP_OK);
+		assert_int_equal(store_commit(b, &err), HP_OK);
+		assert_true(rb.replaced);
+		turn_submit_free(&rb);
+		assert_int_equal(fx_db_long(pb, "SELECT count(*) FROM orders "
+		    "WHERE nonce = 'n-17' AND current = 1"), 1);
+	}
+
+	/* Another connection's commit shows in the data version (intake
+	 * then forgets what it read). */
+	assert_int_equal(store_data_version(b, &v1, &err), HP_OK);
+	assert_int_equal(store_data_version(b, &v2, &err), HP_OK);
+	assert_true(v1 == v2);
+	fx_db_exec(pb, "UPDATE campaigns SET turn = turn");
+	assert_int_equal(store_data_version(b, &v2, &err), HP_OK);
+	assert_true(v1 != v2);
+
+	for (i = 0; i < 8; i++)
+		free(files[i]);
+	turn_cache_free(tc);
+	store_close(a);
+	store_close(b);
+	rm_db(pb);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_submit_refused),
+		cmocka_unit_test(test_submit_cached),
 		cmocka_unit_test(test_finished_refused),
 		cmocka_unit_test(test_replace),
 		cmocka_unit_test(test_missing_orders),
