@@ -2156,6 +2156,50 @@ same_orders(const struct pw_orders *a, const struct pw_orders *b,
 		assert_true(a->act[0].line > a->shot[a->nshot - 1].line);
 }
 
+/* The parsed orders have only the fields same_orders compares, one after
+ * the other (a field added to pw_orders, pw_shot, pw_act or pw_clause
+ * fails here: pw_opponent_parsed must fill it as pw_parse does and
+ * same_orders compare it). */
+static void
+orders_fields_known(void)
+{
+	size_t o;
+
+	assert_int_equal(offsetof(struct pw_clause, kind), 0);
+	assert_int_equal(offsetof(struct pw_clause, n), sizeof(int));
+	assert_int_equal(offsetof(struct pw_clause, h), 2 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_clause, arg), 2 * sizeof(int) +
+	    PW_PATH_MAX * sizeof(struct hex));
+	assert_int_equal(sizeof(struct pw_clause), 3 * sizeof(int) +
+	    PW_PATH_MAX * sizeof(struct hex));
+	assert_int_equal(sizeof(struct hex), 2 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_act, unit), 0);
+	assert_int_equal(offsetof(struct pw_act, line), sizeof(int));
+	assert_int_equal(offsetof(struct pw_act, nclause), 2 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_act, c), 3 * sizeof(int));
+	assert_int_equal(sizeof(struct pw_act), 3 * sizeof(int) +
+	    PW_CLAUSES_MAX * sizeof(struct pw_clause));
+	assert_int_equal(offsetof(struct pw_shot, unit), 0);
+	assert_int_equal(offsetof(struct pw_shot, line), sizeof(int));
+	assert_int_equal(offsetof(struct pw_shot, target), 2 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_shot, gas), 4 * sizeof(int));
+	assert_true(sizeof(struct pw_shot) <= 5 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_orders, side), 0);
+	assert_int_equal(offsetof(struct pw_orders, nshot), sizeof(int));
+	assert_int_equal(offsetof(struct pw_orders, shot), 2 * sizeof(int));
+	o = 2 * sizeof(int) + PW_SHOTS_MAX * sizeof(struct pw_shot);
+	assert_int_equal(offsetof(struct pw_orders, nact), o);
+	assert_int_equal(offsetof(struct pw_orders, act), o + sizeof(int));
+	o += sizeof(int) + PW_ACTS_MAX * sizeof(struct pw_act);
+	assert_int_equal(offsetof(struct pw_orders, retreat), o);
+	o += sizeof(enum pw_retreat);
+	assert_int_equal(offsetof(struct pw_orders, unit_retreat), o);
+	o += GAME_MAX_UNITS;
+	o = (o + sizeof(int) - 1) / sizeof(int) * sizeof(int);
+	assert_int_equal(offsetof(struct pw_orders, nunit_retreat), o);
+	assert_int_equal(sizeof(struct pw_orders), o + sizeof(int));
+}
+
 /* The opponent's parsed orders (opponent_parsed, which simulate resolves)
  * are what pw_parse makes of its order file, field by field, and its text
  * is pw_opponent's, byte for byte: in every window of whole games (both
@@ -2176,6 +2220,7 @@ t_opponent_parsed(void **state)
 	(void)state;
 	assert_non_null(pw);
 	assert_true(pw->opponent_parsed == pw_opponent_parsed);
+	orders_fields_known();
 	for (o = 0; o < (int)(sizeof opts / sizeof opts[0]); o++)
 		for (i = 0; i < games; i++) {
 			struct window_spec w, next;

@@ -22,7 +22,13 @@
  * (fire_target, artillery), goals are found where first read, and the
  * order text goes straight into per-thread buffers (put). Everything is
  * still read from what the side sees (seen, sl, sp): no hidden unit is
- * looked at that the old scans did not look at. */
+ * looked at that the old scans did not look at.
+ *
+ * Parsed orders (issue 17, ARCHITECTURE §3.2 "Parsed orders"): for
+ * simulate, pw_opponent_parsed writes the same text and keeps each line
+ * as pw_parse makes it (rec_shot, rec_act, rec_clause: every put of an
+ * order line has its record next to it), so the text is not parsed back.
+ * test_pw t_opponent_parsed holds the two equal. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
