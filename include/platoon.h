@@ -155,10 +155,23 @@ bool plt_los(const struct game *, int side, struct hex a, struct hex b);
  * finds, or -1): built once for a loop of plt_los_in while no squad moves
  * or is removed. Caller frees. */
 int *plt_occupancy(const struct game *);
+/* plt_occupancy into occ (cols * rows entries), without the squads of
+ * platoon without (-1: none left out). */
+void plt_occupancy_fill(const struct game *, int *occ, int without);
 /* plt_los with the squads looked up in occ (plt_occupancy; NULL: found
  * by plt_squad_at). */
 bool plt_los_in(const struct game *, const int *occ, int side, struct hex a,
     struct hex b);
+/* The squads by hex (plt_occupancy) in occ, the caller's (cols * rows
+ * entries), filled the first time a line of sight needs them (filled set
+ * then; start with it false). */
+struct plt_occ_lazy {
+	int *occ;
+	bool filled;
+};
+/* plt_los_in with the squads of lz (see above). */
+bool plt_los_lazy(const struct game *, struct plt_occ_lazy *, int side,
+    struct hex a, struct hex b);
 /* Cover of a squad at target against an attacker at from. */
 int plt_cover(const struct game *, struct hex target, struct hex from);
 int plt_dist_cm(struct hex, struct hex);
@@ -201,11 +214,34 @@ int plt_setup(struct game *, const struct scenario *, struct hp_error *);
  * its end. Outside one, the same answers, found by a whole check. */
 void plt_cache_begin(const struct game *);
 void plt_cache_end(void);
+/* plt_cache_begin whose checks (the whole map, the profiles) are made
+ * when the map or a profile is first asked for inside the scope, if ever
+ * (an order file that names no hex checks no map). */
+void plt_cache_begin_lazy(const struct game *);
+/* plt_cache_begin for a step of a resolution after a step of the same
+ * resolution ended (plt_resolve knows): the whole check is left out when
+ * the game's hexes are the array last checked whole. */
+void plt_cache_continue(const struct game *);
 /* "PREFIX.N" into key (size bytes, cut short as snprintf would). */
 void plt_key(char *key, size_t size, const char *prefix, int n);
 /* The row-major index of the neighbour in direction d of the hex of
  * row-major index i, -1 off the layout. */
 int plt_neighbour_index(const struct game *, int i, int d);
+/* The squads by hex (plt_occupancy's array) as this thread's last
+ * plt_path or plt_path_to_contact found them, with squad mover (left out
+ * of that search) at its hex: plt_occupancy's answer when no squad but
+ * mover has moved or been removed since that search, inside the scope it
+ * ran in. False (occ untouched) when no such search is at hand. */
+bool plt_path_squads(const struct game *, int *occ, int mover);
+/* The steps a squad of side takes along path (np hexes, from start on),
+ * one after another, for at most lim cm in all: each one's cost (cm) into
+ * cost[] and its road (plt_road) into road[]; their count. A step stops
+ * the walk when it is impossible (plt_step_cost), dearer than what is
+ * left, into a squad's hex (occ: plt_occupancy) or, unless contact, into
+ * a hex next to a squad of another side. */
+int plt_walk_steps(const struct game *, const int *occ, int side,
+    bool contact, struct hex start, const struct hex *path, int np, int lim,
+    int *cost, bool *road);
 /* The row-major index of h on g's layout, -1 off it. */
 int plt_hex_index(const struct game *, struct hex);
 /* The costs (cm) plt_path finds from a for a squad of side (contact not

@@ -160,13 +160,41 @@ pw_kind_is(const struct game_unit *u, const char *name)
 	    strcmp(u->kind, name) == 0;
 }
 
+/* pw_kind(u) == PW_CMD and pw_kind(u) == PW_SPOTTER, by the name (kind
+ * is an array longer than either name: its bytes and the end compared,
+ * no call). */
+static inline bool
+pw_is_commander(const struct game_unit *u)
+{
+	return u->kind[0] == 'c' && memcmp(u->kind, "commander",
+	    sizeof "commander") == 0;
+}
+static inline bool
+pw_is_spotter(const struct game_unit *u)
+{
+	return u->kind[0] == 's' && memcmp(u->kind, "spotter",
+	    sizeof "spotter") == 0;
+}
+
 /* The type of a unit, or NULL for a marker. */
 const struct pw_type *pw_type(const struct game_unit *);
 int pw_kind(const struct game_unit *);
 int pw_kind_by_name(const char *kind);
-bool pw_is_marker(const struct game_unit *);
+/* A marker (its kind starts "marker:"; kind is an array longer than
+ * the prefix: a fixed-size compare). Inline: the resolution asks it of
+ * every unit it looks at. */
+static inline bool
+pw_is_marker(const struct game_unit *u)
+{
+	return u->kind[0] == 'm' && u->kind[1] == 'a' &&
+	    memcmp(u->kind, "marker:", 7) == 0;
+}
 /* Alive and on the map (not a marker). */
-bool pw_alive(const struct game_unit *);
+static inline bool
+pw_alive(const struct game_unit *u)
+{
+	return u->placed && u->strength > 0 && !pw_is_marker(u);
+}
 /* Add a unit of kind at label facing dir with quality q; its SP and x[SP0]
  * come from the table. Returns the unit's index. */
 int pw_add_unit(struct game *, const char *id, int kind, int side,
@@ -216,6 +244,30 @@ const signed char *pw_map_terrain(const struct game *, const bool **first);
 int pw_hex_index(const struct game *, struct hex);
 int pw_line_ends(const struct game *, struct hex a, struct hex b,
     struct hex *second, struct hex *penult);
+/* The units of g by hex during a resolution step (pw.c, "the units by
+ * hex"): pw_units_index_begin(g) while the cache above is armed for g
+ * (false: nothing armed), pw_units_index_end(the value returned). The
+ * resolution calls pw_unit_moved(g, i) right after it changes unit i's
+ * pos or placed (pw_add_marker files the units it adds). While it
+ * answers, pw_unit_lists_at(g, h, &L) is h's hex index k, with L.head[k]
+ * the first placed unit in h by unit index (-1 none), L.next[i] the next
+ * unit in the same hex, L.nbr[k][d] the index of h's neighbour in
+ * direction d (-1 off the map); -2 when it does not answer or h is off
+ * the map (scan the units). */
+struct pw_unit_lists {
+	const int *head;
+	const int *next;
+	const int (*nbr)[6];
+};
+bool pw_units_index_begin(const struct game *);
+void pw_units_index_end(bool begun);
+void pw_unit_moved(const struct game *, int i);
+int pw_unit_lists_at(const struct game *, struct hex, struct pw_unit_lists *);
+/* The resolution calls pw_unit_attached(g, i, from) right after it
+ * changes unit i's attached (from: the value before); pw_unit_carries(g,
+ * i) is false only when the index answers and no unit has i as attached. */
+void pw_unit_attached(const struct game *, int i, int from);
+bool pw_unit_carries(const struct game *, int i);
 /* Is to within the 120 degree arc of a unit at from facing dir? */
 bool pw_in_arc(int facing, struct hex from, struct hex to);
 /* The direction (0..5) from a that points most nearly at b. */

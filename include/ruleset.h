@@ -77,6 +77,11 @@ struct resolve_ctx {
 	void *standing[GAME_MAX_SIDES];
 	/* Set by resolve before it returns RESOLVE_ASK: bit per side asked. */
 	unsigned ask;
+	/* This resolution's number, unique in the process (never 0): a
+	 * ruleset keeping something from one step to the next of the same
+	 * resolution (platoon's map cache) tells the next step from the
+	 * first step of another resolution by it. Set by window.c. */
+	unsigned long serial;
 };
 
 struct ruleset {

@@ -170,6 +170,9 @@ window_resolve_resume(struct game *g, const struct window_spec *w,
 	    err);
 }
 
+/* The last resolution's number (resolve_ctx.serial). */
+static unsigned long resolve_serial;
+
 int
 window_resolve_parsed(struct game *g, const struct window_spec *w,
     void *orders[GAME_MAX_SIDES], const char *const standing[GAME_MAX_SIDES],
@@ -186,6 +189,7 @@ window_resolve_parsed(struct game *g, const struct window_spec *w,
 		ctx.orders[i] = orders[i];
 		orders[i] = NULL;
 	}
+	ctx.serial = __atomic_add_fetch(&resolve_serial, 1, __ATOMIC_RELAXED);
 	if (stop != NULL) {
 		stop->step = -1;
 		stop->ask = 0;

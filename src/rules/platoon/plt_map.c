@@ -4,8 +4,12 @@
  * reports and the status lines. Readings: docs/rules/platoon.md. The map
  * cache (per thread: look-ups by hex index, lines of sight by pair of
  * hexes, profiles by kind; plt_cache_begin/_end) and the path search are
- * described where they are defined and in docs/ARCHITECTURE.md, 3.1. */
+ * described where they are defined and in docs/ARCHITECTURE.md, 3.1; so
+ * are the set-up kept per thread ("the set-up kept"), the straight-cost
+ * paths read off a cone and the guided search that give the same paths
+ * as the whole search ("straight-cost paths", "guided search"). */
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,8 +63,19 @@ struct pcache {
 static _Thread_local int scope;
 static _Thread_local struct pcache pcache[PCACHE_MAX];
 static _Thread_local int npcache;
+/* The pcache entry of each unit, for the units array it was found in
+ * inside one top-level scope (pgen: counted up as each begins). */
+static _Thread_local unsigned pgen;
+static _Thread_local struct {
+	const struct game_unit *units;
+	unsigned gen, stamp;
+	int cap;
+	unsigned *at;
+	int *slot;
+} ucache;
 struct mapc {
 	struct game_hex *map;  /* copy of the hexes it was built from */
+	const struct game_hex *src; /* the array last compared whole */
 	int nmap, n;
 	struct hex_layout lay;
 	const struct plt_terrain **ter;  /* NULL: no hex or unknown terrain */
@@ -72,6 +87,10 @@ struct mapc {
 	                        * and the obstacle between), -1 impossible */
 	int *nbs;              /* nbs[i * 6 + d]: nb, or n where step is -1
 	                        * (the path search's hex never entered) */
+	struct hex *hx;        /* hx[i]: the hex of index i */
+	char *road;            /* road[i]: the hex carries a road */
+	signed char *cov;      /* cov[t * n + f]: plt_cover + 1, 0 not yet
+	                        * (made when first asked) */
 	int *los;              /* los[a * n + b]: 0 not yet walked, 1 blocked
 	                        * whatever the squads, else 2 + offset in st */
 	int *st;               /* at an offset: count, then (h, alt) pairs */
@@ -79,9 +98,13 @@ struct mapc {
 };
 
 static _Thread_local struct mapc mc;
+/* A lazy scope (plt_cache_begin_lazy) whose map, or profiles, nobody
+ * asked for yet: checked when first asked. */
+static _Thread_local bool lazy_map, lazy_pf;
+static void lazy_profiles(const struct game *);
 static _Thread_local const struct game *scope_game; /* see mapc_get */
 static struct mapc *mapc_scoped(const struct game *);
-static int hidx(const struct game *, struct hex);
+static inline int hidx(const struct game *, struct hex);
 
 /* The game hex at h (row-major fast path, then a search), or NULL. */
 static const struct game_hex *
@@ -134,7 +157,13 @@ plt_terrain(const struct game *g, struct hex h)
 bool
 plt_road(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct mapc *m = mapc_scoped(g);
+	const struct game_hex *gh;
+	int i;
+
+	if (m != NULL)
+		return (i = hidx(g, h)) >= 0 && m->road[i];
+	gh = hex_at(g, h);
 
 	return gh != NULL && strstr(gh->terrain, "+road") != NULL;
 }
@@ -244,6 +273,34 @@ pvar(const struct game *g, const char *kind, const char *what)
 	return game_var(g, key, -1);
 }
 
+/* Whether kind has a profile (pvar "m" not -1), and then its points
+ * (pvar "pt") in *pt: the vars read in one pass, each key's first as
+ * game_var finds it. */
+static bool
+pvar2(const struct game *g, const char *kind, int *pt)
+{
+	char km[40], kp[40];
+	int i, m = -1, fm = 0, fp = 0;
+
+	pkey(km, sizeof km, kind, "m");
+	pkey(kp, sizeof kp, kind, "pt");
+	*pt = -1;
+	for (i = 0; i < g->nvars && !(fm && fp); i++) {
+		const char *k = g->vars[i].key;
+
+		if (k[0] != 'p')
+			continue;
+		if (!fm && strcmp(k, km) == 0) {
+			m = g->vars[i].val;
+			fm = 1;
+		} else if (!fp && strcmp(k, kp) == 0) {
+			*pt = g->vars[i].val;
+			fp = 1;
+		}
+	}
+	return m >= 0;
+}
+
 /* Set the profile value what of kind. */
 static void
 set_pvar(struct game *g, const char *kind, const char *what, int v)
@@ -309,16 +366,50 @@ plt_profile_ref(const struct game *g, int unit)
 	kind = g->units[unit].kind;
 	if (scope == 0)
 		return profile_of_kind(g, kind, &one) ? &one : NULL;
+	if (lazy_pf)
+		lazy_profiles(g);
+	/* The entry found for this unit before in this scope, if any (a
+	 * unit's kind does not change). */
+	if (ucache.units != g->units || ucache.gen != pgen) {
+		ucache.units = g->units;
+		ucache.gen = pgen;
+		if (++ucache.stamp == 0) { /* wrapped: none is good */
+			if (ucache.cap > 0)
+				memset(ucache.at, 0, sizeof(unsigned) *
+				    (size_t)ucache.cap);
+			ucache.stamp = 1;
+		}
+	}
+	if (unit < ucache.cap && ucache.at[unit] == ucache.stamp) {
+		k = ucache.slot[unit];
+		return pcache[k].ok ? &pcache[k].p : NULL;
+	}
 	for (k = 0; k < npcache; k++)
 		if (pcache[k].kind[0] == kind[0] &&
 		    strcmp(pcache[k].kind, kind) == 0)
-			return pcache[k].ok ? &pcache[k].p : NULL;
-	if (npcache == PCACHE_MAX || strlen(kind) >= sizeof pcache[0].kind)
-		return profile_of_kind(g, kind, &one) ? &one : NULL;
-	strlcpy_(pcache[npcache].kind, kind, sizeof pcache[0].kind);
-	pcache[npcache].ok = profile_of_kind(g, kind, &pcache[npcache].p);
-	npcache++;
-	return pcache[npcache - 1].ok ? &pcache[npcache - 1].p : NULL;
+			break;
+	if (k == npcache) {
+		if (npcache == PCACHE_MAX || strlen(kind) >= sizeof
+		    pcache[0].kind)
+			return profile_of_kind(g, kind, &one) ? &one : NULL;
+		strlcpy_(pcache[npcache].kind, kind, sizeof pcache[0].kind);
+		pcache[npcache].ok = profile_of_kind(g, kind,
+		    &pcache[npcache].p);
+		npcache++;
+	}
+	if (unit >= ucache.cap) {
+		int cap = unit + 64;
+
+		ucache.at = xrealloc(ucache.at, sizeof(unsigned) *
+		    (size_t)cap);
+		ucache.slot = xrealloc(ucache.slot, sizeof(int) * (size_t)cap);
+		memset(ucache.at + ucache.cap, 0, sizeof(unsigned) *
+		    (size_t)(cap - ucache.cap));
+		ucache.cap = cap;
+	}
+	ucache.at[unit] = ucache.stamp;
+	ucache.slot[unit] = k;
+	return pcache[k].ok ? &pcache[k].p : NULL;
 }
 
 /* "A/B" into v[2], each 0..99; false if malformed. */
@@ -392,13 +483,29 @@ plt_los(const struct game *g, int side, struct hex a, struct hex b)
 int
 plt_cover(const struct game *g, struct hex target, struct hex from)
 {
-	const struct plt_terrain *t = plt_terrain(g, target);
-	int c = t != NULL ? t->cover : 0, n, i, e, dirs[2];
+	struct mapc *m = mapc_scoped(g);
+	const struct plt_terrain *t;
+	int c, n, i, e, dirs[2], it, ifr;
+	size_t at = 0;
 
+	/* Inside a scope, kept by pair of hexes (a map's answer). */
+	if (m != NULL && (it = hidx(g, target)) >= 0 && (ifr = hidx(g,
+	    from)) >= 0) {
+		if (m->cov == NULL)
+			m->cov = xcalloc((size_t)m->n * (size_t)m->n, 1);
+		at = (size_t)it * (size_t)m->n + (size_t)ifr;
+		if (m->cov[at] != 0)
+			return m->cov[at] - 1;
+	} else
+		m = NULL;
+	t = plt_terrain(g, target);
+	c = t != NULL ? t->cover : 0;
 	n = hex_facing(target, from, dirs);
 	for (i = 0; i < n; i++)
 		if ((e = edge_cover[plt_edge(g, target, dirs[i])]) > c)
 			c = e;
+	if (m != NULL && c >= 0 && c < 120)
+		m->cov[at] = (signed char)(c + 1);
 	return c;
 }
 
@@ -429,11 +536,19 @@ struct plt_dij {
 	int *dist, *prev;
 };
 
-/* The row-major index of h, -1 off the layout. */
-static int
+/* The row-major index of h, -1 off the layout (platoon's own layout,
+ * flat and odd, worked out in line as hex_to_offset does; any other by
+ * hex_to_offset). */
+static inline int
 hidx(const struct game *g, struct hex h)
 {
-	struct hex_offset o = hex_to_offset(&g->layout, h);
+	struct hex_offset o;
+
+	if (g->layout.orient == HEX_FLAT && g->layout.parity == HEX_ODD) {
+		o.col = h.q;
+		o.row = h.r + (h.q - (h.q % 2 != 0)) / 2;
+	} else
+		o = hex_to_offset(&g->layout, h);
 
 	if (o.col < 0 || o.row < 0 || o.col >= g->layout.cols ||
 	    o.row >= g->layout.rows)
@@ -454,6 +569,13 @@ hex_of(const struct game *g, int i)
  * squad in hex i (as plt_squad_at finds it) or -1. Caller frees. */
 static void occ_fill(const struct game *, int *, int);
 
+/* plt_occupancy into occ (see platoon.h). */
+void
+plt_occupancy_fill(const struct game *g, int *occ, int without)
+{
+	occ_fill(g, occ, without);
+}
+
 int *
 plt_occupancy(const struct game *g)
 {
@@ -471,8 +593,8 @@ occ_fill(const struct game *g, int *occ, int without)
 {
 	int n = g->layout.cols * g->layout.rows, i, j;
 
-	for (i = 0; i < n; i++)
-		occ[i] = -1;
+	if (n > 0)
+		memset(occ, 0xff, sizeof(int) * (size_t)n); /* -1 */
 	for (i = g->nunits - 1; i >= 0; i--)
 		if (plt_alive(g, i) && (without < 0 || g->units[i].attached !=
 		    without) && (j = hidx(g, g->units[i].pos)) >= 0)
@@ -506,6 +628,9 @@ mapc_clear(void)
 	free(mc.nb);
 	free(mc.step);
 	free(mc.nbs);
+	free(mc.hx);
+	free(mc.road);
+	free(mc.cov);
 	free(mc.los);
 	free(mc.st);
 	memset(&mc, 0, sizeof mc);
@@ -524,6 +649,7 @@ mapc_build(const struct game *g)
 	if (sz > 0)
 		memcpy(mc.map, g->hexes, sz);
 	mc.nmap = g->nhex;
+	mc.src = g->hexes;
 	mc.lay = g->layout;
 	mc.n = n > 0 ? n : 0;
 	mc.ter = xcalloc(nn, sizeof *mc.ter);
@@ -534,12 +660,16 @@ mapc_build(const struct game *g)
 	mc.step = xmalloc(sizeof(int) * 6 * nn);
 	mc.nbs = xmalloc(sizeof(int) * 6 * nn);
 	mc.los = xcalloc(nn * nn, sizeof *mc.los);
+	mc.hx = xmalloc(sizeof *mc.hx * nn);
+	mc.road = xcalloc(nn, 1);
 	for (j = 0; j < mc.n; j++) {
 		struct hex h = hex_of(g, j);
 		const struct game_hex *gh = hex_at(g, h);
 		int t = gh != NULL ? terrain_index(gh->terrain) : -1;
 
 		mc.ghi[j] = gh != NULL ? (int)(gh - g->hexes) : -1;
+		mc.hx[j] = h;
+		mc.road[j] = gh != NULL && strstr(gh->terrain, "+road") != NULL;
 		mc.elev[j] = gh != NULL ? gh->elevation : 0;
 		mc.ter[j] = t >= 0 ? &terrains[t] : NULL;
 		mc.enter[j] = t < 0 || terrains[t].impassable ? -1 :
@@ -564,11 +694,16 @@ static __attribute__((noinline)) struct mapc *
 mapc_check(const struct game *g)
 {
 	size_t sz = sizeof *g->hexes * (size_t)(g->nhex > 0 ? g->nhex : 0);
+	bool whole = scope == 0 || lazy_map;
 
+	/* A lazy scope's first look at the map: its whole check now. */
+	lazy_map = false;
 	if (!(mc.map != NULL && mc.nmap == g->nhex &&
 	    memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0 &&
-	    (scope > 0 || memcmp(mc.map, g->hexes, sz) == 0)))
+	    (!whole || memcmp(mc.map, g->hexes, sz) == 0)))
 		mapc_build(g);
+	else if (whole)
+		mc.src = g->hexes; /* compared whole: these are the same */
 	if (scope > 0)
 		scope_game = g;
 	return &mc;
@@ -602,10 +737,15 @@ pf_same(const struct game *g)
 	int i, n = 0;
 	bool same = true;
 
+	/* Keys compared whole first (equal arrays: equal keys), by strcmp
+	 * only when their bytes past the end differ. */
 	for (i = 0; i < g->nvars && same; i++)
-		if (memcmp(g->vars[i].key, "pf.", 3) == 0)
+		if (g->vars[i].key[0] == 'p' && memcmp(g->vars[i].key, "pf.",
+		    3) == 0)
 			same = n < nsaved && saved[n].val == g->vars[i].val &&
-			    strcmp(saved[n].key, g->vars[i].key) == 0 && ++n;
+			    (memcmp(saved[n].key, g->vars[i].key, sizeof
+			    saved[n].key) == 0 || strcmp(saved[n].key,
+			    g->vars[i].key) == 0) && ++n;
 	if (same && n == nsaved)
 		return true;
 	for (i = n = 0; i < g->nvars && n < GAME_MAX_VARS; i++)
@@ -621,6 +761,7 @@ void
 plt_cache_begin(const struct game *g)
 {
 	if (scope == 0) {
+		pgen++;
 		if (!pf_same(g))
 			npcache = 0;
 		scope_game = NULL;
@@ -630,12 +771,56 @@ plt_cache_begin(const struct game *g)
 	scope++;
 }
 
+/* plt_cache_begin for one more step of a resolution whose last step the
+ * caller saw end (see plt_resolve): the map was checked whole when that
+ * resolution began and nothing but its steps ran since, so only the
+ * hexes' array and count are compared, and the profiles kept stay. */
+void
+plt_cache_continue(const struct game *g)
+{
+	if (scope == 0 && mc.map != NULL && mc.nmap == g->nhex && mc.src ==
+	    g->hexes && memcmp(&mc.lay, &g->layout, sizeof mc.lay) == 0) {
+		/* The profiles too are as the step before left them (no
+		 * step sets one), and the units are the same: those kept,
+		 * and each unit's entry, stay. */
+		scope_game = g;
+		scope++;
+		return;
+	}
+	plt_cache_begin(g);
+}
+
+/* A lazy scope's first look at the profiles: the check begin makes. */
+static void
+lazy_profiles(const struct game *g)
+{
+	lazy_pf = false;
+	if (!pf_same(g))
+		npcache = 0;
+	pgen++;
+}
+
+/* plt_cache_begin whose checks wait until the map or a profile is first
+ * asked for (see platoon.h). */
+void
+plt_cache_begin_lazy(const struct game *g)
+{
+	(void)g; /* checked when first asked, whichever game asks */
+	if (scope == 0) {
+		lazy_map = lazy_pf = true;
+		scope_game = NULL; /* mapc_get checks g when first asked */
+	}
+	scope++;
+}
+
 /* End the scope plt_cache_begin began. */
 void
 plt_cache_end(void)
 {
-	if (scope > 0 && --scope == 0)
+	if (scope > 0 && --scope == 0) {
 		scope_game = NULL;
+		lazy_map = lazy_pf = false;
+	}
 }
 /* plt_los_in walking the line (a or b off the layout). */
 static bool
@@ -728,9 +913,40 @@ los_enemy(const struct game *g, const int *occ, int side, int i)
 /* plt_los with the squads of occ (see platoon.h): the terrain's verdict
  * kept per pair of hexes (the map cache), the squads looked at in the
  * hexes where one could block. The same answer as walking the line. */
+static bool los_core(const struct game *, const int *,
+    struct plt_occ_lazy *, int, struct hex, struct hex);
+
 bool
 plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
     struct hex b)
+{
+	return los_core(g, occ, NULL, side, a, b);
+}
+
+/* plt_los_in with the squads filled in lz the first time one could
+ * block (see platoon.h). */
+bool
+plt_los_lazy(const struct game *g, struct plt_occ_lazy *lz, int side,
+    struct hex a, struct hex b)
+{
+	return los_core(g, NULL, lz, side, a, b);
+}
+
+/* The squads of lz, filled now if they are not yet. */
+static const int *
+lazy_occ(const struct game *g, struct plt_occ_lazy *lz)
+{
+	if (!lz->filled) {
+		occ_fill(g, lz->occ, -1);
+		lz->filled = true;
+	}
+	return lz->occ;
+}
+
+/* plt_los_in, the squads in occ or (lz not NULL) in lz. */
+static bool
+los_core(const struct game *g, const int *occ, struct plt_occ_lazy *lz,
+    int side, struct hex a, struct hex b)
 {
 	int ia, ib, e, k, cnt;
 	struct mapc *m;
@@ -739,7 +955,8 @@ plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
 	if (plt_dist_cm(a, b) > PLT_SIGHT_CM)
 		return false;
 	if ((ia = hidx(g, a)) < 0 || (ib = hidx(g, b)) < 0)
-		return los_walk(g, occ, side, a, b);
+		return los_walk(g, lz != NULL ? lazy_occ(g, lz) : occ, side, a,
+		    b);
 	m = mapc_get(g);
 	if ((e = m->los[(size_t)ia * (size_t)m->n + (size_t)ib]) == 0)
 		e = m->los[(size_t)ia * (size_t)m->n + (size_t)ib] =
@@ -748,6 +965,8 @@ plt_los_in(const struct game *g, const int *occ, int side, struct hex a,
 		return false;
 	v = m->st + (e - 2);
 	cnt = v[0];
+	if (cnt > 0 && lz != NULL)
+		occ = lazy_occ(g, lz);
 	for (k = 0; k < cnt; k++) {
 		int ch = v[1 + 2 * k], ca = v[2 + 2 * k];
 
@@ -916,6 +1135,310 @@ dijkstra_from(const struct game *g, int side, const struct hex *src,
 			dist[occ[k]] = -1; /* a squad's hex: not reached */
 }
 
+/* --- straight-cost paths ---------------------------------------------------
+ *
+ * Every step costs at least PLT_CM_PER_HEX, so a path of k steps to a hex
+ * k hexes away whose every step costs that least is a cheapest path, and
+ * so is its every prefix: each hex x on it costs PLT_CM_PER_HEX * (hexes
+ * from the start). Such hexes ("perfect") lie in the cone of hexes on the
+ * shortest step paths from the start to the target, found layer by layer
+ * (layer t: t hexes from the start). When the target is perfect,
+ * dijkstra_from's path to it is read off the layers without a search: its
+ * cost is the least possible, and the previous hex dijkstra_from keeps for
+ * a hex x is, among the hexes from which a step of the least cost reaches
+ * x at x's cost (the perfect hexes of the layer before that may be passed
+ * through), the one it settles first, in (cost, index) order: all cost
+ * the same, so the lowest index. Any other case (target not perfect)
+ * searches as before. */
+
+struct cone {
+	const struct mapc *m;
+	int n;                /* m->n the scratch was made for */
+	int gen;              /* stamp of this cone in lay_at */
+	int *lay_at;          /* index: gen * 64 + layer, when in the cone */
+	int *occ_at;          /* index: gen, when a squad is there */
+	int *occ_of;          /* the lowest-index squad there */
+	int *list;            /* the layers' indices, in order */
+	int *occl, nocc;      /* the indices holding a squad */
+	int start[PLT_PATH_MAX * 32]; /* layer t starts at list[start[t]] */
+};
+
+/* Scratch of the cones, per thread (as dijkstra_from's). */
+static _Thread_local struct cone cn;
+
+/* Scratch of the guided search (per thread; stamped by cn.gen). */
+static _Thread_local struct {
+	int n;
+	int *g_at, *g, *done_at, *bk, *goal_at;
+} gs;
+
+/* Is there a squad of another side than side next to index i? */
+static bool
+cone_near(const struct game *g, int side, int i)
+{
+	const struct mapc *m = cn.m;
+	int d, j;
+
+	for (d = 0; d < 6; d++)
+		if ((j = m->nb[i * 6 + d]) >= 0 && cn.occ_at[j] == cn.gen &&
+		    g->units[cn.occ_of[j]].side != side)
+			return true;
+	return false;
+}
+
+/* May a path pass through index x of layer t (a start may always; else
+ * not next to an enemy, unless contact)? */
+static bool
+cone_pass(const struct game *g, int side, bool contact, int x, int t)
+{
+	return t == 0 || contact || !cone_near(g, side, x);
+}
+
+/* The perfect hexes from a towards target, layers 0..k (k: hexes from a
+ * to target; with contact the last layer k is not built, as target holds
+ * a squad): into cn; false when not every layer could be (no perfect
+ * hex left, or too far for the scratch). */
+static bool
+cone_build(const struct game *g, int side, struct hex a, struct hex target,
+    int k, bool contact, int last)
+{
+	const struct mapc *m = mapc_get(g);
+	int n = m->n, i, t, q, d, ia = hidx(g, a), nl = 0;
+
+	if (cn.m != m || cn.n != n || cn.gen >= INT_MAX / 64 - 1) {
+		free(cn.lay_at);
+		free(cn.occ_at);
+		free(cn.occ_of);
+		free(cn.list);
+		free(cn.occl);
+		cn.occl = xmalloc(sizeof(int) * ((size_t)n + 1));
+		cn.lay_at = xcalloc((size_t)n + 1, sizeof(int));
+		cn.occ_at = xcalloc((size_t)n + 1, sizeof(int));
+		cn.occ_of = xcalloc((size_t)n + 1, sizeof(int));
+		cn.list = xmalloc(sizeof(int) * ((size_t)n + 1));
+		cn.m = m;
+		cn.n = n;
+		cn.gen = 0;
+		gs.n = -1; /* its stamps are cn.gen's: cleared too */
+	}
+	cn.gen++;
+	/* The squads on the map, the lowest index of a hex last (as
+	 * dijkstra_from marks them). */
+	cn.nocc = 0;
+	for (i = g->nunits - 1; i >= 0; i--)
+		if (plt_alive(g, i) && (q = hidx(g, g->units[i].pos)) >= 0) {
+			if (cn.occ_at[q] != cn.gen)
+				cn.occl[cn.nocc++] = q;
+			cn.occ_at[q] = cn.gen;
+			cn.occ_of[q] = i;
+		}
+	/* (The squads above are marked whatever the answer: guided reads
+	 * them.) */
+	if (ia < 0 || k < 1 || last > k || last < 1 || k >= (int)(sizeof
+	    cn.start / sizeof cn.start[0]) - 1 || k >= 64)
+		return false;
+	cn.start[0] = 0;
+	cn.list[nl++] = ia;
+	cn.lay_at[ia] = cn.gen * 64;
+	for (t = 0; t < last; t++) {
+		cn.start[t + 1] = nl;
+		for (q = cn.start[t]; q < cn.start[t + 1]; q++) {
+			int x = cn.list[q];
+
+			if (!cone_pass(g, side, contact, x, t))
+				continue;
+			for (d = 0; d < 6; d++) {
+				int y = m->nb[x * 6 + d];
+
+				if (y < 0 || m->step[x * 6 + d] != PLT_CM_PER_HEX ||
+				    cn.occ_at[y] == cn.gen ||
+				    cn.lay_at[y] / 64 == cn.gen ||
+				    hex_distance(m->hx[y], target) != k - t - 1)
+					continue;
+				cn.lay_at[y] = cn.gen * 64 + t + 1;
+				cn.list[nl++] = y;
+			}
+		}
+		if (nl == cn.start[t + 1])
+			return false;
+	}
+	cn.start[last + 1] = nl;
+	return true;
+}
+
+/* The path (without a) to index j of layer t of the cone into path, as
+ * dijkstra_from's previous hexes give it; its length, or -1 when longer
+ * than max. */
+static int
+cone_path(const struct game *g, int side, bool contact, int j, int t,
+    struct hex *path, int max)
+{
+	const struct mapc *m = cn.m;
+	int d, u, best, len = t;
+
+	if (t > max)
+		return -1;
+	for (; t > 0; t--) {
+		path[t - 1] = m->hx[j];
+		best = -1;
+		for (d = 0; d < 6; d++)
+			if ((u = m->nb[j * 6 + d]) >= 0 && (best < 0 || u < best) &&
+			    cn.lay_at[u] == cn.gen * 64 + t - 1 &&
+			    m->step[u * 6 + (d + 3) % 6] == PLT_CM_PER_HEX &&
+			    cone_pass(g, side, contact, u, t - 1))
+				best = u;
+		j = best;
+	}
+	return len;
+}
+
+/* --- guided search -----------------------------------------------------------
+ *
+ * When no straight-cost path reaches the target, the search is guided
+ * (A*): hexes are taken by cost + PLT_CM_PER_HEX * (hexes left to the
+ * target, less sub), which never exceeds what is left to pay (every step
+ * costs at least PLT_CM_PER_HEX, and a step changes the hexes left by at
+ * most one), and every hex whose sum is at most the cheapest goal's cost
+ * is taken, with its cost final. That covers every hex a cheapest path to
+ * a goal passes through, so the path is read back as dijkstra_from's
+ * previous hexes give it: from each hex, the hex from which a step of
+ * its cost leads there, cheapest first, then the lowest index (the order
+ * dijkstra_from settles them in), among the hexes taken that a path may
+ * pass through. The goals: the cheapest, then the lowest index. */
+
+
+/* The heuristic of index x: PLT_CM_PER_HEX * (hexes to tgt - sub). */
+static inline int
+gs_h(const struct mapc *m, int x, struct hex tgt, int sub)
+{
+	int k = hex_distance(m->hx[x], tgt) - sub;
+
+	return k > 0 ? PLT_CM_PER_HEX * k : 0;
+}
+
+/* Search from a to the ngoal goals (indices) guided towards tgt (see
+ * above): the cheapest goal's cost (-1 if none is reached), that goal in
+ * *bj and the path to it (without a) in path, its length in *len (-1 if
+ * longer than max). The squads as cone_build found them (call it first:
+ * cn.gen current). */
+static int
+guided(const struct game *g, int side, int ia, const int *goal, int ngoal,
+    struct hex tgt, int sub, bool contact, int *bj, struct hex *path,
+    int max, int *len)
+{
+	const struct mapc *m = cn.m;
+	int n = m->n, gen = cn.gen, nbk[16] = { 0 }, left = 0, f, best = -1;
+	int q, d, k, x, y, c, t, j, u, nb2;
+
+	if (gs.n != n) {
+		free(gs.g_at);
+		free(gs.g);
+		free(gs.done_at);
+		free(gs.bk);
+		free(gs.goal_at);
+		gs.goal_at = xcalloc((size_t)n + 1, sizeof(int));
+		gs.g_at = xcalloc((size_t)n + 1, sizeof(int));
+		gs.g = xcalloc((size_t)n + 1, sizeof(int));
+		gs.done_at = xcalloc((size_t)n + 1, sizeof(int));
+		gs.bk = xmalloc(sizeof(int) * 16 * ((size_t)n + 1));
+		gs.n = n;
+	}
+	*bj = -1;
+	*len = -1;
+	for (k = 0; k < ngoal; k++) /* the goals marked for this search */
+		if (goal[k] >= 0 && goal[k] < n)
+			gs.goal_at[goal[k]] = gen;
+	gs.g_at[ia] = gen;
+	gs.g[ia] = 0;
+	f = gs_h(m, ia, tgt, sub);
+	gs.bk[(f & 15) * (n + 1) + nbk[f & 15]++] = ia;
+	left = 1;
+	for (; left > 0; f++) {
+		int *b = gs.bk + (f & 15) * (n + 1);
+
+		if (best >= 0 && f > best)
+			break;
+		/* The bucket grows while it is read (a step may keep f). */
+		for (q = 0; q < nbk[f & 15]; q++) {
+			x = b[q];
+			left--;
+			if (gs.done_at[x] == gen || gs.g[x] + gs_h(m, x, tgt,
+			    sub) != f)
+				continue; /* taken, or a dearer way to it */
+			gs.done_at[x] = gen;
+			if (best < 0 && gs.goal_at[x] == gen)
+				best = gs.g[x];
+			if (x != ia && !contact && cone_near(g, side, x))
+				continue; /* ends there, does not pass */
+			for (d = 0; d < 6; d++) {
+				if ((y = m->nb[x * 6 + d]) < 0 || (c = m->step[x *
+				    6 + d]) < 0 || cn.occ_at[y] == gen)
+					continue;
+				if (gs.g_at[y] == gen && gs.g[y] <= gs.g[x] + c)
+					continue;
+				gs.g_at[y] = gen;
+				gs.g[y] = gs.g[x] + c;
+				t = gs.g[y] + gs_h(m, y, tgt, sub);
+				gs.bk[(t & 15) * (n + 1) + nbk[t & 15]++] = y;
+				left++;
+			}
+		}
+		nbk[f & 15] = 0;
+	}
+	if (best < 0)
+		return -1;
+	for (k = 0; k < ngoal; k++)
+		if (goal[k] >= 0 && gs.done_at[goal[k]] == gen &&
+		    gs.g[goal[k]] == best && (*bj < 0 || goal[k] < *bj))
+			*bj = goal[k];
+	/* Its length, then the hexes. */
+	for (nb2 = 0, j = *bj; j != ia; nb2++) {
+		for (u = -1, d = 0; d < 6; d++) {
+			int v = m->nb[j * 6 + d];
+
+			if (v < 0 || gs.done_at[v] != gen || m->step[v * 6 +
+			    (d + 3) % 6] < 0 || gs.g[v] + m->step[v * 6 +
+			    (d + 3) % 6] != gs.g[j] || (v != ia && !contact &&
+			    cone_near(g, side, v)))
+				continue;
+			if (u < 0 || gs.g[v] < gs.g[u] || (gs.g[v] == gs.g[u] &&
+			    v < u))
+				u = v;
+		}
+		if (u < 0)
+			return -2; /* cannot be: the caller searches */
+		if (nb2 < max)
+			cn.list[nb2] = j;
+		j = u;
+	}
+	if (nb2 > max)
+		return best;
+	for (k = 0; k < nb2; k++)
+		path[nb2 - 1 - k] = m->hx[cn.list[k]];
+	*len = nb2;
+	return best;
+}
+
+/* The squads as this thread's last path search found them, and mover
+ * at its hex, into occ (see platoon.h). */
+bool
+plt_path_squads(const struct game *g, int *occ, int mover)
+{
+	const struct mapc *m = mapc_scoped(g);
+	int n = g->layout.cols * g->layout.rows, k, q;
+
+	if (m == NULL || cn.m != m || cn.n != n || n < 1 || cn.gen == 0 ||
+	    mover < 0 || mover >= g->nunits)
+		return false;
+	memset(occ, 0xff, sizeof(int) * (size_t)n); /* -1 */
+	for (k = 0; k < cn.nocc; k++)
+		occ[cn.occl[k]] = cn.occ_of[cn.occl[k]];
+	if (plt_alive(g, mover) && (q = hidx(g, g->units[mover].pos)) >= 0 &&
+	    (occ[q] < 0 || mover < occ[q]))
+		occ[q] = mover;
+	return true;
+}
+
 /* dijkstra_from the one start a. */
 static void
 dijkstra(const struct game *g, int side, struct hex a, bool contact,
@@ -934,13 +1457,15 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
     int e, int bound)
 {
 	struct plt_dij r;
-	struct hex *src = xmalloc(sizeof *src * (size_t)(nm > 0 ? nm : 1));
+	struct hex few[64], *src = nm <= 64 ? few : xmalloc(sizeof *src *
+	    (size_t)nm);
 	int d, m, j, best = -1, goal[6], ng = 0, near = -1;
 
 	for (m = 0; m < nm; m++) {
 		src[m] = g->units[mates[m]].pos;
 		if (hex_adjacent(src[m], g->units[e].pos)) {
-			free(src);
+			if (src != few)
+				free(src);
 			return 0;
 		}
 		d = hex_distance(src[m], g->units[e].pos);
@@ -951,9 +1476,22 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 	 * away pays at least that for the near - 1 steps to contact. */
 	if (near >= 1 && bound < INT_MAX / 2 && (long)PLT_CM_PER_HEX *
 	    (near - 1) > bound) {
-		free(src);
+		if (src != few)
+			free(src);
 		return -1;
 	}
+	/* That least cost is the answer when a squad that near has a
+	 * straight-cost path to contact (the cone below; every other
+	 * squad's hex is left out of it, as the search leaves it). */
+	for (m = 0; m < nm && near >= 2; m++)
+		if (hex_distance(src[m], g->units[e].pos) == near &&
+		    cone_build(g, side, src[m], g->units[e].pos, near, true,
+		    near - 1)) {
+			if (src != few)
+				free(src);
+			best = PLT_CM_PER_HEX * (near - 1);
+			return best > bound ? -1 : best;
+		}
 	for (d = 0; d < 6; d++)
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
 		    d))) >= 0)
@@ -964,7 +1502,8 @@ contact_cost(const struct game *g, int side, const int *mates, int nm,
 		    r.dist[j] < best))
 			best = r.dist[j];
 	dij_free(&r);
-	free(src);
+	if (src != few)
+		free(src);
 	return best > bound ? -1 : best;
 }
 
@@ -1045,6 +1584,55 @@ plt_neighbour_index(const struct game *g, int i, int d)
 	    hex_neighbour(hex_of(g, i), d));
 }
 
+/* The steps a squad of side walks along path (see platoon.h). */
+int
+plt_walk_steps(const struct game *g, const int *occ, int side, bool contact,
+    struct hex start, const struct hex *path, int np, int lim, int *cost,
+    bool *road)
+{
+	const struct mapc *m = mapc_scoped(g);
+	struct hex at = start;
+	int k, d, c, j, s, ia = m != NULL ? hidx(g, start) : -1, spent = 0;
+	bool touch;
+
+	for (k = 0; k < np; k++) {
+		j = m != NULL ? hidx(g, path[k]) : -1;
+		if (ia >= 0 && j >= 0) {
+			/* The map cache: plt_step_cost's sum, the neighbours
+			 * and the road flags kept by index. */
+			for (d = 0; d < 6 && m->nb[ia * 6 + d] != j; d++)
+				;
+			c = d < 6 ? m->step[ia * 6 + d] : -1;
+			for (touch = false, d = 0; d < 6 && !contact && !touch;
+			    d++)
+				touch = (s = m->nb[j * 6 + d]) >= 0 && (s =
+				    occ[s]) >= 0 && g->units[s].side != side;
+			road[k] = m->road[j];
+		} else {
+			c = plt_step_cost(g, at, path[k]);
+			touch = false;
+			if (!contact)
+				for (d = 0; d < 6 && !touch; d++)
+					touch = (s = hidx(g, hex_neighbour(path[k],
+					    d))) >= 0 && (s = occ[s]) >= 0 &&
+					    g->units[s].side != side;
+			road[k] = plt_road(g, path[k]);
+			if (j < 0)
+				j = hidx(g, path[k]);
+		}
+		if (c < 0 || spent + c > lim || (j >= 0 && occ[j] >= 0) ||
+		    touch)
+			break;
+		cost[k] = c;
+		spent += c;
+		at = path[k];
+		ia = j;
+		if (m == NULL)
+			ia = -1;
+	}
+	return k;
+}
+
 /* The row-major index of h (see platoon.h). */
 int
 plt_hex_index(const struct game *g, struct hex h)
@@ -1075,11 +1663,22 @@ plt_path(const struct game *g, int side, struct hex a, struct hex b,
     bool allow_contact, struct hex *path, int max, int *cost)
 {
 	struct plt_dij r;
-	int j = hidx(g, b), n = -1;
+	int j = hidx(g, b), n = -1, k, ia, c, bj;
 
 	*cost = -1;
 	if (j < 0)
 		return -1;
+	k = hex_distance(a, b);
+	if (cone_build(g, side, a, b, k, allow_contact, k) &&
+	    cn.lay_at[j] == cn.gen * 64 + k) {
+		*cost = PLT_CM_PER_HEX * k;
+		return cone_path(g, side, allow_contact, j, k, path, max);
+	}
+	if (k >= 1 && (ia = hidx(g, a)) >= 0 && (c = guided(g, side, ia, &j,
+	    1, b, 0, allow_contact, &bj, path, max, &n)) >= -1) {
+		*cost = c;
+		return c < 0 ? -1 : n;
+	}
 	dijkstra(g, side, a, allow_contact, &j, 1, &r);
 	if (r.dist[j] >= 0) {
 		*cost = r.dist[j];
@@ -1095,15 +1694,34 @@ plt_path_to_contact(const struct game *g, int side, struct hex a, int e,
     struct hex *path, int max, int *len)
 {
 	struct plt_dij r;
-	int d, best = -1, bj = -1, goal[6], ng = 0;
+	int d, best = -1, bj = -1, goal[6], ng = 0, k, ia;
 
 	*len = 0;
 	if (hex_adjacent(a, g->units[e].pos))
 		return 0;
+	/* The cheapest goals cost PLT_CM_PER_HEX * (k - 1): the perfect
+	 * hexes of the cone's layer k - 1 (each next to e), when any. */
+	k = hex_distance(a, g->units[e].pos);
+	if (cone_build(g, side, a, g->units[e].pos, k, true, k - 1)) {
+		for (d = cn.start[k - 1]; d < cn.start[k]; d++)
+			if (bj < 0 || cn.list[d] < bj)
+				bj = cn.list[d];
+		if (path != NULL)
+			*len = cone_path(g, side, true, bj, k - 1, path, max);
+		return PLT_CM_PER_HEX * (k - 1);
+	}
 	for (d = 0; d < 6; d++)
 		if ((goal[ng] = hidx(g, hex_neighbour(g->units[e].pos,
 		    d))) >= 0)
 			ng++;
+	if (path != NULL && (ia = hidx(g, a)) >= 0 && (best = guided(g, side,
+	    ia, goal, ng, g->units[e].pos, 1, true, &bj, path, max,
+	    len)) >= -1) {
+		if (best < 0)
+			*len = 0;
+		return best;
+	}
+	best = bj = -1;
 	dijkstra(g, side, a, true, goal, ng, &r);
 	for (d = 0; d < 6; d++) {
 		int j = hidx(g, hex_neighbour(g->units[e].pos, d));
@@ -1133,19 +1751,25 @@ plt_coherent(const struct game *g, int p)
 	int tail = 0;
 	char seenfew[64], *seen = seenfew;
 
+	/* One pass for up to 64 squads; a second one for more. */
 	for (i = 0; i < g->nunits; i++)
-		if (g->units[i].attached == p && plt_alive(g, i))
+		if (g->units[i].attached == p && plt_alive(g, i)) {
+			if (n < 64) {
+				seen[n] = 0;
+				sq[n] = i;
+			}
 			n++;
+		}
 	if (n > 64) {
 		sq = xmalloc(sizeof(int) * (size_t)n);
 		q = xmalloc(sizeof(int) * (size_t)n);
 		seen = xmalloc((size_t)n);
+		for (i = n = 0; i < g->nunits; i++)
+			if (g->units[i].attached == p && plt_alive(g, i)) {
+				seen[n] = 0;
+				sq[n++] = i;
+			}
 	}
-	for (i = n = 0; i < g->nunits; i++)
-		if (g->units[i].attached == p && plt_alive(g, i)) {
-			seen[n] = 0;
-			sq[n++] = i;
-		}
 	if (n > 0) {
 		seen[0] = 1;
 		q[tail++] = 0;
@@ -1259,9 +1883,30 @@ plt_nearest_enemy(const struct game *g, int p, int *cost)
 int
 plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
 {
+	/* Scratch of this thread (nothing here calls back in). */
+	static _Thread_local int *socc, *smates;
+	static _Thread_local size_t cocc, cmates;
 	int i, j, m, best = -1, bd = 0, side = g->units[p].side, nm = 0;
-	int *occ = plt_occupancy(g), *mates = xmalloc(sizeof(int) *
-	    (size_t)(g->nunits + 1));
+	size_t n = (size_t)(g->layout.cols * g->layout.rows);
+	int *mates;
+	/* The squads by hex, found only if a line of sight needs them. */
+	struct plt_occ_lazy lz;
+
+	if (n < 1)
+		n = 1;
+	if (cocc < n) {
+		free(socc);
+		socc = xmalloc(sizeof(int) * n);
+		cocc = n;
+	}
+	if (cmates < (size_t)g->nunits + 1) {
+		free(smates);
+		smates = xmalloc(sizeof(int) * ((size_t)g->nunits + 1));
+		cmates = (size_t)g->nunits + 1;
+	}
+	lz.occ = socc;
+	lz.filled = false;
+	mates = smates;
 
 	*cost = -1;
 	for (i = 0; i < g->nunits; i++)
@@ -1279,7 +1924,7 @@ plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
 			k = hex_distance(g->units[i].pos, g->units[j].pos);
 			/* Only a nearer mate can change the choice. */
 			if ((d >= 0 && k >= d) || (best >= 0 && k >= bd) ||
-			    !plt_los_in(g, occ, side, g->units[i].pos,
+			    !plt_los_lazy(g, &lz, side, g->units[i].pos,
 			    g->units[j].pos))
 				continue;
 			if (d < 0 || k < d)
@@ -1293,8 +1938,6 @@ plt_nearest_enemy_within(const struct game *g, int p, int bound, int *cost)
 	/* The cheapest of the mates' paths to contact, in one search. */
 	if (best >= 0 && bound >= 0)
 		*cost = contact_cost(g, side, mates, nm, best, bound);
-	free(occ);
-	free(mates);
 	return best;
 }
 
@@ -1558,8 +2201,8 @@ build_units(struct scenario_build *b)
 }
 
 /* Build g from the scenario sc; HP_EINVAL with every complaint listed. */
-int
-plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
+static int
+setup_build(struct game *g, const struct scenario *sc, struct hp_error *err)
 {
 	struct scenario_build b = {g, sc, 0};
 	const char *turns;
@@ -1631,6 +2274,210 @@ plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
 		return HP_EINVAL;
 	}
 	return HP_OK;
+}
+
+/* --- the set-up kept ------------------------------------------------------
+ *
+ * A simulation sets up one game after another from the same scenario and
+ * options. The set-up reads nothing but the scenario and the game as it
+ * is handed over (fresh: no hexes, units or vars), so when both are the
+ * same bytes as those of the last set-up that succeeded (the key below:
+ * every field of the scenario the set-up reads, arrays by content, and the
+ * game's own fields but its name and its array pointers), its result is
+ * the same: a copy of the game it built (game_copy), under the new game's
+ * name. Kept per thread; any other case builds the game as before. */
+
+struct kbuf {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+/* Append n bytes of v to k. */
+static void
+kput(struct kbuf *k, const void *v, size_t n)
+{
+	if (k->n + n > k->cap) {
+		k->cap = (k->n + n) * 2;
+		k->p = xrealloc(k->p, k->cap);
+	}
+	if (n > 0)
+		memcpy(k->p + k->n, v, n);
+	k->n += n;
+}
+
+/* Where a key goes: appended to k, or (cmp) compared with k's bytes
+ * from at on (same: so far equal). */
+struct ksink {
+	struct kbuf *k;
+	bool cmp, same;
+	size_t at;
+};
+
+/* Put n bytes of v into the key. */
+static void
+kemit(struct ksink *o, const void *v, size_t n)
+{
+	if (!o->cmp) {
+		kput(o->k, v, n);
+		return;
+	}
+	if (o->same && (o->at + n > o->k->n || (n > 0 &&
+	    memcmp(o->k->p + o->at, v, n) != 0)))
+		o->same = false;
+	o->at += n;
+}
+
+/* A field left out of a struct's bytes: its offset and size. */
+struct kskip {
+	size_t off, len;
+};
+
+/* Put the size bytes at base into the key but the n fields of skip
+ * (pointers, the game's name). */
+static void
+kemit_but(struct ksink *o, const void *base, size_t size,
+    struct kskip *skip, int n)
+{
+	const unsigned char *b = base;
+	struct kskip t;
+	size_t at = 0;
+	int i, j;
+
+	for (i = 1; i < n; i++) /* by offset */
+		for (j = i; j > 0 && skip[j - 1].off > skip[j].off; j--) {
+			t = skip[j];
+			skip[j] = skip[j - 1];
+			skip[j - 1] = t;
+		}
+	for (i = 0; i < n; i++) {
+		kemit(o, b + at, skip[i].off - at);
+		at = skip[i].off + skip[i].len;
+	}
+	kemit(o, b + at, size - at);
+}
+
+#define KSKIP(type, f) { offsetof(type, f), sizeof(((type *)0)->f) }
+
+/* The key of a set-up of g from sc into o; false when g is not fresh
+ * (then no key: the set-up is built). */
+static bool
+setup_key(const struct game *g, const struct scenario *sc, struct ksink *o)
+{
+	struct kskip gsk[] = { KSKIP(struct game, name),
+		KSKIP(struct game, hexes), KSKIP(struct game, units),
+		KSKIP(struct game, vars), KSKIP(struct game, hexidx_of) };
+	struct kskip ss[] = { KSKIP(struct scenario, terrain),
+		KSKIP(struct scenario, terrain_line),
+		KSKIP(struct scenario, elevation),
+		KSKIP(struct scenario, elevation_line),
+		KSKIP(struct scenario, units), KSKIP(struct scenario, markers),
+		KSKIP(struct scenario, vars), KSKIP(struct scenario, options),
+		KSKIP(struct scenario, placeholders),
+		KSKIP(struct scenario, text), KSKIP(struct scenario, errs) };
+	int i;
+
+	if (g->nhex != 0 || g->nunits != 0 || g->nvars != 0 ||
+	    g->rstate != NULL || g->hexidx != NULL || g->error[0] != '\0')
+		return false;
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		if (g->sides[i].standing != NULL)
+			return false;
+	kemit_but(o, g, sizeof *g, gsk, (int)(sizeof gsk / sizeof gsk[0]));
+	kemit_but(o, sc, sizeof *sc, ss, (int)(sizeof ss / sizeof ss[0]));
+	for (i = 0; i < sc->nterrain; i++)
+		kemit(o, sc->terrain[i], strlen(sc->terrain[i]) + 1);
+	for (i = 0; i < sc->nelevation; i++)
+		kemit(o, sc->elevation[i], strlen(sc->elevation[i]) + 1);
+	if (sc->nunits > 0)
+		kemit(o, sc->units, sizeof *sc->units * (size_t)sc->nunits);
+	if (sc->noptions > 0)
+		kemit(o, sc->options, sizeof *sc->options *
+		    (size_t)sc->noptions);
+	if (sc->nvars > 0)
+		kemit(o, sc->vars, sizeof *sc->vars * (size_t)sc->nvars);
+	return true;
+}
+
+/* A copy of the n entries of src (sz bytes each) in old's place, with
+ * room for at least as many as game.c's arrays keep for n (that minimum,
+ * GAME_ROOM_MIN (16), doubled until n fit: less than 2 * n past it), so
+ * that adding to it later grows it as it would: 2 * n, at least 256 (any
+ * such minimum up to 256), at most max. */
+static void *
+room_copy(void *old, const void *src, int n, int max, size_t sz)
+{
+	size_t cap = 2 * (size_t)n;
+	void *p;
+
+	if (cap < 256)
+		cap = 256;
+	if (cap > (size_t)max)
+		cap = (size_t)max;
+	p = xrealloc(old, cap * sz);
+	if (n > 0)
+		memcpy(p, src, (size_t)n * sz);
+	return p;
+}
+
+/* Make g, fresh (its arrays from game_init), the set-up b under g's own
+ * name: game_copy's result (its index of hexes left to be built when
+ * asked) without clearing a whole array for a few entries. */
+static void
+setup_copy(struct game *g, const struct game *b)
+{
+	struct game_unit *u = g->units;
+	struct game_hex *h = g->hexes;
+	struct game_var *v = g->vars;
+	char name[GAME_NAME_MAX];
+
+	memcpy(name, g->name, sizeof name);
+	free(g->hexidx);
+	*g = *b;
+	memcpy(g->name, name, sizeof name);
+	g->units = room_copy(u, b->units, b->nunits, GAME_MAX_UNITS,
+	    sizeof *u);
+	g->hexes = room_copy(h, b->hexes, b->nhex, GAME_MAX_HEXES,
+	    sizeof *h);
+	g->vars = room_copy(v, b->vars, b->nvars, GAME_MAX_VARS, sizeof *v);
+	g->hexidx = NULL;
+	g->hexidx_of = NULL;
+	g->hexidx_n = 0;
+}
+
+/* Build g from the scenario sc (see above: a copy of the last set-up
+ * when its key is the same). */
+int
+plt_setup(struct game *g, const struct scenario *sc, struct hp_error *err)
+{
+	static _Thread_local struct kbuf key, now;
+	static _Thread_local struct game built;
+	static _Thread_local bool have;
+	struct ksink o = { &key, true, true, 0 };
+	int rc, i;
+
+	if (!setup_key(g, sc, &o))
+		return setup_build(g, sc, err);
+	if (have && o.same && o.at == key.n) {
+		setup_copy(g, &built);
+		return HP_OK;
+	}
+	now.n = 0;
+	o.k = &now;
+	o.cmp = false;
+	(void)setup_key(g, sc, &o); /* the key before the set-up */
+	if ((rc = setup_build(g, sc, err)) != HP_OK || g->error[0] != '\0' ||
+	    g->rstate != NULL)
+		return rc;
+	for (i = 0; i < GAME_MAX_SIDES; i++)
+		if (g->sides[i].standing != NULL)
+			return rc;
+	if (have)
+		game_free(&built);
+	game_copy(&built, g);
+	key.n = 0;
+	kput(&key, now.p, now.n);
+	have = true;
+	return rc;
 }
 
 /* --- the map and status --------------------------------------------------- */
@@ -1721,17 +2568,32 @@ plt_render_map(const struct game *g, int side, struct sbuf *b)
 int
 plt_score(const struct game *g, int side)
 {
-	struct plt_profile pf;
-	int i, n = 0;
+	const char *kind[8];
+	int i, k, n = 0, nk = 0, pts[9];
+	bool ok[9];
 
 	for (i = 0; i < g->nunits; i++) {
 		const struct game_unit *u = &g->units[i];
 
-		if (plt_is_platoon(u) || u->x[PLT_X_KILLER] != side + 1 ||
-		    !plt_profile(g, i, &pf))
+		if (plt_is_platoon(u) || u->x[PLT_X_KILLER] != side + 1)
+			continue;
+		/* The points of each kind read once (plt_profile's: nothing
+		 * sets a profile here). */
+		for (k = 0; k < nk && strcmp(kind[k], u->kind) != 0; k++)
+			;
+		if (k == nk) {
+			/* profile_of_kind's points, when it finds a profile
+			 * (a movement var): both vars in one pass. */
+			ok[k] = pvar2(g, u->kind, &pts[k]);
+			if (nk < 8) {
+				kind[nk] = u->kind;
+				nk++;
+			}
+		}
+		if (!ok[k])
 			continue;
 		if (u->strength <= 0)
-			n += pf.points;
+			n += pts[k];
 		else if (u->strength == 1)
 			n += 1;
 	}

@@ -71,18 +71,112 @@ plt_next_window(const struct game *g, struct window_spec *w)
 	return true;
 }
 
-/* game_unit_index (the first unit whose id is id, case aside) with the
- * bytes compared in line: ids are short and looked up on every line. */
+/* tolower in the C locale (hexpost sets no other), in line. */
+static inline int
+lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* The units by id while one order file is parsed (ids_begin/ids_end
+ * around it: the units do not change meanwhile): an open-addressing table
+ * of unit index + 1 by the hash of the id in lower case, the first unit
+ * of an id only (game_unit_index's answer). Per thread. */
+#define IDS_MAX 1024
+static _Thread_local struct {
+	const struct game *g;  /* the game it holds, NULL: none */
+	int mask;
+	int slot[IDS_MAX * 2];
+	/* The ids it was filled from, by unit (n of them): when a game's
+	 * are the same, so is the table. */
+	int n;
+	char id[IDS_MAX][GAME_ID_MAX];
+} ids;
+
+/* The hash of id in lower case. */
+static unsigned
+ids_hash(const char *id)
+{
+	unsigned h = 2166136261u;
+
+	for (; *id != '\0'; id++)
+		h = (h ^ (unsigned)lower((unsigned char)*id)) * 16777619u;
+	return h;
+}
+
+/* Are a and b the same id, case aside? */
+static bool
+ids_same(const char *a, const char *b)
+{
+	for (; lower((unsigned char)*a) == lower((unsigned char)*b); a++, b++)
+		if (*a == '\0')
+			return true;
+	return false;
+}
+
+/* Fill the table with g's units (none when more than it holds). */
+static void
+ids_begin(const struct game *g)
+{
+	int i, k, n = 16;
+
+	ids.g = NULL;
+	if (g->nunits > IDS_MAX)
+		return;
+	if (ids.n == g->nunits) {
+		for (i = 0; i < g->nunits && memcmp(ids.id[i], g->units[i].id,
+		    GAME_ID_MAX) == 0; i++)
+			;
+		if (i == g->nunits) {
+			ids.g = g;
+			return;
+		}
+	}
+	ids.n = -1;
+	while (n < 2 * g->nunits)
+		n *= 2;
+	ids.mask = n - 1;
+	memset(ids.slot, 0, sizeof(int) * (size_t)n);
+	for (i = 0; i < g->nunits; i++) {
+		for (k = (int)(ids_hash(g->units[i].id) & (unsigned)ids.mask);
+		    ids.slot[k] != 0 && !ids_same(g->units[ids.slot[k] -
+		    1].id, g->units[i].id); k = (k + 1) & ids.mask)
+			;
+		if (ids.slot[k] == 0)
+			ids.slot[k] = i + 1; /* else an earlier unit has it */
+		memcpy(ids.id[i], g->units[i].id, GAME_ID_MAX);
+	}
+	ids.n = g->nunits;
+	ids.g = g;
+}
+
+/* The table is no longer good. */
+static void
+ids_end(void)
+{
+	ids.g = NULL;
+}
+
+/* game_unit_index (the first unit whose id is id, case aside): from the
+ * table when it holds g, else with the bytes compared in line. */
 static int
 unit_index(const struct game *g, const char *id)
 {
 	int i;
 
+	if (ids.g == g) {
+		for (i = (int)(ids_hash(id) & (unsigned)ids.mask);
+		    ids.slot[i] != 0; i = (i + 1) & ids.mask)
+			if (ids_same(g->units[ids.slot[i] - 1].id, id))
+				return ids.slot[i] - 1;
+		return -1;
+	}
+
 	for (i = 0; i < g->nunits; i++) {
 		const unsigned char *a = (const unsigned char *)g->units[i].id;
 		const unsigned char *b = (const unsigned char *)id;
 
-		for (; tolower(*a) == tolower(*b); a++, b++)
+		for (; lower(*a) == lower(*b); a++, b++)
 			if (*a == '\0')
 				return i;
 	}
@@ -234,20 +328,21 @@ parse_order(const struct game *g, int side, const struct order_line *l,
 		    l->words[1], l->words[2]);
 		return;
 	}
-	if (!plt_coherent(g, p) && (k == PLT_O_ENGAGE)) {
+	if (k == PLT_O_ENGAGE && !plt_coherent(g, p)) {
 		orders_error(errs, l->lineno, "platoon %s is out of coherency: "
 		    "it may only be given a movement order (advance, assault, "
 		    "fallback, reform)", l->words[1]);
 		return;
 	}
 	if (k == PLT_O_ASSAULT) {
-		struct plt_profile pf;
+		const struct plt_profile *pf;
 		int cost, e, i, low = 99;
 
 		for (i = 0; i < g->nunits; i++)
 			if (plt_alive(g, i) && g->units[i].attached == p &&
-			    plt_profile(g, i, &pf) && pf.move < low)
-				low = pf.move;
+			    (pf = plt_profile_ref(g, i)) != NULL && pf->move <
+			    low)
+				low = pf->move;
 		/* The search stops at the limit; past it, the whole search
 		 * tells why (no way, or too far). */
 		e = plt_nearest_enemy_within(g, p, low + 10 + (it->mmm ? 10 :
@@ -626,6 +721,28 @@ canon_text(const struct game *g, const struct plt_orders *o, struct sbuf *c)
 	sbuf_printf(c, "defend %s\n", dn[o->defend]);
 }
 
+/* The first word of an order line: 'o' order, 'm' move, 'f' fire, 'c' cc,
+ * 'd' defend, 0 any other (strcmp's verdicts, its first byte tested
+ * first). */
+static int
+line_kind(const char *v)
+{
+	switch (v[0]) {
+	case 'o':
+		return strcmp(v, "order") == 0 ? 'o' : 0;
+	case 'm':
+		return strcmp(v, "move") == 0 ? 'm' : 0;
+	case 'f':
+		return strcmp(v, "fire") == 0 ? 'f' : 0;
+	case 'c':
+		return v[1] == 'c' && v[2] == '\0' ? 'c' : 0;
+	case 'd':
+		return strcmp(v, "defend") == 0 ? 'd' : 0;
+	default:
+		return 0;
+	}
+}
+
 /* Parse and check side's order list (marks: reveal=each's order markers,
  * no move, fire or cc lines). */
 static int
@@ -643,21 +760,22 @@ parse_lines(const struct game *g, int side, const struct order_body *b,
 		const struct order_line *l = &b->v[k];
 		const char *v = l->words[0];
 
-		if (strcmp(v, "order") == 0)
+		int kind = line_kind(v);
+
+		if (kind == 'o')
 			parse_order(g, side, l, o, marks, errs);
-		else if (marks && (strcmp(v, "move") == 0 || strcmp(v, "fire") ==
-		    0 || strcmp(v, "cc") == 0))
+		else if (marks && (kind == 'm' || kind == 'f' || kind == 'c'))
 			orders_error(errs, l->lineno, "reveal=each: this file "
 			    "only places order markers ('order PLATOON KIND "
 			    "[mmm]'); give '%s' lines when hexpost asks for the "
 			    "platoon's reveal", v);
-		else if (strcmp(v, "move") == 0)
+		else if (kind == 'm')
 			parse_move(g, side, l, o, errs);
-		else if (strcmp(v, "fire") == 0)
+		else if (kind == 'f')
 			parse_fire(g, side, l, o, errs);
-		else if (strcmp(v, "cc") == 0)
+		else if (kind == 'c')
 			parse_cc(g, side, l, o, errs);
-		else if (strcmp(v, "defend") == 0) {
+		else if (kind == 'd') {
 			static const char *const dn[] = { "even", "weakest",
 				"strongest" };
 			int d;
@@ -699,8 +817,10 @@ plt_parse_list(const struct game *g, int side, const struct order_body *b,
 {
 	int rc;
 
-	plt_cache_begin(g);
+	plt_cache_begin_lazy(g);
+	ids_begin(g);
 	rc = parse_lines(g, side, b, false, out, canon, errs);
+	ids_end();
 	plt_cache_end();
 	return rc;
 }
@@ -854,8 +974,10 @@ plt_parse(const struct game *g, const struct window_spec *w, int side,
 {
 	int rc;
 
-	plt_cache_begin(g);
+	plt_cache_begin_lazy(g);
+	ids_begin(g);
 	rc = parse_window(g, w, side, b, out, canon, errs);
+	ids_end();
 	plt_cache_end();
 	return rc;
 }

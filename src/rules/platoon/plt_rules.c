@@ -74,6 +74,26 @@ lab(const struct game *g, struct hex h, char *buf)
 	return hex_label(&g->layout, h, buf, 8);
 }
 
+/* A buffer of this thread for the squads by hex (cols * rows entries),
+ * kept for the caller's slot (0 walk, 1 fire_phase): good until the next
+ * call for that slot; not filled, not to be freed. */
+static int *
+occupancy_buf(const struct game *g, int slot)
+{
+	static _Thread_local int *buf[2];
+	static _Thread_local size_t cap[2];
+	size_t n = (size_t)(g->layout.cols * g->layout.rows);
+
+	if (n < 1)
+		n = 1;
+	if (cap[slot] < n) {
+		free(buf[slot]);
+		buf[slot] = xmalloc(sizeof(int) * n);
+		cap[slot] = n;
+	}
+	return buf[slot];
+}
+
 /* --- initiative ---------------------------------------------------------- */
 
 /* Order the n sides in v by 1D10 each, re-rolling within every tie. */
@@ -192,15 +212,19 @@ apply_hits(struct game *g, struct dice *d, struct events *ev,
 		pur(ev, purpose, sizeof purpose, "save %s", u->id);
 		r = dice_roll(d, 10, need, purpose);
 		if (r >= need) {
-			events_add(ev, ALL, (int)d->nlog, "%s (%s) saves: %d "
-			    "(needs %d = 11 - armour %d - cover %d).", u->id,
-			    lab(g, u->pos, a), r, need, armour(g,
-			    h->v[i].target), cover);
+			if (!ev->quiet) /* no labels written for nothing */
+				events_add(ev, ALL, (int)d->nlog, "%s (%s) "
+				    "saves: %d (needs %d = 11 - armour %d - "
+				    "cover %d).", u->id, lab(g, u->pos, a), r,
+				    need, armour(g, h->v[i].target), cover);
 			continue;
 		}
 		u->strength--;
 		u->x[PLT_X_KILLER] = h->v[i].side + 1;
-		if (u->strength == 1)
+		if (ev->quiet) { /* no labels written for nothing */
+			if (u->strength != 1)
+				u->placed = false;
+		} else if (u->strength == 1)
 			events_add(ev, ALL, (int)d->nlog, "%s (%s) fails its "
 			    "save: %d (needs %d); it is reduced.", u->id,
 			    lab(g, u->pos, a), r, need);
@@ -246,18 +270,23 @@ to_hit(const struct game *g, int squad, int target, bool hw,
 /* Can squad fire at target now (seen, in range)? The squads in occ
  * (plt_occupancy, or NULL). */
 static bool
-eligible(const struct game *g, const int *occ, int squad, int target,
-    bool hw)
+eligible(const struct game *g, struct plt_occ_lazy *occ, int squad,
+    int target, bool hw)
 {
+	/* to_hit > 0 is the range alone (every modifier leaves it above
+	 * 0): no var read for it, and asked before the line of sight (each
+	 * test reads the game alone). */
 	return plt_alive(g, target) && g->units[target].side !=
-	    g->units[squad].side && plt_los_in(g, occ, g->units[squad].side,
-	    g->units[squad].pos, g->units[target].pos) &&
-	    to_hit(g, squad, target, hw, PLT_O_ADVANCE) > 0;
+	    g->units[squad].side && plt_dist_cm(g->units[squad].pos,
+	    g->units[target].pos) <= (hw ? PLT_HW_LONG_CM : PLT_FF_LONG_CM) &&
+	    plt_los_lazy(g, occ, g->units[squad].side, g->units[squad].pos,
+	    g->units[target].pos);
 }
 
 /* The nearest enemy squad the squad may fire at, -1 if none. */
 static int
-nearest_target(const struct game *g, const int *occ, int squad, bool hw)
+nearest_target(const struct game *g, struct plt_occ_lazy *occ, int squad,
+    bool hw)
 {
 	int j, best = -1, bd = 0;
 
@@ -299,12 +328,14 @@ shoot(struct game *g, struct dice *d, struct events *ev, int squad,
 			    g->units[squad].pos, false);
 		}
 	}
-	events_add(ev, ALL, first, "%s (%s) fires %d %s dice at %s (%s, %d "
-	    "cm): needs %d, rolls %s: %d hit%s.", g->units[squad].id,
-	    lab(g, g->units[squad].pos, a), n, hw ? "Heavy Weapon" :
-	    "Firefight", g->units[target].id, lab(g, g->units[target].pos, b),
-	    plt_dist_cm(g->units[squad].pos, g->units[target].pos), need,
-	    t.buf ? t.buf : "", hits, hits == 1 ? "" : "s");
+	if (!ev->quiet) /* no labels written for nothing */
+		events_add(ev, ALL, first, "%s (%s) fires %d %s dice at %s "
+		    "(%s, %d cm): needs %d, rolls %s: %d hit%s.",
+		    g->units[squad].id, lab(g, g->units[squad].pos, a), n,
+		    hw ? "Heavy Weapon" : "Firefight", g->units[target].id,
+		    lab(g, g->units[target].pos, b),
+		    plt_dist_cm(g->units[squad].pos, g->units[target].pos),
+		    need, t.buf ? t.buf : "", hits, hits == 1 ? "" : "s");
 	sbuf_free(&t);
 }
 
@@ -314,12 +345,17 @@ static void
 fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
     struct events *ev)
 {
-	int (*used)[2] = xcalloc((size_t)g->nunits + 1, sizeof *used);
+	int few[128][2], (*used)[2] = g->nunits < 128 ? few :
+	    xcalloc((size_t)g->nunits + 1, sizeof *used);
 	struct hits h = { NULL, 0, 0 };
 	int i, k, n, t;
 	bool auto_all = it->kind == PLT_O_ENGAGE || it->nfire < 0;
-	/* No squad moves or is removed before the saves below. */
-	int *occ = plt_occupancy(g);
+
+	if (used == few)
+		memset(few, 0, sizeof few[0] * ((size_t)g->nunits + 1));
+	/* No squad moves or is removed before the saves below; the squads
+	 * by hex are found when a line of sight first needs them. */
+	struct plt_occ_lazy occ = { occupancy_buf(g, 1), false };
 
 	for (i = 0; i < it->nfire; i++) {
 		const struct plt_fire *f = &it->fire[i];
@@ -337,7 +373,7 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 			continue;
 		}
 		t = f->target;
-		if (!eligible(g, occ, s, t, hw)) {
+		if (!eligible(g, &occ, s, t, hw)) {
 			if (!auto_all) {
 				events_add(ev, ALL, 0, "%s cannot fire at %s "
 				    "(removed, unseen or out of range).",
@@ -357,35 +393,20 @@ fire_phase(struct game *g, const struct plt_order_item *it, struct dice *d,
 			for (k = 0; k < 2; k++) {
 				n = plt_points(g, i, k, it->kind, it->mmm) -
 				    used[i][k];
-				if (n <= 0 || (t = nearest_target(g, occ, i,
+				if (n <= 0 || (t = nearest_target(g, &occ, i,
 				    k)) < 0)
 					continue;
 				used[i][k] += n;
 				shoot(g, d, ev, i, t, k, n, it->kind, &h);
 			}
 		}
-	free(occ);
 	apply_hits(g, d, ev, &h);
 	free(h.v);
-	free(used);
+	if (used != few)
+		free(used);
 }
 
 /* --- movement ------------------------------------------------------------- */
-
-/* Is h next to a squad of another side than squad i's (the squads of
- * occ: plt_occupancy)? */
-static bool
-touches_enemy(const struct game *g, const int *occ, int i, struct hex h)
-{
-	int d, s, k = plt_hex_index(g, h);
-
-	for (d = 0; d < 6; d++)
-		if ((s = k >= 0 ? plt_neighbour_index(g, k, d) :
-		    plt_hex_index(g, hex_neighbour(h, d))) >= 0 &&
-		    (s = occ[s]) >= 0 && g->units[s].side != g->units[i].side)
-			return true;
-	return false;
-}
 
 /* Move squad i along the cheapest path through its waypoints, as far as
  * allow cm pay (the road bonus if every hex is road); contact with an
@@ -431,12 +452,26 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
     int np, int allow, int road_bonus, bool contact)
 {
 	struct hex at, start = g->units[i].pos;
-	int k, spent = 0, pass, lim, j;
-	bool all_road;
+	int k, spent = 0, pass, lim, few[256], *cost = few, ns;
+	bool all_road, fewr[256], *road = fewr;
 	char a[8], b[8];
-	/* No squad moves or is removed while this one walks. */
-	int *occ = plt_occupancy(g);
+	/* No squad moves or is removed while this one walks. Its path was
+	 * just found (move_squad, assault_move), and nothing has changed
+	 * since but the squad itself left out of the search: the squads as
+	 * that search found them. */
+	int *occ = occupancy_buf(g, 0);
 
+	if (!plt_path_squads(g, occ, i))
+		plt_occupancy_fill(g, occ, -1);
+
+	if (np > 256) {
+		cost = xmalloc(sizeof *cost * (size_t)np);
+		road = xmalloc(sizeof *road * (size_t)np);
+	}
+	/* The steps it can take with the most it may spend; each pass below
+	 * takes a prefix of them (the other limits are the same). */
+	ns = plt_walk_steps(g, occ, g->units[i].side, contact, start, path,
+	    np, allow + (road_bonus > 0 ? road_bonus : 0), cost, road);
 	/* Road: "The whole move MUST be on road": the bonus counts only if
 	 * every hex walked with it is road. */
 	for (pass = road_bonus > 0 ? 0 : 1; pass < 2; pass++) {
@@ -444,27 +479,25 @@ walk(struct game *g, struct events *ev, int i, const struct hex *path,
 		all_road = plt_road(g, start);
 		at = start;
 		spent = 0;
-		for (k = 0; k < np; k++) {
-			int c = plt_step_cost(g, at, path[k]);
-
-			if (c < 0 || spent + c > lim ||
-			    ((j = plt_hex_index(g, path[k])) >= 0 &&
-			    occ[j] >= 0) ||
-			    (!contact && touches_enemy(g, occ, i, path[k])))
-				break;
-			all_road = all_road && plt_road(g, path[k]);
-			spent += c;
+		for (k = 0; k < ns && spent + cost[k] <= lim; k++) {
+			all_road = all_road && road[k];
+			spent += cost[k];
 			at = path[k];
 		}
 		if (pass == 1 || all_road)
 			break;
 	}
-	free(occ);
+	if (cost != few) {
+		free(cost);
+		free(road);
+	}
 	if (!hex_eq(at, start)) {
 		g->units[i].pos = at;
-		events_add(ev, ALL, 0, "%s moves %s to %s (%d cm)%s.",
-		    g->units[i].id, lab(g, start, a), lab(g, at, b), spent,
-		    hex_eq(at, path[np - 1]) ? "" : ", stopping short");
+		if (!ev->quiet) /* its labels are not written for nothing */
+			events_add(ev, ALL, 0, "%s moves %s to %s (%d cm)%s.",
+			    g->units[i].id, lab(g, start, a), lab(g, at, b),
+			    spent, hex_eq(at, path[np - 1]) ? "" :
+			    ", stopping short");
 	}
 	return spent;
 }
@@ -516,16 +549,20 @@ static void
 assault_move(struct game *g, const struct plt_order_item *it, int allow,
     struct events *ev)
 {
-	int i, e, cost, len;
-	struct hex path[256];
+	int i, e = -1, cost, len;
+	struct hex path[256], was;
+	bool fresh = false;
 
 	for (i = 0; i < g->nunits; i++) {
 		if (!plt_alive(g, i) || g->units[i].attached != it->platoon)
 			continue;
-		/* The cost to contact is the squad's own, below. */
-		if ((e = plt_nearest_enemy_within(g, it->platoon, -1,
+		/* The cost to contact is the squad's own, below. The enemy
+		 * is found again only once a squad has moved (nothing else
+		 * here changes what it depends on). */
+		if (!fresh && (e = plt_nearest_enemy_within(g, it->platoon, -1,
 		    &cost)) < 0)
 			return;
+		fresh = true;
 		g->units[i].placed = false;
 		cost = plt_path_to_contact(g, g->units[i].side,
 		    g->units[i].pos, e, path, 256, &len);
@@ -535,7 +572,10 @@ assault_move(struct game *g, const struct plt_order_item *it, int allow,
 		/* move_squad to path[len - 1] would find this same path
 		 * (the same search: the same hexes settled in the same
 		 * order). */
+		was = g->units[i].pos;
 		walk(g, ev, i, path, len, allow, 0, true);
+		if (!hex_eq(was, g->units[i].pos))
+			fresh = false;
 	}
 }
 
@@ -756,12 +796,36 @@ static void
 morale(struct game *g, struct dice *d, struct events *ev)
 {
 	char purpose[48];
-	int p, al, re, lo, need, r;
+	int p, al, re, lo, need, r, i, k, cnt[3][128];
+	bool one = g->nunits <= 128;
 
+	/* plt_counts of every platoon in one pass (nothing below changes a
+	 * squad). */
+	if (one) {
+		memset(cnt, 0, sizeof cnt);
+		for (i = 0; i < g->nunits; i++) {
+			const struct game_unit *u = &g->units[i];
+
+			if ((k = u->attached) < 0 || k >= g->nunits ||
+			    plt_is_platoon(u))
+				continue;
+			if (u->strength <= 0)
+				cnt[2][k]++;
+			else {
+				cnt[0][k]++;
+				cnt[1][k] += u->strength == 1;
+			}
+		}
+	}
 	for (p = 0; p < g->nunits; p++) {
 		if (!plt_is_platoon(&g->units[p]))
 			continue;
-		plt_counts(g, p, &al, &re, &lo);
+		if (one) {
+			al = cnt[0][p];
+			re = cnt[1][p];
+			lo = cnt[2][p];
+		} else
+			plt_counts(g, p, &al, &re, &lo);
 		if (re + lo <= g->units[p].x[PLT_X_BAD]) {
 			g->units[p].x[PLT_X_BAD] = re + lo;
 			continue;
@@ -783,18 +847,50 @@ morale(struct game *g, struct dice *d, struct events *ev)
 
 /* --- one order ------------------------------------------------------------- */
 
-/* Distance from squad i at h to its nearest platoon-mate. */
+/* Distance from squad i at h to its nearest platoon-mate, the squads of
+ * its platoon on the map being the nm of mates (i among them). */
 static int
-gap(const struct game *g, int i, struct hex h)
+gap_in(const struct game *g, const int *mates, int nm, int i, struct hex h)
 {
-	int j, best = 1000;
+	int k, d, best = 1000;
 
-	for (j = 0; j < g->nunits; j++)
-		if (j != i && plt_alive(g, j) && g->units[j].attached ==
-		    g->units[i].attached && hex_distance(g->units[j].pos,
-		    h) < best)
-			best = hex_distance(g->units[j].pos, h);
+	if (nm > 64) { /* more than listed: all of them */
+		for (k = 0; k < g->nunits; k++)
+			if (k != i && plt_alive(g, k) && g->units[k].attached ==
+			    g->units[i].attached && (d = hex_distance(
+			    g->units[k].pos, h)) < best)
+				best = d;
+		return best;
+	}
+	for (k = 0; k < nm; k++)
+		if (mates[k] != i && (d = hex_distance(g->units[mates[k]].pos,
+		    h)) < best)
+			best = d;
 	return best;
+}
+
+/* Are the n hexes of pos one chain of adjacent hexes (plt_coherent's
+ * answer for squads standing there)? */
+static bool
+chain(const struct hex *pos, int n)
+{
+	int q[64], head = 0, tail = 0, k;
+	char seen[64] = { 0 };
+
+	if (n > 0) {
+		seen[0] = 1;
+		q[tail++] = 0;
+	}
+	while (head < tail) {
+		struct hex c = pos[q[head++]];
+
+		for (k = 0; k < n; k++)
+			if (!seen[k] && hex_distance(pos[k], c) <= 1) {
+				seen[k] = 1;
+				q[tail++] = k;
+			}
+	}
+	return tail == n;
 }
 
 /* Enact one order it of its side (all: every side's orders, for the
@@ -806,9 +902,9 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 	struct game_unit *pu = &g->units[it->platoon];
 	int al, re, lo, i, k, allow;
 	enum plt_order kind;
-	bool was_coherent, moved = false, nearer = true;
+	bool was_coherent = true, moved = false, nearer = true;
 	struct hex start[64];
-	int ns = 0, idx[64];
+	int ns = 0, idx[64], mates[64], nm = -1, nall = 0;
 
 	plt_counts(g, it->platoon, &al, &re, &lo);
 	pu->flags |= PLT_F_DONE;
@@ -822,12 +918,17 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 	events_add(ev, ALL, 0, "%s reveals %s: %s%s.", sname(g, pu->side),
 	    pu->id, plt_order_names[it->kind], it->mmm ?
 	    " (Move, Move, Move)" : "");
-	was_coherent = plt_coherent(g, it->platoon);
-	for (i = 0; i < g->nunits && ns < 64; i++)
-		if (plt_alive(g, i) && g->units[i].attached == it->platoon) {
+	/* Its squads where they start; whether they were coherent then is
+	 * worked out from these hexes when asked (below), or now for more
+	 * than 64 squads. */
+	for (i = 0; i < g->nunits; i++)
+		if (plt_alive(g, i) && g->units[i].attached == it->platoon &&
+		    nall++ < 64) {
 			idx[ns] = i;
 			start[ns++] = g->units[i].pos;
 		}
+	if (nall > 64)
+		was_coherent = plt_coherent(g, it->platoon);
 	kind = it->kind;
 	if ((pu->flags & PLT_F_SUPP) && (kind == PLT_O_ADVANCE ||
 	    kind == PLT_O_ASSAULT)) {
@@ -865,17 +966,25 @@ plt_enact(struct game *g, const struct plt_orders *all[],
 		break;
 	}
 	/* Coherency: the terrain exception holds when every squad that
-	 * moved ended nearer its nearest platoon-mate than it started. */
+	 * moved ended nearer its nearest platoon-mate than it started (the
+	 * mates on the map listed once: gap's). */
 	for (k = 0; k < ns; k++) {
 		if (!plt_alive(g, idx[k]) ||
 		    hex_eq(start[k], g->units[idx[k]].pos))
 			continue;
 		moved = true;
-		if (gap(g, idx[k], g->units[idx[k]].pos) >=
-		    gap(g, idx[k], start[k]))
+		if (nm < 0)
+			for (i = nm = 0; i < g->nunits; i++)
+				if (plt_alive(g, i) && g->units[i].attached ==
+				    it->platoon && nm++ < 64)
+					mates[nm - 1] = i;
+		if (gap_in(g, mates, nm, idx[k], g->units[idx[k]].pos) >=
+		    gap_in(g, mates, nm, idx[k], start[k]))
 			nearer = false;
 	}
-	if (!plt_coherent(g, it->platoon) && !(pu->flags & PLT_F_SUPP)) {
+	if (!(pu->flags & PLT_F_SUPP) && !plt_coherent(g, it->platoon)) {
+		if (nall <= 64)
+			was_coherent = chain(start, ns);
 		if (!was_coherent && moved && nearer)
 			events_add(ev, ALL, 0, "%s is still out of coherency, "
 			    "but closed up as the terrain allowed.", pu->id);
@@ -921,18 +1030,23 @@ no_order_advance(const struct game *g, const struct plt_orders *o,
 	return false;
 }
 
-/* The count of orders side reveals this turn: its list, and the
- * platoon "no order becomes Advance" chose when the turn began (var
- * noadv.SIDE, the platoon's index + 1), built into *extra. */
+/* The keys "init.SIDE" and "noadv.SIDE" (plt_key's), read at every step. */
+_Static_assert(GAME_MAX_SIDES == 4, "one key a side below");
+static const char *const init_key[GAME_MAX_SIDES] = { "init.0", "init.1",
+	"init.2", "init.3" };
+static const char *const noadv_key[GAME_MAX_SIDES] = { "noadv.0",
+	"noadv.1", "noadv.2", "noadv.3" };
+
+/* The count of orders a side reveals this turn: its list o, and the
+ * platoon "no order becomes Advance" chose when the turn began (noadv: its
+ * var noadv.SIDE, the platoon's index + 1), built into *extra. */
 static int
-list_len(const struct game *g, const struct plt_orders *o, int side,
+list_len(const struct game *g, const struct plt_orders *o, int noadv,
     struct plt_order_item *extra)
 {
-	char key[24];
 	int n = o != NULL ? o->n : 0, p;
 
-	plt_key(key, sizeof key, "noadv", side);
-	if ((p = game_var(g, key, 0) - 1) < 0 || p >= g->nunits)
+	if ((p = noadv - 1) < 0 || p >= g->nunits)
 		return n;
 	memset(extra, 0, sizeof *extra);
 	extra->platoon = p;
@@ -1107,58 +1221,109 @@ resolve_each(struct resolve_ctx *c)
 
 /* One step of the turn's window: initiative, then one order a step (the
  * faithful mode: resolve_each). */
-static enum resolve_rc resolve_step(struct resolve_ctx *);
+/* What the steps after the first read of the vars the first set (init.SIDE,
+ * noadv.SIDE) and of reveal: kept from one step to the next of the same
+ * resolution by plt_resolve (no step sets them again); ok when filled. */
+struct step_memo {
+	bool ok;
+	int order[GAME_MAX_SIDES];
+	int noadv[GAME_MAX_SIDES];
+};
+
+static enum resolve_rc resolve_step(struct resolve_ctx *, struct step_memo *);
 
 /* One step of the turn's window, with the map cache kept for it. */
 enum resolve_rc
 plt_resolve(struct resolve_ctx *c)
 {
+	/* The last step seen to end: the next step of the same resolution
+	 * (the same resolution number, context, game, dice and events; the
+	 * step after it, which asked for nothing) finds the map as that step
+	 * left it (no one but the resolution runs in between, and it changes
+	 * no hex): the map cache is not checked whole again
+	 * (plt_cache_continue). */
+	static _Thread_local struct {
+		unsigned long serial;
+		const struct resolve_ctx *c;
+		const struct game *g;
+		const struct dice *d;
+		const struct events *ev;
+		int step, turn;
+		char name[GAME_NAME_MAX];
+	} last;
+	static _Thread_local struct step_memo memo;
 	enum resolve_rc rc;
+	bool next = c->serial != 0 && last.serial == c->serial &&
+	    last.c == c && last.g == c->g && last.d == c->dice &&
+	    last.ev == c->ev && c->step == last.step + 1 && c->step > 0 &&
+	    last.turn == c->g->turn && memcmp(last.name, c->g->name, sizeof
+	    last.name) == 0;
 
-	plt_cache_begin(c->g);
-	rc = resolve_step(c);
+	last.c = NULL;
+	if (next)
+		plt_cache_continue(c->g);
+	else {
+		memo.ok = false;
+		plt_cache_begin(c->g);
+	}
+	rc = resolve_step(c, &memo);
 	plt_cache_end();
+	if (rc == RESOLVE_CONTINUE) {
+		last.serial = c->serial;
+		last.c = c;
+		last.g = c->g;
+		last.d = c->dice;
+		last.ev = c->ev;
+		last.step = c->step;
+		last.turn = c->g->turn;
+		memcpy(last.name, c->g->name, sizeof last.name);
+	}
 	return rc;
 }
 
 /* plt_resolve without the scope. */
 static enum resolve_rc
-resolve_step(struct resolve_ctx *c)
+resolve_step(struct resolve_ctx *c, struct step_memo *memo)
 {
+	/* The synthesized orders (large: kept per thread, not cleared). */
+	static _Thread_local struct plt_order_item one[GAME_MAX_SIDES];
 	struct game *g = c->g;
 	const struct plt_orders *o[GAME_MAX_SIDES] = { 0 };
 	struct plt_order_item *extra;
 	int order[GAME_MAX_SIDES], s, k, taken[GAME_MAX_SIDES] = { 0 };
 	int len[GAME_MAX_SIDES], step = 0;
-	char key[24];
 
-	if (plt_each(g))
+	if (!memo->ok && plt_each(g))
 		return resolve_each(c);
 	for (s = 0; s < g->nsides; s++)
 		o[s] = c->orders[s];
 	if (c->step == 0) {
+		memo->ok = false;
 		events_phase(c->ev, "initiative");
 		plt_initiative(g, c->dice, c->ev, order);
-		extra = xcalloc(1, sizeof *extra);
+		extra = &one[0]; /* read only where no_order_advance fills it */
 		for (s = 0; s < g->nsides; s++) {
-			plt_key(key, sizeof key, "init", s);
-			game_set_var(g, key, order[s]);
+			game_set_var(g, init_key[s], order[s]);
 			/* Fixed now: the schedule of the turn's steps must not
 			 * change as platoons are lost. */
-			plt_key(key, sizeof key, "noadv", s);
-			game_set_var(g, key, no_order_advance(g, o[s], s,
-			    extra) ? extra->platoon + 1 : 0);
+			game_set_var(g, noadv_key[s], no_order_advance(g, o[s],
+			    s, extra) ? extra->platoon + 1 : 0);
 		}
-		free(extra);
 		return RESOLVE_CONTINUE;
 	}
 	/* Not cleared (an item is large): list_len fills extra[s] when it
 	 * counts it, and only a counted one is enacted. */
-	extra = xmalloc(GAME_MAX_SIDES * sizeof *extra);
+	extra = one;
+	if (!memo->ok) { /* not reveal=each: tested above */
+		for (s = 0; s < g->nsides; s++) {
+			memo->order[s] = game_var(g, init_key[s], s);
+			memo->noadv[s] = game_var(g, noadv_key[s], 0);
+		}
+		memo->ok = true;
+	}
 	for (s = 0; s < g->nsides; s++) {
-		plt_key(key, sizeof key, "init", s);
-		order[s] = game_var(g, key, s);
-		len[order[s]] = list_len(g, o[order[s]], order[s],
+		order[s] = memo->order[s];
+		len[order[s]] = list_len(g, o[order[s]], memo->noadv[order[s]],
 		    &extra[order[s]]);
 	}
 	/* Step k (1-based) is the k-th reveal of the round-robin over the
@@ -1178,7 +1343,6 @@ resolve_step(struct resolve_ctx *c)
 
 				events_phase(c->ev, "orders");
 				plt_enact(g, o, it, c->dice, c->ev);
-				free(extra);
 				return RESOLVE_CONTINUE;
 			}
 			taken[s]++;
@@ -1186,7 +1350,6 @@ resolve_step(struct resolve_ctx *c)
 		if (!any)
 			break;
 	}
-	free(extra);
 	events_phase(c->ev, "end of turn");
 	end_turn(g, c->ev);
 	if (!game_var(g, "over", 0))

@@ -8,7 +8,13 @@
  * map's per-thread cache (los_cache below) answers the terrain, the
  * neighbours, the hex at a position, lines of sight and the steps of each
  * pair's line, and unit kinds; docs/ARCHITECTURE.md §3.2, "Caches", says
- * what is kept and why each answer is the uncached one. */
+ * what is kept and why each answer is the uncached one.
+ *
+ * The resolution (issue 17, third round) also arms an index of the units
+ * by hex for each step (uidx below, "the units by hex"): pw_rules.c tells
+ * it every move, placement and attachment it makes (pw_unit_moved,
+ * pw_unit_attached) and reads the units in and next to a hex from it;
+ * docs/ARCHITECTURE.md §3.2, "The units by hex", says how it stays right. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -142,6 +148,7 @@ struct los_step {
 	struct hex h, alt;
 	bool tie;
 	bool terrain_h, terrain_alt;  /* does the terrain block h, alt */
+	int kh, kalt;  /* the hex indexes of h and alt, -1 off the map */
 };
 #define LINE_UNKNOWN 255
 #define LINE_NONE 254
@@ -157,6 +164,7 @@ static _Thread_local struct {
 	int nhex;
 	unsigned char *ans;        /* nhex * nhex: 0 unknown, 1 clear, 2 not */
 	signed char *terr;         /* terrain_of each hex */
+	bool *road;                /* pw_road of each hex */
 	/* By unit index (kindcap of them, grown to the units there are at
 	 * each begin; units added later are looked up by name): pw_kind of
 	 * the unit whose kind field was kindkey[i] (all its bytes), kept from
@@ -166,6 +174,9 @@ static _Thread_local struct {
 	char (*kindkey)[GAME_KIND_MAX];
 	int kindcap;
 	int nkind;  /* the units checked at this begin: kind[i], i < nkind */
+	/* The key of unit i is checked (against its kind field) at the first
+	 * pw_kind of it after each begin: kindgen[i] == gen once it is. */
+	unsigned *kindgen, gen;
 	/* By hex index: the index of each neighbour (-1 off the map), and
 	 * whether it is the hex game_hex_at_c finds at its position. */
 	int (*nbr)[6];
@@ -183,7 +194,56 @@ static _Thread_local struct {
 	unsigned char *linen;
 	struct los_step *line;
 	size_t nline, linecap;
+	unsigned mapgen;  /* counts the maps the cache has been made for */
+	/* The armed game when the box (cell) answers for it, else NULL:
+	 * one test for hex_at and box_index. */
+	const struct game *boxg;
 } los_cache;
+
+/* The units of one game by hex, per thread, for a resolution step
+ * (pw_units_index_begin .. pw_units_index_end, while los_cache is armed
+ * for the same game): each placed unit is filed in the list of the hex
+ * (by index) at its position, each list in unit order, so that "the
+ * units in h" and "the units next to h" (through los_cache.nbr) are read
+ * without a scan of every unit, in the order a scan meets them. The
+ * resolution tells it each change of a unit's position or of its placed
+ * flag (pw_unit_moved) and pw_add_marker files the units it adds; it
+ * answers nothing (the callers scan) while a placed unit stands off the
+ * map or the units are not the ones it filed. Debug builds check every
+ * unit's filing at each question. The lists are kept from one step to
+ * the next with what each unit was filed by (rec: position, placed,
+ * attached): the next step, of this game or of another at the same
+ * address with the same map, refiles only the units whose fields
+ * differ, so a step costs a comparison of each unit, not a new index. */
+struct uidx_rec {
+	struct hex pos;
+	int attached;
+	bool placed;
+};
+static _Thread_local struct {
+	const struct game *g;  /* armed for, NULL when not armed */
+	int nunits;            /* units filed (0 .. nunits - 1) */
+	int *head;             /* by hex index: the first unit there, -1 */
+	int *next;             /* by unit: the next unit in its hex, -1 */
+	int *at;               /* by unit: its hex index, -1 not placed,
+	                        * -2 placed off the map */
+	int hcap, ucap;
+	bool pending;          /* armed, filed at the first question */
+	int offmap;            /* units filed at -2 */
+	/* By unit: how many units have it as attached (pw_unit_attached
+	 * tells each change). */
+	int *carry;
+	struct uidx_rec *rec;  /* by unit: what it was filed by */
+	/* The lists are good for built's units 0 .. nunits - 1 as rec says
+	 * and the map of los_cache.mapgen built_map (when valid). */
+	const struct game *built;
+	unsigned built_map;
+	bool valid;
+} uidx;
+
+static inline bool uidx_on(const struct game *);
+static const struct game_hex *hex_at(const struct game *, struct hex);
+static void uidx_add_new(const struct game *);
 
 /* pw_kind by the name, without the cache. */
 static int
@@ -211,6 +271,24 @@ kind_lookup(const struct game_unit *u)
 	return -1;
 }
 
+static int kind_check(const struct game_unit *, size_t)
+    __attribute__((noinline));
+
+/* pw_kind of unit i of the armed game, u, at its first question since
+ * begin: its key checked, its kind looked up if it is new. */
+static int
+kind_check(const struct game_unit *u, size_t i)
+{
+	if (memcmp(los_cache.kindkey[i], u->kind, GAME_KIND_MAX) != 0) {
+		memcpy(los_cache.kindkey[i], u->kind, GAME_KIND_MAX);
+		los_cache.kind[i] = KIND_UNKNOWN;
+	}
+	los_cache.kindgen[i] = los_cache.gen;
+	if (los_cache.kind[i] == KIND_UNKNOWN)
+		los_cache.kind[i] = (signed char)kind_lookup(u);
+	return los_cache.kind[i];
+}
+
 int
 pw_kind(const struct game_unit *u)
 {
@@ -224,10 +302,12 @@ pw_kind(const struct game_unit *u)
 		base = (uintptr_t)g->units;
 		if (p >= base && (i = (p - base) / sizeof *u) <
 		    (size_t)los_cache.nkind && &g->units[i] == u) {
-			/* Its key was checked at begin, and a unit's kind
-			 * does not change. */
-			if (los_cache.kind[i] == KIND_UNKNOWN)
-				los_cache.kind[i] = (signed char)kind_lookup(u);
+			/* Its key is checked once after each begin (a kind
+			 * kept for other bytes, another game or another unit
+			 * at that index, is looked up again), and a unit's
+			 * kind does not change. */
+			if (los_cache.kindgen[i] != los_cache.gen)
+				return kind_check(u, i);
 			return los_cache.kind[i];
 		}
 	}
@@ -240,20 +320,6 @@ pw_type(const struct game_unit *u)
 	int k = pw_kind(u);
 
 	return k < 0 ? NULL : &pw_types[k];
-}
-
-bool
-pw_is_marker(const struct game_unit *u)
-{
-	/* kind is an array longer than the prefix: a fixed-size compare. */
-	return u->kind[0] == 'm' && u->kind[1] == 'a' &&
-	    memcmp(u->kind, "marker:", 7) == 0;
-}
-
-bool
-pw_alive(const struct game_unit *u)
-{
-	return u->placed && u->strength > 0 && !pw_is_marker(u);
 }
 
 int
@@ -288,14 +354,25 @@ pw_add_marker(struct game *g, const char *kind, int side, struct hex h)
 	u->placed = true;
 	u->pos = h;
 	u->facing = -1;
+	uidx_add_new(g);
 	return (int)(u - g->units);
 }
+
+static int uidx_first(const struct game *, struct hex);
 
 int
 pw_marker_at(const struct game *g, struct hex h, const char *kind)
 {
 	int i;
 
+	/* The units in h from the resolution's index. */
+	if ((i = uidx_first(g, h)) != -2) {
+		for (; i >= 0; i = uidx.next[i])
+			if (g->units[i].kind[0] == kind[0] &&
+			    strcmp(g->units[i].kind, kind) == 0)
+				return i;
+		return -1;
+	}
 	for (i = 0; i < g->nunits; i++)
 		if (hex_eq(g->units[i].pos, h) && g->units[i].placed &&
 		    strcmp(g->units[i].kind, kind) == 0)
@@ -311,31 +388,396 @@ pw_marker_at(const struct game *g, struct hex h, const char *kind)
  * map at the same address, finds it empty (los_cache is declared above
  * pw_kind). */
 
+/* The index of the hex game_hex_at_c(g, h) finds, -1 none, from the box
+ * of the armed cache when it is armed for g and has one; -2 when it does
+ * not answer. */
+static inline int
+box_index(const struct game *g, struct hex h)
+{
+	unsigned long dq, dr;
+
+	if (los_cache.boxg != g)
+		return -2;
+	/* Below the box wraps to a large number: one test a side. */
+	dq = (unsigned long)((long)h.q - los_cache.q0);
+	dr = (unsigned long)((long)h.r - los_cache.r0);
+	if (dq >= (unsigned long)los_cache.bw ||
+	    dr >= (unsigned long)los_cache.bh)
+		return -1;
+	return los_cache.cell[dq + dr * (unsigned long)los_cache.bw] - 1;
+}
+
 /* game_hex_at_c(g, h), from the box of the armed cache when it is armed
  * for g (the same hex: the box holds what game_hex_at_c finds). */
 static inline const struct game_hex *
 hex_at(const struct game *g, struct hex h)
 {
-	long dq, dr;
-	int k;
+	int k = box_index(g, h);
 
-	if (los_cache.armed != g || los_cache.cell == NULL ||
-	    g->nhex != los_cache.nhex)
+	if (k == -2)
 		return game_hex_at_c(g, h);
-	dq = (long)h.q - los_cache.q0;
-	dr = (long)h.r - los_cache.r0;
-	if (dq < 0 || dr < 0 || dq >= los_cache.bw || dr >= los_cache.bh)
-		return NULL;
-	k = los_cache.cell[dq + dr * los_cache.bw];
-	return k == 0 ? NULL : &g->hexes[k - 1];
+	return k < 0 ? NULL : &g->hexes[k];
+}
+
+/* The index of hex_at(g, h), -1 off the map. */
+static inline int
+hex_index_at(const struct game *g, struct hex h)
+{
+	const struct game_hex *gh;
+	int k = box_index(g, h);
+
+	if (k != -2)
+		return k;
+	gh = game_hex_at_c(g, h);
+	return gh == NULL ? -1 : (int)(gh - g->hexes);
 }
 
 int
 pw_hex_index(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	return hex_index_at(g, h);
+}
 
-	return gh == NULL ? -1 : (int)(gh - g->hexes);
+/* --- the units by hex (uidx) ---------------------------------------------- */
+
+/* The index unit u is filed at: its hex's, -1 not placed, -2 placed off
+ * the map. */
+static int
+uidx_place(const struct game *g, const struct game_unit *u)
+{
+	const struct game_hex *gh;
+
+	if (!u->placed)
+		return -1;
+	gh = hex_at(g, u->pos);
+	return gh == NULL ? -2 : (int)(gh - g->hexes);
+}
+
+/* File unit i at k (its list kept in unit order). */
+static void
+uidx_file(int i, int k)
+{
+	int *p;
+
+	uidx.at[i] = k;
+	uidx.next[i] = -1;
+	if (k == -2)
+		uidx.offmap++;
+	if (k < 0)
+		return;
+	for (p = &uidx.head[k]; *p >= 0 && *p < i; p = &uidx.next[*p])
+		;
+	uidx.next[i] = *p;
+	*p = i;
+}
+
+/* Take unit i out of its list. */
+static void
+uidx_unfile(int i)
+{
+	int k = uidx.at[i], *p;
+
+	if (k == -2)
+		uidx.offmap--;
+	if (k < 0)
+		return;
+	for (p = &uidx.head[k]; *p != i; p = &uidx.next[*p])
+		;
+	*p = uidx.next[i];
+}
+
+/* Room for n units in the index. */
+static void
+uidx_room(int n)
+{
+	if (n <= uidx.ucap)
+		return;
+	uidx.ucap = n * 2 > 64 ? n * 2 : 64;
+	uidx.next = xrealloc(uidx.next, sizeof *uidx.next * (size_t)uidx.ucap);
+	uidx.at = xrealloc(uidx.at, sizeof *uidx.at * (size_t)uidx.ucap);
+	uidx.carry = xrealloc(uidx.carry, sizeof *uidx.carry *
+	    (size_t)uidx.ucap);
+	uidx.rec = xrealloc(uidx.rec, sizeof *uidx.rec * (size_t)uidx.ucap);
+}
+
+/* Note what unit i of g is filed by now. */
+static inline void
+uidx_record(const struct game *g, int i)
+{
+	uidx.rec[i].pos = g->units[i].pos;
+	uidx.rec[i].attached = g->units[i].attached;
+	uidx.rec[i].placed = g->units[i].placed;
+}
+
+/* File the units g has added since the index was made (pw_add_marker). */
+static void
+uidx_add_new(const struct game *g)
+{
+	if (uidx.g != g || uidx.pending || g->nunits < uidx.nunits)
+		return;
+	uidx_room(g->nunits);
+	for (; uidx.nunits < g->nunits; uidx.nunits++) {
+		int a = g->units[uidx.nunits].attached;
+
+		uidx.carry[uidx.nunits] = 0;
+		uidx_file(uidx.nunits, uidx_place(g, &g->units[uidx.nunits]));
+		uidx_record(g, uidx.nunits);
+		if (a >= 0 && a < uidx.nunits)
+			uidx.carry[a]++;
+	}
+}
+
+/* File g's units (the index is armed for g): at the first question of
+ * a step, so that a step that asks nothing costs nothing (out of
+ * uidx_on, which stays small). */
+static void uidx_build(const struct game *) __attribute__((noinline));
+
+static void
+uidx_build(const struct game *g)
+{
+	const int *cell = los_cache.cell;
+	long q0 = los_cache.q0, r0 = los_cache.r0, bw = los_cache.bw,
+	    bh = los_cache.bh;
+	int i, n = g->nunits > 0 ? g->nunits : 0, *at, *next, *head, *carry,
+	    offmap = 0;
+
+	uidx.pending = false;
+	/* The same units as filed (by the fields they were filed by) and
+	 * map: only those that changed are filed again. */
+	if (uidx.valid && uidx.built == g && uidx.nunits == n &&
+	    uidx.built_map == los_cache.mapgen) {
+		const struct uidx_rec *r = uidx.rec;
+
+		for (i = 0; i < n; i++) {
+			const struct game_unit *u = &g->units[i];
+			int a = u->attached;
+
+			if (r[i].placed == u->placed && r[i].attached == a &&
+			    hex_eq(r[i].pos, u->pos))
+				continue;
+			if (r[i].attached != a) {
+				if (r[i].attached >= 0 && r[i].attached < n)
+					uidx.carry[r[i].attached]--;
+				if (a >= 0 && a < n)
+					uidx.carry[a]++;
+			}
+			uidx_unfile(i);
+			uidx_file(i, uidx_place(g, u));
+			uidx_record(g, i);
+		}
+		return;
+	}
+	uidx_room(n);
+	for (i = 0; i < g->nhex; i++)
+		uidx.head[i] = -1;
+	/* Locals: the stores below cannot change them. */
+	at = uidx.at;
+	next = uidx.next;
+	head = uidx.head;
+	carry = uidx.carry;
+	memset(carry, 0, sizeof *carry * (size_t)n);
+	/* From the last unit to the first, each put first in its hex: the
+	 * lists come out in unit order. The box of the cache read here
+	 * (uidx_place's hex_at) when there is one. */
+	for (i = n - 1; i >= 0; i--) {
+		const struct game_unit *u = &g->units[i];
+		int k, a = u->attached;
+
+		if (cell != NULL && u->placed) {
+			long dq = (long)u->pos.q - q0, dr = (long)u->pos.r - r0;
+
+			k = dq < 0 || dr < 0 || dq >= bw || dr >= bh ? -2 :
+			    cell[dq + dr * bw] - 1;
+			if (k == -1)
+				k = -2;
+		} else
+			k = uidx_place(g, u);
+		if (a >= 0 && a < n)
+			carry[a]++;
+		uidx_record(g, i);
+		at[i] = k;
+		if (k >= 0) {
+			next[i] = head[k];
+			head[k] = i;
+		} else {
+			next[i] = -1;
+			offmap += k == -2;
+		}
+	}
+	uidx.offmap = offmap;
+	uidx.nunits = n;
+	uidx.built = g;
+	uidx.built_map = los_cache.mapgen;
+	uidx.valid = true;
+}
+
+bool
+pw_units_index_begin(const struct game *g)
+{
+	int i;
+
+	if (uidx.g != NULL || los_cache.armed != g || g->nhex != los_cache.nhex)
+		return false;
+	if (g->nhex > uidx.hcap) {
+		uidx.head = xrealloc(uidx.head, sizeof *uidx.head *
+		    (size_t)g->nhex);
+		for (i = uidx.hcap; i < g->nhex; i++)
+			uidx.head[i] = -1;
+		uidx.hcap = g->nhex;
+	}
+	uidx.pending = true;
+	uidx.g = g;
+	return true;
+}
+
+void
+pw_units_index_end(bool begun)
+{
+	/* The lists stay for the next step (uidx_build checks them). */
+	if (!begun)
+		return;
+	uidx.pending = false;
+	uidx.g = NULL;
+}
+
+void
+pw_unit_moved(const struct game *g, int i)
+{
+	/* Not filed yet: the filing reads where it is then. */
+	if (uidx.g != g || uidx.pending || i < 0 || i >= uidx.nunits)
+		return;
+	uidx_unfile(i);
+	uidx_file(i, uidx_place(g, &g->units[i]));
+	uidx_record(g, i);
+}
+
+void
+pw_unit_attached(const struct game *g, int i, int from)
+{
+	int a;
+
+	if (uidx.g != g || uidx.pending || i < 0 || i >= uidx.nunits)
+		return;
+	/* from is what the index noted (rec), which it goes by. */
+	(void)from;
+	if ((a = uidx.rec[i].attached) >= 0 && a < uidx.nunits)
+		uidx.carry[a]--;
+	if ((a = g->units[i].attached) >= 0 && a < uidx.nunits)
+		uidx.carry[a]++;
+	uidx.rec[i].attached = a;
+}
+
+bool
+pw_unit_carries(const struct game *g, int i)
+{
+	return !uidx_on(g) || i < 0 || i >= uidx.nunits || uidx.carry[i] > 0;
+}
+
+#ifndef NDEBUG
+static void uidx_check(const struct game *);
+#endif
+
+/* Does the index answer for g now? In a debug build, every unit's filing
+ * is checked first (a change pw_unit_moved was not told of is a bug). */
+static inline bool
+uidx_on(const struct game *g)
+{
+	if (uidx.g != g || los_cache.armed != g)
+		return false;
+	if (uidx.pending)
+		uidx_build(g);
+	if (uidx.offmap != 0 || g->nunits != uidx.nunits)
+		return false;
+#ifndef NDEBUG
+	uidx_check(g);
+#endif
+	return true;
+}
+
+#ifndef NDEBUG
+/* The debug builds' check of the index against the units. */
+static void
+uidx_check(const struct game *g)
+{
+	{
+		int i, k, n = 0, *cnt;
+
+		for (i = 0; i < g->nunits; i++)
+			if (uidx.at[i] != uidx_place(g, &g->units[i]) ||
+			    uidx.rec[i].placed != g->units[i].placed ||
+			    uidx.rec[i].attached != g->units[i].attached ||
+			    !hex_eq(uidx.rec[i].pos, g->units[i].pos))
+				fatal("pw: unit %s moved without "
+				    "pw_unit_moved", g->units[i].id);
+		for (k = 0; k < g->nhex; k++)
+			for (i = uidx.head[k]; i >= 0; i = uidx.next[i], n++)
+				if (uidx.at[i] != k || (uidx.next[i] >= 0 &&
+				    uidx.next[i] <= i))
+					fatal("pw: the units' index is broken");
+		for (i = 0; i < g->nunits; i++)
+			n -= uidx.at[i] >= 0;
+		if (n != 0)
+			fatal("pw: the units' index is broken");
+		cnt = xcalloc((size_t)g->nunits + 1, sizeof *cnt);
+		for (i = 0; i < g->nunits; i++)
+			if (g->units[i].attached >= 0 &&
+			    g->units[i].attached < g->nunits)
+				cnt[g->units[i].attached]++;
+		for (k = 0; k < g->nunits; k++)
+			if (cnt[k] != uidx.carry[k])
+				fatal("pw: unit %s's carried count is wrong",
+				    g->units[k].id);
+		free(cnt);
+	}
+}
+#endif
+
+/* The first unit in h (then uidx.next) when the index answers for g, -1
+ * none; -2 when it does not answer (the caller scans). */
+static int
+uidx_first(const struct game *g, struct hex h)
+{
+	int k;
+
+	if (!uidx_on(g))
+		return -2;
+	/* No placed unit is off the map while the index answers. */
+	k = hex_index_at(g, h);
+	return k < 0 ? -1 : uidx.head[k];
+}
+
+/* The hex index of h and its neighbours' (nb, -1 off the map) when the
+ * index answers for g and h is on the map; -2 otherwise. */
+static int
+uidx_around(const struct game *g, struct hex h, const int **nb)
+{
+	int k;
+
+	if (!uidx_on(g) || (k = hex_index_at(g, h)) < 0)
+		return -2;
+	*nb = los_cache.nbr[k];
+	return k;
+}
+
+int
+pw_unit_lists_at(const struct game *g, struct hex h, struct pw_unit_lists *L)
+{
+	int k;
+
+	if (!uidx_on(g) || (k = hex_index_at(g, h)) < 0)
+		return -2;
+	L->head = uidx.head;
+	L->next = uidx.next;
+	L->nbr = (const int (*)[6])los_cache.nbr;
+	return k;
+}
+
+
+/* The first unit filed in hex index k, -1 none (or k < 0). */
+static inline int
+uidx_head_of(int k)
+{
+	return k < 0 ? -1 : uidx.head[k];
 }
 
 /* The terrain (enum pw_terrain) of game hex gh, -1 for NULL (off the
@@ -375,13 +817,24 @@ terrain_in(const struct game *g, const struct game_hex *gh)
 int
 pw_terrain(const struct game *g, struct hex h)
 {
+	int k = box_index(g, h);
+
+	/* The box answers only for the armed game: its terrains. */
+	if (k != -2)
+		return k < 0 ? -1 : los_cache.terr[k];
 	return terrain_in(g, hex_at(g, h));
 }
 
 bool
 pw_road(const struct game *g, struct hex h)
 {
-	const struct game_hex *gh = hex_at(g, h);
+	const struct game_hex *gh;
+	int k = box_index(g, h);
+
+	/* The box answers only for the armed game: its roads. */
+	if (k != -2)
+		return k >= 0 && los_cache.road[k];
+	gh = hex_at(g, h);
 
 	return gh != NULL && strstr(gh->terrain, "+road") != NULL;
 }
@@ -424,6 +877,14 @@ unit_blocks(const struct game *g, struct hex m, int units)
 {
 	int i;
 
+	if (units != LOS_NO_UNITS && (i = uidx_first(g, m)) != -2) {
+		for (; i >= 0; i = uidx.next[i])
+			if (pw_alive(&g->units[i]) &&
+			    (units == LOS_ALL_UNITS ||
+			    pw_visible(g, units, i)))
+				return true;
+		return false;
+	}
 	if (units != LOS_NO_UNITS)
 		for (i = 0; i < g->nunits; i++)
 			if (hex_eq(g->units[i].pos, m) &&
@@ -497,13 +958,20 @@ pw_los_cache_begin(const struct game *g)
 		free(los_cache.map);
 		free(los_cache.ans);
 		free(los_cache.terr);
+		free(los_cache.road);
 		los_cache.map = xmalloc(sz);
 		memcpy(los_cache.map, g->hexes, sz);
+		los_cache.mapgen++;
 		los_cache.nhex = g->nhex;
 		los_cache.ans = xcalloc((size_t)g->nhex * (size_t)g->nhex, 1);
 		los_cache.terr = xmalloc((size_t)g->nhex);
 		for (k = 0; k < g->nhex; k++)
 			los_cache.terr[k] = (signed char)terrain_of(&g->hexes[k]);
+		los_cache.road = xmalloc(sizeof *los_cache.road *
+		    (size_t)g->nhex);
+		for (k = 0; k < g->nhex; k++)
+			los_cache.road[k] = strstr(g->hexes[k].terrain,
+			    "+road") != NULL;
 		free(los_cache.lineoff);
 		free(los_cache.linen);
 		free(los_cache.line);
@@ -542,6 +1010,11 @@ pw_los_cache_begin(const struct game *g)
 		los_cache.kind = xrealloc(los_cache.kind, (size_t)cap);
 		los_cache.kindkey = xrealloc(los_cache.kindkey, (size_t)cap *
 		    sizeof *los_cache.kindkey);
+		los_cache.kindgen = xrealloc(los_cache.kindgen, (size_t)cap *
+		    sizeof *los_cache.kindgen);
+		memset(los_cache.kindgen + los_cache.kindcap, 0,
+		    (size_t)(cap - los_cache.kindcap) *
+		    sizeof *los_cache.kindgen);
 		memset(los_cache.kind + los_cache.kindcap, KIND_UNKNOWN,
 		    (size_t)(cap - los_cache.kindcap));
 		memset(los_cache.kindkey + los_cache.kindcap, 0,
@@ -549,17 +1022,16 @@ pw_los_cache_begin(const struct game *g)
 		    sizeof *los_cache.kindkey);
 		los_cache.kindcap = cap;
 	}
-	/* A kind kept for other bytes in the unit's kind field (another
-	 * game, another unit at that index) is looked up again. */
-	for (k = 0; k < g->nunits; k++)
-		if (memcmp(los_cache.kindkey[k], g->units[k].kind,
-		    GAME_KIND_MAX) != 0) {
-			memcpy(los_cache.kindkey[k], g->units[k].kind,
-			    GAME_KIND_MAX);
-			los_cache.kind[k] = KIND_UNKNOWN;
-		}
+	/* Every unit's key is to be checked again (pw_kind, at its first
+	 * question); gen 0 is never current. */
+	if (++los_cache.gen == 0) {
+		memset(los_cache.kindgen, 0, (size_t)los_cache.kindcap *
+		    sizeof *los_cache.kindgen);
+		los_cache.gen = 1;
+	}
 	los_cache.nkind = g->nunits > 0 ? g->nunits : 0;
 	los_cache.armed = g;
+	los_cache.boxg = los_cache.cell != NULL ? g : NULL;
 	return true;
 }
 
@@ -584,6 +1056,7 @@ pw_los_cache_end(bool begun)
 {
 	if (begun) {
 		los_cache.armed = NULL;
+		los_cache.boxg = NULL;
 		los_cache.nkind = 0;
 	}
 }
@@ -626,8 +1099,24 @@ line_keep(const struct game *g, struct hex a, struct hex b, size_t p)
 		s->terrain_h = blocks(g, ls[i].h, ea, eb, LOS_NO_UNITS);
 		s->terrain_alt = ls[i].tie && blocks(g, ls[i].alt, ea, eb,
 		    LOS_NO_UNITS);
+		s->kh = hex_index_at(g, ls[i].h);
+		s->kalt = ls[i].tie ? hex_index_at(g, ls[i].alt) : -1;
 	}
 	los_cache.linen[p] = (unsigned char)(n < 2 ? 0 : n - 2);
+}
+
+/* unit_blocks for the hex of index k (-1 off the map: no unit there)
+ * while the index answers. */
+static bool
+blocks_k(const struct game *g, int k, int units)
+{
+	int j;
+
+	for (j = k < 0 ? -1 : uidx.head[k]; j >= 0; j = uidx.next[j])
+		if (pw_alive(&g->units[j]) && (units == LOS_ALL_UNITS ||
+		    pw_visible(g, units, j)))
+			return true;
+	return false;
 }
 
 static bool
@@ -643,6 +1132,18 @@ los_steps(const struct game *g, struct hex a, struct hex b, size_t p,
 		return los_walk(g, a, b, units);
 	st = &los_cache.line[los_cache.lineoff[p]];
 	n = los_cache.linen[p];
+	/* The units by the steps' hex indexes when the index answers. */
+	if (units != LOS_NO_UNITS && uidx_on(g)) {
+		for (i = 0; i < n; i++) {
+			if (!st[i].terrain_h && !blocks_k(g, st[i].kh, units))
+				continue;
+			if (st[i].tie && !st[i].terrain_alt &&
+			    !blocks_k(g, st[i].kalt, units))
+				continue;
+			return false;
+		}
+		return true;
+	}
 	/* As los_walk: a step blocks when the terrain or a unit in it does
 	 * (along an edge, only if both sides block). */
 	for (i = 0; i < n; i++) {
@@ -662,24 +1163,23 @@ los_steps(const struct game *g, struct hex a, struct hex b, size_t p,
 static bool
 los(const struct game *g, struct hex a, struct hex b, int units)
 {
-	const struct game_hex *ga, *gb;
 	unsigned char *c;
+	int ka, kb;
+	size_t p;
 
 	if (los_cache.armed != g || g->nhex != los_cache.nhex)
 		return los_walk(g, a, b, units);
-	ga = hex_at(g, a);
-	gb = hex_at(g, b);
-	if (ga == NULL || gb == NULL)
+	ka = hex_index_at(g, a);
+	kb = hex_index_at(g, b);
+	if (ka < 0 || kb < 0)
 		return los_walk(g, a, b, units);
-	c = &los_cache.ans[(size_t)(ga - g->hexes) * (size_t)g->nhex +
-	    (size_t)(gb - g->hexes)];
+	p = (size_t)ka * (size_t)g->nhex + (size_t)kb;
+	c = &los_cache.ans[p];
 	if (*c == 0)
 		*c = los_walk(g, a, b, LOS_NO_UNITS) ? 1 : 2;
 	if (*c == 2)
 		return false;
-	return units == LOS_NO_UNITS ? true : los_steps(g, a, b,
-	    (size_t)(ga - g->hexes) * (size_t)g->nhex + (size_t)(gb -
-	    g->hexes), units);
+	return units == LOS_NO_UNITS ? true : los_steps(g, a, b, p, units);
 }
 
 static int line_ends_drawn(struct hex, struct hex, struct hex *,
@@ -705,16 +1205,14 @@ int
 pw_line_ends(const struct game *g, struct hex a, struct hex b,
     struct hex *second, struct hex *penult)
 {
-	const struct game_hex *ga, *gb;
 	size_t p;
-	int n;
+	int n, ka, kb;
 
 	if (g == NULL || los_cache.armed != g || g->nhex != los_cache.nhex ||
-	    hex_eq(a, b) || (ga = hex_at(g, a)) == NULL ||
-	    (gb = hex_at(g, b)) == NULL)
+	    hex_eq(a, b) || (ka = hex_index_at(g, a)) < 0 ||
+	    (kb = hex_index_at(g, b)) < 0)
 		return line_ends_drawn(a, b, second, penult);
-	p = (size_t)(ga - g->hexes) * (size_t)g->nhex + (size_t)(gb -
-	    g->hexes);
+	p = (size_t)ka * (size_t)g->nhex + (size_t)kb;
 	if (los_cache.linen[p] == LINE_UNKNOWN)
 		line_keep(g, a, b, p);
 	if (los_cache.linen[p] == LINE_NONE)
@@ -846,7 +1344,7 @@ pw_dir_parse(const struct game *g, const char *s)
 	int d;
 
 	for (d = 0; d < 6; d++)
-		if (strcmp(s, names[d]) == 0)
+		if (s[0] == names[d][0] && strcmp(s, names[d]) == 0)
 			return d;
 	return -1;
 }
@@ -870,7 +1368,7 @@ pw_activation_dice(const struct game *g, int side)
 
 		if (u->side != side || !pw_alive(u))
 			continue;
-		if (pw_kind(u) == PW_CMD)
+		if (pw_is_commander(u))
 			cmd = 1;
 		else
 			others++;
@@ -948,6 +1446,46 @@ pw_objective_at(const struct game *g, struct hex h)
 	return pw_marker_at(g, h, PW_OBJECTIVE) >= 0;
 }
 
+/* pw_visible of a unit i that is not a marker, has not fired and is
+ * filed in the index, which answers: a unit of side in its hex or next
+ * to it from the index, then the terrain's lines of sight from the
+ * side's other units (what pw_visible scans for, in any order: the
+ * answer is the same). */
+static bool
+visible_indexed(const struct game *g, int side, int i)
+{
+	const struct game_unit *u = &g->units[i];
+	int k = uidx.at[i], d, j;
+	const int *nb = los_cache.nbr[k];
+	size_t n = (size_t)g->nhex;
+
+	for (j = uidx.head[k]; j >= 0; j = uidx.next[j])
+		if (g->units[j].side == side && pw_alive(&g->units[j]))
+			return true;
+	for (d = 0; d < 6; d++)
+		for (j = nb[d] < 0 ? -1 : uidx.head[nb[d]]; j >= 0;
+		    j = uidx.next[j])
+			if (g->units[j].side == side && pw_alive(&g->units[j]))
+				return true;
+	if (los_cache.terr[k] == PW_T_WOOD || los_cache.terr[k] == PW_T_BUA ||
+	    los_cache.terr[k] == PW_T_FORT || los_cache.terr[k] == PW_T_TRENCH)
+		return false;
+	for (j = 0; j < g->nunits; j++) {
+		const struct game_unit *o = &g->units[j];
+		unsigned char *c;
+
+		if (o->side != side || !pw_alive(o))
+			continue;
+		/* los(g, o->pos, u->pos, LOS_NO_UNITS) by the hexes' indexes. */
+		c = &los_cache.ans[(size_t)uidx.at[j] * n + (size_t)k];
+		if (*c == 0)
+			*c = los_walk(g, o->pos, u->pos, LOS_NO_UNITS) ? 1 : 2;
+		if (*c == 1)
+			return true;
+	}
+	return false;
+}
+
 bool
 pw_visible(const struct game *g, int side, int i)
 {
@@ -961,6 +1499,8 @@ pw_visible(const struct game *g, int side, int i)
 		    (u->x[0] & (1 << side)) != 0;
 	if (u->flags & PW_F_FIRED)
 		return true;
+	if (uidx_on(g) && uidx.at[i] >= 0)
+		return visible_indexed(g, side, i);
 	/* pw_sees(o->pos, u->pos) for each unit o of the side, with the
 	 * cover of u's hex (the same for all) looked up once, if needed. */
 	for (j = 0; j < g->nunits; j++) {
@@ -982,8 +1522,19 @@ pw_visible(const struct game *g, int side, int i)
 static bool
 enemy_adjacent(const struct game *g, int side, struct hex h)
 {
-	int i;
+	const int *nb;
+	int i, d;
 
+	if (uidx_around(g, h, &nb) >= 0) {
+		for (d = 0; d < 6; d++)
+			for (i = uidx_head_of(nb[d]); i >= 0;
+			    i = uidx.next[i])
+				if (g->units[i].side != side &&
+				    pw_alive(&g->units[i]) &&
+				    pw_visible(g, side, i))
+					return true;
+		return false;
+	}
 	for (i = 0; i < g->nunits; i++)
 		if (g->units[i].side != side && hex_adjacent(g->units[i].pos,
 		    h) && pw_alive(&g->units[i]) && pw_visible(g, side, i))
@@ -1004,12 +1555,93 @@ pw_nearest_seen_enemy(const struct game *g, int side, struct hex h)
 	return best;
 }
 
+/* pw_retreat_hex with the index answering: the same choice, with each
+ * enemy unit's visibility to the unit's side asked once (nothing moves
+ * while it chooses) and the units in and next to each hex read from the
+ * index. */
+static bool
+retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
+{
+	const struct game_unit *u = &g->units[i];
+	int d, j, e, score, best = -1, ne = 0;
+	/* The enemy units by their distance from the unit (d0): a hex next
+	 * to it is at least d0 - 1 from each. */
+	struct enemy_at { int j, d0; struct hex pos; } small[128], *enemy, x;
+	/* By unit: 0 not asked, 1 seen, 2 not seen. */
+	unsigned char seen_small[128], *seen;
+
+	enemy = g->nunits <= 128 ? small : xmalloc(sizeof *enemy *
+	    (size_t)g->nunits);
+	seen = g->nunits <= 128 ? seen_small : xmalloc((size_t)g->nunits);
+	memset(seen, 0, (size_t)g->nunits);
+	for (j = 0; j < g->nunits; j++)
+		if (g->units[j].side != u->side && pw_alive(&g->units[j])) {
+			x.j = j;
+			x.pos = g->units[j].pos;
+			x.d0 = hex_distance(x.pos, u->pos);
+			for (e = ne++; e > 0 && enemy[e - 1].d0 > x.d0; e--)
+				enemy[e] = enemy[e - 1];
+			enemy[e] = x;
+		}
+#define SEEN(j) (seen[j] ? seen[j] == 1 : (seen[j] = \
+	pw_visible(g, u->side, (j)) ? 1 : 2) == 1)
+	for (d = 0; d < 6; d++) {
+		struct hex n = hex_neighbour(u->pos, d);
+		int k = nb[d], t, near = 1000, dd;
+		bool empty = true;
+
+		if (k < 0 || (t = los_cache.terr[k]) == PW_T_RIVER)
+			continue;
+		for (j = uidx.head[k]; j >= 0 && empty; j = uidx.next[j]) {
+			const struct game_unit *o = &g->units[j];
+
+			if (pw_alive(o) || (pw_kind_is(o, PW_MINES) &&
+			    pw_visible(g, u->side, j)) ||
+			    pw_kind_is(o, PW_WIRE) || pw_kind_is(o, PW_GAS))
+				empty = false;
+		}
+		if (!empty)
+			continue;
+		/* enemy_adjacent(g, u->side, n): an enemy it sees 1 from n
+		 * (so at most 2 from the unit: the first of the list). */
+		for (e = 0; e < ne && enemy[e].d0 <= 2 && empty; e++)
+			if (hex_distance(enemy[e].pos, n) == 1 &&
+			    SEEN(enemy[e].j))
+				empty = false;
+		if (!empty)
+			continue;
+		/* pw_nearest_seen_enemy(g, u->side, n): the least distance
+		 * from n to an enemy its side sees, whichever order the
+		 * enemies are tried in (here the nearest to the unit first);
+		 * none d0 - 1 or more away can be nearer than one found. */
+		for (e = 0; e < ne && enemy[e].d0 - 1 < near; e++)
+			if ((dd = hex_distance(enemy[e].pos, n)) < near &&
+			    SEEN(enemy[e].j))
+				near = dd;
+		score = (t == PW_T_WOOD || t == PW_T_BUA || t == PW_T_FORT ||
+		    t == PW_T_TRENCH ? 100 : 0) + near;
+		if (score > best) {
+			best = score;
+			*out = n;
+		}
+	}
+#undef SEEN
+	if (enemy != small)
+		free(enemy);
+	if (seen != seen_small)
+		free(seen);
+	return best >= 0;
+}
+
 bool
 pw_retreat_hex(const struct game *g, int i, struct hex *out)
 {
 	const struct game_unit *u = &g->units[i];
 	int d, j, score, best = -1;
+	const int *nb;
 
+	if (uidx_around(g, u->pos, &nb) >= 0)
+		return retreat_indexed(g, i, nb, out);
 	for (d = 0; d < 6; d++) {
 		struct hex n = hex_neighbour(u->pos, d);
 		int t = pw_terrain(g, n);
@@ -1075,14 +1707,21 @@ pw_next_window(const struct game *g, struct window_spec *w)
 
 /* --- parsing -------------------------------------------------------------- */
 
+/* strcmp(w, lit) == 0 for an order word w (an ORDERS_WORD_MAX array, so
+ * the literal's bytes and its end may be read from it): one fixed-size
+ * compare, no call. */
+#define WORD_IS(w, lit) (memcmp((w), lit, sizeof lit) == 0)
+_Static_assert(ORDERS_WORD_MAX >= 8, "WORD_IS reads up to 8 bytes");
+
 static int
 parse_retreat(const char *s)
 {
-	if (strcmp(s, "always") == 0)
+	/* s is an order word (WORD_IS). */
+	if (WORD_IS(s, "always"))
 		return PW_RETREAT_ALWAYS;
-	if (strcmp(s, "never") == 0)
+	if (WORD_IS(s, "never"))
 		return PW_RETREAT_NEVER;
-	if (strcmp(s, "cover") == 0)
+	if (WORD_IS(s, "cover"))
 		return PW_RETREAT_COVER;
 	return -1;
 }
@@ -1118,23 +1757,44 @@ struct idtab {
 	const struct game *g;
 	int size;                 /* a power of two, 0: no table */
 	short slot[IDTAB_MAX];    /* unit index + 1, 0 empty */
+	/* Each slot's id in ASCII lower case, zero-padded to 16 bytes: two
+	 * ids are the same ignoring case (same_id, for ASCII ids) when
+	 * their keys are equal. */
+	uint64_t key[IDTAB_MAX][2];
 };
 static _Thread_local const struct idtab *parse_ids;
 
-/* The hash of id in ASCII lower case; -1 if a byte is not ASCII. */
+/* id in ASCII lower case, zero-padded, into key and the hash of it; -1 if
+ * a byte is not ASCII, -2 if it is longer than any id (GAME_ID_MAX - 1
+ * bytes) can be. */
 static long
-id_hash(const char *id)
+id_key(const char *id, uint64_t key[2])
 {
-	unsigned long h = 5381;
-	const unsigned char *p;
-	int c;
+	unsigned char b[16];
+	const unsigned char *p = (const unsigned char *)id;
+	uint64_t h;
+	int n, c;
 
-	for (p = (const unsigned char *)id; *p != '\0'; p++) {
-		if (*p >= 0x80)
+	memset(b, 0, sizeof b);
+	for (n = 0; (c = p[n]) != '\0'; n++) {
+		if (c >= 0x80)
 			return -1;
-		c = *p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p;
-		h = h * 33 + (unsigned long)c;
+		if (n >= 15) {
+			/* Too long; still -1 for a byte that is not ASCII
+			 * (the scan answers then). */
+			for (; p[n] != '\0'; n++)
+				if (p[n] >= 0x80)
+					return -1;
+			return -2;
+		}
+		b[n] = (unsigned char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
 	}
+	memcpy(&key[0], b, 8);
+	memcpy(&key[1], b + 8, 8);
+	h = key[0] * 0x9e3779b97f4a7c15ULL ^ key[1] * 0xc2b2ae3d27d4eb4fULL;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 32;
 	return (long)(h & 0x7fffffffUL);
 }
 
@@ -1147,6 +1807,7 @@ idtab_make(struct idtab *t, const struct game *g)
 {
 	int i, k;
 	long h;
+	uint64_t key[2];
 
 	t->g = g;
 	t->size = 0;
@@ -1156,17 +1817,60 @@ idtab_make(struct idtab *t, const struct game *g)
 		;
 	memset(t->slot, 0, sizeof t->slot[0] * (size_t)t->size);
 	for (i = 0; i < g->nunits; i++) {
-		if ((h = id_hash(g->units[i].id)) < 0) {
+		if ((h = id_key(g->units[i].id, key)) < 0) {
 			t->size = 0;
 			return;
 		}
 		for (k = (int)(h & (t->size - 1)); t->slot[k] != 0 &&
-		    !same_id(g->units[t->slot[k] - 1].id, g->units[i].id);
+		    (t->key[k][0] != key[0] || t->key[k][1] != key[1]);
 		    k = (k + 1) & (t->size - 1))
 			;
-		if (t->slot[k] == 0)  /* the first unit of this id */
+		if (t->slot[k] == 0) {  /* the first unit of this id */
 			t->slot[k] = (short)(i + 1);
+			t->key[k][0] = key[0];
+			t->key[k][1] = key[1];
+		}
 	}
+}
+
+/* The last table made on this thread and the ids (all GAME_ID_MAX bytes
+ * of each unit's) it was made from: the next parse of a game whose units
+ * have the same ids, in the same order, uses it as it is (the two sides'
+ * files of a window, the opponent's check, the next turn). */
+static _Thread_local struct {
+	struct idtab t;
+	char (*ids)[GAME_ID_MAX];
+	int n, cap;
+	bool made;
+} idcache;
+
+/* The id table of g's units for a parse (owned by idcache). */
+static const struct idtab *
+idtab_for(const struct game *g)
+{
+	int i;
+
+	if (idcache.made && idcache.n == g->nunits) {
+		for (i = 0; i < g->nunits; i++)
+			if (memcmp(idcache.ids[i], g->units[i].id,
+			    GAME_ID_MAX) != 0)
+				break;
+		if (i == g->nunits) {
+			idcache.t.g = g;
+			return &idcache.t;
+		}
+	}
+	idtab_make(&idcache.t, g);
+	if (g->nunits > idcache.cap) {
+		idcache.cap = g->nunits;
+		idcache.ids = xrealloc(idcache.ids, sizeof *idcache.ids *
+		    (size_t)idcache.cap);
+	}
+	for (i = 0; i < g->nunits; i++)
+		memcpy(idcache.ids[i], g->units[i].id, GAME_ID_MAX);
+	idcache.n = g->nunits;
+	idcache.made = true;
+	return &idcache.t;
 }
 
 /* game_unit_index(g, id): the first unit whose id is id ignoring case,
@@ -1178,11 +1882,15 @@ unit_index(const struct game *g, const char *id)
 	int i, c = (unsigned char)id[0], lc;
 	const struct idtab *t = parse_ids;
 	long h;
+	uint64_t key[2];
 
-	if (t != NULL && t->g == g && t->size > 0 && (h = id_hash(id)) >= 0) {
+	if (t != NULL && t->g == g && t->size > 0 &&
+	    (h = id_key(id, key)) != -1) {
+		if (h == -2)  /* longer than any id */
+			return -1;
 		for (i = (int)(h & (t->size - 1)); t->slot[i] != 0;
 		    i = (i + 1) & (t->size - 1))
-			if (same_id(g->units[t->slot[i] - 1].id, id))
+			if (t->key[i][0] == key[0] && t->key[i][1] == key[1])
 				return t->slot[i] - 1;
 		return -1;
 	}
@@ -1201,13 +1909,12 @@ unit_index(const struct game *g, const char *id)
 	return -1;
 }
 
-/* A unit of side by id, alive; -1 with an error otherwise. */
+/* A unit of side by id, alive, given unit_index(g, id) as i; -1 with an
+ * error otherwise. */
 static int
-own_unit(const struct game *g, int side, const struct order_line *l,
-    const char *id, struct order_errors *errs)
+own_unit_at(const struct game *g, int side, const struct order_line *l,
+    const char *id, int i, struct order_errors *errs)
 {
-	int i = unit_index(g, id);
-
 	if (i < 0 || pw_is_marker(&g->units[i])) {
 		orders_error(errs, l->lineno, "no unit '%s' (expected one of "
 		    "your unit ids, e.g. %s)", id, side == PW_BLUE ? "b3" :
@@ -1225,6 +1932,14 @@ own_unit(const struct game *g, int side, const struct order_line *l,
 	return i;
 }
 
+/* A unit of side by id, alive; -1 with an error otherwise. */
+static int
+own_unit(const struct game *g, int side, const struct order_line *l,
+    const char *id, struct order_errors *errs)
+{
+	return own_unit_at(g, side, l, id, unit_index(g, id), errs);
+}
+
 static bool
 hex_word(const struct game *g, const struct order_line *l, int w,
     struct hex *h, struct order_errors *errs)
@@ -1236,8 +1951,9 @@ hex_word(const struct game *g, const struct order_line *l, int w,
 		    l->words[w - 1]);
 		return false;
 	}
+	/* game_on_map, from the armed cache's box when it can. */
 	if (!hex_parse_label(&g->layout, l->words[w], h) ||
-	    !game_on_map(g, *h)) {
+	    hex_at(g, *h) == NULL) {
 		struct hex_offset o = { g->layout.cols - 1,
 			g->layout.rows - 1 };
 		struct hex_offset z = { 0, 0 };
@@ -1255,18 +1971,30 @@ hex_word(const struct game *g, const struct order_line *l, int w,
 static bool
 is_clause_word(const char *w)
 {
-	/* Hex labels and unit ids start otherwise: no word to compare. */
-	if (strchr("mfcluwhs", w[0]) == NULL || w[0] == '\0')
+	/* Only the words with w's first letter are compared, none when a
+	 * digit follows it (a hex label). */
+	if (w[0] != '\0' && w[1] >= '0' && w[1] <= '9')
 		return false;
-	static const char *const v[] = { "move", "face", "fire", "cc", "load",
-		"unload", "wire", "unwire", "lay", "clear", "hold", "stay",
-		NULL };
-	int i;
-
-	for (i = 0; v[i]; i++)
-		if (strcmp(v[i], w) == 0)
-			return true;
-	return false;
+	switch (w[0]) {
+	case 'm':
+		return WORD_IS(w, "move");
+	case 'f':
+		return WORD_IS(w, "face") || WORD_IS(w, "fire");
+	case 'c':
+		return WORD_IS(w, "cc") || WORD_IS(w, "clear");
+	case 'l':
+		return WORD_IS(w, "load") || WORD_IS(w, "lay");
+	case 'u':
+		return WORD_IS(w, "unload") || WORD_IS(w, "unwire");
+	case 'w':
+		return WORD_IS(w, "wire");
+	case 'h':
+		return WORD_IS(w, "hold");
+	case 's':
+		return WORD_IS(w, "stay");
+	default:
+		return false;
+	}
 }
 
 /* Refuse the clauses of a (parsed from line l) that can never be legal,
@@ -1407,10 +2135,11 @@ check_act(const struct game *g, const struct order_line *l,
 	return ok;
 }
 
-/* Parse "UNIT clause..." into a; false on error. */
+/* Parse "UNIT clause..." into a (unit: unit_index of its first word);
+ * false on error. */
 static bool
 parse_act(const struct game *g, int side, const struct order_line *l,
-    struct pw_act *a, struct order_errors *errs)
+    int unit, struct pw_act *a, struct order_errors *errs)
 {
 	const struct game_unit *u;
 	const struct pw_type *t;
@@ -1418,7 +2147,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 	int w = 1, i, moves = 0, fires = 0, max;
 	char x[8], y[8];
 
-	if ((a->unit = own_unit(g, side, l, l->words[0], errs)) < 0)
+	if ((a->unit = own_unit_at(g, side, l, l->words[0], unit, errs)) < 0)
 		return false;
 	u = &g->units[a->unit];
 	t = pw_type(u);
@@ -1441,7 +2170,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 		}
 		c = &a->c[a->nclause];
 		memset(c, 0, sizeof *c);
-		if (strcmp(v, "move") == 0) {
+		if (WORD_IS(v, "move")) {
 			c->kind = PW_CL_MOVE;
 			if (moves++) {
 				orders_error(errs, l->lineno, "a unit moves only "
@@ -1491,7 +2220,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				    "path has %d", u->id, t->move, max, c->n);
 				return false;
 			}
-		} else if (strcmp(v, "face") == 0) {
+		} else if (WORD_IS(v, "face")) {
 			c->kind = PW_CL_FACE;
 			if (w >= l->nwords ||
 			    (c->arg = pw_dir_parse(g, l->words[w])) < 0) {
@@ -1503,7 +2232,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				return false;
 			}
 			w++;
-		} else if (strcmp(v, "fire") == 0) {
+		} else if (WORD_IS(v, "fire")) {
 			c->kind = PW_CL_FIRE;
 			if (fires++) {
 				orders_error(errs, l->lineno, "a unit fires only "
@@ -1521,16 +2250,16 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 			if (!hex_word(g, l, w++, &c->h[0], errs))
 				return false;
 			c->n = 1;
-		} else if (strcmp(v, "cc") == 0) {
+		} else if (WORD_IS(v, "cc")) {
 			c->kind = PW_CL_CC;
 			if (!hex_word(g, l, w++, &c->h[0], errs))
 				return false;
 			c->n = 1;
-			if (w < l->nwords && strcmp(l->words[w], "stay") == 0) {
+			if (w < l->nwords && WORD_IS(l->words[w], "stay")) {
 				c->arg = 1;
 				w++;
 			}
-		} else if (strcmp(v, "load") == 0) {
+		} else if (WORD_IS(v, "load")) {
 			int ti;
 
 			c->kind = PW_CL_LOAD;
@@ -1543,16 +2272,16 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 			    0)
 				return false;
 			c->arg = ti;
-		} else if (strcmp(v, "unload") == 0) {
+		} else if (WORD_IS(v, "unload")) {
 			c->kind = PW_CL_UNLOAD;
 			if (u->attached < 0) {
 				orders_error(errs, l->lineno, "%s is not "
 				    "carried or towed", u->id);
 				return false;
 			}
-		} else if (strcmp(v, "wire") == 0 || strcmp(v, "unwire") == 0) {
+		} else if (WORD_IS(v, "wire") || WORD_IS(v, "unwire")) {
 			c->kind = v[0] == 'w' ? PW_CL_WIRE : PW_CL_UNWIRE;
-		} else if (strcmp(v, "lay") == 0 || strcmp(v, "clear") == 0) {
+		} else if (WORD_IS(v, "lay") || WORD_IS(v, "clear")) {
 			c->kind = v[0] == 'l' ? PW_CL_LAY : PW_CL_CLEAR;
 			if (pw_kind(u) != PW_ENG) {
 				orders_error(errs, l->lineno, "only Engineers "
@@ -1567,7 +2296,7 @@ parse_act(const struct game *g, int side, const struct order_line *l,
 				    "must be adjacent to %s", u->id);
 				return false;
 			}
-		} else if (strcmp(v, "hold") == 0) {
+		} else if (WORD_IS(v, "hold")) {
 			c->kind = PW_CL_HOLD;
 		} else {
 			orders_error(errs, l->lineno, "unknown action '%s'; "
@@ -1675,7 +2404,7 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 		const struct order_line *l = &b->v[k];
 		const char *verb = l->words[0];
 
-		if (strcmp(verb, "shoot") == 0) {
+		if (WORD_IS(verb, "shoot")) {
 			struct pw_shot *s = &o->shot[o->nshot];
 			const struct pw_type *t;
 
@@ -1732,7 +2461,7 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 			s->line = l->lineno;
 			seen_shot[i] = l->lineno;
 			o->nshot++;
-		} else if (strcmp(verb, "retreat") == 0) {
+		} else if (WORD_IS(verb, "retreat")) {
 			if (l->nwords == 2 &&
 			    (r = parse_retreat(l->words[1])) >= 0) {
 				if (retreat_line) {
@@ -1768,7 +2497,7 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 		} else {
 			struct pw_act *act = &o->act[o->nact];
 
-			if (unit_index(g, verb) < 0) {
+			if ((i = unit_index(g, verb)) < 0) {
 				orders_error(errs, l->lineno, "unknown order '%s';"
 				    " expected shoot, retreat or a unit id "
 				    "followed by its actions", verb);
@@ -1779,8 +2508,13 @@ parse_orders(const struct game *g, const struct window_spec *w, int side,
 				    "activation lines");
 				continue;
 			}
-			memset(act, 0, sizeof *act);
-			if (!parse_act(g, side, l, act, errs))
+			/* Only what parse_act reads before it writes: its
+			 * clauses are each cleared as they are added, and no
+			 * reader goes past nclause. */
+			act->unit = -1;
+			act->line = 0;
+			act->nclause = 0;
+			if (!parse_act(g, side, l, i, act, errs))
 				continue;
 			if (seen_act[act->unit]) {
 				orders_error(errs, l->lineno, "%s is already on "
@@ -1895,12 +2629,10 @@ pw_parse(const struct game *g, const struct window_spec *w, int side,
 	bool begun = pw_los_cache_begin(g);
 	int rc;
 
-	struct idtab ids;
 	const struct idtab *outer = parse_ids;
 
 	seen = nu <= 128 ? small : xmalloc(3 * nu * sizeof *seen);
-	idtab_make(&ids, g);
-	parse_ids = &ids;
+	parse_ids = idtab_for(g);
 	rc = parse_orders(g, w, side, b, out, canon, errs, seen);
 	parse_ids = outer;
 	if (seen != small)

@@ -18,9 +18,24 @@ struct pw_res {
 	const struct pw_orders *o[2];
 };
 
+/* Are the events of the resolution running on this thread quiet (a
+ * simulation)? Then the hexes' labels and the reasons that only events
+ * carry are not written. */
+static _Thread_local bool quiet_text;
+
+/* Add a modifier's words to mt (the dice line's text), unless nobody
+ * reads it. */
+#define MT(words) do { if (!quiet_text) strcat(mt, (words)); } while (0)
+
+/* h's label in buf (8 bytes) for an event's text; "" when the events are
+ * quiet. */
 static const char *
 lbl(const struct game *g, struct hex h, char *buf)
 {
+	if (quiet_text) {
+		buf[0] = '\0';
+		return buf;
+	}
 	return hex_label(&g->layout, h, buf, 8);
 }
 
@@ -50,6 +65,20 @@ roll(struct pw_res *r, int target, const char *fmt, ...)
 	}
 	return dice_roll(r->c->dice, 6, target, purpose);
 }
+
+/* roll(r, target, fmt, ...) without the variadic call when the events
+ * are quiet (the purpose is then "", as roll makes it). */
+#define ROLL(r, target, ...) ((r)->c->ev->quiet ? \
+	dice_roll((r)->c->dice, 6, (target), "") : \
+	roll((r), (target), __VA_ARGS__))
+
+/* events_add(r->c->ev, ...) with nothing evaluated when the events are
+ * quiet (a simulation: no event is recorded, and the arguments only make
+ * its text). */
+#define EVENT(r, ...) do { \
+	if (!(r)->c->ev->quiet) \
+		events_add((r)->c->ev, __VA_ARGS__); \
+} while (0)
 
 static int
 last_roll(const struct pw_res *r)
@@ -88,15 +117,29 @@ static bool
 commander_near(const struct game *g, int i)
 {
 	const struct game_unit *u = &g->units[i];
-	int j;
+	struct pw_unit_lists L;
+	int j, d, k, h;
 
+	/* The units in its hex and next to it, from the index. */
+	if ((k = pw_unit_lists_at(g, u->pos, &L)) >= 0) {
+		for (d = -1; d < 6; d++)
+			for (j = (h = d < 0 ? k : L.nbr[k][d]) < 0 ? -1 :
+			    L.head[h]; j >= 0; j = L.next[j]) {
+				const struct game_unit *o = &g->units[j];
+
+				if (j != i && o->side == u->side &&
+				    pw_alive(o) && pw_is_commander(o))
+					return true;
+			}
+		return false;
+	}
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
 		/* Where it stands first: the cheapest test. */
 		if (j != i && o->side == u->side && (hex_eq(o->pos, u->pos) ||
 		    hex_adjacent(o->pos, u->pos)) && pw_alive(o) &&
-		    pw_kind(o) == PW_CMD)
+		    pw_is_commander(o))
 			return true;
 	}
 	return false;
@@ -114,10 +157,14 @@ follow_transport(struct game *g, int i)
 {
 	int j;
 
+	/* Nothing to do for a unit that carries none (the index knows). */
+	if (!pw_unit_carries(g, i))
+		return;
 	for (j = 0; j < g->nunits; j++)
 		if (g->units[j].attached == i && g->units[j].placed) {
 			g->units[j].pos = g->units[i].pos;
 			g->units[j].facing = g->units[i].facing;
+			pw_unit_moved(g, j);
 		}
 }
 
@@ -169,18 +216,36 @@ enter_hazards(struct pw_res *r, int i, struct hex h, const char *how)
 {
 	struct game *g = r->g;
 	struct game_unit *u = &g->units[i];
-	int m;
+	int m, gas = 0, k, j;
+	struct pw_unit_lists L;
 	char a[8];
 
-	if ((m = pw_marker_at(g, h, PW_MINES)) >= 0) {
+	/* The minefield and whether a gas cloud is there, in one pass over
+	 * the units in h when the index answers (the hit below moves no
+	 * marker). */
+	if ((k = pw_unit_lists_at(g, h, &L)) >= 0) {
+		m = -1;
+		for (j = L.head[k]; j >= 0; j = L.next[j]) {
+			if (!pw_is_marker(&g->units[j]))
+				continue;
+			if (m < 0 && pw_kind_is(&g->units[j], PW_MINES))
+				m = j;
+			else if (pw_kind_is(&g->units[j], PW_GAS))
+				gas = 1;
+		}
+	} else {
+		m = pw_marker_at(g, h, PW_MINES);
+		gas = -1;  /* looked up below */
+	}
+	if (m >= 0) {
 		g->units[m].x[0] |= 1 << u->side;
-		events_add(r->c->ev, seen_by(r, i), 0, "%s %s into the "
+		EVENT(r, seen_by(r, i), 0, "%s %s into the "
 		    "minefield in %s.", u->id, how, lbl(g, h, a));
 		hit(r, i, true, "the minefield", false);
 	}
-	if (pw_alive(u) && hex_eq(u->pos, h) &&
-	    pw_marker_at(g, h, PW_GAS) >= 0) {
-		events_add(r->c->ev, seen_by(r, i), 0, "%s %s into the gas "
+	if (pw_alive(u) && hex_eq(u->pos, h) && (gas < 0 ?
+	    pw_marker_at(g, h, PW_GAS) >= 0 : gas)) {
+		EVENT(r, seen_by(r, i), 0, "%s %s into the gas "
 		    "cloud in %s.", u->id, how, lbl(g, h, a));
 		hit(r, i, true, "the gas cloud", false);
 	}
@@ -195,17 +260,17 @@ lose_sp(struct pw_res *r, int i, bool can_destroy, int rl, unsigned vis)
 	struct game_unit *u = &r->g->units[i];
 
 	if (!can_destroy && (pw_type(u)->cls & PW_C_TANK) && u->strength <= 1) {
-		events_add(r->c->ev, vis, rl, "%s keeps its last SP: small arms "
+		EVENT(r, vis, rl, "%s keeps its last SP: small arms "
 		    "and machine guns cannot destroy Tank Units.", u->id);
 		return;
 	}
 	u->strength--;
 	if (u->strength > 0) {
-		events_add(r->c->ev, vis, rl, "%s loses 1 SP (%d left).", u->id,
+		EVENT(r, vis, rl, "%s loses 1 SP (%d left).", u->id,
 		    u->strength);
 		return;
 	}
-	events_add(r->c->ev, vis, rl, "%s loses its last SP and is "
+	EVENT(r, vis, rl, "%s loses its last SP and is "
 	    "destroyed.", u->id);
 	destroy(r, i);
 }
@@ -215,29 +280,46 @@ destroy(struct pw_res *r, int i)
 {
 	struct game *g = r->g;
 	struct game_unit *u = &g->units[i];
-	unsigned small[SMALL_UNITS], *vis = unit_buf(small, g);
+	unsigned small[SMALL_UNITS], *vis;
 	int j;
 
+	/* A unit that carries none (the index may know): nothing to leave
+	 * or destroy with it. */
+	if (!pw_unit_carries(g, i)) {
+		u->strength = 0;
+		u->placed = false;
+		pw_unit_moved(g, i);
+		j = u->attached;
+		u->attached = -1;
+		pw_unit_attached(g, i, j);
+		return;
+	}
+	vis = unit_buf(small, g);
 	for (j = 0; j < g->nunits && j < GAME_MAX_UNITS; j++)
 		vis[j] = g->units[j].attached == i ? seen_by(r, j) : 0;
 	u->strength = 0;
 	u->placed = false;
+	pw_unit_moved(g, i);
+	j = u->attached;
 	u->attached = -1;
+	pw_unit_attached(g, i, j);
 	for (j = 0; j < g->nunits && j < GAME_MAX_UNITS; j++) {
 		struct game_unit *p = &g->units[j];
 
 		if (p->attached != i)
 			continue;
 		p->attached = -1;
+		pw_unit_attached(g, j, i);
 		if (pw_kind(u) == PW_TANK || pw_kind(u) == PW_LTANK) {
-			events_add(r->c->ev, vis[j], 0, "%s riding on %s is "
+			EVENT(r, vis[j], 0, "%s riding on %s is "
 			    "destroyed with it.", p->id, u->id);
 			p->strength = 0;
 			p->placed = false;
+			pw_unit_moved(g, j);
 		} else
-			events_add(r->c->ev, vis[j], 0, "%s, carried by %s, is "
+			EVENT(r, vis[j], 0, "%s, carried by %s, is "
 			    "left in %s.", p->id, u->id,
-			    hex_label(&g->layout, p->pos, (char[8]){ 0 }, 8));
+			    lbl(g, p->pos, (char[8]){ 0 }));
 	}
 	unit_buf_free(vis, small);
 }
@@ -262,15 +344,17 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 	if (!pw_alive(u))
 		return;
 	carried = unit_buf(small, g);
-	for (j = 0; j < g->nunits && nc < GAME_MAX_UNITS; j++)
+	/* The units it carries (none, the index may know). */
+	for (j = pw_unit_carries(g, i) ? 0 : g->nunits;
+	    j < g->nunits && nc < GAME_MAX_UNITS; j++)
 		if (g->units[j].attached == i && pw_alive(&g->units[j]))
 			carried[nc++] = j;
 	vis = seen_by(r, i);
-	d = roll(r, 0, "hit: the result for a unit hit, lose 1 SP on 1-2 "
+	d = ROLL(r, 0, "hit: the result for a unit hit, lose 1 SP on 1-2 "
 	    "elite, 1-3 average, 1-4 poor, else retreat or lose 1 SP");
 	rl = last_roll(r);
 	if (d <= lose_max[u->status % 3]) {
-		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d.",
+		EVENT(r, vis, rl, "%s (%s) is hit by %s: rolls %d.",
 		    u->id, qname[u->status % 3], cause, d);
 		lose_sp(r, i, can_destroy, rl, vis);
 	} else {
@@ -278,25 +362,25 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 		 * Elite row's reading, docs/rules/portable-wargame.md). */
 		enum pw_retreat ch = retreat_choice(r, i);
 
-		events_add(r->c->ev, vis, rl, "%s (%s) is hit by %s: rolls %d, "
+		EVENT(r, vis, rl, "%s (%s) is hit by %s: rolls %d, "
 		    "must retreat 1 hex or lose 1 SP.", u->id,
 		    qname[u->status % 3], cause, d);
 		if (u->attached >= 0) {
 			if (moved_with)
-				events_add(r->c->ev, vis, 0, "%s retreated with "
+				EVENT(r, vis, 0, "%s retreated with "
 				    "its transport.", u->id);
 			else {
-				events_add(r->c->ev, vis, 0, "%s is carried and "
+				EVENT(r, vis, 0, "%s is carried and "
 				    "cannot retreat alone.", u->id);
 				lose_sp(r, i, can_destroy, 0, vis);
 			}
 		} else if (ch == PW_RETREAT_NEVER ||
 		    (ch == PW_RETREAT_COVER && pw_cover(g, u->pos))) {
-			events_add(r->c->ev, vis, 0, "%s stands (retreat %s).",
+			EVENT(r, vis, 0, "%s stands (retreat %s).",
 			    u->id, ch == PW_RETREAT_NEVER ? "never" : "cover");
 			lose_sp(r, i, can_destroy, 0, vis);
 		} else if (!pw_retreat_hex(g, i, &to)) {
-			events_add(r->c->ev, vis, 0, "%s has no empty hex to "
+			EVENT(r, vis, 0, "%s has no empty hex to "
 			    "retreat to that is not next to an enemy.", u->id);
 			lose_sp(r, i, can_destroy, 0, vis);
 		} else {
@@ -304,15 +388,16 @@ hit(struct pw_res *r, int i, bool can_destroy, const char *cause,
 			unsigned after;
 
 			u->pos = to;
+			pw_unit_moved(g, i);
 			u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
 			follow_transport(g, i);
 			/* The enemy sees where it went only if it can see
 			 * it there. */
 			after = seen_by(r, i);
-			events_add(r->c->ev, after, 0, "%s retreats %s -> %s.",
+			EVENT(r, after, 0, "%s retreats %s -> %s.",
 			    u->id, lbl(g, from, a), lbl(g, to, b));
 			if (vis & ~after)
-				events_add(r->c->ev, vis & ~after, 0, "%s "
+				EVENT(r, vis & ~after, 0, "%s "
 				    "falls back out of sight.", u->id);
 			retreated = true;
 			enter_hazards(r, i, to, "retreats");
@@ -340,15 +425,26 @@ hit_hex(struct pw_res *r, struct hex h, int only_enemy_of, bool can_destroy,
     const char *cause)
 {
 	struct game *g = r->g;
-	int small[SMALL_UNITS], *list = unit_buf(small, g), n = 0, i;
+	int small[SMALL_UNITS], *list = unit_buf(small, g), n = 0, i, k;
+	struct pw_unit_lists L;
 
-	for (i = 0; i < g->nunits; i++) {
-		const struct game_unit *u = &g->units[i];
+	/* The units in h from the index (in unit order), else a scan. */
+	if ((k = pw_unit_lists_at(g, h, &L)) >= 0) {
+		for (i = L.head[k]; i >= 0; i = L.next[i]) {
+			const struct game_unit *u = &g->units[i];
 
-		if (hex_eq(u->pos, h) && pw_alive(u) && u->attached < 0 &&
-		    u->side != only_enemy_of)
-			list[n++] = i;
-	}
+			if (pw_alive(u) && u->attached < 0 &&
+			    u->side != only_enemy_of)
+				list[n++] = i;
+		}
+	} else
+		for (i = 0; i < g->nunits; i++) {
+			const struct game_unit *u = &g->units[i];
+
+			if (hex_eq(u->pos, h) && pw_alive(u) &&
+			    u->attached < 0 && u->side != only_enemy_of)
+				list[n++] = i;
+		}
 	for (i = 0; i < n; i++) {
 		bool cd = can_destroy;
 
@@ -385,7 +481,7 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 	const struct game_unit *u = &g->units[i];
 	const struct pw_type *t = pw_type(u);
 	struct hex second = target, penult = target;
-	int d = hex_distance(u->pos, target), n;
+	int d = hex_distance(u->pos, target), n, tu;
 
 	if (!pw_alive(u)) {
 		say(why, len, "it has been destroyed");
@@ -404,10 +500,12 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
-	/* The line is wanted only out of an area. */
-	if (pw_area(g, u->pos) && (n = pw_line_ends(g, u->pos, target,
-	    &second, &penult)) > 1 && !hex_eq(second, target) &&
-	    pw_area(g, second)) {
+	/* The terrain of its hex, looked up once; the line is wanted only
+	 * out of an area. */
+	tu = pw_terrain(g, u->pos);
+	if ((tu == PW_T_WOOD || tu == PW_T_BUA || tu == PW_T_FORT) &&
+	    (n = pw_line_ends(g, u->pos, target, &second, &penult)) > 1 &&
+	    !hex_eq(second, target) && pw_area(g, second)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
@@ -417,7 +515,7 @@ pw_art_can_fire(const struct game *g, int i, struct hex target, char *why,
 		    "blocked");
 		return false;
 	}
-	if (pw_terrain(g, u->pos) == PW_T_FORD) {
+	if (tu == PW_T_FORD) {
 		say(why, len, "units in rivers may not fire");
 		return false;
 	}
@@ -434,7 +532,7 @@ spotter_sees(const struct game *g, int side, struct hex h)
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
-		if (o->side == side && pw_alive(o) && pw_kind(o) == PW_SPOTTER &&
+		if (o->side == side && pw_alive(o) && pw_is_spotter(o) &&
 		    pw_sees(g, o->pos, h))
 			return true;
 	}
@@ -464,29 +562,32 @@ gas_drift(struct pw_res *r)
 			continue;
 		if (--m->x[0] <= 0) {
 			m->placed = false;
-			events_add(r->c->ev, ALL, 0, "The gas cloud in %s "
+			pw_unit_moved(g, i);
+			EVENT(r, ALL, 0, "The gas cloud in %s "
 			    "disperses.", lbl(g, m->pos, a));
 			continue;
 		}
 		dir.q = m->x[1];
 		dir.r = m->x[2];
-		d = roll(r, 0, "gas cloud drift: 5-6 stays, 2/4 forward, 1/3 "
+		d = ROLL(r, 0, "gas cloud drift: 5-6 stays, 2/4 forward, 1/3 "
 		    "back");
 		if (d >= 5) {
-			events_add(r->c->ev, ALL, last_roll(r), "The gas cloud "
+			EVENT(r, ALL, last_roll(r), "The gas cloud "
 			    "in %s rolls %d and stays.", lbl(g, m->pos, a), d);
 			continue;
 		}
 		to = (d == 2 || d == 4) ? hex_add(m->pos, dir) :
 		    hex_sub(m->pos, dir);
-		events_add(r->c->ev, ALL, last_roll(r), "The gas cloud in %s "
+		EVENT(r, ALL, last_roll(r), "The gas cloud in %s "
 		    "rolls %d and drifts %s to %s.", lbl(g, m->pos, a), d,
 		    (d == 2 || d == 4) ? "forward" : "back", lbl(g, to, b));
 		if (!game_on_map(g, to)) {
 			m->placed = false;
+			pw_unit_moved(g, i);
 			continue;
 		}
 		m->pos = to;
+		pw_unit_moved(g, i);
 		hit_hex(r, to, -1, true, "the gas cloud");
 	}
 }
@@ -508,41 +609,46 @@ phase_artillery(struct pw_res *r)
 			const struct pw_shot *sh = &o->shot[k];
 			struct game_unit *u = &g->units[sh->unit];
 			struct landing *L = &land[nl];
-			bool direct;
+			bool direct, sees;
+			struct hex front;
 
-			if (!pw_art_can_fire(g, sh->unit, sh->target, why,
-			    sizeof why)) {
-				events_add(r->c->ev, own(g, sh->unit), 0, "%s "
+			/* The reason is only an event's text. */
+			why[0] = '\0';
+			if (!pw_art_can_fire(g, sh->unit, sh->target,
+			    quiet_text ? NULL : why, sizeof why)) {
+				EVENT(r, own(g, sh->unit), 0, "%s "
 				    "cannot fire at %s: %s.", u->id,
 				    lbl(g, sh->target, a), why);
 				continue;
 			}
-			direct = pw_sees(g, u->pos, sh->target) &&
-			    pw_los_side(g, u->pos, sh->target, u->side);
+			/* Nothing changes between the shot's questions: each
+			 * is asked once. */
+			sees = pw_sees(g, u->pos, sh->target);
+			direct = sees && pw_los_side(g, u->pos, sh->target,
+			    u->side);
 			score = 0;
 			mt[0] = '\0';
 			if (pw_cover(g, sh->target)) {
 				score -= 1;
-				strcat(mt, " -1 cover");
+				MT(" -1 cover");
 			}
-			if (pw_sees(g, u->pos, sh->target) ||
-			    spotter_sees(g, s, sh->target)) {
+			if (sees || spotter_sees(g, s, sh->target)) {
 				score += 2;
-				strcat(mt, " +2 seen");
+				MT(" +2 seen");
 			}
 			if (u->x[PW_X_LASTT] == g->turn - 1 &&
 			    u->x[PW_X_LASTQ] == sh->target.q &&
 			    u->x[PW_X_LASTR] == sh->target.r) {
 				score += 1;
-				strcat(mt, " +1 same target");
+				MT(" +1 same target");
 			}
 			if (commander_near(g, sh->unit)) {
 				score += 1;
-				strcat(mt, " +1 commander");
+				MT(" +1 commander");
 			}
 			/* The dice line says what decides the landing, with
 			 * the modifiers the event adds (issue 13 item 5). */
-			d = roll(r, 0, "%s artillery: lands 5+ on target, 2/4 in "
+			d = ROLL(r, 0, "%s artillery: lands 5+ on target, 2/4 in "
 			    "front, 1/3 behind%s%s", side_name(g, s),
 			    mt[0] ? ", with" : "", mt);
 			u->flags |= PW_F_FIRED | PW_F_ARTFIRED;
@@ -553,16 +659,19 @@ phase_artillery(struct pw_res *r)
 				u->flags |= PW_F_GAS;
 			L->unit = sh->unit;
 			L->gas = sh->gas;
-			L->front = hex_sub(pw_in_front(sh->target, u->pos),
-			    sh->target);
+			front = pw_in_front(sh->target, u->pos);
+			L->front = hex_sub(front, sh->target);
 			if (d + score >= 5)
 				L->at = sh->target;
 			else if (d + score == 2 || d + score == 4)
-				L->at = pw_in_front(sh->target, u->pos);
+				L->at = front;
 			else if (d + score >= 1)
-				L->at = pw_behind(sh->target, u->pos);
+				/* pw_behind: the hex past the target from the
+				 * one in front. */
+				L->at = hex_add(sh->target, hex_sub(sh->target,
+				    front));
 			else {
-				events_add(r->c->ev, ALL, last_roll(r), "%s fires "
+				EVENT(r, ALL, last_roll(r), "%s fires "
 				    "%sat %s (%s fire): rolls %d%+d = %d, "
 				    "totally ineffective.", u->id,
 				    sh->gas ? "a gas shell " : "",
@@ -572,7 +681,7 @@ phase_artillery(struct pw_res *r)
 				continue;
 			}
 			L->on_map = game_on_map(g, L->at);
-			events_add(r->c->ev, ALL, last_roll(r), "%s fires %sat %s "
+			EVENT(r, ALL, last_roll(r), "%s fires %sat %s "
 			    "(%s fire): rolls %d%+d = %d, lands %s%s%s.", u->id,
 			    sh->gas ? "a gas shell " : "", lbl(g, sh->target, a),
 			    direct ? "direct" : "indirect", d, score, d + score,
@@ -584,7 +693,7 @@ phase_artillery(struct pw_res *r)
 		}
 	}
 	if (nl == 0)
-		events_add(r->c->ev, ALL, 0, "No artillery fires.");
+		EVENT(r, ALL, 0, "No artillery fires.");
 	/* Effects after all artillery has fired. */
 	for (k = 0; k < nl; k++) {
 		char cause[64];
@@ -603,7 +712,7 @@ phase_artillery(struct pw_res *r)
 			g->units[m].x[0] = 3;
 			g->units[m].x[1] = land[k].front.q;
 			g->units[m].x[2] = land[k].front.r;
-			events_add(r->c->ev, ALL, 0, "A gas cloud forms in %s.",
+			EVENT(r, ALL, 0, "A gas cloud forms in %s.",
 			    lbl(g, land[k].at, a));
 		}
 		hit_hex(r, land[k].at, -1, true, cause);
@@ -620,17 +729,17 @@ phase_initiative(struct pw_res *r)
 
 	events_phase(r->c->ev, "2. Initiative");
 	for (tries = 0; tries < 50; tries++) {
-		b = roll(r, 0, "initiative: %s", side_name(g, PW_BLUE));
-		d = roll(r, 0, "initiative: %s", side_name(g, PW_RED));
+		b = ROLL(r, 0, "initiative: %s", side_name(g, PW_BLUE));
+		d = ROLL(r, 0, "initiative: %s", side_name(g, PW_RED));
 		if (b != d) {
 			game_set_var(g, "first", b > d ? PW_BLUE : PW_RED);
-			events_add(r->c->ev, ALL, last_roll(r), "Initiative: %s "
+			EVENT(r, ALL, last_roll(r), "Initiative: %s "
 			    "%d, %s %d: %s moves first.", side_name(g, PW_BLUE),
 			    b, side_name(g, PW_RED), d,
 			    side_name(g, b > d ? PW_BLUE : PW_RED));
 			return;
 		}
-		events_add(r->c->ev, ALL, last_roll(r), "Initiative: both roll "
+		EVENT(r, ALL, last_roll(r), "Initiative: both roll "
 		    "%d; roll again.", b);
 	}
 	game_set_var(g, "first", PW_BLUE);
@@ -641,10 +750,15 @@ static bool
 may_end_in(const struct game *g, int i, struct hex h)
 {
 	const struct game_unit *u = &g->units[i];
-	bool exempt = (pw_type(u)->cls & (PW_C_TRANSPORT | PW_C_EXEMPT)) != 0;
-	int j;
+	bool exempt = (pw_type(u)->cls & (PW_C_TRANSPORT | PW_C_EXEMPT)) != 0,
+	    indexed;
+	struct pw_unit_lists L;
+	int j, k;
 
-	for (j = 0; j < g->nunits; j++) {
+	/* The units in h from the index, else a scan. */
+	indexed = (k = pw_unit_lists_at(g, h, &L)) >= 0;
+	for (j = indexed ? L.head[k] : 0; indexed ? j >= 0 : j < g->nunits;
+	    j = indexed ? L.next[j] : j + 1) {
 		const struct game_unit *o = &g->units[j];
 
 		if (j == i || !hex_eq(o->pos, h) || !pw_alive(o) ||
@@ -662,8 +776,15 @@ may_end_in(const struct game *g, int i, struct hex h)
 static bool
 enemy_in(const struct game *g, int side, struct hex h)
 {
-	int j;
+	struct pw_unit_lists L;
+	int j, k;
 
+	if ((k = pw_unit_lists_at(g, h, &L)) >= 0) {
+		for (j = L.head[k]; j >= 0; j = L.next[j])
+			if (g->units[j].side != side && pw_alive(&g->units[j]))
+				return true;
+		return false;
+	}
 	for (j = 0; j < g->nunits; j++)
 		if (hex_eq(g->units[j].pos, h) && g->units[j].side != side &&
 		    pw_alive(&g->units[j]))
@@ -676,8 +797,28 @@ enemy_in(const struct game *g, int side, struct hex h)
 static int
 adjacent_enemy(const struct game *g, int side, struct hex h, bool facing_only)
 {
-	int j, any = -1;
+	int j, any = -1, arc = -1, d, k;
+	struct pw_unit_lists L;
 
+	/* The units next to h from the index: the first (by index) whose
+	 * front faces h, else the first, as the scan finds them. */
+	if ((k = pw_unit_lists_at(g, h, &L)) >= 0) {
+		for (d = 0; d < 6; d++)
+			for (j = L.nbr[k][d] < 0 ? -1 : L.head[L.nbr[k][d]];
+			    j >= 0; j = L.next[j]) {
+				const struct game_unit *o = &g->units[j];
+
+				if (o->side == side || !pw_alive(o) ||
+				    o->attached >= 0)
+					continue;
+				if ((arc < 0 || j < arc) &&
+				    pw_in_arc(o->facing, o->pos, h))
+					arc = j;
+				if (any < 0 || j < any)
+					any = j;
+			}
+		return arc >= 0 ? arc : facing_only ? -1 : any;
+	}
 	for (j = 0; j < g->nunits; j++) {
 		const struct game_unit *o = &g->units[j];
 
@@ -702,24 +843,29 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	const struct pw_type *t = pw_type(u);
 	struct hex path[PW_PATH_MAX], start = u->pos, prev;
 	int allow, n = 0, k, stopper = -1, pin, steps;
+	/* adjacent_enemy(g, u->side, path[k], false) as the dry run found
+	 * it: only the unit and what it carries move or are hit on the way,
+	 * so it is still the answer where the move ends. */
+	int stop_at[PW_PATH_MAX];
+	int terr_at[PW_PATH_MAX];  /* pw_terrain of path[k] */
 	bool road = pw_road(g, start), wood_start = pw_terrain(g, start) ==
-	    PW_T_WOOD, withdrawing;
+	    PW_T_WOOD, withdrawing, exhausted;
 	char a[8], b[8], whybuf[96];
 	const char *why = NULL, *spent = "its movement allowance is spent";
 
 	if (u->flags & PW_F_MOVED) {
-		events_add(r->c->ev, own(g, i), 0, "%s has already moved this "
+		EVENT(r, own(g, i), 0, "%s has already moved this "
 		    "turn.",
 		    u->id);
 		return;
 	}
 	if ((u->flags & PW_F_ARTFIRED) && !(t->cls & PW_C_SELFPROP)) {
-		events_add(r->c->ev, own(g, i), 0, "%s fired in the artillery phase "
+		EVENT(r, own(g, i), 0, "%s fired in the artillery phase "
 		    "and may not move.", u->id);
 		return;
 	}
 	if (u->attached >= 0) {
-		events_add(r->c->ev, own(g, i), 0, "%s is carried and does not move "
+		EVENT(r, own(g, i), 0, "%s is carried and does not move "
 		    "by itself.", u->id);
 		return;
 	}
@@ -736,6 +882,8 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	}
 	pin = adjacent_enemy(g, u->side, start, true);
 	withdrawing = pin >= 0;
+	/* Nothing in the dry run below changes it. */
+	exhausted = pw_exhausted(g, u->side);
 	/* Dry run: where does the unit stop? */
 	prev = start;
 	for (k = 0; k < c->n && n < allow; k++) {
@@ -758,7 +906,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		}
 		/* Towards the enemy the side sees: hidden units are not
 		 * known to it (fog of war, issue 13 item 8). */
-		if (pw_exhausted(g, u->side) &&
+		if (exhausted &&
 		    pw_nearest_seen_enemy(g, u->side, h) <
 		    pw_nearest_seen_enemy(g, u->side, start)) {
 			why = "the side is exhausted: no move towards the "
@@ -774,9 +922,11 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 				break;
 			}
 		}
+		terr_at[n] = tt;
 		path[n++] = h;
 		prev = h;
-		if ((stopper = adjacent_enemy(g, u->side, h, false)) >= 0) {
+		if ((stopper = stop_at[n - 1] = adjacent_enemy(g, u->side, h,
+		    false)) >= 0) {
 			why = "next to an enemy unit";
 			break;
 		}
@@ -804,7 +954,7 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		stopper = -1;
 	}
 	if (n == 0) {
-		events_add(r->c->ev, 1u << u->side, 0, "%s cannot move from %s (%s).",
+		EVENT(r, 1u << u->side, 0, "%s cannot move from %s (%s).",
 		    u->id, lbl(g, start, a), why ? why : "no path");
 		return;
 	}
@@ -814,10 +964,11 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 		u->flags |= PW_F_FULLMOVE;
 	steps = n;
 	for (k = 0; k < steps; k++) {
-		int tt = pw_terrain(g, path[k]);
+		int tt = terr_at[k];
 
 		u->facing = hex_direction_to(u->pos, path[k]);
 		u->pos = path[k];
+		pw_unit_moved(g, i);
 		follow_transport(g, i);
 		if (tt == PW_T_FORD || tt == PW_T_TRENCH)
 			u->flags |= PW_F_CROSSING;
@@ -827,18 +978,19 @@ do_move(struct pw_res *r, int i, const struct pw_clause *c, int face)
 	if (!pw_alive(u))
 		return;
 	if (k < steps) {
-		events_add(r->c->ev, seen_by(r, i), 0, "%s's move ends: it fell "
+		EVENT(r, seen_by(r, i), 0, "%s's move ends: it fell "
 		    "back to "
 		    "%s.", u->id, lbl(g, u->pos, a));
 		return;
 	}
-	if ((stopper = adjacent_enemy(g, u->side, u->pos, false)) >= 0) {
+	/* u->pos is path[steps - 1] (k == steps). */
+	if ((stopper = stop_at[steps - 1]) >= 0) {
 		u->facing = pw_dir_towards(u->pos, g->units[stopper].pos);
 		why = "next to an enemy unit";
 	} else if (face >= 0)
 		u->facing = face;
 	follow_transport(g, i);
-	events_add(r->c->ev, seen_by(r, i), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
+	EVENT(r, seen_by(r, i), 0, "%s moves %s -> %s (%d hex%s)%s%s%s, "
 	    "facing %s.", u->id, lbl(g, start, a), lbl(g, u->pos, b), steps,
 	    steps == 1 ? "" : "es",
 	    why ? " and stops: " : "", why ? why : "",
@@ -854,15 +1006,16 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 	const struct game_unit *u = &g->units[i];
 	const struct pw_type *t = pw_type(u);
 	struct hex second = h, penult = h;
-	int d = hex_distance(u->pos, h), n, j;
-	bool seen = false;
+	/* The terrain of its hex and of h, each looked up once. */
+	int d = hex_distance(u->pos, h), n, j, tu = pw_terrain(g, u->pos), th;
+	bool seen = false, area_u = tu == PW_T_WOOD || tu == PW_T_BUA ||
+	    tu == PW_T_FORT, area_h;
 
 	*range = t->range;
 	/* Out of range whatever the line: every check below says no then,
 	 * so a caller that does not want the reason (why NULL) has its
 	 * answer before the others are made. */
-	if (why == NULL && (d < 1 || (d > t->range && pw_terrain(g, u->pos) !=
-	    PW_T_WOOD)))
+	if (why == NULL && (d < 1 || (d > t->range && tu != PW_T_WOOD)))
 		return false;
 	if (t->weapon == PW_W_NONE || (t->cls & PW_C_ART)) {
 		say(why, len, "%s do not fire in the activation phase",
@@ -882,25 +1035,26 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		say(why, len, "it is carried");
 		return false;
 	}
-	if (pw_terrain(g, u->pos) == PW_T_FORD) {
+	if (tu == PW_T_FORD) {
 		say(why, len, "units in rivers may not fire");
 		return false;
 	}
-	if (crossing(g, i) && pw_terrain(g, u->pos) == PW_T_TRENCH) {
+	if (crossing(g, i) && tu == PW_T_TRENCH) {
 		say(why, len, "units crossing trenches may not fire");
 		return false;
 	}
 	/* Out of range whatever the line (a wood only shortens the range):
 	 * no line drawn. */
-	if (d < 1 || (d > t->range && pw_terrain(g, u->pos) != PW_T_WOOD)) {
+	if (d < 1 || (d > t->range && tu != PW_T_WOOD)) {
 		say(why, len, "range %d, it reaches %d", d, *range);
 		return false;
 	}
+	th = pw_terrain(g, h);
+	area_h = th == PW_T_WOOD || th == PW_T_BUA || th == PW_T_FORT;
 	/* The line is wanted only from or into an area (a wood is one). */
-	n = pw_area(g, u->pos) || pw_area(g, h) ? pw_line_ends(g, u->pos, h,
-	    &second, &penult) : 0;
-	if (pw_terrain(g, u->pos) == PW_T_WOOD && n > 1 &&
-	    pw_terrain(g, second) == PW_T_WOOD)
+	n = area_u || area_h ? pw_line_ends(g, u->pos, h, &second, &penult) :
+	    0;
+	if (tu == PW_T_WOOD && n > 1 && pw_terrain(g, second) == PW_T_WOOD)
 		*range = 1;
 	if (d < 1 || d > *range) {
 		say(why, len, "range %d, it reaches %d", d, *range);
@@ -910,13 +1064,12 @@ pw_can_fire(const struct game *g, int i, struct hex h, int *range, char *why,
 		say(why, len, "the target is outside its 120 degree arc");
 		return false;
 	}
-	if (pw_area(g, u->pos) && n > 1 && !hex_eq(second, h) &&
-	    pw_area(g, second)) {
+	if (area_u && n > 1 && !hex_eq(second, h) && pw_area(g, second)) {
 		say(why, len, "it is not on the edge of its wood, "
 		    "built-up area or fortification");
 		return false;
 	}
-	if (pw_area(g, h) && n > 2 && pw_area(g, penult)) {
+	if (area_h && n > 2 && pw_area(g, penult)) {
 		say(why, len, "fire reaches only 1 hex into woods, "
 		    "built-up areas and fortifications");
 		return false;
@@ -958,8 +1111,11 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	bool can_destroy = t->weapon != PW_W_SMALL && t->weapon != PW_W_MG;
 	char a[8], why[160], cause[64], mt[64];
 
-	if (!pw_can_fire(g, i, h, &range, why, sizeof why)) {
-		events_add(r->c->ev, own(g, i), 0, "%s cannot fire at %s: %s.",
+	/* The reason is only an event's text. */
+	why[0] = '\0';
+	if (!pw_can_fire(g, i, h, &range, quiet_text ? NULL : why,
+	    sizeof why)) {
+		EVENT(r, own(g, i), 0, "%s cannot fire at %s: %s.",
 		    u->id, lbl(g, h, a), why);
 		return;
 	}
@@ -968,24 +1124,24 @@ do_fire(struct pw_res *r, int i, struct hex h)
 	mt[0] = '\0';
 	if (pw_cover(g, h)) {
 		mod -= 1;
-		strcat(mt, " -1 cover");
+		MT(" -1 cover");
 	}
 	if (!(u->flags & PW_F_MOVED)) {
 		mod += 1;
-		strcat(mt, " +1 not moved");
+		MT(" +1 not moved");
 	}
 	if (commander_near(g, i)) {
 		mod += 1;
-		strcat(mt, " +1 commander");
+		MT(" +1 commander");
 	}
 	u->flags |= PW_F_FIRED;
 	for (k = 0; k < dice; k++) {
 		/* The die needs 5 less the modifiers: the dice line says so
 		 * and agrees with the event (issue 13 item 5). */
-		d = roll(r, 5 - mod < 1 ? 1 : 5 - mod, "%s fire, die %d of "
+		d = ROLL(r, 5 - mod < 1 ? 1 : 5 - mod, "%s fire, die %d of "
 		    "%d: a hit on 5+%s%s", side_name(g, u->side), k + 1, dice,
 		    mt[0] ? " with" : "", mt);
-		events_add(r->c->ev, ALL, last_roll(r), "%s fires at %s: rolls "
+		EVENT(r, ALL, last_roll(r), "%s fires at %s: rolls "
 		    "%d%+d = %d, %s.", u->id, lbl(g, h, a), d, mod, d + mod,
 		    d + mod >= 5 ? "a hit" : "a miss");
 		if (d + mod >= 5)
@@ -1044,23 +1200,27 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 {
 	struct game *g = r->g;
 	struct game_unit *u = &g->units[i];
-	int j, def = -1, am, dm, ad, dd, an, dn;
-	bool front;
+	int j, def = -1, am, dm, ad, dd, an, dn, k;
+	bool front, indexed;
+	struct pw_unit_lists L;
 	struct hex from;
 	char a[8], b[8], at[96], dt[96], cause[64];
 
 	if (pw_exhausted(g, u->side)) {
-		events_add(r->c->ev, own(g, i), 0, "%s makes no close combat: its "
+		EVENT(r, own(g, i), 0, "%s makes no close combat: its "
 		    "side is exhausted (no aggressive action).", u->id);
 		return false;
 	}
 	if (u->attached >= 0 || !hex_adjacent(u->pos, h)) {
-		events_add(r->c->ev, own(g, i), 0, "%s cannot close with %s: %s.",
+		EVENT(r, own(g, i), 0, "%s cannot close with %s: %s.",
 		    u->id, lbl(g, h, a), u->attached >= 0 ? "it is carried" :
 		    "not adjacent");
 		return false;
 	}
-	for (j = 0; j < g->nunits; j++) {
+	/* The units in h from the index (in unit order), else a scan. */
+	indexed = (k = pw_unit_lists_at(g, h, &L)) >= 0;
+	for (j = indexed ? L.head[k] : 0; indexed ? j >= 0 : j < g->nunits;
+	    j = indexed ? L.next[j] : j + 1) {
 		const struct game_unit *o = &g->units[j];
 
 		if (o->side == u->side || !pw_alive(o) || o->attached >= 0 ||
@@ -1072,7 +1232,7 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 			def = j;
 	}
 	if (def < 0) {
-		events_add(r->c->ev, own(g, i), 0, "%s finds no enemy in %s to close "
+		EVENT(r, own(g, i), 0, "%s finds no enemy in %s to close "
 		    "with.", u->id, lbl(g, h, a));
 		return false;
 	}
@@ -1089,13 +1249,13 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	/* Not hit on the column's number less the modifiers: the dice
 	 * line says so, with the modifiers the event lists (issue 13 item
 	 * 5). */
-	ad = roll(r, an - am < 1 ? 1 : an - am, "close combat: the %s "
+	ad = ROLL(r, an - am < 1 ? 1 : an - am, "close combat: the %s "
 	    "attacker, not hit on %d+%s%s", side_name(g, u->side), an,
 	    at[0] ? " with" : "", at);
-	dd = roll(r, dn - dm < 1 ? 1 : dn - dm, "close combat: the %s "
+	dd = ROLL(r, dn - dm < 1 ? 1 : dn - dm, "close combat: the %s "
 	    "defender, not hit on %d+%s%s", side_name(g, g->units[def].side),
 	    dn, dt[0] ? " with" : "", dt);
-	events_add(r->c->ev, ALL, last_roll(r), "%s in %s attacks %s in %s on "
+	EVENT(r, ALL, last_roll(r), "%s in %s attacks %s in %s on "
 	    "its %s: %s rolls %d%s = %d (hit below %d), %s rolls %d%s = %d "
 	    "(hit below %d).", u->id, lbl(g, u->pos, a), g->units[def].id,
 	    lbl(g, h, b), front ? "front" : "flank or rear", u->id, ad, at,
@@ -1117,25 +1277,26 @@ do_cc(struct pw_res *r, int i, struct hex h, bool stay)
 	 * its own close combat drove back did not, and may not advance
 	 * (issue 13 item 1; "move forward and occupy the hex"). */
 	if (!hex_eq(u->pos, from)) {
-		events_add(r->c->ev, seen_by(r, i), 0, "%s has fallen back "
+		EVENT(r, seen_by(r, i), 0, "%s has fallen back "
 		    "from %s: it has not won the close combat and does not "
 		    "advance.", u->id, lbl(g, from, a));
 		return false;
 	}
-	events_add(r->c->ev, ALL, 0, "%s wins the close combat.", u->id);
+	EVENT(r, ALL, 0, "%s wins the close combat.", u->id);
 	if (stay || !(pw_type(u)->cls & PW_C_ADVANCE) || !may_end_in(g, i, h) ||
 	    pw_terrain(g, h) == PW_T_RIVER) {
 		if (!stay && !(pw_type(u)->cls & PW_C_ADVANCE))
-			events_add(r->c->ev, ALL, 0, "%s (%s) does not advance.",
+			EVENT(r, ALL, 0, "%s (%s) does not advance.",
 			    u->id, pw_type(u)->name);
 		return true;
 	}
 	lbl(g, u->pos, a);
 	u->pos = h;
+	pw_unit_moved(g, i);
 	u->flags |= PW_F_MOVED;
 	u->flags &= ~(PW_F_CROSSING | PW_F_SETTLING);
 	follow_transport(g, i);
-	events_add(r->c->ev, seen_by(r, i), 0, "%s advances %s -> %s.", u->id,
+	EVENT(r, seen_by(r, i), 0, "%s advances %s -> %s.", u->id,
 	    a, lbl(g, h, b));
 	/* A minefield or gas cloud in the hex hits it; driven out, it
 	 * fights on no more. */
@@ -1171,35 +1332,36 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	if (unload) {
 		t = &g->units[u->attached];
 		if (t->flags & PW_F_MOVED) {
-			events_add(r->c->ev, own(g, i), 0, "%s cannot unload: %s has "
+			EVENT(r, own(g, i), 0, "%s cannot unload: %s has "
 			    "moved this turn.", u->id, t->id);
 			return;
 		}
 		/* The stacking rule holds for a unit getting off too (issue
 		 * 13 item 9). */
 		u->pos = t->pos;
+		pw_unit_moved(g, i);
 		u->attached = -1;
+		pw_unit_attached(g, i, (int)(t - g->units));
 		if (!may_end_in(g, i, t->pos)) {
 			u->attached = (int)(t - g->units);
-			events_add(r->c->ev, own(g, i), 0, "%s cannot unload in "
+			pw_unit_attached(g, i, -1);
+			EVENT(r, own(g, i), 0, "%s cannot unload in "
 			    "%s: no stacking with another friendly unit.",
-			    u->id, hex_label(&g->layout, t->pos, (char[8]){ 0 },
-			    8));
+			    u->id, lbl(g, t->pos, (char[8]){ 0 }));
 			return;
 		}
 		u->flags |= PW_F_MOVED | PW_F_BUSY;
 		t->flags |= PW_F_MOVED | PW_F_BUSY;
-		events_add(r->c->ev, seen_by(r, i), 0, "%s %s from %s in %s.",
+		EVENT(r, seen_by(r, i), 0, "%s %s from %s in %s.",
 		    u->id, (pw_type(u)->cls & PW_C_TOW) ? "is unlimbered" :
-		    "unloads", t->id, hex_label(&g->layout, t->pos,
-		    (char[8]){ 0 }, 8));
+		    "unloads", t->id, lbl(g, t->pos, (char[8]){ 0 }));
 		return;
 	}
 	t = &g->units[tr];
 	if (u->attached >= 0 || !pw_alive(t) || !hex_eq(t->pos, u->pos) ||
 	    !pw_can_carry(g, tr, i) || (u->flags & PW_F_MOVED) ||
 	    (t->flags & PW_F_MOVED)) {
-		events_add(r->c->ev, own(g, i), 0, "%s cannot load into %s (%s).",
+		EVENT(r, own(g, i), 0, "%s cannot load into %s (%s).",
 		    u->id, t->id, u->attached >= 0 ? "already carried" :
 		    !pw_alive(t) ? "it is gone" : !hex_eq(t->pos, u->pos) ?
 		    "not in the same hex" : !pw_can_carry(g, tr, i) ?
@@ -1208,16 +1370,17 @@ do_load(struct pw_res *r, int i, int tr, bool unload)
 	}
 	for (j = 0; j < g->nunits; j++)
 		if (g->units[j].attached == tr && pw_alive(&g->units[j])) {
-			events_add(r->c->ev, own(g, i), 0, "%s cannot load into %s: "
+			EVENT(r, own(g, i), 0, "%s cannot load into %s: "
 			    "it already carries %s.", u->id, t->id,
 			    g->units[j].id);
 			return;
 		}
 	u->attached = tr;
+	pw_unit_attached(g, i, -1);
 	u->facing = t->facing;
 	u->flags |= PW_F_MOVED | PW_F_BUSY;
 	t->flags |= PW_F_MOVED | PW_F_BUSY;
-	events_add(r->c->ev, 1u << u->side, 0, "%s %s %s.", u->id,
+	EVENT(r, 1u << u->side, 0, "%s %s %s.", u->id,
 	    (pw_type(u)->cls & PW_C_TOW) ? "is limbered to" : "loads into",
 	    t->id);
 }
@@ -1236,7 +1399,7 @@ set_job(struct pw_res *r, int i, int job, struct hex h)
 	u->x[PW_X_JOBR] = h.r;
 	u->x[PW_X_JOBN] = 0;
 	u->flags |= PW_F_BUSY;
-	events_add(r->c->ev, 1u << u->side, 0, "%s begins to %s %s.", u->id,
+	EVENT(r, 1u << u->side, 0, "%s begins to %s %s.", u->id,
 	    names[job], lbl(r->g, h, a));
 }
 
@@ -1257,7 +1420,7 @@ run_act(struct pw_res *r, const struct pw_act *a)
 		switch (c->kind) {
 		case PW_CL_MOVE:
 			if (u->flags & PW_F_BUSY)
-				events_add(r->c->ev, own(g, a->unit), 0, "%s is "
+				EVENT(r, own(g, a->unit), 0, "%s is "
 				    "busy and "
 				    "stays put.", u->id);
 			else
@@ -1271,14 +1434,14 @@ run_act(struct pw_res *r, const struct pw_act *a)
 				break;
 			if (adjacent_enemy(g, u->side, u->pos, false) >= 0 &&
 			    u->attached < 0) {
-				events_add(r->c->ev, own(g, a->unit), 0, "%s keeps "
+				EVENT(r, own(g, a->unit), 0, "%s keeps "
 				    "facing "
 				    "the enemy next to it.", u->id);
 				break;
 			}
 			u->facing = c->arg;
 			follow_transport(g, a->unit);
-			events_add(r->c->ev, 1u << u->side, 0, "%s turns to "
+			EVENT(r, 1u << u->side, 0, "%s turns to "
 			    "face %s.", u->id, pw_dir_name(g, c->arg));
 			break;
 		case PW_CL_FIRE:
@@ -1300,7 +1463,7 @@ run_act(struct pw_res *r, const struct pw_act *a)
 		case PW_CL_WIRE:
 		case PW_CL_UNWIRE:
 			if (u->flags & PW_F_MOVED) {
-				events_add(r->c->ev, own(g, a->unit), 0, "%s has "
+				EVENT(r, own(g, a->unit), 0, "%s has "
 				    "moved and "
 				    "cannot work on wire.", u->id);
 				break;
@@ -1312,7 +1475,7 @@ run_act(struct pw_res *r, const struct pw_act *a)
 		case PW_CL_CLEAR:
 			if (u->flags & PW_F_MOVED || !hex_adjacent(u->pos,
 			    c->h[0])) {
-				events_add(r->c->ev, own(g, a->unit), 0, "%s cannot "
+				EVENT(r, own(g, a->unit), 0, "%s cannot "
 				    "start "
 				    "work: it must stay adjacent to the "
 				    "minefield hex.", u->id);
@@ -1322,7 +1485,7 @@ run_act(struct pw_res *r, const struct pw_act *a)
 			    PW_JOB_CLEAR, c->h[0]);
 			break;
 		case PW_CL_HOLD:
-			events_add(r->c->ev, 1u << u->side, 0, "%s holds.",
+			EVENT(r, 1u << u->side, 0, "%s holds.",
 			    u->id);
 			break;
 		}
@@ -1345,14 +1508,14 @@ phase_activation(struct pw_res *r, int side, int which)
 	events_phase(r->c->ev, phase);
 	buf[0] = '\0';
 	for (k = 0; k < n; k++) {
-		d = roll(r, 0, "%s activation die %d of %d",
+		d = ROLL(r, 0, "%s activation die %d of %d",
 		    side_name(g, side), k + 1, n);
 		total += d;
 		if (!r->c->ev->quiet)
 			len += (size_t)snprintf(buf + len, len < sizeof buf ?
 			    sizeof buf - len : 0, "%s%d", k ? "+" : "", d);
 	}
-	events_add(r->c->ev, ALL, n ? last_roll(r) : 0, "%s throws %d "
+	EVENT(r, ALL, n ? last_roll(r) : 0, "%s throws %d "
 	    "activation dice: %s = %d unit%s may activate.",
 	    side_name(g, side), n, n ? buf : "none", total, total == 1 ? "" :
 	    "s");
@@ -1361,12 +1524,12 @@ phase_activation(struct pw_res *r, int side, int which)
 		struct game_unit *u = &g->units[a->unit];
 
 		if (!pw_alive(u)) {
-			events_add(r->c->ev, 1u << side, 0, "%s (line %d) is "
+			EVENT(r, 1u << side, 0, "%s (line %d) is "
 			    "gone: no activation used.", u->id, a->line);
 			continue;
 		}
 		if (used >= total) {
-			events_add(r->c->ev, 1u << side, 0, "%s (line %d) is not "
+			EVENT(r, 1u << side, 0, "%s (line %d) is not "
 			    "activated: the dice allow %d.", u->id, a->line,
 			    total);
 			continue;
@@ -1376,7 +1539,7 @@ phase_activation(struct pw_res *r, int side, int which)
 		run_act(r, a);
 	}
 	if (o == NULL || o->nact == 0)
-		events_add(r->c->ev, ALL, 0, "%s activates no unit.",
+		EVENT(r, ALL, 0, "%s activates no unit.",
 		    side_name(g, side));
 }
 
@@ -1391,10 +1554,10 @@ work_done(struct pw_res *r, int i, const char *what, const char *anon,
 {
 	unsigned vis = seen_by(r, i);
 
-	events_add(r->c->ev, vis, 0, "%s %s %s.", r->g->units[i].id, what,
+	EVENT(r, vis, 0, "%s %s %s.", r->g->units[i].id, what,
 	    label);
 	if (vis != 3u)
-		events_add(r->c->ev, 3u & ~vis, 0, "%s %s.", anon, label);
+		EVENT(r, 3u & ~vis, 0, "%s %s.", anon, label);
 }
 
 static void
@@ -1423,7 +1586,7 @@ work(struct pw_res *r)
 			continue;
 		if ((u->flags & PW_F_MOVED) && !(u->flags & PW_F_BUSY)) {
 			u->x[PW_X_JOB] = PW_JOB_NONE;
-			events_add(r->c->ev, 1u << u->side, 0, "%s moved: its "
+			EVENT(r, 1u << u->side, 0, "%s moved: its "
 			    "work stops.", u->id);
 			continue;
 		}
@@ -1439,15 +1602,17 @@ work(struct pw_res *r)
 			    "wire has been laid in", a);
 			break;
 		case PW_JOB_UNWIRE:
-			if ((m = pw_marker_at(g, h, PW_WIRE)) >= 0)
+			if ((m = pw_marker_at(g, h, PW_WIRE)) >= 0) {
 				g->units[m].placed = false;
+				pw_unit_moved(g, m);
+			}
 			u->x[PW_X_JOB] = PW_JOB_NONE;
 			work_done(r, i, "has removed the barbed wire in",
 			    "The barbed wire has been removed from", a);
 			break;
 		case PW_JOB_LAY:
 			if (u->x[PW_X_JOBN] < 3) {
-				events_add(r->c->ev, 1u << u->side, 0, "%s: "
+				EVENT(r, 1u << u->side, 0, "%s: "
 				    "minefield in %s, %d of 3 turns.", u->id, a,
 				    u->x[PW_X_JOBN]);
 				break;
@@ -1460,18 +1625,20 @@ work(struct pw_res *r)
 			}
 			u = &g->units[i];
 			u->x[PW_X_JOB] = PW_JOB_NONE;
-			events_add(r->c->ev, 1u << u->side, 0, "%s has laid a "
+			EVENT(r, 1u << u->side, 0, "%s has laid a "
 			    "minefield in %s.", u->id, a);
 			break;
 		case PW_JOB_CLEAR:
 			if (u->x[PW_X_JOBN] < 5) {
-				events_add(r->c->ev, 1u << u->side, 0, "%s: "
+				EVENT(r, 1u << u->side, 0, "%s: "
 				    "clearing %s, %d of 5 turns.", u->id, a,
 				    u->x[PW_X_JOBN]);
 				break;
 			}
-			if ((m = pw_marker_at(g, h, PW_MINES)) >= 0)
+			if ((m = pw_marker_at(g, h, PW_MINES)) >= 0) {
 				g->units[m].placed = false;
+				pw_unit_moved(g, m);
+			}
 			u->x[PW_X_JOB] = PW_JOB_NONE;
 			work_done(r, i, "has cleared the minefield in",
 			    "The minefield has been cleared in", a);
@@ -1487,7 +1654,8 @@ static void
 hold_objectives(struct pw_res *r)
 {
 	struct game *g = r->g;
-	int i, j, in;
+	int i, j, in, k;
+	struct pw_unit_lists L;
 	char a[8];
 
 	for (i = 0; i < g->nunits; i++) {
@@ -1495,16 +1663,22 @@ hold_objectives(struct pw_res *r)
 
 		if (!o->placed || !pw_kind_is(o, PW_OBJECTIVE))
 			continue;
-		for (in = 0, j = 0; j < g->nunits; j++)
-			if (pw_alive(&g->units[j]) && hex_eq(g->units[j].pos,
-			    o->pos))
-				in |= 1 << g->units[j].side;
+		in = 0;
+		if ((k = pw_unit_lists_at(g, o->pos, &L)) >= 0) {
+			for (j = L.head[k]; j >= 0; j = L.next[j])
+				if (pw_alive(&g->units[j]))
+					in |= 1 << g->units[j].side;
+		} else
+			for (j = 0; j < g->nunits; j++)
+				if (pw_alive(&g->units[j]) &&
+				    hex_eq(g->units[j].pos, o->pos))
+					in |= 1 << g->units[j].side;
 		if ((in == 1 << PW_BLUE || in == 1 << PW_RED) &&
 		    !(in & 1 << o->side)) {
 			o->side = in == 1 << PW_BLUE ? PW_BLUE : PW_RED;
-			events_add(r->c->ev, ALL, 0, "%s takes the objective "
+			EVENT(r, ALL, 0, "%s takes the objective "
 			    "%s (%d of %d held).", side_name(g, o->side),
-			    hex_label(&g->layout, o->pos, a, sizeof a),
+			    lbl(g, o->pos, a),
 			    pw_objectives(g, o->side), pw_objectives_total(g));
 		}
 	}
@@ -1524,18 +1698,22 @@ phase_exhaustion(struct pw_res *r)
 		if (pw_alive(&g->units[i]) && g->units[i].side < 2)
 			alive[g->units[i].side]++;
 	for (s = 0; s < 2; s++) {
-		lost = pw_initial_sp(g, s) - pw_current_sp(g, s);
-		ep = pw_exhaustion_point(g, s);
+		/* The initial SP summed once: pw_exhaustion_point is a third
+		 * of it, rounded up. */
+		int init = pw_initial_sp(g, s);
+
+		lost = init - pw_current_sp(g, s);
+		ep = (init + 2) / 3;
 		strlcpy_(key, s == 0 ? "exh.0" : "exh.1", sizeof key);
 		if (!game_var(g, key, 0) && lost >= ep) {
 			game_set_var(g, key, 1);
-			events_add(r->c->ev, ALL, 0, "%s has lost %d SP and "
+			EVENT(r, ALL, 0, "%s has lost %d SP and "
 			    "reached its Exhaustion Point (%d): no more "
 			    "aggressive action.", side_name(g, s), lost, ep);
 		} else
 			/* The count includes hits the enemy did not see: its
 			 * own side only. */
-			events_add(r->c->ev, 1u << s, 0, "%s: %d SP lost, "
+			EVENT(r, 1u << s, 0, "%s: %d SP lost, "
 			    "Exhaustion "
 			    "Point %d%s.", side_name(g, s), lost, ep,
 			    game_var(g, key, 0) ? " (exhausted)" : "");
@@ -1593,13 +1771,16 @@ resolve_step(struct resolve_ctx *c)
 void
 pw_victory(struct game *g, struct events *ev)
 {
-	int over = game_var(g, "over", 0), s, win = -1;
-	int nobj = pw_objectives_total(g), need = game_var(g, "obj.need", 1);
+	int over = game_var(g, "over", 0), s, win = -1, nobj, need;
 	double frac[2];
 	const char *why;
 
+	/* Asked after every window: nothing more to look up until the
+	 * battle is over. */
 	if (g->status == GAME_FINISHED || !over)
 		return;
+	nobj = pw_objectives_total(g);
+	need = game_var(g, "obj.need", 1);
 	for (s = 0; s < 2; s++) {
 		int init = pw_initial_sp(g, s);
 
@@ -1648,9 +1829,15 @@ pw_victory(struct game *g, struct events *ev)
 enum resolve_rc
 pw_resolve(struct resolve_ctx *c)
 {
-	bool begun = pw_los_cache_begin(c->g);
-	enum resolve_rc rc = resolve_step(c);
+	bool begun = pw_los_cache_begin(c->g),
+	    indexed = pw_units_index_begin(c->g);
+	bool was_quiet = quiet_text;
+	enum resolve_rc rc;
 
+	quiet_text = c->ev->quiet;
+	rc = resolve_step(c);
+	quiet_text = was_quiet;
+	pw_units_index_end(indexed);
 	pw_los_cache_end(begun);
 	return rc;
 }
