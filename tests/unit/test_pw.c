@@ -2099,8 +2099,8 @@ t_objective_scenario(void **state)
 /* --- the opponent's parsed orders ---------------------------------------- */
 
 /* a (pw_opponent_parsed's) and b (pw_parse's) are the same orders, field
- * by field: what the resolution reads, and the clauses past nclause (both
- * zeroed); kinds[] counts the clause kinds seen, kinds[PW_CL_HOLD + 1]
+ * by field: what the resolution reads (not the clauses past nclause,
+ * which pw_parse leaves unwritten); kinds[] counts the clause kinds seen, kinds[PW_CL_HOLD + 1]
  * the shots and kinds[PW_CL_HOLD + 2] the gas shots. */
 static void
 same_orders(const struct pw_orders *a, const struct pw_orders *b,
@@ -2131,7 +2131,7 @@ same_orders(const struct pw_orders *a, const struct pw_orders *b,
 		assert_int_equal(x->unit, y->unit);
 		assert_int_equal(x->line, y->line);
 		assert_int_equal(x->nclause, y->nclause);
-		for (j = 0; j < PW_CLAUSES_MAX; j++) {
+		for (j = 0; j < x->nclause; j++) {
 			const struct pw_clause *c = &x->c[j], *d = &y->c[j];
 
 			assert_int_equal(c->kind, d->kind);
@@ -2141,11 +2141,11 @@ same_orders(const struct pw_orders *a, const struct pw_orders *b,
 				assert_int_equal(c->h[k].q, d->h[k].q);
 				assert_int_equal(c->h[k].r, d->h[k].r);
 			}
-			if (j < x->nclause)
-				kinds[c->kind]++;
+			/* No padding in a clause: the bytes too (the
+			 * hexes past n are cleared with it). */
+			assert_memory_equal(c, d, sizeof *c);
+			kinds[c->kind]++;
 		}
-		/* No padding in an activation: the bytes too. */
-		assert_memory_equal(x, y, sizeof *x);
 	}
 	/* The lines run in the file's order: the shots, then the list. */
 	for (i = 1; i < a->nshot; i++)

@@ -238,8 +238,9 @@ put(struct obuf *o, ...)
 	o->len = (size_t)(w - o->buf);
 }
 
-/* A new activation line of unit i in o's record, zeroed as parse_act
- * starts it; NULL when the call keeps no record (the storage is o's). */
+/* A new activation line of unit i in o's record, started as
+ * parse_orders starts one (its counts only: each clause is cleared as it
+ * is added); NULL when the call keeps no record (the storage is o's). */
 static struct pw_act *
 rec_act(struct ai *ai, struct obuf *o, int i)
 {
@@ -252,8 +253,9 @@ rec_act(struct ai *ai, struct obuf *o, int i)
 		o->act = xrealloc(o->act, (size_t)o->caprec * sizeof *o->act);
 	}
 	a = &o->act[o->nrec++];
-	memset(a, 0, sizeof *a);
 	a->unit = i;
+	a->line = 0;
+	a->nclause = 0;
 	return a;
 }
 
@@ -1570,8 +1572,8 @@ parse_back(const struct game *g, const struct window_spec *w, int side,
  * line in the file, the clauses as parse_act fills them (zeroed, then
  * kind, hexes, argument), "retreat cover" for the side and the game's
  * units' own choices cleared (-1) as parse_orders clears them. The
- * entries past nshot, nact and nunit_retreat are left unwritten, as
- * pw_parse leaves them. A record past pw_orders' limits, a file whose
+ * entries past nshot, nact and nunit_retreat and the clauses past an
+ * activation's nclause are left unwritten, as pw_parse leaves them. A record past pw_orders' limits, a file whose
  * header does not end its last line, or a standing window: the text is
  * parsed back instead (NULL if it does not parse, where window_parse_stored
  * would fail). tests/unit/test_pw.c (test_opponent_parsed) compares the
@@ -1609,8 +1611,13 @@ pw_opponent_parsed(const struct game *g, const struct window_spec *w,
 	}
 	for (i = 1; i < 5; i++)
 		for (j = 0; j < ai->out[i].nrec; j++) {
-			o->act[o->nact] = ai->out[i].act[j];
-			o->act[o->nact++].line = line++;
+			const struct pw_act *r = &ai->out[i].act[j];
+			struct pw_act *a = &o->act[o->nact++];
+
+			a->unit = r->unit;
+			a->line = line++;
+			a->nclause = r->nclause;
+			memcpy(a->c, r->c, (size_t)r->nclause * sizeof *r->c);
 		}
 	return o;
 }
