@@ -1583,13 +1583,15 @@ pw_opponent_parsed(const struct game *g, const struct window_spec *w,
     int side, struct sbuf *b)
 {
 	size_t start = b->len, k, nu;
+	const char *p;
 	struct pw_orders *o;
 	struct ai *ai;
 	int line = 1, i, j, nact = 0;
 
-	for (k = 0; k < start; k++)
-		if (b->buf[k] == '\n')
-			line++;
+	/* The body's first line follows the header's lines. */
+	for (k = 0; k < start && (p = memchr(b->buf + k, '\n', start - k)) !=
+	    NULL; k = (size_t)(p - b->buf) + 1)
+		line++;
 	ai = opponent(g, side, b, true);
 	for (i = 1; i < 5; i++)
 		nact += ai->out[i].nrec;
