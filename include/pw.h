@@ -327,5 +327,10 @@ void pw_status(const struct game *, int side, struct sbuf *);
  * pw_render_map shows, as a drawing. */
 void pw_picture(const struct game *, int side, const struct events *,
     struct pic_model *);
+/* The built-in opponent with its orders already parsed (ruleset.h
+ * `opponent_parsed`, pw_ai.c): appends pw_opponent's body to b and
+ * returns what pw_parse makes of b's order file (caller frees). */
+void *pw_opponent_parsed(const struct game *, const struct window_spec *,
+    int side, struct sbuf *);
 
 #endif

@@ -20,6 +20,7 @@
 #include "report.h"
 #include "sim.h"
 #include "turn.h"
+#include "window.h"
 
 #define N 2
 #define NE 1
@@ -2095,6 +2096,209 @@ t_objective_scenario(void **state)
 	game_free(&g);
 }
 
+/* --- the opponent's parsed orders ---------------------------------------- */
+
+/* a (pw_opponent_parsed's) and b (pw_parse's) are the same orders, field
+ * by field: what the resolution reads (not the clauses past nclause,
+ * which pw_parse leaves unwritten); kinds[] counts the clause kinds seen, kinds[PW_CL_HOLD + 1]
+ * the shots and kinds[PW_CL_HOLD + 2] the gas shots. */
+static void
+same_orders(const struct pw_orders *a, const struct pw_orders *b,
+    long kinds[PW_CL_HOLD + 3])
+{
+	int i, j, k;
+
+	assert_int_equal(a->side, b->side);
+	assert_int_equal(a->retreat, b->retreat);
+	assert_int_equal(a->nunit_retreat, b->nunit_retreat);
+	for (i = 0; i < a->nunit_retreat; i++)
+		assert_int_equal(a->unit_retreat[i], b->unit_retreat[i]);
+	assert_int_equal(a->nshot, b->nshot);
+	for (i = 0; i < a->nshot; i++) {
+		assert_int_equal(a->shot[i].unit, b->shot[i].unit);
+		assert_int_equal(a->shot[i].line, b->shot[i].line);
+		assert_int_equal(a->shot[i].target.q, b->shot[i].target.q);
+		assert_int_equal(a->shot[i].target.r, b->shot[i].target.r);
+		assert_int_equal(a->shot[i].gas, b->shot[i].gas);
+		kinds[PW_CL_HOLD + 1]++;
+		if (a->shot[i].gas)
+			kinds[PW_CL_HOLD + 2]++;
+	}
+	assert_int_equal(a->nact, b->nact);
+	for (i = 0; i < a->nact; i++) {
+		const struct pw_act *x = &a->act[i], *y = &b->act[i];
+
+		assert_int_equal(x->unit, y->unit);
+		assert_int_equal(x->line, y->line);
+		assert_int_equal(x->nclause, y->nclause);
+		for (j = 0; j < x->nclause; j++) {
+			const struct pw_clause *c = &x->c[j], *d = &y->c[j];
+
+			assert_int_equal(c->kind, d->kind);
+			assert_int_equal(c->n, d->n);
+			assert_int_equal(c->arg, d->arg);
+			for (k = 0; k < PW_PATH_MAX; k++) {
+				assert_int_equal(c->h[k].q, d->h[k].q);
+				assert_int_equal(c->h[k].r, d->h[k].r);
+			}
+			/* No padding in a clause: the bytes too (the
+			 * hexes past n are cleared with it). */
+			assert_memory_equal(c, d, sizeof *c);
+			kinds[c->kind]++;
+		}
+	}
+	/* The lines run in the file's order: the shots, then the list. */
+	for (i = 1; i < a->nshot; i++)
+		assert_true(a->shot[i].line > a->shot[i - 1].line);
+	for (i = 1; i < a->nact; i++)
+		assert_true(a->act[i].line > a->act[i - 1].line);
+	if (a->nshot > 0 && a->nact > 0)
+		assert_true(a->act[0].line > a->shot[a->nshot - 1].line);
+}
+
+/* The parsed orders have only the fields same_orders compares, one after
+ * the other (a field added to pw_orders, pw_shot, pw_act or pw_clause
+ * fails here: pw_opponent_parsed must fill it as pw_parse does and
+ * same_orders compare it). */
+static void
+orders_fields_known(void)
+{
+	size_t o;
+
+	assert_int_equal(offsetof(struct pw_clause, kind), 0);
+	assert_int_equal(offsetof(struct pw_clause, n), sizeof(int));
+	assert_int_equal(offsetof(struct pw_clause, h), 2 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_clause, arg), 2 * sizeof(int) +
+	    PW_PATH_MAX * sizeof(struct hex));
+	assert_int_equal(sizeof(struct pw_clause), 3 * sizeof(int) +
+	    PW_PATH_MAX * sizeof(struct hex));
+	assert_int_equal(sizeof(struct hex), 2 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_act, unit), 0);
+	assert_int_equal(offsetof(struct pw_act, line), sizeof(int));
+	assert_int_equal(offsetof(struct pw_act, nclause), 2 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_act, c), 3 * sizeof(int));
+	assert_int_equal(sizeof(struct pw_act), 3 * sizeof(int) +
+	    PW_CLAUSES_MAX * sizeof(struct pw_clause));
+	assert_int_equal(offsetof(struct pw_shot, unit), 0);
+	assert_int_equal(offsetof(struct pw_shot, line), sizeof(int));
+	assert_int_equal(offsetof(struct pw_shot, target), 2 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_shot, gas), 4 * sizeof(int));
+	assert_true(sizeof(struct pw_shot) <= 5 * sizeof(int));
+	assert_int_equal(offsetof(struct pw_orders, side), 0);
+	assert_int_equal(offsetof(struct pw_orders, nshot), sizeof(int));
+	assert_int_equal(offsetof(struct pw_orders, shot), 2 * sizeof(int));
+	o = 2 * sizeof(int) + PW_SHOTS_MAX * sizeof(struct pw_shot);
+	assert_int_equal(offsetof(struct pw_orders, nact), o);
+	assert_int_equal(offsetof(struct pw_orders, act), o + sizeof(int));
+	o += sizeof(int) + PW_ACTS_MAX * sizeof(struct pw_act);
+	assert_int_equal(offsetof(struct pw_orders, retreat), o);
+	o += sizeof(enum pw_retreat);
+	assert_int_equal(offsetof(struct pw_orders, unit_retreat), o);
+	o += GAME_MAX_UNITS;
+	o = (o + sizeof(int) - 1) / sizeof(int) * sizeof(int);
+	assert_int_equal(offsetof(struct pw_orders, nunit_retreat), o);
+	assert_int_equal(sizeof(struct pw_orders), o + sizeof(int));
+}
+
+/* The opponent's parsed orders (opponent_parsed, which simulate resolves)
+ * are what pw_parse makes of its order file, field by field, and its text
+ * is pw_opponent's, byte for byte: in every window of whole games (both
+ * sides), with each option and all of them, each game played on by the
+ * parse of the text (so a mismatch cannot hide in a game the hook
+ * steered). Every clause the opponent writes is seen. */
+static void
+t_opponent_parsed(void **state)
+{
+	static const char *const opts[] = { "", "cyclists", "tank-riders",
+		"gas", "turns=8", "cyclists,tank-riders,gas" };
+	const struct ruleset *pw = ruleset_find("portable-modern");
+	struct hp_error err = { 0, "" };
+	long kinds[PW_CL_HOLD + 3] = { 0 }, windows = 0;
+	const int games = 200;  /* a game, option */
+	int o, i, s, guard;
+
+	(void)state;
+	assert_non_null(pw);
+	assert_true(pw->opponent_parsed == pw_opponent_parsed);
+	orders_fields_known();
+	for (o = 0; o < (int)(sizeof opts / sizeof opts[0]); o++)
+		for (i = 0; i < games; i++) {
+			struct window_spec w, next;
+			struct game g;
+			bool more;
+
+			game_init(&g);
+			g.rules = pw;
+			snprintf(g.name, sizeof g.name, "pp-%d-%d", o, i);
+			strlcpy_(g.options, opts[o], sizeof g.options);
+			assert_int_equal(ruleset_setup(&g, NULL, NULL, NULL,
+			    NULL, &err), HP_OK);
+			for (guard = 0; guard < 100 && g.status !=
+			    GAME_FINISHED && pw->next_window(&g, &w);
+			    guard++) {
+				unsigned char key[DICE_KEYLEN];
+				char *raw[GAME_MAX_SIDES] = { 0 };
+				struct window_stop stop = { -1, 0 };
+				struct events ev;
+				struct dice d;
+
+				for (s = 0; s < g.nsides; s++) {
+					struct sbuf b;
+					void *mine, *parsed = NULL;
+
+					if (!(w.sides & (1u << s)))
+						continue;
+					sbuf_init(&b);
+					window_order_header(&g, &w, s, &b);
+					mine = pw->opponent_parsed(&g, &w, s, &b);
+					raw[s] = window_opponent_orders(&g, &w, s);
+					assert_string_equal(b.buf, raw[s]);
+					assert_int_equal(window_parse_stored(&g,
+					    &w, s, raw[s], &parsed, NULL, &err),
+					    HP_OK);
+					assert_non_null(mine);
+					assert_non_null(parsed);
+					same_orders(mine, parsed, kinds);
+					pw->free_orders(mine);
+					pw->free_orders(parsed);
+					sbuf_free(&b);
+				}
+				memset(key, 0, sizeof key);
+				key[0] = (unsigned char)i;
+				key[1] = (unsigned char)(i >> 8);
+				key[2] = (unsigned char)guard;
+				key[3] = (unsigned char)o;
+				dice_init_stream(&d, key);
+				events_init(&ev);
+				ev.quiet = true;
+				assert_int_equal(window_resolve_resume(&g, &w,
+				    (const char *const *)raw, NULL, NULL, &stop,
+				    &d, &ev, &err), HP_OK);
+				assert_int_equal(stop.step, -1);
+				assert_int_equal(window_advance(&g, &stop, &next,
+				    &more, &err), HP_OK);
+				dice_free(&d);
+				events_free(&ev);
+				for (s = 0; s < GAME_MAX_SIDES; s++)
+					free(raw[s]);
+				windows++;
+			}
+			assert_int_equal(g.status, GAME_FINISHED);
+			game_free(&g);
+		}
+	fprintf(stderr, "# %ld windows; clauses move %ld face %ld fire %ld "
+	    "cc %ld unload %ld lay %ld clear %ld; shots %ld, gas %ld\n",
+	    windows, kinds[PW_CL_MOVE], kinds[PW_CL_FACE], kinds[PW_CL_FIRE],
+	    kinds[PW_CL_CC], kinds[PW_CL_UNLOAD], kinds[PW_CL_LAY],
+	    kinds[PW_CL_CLEAR], kinds[PW_CL_HOLD + 1], kinds[PW_CL_HOLD + 2]);
+	assert_true(windows > 6L * games * 5);
+	assert_true(kinds[PW_CL_MOVE] > 0 && kinds[PW_CL_FACE] > 0 &&
+	    kinds[PW_CL_FIRE] > 0 && kinds[PW_CL_CC] > 0 &&
+	    kinds[PW_CL_UNLOAD] > 0 && kinds[PW_CL_LAY] > 0 &&
+	    kinds[PW_CL_CLEAR] > 0 && kinds[PW_CL_HOLD + 1] > 0 &&
+	    kinds[PW_CL_HOLD + 2] > 0);
+}
+
 int
 main(void)
 {
@@ -2148,6 +2352,7 @@ main(void)
 		cmocka_unit_test(t_objective_blue_holds),
 		cmocka_unit_test(t_objective_red_retakes),
 		cmocka_unit_test(t_objective_scenario),
+		cmocka_unit_test(t_opponent_parsed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

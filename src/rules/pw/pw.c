@@ -2725,4 +2725,5 @@ const struct ruleset ruleset_pw = {
 	.status = pw_status,
 	.order_template = pw_order_template,
 	.picture = pw_picture,
+	.opponent_parsed = pw_opponent_parsed,
 };

@@ -22,13 +22,21 @@
  * (fire_target, artillery), goals are found where first read, and the
  * order text goes straight into per-thread buffers (put). Everything is
  * still read from what the side sees (seen, sl, sp): no hidden unit is
- * looked at that the old scans did not look at. */
+ * looked at that the old scans did not look at.
+ *
+ * Parsed orders (issue 17, ARCHITECTURE §3.2 "Parsed orders"): for
+ * simulate, pw_opponent_parsed writes the same text and keeps each line
+ * as pw_parse makes it (rec_shot, rec_act, rec_clause: every put of an
+ * order line has its record next to it), so the text is not parsed back.
+ * test_pw t_opponent_parsed holds the two equal. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "orders.h"
 #include "pw.h"
 
 #define MAXH 4096
@@ -39,6 +47,12 @@
 struct obuf {
 	char *buf;
 	size_t len, cap;
+	/* With a record (pw_opponent_parsed, ai->rec): the lines written,
+	 * as pw_parse makes them (out[0]'s shots, the passes'
+	 * activations; their line numbers set at the end), nrec of them. */
+	struct pw_shot *shot;
+	struct pw_act *act;
+	int nrec, caprec;
 };
 
 struct ai {
@@ -125,6 +139,9 @@ struct ai {
 	 * order of the units (nobj -1: not found yet this call). */
 	struct hex *objp;
 	int nobj;
+	/* Keep a record of the lines (pw_opponent_parsed), and whether one
+	 * did not fit pw_orders' limits (then the text is parsed back). */
+	bool rec, over;
 };
 #define NFIELD 16
 
@@ -219,6 +236,72 @@ put(struct obuf *o, ...)
 		}
 	va_end(ap);
 	o->len = (size_t)(w - o->buf);
+}
+
+/* A new activation line of unit i in o's record, started as
+ * parse_orders starts one (its counts only: each clause is cleared as it
+ * is added); NULL when the call keeps no record (the storage is o's). */
+static struct pw_act *
+rec_act(struct ai *ai, struct obuf *o, int i)
+{
+	struct pw_act *a;
+
+	if (!ai->rec)
+		return NULL;
+	if (o->nrec == o->caprec) {
+		o->caprec = o->caprec * 2 + 16;
+		o->act = xrealloc(o->act, (size_t)o->caprec * sizeof *o->act);
+	}
+	a = &o->act[o->nrec++];
+	a->unit = i;
+	a->line = 0;
+	a->nclause = 0;
+	return a;
+}
+
+/* Add to a (NULL: no record) the clause kind with the n hexes h and arg,
+ * zeroed first as parse_act does; one past pw_orders' limits marks the
+ * call over. */
+static void
+rec_clause(struct ai *ai, struct pw_act *a, enum pw_clause_kind kind,
+    const struct hex *h, int n, int arg)
+{
+	struct pw_clause *c;
+
+	if (a == NULL)
+		return;
+	if (a->nclause >= PW_CLAUSES_MAX || n > PW_PATH_MAX) {
+		ai->over = true;
+		return;
+	}
+	c = &a->c[a->nclause++];
+	memset(c, 0, sizeof *c);
+	c->kind = kind;
+	c->n = n;
+	if (n > 0)
+		memcpy(c->h, h, (size_t)n * sizeof *h);
+	c->arg = arg;
+}
+
+/* Record the shot of gun i at t (gas: with its gas shell) in o, when the
+ * call keeps a record. */
+static void
+rec_shot(struct ai *ai, struct obuf *o, int i, struct hex t, bool gas)
+{
+	struct pw_shot *s;
+
+	if (!ai->rec)
+		return;
+	if (o->nrec == o->caprec) {
+		o->caprec = o->caprec * 2 + 16;
+		o->shot = xrealloc(o->shot, (size_t)o->caprec *
+		    sizeof *o->shot);
+	}
+	s = &o->shot[o->nrec++];
+	memset(s, 0, sizeof *s);
+	s->unit = i;
+	s->target = t;
+	s->gas = gas;
 }
 
 /* Each enemy unit j the side sees, in the order of the units (s counts
@@ -942,11 +1025,14 @@ artillery(struct ai *ai)
 				found = true;
 			}
 		}
-		if (found)
+		if (found) {
+			bool gas = game_option_flag(g, "gas") &&
+			    !(u->flags & PW_F_GAS) && hex_distance(t, u->pos) >= 4;
+
 			put(b, "shoot ", u->id, " ", lbl(g, t, a),
-			    game_option_flag(g, "gas") && !(u->flags & PW_F_GAS)
-			    && hex_distance(t, u->pos) >= 4 ? " gas" : "", "\n",
-			    (char *)NULL);
+			    gas ? " gas" : "", "\n", (char *)NULL);
+			rec_shot(ai, b, i, t, gas);
+		}
 	}
 }
 
@@ -1062,8 +1148,11 @@ activation(struct ai *ai)
 			GOAL();
 			/* Not into a hex where it would break the stacking
 			 * rule (the unload would fail). */
-			if (dist <= 5 && free_end(ai, i, u->pos))
+			if (dist <= 5 && free_end(ai, i, u->pos)) {
 				put(&pass[1], u->id, " unload\n", (char *)NULL);
+				rec_clause(ai, rec_act(ai, &pass[1], i),
+				    PW_CL_UNLOAD, NULL, 0, 0);
+			}
 			continue;
 		}
 		/* (None when no seen enemy stands next to its hex.) */
@@ -1080,15 +1169,21 @@ activation(struct ai *ai)
 			GOAL();
 			/* Guns that could not shoot turn to the enemy. */
 			if (!(t->cls & PW_C_SELFPROP) && dist < 1000 &&
-			    !pw_in_arc(u->facing, u->pos, goal))
+			    !pw_in_arc(u->facing, u->pos, goal)) {
+				int dir = pw_dir_towards(u->pos, goal);
+
 				put(&pass[3], u->id, " face ",
-				    pw_dir_name(g, pw_dir_towards(u->pos,
-				    goal)), "\n", (char *)NULL);
+				    pw_dir_name(g, dir), "\n", (char *)NULL);
+				rec_clause(ai, rec_act(ai, &pass[3], i),
+				    PW_CL_FACE, NULL, 0, dir);
+			}
 			continue;
 		}
 		if (adj >= 0 && !exh && (t->cls & PW_C_ADVANCE)) {
 			put(&pass[0], u->id, " cc ", lbl(g,
 			    g->units[adj].pos, a), "\n", (char *)NULL);
+			rec_clause(ai, rec_act(ai, &pass[0], i), PW_CL_CC,
+			    &g->units[adj].pos, 1, 0);
 			continue;
 		}
 		/* The attacker's assault units make for the objectives it
@@ -1099,25 +1194,32 @@ activation(struct ai *ai)
 		    (n = plan_path(ai, i, tgt, t->move - (t->weapon != PW_W_NONE ?
 		    1 : 0), path)) > 0) {
 			struct hex end = path[n - 1], ft;
-			int e;
+			struct pw_act *ra = rec_act(ai, &pass[2], i);
+			int e, dir;
 
 			ai->taken[ai->ntaken++] = end;
 			put(&pass[2], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
 				put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
+			rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 			e = nearest_seen(ai, end, &dist);
 			if (e >= 0)
 				ft = g->units[e].pos;
-			put(&pass[2], " face ", pw_dir_name(g,
-			    pw_dir_towards(end, e >= 0 ? ft : tgt)), (char *)NULL);
-			if (e >= 0 && t->weapon != PW_W_NONE && dist <= t->range)
+			dir = pw_dir_towards(end, e >= 0 ? ft : tgt);
+			put(&pass[2], " face ", pw_dir_name(g, dir), (char *)NULL);
+			rec_clause(ai, ra, PW_CL_FACE, NULL, 0, dir);
+			if (e >= 0 && t->weapon != PW_W_NONE && dist <= t->range) {
 				put(&pass[2], " fire ", lbl(g, ft, a), (char *)NULL);
+				rec_clause(ai, ra, PW_CL_FIRE, &ft, 1, 0);
+			}
 			put(&pass[2], "\n", (char *)NULL);
 			continue;
 		}
 		if (fire_target(ai, i, &tgt)) {
 			put(&pass[0], u->id, " fire ", lbl(g, tgt, a), "\n",
 			    (char *)NULL);
+			rec_clause(ai, rec_act(ai, &pass[0], i), PW_CL_FIRE,
+			    &tgt, 1, 0);
 			continue;
 		}
 		if (adj >= 0)
@@ -1139,12 +1241,19 @@ activation(struct ai *ai)
 			    t->move, path), kind == PW_SPOTTER ? 3 : 2);
 			if (n == 0)
 				continue;
-			put(&pass[2], u->id, " move", (char *)NULL);
-			for (k = 0; k < n; k++)
-				put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
-			put(&pass[2], " face ", pw_dir_name(g,
-			    pw_dir_towards(path[n - 1], goal)), "\n",
-			    (char *)NULL);
+			{
+				struct pw_act *ra = rec_act(ai, &pass[2], i);
+				int dir = pw_dir_towards(path[n - 1], goal);
+
+				put(&pass[2], u->id, " move", (char *)NULL);
+				for (k = 0; k < n; k++)
+					put(&pass[2], " ", lbl(g, path[k], a),
+					    (char *)NULL);
+				rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
+				put(&pass[2], " face ", pw_dir_name(g, dir),
+				    "\n", (char *)NULL);
+				rec_clause(ai, ra, PW_CL_FACE, NULL, 0, dir);
+			}
 			continue;
 		}
 		if (kind == PW_SPOTTER || kind == PW_CMD)
@@ -1160,10 +1269,14 @@ activation(struct ai *ai)
 
 				if (m >= 0 && g->units[m].side != ai->side &&
 				    known_mines(ai, h)) {
-					if (u->x[PW_X_JOB] != PW_JOB_CLEAR)
+					if (u->x[PW_X_JOB] != PW_JOB_CLEAR) {
 						put(&pass[2], u->id, " clear ",
 						    lbl(g, h, a), "\n",
 						    (char *)NULL);
+						rec_clause(ai, rec_act(ai,
+						    &pass[2], i), PW_CL_CLEAR,
+						    &h, 1, 0);
+					}
 					job = true;
 				}
 			}
@@ -1180,6 +1293,8 @@ activation(struct ai *ai)
 				    PW_T_OPEN) {
 					put(&pass[2], u->id, " lay ",
 					    lbl(g, h, a), "\n", (char *)NULL);
+					rec_clause(ai, rec_act(ai, &pass[2], i),
+					    PW_CL_LAY, &h, 1, 0);
 					continue;
 				}
 			}
@@ -1195,12 +1310,16 @@ activation(struct ai *ai)
 		    (j = counter_target(ai, i)) >= 0 &&
 		    (n = plan_path(ai, i, g->units[j].pos, t->move, path)) > 0 &&
 		    hex_adjacent(path[n - 1], g->units[j].pos)) {
+			struct pw_act *ra = rec_act(ai, &pass[0], i);
+
 			ai->taken[ai->ntaken++] = path[n - 1];
 			put(&pass[0], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
 				put(&pass[0], " ", lbl(g, path[k], a), (char *)NULL);
+			rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 			put(&pass[0], " cc ", lbl(g, g->units[j].pos, a),
 			    "\n", (char *)NULL);
+			rec_clause(ai, ra, PW_CL_CC, &g->units[j].pos, 1, 0);
 			continue;
 		}
 		/* Otherwise the defender holds its ground; only its fast
@@ -1217,14 +1336,25 @@ activation(struct ai *ai)
 		if (n == 0)
 			continue;
 		ai->taken[ai->ntaken++] = path[n - 1];
-		put(&pass[2], u->id, " move", (char *)NULL);
-		for (k = 0; k < n; k++)
-			put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
-		put(&pass[2], " face ", pw_dir_name(g,
-		    pw_dir_towards(path[n - 1], goal)), (char *)NULL);
-		if (t->weapon != PW_W_NONE && hex_distance(path[n - 1], goal) <=
-		    t->range)
-			put(&pass[2], " fire ", lbl(g, goal, a), (char *)NULL);
+		{
+			struct pw_act *ra = rec_act(ai, &pass[2], i);
+			int dir = pw_dir_towards(path[n - 1], goal);
+
+			put(&pass[2], u->id, " move", (char *)NULL);
+			for (k = 0; k < n; k++)
+				put(&pass[2], " ", lbl(g, path[k], a),
+				    (char *)NULL);
+			rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
+			put(&pass[2], " face ", pw_dir_name(g, dir),
+			    (char *)NULL);
+			rec_clause(ai, ra, PW_CL_FACE, NULL, 0, dir);
+			if (t->weapon != PW_W_NONE &&
+			    hex_distance(path[n - 1], goal) <= t->range) {
+				put(&pass[2], " fire ", lbl(g, goal, a),
+				    (char *)NULL);
+				rec_clause(ai, ra, PW_CL_FIRE, &goal, 1, 0);
+			}
+		}
 		put(&pass[2], "\n", (char *)NULL);
 #undef GOAL
 	}
@@ -1331,16 +1461,18 @@ sees_unit(const struct ai *ai, int j)
 	return false;
 }
 
-void
-pw_opponent(const struct game *g, const struct window_spec *w, int side,
-    struct sbuf *b)
+/* pw_opponent, keeping a record of the lines in ai's out[] when rec (for
+ * pw_opponent_parsed); the ai, scratch's. */
+static struct ai *
+opponent(const struct game *g, int side, struct sbuf *b, bool rec)
 {
 	size_t nu = (size_t)(g->nunits > 0 ? g->nunits : 1);
 	int i, nh = g->nhex < 1 ? 1 : g->nhex < MAXH ? g->nhex : MAXH;
 	struct ai *ai = scratch_room(nu, (size_t)nh);
 	bool begun;
 
-	(void)w;
+	ai->rec = rec;
+	ai->over = false;
 	ai->g = g;
 	ai->side = side;
 	ai->ntaken = 0;
@@ -1377,8 +1509,10 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 	}
 	index_passable(ai);
 	labels_check(g);
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 5; i++) {
 		ai->out[i].len = 0;
+		ai->out[i].nrec = 0;
+	}
 	artillery(ai);
 	activation(ai);
 	for (i = 0; i < 5; i++)
@@ -1386,4 +1520,106 @@ pw_opponent(const struct game *g, const struct window_spec *w, int side,
 			sbuf_add(b, ai->out[i].buf, ai->out[i].len);
 	pw_los_cache_end(begun);
 	sbuf_puts(b, "retreat cover\n");
+	return ai;
+}
+
+void
+pw_opponent(const struct game *g, const struct window_spec *w, int side,
+    struct sbuf *b)
+{
+	(void)w;
+	(void)opponent(g, side, b, false);
+}
+
+/* What pw_parse makes of the order file b holds (NULL if it does not
+ * parse; caller frees): window_parse_stored's way, for the calls whose
+ * record does not fit pw_orders. */
+static void *
+parse_back(const struct game *g, const struct window_spec *w, int side,
+    const struct sbuf *b)
+{
+	struct order_header h;
+	struct order_body body;
+	struct order_errors errs;
+	struct window_spec spec = *w;
+	struct sbuf tmp;
+	void *out = NULL;
+
+	orders_errors_init(&errs);
+	sbuf_init(&tmp);
+	tmp.discard = true;
+	if (orders_parse_file(b->buf, b->len, &h, &body, &errs) == HP_OK) {
+		if (strcasecmp(h.window, "standing") == 0)
+			strlcpy_(spec.name, "standing", sizeof spec.name);
+		if (ruleset_pw.parse(g, &spec, side, &body, &out, &tmp,
+		    &errs) != HP_OK && out != NULL) {
+			ruleset_pw.free_orders(out);
+			out = NULL;
+		}
+		orders_body_free(&body);
+	}
+	orders_errors_free(&errs);
+	sbuf_free(&tmp);
+	return out;
+}
+
+/* The built-in opponent with its orders already parsed (struct ruleset's
+ * opponent_parsed, for simulate): appends pw_opponent's body to b (which
+ * holds window_order_header's lines) and returns the struct pw_orders
+ * pw_parse makes of b's file (caller frees), built from the record the
+ * opponent keeps as it writes each line: the shots (out[0]) and then the
+ * activations (the four passes) in the order of the text, each with its
+ * line in the file, the clauses as parse_act fills them (zeroed, then
+ * kind, hexes, argument), "retreat cover" for the side and the game's
+ * units' own choices cleared (-1) as parse_orders clears them. The
+ * entries past nshot, nact and nunit_retreat and the clauses past an
+ * activation's nclause are left unwritten, as pw_parse leaves them. A record past pw_orders' limits, a file whose
+ * header does not end its last line, or a standing window: the text is
+ * parsed back instead (NULL if it does not parse, where window_parse_stored
+ * would fail). tests/unit/test_pw.c (test_opponent_parsed) compares the
+ * two field by field in every window of hundreds of games, each option. */
+void *
+pw_opponent_parsed(const struct game *g, const struct window_spec *w,
+    int side, struct sbuf *b)
+{
+	size_t start = b->len, k, nu;
+	const char *p;
+	struct pw_orders *o;
+	struct ai *ai;
+	int line = 1, i, j, nact = 0;
+
+	/* The body's first line follows the header's lines. */
+	for (k = 0; k < start && (p = memchr(b->buf + k, '\n', start - k)) !=
+	    NULL; k = (size_t)(p - b->buf) + 1)
+		line++;
+	ai = opponent(g, side, b, true);
+	for (i = 1; i < 5; i++)
+		nact += ai->out[i].nrec;
+	if (ai->over || ai->out[0].nrec > PW_SHOTS_MAX || nact > PW_ACTS_MAX ||
+	    (start > 0 && b->buf[start - 1] != '\n') ||
+	    strcasecmp(w->name, "standing") == 0)
+		return parse_back(g, w, side, b);
+	o = xmalloc(sizeof *o);
+	nu = (size_t)(g->nunits < GAME_MAX_UNITS ? g->nunits : GAME_MAX_UNITS);
+	o->side = side;
+	o->nshot = 0;
+	o->nact = 0;
+	o->retreat = PW_RETREAT_COVER;
+	memset(o->unit_retreat, -1, nu);
+	o->nunit_retreat = (int)nu;
+	for (j = 0; j < ai->out[0].nrec; j++) {
+		o->shot[o->nshot] = ai->out[0].shot[j];
+		o->shot[o->nshot++].line = line++;
+	}
+	for (i = 1; i < 5; i++)
+		for (j = 0; j < ai->out[i].nrec; j++) {
+			const struct pw_act *r = &ai->out[i].act[j];
+			struct pw_act *a = &o->act[o->nact++];
+
+			a->unit = r->unit;
+			a->line = line++;
+			a->nclause = r->nclause;
+			memcpy(a->c, r->c, (size_t)r->nclause * sizeof *r->c);
+		}
+	return o;
 }
