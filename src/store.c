@@ -5354,6 +5354,18 @@ store_storage_get(struct store *st, struct store_storage *out,
 			return HP_EDB;
 	} else if (store_schema_version(st) >= 24)
 		return HP_EDB;
+	if (store_schema_version(st) >= 28) {
+		if (store_query_open(&q, st, "storage: shared dictionaries",
+		    "SELECT count(*), coalesce(sum(length(data)), 0) FROM "
+		    "shared_dicts", NULL, err) != HP_OK)
+			return HP_EDB;
+		if (store_query_next(&q, err)) {
+			out->shared_dicts = sqlite3_column_int64(q.s, 0);
+			out->shared_dict_bytes = sqlite3_column_int64(q.s, 1);
+		}
+		if (store_query_close(&q, err) != HP_OK)
+			return HP_EDB;
+	}
 	if (fn == NULL)
 		return HP_OK;
 	/* Per table and index: the dbstat table, where SQLite has it. */

@@ -1506,7 +1506,9 @@ test_shared_dicts(void **state)
 	assert_int_equal(store_report_put(st, wb, -1, rep[1].buf, &err), HP_OK);
 	assert_int_equal(store_orders_put(st, wa, 0, 0, "cli", ord[0].buf,
 	    ord[0].buf, hash, &err), HP_OK);
-	assert_int_equal(store_orders_put(st, wb, 0, 0, "cli", ord[1].buf,
+	sbuf_init(&each);
+	sbuf_printf(&each, "%s# signed\n", ord[1].buf);
+	assert_int_equal(store_orders_put(st, wb, 0, 0, "cli", each.buf,
 	    ord[1].buf, hash, &err), HP_OK);
 	assert_int_equal(store_orders_put(st, wb2, 0, 0, "cli", ord[2].buf,
 	    "short", hash, &err), HP_OK);
@@ -1551,15 +1553,21 @@ test_shared_dicts(void **state)
 	assert_string_equal(cur[0].raw, ord[2].buf);
 	assert_string_equal(cur[0].parsed, "short");
 	store_orders_free(cur);
+	assert_int_equal(store_orders_current(st, wb, cur, &err), HP_OK);
+	assert_string_equal(cur[0].raw, each.buf);
+	assert_string_equal(cur[0].parsed, ord[1].buf);
+	store_orders_free(cur);
 	assert_int_equal(store_orders_all(st, wb, &rows, &n, &err), HP_OK);
 	assert_int_equal(n, 1);
-	assert_string_equal(rows[0].raw, ord[1].buf);
+	assert_string_equal(rows[0].raw, each.buf);
 	store_order_rows_free(rows, n);
+	sbuf_free(&each);
 	sbuf_init(&each);
 	assert_int_equal(store_orders_each(st, cb, orders_each_cb, &each,
 	    &err), HP_OK);
 	assert_non_null(strstr(each.buf, ord[1].buf));
 	assert_non_null(strstr(each.buf, ord[2].buf));
+	assert_non_null(strstr(each.buf, "# signed\n"));
 	sbuf_free(&each);
 	/* Compacting again changes nothing. */
 	dump = fx_db_dump(path);
