@@ -421,6 +421,12 @@ static char *store_anyunpack(sqlite3 *db, const unsigned char *p, size_t n,
     size_t *len);
 static int store_orders_shrink(struct store *st, int64_t wid,
     struct hp_error *err);
+static bool store_xpacked(const void *p, size_t n);
+static char *store_xunpack(sqlite3 *db, const unsigned char *p, size_t n,
+    size_t *len);
+static unsigned char *store_sdict_pack(struct store *st, int64_t wid,
+    const char *what, int view, const char *p, size_t n, size_t limit,
+    size_t *outlen);
 
 /* Column i of s through store_zunpack (or, against a shared dictionary,
  * store_xunpack). */
@@ -2014,7 +2020,11 @@ store_wpack_raw_at(struct store *st, int64_t wid, char **raw, size_t *len,
 	if ((rc = store_wpack_blob(st, wid, &b, &n, &found, err)) != HP_OK ||
 	    !found)
 		return rc;
-	if ((did = store_wpack_dictid(b, n)) > 0 && did != wid &&
+	/* A campaign's first pack may lean on a shared dictionary. */
+	if (store_xpacked(b, n)) {
+		*raw = store_xunpack(st->db, b, n, len);
+		did = 0;
+	} else if ((did = store_wpack_dictid(b, n)) > 0 && did != wid &&
 	    level < 2 * STORE_WPACK_CHAIN) {
 		if ((rc = store_wpack_raw_at(st, did, &dict, &dlen, &dd,
 		    level + 1, err)) != HP_OK) {
@@ -2022,7 +2032,7 @@ store_wpack_raw_at(struct store *st, int64_t wid, char **raw, size_t *len,
 			return rc;
 		}
 	}
-	if (did == 0 || dict != NULL)
+	if (*raw == NULL && (did == 0 || dict != NULL))
 		*raw = store_wpack_inflate(b, n, dict, dlen, len);
 	free(dict);
 	free(b);
@@ -2157,7 +2167,22 @@ store_wpack_window(struct store *st, int64_t wid,
 	 * back as what gives it again. */
 	if (blob == NULL || (back = store_wpack_inflate(blob, blen, dict,
 	    dictlen, &backlen)) == NULL || backlen != len ||
-	    memcmp(back, raw, len) != 0 || !store_wpack_same(raw, len)) {
+	    memcmp(back, raw, len) != 0 || !store_wpack_same(raw, len))
+		rc = HP_EDB;
+	/* A campaign's first pack: against the shared dictionary of its
+	 * scope when smaller (store_sdict_pack checks it reads back). */
+	if (rc == HP_OK && dict == NULL) {
+		unsigned char *xb;
+		size_t xn;
+
+		if ((xb = store_sdict_pack(st, wid, "window pack", 0, raw, len,
+		    blen, &xn)) != NULL) {
+			free(blob);
+			blob = xb;
+			blen = xn;
+		}
+	}
+	if (rc != HP_OK) {
 		hp_seterr(err, HP_EDB, "window %lld: packing its events and "
 		    "dice failed", (long long)wid);
 		rc = HP_EDB;
@@ -2221,8 +2246,9 @@ store_wpack_chain_load(struct store *st, int64_t cid,
 	store_wpack_chain_free(c);
 	if (store_query_open(&q, st, "find a campaign's packs", "SELECT (SELECT "
 	    "min(p.window_id) FROM window_packs p JOIN windows w ON w.id = "
-	    "p.window_id WHERE w.campaign_id = ?1 AND substr(p.data, 9, 8) = "
-	    "x'0000000000000000'), (SELECT max(p.window_id) FROM window_packs "
+	    "p.window_id WHERE w.campaign_id = ?1 AND (substr(p.data, 9, 8) = "
+	    "x'0000000000000000' OR substr(p.data, 1, 4) = x'00485058')), "
+	    "(SELECT max(p.window_id) FROM window_packs "
 	    "p JOIN windows w ON w.id = p.window_id WHERE w.campaign_id = ?1)",
 	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;

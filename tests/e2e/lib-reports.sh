@@ -54,9 +54,20 @@ e2e_unpack() {
 	python3 - "$1" <<'PY'
 import re, sqlite3, sys, zlib
 db = sqlite3.connect(sys.argv[1])
+def xraw(b):
+    # Against a shared dictionary (\0HPX, migration 028).
+    r = db.execute("SELECT data FROM shared_dicts WHERE tag = ?",
+                   (int.from_bytes(b[8:16], "big", signed=True),)).fetchone()
+    z = r[0] if r else b""
+    z = z.encode() if isinstance(z, str) else z
+    z = zlib.decompress(z[8:]) if z[:4] == b"\0HPZ" else z
+    d = zlib.decompressobj(zdict=z)
+    return d.decompress(b[16:]) + d.flush()
 def pack_raw(wid):
     b = db.execute("SELECT data FROM window_packs WHERE window_id = ?",
                    (wid,)).fetchone()[0]
+    if b[:4] == b"\0HPX":
+        return xraw(b)
     did = int.from_bytes(b[8:16], "big")
     d = (zlib.decompressobj(zdict=pack_raw(did)) if did and did != wid
          else zlib.decompressobj())
@@ -173,16 +184,8 @@ def plain(b):
         except zlib.error:
             return b
     if isinstance(b, bytes) and b[:4] == b"\0HPX":
-        # Against a shared dictionary (migration 028).
         try:
-            r = db.execute("SELECT data FROM shared_dicts WHERE tag = ?",
-                           (int.from_bytes(b[8:16], "big", signed=True),
-                            )).fetchone()
-            z = r[0] if r else b""
-            z = z.encode() if isinstance(z, str) else z
-            z = zlib.decompress(z[8:]) if z[:4] == b"\0HPZ" else z
-            d = zlib.decompressobj(zdict=z)
-            return (d.decompress(b[16:]) + d.flush()).decode()
+            return xraw(b).decode()
         except (zlib.error, UnicodeDecodeError):
             return b
     return b

@@ -4,10 +4,11 @@
 # and scenario, orders signed by their player: the second campaign's first
 # moderator report is stored against the first one's (a row of
 # shared_dicts), and once compacted (windows a day old packed) the order
-# files of both against the first order files of their scope. The audit,
-# its bundle, 'report --turn', export, the web archive and the moderator's
-# 'resend' give the same bytes before and after; an edited dictionary is
-# found by the audit.
+# files and first window pack of both against the first ones of their
+# scope. The audit, its bundle, 'report --turn', export, the web archive
+# and the moderator's 'resend' give the same bytes before and after;
+# e2e_unpack gives the rows back; an edited dictionary is found by the
+# audit.
 # Usage: bash shared_dicts.sh /path/to/hexpost   (HEXPOST_SOURCE: source dir)
 set -u
 KEEP=${KEEP:-}
@@ -73,6 +74,8 @@ LASTH=$(q "SELECT max(w.id) FROM windows w JOIN campaigns c ON c.id = w.campaign
 LASTD=$(q "SELECT max(w.id) FROM windows w JOIN campaigns c ON c.id = w.campaign_id WHERE c.name = 'dale' AND w.state = 'resolved'")
 q "UPDATE windows SET resolved_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-2 days') WHERE state = 'resolved' AND id NOT IN ($LASTH, $LASTD)"
 q "SELECT id, raw, parsed FROM orders ORDER BY id" >"$W/orders-before"
+q "SELECT * FROM events ORDER BY window_id, seq; SELECT * FROM dice ORDER BY window_id, seq" >"$W/rows-before"
+grep -q "roll" "$W/rows-before" || fail "no rows: $(head "$W/rows-before")"
 hp storage --compact || fail "compact: $(cat "$T/err")"
 # The first order files of the scope stay (they are its dictionaries); the
 # others of the packed windows lean on them.
@@ -80,6 +83,9 @@ hp storage --compact || fail "compact: $(cat "$T/err")"
 	fail "order files not stored against a shared dictionary: $(q "SELECT id, window_id, hex(substr(raw, 1, 4)), length(raw) FROM orders")"
 [ "$(q "SELECT count(*) FROM shared_dicts WHERE scope = 'orders raw fire-and-movement hill 0'")" = 1 ] ||
 	fail "order dictionaries: $(q "SELECT tag, scope FROM shared_dicts")"
+# dale's first window pack leans on hill's first (stored as it was).
+[ "$(q "SELECT count(*) FROM window_packs WHERE window_id = $DALE1 AND substr(data, 1, 4) = CAST(x'00485058' AS BLOB)")" = 1 ] ||
+	fail "dale's first pack not stored against a shared dictionary: $(q "SELECT window_id, hex(substr(data, 1, 16)), length(data) FROM window_packs")"
 hp storage || fail "storage: $(cat "$T/err")"
 grep -q "^  shared dictionaries: [1-9][0-9]*, [0-9.]* KB" "$T/out" || fail "storage listing: $(cat "$T/out")"
 views after
@@ -94,6 +100,8 @@ cp "$DB" "$T/copy.db"
 e2e_unpack "$T/copy.db"
 sqlite3 "$T/copy.db" "SELECT id, raw, parsed FROM orders ORDER BY id" | cmp -s - "$W/orders-before" ||
 	fail "e2e_unpack does not give the order files back"
+sqlite3 "$T/copy.db" "SELECT * FROM events ORDER BY window_id, seq; SELECT * FROM dice ORDER BY window_id, seq" | cmp -s - "$W/rows-before" ||
+	fail "e2e_unpack does not give the events and dice back"
 
 STEP="an edited dictionary"
 q ".backup '$T/before-edit.db'" || fail "backup"

@@ -1476,7 +1476,7 @@ test_shared_dicts(void **state)
 	struct sbuf rep[2], ord[3], each;
 	struct game a, b;
 	int64_t ca, cb, wa, wb, wb2;
-	char *got, *dump, *dump2, sql[256];
+	char *got, *dump, *dump2, *pv[3], sql[256];
 	int i, k, n;
 
 	(void)state;
@@ -1537,12 +1537,34 @@ test_shared_dicts(void **state)
 	 * lean on them ("short" gains nothing and stays plain). */
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
 	    "substr(raw, 1, 4) = x'00485058'"), 0);
+	/* Window packs: a campaign's first against the scope's first (the
+	 * first campaign's), the later ones chained on it. */
+	pack_fill(st, ca, wa, 12, true, "sig a", true);
+	pack_fill(st, cb, wb, 11, true, "sig b", true);
+	pack_fill(st, cb, wb2, 9, false, "sig b2", true);
 	fx_db_exec(path, "UPDATE windows SET state = 'resolved', resolved_at = "
 	    "'2026-01-01T00:00:00Z'");
+	pv[0] = pack_view(st, wa);
+	pv[1] = pack_view(st, wb);
+	pv[2] = pack_view(st, wb2);
 	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
 	assert_int_equal(cs.windows_packed, 3);
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM shared_dicts"),
-	    3);
+	    4);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM window_packs WHERE "
+	    "window_id = %lld AND substr(data, 1, 4) = x'00485058'",
+	    (long long)wb);
+	assert_int_equal(fx_db_long(path, sql), 1);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM window_packs WHERE "
+	    "window_id = %lld AND substr(data, 9, 8) = x'%016llx'",
+	    (long long)wb2, (unsigned long long)wb);
+	assert_int_equal(fx_db_long(path, sql), 1);
+	for (k = 0; k < 3; k++) {
+		got = pack_view(st, k == 0 ? wa : k == 1 ? wb : wb2);
+		assert_string_equal(got, pv[k]);
+		free(got);
+		free(pv[k]);
+	}
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
 	    "substr(raw, 1, 4) = x'00485058'"), 2);
 	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
@@ -1588,6 +1610,16 @@ test_shared_dicts(void **state)
 	assert_int_equal(store_orders_current(st, wb2, cur, &err), HP_OK);
 	assert_true(strcmp(cur[0].raw, ord[2].buf) != 0);
 	store_orders_free(cur);
+	{
+		struct events ev;
+
+		events_init(&ev);
+		assert_int_equal(store_events_load(st, wb2, &ev, &err), HP_EDB);
+		events_free(&ev);
+		events_init(&ev);
+		assert_int_equal(store_events_load(st, wa, &ev, &err), HP_OK);
+		events_free(&ev);
+	}
 	for (k = 0; k < 3; k++) {
 		if (k < 2)
 			sbuf_free(&rep[k]);
