@@ -427,6 +427,7 @@ static char *store_xunpack(sqlite3 *db, const unsigned char *p, size_t n,
 static unsigned char *store_sdict_pack(struct store *st, int64_t wid,
     const char *what, int view, const char *p, size_t n, size_t limit,
     size_t *outlen);
+static char *store_orders_parsed(sqlite3_stmt *s, int i, const char *raw);
 
 /* Column i of s through store_zunpack (or, against a shared dictionary,
  * store_xunpack). */
@@ -1298,7 +1299,7 @@ store_orders_current(struct store *st, int64_t wid,
 		o->side = side;
 		strlcpy_(o->source, col_text(q.s, 1), sizeof o->source);
 		o->raw = col_unpacked_text(q.s, 2, NULL);
-		o->parsed = col_unpacked_text(q.s, 3, NULL);
+		o->parsed = store_orders_parsed(q.s, 3, o->raw);
 		col_blob(q.s, 4, o->hash, 32);
 	}
 	if (store_query_close(&q, err) != HP_OK) {
@@ -2703,6 +2704,78 @@ store_anyunpack(sqlite3 *db, const unsigned char *p, size_t n, size_t *len)
 	return store_zunpack(p, n, len);
 }
 
+/* An order file's parsed form (the ruleset's normalised text, much like
+ * the file itself) is stored, when its window is packed, against the raw
+ * file of the same row as dictionary when that is smaller than against
+ * its scope's: STORE_YMAGIC, the length (4 bytes) and a zlib stream
+ * (store_orders_shrink; store_orders_current reads it). */
+#define STORE_YMAGIC "\0HPY"
+#define STORE_YHEAD 8
+
+/* p (n bytes) deflated against raw (rn bytes) as a malloc'ed STORE_YMAGIC
+ * blob (*outlen bytes) that decodes back to p (checked), or NULL if that
+ * fails or is not smaller than limit. */
+static unsigned char *
+store_ypack(const char *p, size_t n, const char *raw, size_t rn,
+    size_t limit, size_t *outlen)
+{
+	unsigned char *z;
+	char *back;
+	size_t cap;
+	z_stream zs;
+	int i, rc;
+
+	if (n > 0xffffffffu || rn == 0 || rn > 0xffffffffu)
+		return NULL;
+	memset(&zs, 0, sizeof zs);
+	if (deflateInit(&zs, 9) != Z_OK)
+		return NULL;
+	cap = STORE_YHEAD + deflateBound(&zs, (uLong)n);
+	z = xmalloc(cap);
+	memcpy(z, STORE_YMAGIC, 4);
+	for (i = 0; i < 4; i++)
+		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+	zs.next_in = (Bytef *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z + STORE_YHEAD;
+	zs.avail_out = (uInt)(cap - STORE_YHEAD);
+	rc = deflateSetDictionary(&zs, (const Bytef *)raw, (uInt)rn) == Z_OK ?
+	    deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
+	*outlen = STORE_YHEAD + zs.total_out;
+	deflateEnd(&zs);
+	if (rc != Z_STREAM_END || *outlen >= limit || (back = store_zinflate(
+	    z + STORE_YHEAD, *outlen - STORE_YHEAD, n, raw, rn, false)) ==
+	    NULL) {
+		free(z);
+		return NULL;
+	}
+	rc = memcmp(back, p, n);
+	free(back);
+	if (rc != 0) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+/* Column i of s, an order file's parsed form, with raw (the row's raw
+ * file, as read) for a STORE_YMAGIC value: malloc'ed; a value that does
+ * not decode reads as its stored bytes (col_unpacked_text). */
+static char *
+store_orders_parsed(sqlite3_stmt *s, int i, const char *raw)
+{
+	const unsigned char *p = sqlite3_column_blob(s, i);
+	size_t n = (size_t)sqlite3_column_bytes(s, i);
+	char *out;
+
+	if (p != NULL && n >= STORE_YHEAD && memcmp(p, STORE_YMAGIC, 4) == 0 &&
+	    raw != NULL && (out = store_zinflate(p + STORE_YHEAD, n -
+	    STORE_YHEAD, (size_t)store_be(p + 4, 4), raw, strlen(raw),
+	    false)) != NULL)
+		return out;
+	return col_unpacked_text(s, i, NULL);
+}
+
 /* The campaign's ruleset and scenario of window wid as "RULESET SCENARIO"
  * in buf (size sz); false on a database error or no such window. */
 static bool
@@ -2773,7 +2846,12 @@ store_orders_shrink(struct store *st, int64_t wid, struct hp_error *err)
 		"UPDATE orders SET parsed = ?2 WHERE id = ?1",
 	};
 	struct store_query q;
-	struct { int64_t id; int side; int k; char *t; size_t n, sn; } *v = NULL;
+	struct {
+		int64_t id;
+		int side, k;
+		char *t, *raw;     /* raw: the row's raw file, for parsed */
+		size_t n, sn, rn;
+	} *v = NULL;
 	size_t nv = 0, cap = 0, i;
 	int rc = HP_OK, k;
 
@@ -2787,7 +2865,8 @@ store_orders_shrink(struct store *st, int64_t wid, struct hp_error *err)
 			size_t bn = (size_t)sqlite3_column_bytes(q.s, 2 + k);
 			char *t;
 
-			if (b == NULL || store_xpacked(b, bn) ||
+			if (b == NULL || store_xpacked(b, bn) || (bn >=
+			    STORE_YHEAD && memcmp(b, STORE_YMAGIC, 4) == 0) ||
 			    (t = store_zunpack(b, bn, &bn)) == NULL)
 				continue;
 			if (nv == cap) {
@@ -2799,6 +2878,9 @@ store_orders_shrink(struct store *st, int64_t wid, struct hp_error *err)
 			v[nv].k = k;
 			v[nv].t = t;
 			v[nv].n = bn;
+			v[nv].raw = k == 0 ? NULL : store_anyunpack(
+			    sqlite3_db_handle(q.s), sqlite3_column_blob(q.s, 2),
+			    (size_t)sqlite3_column_bytes(q.s, 2), &v[nv].rn);
 			v[nv++].sn = (size_t)sqlite3_column_bytes(q.s, 2 + k);
 		}
 	if (store_query_close(&q, err) != HP_OK)
@@ -2809,15 +2891,29 @@ store_orders_shrink(struct store *st, int64_t wid, struct hp_error *err)
 		size_t zn;
 
 		snprintf(what, sizeof what, "orders %s", col[v[i].k]);
-		if ((z = store_sdict_pack(st, wid, what, v[i].side, v[i].t,
-		    v[i].n, v[i].sn, &zn)) == NULL)
+		z = store_sdict_pack(st, wid, what, v[i].side, v[i].t, v[i].n,
+		    v[i].sn, &zn);
+		if (v[i].raw != NULL && strlen(v[i].raw) == v[i].rn) {
+			unsigned char *y;
+			size_t yn;
+
+			if ((y = store_ypack(v[i].t, v[i].n, v[i].raw, v[i].rn,
+			    z != NULL ? zn : v[i].sn, &yn)) != NULL) {
+				free(z);
+				z = y;
+				zn = yn;
+			}
+		}
+		if (z == NULL)
 			continue;
 		rc = store_exec(st, "shrink orders", upd[v[i].k], STORE_ARGS(
 		    STORE_INT(v[i].id), STORE_BLOB(z, (int)zn)), NULL, err);
 		free(z);
 	}
-	for (i = 0; i < nv; i++)
+	for (i = 0; i < nv; i++) {
 		free(v[i].t);
+		free(v[i].raw);
+	}
 	free(v);
 	return rc;
 }

@@ -195,6 +195,16 @@ for table, key, cols in (("dice_logs", "window_id", ("text",)),
                                                     table)).fetchall():
         for col, val in zip(cols, row[1:]):
             p = plain(val)
+            if (col == "parsed" and isinstance(val, bytes) and
+                    val[:4] == b"\0HPY"):
+                # Against the row's raw file (store_orders_shrink).
+                r = plain(row[1])
+                r = r.encode() if isinstance(r, str) else r
+                try:
+                    d = zlib.decompressobj(zdict=r)
+                    p = (d.decompress(val[8:]) + d.flush()).decode()
+                except (zlib.error, UnicodeDecodeError):
+                    p = val
             if p is not val:
                 db.execute("UPDATE %s SET %s = ? WHERE %s = ?" % (table, col,
                            key), (p, row[0]))
