@@ -2519,9 +2519,11 @@ store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
  * and its bytes) and a zlib stream
  * made with the dictionary as preset dictionary; reading it checks the
  * dictionary's hash. Reports and picture data of a campaign's first
- * window are stored so when written (store_vchain_put); order files when
- * their window is packed (store_orders_shrink, from store_compact),
- * each decoded and compared before it replaces the row. A database
+ * window are stored so when written (store_vchain_put); a campaign's first
+ * window pack and every order file when their window is packed
+ * (store_wpack_window, store_orders_shrink, from store_compact), each
+ * decoded and compared before it replaces the row. The first value of a
+ * scope makes its dictionary and stays stored as it was. A database
  * before migration 028 (no table) stores and reads as before. */
 #define STORE_XMAGIC "\0HPX"
 #define STORE_XHEAD 16
