@@ -2706,29 +2706,48 @@ store_anyunpack(sqlite3 *db, const unsigned char *p, size_t n, size_t *len)
 	return store_zunpack(p, n, len);
 }
 
-/* An order file's parsed form (the ruleset's normalised text, much like
- * the file itself) is stored, when its window is packed, against the raw
- * file of the same row as dictionary when that is smaller than against
- * its scope's: STORE_YMAGIC, the length (4 bytes) and a zlib stream
- * (store_orders_shrink; store_orders_current reads it). */
+/* An order file's parsed form (the ruleset's normalised text: the file's
+ * orders and templated comments) is stored, when its window is packed,
+ * against its scope's dictionary (if it has one) followed by the raw file
+ * of the same row, when that is smaller than against the scope's alone:
+ * STORE_YMAGIC, the length (4 bytes), the dictionary's tag (8 bytes, 0:
+ * none) and a zlib stream (store_orders_shrink; store_orders_current
+ * reads it). */
 #define STORE_YMAGIC "\0HPY"
-#define STORE_YHEAD 8
+#define STORE_YHEAD 16
 
-/* p (n bytes) deflated against raw (rn bytes) as a malloc'ed STORE_YMAGIC
- * blob (*outlen bytes) that decodes back to p (checked), or NULL if that
- * fails or is not smaller than limit. */
+/* The dictionary of a STORE_YMAGIC value: shared dictionary sd (sdn
+ * bytes, may be NULL) then raw (rn bytes), malloc'ed (*n bytes). */
+static char *
+store_ydict(const char *sd, size_t sdn, const char *raw, size_t rn,
+    size_t *n)
+{
+	char *d = xmalloc(sdn + rn + 1);
+
+	if (sdn > 0)
+		memcpy(d, sd, sdn);
+	memcpy(d + sdn, raw, rn);
+	*n = sdn + rn;
+	return d;
+}
+
+/* p (n bytes) deflated against dictionary tag (sd, sdn bytes; tag 0:
+ * none) and raw (rn bytes) as a malloc'ed STORE_YMAGIC blob (*outlen
+ * bytes) that decodes back to p (checked), or NULL if that fails or is
+ * not smaller than limit. */
 static unsigned char *
-store_ypack(const char *p, size_t n, const char *raw, size_t rn,
-    size_t limit, size_t *outlen)
+store_ypack(const char *p, size_t n, int64_t tag, const char *sd,
+    size_t sdn, const char *raw0, size_t rn, size_t limit, size_t *outlen)
 {
 	unsigned char *z;
-	char *back;
+	char *back, *raw;
 	size_t cap;
 	z_stream zs;
 	int i, rc;
 
 	if (n > 0xffffffffu || rn == 0 || rn > 0xffffffffu)
 		return NULL;
+	raw = store_ydict(sd, sdn, raw0, rn, &rn);
 	memset(&zs, 0, sizeof zs);
 	if (deflateInit(&zs, 9) != Z_OK)
 		return NULL;
@@ -2737,6 +2756,8 @@ store_ypack(const char *p, size_t n, const char *raw, size_t rn,
 	memcpy(z, STORE_YMAGIC, 4);
 	for (i = 0; i < 4; i++)
 		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+	for (i = 0; i < 8; i++)
+		z[8 + i] = (unsigned char)((uint64_t)tag >> (56 - 8 * i));
 	zs.next_in = (Bytef *)(uintptr_t)p;
 	zs.avail_in = (uInt)n;
 	zs.next_out = z + STORE_YHEAD;
@@ -2748,9 +2769,11 @@ store_ypack(const char *p, size_t n, const char *raw, size_t rn,
 	if (rc != Z_STREAM_END || *outlen >= limit || (back = store_zinflate(
 	    z + STORE_YHEAD, *outlen - STORE_YHEAD, n, raw, rn, false)) ==
 	    NULL) {
+		free(raw);
 		free(z);
 		return NULL;
 	}
+	free(raw);
 	rc = memcmp(back, p, n);
 	free(back);
 	if (rc != 0) {
@@ -2767,15 +2790,20 @@ static char *
 store_orders_parsed(sqlite3_stmt *s, int i, const char *raw)
 {
 	const unsigned char *p = sqlite3_column_blob(s, i);
-	size_t n = (size_t)sqlite3_column_bytes(s, i);
-	char *out;
+	size_t n = (size_t)sqlite3_column_bytes(s, i), sdn = 0, dn;
+	char *out = NULL, *sd = NULL, *d;
+	int64_t tag;
 
 	if (p != NULL && n >= STORE_YHEAD && memcmp(p, STORE_YMAGIC, 4) == 0 &&
-	    raw != NULL && (out = store_zinflate(p + STORE_YHEAD, n -
-	    STORE_YHEAD, (size_t)store_be(p + 4, 4), raw, strlen(raw),
-	    false)) != NULL)
-		return out;
-	return col_unpacked_text(s, i, NULL);
+	    raw != NULL && ((tag = (int64_t)store_be(p + 8, 8)) == 0 ||
+	    (sd = store_sdict_get(sqlite3_db_handle(s), tag, &sdn)) != NULL)) {
+		d = store_ydict(sd, sdn, raw, strlen(raw), &dn);
+		out = store_zinflate(p + STORE_YHEAD, n - STORE_YHEAD,
+		    (size_t)store_be(p + 4, 4), d, dn, false);
+		free(d);
+		free(sd);
+	}
+	return out != NULL ? out : col_unpacked_text(s, i, NULL);
 }
 
 /* The campaign's ruleset and scenario of window wid as "RULESET SCENARIO"
@@ -2892,15 +2920,32 @@ store_orders_shrink(struct store *st, int64_t wid, struct hp_error *err)
 		unsigned char *z;
 		size_t zn;
 
+		char where[300], scope[400], *sd = NULL;
+		unsigned char *y = NULL;
+		int64_t tag = 0;
+		size_t sdn = 0, yn = 0;
+
 		snprintf(what, sizeof what, "orders %s", col[v[i].k]);
+		/* The parsed form against the scope's dictionary (if it has
+		 * one already: looked up, not made) and the raw file. */
+		if (v[i].raw != NULL && strlen(v[i].raw) == v[i].rn) {
+			if (store_sdict_scope(st, wid, where, sizeof where)) {
+				snprintf(scope, sizeof scope, "%s %s %d", what,
+				    where, v[i].side);
+				if (!store_sdict_for(st, scope, "", 0, &tag, &sd,
+				    &sdn))
+					tag = 0;
+			}
+			y = store_ypack(v[i].t, v[i].n, tag, sd, sdn, v[i].raw,
+			    v[i].rn, v[i].sn, &yn);
+			free(sd);
+		}
 		z = store_sdict_pack(st, wid, what, v[i].side, v[i].t, v[i].n,
 		    v[i].sn, &zn);
-		if (v[i].raw != NULL && strlen(v[i].raw) == v[i].rn) {
-			unsigned char *y;
-			size_t yn;
-
-			if ((y = store_ypack(v[i].t, v[i].n, v[i].raw, v[i].rn,
-			    z != NULL ? zn : v[i].sn, &yn)) != NULL) {
+		if (y != NULL) {
+			if (z != NULL && zn <= yn)
+				free(y);
+			else {
 				free(z);
 				z = y;
 				zn = yn;

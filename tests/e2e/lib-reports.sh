@@ -197,12 +197,22 @@ for table, key, cols in (("dice_logs", "window_id", ("text",)),
             p = plain(val)
             if (col == "parsed" and isinstance(val, bytes) and
                     val[:4] == b"\0HPY"):
-                # Against the row's raw file (store_orders_shrink).
+                # Against its scope's dictionary (tag, 0: none) and the
+                # row's raw file (store_orders_shrink).
                 r = plain(row[1])
                 r = r.encode() if isinstance(r, str) else r
+                tag = int.from_bytes(val[8:16], "big", signed=True)
                 try:
-                    d = zlib.decompressobj(zdict=r)
-                    p = (d.decompress(val[8:]) + d.flush()).decode()
+                    sd = b""
+                    if tag:
+                        t = db.execute("SELECT data FROM shared_dicts WHERE "
+                                       "tag = ?", (tag,)).fetchone()
+                        sd = t[0] if t else b""
+                        sd = sd.encode() if isinstance(sd, str) else sd
+                        sd = (zlib.decompress(sd[8:]) if sd[:4] == b"\0HPZ"
+                              else sd)
+                    d = zlib.decompressobj(zdict=sd + r)
+                    p = (d.decompress(val[16:]) + d.flush()).decode()
                 except (zlib.error, UnicodeDecodeError):
                     p = val
             if p is not val:
