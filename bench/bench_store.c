@@ -33,7 +33,9 @@
  *   from an earlier commit, as it is today) over a third copy, batched,
  *   and prints the ratio today/batched, wall and CPU;
  * BENCH_STORE_ONLY=windows or burst runs that part alone;
- * BENCH_STORE_RULESET=NAME the bytes per window of that ruleset alone.
+ * BENCH_STORE_RULESET=NAME the bytes per window of that ruleset alone;
+ * with BENCH_STORE_KEEP=DIR, a copy of each ruleset's database after its
+ * day is left as DIR/RULESET.db.
  *
  * Prints the figures and PASS or FAIL per target; exit status 0 whatever
  * they are (70 when the setup fails).
@@ -447,6 +449,22 @@ window_bytes(const struct ruleset *rs, int maxw, double *per)
 		die("compact: %s", err.msg);
 	day_bytes = db_used(st) - base - setup_bytes;
 	*per = (double)day_bytes / nw / 1024;
+	/* BENCH_STORE_KEEP=DIR: a copy of the database a day later, as
+	 * DIR/RULESET.db (to see where the bytes are). */
+	{
+		const char *keep = getenv("BENCH_STORE_KEEP");
+		char cmd[2400];
+
+		if (keep != NULL && *keep != '\0') {
+			snprintf(cmd, sizeof cmd, "mkdir -p '%s' && rm -f "
+			    "'%s/%s.db' && sqlite3 '%s' \"VACUUM INTO "
+			    "'%s/%s.db'\"", keep, keep, rs->name, cfg.database,
+			    keep, rs->name);
+			if (system(cmd) != 0)
+				fprintf(stderr, "bench_store: no copy in %s\n",
+				    keep);
+		}
+	}
 	printf("  %-20s %.2f ms a window (%.2f ms of CPU): orders entered, "
 	    "resolved, reports queued and delivered (one daemon pass a "
 	    "window)\n", rs->name, t0 * 1e3 / nw, c0 * 1e3 / nw);

@@ -732,6 +732,7 @@ struct store_storage {
 	int64_t outbox_bytes, outbox_packed;
 	char oldest_sent[32];   /* sent_at of the oldest row kept, or "" */
 	int64_t windows_packed; /* windows packed into window_packs */
+	int64_t shared_dicts, shared_dict_bytes; /* migration 028 */
 };
 /* Fill *out, and call fn(name, bytes, arg) for each table and index by
  * the bytes of its pages (largest first). */

@@ -459,6 +459,12 @@ daemon_storage(struct store *st, const struct config *cfg, bool compact,
 	    (long long)s.outbox_sent, (long long)s.outbox_packed,
 	    (long long)s.outbox_failed, (double)s.outbox_bytes / 1024,
 	    s.oldest_sent[0] ? "; oldest sent " : "", s.oldest_sent);
+	if (s.shared_dicts > 0)
+		fprintf(f, "  shared dictionaries: %lld, %.1f KB (the first "
+		    "report, picture data and order files of each ruleset, "
+		    "scenario and side; kept for ever)\n",
+		    (long long)s.shared_dicts, (double)s.shared_dict_bytes /
+		    1024);
 	fprintf(f, "  the largest tables and indexes:\n");
 	if ((rc = store_storage_get(st, &s, print_table, &tl, err)) != HP_OK)
 		return rc;

@@ -417,11 +417,24 @@ store_zunpack(const unsigned char *p, size_t n, size_t *len)
 	return out;
 }
 
-/* Column i of s through store_zunpack. */
+static char *store_anyunpack(sqlite3 *db, const unsigned char *p, size_t n,
+    size_t *len);
+static int store_orders_shrink(struct store *st, int64_t wid,
+    struct hp_error *err);
+static bool store_xpacked(const void *p, size_t n);
+static char *store_xunpack(sqlite3 *db, const unsigned char *p, size_t n,
+    size_t *len);
+static unsigned char *store_sdict_pack(struct store *st, int64_t wid,
+    const char *what, int view, const char *p, size_t n, size_t limit,
+    size_t *outlen);
+static char *store_orders_parsed(sqlite3_stmt *s, int i, const char *raw);
+
+/* Column i of s through store_zunpack (or, against a shared dictionary,
+ * store_xunpack). */
 static char *
 col_unpacked(sqlite3_stmt *s, int i, size_t *len)
 {
-	return store_zunpack(sqlite3_column_blob(s, i),
+	return store_anyunpack(sqlite3_db_handle(s), sqlite3_column_blob(s, i),
 	    (size_t)sqlite3_column_bytes(s, i), len);
 }
 
@@ -436,7 +449,7 @@ col_unpacked_text(sqlite3_stmt *s, int i, size_t *len)
 	size_t n = (size_t)sqlite3_column_bytes(s, i);
 	char *out;
 
-	if ((out = store_zunpack(p, n, len)) != NULL)
+	if ((out = store_anyunpack(sqlite3_db_handle(s), p, n, len)) != NULL)
 		return out;
 	out = xmalloc(n + 1);
 	memcpy(out, p, n);
@@ -1286,7 +1299,7 @@ store_orders_current(struct store *st, int64_t wid,
 		o->side = side;
 		strlcpy_(o->source, col_text(q.s, 1), sizeof o->source);
 		o->raw = col_unpacked_text(q.s, 2, NULL);
-		o->parsed = col_unpacked_text(q.s, 3, NULL);
+		o->parsed = store_orders_parsed(q.s, 3, o->raw);
 		col_blob(q.s, 4, o->hash, 32);
 	}
 	if (store_query_close(&q, err) != HP_OK) {
@@ -2008,7 +2021,11 @@ store_wpack_raw_at(struct store *st, int64_t wid, char **raw, size_t *len,
 	if ((rc = store_wpack_blob(st, wid, &b, &n, &found, err)) != HP_OK ||
 	    !found)
 		return rc;
-	if ((did = store_wpack_dictid(b, n)) > 0 && did != wid &&
+	/* A campaign's first pack may lean on a shared dictionary. */
+	if (store_xpacked(b, n)) {
+		*raw = store_xunpack(st->db, b, n, len);
+		did = 0;
+	} else if ((did = store_wpack_dictid(b, n)) > 0 && did != wid &&
 	    level < 2 * STORE_WPACK_CHAIN) {
 		if ((rc = store_wpack_raw_at(st, did, &dict, &dlen, &dd,
 		    level + 1, err)) != HP_OK) {
@@ -2016,7 +2033,7 @@ store_wpack_raw_at(struct store *st, int64_t wid, char **raw, size_t *len,
 			return rc;
 		}
 	}
-	if (did == 0 || dict != NULL)
+	if (*raw == NULL && (did == 0 || dict != NULL))
 		*raw = store_wpack_inflate(b, n, dict, dlen, len);
 	free(dict);
 	free(b);
@@ -2151,7 +2168,22 @@ store_wpack_window(struct store *st, int64_t wid,
 	 * back as what gives it again. */
 	if (blob == NULL || (back = store_wpack_inflate(blob, blen, dict,
 	    dictlen, &backlen)) == NULL || backlen != len ||
-	    memcmp(back, raw, len) != 0 || !store_wpack_same(raw, len)) {
+	    memcmp(back, raw, len) != 0 || !store_wpack_same(raw, len))
+		rc = HP_EDB;
+	/* A campaign's first pack: against the shared dictionary of its
+	 * scope when smaller (store_sdict_pack checks it reads back). */
+	if (rc == HP_OK && dict == NULL) {
+		unsigned char *xb;
+		size_t xn;
+
+		if ((xb = store_sdict_pack(st, wid, "window pack", 0, raw, len,
+		    blen, &xn)) != NULL) {
+			free(blob);
+			blob = xb;
+			blen = xn;
+		}
+	}
+	if (rc != HP_OK) {
 		hp_seterr(err, HP_EDB, "window %lld: packing its events and "
 		    "dice failed", (long long)wid);
 		rc = HP_EDB;
@@ -2215,8 +2247,9 @@ store_wpack_chain_load(struct store *st, int64_t cid,
 	store_wpack_chain_free(c);
 	if (store_query_open(&q, st, "find a campaign's packs", "SELECT (SELECT "
 	    "min(p.window_id) FROM window_packs p JOIN windows w ON w.id = "
-	    "p.window_id WHERE w.campaign_id = ?1 AND substr(p.data, 9, 8) = "
-	    "x'0000000000000000'), (SELECT max(p.window_id) FROM window_packs "
+	    "p.window_id WHERE w.campaign_id = ?1 AND (substr(p.data, 9, 8) = "
+	    "x'0000000000000000' OR substr(p.data, 1, 4) = x'00485058')), "
+	    "(SELECT max(p.window_id) FROM window_packs "
 	    "p JOIN windows w ON w.id = p.window_id WHERE w.campaign_id = ?1)",
 	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
 		return HP_EDB;
@@ -2287,6 +2320,8 @@ store_wpack_old(struct store *st, long now, int64_t *packed,
 		}
 		if ((rc = store_wpack_window(st, v[i][0], &c, err)) == HP_OK)
 			(*packed)++;
+		if (rc == HP_OK)
+			rc = store_orders_shrink(st, v[i][0], err);
 		/* Tests: the process dies with windows packed, uncommitted
 		 * (tests/e2e/storage.sh). */
 		if (getenv("HEXPOST_TEST_CRASH_IN_PACK") != NULL)
@@ -2468,6 +2503,466 @@ store_dunpack(const unsigned char *p, size_t n, const char *dict, size_t dn)
 
 	return store_zinflate(p + STORE_DHEAD, n - STORE_DHEAD, want, dict, dn,
 	    false);
+}
+
+/* Shared dictionaries (issue 17, storebytes; migration 028). A value with
+ * no earlier value of its campaign to lean on is compressed against the
+ * dictionary of its scope, a row of shared_dicts: what the value is, the
+ * ruleset, the scenario and the view or side ("report platoon bridge -1",
+ * "orders raw platoon bridge 0"), made of the first such value the host
+ * stored and kept once per host, never deleted. Games of a club are short
+ * (5 to 10 windows) and begin alike, so a campaign's first report and
+ * picture data, stored alone before, and each order file (0.2 to 1.3 KB,
+ * compressed alone before) shrink to what differs from the scope's
+ * first. The row is STORE_XMAGIC, the length (4 bytes), the dictionary's
+ * tag (8 bytes: the first 8 bytes of the BLAKE2b-256 of its scope, a NUL
+ * and its bytes) and a zlib stream
+ * made with the dictionary as preset dictionary; reading it checks the
+ * dictionary's hash. Reports and picture data of a campaign's first
+ * window are stored so when written (store_vchain_put); a campaign's first
+ * window pack and every order file when their window is packed
+ * (store_wpack_window, store_orders_shrink, from store_compact), each
+ * decoded and compared before it replaces the row. The first value of a
+ * scope makes its dictionary and stays stored as it was. A database
+ * before migration 028 (no table) stores and reads as before. */
+#define STORE_XMAGIC "\0HPX"
+#define STORE_XHEAD 16
+
+static uint64_t store_be(const unsigned char *p, int k);
+
+/* The tag of dictionary d (n bytes) of scope; h gets its hash: the
+ * BLAKE2b-256 of the scope, a NUL and d (the same bytes may serve two
+ * scopes, each its own row). */
+static int64_t
+store_sdict_tag(const char *scope, const char *d, size_t n,
+    unsigned char h[32])
+{
+	crypto_generichash_state gs;
+
+	crypto_generichash_init(&gs, NULL, 0, 32);
+	crypto_generichash_update(&gs, (const unsigned char *)scope,
+	    strlen(scope) + 1);
+	crypto_generichash_update(&gs, (const unsigned char *)d, n);
+	crypto_generichash_final(&gs, h, 32);
+	return (int64_t)store_be(h, 8);
+}
+
+/* Dictionary tag of db as a malloc'ed text (*n bytes), or NULL if there
+ * is none or it is damaged (its hash differs). */
+static char *
+store_sdict_get(sqlite3 *db, int64_t tag, size_t *n)
+{
+	unsigned char h[32];
+	sqlite3_stmt *s;
+	char *out = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT data, hash, scope FROM shared_dicts "
+	    "WHERE tag = ?1", -1, &s, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(s, 1, tag);
+	if (sqlite3_step(s) == SQLITE_ROW && (out = store_zunpack(
+	    sqlite3_column_blob(s, 0), (size_t)sqlite3_column_bytes(s, 0),
+	    n)) != NULL && (sqlite3_column_bytes(s, 1) != 32 ||
+	    store_sdict_tag((const char *)sqlite3_column_text(s, 2), out, *n,
+	    h) != tag ||
+	    memcmp(h, sqlite3_column_blob(s, 1), 32) != 0)) {
+		free(out);
+		out = NULL;
+	}
+	sqlite3_finalize(s);
+	return out;
+}
+
+/* The dictionary of scope in st's database (*tag, malloc'ed text *dict of
+ * *dn bytes). If the scope has none yet, one is made of text (n bytes) in
+ * the caller's transaction, and false returned: that value stays stored
+ * as it was (alone), the later ones lean on it. False (nothing made) also
+ * if that fails: no table (before migration 028), a database error, a tag
+ * taken. */
+static bool
+store_sdict_for(struct store *st, const char *scope, const char *text,
+    size_t n, int64_t *tag, char **dict, size_t *dn)
+{
+	unsigned char h[32], *z;
+	sqlite3_stmt *s;
+	bool have = false;
+	size_t zn;
+	int rc;
+
+	*dict = NULL;
+	if (sqlite3_prepare_v2(st->db, "SELECT tag FROM shared_dicts WHERE "
+	    "scope = ?1 ORDER BY tag LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(s, 1, scope, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*tag = sqlite3_column_int64(s, 0);
+		have = true;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return false;
+	if (!have) {
+		if (n == 0 || n > 0xffffffffu)
+			return false;
+		*tag = store_sdict_tag(scope, text, n, h);
+		z = store_zpack(text, n, &zn);
+		if (sqlite3_prepare_v2(st->db, "INSERT OR IGNORE INTO "
+		    "shared_dicts (tag, hash, scope, data) VALUES (?1, ?2, ?3, "
+		    "?4)", -1, &s, NULL) != SQLITE_OK) {
+			free(z);
+			return false;
+		}
+		sqlite3_bind_int64(s, 1, *tag);
+		sqlite3_bind_blob(s, 2, h, 32, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, scope, -1, SQLITE_STATIC);
+		if (z != NULL)
+			sqlite3_bind_blob(s, 4, z, (int)zn, SQLITE_STATIC);
+		else
+			sqlite3_bind_text(s, 4, text, (int)n, SQLITE_STATIC);
+		(void)sqlite3_step(s);
+		sqlite3_finalize(s);
+		free(z);
+		return false;
+	}
+	/* A tag taken by another dictionary (or a damaged one) reads as
+	 * damaged here, and nothing is stored against it. */
+	return (*dict = store_sdict_get(st->db, *tag, dn)) != NULL;
+}
+
+/* p (n bytes) deflated against dictionary tag (dict, dn bytes) as a
+ * malloc'ed STORE_XMAGIC blob (*outlen bytes), or NULL if that fails or is
+ * not smaller than limit. */
+static unsigned char *
+store_xpack(const char *p, size_t n, int64_t tag, const char *dict,
+    size_t dn, size_t limit, size_t *outlen)
+{
+	unsigned char *z;
+	z_stream zs;
+	size_t cap;
+	int i, rc;
+
+	if (n > 0xffffffffu || dn > 0xffffffffu)
+		return NULL;
+	memset(&zs, 0, sizeof zs);
+	if (deflateInit(&zs, 9) != Z_OK)
+		return NULL;
+	cap = STORE_XHEAD + deflateBound(&zs, (uLong)n);
+	z = xmalloc(cap);
+	memcpy(z, STORE_XMAGIC, 4);
+	for (i = 0; i < 4; i++)
+		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+	for (i = 0; i < 8; i++)
+		z[8 + i] = (unsigned char)((uint64_t)tag >> (56 - 8 * i));
+	zs.next_in = (Bytef *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z + STORE_XHEAD;
+	zs.avail_out = (uInt)(cap - STORE_XHEAD);
+	rc = deflateSetDictionary(&zs, (const Bytef *)dict, (uInt)dn) == Z_OK ?
+	    deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
+	*outlen = STORE_XHEAD + zs.total_out;
+	deflateEnd(&zs);
+	if (rc != Z_STREAM_END || *outlen >= limit) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+/* Is p (n bytes) a STORE_XMAGIC value? */
+static bool
+store_xpacked(const void *p, size_t n)
+{
+	return p != NULL && n >= STORE_XHEAD && memcmp(p, STORE_XMAGIC, 4) == 0;
+}
+
+/* The STORE_XMAGIC value p (n bytes) of db decoded: a malloc'ed,
+ * NUL-terminated copy (*len bytes, may be NULL), or NULL if it or its
+ * dictionary is damaged or missing. */
+static char *
+store_xunpack(sqlite3 *db, const unsigned char *p, size_t n, size_t *len)
+{
+	size_t dn, want;
+	char *dict, *out;
+
+	if (!store_xpacked(p, n) || (dict = store_sdict_get(db,
+	    (int64_t)store_be(p + 8, 8), &dn)) == NULL)
+		return NULL;
+	want = (size_t)store_be(p + 4, 4);
+	out = store_zinflate(p + STORE_XHEAD, n - STORE_XHEAD, want, dict, dn,
+	    false);
+	free(dict);
+	if (out != NULL && len != NULL)
+		*len = want;
+	return out;
+}
+
+/* Value p (n bytes) of db decoded whatever its form (STORE_XMAGIC, else
+ * store_zunpack): malloc'ed, NULL if damaged. */
+static char *
+store_anyunpack(sqlite3 *db, const unsigned char *p, size_t n, size_t *len)
+{
+	if (store_xpacked(p, n))
+		return store_xunpack(db, p, n, len);
+	return store_zunpack(p, n, len);
+}
+
+/* An order file's parsed form (the ruleset's normalised text: the file's
+ * orders and templated comments) is stored, when its window is packed,
+ * against its scope's dictionary (if it has one) followed by the raw file
+ * of the same row, when that is smaller than against the scope's alone:
+ * STORE_YMAGIC, the length (4 bytes), the dictionary's tag (8 bytes, 0:
+ * none) and a zlib stream (store_orders_shrink; store_orders_current
+ * reads it). */
+#define STORE_YMAGIC "\0HPY"
+#define STORE_YHEAD 16
+
+/* The dictionary of a STORE_YMAGIC value: shared dictionary sd (sdn
+ * bytes, may be NULL) then raw (rn bytes), malloc'ed (*n bytes). */
+static char *
+store_ydict(const char *sd, size_t sdn, const char *raw, size_t rn,
+    size_t *n)
+{
+	char *d = xmalloc(sdn + rn + 1);
+
+	if (sdn > 0)
+		memcpy(d, sd, sdn);
+	memcpy(d + sdn, raw, rn);
+	*n = sdn + rn;
+	return d;
+}
+
+/* p (n bytes) deflated against dictionary tag (sd, sdn bytes; tag 0:
+ * none) and raw (rn bytes) as a malloc'ed STORE_YMAGIC blob (*outlen
+ * bytes) that decodes back to p (checked), or NULL if that fails or is
+ * not smaller than limit. */
+static unsigned char *
+store_ypack(const char *p, size_t n, int64_t tag, const char *sd,
+    size_t sdn, const char *raw0, size_t rn, size_t limit, size_t *outlen)
+{
+	unsigned char *z;
+	char *back, *raw;
+	size_t cap;
+	z_stream zs;
+	int i, rc;
+
+	if (n > 0xffffffffu || rn == 0 || rn > 0xffffffffu)
+		return NULL;
+	raw = store_ydict(sd, sdn, raw0, rn, &rn);
+	memset(&zs, 0, sizeof zs);
+	if (deflateInit(&zs, 9) != Z_OK)
+		return NULL;
+	cap = STORE_YHEAD + deflateBound(&zs, (uLong)n);
+	z = xmalloc(cap);
+	memcpy(z, STORE_YMAGIC, 4);
+	for (i = 0; i < 4; i++)
+		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+	for (i = 0; i < 8; i++)
+		z[8 + i] = (unsigned char)((uint64_t)tag >> (56 - 8 * i));
+	zs.next_in = (Bytef *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z + STORE_YHEAD;
+	zs.avail_out = (uInt)(cap - STORE_YHEAD);
+	rc = deflateSetDictionary(&zs, (const Bytef *)raw, (uInt)rn) == Z_OK ?
+	    deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
+	*outlen = STORE_YHEAD + zs.total_out;
+	deflateEnd(&zs);
+	if (rc != Z_STREAM_END || *outlen >= limit || (back = store_zinflate(
+	    z + STORE_YHEAD, *outlen - STORE_YHEAD, n, raw, rn, false)) ==
+	    NULL) {
+		free(raw);
+		free(z);
+		return NULL;
+	}
+	free(raw);
+	rc = memcmp(back, p, n);
+	free(back);
+	if (rc != 0) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+/* Column i of s, an order file's parsed form, with raw (the row's raw
+ * file, as read) for a STORE_YMAGIC value: malloc'ed; a value that does
+ * not decode reads as its stored bytes (col_unpacked_text). */
+static char *
+store_orders_parsed(sqlite3_stmt *s, int i, const char *raw)
+{
+	const unsigned char *p = sqlite3_column_blob(s, i);
+	size_t n = (size_t)sqlite3_column_bytes(s, i), sdn = 0, dn;
+	char *out = NULL, *sd = NULL, *d;
+	int64_t tag;
+
+	if (p != NULL && n >= STORE_YHEAD && memcmp(p, STORE_YMAGIC, 4) == 0 &&
+	    raw != NULL && ((tag = (int64_t)store_be(p + 8, 8)) == 0 ||
+	    (sd = store_sdict_get(sqlite3_db_handle(s), tag, &sdn)) != NULL)) {
+		d = store_ydict(sd, sdn, raw, strlen(raw), &dn);
+		out = store_zinflate(p + STORE_YHEAD, n - STORE_YHEAD,
+		    (size_t)store_be(p + 4, 4), d, dn, false);
+		free(d);
+		free(sd);
+	}
+	return out != NULL ? out : col_unpacked_text(s, i, NULL);
+}
+
+/* The campaign's ruleset and scenario of window wid as "RULESET SCENARIO"
+ * in buf (size sz); false on a database error or no such window. */
+static bool
+store_sdict_scope(struct store *st, int64_t wid, char *buf, size_t sz)
+{
+	sqlite3_stmt *s;
+	bool ok = false;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT c.ruleset, c.scenario FROM "
+	    "windows w JOIN campaigns c ON c.id = w.campaign_id WHERE w.id = "
+	    "?1", -1, &s, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_int64(s, 1, wid);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		const unsigned char *r = sqlite3_column_text(s, 0);
+		const unsigned char *sc = sqlite3_column_text(s, 1);
+
+		ok = (size_t)snprintf(buf, sz, "%s %s", r ? (const char *)r :
+		    "", sc ? (const char *)sc : "") < sz;
+	}
+	sqlite3_finalize(s);
+	return ok;
+}
+
+/* Text p (n bytes) of scope what/where (window wid's campaign) compressed
+ * against that scope's dictionary as a malloc'ed STORE_XMAGIC blob
+ * (*outlen bytes) that decodes back to p (checked), or NULL if none is
+ * smaller than limit (or there is no table). */
+static unsigned char *
+store_sdict_pack(struct store *st, int64_t wid, const char *what, int view,
+    const char *p, size_t n, size_t limit, size_t *outlen)
+{
+	char where[300], scope[400], *dict, *back;
+	unsigned char *z;
+	int64_t tag;
+	size_t dn, bn = 0;
+
+	if (!store_sdict_scope(st, wid, where, sizeof where))
+		return NULL;
+	snprintf(scope, sizeof scope, "%s %s %d", what, where, view);
+	if (!store_sdict_for(st, scope, p, n, &tag, &dict, &dn))
+		return NULL;
+	z = store_xpack(p, n, tag, dict, dn, limit, outlen);
+	free(dict);
+	if (z == NULL)
+		return NULL;
+	back = store_xunpack(st->db, z, *outlen, &bn);
+	if (back == NULL || bn != n || memcmp(back, p, n) != 0) {
+		free(z);
+		z = NULL;
+	}
+	free(back);
+	return z;
+}
+
+/* Order files (raw and parsed) of packed window wid stored against the
+ * dictionaries of their scope ("orders raw" or "orders parsed", the side)
+ * where that is smaller, each decoded and compared first (store_compact,
+ * inside its transaction). A value that does not decode stays as it is. */
+static int
+store_orders_shrink(struct store *st, int64_t wid, struct hp_error *err)
+{
+	static const char *const col[2] = { "raw", "parsed" };
+	/* (Literals: prepared statements are cached by their text's
+	 * address.) */
+	static const char *const upd[2] = {
+		"UPDATE orders SET raw = ?2 WHERE id = ?1",
+		"UPDATE orders SET parsed = ?2 WHERE id = ?1",
+	};
+	struct store_query q;
+	struct {
+		int64_t id;
+		int side, k;
+		char *t, *raw;     /* raw: the row's raw file, for parsed */
+		size_t n, sn, rn;
+	} *v = NULL;
+	size_t nv = 0, cap = 0, i;
+	int rc = HP_OK, k;
+
+	if (store_query_open(&q, st, "orders to shrink", "SELECT id, side_idx, "
+	    "raw, parsed FROM orders WHERE window_id = ?1 ORDER BY id",
+	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
+		return HP_EDB;
+	while (store_query_next(&q, err))
+		for (k = 0; k < 2; k++) {
+			const unsigned char *b = sqlite3_column_blob(q.s, 2 + k);
+			size_t bn = (size_t)sqlite3_column_bytes(q.s, 2 + k);
+			char *t;
+
+			if (b == NULL || store_xpacked(b, bn) || (bn >=
+			    STORE_YHEAD && memcmp(b, STORE_YMAGIC, 4) == 0) ||
+			    (t = store_zunpack(b, bn, &bn)) == NULL)
+				continue;
+			if (nv == cap) {
+				cap = cap ? 2 * cap : 8;
+				v = xrealloc(v, cap * sizeof *v);
+			}
+			v[nv].id = sqlite3_column_int64(q.s, 0);
+			v[nv].side = sqlite3_column_int(q.s, 1);
+			v[nv].k = k;
+			v[nv].t = t;
+			v[nv].n = bn;
+			v[nv].raw = k == 0 ? NULL : store_anyunpack(
+			    sqlite3_db_handle(q.s), sqlite3_column_blob(q.s, 2),
+			    (size_t)sqlite3_column_bytes(q.s, 2), &v[nv].rn);
+			v[nv++].sn = (size_t)sqlite3_column_bytes(q.s, 2 + k);
+		}
+	if (store_query_close(&q, err) != HP_OK)
+		rc = HP_EDB;
+	for (i = 0; i < nv && rc == HP_OK; i++) {
+		char what[32];
+		unsigned char *z;
+		size_t zn;
+
+		char where[300], scope[400], *sd = NULL;
+		unsigned char *y = NULL;
+		int64_t tag = 0;
+		size_t sdn = 0, yn = 0;
+
+		snprintf(what, sizeof what, "orders %s", col[v[i].k]);
+		/* The parsed form against the scope's dictionary (if it has
+		 * one already: looked up, not made) and the raw file. */
+		if (v[i].raw != NULL && strlen(v[i].raw) == v[i].rn) {
+			if (store_sdict_scope(st, wid, where, sizeof where)) {
+				snprintf(scope, sizeof scope, "%s %s %d", what,
+				    where, v[i].side);
+				if (!store_sdict_for(st, scope, "", 0, &tag, &sd,
+				    &sdn))
+					tag = 0;
+			}
+			y = store_ypack(v[i].t, v[i].n, tag, sd, sdn, v[i].raw,
+			    v[i].rn, v[i].sn, &yn);
+			free(sd);
+		}
+		z = store_sdict_pack(st, wid, what, v[i].side, v[i].t, v[i].n,
+		    v[i].sn, &zn);
+		if (y != NULL) {
+			if (z != NULL && zn <= yn)
+				free(y);
+			else {
+				free(z);
+				z = y;
+				zn = yn;
+			}
+		}
+		if (z == NULL)
+			continue;
+		rc = store_exec(st, "shrink orders", upd[v[i].k], STORE_ARGS(
+		    STORE_INT(v[i].id), STORE_BLOB(z, (int)zn)), NULL, err);
+		free(z);
+	}
+	for (i = 0; i < nv; i++) {
+		free(v[i].t);
+		free(v[i].raw);
+	}
+	free(v);
+	return rc;
 }
 
 /* Reports and window pictures stored in chains (issue 17, packrep). A
@@ -2704,7 +3199,7 @@ store_vchain_text(struct store *st, const struct store_vchain *c, int64_t wid,
 	}
 	store_link_parse(raw, n, &l);
 	if (!l.chained)
-		out = store_zunpack(raw, n, &n);
+		out = store_anyunpack(st->db, raw, n, &n);
 	else if (depth < STORE_CHAIN_DEPTH &&
 	    (l.prev == 0 || store_link_ok(c, l.prev, side, wid, side)) &&
 	    (l.other == 0 || store_link_ok(c, l.other, l.oside, wid, side))) {
@@ -2861,6 +3356,14 @@ store_vchain_put(struct store *st, const struct store_vchain *c, int64_t wid,
 		}
 	}
 	store_memos_free(&ms);
+	/* Nothing of the campaign to lean on: the scope's shared dictionary
+	 * (its first value, made of this one if it has none). */
+	if (d1 == NULL && d2 == NULL && (dz = store_sdict_pack(st, wid, c->what,
+	    side, body, n, best != NULL ? zn : n, &dzn)) != NULL) {
+		free(best);
+		best = dz;
+		zn = dzn;
+	}
 	/* (A dictionary that does not read, whatever the reason, leaves the
 	 * value compressed alone: err may hold a caller's earlier error.) */
 	rc = store_exec(st, c->what, c->q_put, STORE_ARGS(STORE_INT(wid),
@@ -5020,6 +5523,18 @@ store_storage_get(struct store *st, struct store_storage *out,
 			return HP_EDB;
 	} else if (store_schema_version(st) >= 24)
 		return HP_EDB;
+	if (store_schema_version(st) >= 28) {
+		if (store_query_open(&q, st, "storage: shared dictionaries",
+		    "SELECT count(*), coalesce(sum(length(data)), 0) FROM "
+		    "shared_dicts", NULL, err) != HP_OK)
+			return HP_EDB;
+		if (store_query_next(&q, err)) {
+			out->shared_dicts = sqlite3_column_int64(q.s, 0);
+			out->shared_dict_bytes = sqlite3_column_int64(q.s, 1);
+		}
+		if (store_query_close(&q, err) != HP_OK)
+			return HP_EDB;
+	}
 	if (fn == NULL)
 		return HP_OK;
 	/* Per table and index: the dbstat table, where SQLite has it. */

@@ -13,13 +13,13 @@ e2e_reports() {
 	python3 - "$1" "$2" "$E2E_REPORTS_PY" <<'PY'
 import os, sqlite3, sys
 sys.path.insert(0, os.path.dirname(sys.argv[3]))
-from reports_text import reader
+from reports_text import reader, shared_dicts
 db = sqlite3.connect(sys.argv[1])
 def raw(wid, side):
     b = db.execute("SELECT body FROM reports WHERE window_id = ? AND "
                    "side_idx = ?", (wid, side)).fetchone()[0]
     return b.encode() if isinstance(b, str) else b
-text = reader(raw)
+text = reader(raw, shared_dicts(db))
 for wid, side in db.execute(sys.argv[2]).fetchall():
     sys.stdout.write(text(wid, side).decode() + "\n")
 PY
@@ -32,11 +32,11 @@ e2e_reports_plain() {
 	python3 - "$1" "$E2E_REPORTS_PY" <<'PY'
 import os, sqlite3, sys
 sys.path.insert(0, os.path.dirname(sys.argv[2]))
-from reports_text import reader
+from reports_text import reader, shared_dicts
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("SELECT window_id, side_idx, body FROM reports").fetchall()
 raw = {(w, s): (b.encode() if isinstance(b, str) else b) for w, s, b in rows}
-text = reader(lambda w, s: raw[(w, s)])
+text = reader(lambda w, s: raw[(w, s)], shared_dicts(db))
 out = {k: text(*k).decode() for k in raw}
 for (w, s), t in out.items():
     db.execute("UPDATE reports SET body = ? WHERE window_id = ? AND "
@@ -54,9 +54,20 @@ e2e_unpack() {
 	python3 - "$1" <<'PY'
 import re, sqlite3, sys, zlib
 db = sqlite3.connect(sys.argv[1])
+def xraw(b):
+    # Against a shared dictionary (\0HPX, migration 028).
+    r = db.execute("SELECT data FROM shared_dicts WHERE tag = ?",
+                   (int.from_bytes(b[8:16], "big", signed=True),)).fetchone()
+    z = r[0] if r else b""
+    z = z.encode() if isinstance(z, str) else z
+    z = zlib.decompress(z[8:]) if z[:4] == b"\0HPZ" else z
+    d = zlib.decompressobj(zdict=z)
+    return d.decompress(b[16:]) + d.flush()
 def pack_raw(wid):
     b = db.execute("SELECT data FROM window_packs WHERE window_id = ?",
                    (wid,)).fetchone()[0]
+    if b[:4] == b"\0HPX":
+        return xraw(b)
     did = int.from_bytes(b[8:16], "big")
     d = (zlib.decompressobj(zdict=pack_raw(did)) if did and did != wid
          else zlib.decompressobj())
@@ -172,6 +183,11 @@ def plain(b):
             return zlib.decompress(b[8:]).decode()
         except zlib.error:
             return b
+    if isinstance(b, bytes) and b[:4] == b"\0HPX":
+        try:
+            return xraw(b).decode()
+        except (zlib.error, UnicodeDecodeError):
+            return b
     return b
 for table, key, cols in (("dice_logs", "window_id", ("text",)),
                          ("orders", "id", ("raw", "parsed"))):
@@ -179,6 +195,26 @@ for table, key, cols in (("dice_logs", "window_id", ("text",)),
                                                     table)).fetchall():
         for col, val in zip(cols, row[1:]):
             p = plain(val)
+            if (col == "parsed" and isinstance(val, bytes) and
+                    val[:4] == b"\0HPY"):
+                # Against its scope's dictionary (tag, 0: none) and the
+                # row's raw file (store_orders_shrink).
+                r = plain(row[1])
+                r = r.encode() if isinstance(r, str) else r
+                tag = int.from_bytes(val[8:16], "big", signed=True)
+                try:
+                    sd = b""
+                    if tag:
+                        t = db.execute("SELECT data FROM shared_dicts WHERE "
+                                       "tag = ?", (tag,)).fetchone()
+                        sd = t[0] if t else b""
+                        sd = sd.encode() if isinstance(sd, str) else sd
+                        sd = (zlib.decompress(sd[8:]) if sd[:4] == b"\0HPZ"
+                              else sd)
+                    d = zlib.decompressobj(zdict=sd + r)
+                    p = (d.decompress(val[16:]) + d.flush()).decode()
+                except (zlib.error, UnicodeDecodeError):
+                    p = val
             if p is not val:
                 db.execute("UPDATE %s SET %s = ? WHERE %s = ?" % (table, col,
                            key), (p, row[0]))

@@ -1455,6 +1455,195 @@ test_orders_replay(void **state)
 	store_close(st);
 }
 
+/* Issue 17 (migration 028): a view's first report of a campaign, with
+ * nothing of its campaign to lean on, is stored against its scope's shared
+ * dictionary (the first campaign's report, which stays stored alone);
+ * order files are stored against theirs when their window is packed. Each
+ * reads back byte for byte through every reader; compacting again changes
+ * nothing; an edited dictionary makes what leans on it read as damaged
+ * (a report says so, an order file reads as its stored bytes: the audit
+ * finds both). */
+static void
+test_shared_dicts(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct store_compact_stats cs;
+	struct store_order cur[GAME_MAX_SIDES];
+	struct store_order_row *rows;
+	unsigned char hash[32] = { 0 };
+	struct sbuf rep[2], ord[3], each;
+	struct game a, b;
+	int64_t ca, cb, wa, wb, wb2;
+	char *got, *dump, *dump2, *pv[3], sql[256];
+	int i, k, n;
+
+	(void)state;
+	rich_game(&a, "alpha", 0);
+	rich_game(&b, "bravo", 1);
+	assert_int_equal(store_campaign_create(st, &a, NULL, 0, &ca, &err),
+	    HP_OK);
+	assert_int_equal(store_campaign_create(st, &b, NULL, 0, &cb, &err),
+	    HP_OK);
+	wa = make_window(st, ca, 1, 1, "blue", 1);
+	wb = make_window(st, cb, 1, 1, "blue", 2);
+	wb2 = make_window(st, cb, 2, 1, "blue", 3);
+	for (k = 0; k < 3; k++) {
+		if (k < 2) {
+			sbuf_init(&rep[k]);
+			for (i = 0; i < 150; i++)
+				sbuf_printf(&rep[k], "  %02d . # unit-%d at %c%d%s\n",
+				    i, i % 13, 'A' + i % 20, (i * 7) % 31,
+				    i == 40 + k ? " (moved)" : "");
+		}
+		sbuf_init(&ord[k]);
+		for (i = 0; i < 40; i++)
+			sbuf_printf(&ord[k], "move unit-%d to %c%d\n", i,
+			    'A' + (i + (i == 9 ? k : 0)) % 20, (i * 3) % 17);
+	}
+	assert_int_equal(store_report_put(st, wa, -1, rep[0].buf, &err), HP_OK);
+	assert_int_equal(store_report_put(st, wb, -1, rep[1].buf, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, wa, 0, 0, "cli", ord[0].buf,
+	    ord[0].buf, hash, &err), HP_OK);
+	sbuf_init(&each);
+	sbuf_printf(&each, "%s# signed\n", ord[1].buf);
+	assert_int_equal(store_orders_put(st, wb, 0, 0, "cli", each.buf,
+	    ord[1].buf, hash, &err), HP_OK);
+	assert_int_equal(store_orders_put(st, wb2, 0, 0, "cli", ord[2].buf,
+	    "short", hash, &err), HP_OK);
+	/* The first campaign's report alone (and made the dictionary), the
+	 * second's against it: a fraction of the first's size. */
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM shared_dicts"),
+	    1);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM reports WHERE "
+	    "window_id = %lld AND substr(body, 1, 4) = x'0048505a'",
+	    (long long)wa);
+	assert_int_equal(fx_db_long(path, sql), 1);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM reports WHERE "
+	    "window_id = %lld AND substr(body, 1, 4) = x'00485058' AND "
+	    "length(body) * 4 < (SELECT length(body) FROM reports WHERE "
+	    "window_id = %lld)", (long long)wb, (long long)wa);
+	assert_int_equal(fx_db_long(path, sql), 1);
+	got = store_report_get(st, wb, -1, &err);
+	assert_non_null(got);
+	assert_string_equal(got, rep[1].buf);
+	free(got);
+	got = store_report_get(st, wa, -1, &err);
+	assert_string_equal(got, rep[0].buf);
+	free(got);
+	/* Order files: as before until their window is packed; then the
+	 * first campaign's stay (they are the dictionaries), the others
+	 * lean on them ("short" gains nothing and stays plain). */
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "substr(raw, 1, 4) = x'00485058'"), 0);
+	/* Window packs: a campaign's first against the scope's first (the
+	 * first campaign's), the later ones chained on it. */
+	pack_fill(st, ca, wa, 12, true, "sig a", true);
+	pack_fill(st, cb, wb, 11, true, "sig b", true);
+	pack_fill(st, cb, wb2, 9, false, "sig b2", true);
+	fx_db_exec(path, "UPDATE windows SET state = 'resolved', resolved_at = "
+	    "'2026-01-01T00:00:00Z'");
+	pv[0] = pack_view(st, wa);
+	pv[1] = pack_view(st, wb);
+	pv[2] = pack_view(st, wb2);
+	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
+	assert_int_equal(cs.windows_packed, 3);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM shared_dicts"),
+	    4);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM window_packs WHERE "
+	    "window_id = %lld AND substr(data, 1, 4) = x'00485058'",
+	    (long long)wb);
+	assert_int_equal(fx_db_long(path, sql), 1);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM window_packs WHERE "
+	    "window_id = %lld AND substr(data, 9, 8) = x'%016llx'",
+	    (long long)wb2, (unsigned long long)wb);
+	assert_int_equal(fx_db_long(path, sql), 1);
+	for (k = 0; k < 3; k++) {
+		got = pack_view(st, k == 0 ? wa : k == 1 ? wb : wb2);
+		assert_string_equal(got, pv[k]);
+		free(got);
+		free(pv[k]);
+	}
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "substr(raw, 1, 4) = x'00485058'"), 2);
+	/* bravo's first parsed form is its raw file but a comment: stored
+	 * against that (STORE_YMAGIC), a fraction of it. */
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM orders WHERE "
+	    "window_id = %lld AND substr(parsed, 1, 4) = x'00485059' AND "
+	    "length(parsed) < 40", (long long)wb);
+	assert_int_equal(fx_db_long(path, sql), 1);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "parsed = 'short'"), 1);
+	assert_int_equal(store_orders_current(st, wb2, cur, &err), HP_OK);
+	assert_string_equal(cur[0].raw, ord[2].buf);
+	assert_string_equal(cur[0].parsed, "short");
+	store_orders_free(cur);
+	assert_int_equal(store_orders_current(st, wb, cur, &err), HP_OK);
+	assert_string_equal(cur[0].raw, each.buf);
+	assert_string_equal(cur[0].parsed, ord[1].buf);
+	store_orders_free(cur);
+	assert_int_equal(store_orders_all(st, wb, &rows, &n, &err), HP_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].raw, each.buf);
+	store_order_rows_free(rows, n);
+	sbuf_free(&each);
+	sbuf_init(&each);
+	assert_int_equal(store_orders_each(st, cb, orders_each_cb, &each,
+	    &err), HP_OK);
+	assert_non_null(strstr(each.buf, ord[1].buf));
+	assert_non_null(strstr(each.buf, ord[2].buf));
+	assert_non_null(strstr(each.buf, "# signed\n"));
+	sbuf_free(&each);
+	/* Compacting again changes nothing. */
+	dump = fx_db_dump(path);
+	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
+	dump2 = fx_db_dump(path);
+	assert_string_equal(dump, dump2);
+	free(dump);
+	free(dump2);
+	/* Edited dictionaries: what leans on them reads as damaged. */
+	fx_db_exec(path, "UPDATE shared_dicts SET data = CAST(data || 'x' AS "
+	    "BLOB)");
+	got = store_report_get(st, wb, -1, &err);
+	assert_non_null(strstr(got, "damaged"));
+	free(got);
+	got = store_report_get(st, wa, -1, &err);
+	assert_string_equal(got, rep[0].buf);
+	free(got);
+	assert_int_equal(store_orders_current(st, wb2, cur, &err), HP_OK);
+	assert_true(strcmp(cur[0].raw, ord[2].buf) != 0);
+	store_orders_free(cur);
+	/* A parsed form against its raw file: the raw file edited, it
+	 * reads as its stored bytes. */
+	snprintf(sql, sizeof sql, "UPDATE orders SET raw = 'edited' WHERE "
+	    "window_id = %lld", (long long)wb);
+	fx_db_exec(path, sql);
+	assert_int_equal(store_orders_current(st, wb, cur, &err), HP_OK);
+	assert_string_equal(cur[0].raw, "edited");
+	assert_int_equal(memcmp(cur[0].parsed, "\0HPY", 4), 0);
+	store_orders_free(cur);
+	{
+		struct events ev;
+
+		events_init(&ev);
+		assert_int_equal(store_events_load(st, wb2, &ev, &err), HP_EDB);
+		events_free(&ev);
+		events_init(&ev);
+		assert_int_equal(store_events_load(st, wa, &ev, &err), HP_OK);
+		events_free(&ev);
+	}
+	for (k = 0; k < 3; k++) {
+		if (k < 2)
+			sbuf_free(&rep[k]);
+		sbuf_free(&ord[k]);
+	}
+	game_free(&a);
+	game_free(&b);
+	store_close(st);
+	fx_tmp_clean();
+}
+
 int
 main(void)
 {
@@ -1474,6 +1663,7 @@ main(void)
 		cmocka_unit_test(test_ditto),
 		cmocka_unit_test_teardown(test_window_pack, cleanup),
 		cmocka_unit_test(test_orders_replay),
+		cmocka_unit_test(test_shared_dicts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
