@@ -87,6 +87,11 @@ struct ai {
 	 * the units: friend_near, observed and main_body loop over these
 	 * nol, not every unit. */
 	int *ol, nol;
+	/* Their positions (op[s] is units[ol[s]].pos). */
+	struct hex *op;
+	/* across_of's scans by map row (nrow of them, the layout's rows
+	 * up to MAXH): columns looked at, the first river or ford. */
+	int *rowscan, *rowfirst, nrow, caprow;
 	/* plan_path's queue (hexes, the index each came from, their hex
 	 * indexes) and its chain back: nh + 1 entries each. */
 	struct hex *q, *chain;
@@ -238,6 +243,24 @@ put(struct obuf *o, ...)
 	o->len = (size_t)(w - o->buf);
 }
 
+/* put(o, " ", lbl(g, h, buf), NULL) without the variable arguments (a
+ * move writes one a hex). */
+static void
+put_path(struct obuf *o, const struct game *g, struct hex h)
+{
+	char a[8];
+	const char *p = lbl(g, h, a);
+	size_t n = strlen(p);
+
+	if (o->cap - o->len < n + 2) {
+		o->cap = o->cap * 2 + 256 + n;
+		o->buf = xrealloc(o->buf, o->cap);
+	}
+	o->buf[o->len++] = ' ';
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
 /* A new activation line of unit i in o's record, started as
  * parse_orders starts one (its counts only: each clause is cleared as it
  * is added); NULL when the call keeps no record (the storage is o's). */
@@ -314,16 +337,29 @@ rec_shot(struct ai *ai, struct obuf *o, int i, struct hex t, bool gas)
 static int
 nearest_seen(const struct ai *ai, struct hex h, int *dist)
 {
-	int best = -1, d, s, bd = 1000;
+	int best = -1, d, s, bd = 1000, dq, dr, ds, n = ai->nsl;
 	const struct hex *sp = ai->sp;
 
-	for (s = 0; s < ai->nsl; s++)
-		if ((d = hex_distance(sp[s], h)) < bd) {
+	/* hex_distance as the largest of the three differences (the same
+	 * number); none is nearer than 0, so the first at 0 ends it. */
+	for (s = 0; s < n; s++) {
+		dq = sp[s].q - h.q;
+		dr = sp[s].r - h.r;
+		ds = dq + dr;
+		dq = dq < 0 ? -dq : dq;
+		dr = dr < 0 ? -dr : dr;
+		ds = ds < 0 ? -ds : ds;
+		d = dq > dr ? dq : dr;
+		d = d > ds ? d : ds;
+		if (d < bd) {
 			bd = d;
-			best = ai->sl[s];
+			best = s;
+			if (d == 0)
+				break;
 		}
+	}
 	*dist = bd;
-	return best;
+	return best < 0 ? -1 : ai->sl[best];
 }
 
 /* Is there an enemy unit the side sees in h? (Hidden ones are unknown to
@@ -489,7 +525,26 @@ index_passable(struct ai *ai)
 		int *dbase = ai->dbase;
 		const int *seenat = ai->seenat;
 
-		for (k = 0; k < g->nhex; k++) {
+		/* With the map's cache: the tests of each hex without
+		 * branches, then the hexes of a mines marker (index_units
+		 * filed the first of each hex) asked whether the side knows
+		 * of it. */
+		if (terr != NULL) {
+			for (k = 0; k < g->nhex; k++) {
+				int p = (int)first[k] & (terr[k] >= 0) &
+				    (terr[k] != PW_T_RIVER) & (seenat[k] == 0);
+
+				pass[k] = p != 0;
+				dbase[k] = p - 2;
+			}
+			for (j = 0; j < g->nunits; j++)
+				if ((k = ai->uidx[j]) >= 0 && first_mines[k] ==
+				    j && pass[k] && pw_visible(g, ai->side, j)) {
+					pass[k] = false;
+					dbase[k] = -2;
+				}
+		}
+		for (k = 0; terr == NULL && k < g->nhex; k++) {
 			bool p;
 
 			/* The first hex at this position answers for it (the
@@ -911,6 +966,26 @@ across_of(const struct ai *ai, int j)
 
 	if (g->units[j].side != PW_BLUE)
 		return false;
+	/* A row of the map is scanned once a call, from the west, only as
+	 * far as a unit asks (rowscan[row] columns looked at so far,
+	 * rowfirst[row] the first river or ford among them, -1 none). */
+	if (o.row >= 0 && o.row < ai->nrow) {
+		int *sc = &ai->rowscan[o.row], *fi = &ai->rowfirst[o.row];
+
+		if (*fi >= 0)
+			return *fi < o.col;
+		for (w.row = o.row, w.col = *sc; w.col < o.col; w.col++) {
+			t = pw_terrain(g, hex_from_offset(&g->layout, w));
+			if (t == PW_T_RIVER || t == PW_T_FORD) {
+				*fi = w.col;
+				*sc = w.col + 1;
+				return true;
+			}
+		}
+		if (o.col > *sc)
+			*sc = o.col;
+		return false;
+	}
 	for (w.row = o.row, w.col = 0; w.col < o.col; w.col++) {
 		t = pw_terrain(g, hex_from_offset(&g->layout, w));
 		if (t == PW_T_RIVER || t == PW_T_FORD)
@@ -1099,17 +1174,23 @@ main_body(const struct ai *ai, int i, struct hex *at)
 {
 	const struct game *g = ai->g;
 	unsigned skip = PW_C_EXEMPT | PW_C_TRANSPORT | PW_C_ART;
-	int j, k, n, best = -1, bd = 1000, d, s, t;
+	int j, n, best = -1, bd = 1000, d, s, t;
 
 	for (s = 0; s < ai->nol; s++) {
 		const struct game_unit *o = &g->units[j = ai->ol[s]];
 
 		if (o->attached >= 0 || (ai_type(ai, j)->cls & skip))
 			continue;
-		for (n = 0, t = 0; t < ai->nol; t++)
-			if ((k = ai->ol[t]) != i &&
-			    hex_distance(g->units[k].pos, o->pos) <= 2)
-				n++;
+		/* The own units within 2 hexes (hex_distance, as the
+		 * largest difference) but i: their positions read from one
+		 * array (op). */
+		for (n = 0, t = 0; t < ai->nol; t++) {
+			int dq = ai->op[t].q - o->pos.q, dr = ai->op[t].r -
+			    o->pos.r, ds = dq + dr;
+
+			n += (dq <= 2 && dq >= -2 && dr <= 2 && dr >= -2 &&
+			    ds <= 2 && ds >= -2) && ai->ol[t] != i;
+		}
 		d = hex_distance(o->pos, g->units[i].pos);
 		if (n > best || (n == best && d < bd)) {
 			best = n;
@@ -1200,7 +1281,7 @@ activation(struct ai *ai)
 			ai->taken[ai->ntaken++] = end;
 			put(&pass[2], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
+				put_path(&pass[2], g, path[k]);
 			rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 			e = nearest_seen(ai, end, &dist);
 			if (e >= 0)
@@ -1247,8 +1328,7 @@ activation(struct ai *ai)
 
 				put(&pass[2], u->id, " move", (char *)NULL);
 				for (k = 0; k < n; k++)
-					put(&pass[2], " ", lbl(g, path[k], a),
-					    (char *)NULL);
+					put_path(&pass[2], g, path[k]);
 				rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 				put(&pass[2], " face ", pw_dir_name(g, dir),
 				    "\n", (char *)NULL);
@@ -1315,7 +1395,7 @@ activation(struct ai *ai)
 			ai->taken[ai->ntaken++] = path[n - 1];
 			put(&pass[0], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				put(&pass[0], " ", lbl(g, path[k], a), (char *)NULL);
+				put_path(&pass[0], g, path[k]);
 			rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 			put(&pass[0], " cc ", lbl(g, g->units[j].pos, a),
 			    "\n", (char *)NULL);
@@ -1342,8 +1422,7 @@ activation(struct ai *ai)
 
 			put(&pass[2], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				put(&pass[2], " ", lbl(g, path[k], a),
-				    (char *)NULL);
+				put_path(&pass[2], g, path[k]);
 			rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 			put(&pass[2], " face ", pw_dir_name(g, dir),
 			    (char *)NULL);
@@ -1386,6 +1465,7 @@ scratch_room(size_t nu, size_t nh)
 		ai->across = xrealloc(ai->across, nu * sizeof *ai->across);
 		ai->sl = xrealloc(ai->sl, nu * sizeof *ai->sl);
 		ai->ol = xrealloc(ai->ol, nu * sizeof *ai->ol);
+		ai->op = xrealloc(ai->op, nu * sizeof *ai->op);
 		ai->sp = xrealloc(ai->sp, nu * sizeof *ai->sp);
 		ai->fn = xrealloc(ai->fn, nu * sizeof *ai->fn);
 		ai->cand = xrealloc(ai->cand, nu * sizeof *ai->cand);
@@ -1482,6 +1562,20 @@ opponent(const struct game *g, int side, struct sbuf *b, bool rec)
 	ai->unitsok = false;
 	memset(ai->seen, 0, nu * sizeof *ai->seen);
 	memset(ai->across, 0, nu * sizeof *ai->across);
+	ai->nrow = g->layout.rows < 0 ? 0 : g->layout.rows < MAXH ?
+	    g->layout.rows : MAXH;
+	if (ai->nrow > ai->caprow) {
+		ai->rowscan = xrealloc(ai->rowscan, (size_t)ai->nrow *
+		    sizeof *ai->rowscan);
+		ai->rowfirst = xrealloc(ai->rowfirst, (size_t)ai->nrow *
+		    sizeof *ai->rowfirst);
+		ai->caprow = ai->nrow;
+	}
+	if (ai->nrow > 0) {
+		memset(ai->rowscan, 0, (size_t)ai->nrow * sizeof *ai->rowscan);
+		memset(ai->rowfirst, 0xff, (size_t)ai->nrow *
+		    sizeof *ai->rowfirst);
+	}
 	ai->nol = 0;
 	ai->nsl = 0;
 	ai->nfield = 0;
@@ -1494,8 +1588,10 @@ opponent(const struct game *g, int side, struct sbuf *b, bool rec)
 	/* The side's units alive first (sees_unit reads them), then who the
 	 * side sees, once: the plans ask again and again. */
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++)
-		if (g->units[i].side == side && ai->alive[i])
+		if (g->units[i].side == side && ai->alive[i]) {
+			ai->op[ai->nol] = g->units[i].pos;
 			ai->ol[ai->nol++] = i;
+		}
 	index_units(ai);
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
