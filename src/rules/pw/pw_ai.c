@@ -74,7 +74,8 @@ struct ai {
 	unsigned *visit;
 	unsigned stamp;
 	int (*nbr)[6];
-	/* By unit, made once per call: its kind (pw_kind), whether it is
+	/* By unit, made once per call: its kind (pw_kind; -1 for a unit
+	 * not alive, whose kind no reader asks), whether it is
 	 * alive (pw_alive), and whether it is across the river (0 not asked
 	 * yet, 1 no, 2 yes). */
 	int *kind;
@@ -469,9 +470,18 @@ index_units(struct ai *ai)
 
 		if ((k = ai->uidx[ai->ol[s]]) >= 0)
 			ai->fnear[k] = 1;
+		if (k >= 0 && nbr != NULL) {
+			/* The map's row of neighbours, off the map -1. */
+			const int *row = nbr[k];
+			unsigned char *fnear = ai->fnear;
+
+			for (t = 0; t < 6; t++)
+				if (row[t] >= 0)
+					fnear[row[t]] = 1;
+			continue;
+		}
 		for (t = 0; t < 6; t++) {
-			j = k >= 0 && nbr != NULL ? nbr[k][t] : hex_index(g,
-			    hex_neighbour(h, t));
+			j = hex_index(g, hex_neighbour(h, t));
 			if (j >= 0)
 				ai->fnear[j] = 1;
 		}
@@ -512,9 +522,14 @@ index_passable(struct ai *ai)
 		FOR_SEEN(ai, j, s)
 			if ((k = ai->uidx[j]) >= 0) {
 				ai->seenat[k]++;
-				for (t = 0; nbr != NULL && t < 6; t++)
-					if (nbr[k][t] >= 0)
-						ai->adjseen[nbr[k][t]]++;
+				if (nbr != NULL) {
+					const int *row = nbr[k];
+					int *adj = ai->adjseen;
+
+					for (t = 0; t < 6; t++)
+						if (row[t] >= 0)
+							adj[row[t]]++;
+				}
 			} else
 				ai->adjany = true;
 	}
@@ -1066,8 +1081,11 @@ artillery(struct ai *ai)
 		FOR_SEEN(ai, j, s) {
 			struct hex h = ai->sp[s];
 
+			/* (Its hex index known: the table at once.) */
 			if (fn[j] == 0)
-				fn[j] = friend_near(ai, h) ? 2 : 1;
+				fn[j] = (ai->hexok && ai->uidx[j] >= 0 ?
+				    ai->fnear[ai->uidx[j]] != 0 :
+				    friend_near(ai, h)) ? 2 : 1;
 			/* pw_art_can_fire says no to a target out of the
 			 * gun's range (the gun is alive and not carried):
 			 * not asked. */
@@ -1582,8 +1600,10 @@ opponent(const struct game *g, int side, struct sbuf *b, bool rec)
 	ai->nobj = -1;
 	begun = pw_los_cache_begin(g);
 	for (i = 0; i < g->nunits; i++) {
-		ai->kind[i] = pw_kind(&g->units[i]);
+		/* Only the units alive have their kind read (-1 for the
+		 * others: no reader asks a dead unit's or a marker's). */
 		ai->alive[i] = pw_alive(&g->units[i]);
+		ai->kind[i] = ai->alive[i] ? pw_kind(&g->units[i]) : -1;
 	}
 	/* The side's units alive first (sees_unit reads them), then who the
 	 * side sees, once: the plans ask again and again. */
