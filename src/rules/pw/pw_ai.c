@@ -1018,23 +1018,37 @@ across(const struct ai *ai, int j)
 	return ai->across[j] == 2;
 }
 
+/* pw_sees(g, a, ai->sp[s]) with the cover of the seen unit's hex known
+ * (cov 2: cover, 1: not): in or next to it, or a line to it out of
+ * cover, as pw_sees answers. */
+static bool
+sees_seen(const struct ai *ai, struct hex a, int s, int cov)
+{
+	struct hex h = ai->sp[s];
+
+	if (hex_distance(a, h) <= 1)
+		return true;
+	return cov == 1 && pw_los(ai->g, a, h, false);
+}
+
 /* Does a spotter of the side (or gun i itself) see the seen unit s
  * directly? The spotters' part (the same for every gun) is asked once
- * per seen unit: spot[s] 0 not asked yet, 1 no, 2 yes. */
+ * per seen unit: spot[s] 0 not asked yet, 1 no, 2 yes. The cover of
+ * its hex is cov[s] (artillery asked it). */
 static bool
-observed_seen(const struct ai *ai, int i, int s, unsigned char *spot)
+observed_seen(const struct ai *ai, int i, int s, unsigned char *spot,
+    const unsigned char *cov)
 {
 	const struct game *g = ai->g;
-	struct hex h = ai->sp[s];
 	int j, o;
 
-	if (pw_sees(g, g->units[i].pos, h))
+	if (sees_seen(ai, g->units[i].pos, s, cov[s]))
 		return true;
 	if (spot[s] == 0) {
 		spot[s] = 1;
 		for (o = 0; o < ai->nol; o++)
 			if (ai->kind[j = ai->ol[o]] == PW_SPOTTER &&
-			    pw_sees(g, g->units[j].pos, h)) {
+			    sees_seen(ai, g->units[j].pos, s, cov[s])) {
 				spot[s] = 2;
 				break;
 			}
@@ -1109,8 +1123,8 @@ artillery(struct ai *ai)
 			s = cand[k];
 			if (!pw_art_can_fire(g, i, ai->sp[s], NULL, 0))
 				continue;
-			d = ai->cdist[k] + (observed_seen(ai, i, s, spot) ? 0 :
-			    200);
+			d = ai->cdist[k] + (observed_seen(ai, i, s, spot,
+			    cov) ? 0 : 200);
 			if (d < best || (d == best && s < bs)) {
 				best = d;
 				bs = s;
