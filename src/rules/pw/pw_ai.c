@@ -914,17 +914,21 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 	 * unit's range (whatever the line): those are not asked. In a wood
 	 * the range it checks is the unit's or 1 (the line's next hex a
 	 * wood too), so beyond the larger of the two is no as well. */
-	int tt = pw_terrain(g, at);
+	int tt;
 
-	if (ty != NULL)
-		maxd = tt != PW_T_WOOD || ty->range >= 1 ? ty->range : 1;
 	/* What pw_can_fire says no to first, whatever the target (the
 	 * unit's weapon, having fired or moved its whole allowance, being
 	 * carried, standing in a ford or crossing a trench): no target is
-	 * asked. */
+	 * asked; the hex's terrain only looked up when the unit's own
+	 * state does not say no already. */
 	if (ty != NULL && (ty->weapon == PW_W_NONE || (ty->cls & PW_C_ART) ||
 	    (g->units[i].flags & (PW_F_FIRED | PW_F_FULLMOVE)) ||
-	    g->units[i].attached >= 0 || tt == PW_T_FORD ||
+	    g->units[i].attached >= 0))
+		return false;
+	tt = pw_terrain(g, at);
+	if (ty != NULL)
+		maxd = tt != PW_T_WOOD || ty->range >= 1 ? ty->range : 1;
+	if (ty != NULL && (tt == PW_T_FORD ||
 	    ((g->units[i].flags & PW_F_CROSSING) && tt == PW_T_TRENCH)))
 		return false;
 	/* The nearest seen enemy unit it can fire at, the first in the
