@@ -28,7 +28,20 @@
  * simulate, pw_opponent_parsed writes the same text and keeps each line
  * as pw_parse makes it (rec_shot, rec_act, rec_clause: every put of an
  * order line has its record next to it), so the text is not parsed back.
- * test_pw t_opponent_parsed holds the two equal. */
+ * test_pw t_opponent_parsed holds the two equal.
+ *
+ * Last round of issue 17 (pwai2): the same answers for fewer
+ * instructions: nearest_seen takes hex_distance as the largest of the
+ * three differences and stops at 0; main_body reads the side's
+ * positions from one array (op); across_of scans each map row once a
+ * call (rowscan, rowfirst); index_passable tests the hexes without
+ * branches when the map's cache is armed (the mines markers after) and
+ * index_units and index_passable read a hex's row of neighbours once;
+ * a unit's kind is read only when it is alive (no reader asks another's:
+ * kind[] is -1 for the rest); artillery's observed_seen reuses the cover
+ * it already asked (sees_seen); fire_target looks up the terrain only
+ * when the unit's own state does not refuse; put_path writes a move's
+ * hexes without the variable arguments. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
