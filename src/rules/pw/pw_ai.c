@@ -28,7 +28,20 @@
  * simulate, pw_opponent_parsed writes the same text and keeps each line
  * as pw_parse makes it (rec_shot, rec_act, rec_clause: every put of an
  * order line has its record next to it), so the text is not parsed back.
- * test_pw t_opponent_parsed holds the two equal. */
+ * test_pw t_opponent_parsed holds the two equal.
+ *
+ * Last round of issue 17 (pwai2): the same answers for fewer
+ * instructions: nearest_seen takes hex_distance as the largest of the
+ * three differences and stops at 0; main_body reads the side's
+ * positions from one array (op); across_of scans each map row once a
+ * call (rowscan, rowfirst); index_passable tests the hexes without
+ * branches when the map's cache is armed (the mines markers after) and
+ * index_units and index_passable read a hex's row of neighbours once;
+ * a unit's kind is read only when it is alive (no reader asks another's:
+ * kind[] is -1 for the rest); artillery's observed_seen reuses the cover
+ * it already asked (sees_seen); fire_target looks up the terrain only
+ * when the unit's own state does not refuse; put_path writes a move's
+ * hexes without the variable arguments. */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,7 +87,8 @@ struct ai {
 	unsigned *visit;
 	unsigned stamp;
 	int (*nbr)[6];
-	/* By unit, made once per call: its kind (pw_kind), whether it is
+	/* By unit, made once per call: its kind (pw_kind; -1 for a unit
+	 * not alive, whose kind no reader asks), whether it is
 	 * alive (pw_alive), and whether it is across the river (0 not asked
 	 * yet, 1 no, 2 yes). */
 	int *kind;
@@ -87,6 +101,11 @@ struct ai {
 	 * the units: friend_near, observed and main_body loop over these
 	 * nol, not every unit. */
 	int *ol, nol;
+	/* Their positions (op[s] is units[ol[s]].pos). */
+	struct hex *op;
+	/* across_of's scans by map row (nrow of them, the layout's rows
+	 * up to MAXH): columns looked at, the first river or ford. */
+	int *rowscan, *rowfirst, nrow, caprow;
 	/* plan_path's queue (hexes, the index each came from, their hex
 	 * indexes) and its chain back: nh + 1 entries each. */
 	struct hex *q, *chain;
@@ -238,6 +257,24 @@ put(struct obuf *o, ...)
 	o->len = (size_t)(w - o->buf);
 }
 
+/* put(o, " ", lbl(g, h, buf), NULL) without the variable arguments (a
+ * move writes one a hex). */
+static void
+put_path(struct obuf *o, const struct game *g, struct hex h)
+{
+	char a[8];
+	const char *p = lbl(g, h, a);
+	size_t n = strlen(p);
+
+	if (o->cap - o->len < n + 2) {
+		o->cap = o->cap * 2 + 256 + n;
+		o->buf = xrealloc(o->buf, o->cap);
+	}
+	o->buf[o->len++] = ' ';
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
 /* A new activation line of unit i in o's record, started as
  * parse_orders starts one (its counts only: each clause is cleared as it
  * is added); NULL when the call keeps no record (the storage is o's). */
@@ -314,16 +351,29 @@ rec_shot(struct ai *ai, struct obuf *o, int i, struct hex t, bool gas)
 static int
 nearest_seen(const struct ai *ai, struct hex h, int *dist)
 {
-	int best = -1, d, s, bd = 1000;
+	int best = -1, d, s, bd = 1000, dq, dr, ds, n = ai->nsl;
 	const struct hex *sp = ai->sp;
 
-	for (s = 0; s < ai->nsl; s++)
-		if ((d = hex_distance(sp[s], h)) < bd) {
+	/* hex_distance as the largest of the three differences (the same
+	 * number); none is nearer than 0, so the first at 0 ends it. */
+	for (s = 0; s < n; s++) {
+		dq = sp[s].q - h.q;
+		dr = sp[s].r - h.r;
+		ds = dq + dr;
+		dq = dq < 0 ? -dq : dq;
+		dr = dr < 0 ? -dr : dr;
+		ds = ds < 0 ? -ds : ds;
+		d = dq > dr ? dq : dr;
+		d = d > ds ? d : ds;
+		if (d < bd) {
 			bd = d;
-			best = ai->sl[s];
+			best = s;
+			if (d == 0)
+				break;
 		}
+	}
 	*dist = bd;
-	return best;
+	return best < 0 ? -1 : ai->sl[best];
 }
 
 /* Is there an enemy unit the side sees in h? (Hidden ones are unknown to
@@ -433,9 +483,18 @@ index_units(struct ai *ai)
 
 		if ((k = ai->uidx[ai->ol[s]]) >= 0)
 			ai->fnear[k] = 1;
+		if (k >= 0 && nbr != NULL) {
+			/* The map's row of neighbours, off the map -1. */
+			const int *row = nbr[k];
+			unsigned char *fnear = ai->fnear;
+
+			for (t = 0; t < 6; t++)
+				if (row[t] >= 0)
+					fnear[row[t]] = 1;
+			continue;
+		}
 		for (t = 0; t < 6; t++) {
-			j = k >= 0 && nbr != NULL ? nbr[k][t] : hex_index(g,
-			    hex_neighbour(h, t));
+			j = hex_index(g, hex_neighbour(h, t));
 			if (j >= 0)
 				ai->fnear[j] = 1;
 		}
@@ -476,9 +535,14 @@ index_passable(struct ai *ai)
 		FOR_SEEN(ai, j, s)
 			if ((k = ai->uidx[j]) >= 0) {
 				ai->seenat[k]++;
-				for (t = 0; nbr != NULL && t < 6; t++)
-					if (nbr[k][t] >= 0)
-						ai->adjseen[nbr[k][t]]++;
+				if (nbr != NULL) {
+					const int *row = nbr[k];
+					int *adj = ai->adjseen;
+
+					for (t = 0; t < 6; t++)
+						if (row[t] >= 0)
+							adj[row[t]]++;
+				}
 			} else
 				ai->adjany = true;
 	}
@@ -489,7 +553,26 @@ index_passable(struct ai *ai)
 		int *dbase = ai->dbase;
 		const int *seenat = ai->seenat;
 
-		for (k = 0; k < g->nhex; k++) {
+		/* With the map's cache: the tests of each hex without
+		 * branches, then the hexes of a mines marker (index_units
+		 * filed the first of each hex) asked whether the side knows
+		 * of it. */
+		if (terr != NULL) {
+			for (k = 0; k < g->nhex; k++) {
+				int p = (int)first[k] & (terr[k] >= 0) &
+				    (terr[k] != PW_T_RIVER) & (seenat[k] == 0);
+
+				pass[k] = p != 0;
+				dbase[k] = p - 2;
+			}
+			for (j = 0; j < g->nunits; j++)
+				if ((k = ai->uidx[j]) >= 0 && first_mines[k] ==
+				    j && pass[k] && pw_visible(g, ai->side, j)) {
+					pass[k] = false;
+					dbase[k] = -2;
+				}
+		}
+		for (k = 0; terr == NULL && k < g->nhex; k++) {
 			bool p;
 
 			/* The first hex at this position answers for it (the
@@ -844,17 +927,21 @@ fire_target(const struct ai *ai, int i, struct hex *t)
 	 * unit's range (whatever the line): those are not asked. In a wood
 	 * the range it checks is the unit's or 1 (the line's next hex a
 	 * wood too), so beyond the larger of the two is no as well. */
-	int tt = pw_terrain(g, at);
+	int tt;
 
-	if (ty != NULL)
-		maxd = tt != PW_T_WOOD || ty->range >= 1 ? ty->range : 1;
 	/* What pw_can_fire says no to first, whatever the target (the
 	 * unit's weapon, having fired or moved its whole allowance, being
 	 * carried, standing in a ford or crossing a trench): no target is
-	 * asked. */
+	 * asked; the hex's terrain only looked up when the unit's own
+	 * state does not say no already. */
 	if (ty != NULL && (ty->weapon == PW_W_NONE || (ty->cls & PW_C_ART) ||
 	    (g->units[i].flags & (PW_F_FIRED | PW_F_FULLMOVE)) ||
-	    g->units[i].attached >= 0 || tt == PW_T_FORD ||
+	    g->units[i].attached >= 0))
+		return false;
+	tt = pw_terrain(g, at);
+	if (ty != NULL)
+		maxd = tt != PW_T_WOOD || ty->range >= 1 ? ty->range : 1;
+	if (ty != NULL && (tt == PW_T_FORD ||
 	    ((g->units[i].flags & PW_F_CROSSING) && tt == PW_T_TRENCH)))
 		return false;
 	/* The nearest seen enemy unit it can fire at, the first in the
@@ -911,6 +998,26 @@ across_of(const struct ai *ai, int j)
 
 	if (g->units[j].side != PW_BLUE)
 		return false;
+	/* A row of the map is scanned once a call, from the west, only as
+	 * far as a unit asks (rowscan[row] columns looked at so far,
+	 * rowfirst[row] the first river or ford among them, -1 none). */
+	if (o.row >= 0 && o.row < ai->nrow) {
+		int *sc = &ai->rowscan[o.row], *fi = &ai->rowfirst[o.row];
+
+		if (*fi >= 0)
+			return *fi < o.col;
+		for (w.row = o.row, w.col = *sc; w.col < o.col; w.col++) {
+			t = pw_terrain(g, hex_from_offset(&g->layout, w));
+			if (t == PW_T_RIVER || t == PW_T_FORD) {
+				*fi = w.col;
+				*sc = w.col + 1;
+				return true;
+			}
+		}
+		if (o.col > *sc)
+			*sc = o.col;
+		return false;
+	}
 	for (w.row = o.row, w.col = 0; w.col < o.col; w.col++) {
 		t = pw_terrain(g, hex_from_offset(&g->layout, w));
 		if (t == PW_T_RIVER || t == PW_T_FORD)
@@ -928,23 +1035,37 @@ across(const struct ai *ai, int j)
 	return ai->across[j] == 2;
 }
 
+/* pw_sees(g, a, ai->sp[s]) with the cover of the seen unit's hex known
+ * (cov 2: cover, 1: not): in or next to it, or a line to it out of
+ * cover, as pw_sees answers. */
+static bool
+sees_seen(const struct ai *ai, struct hex a, int s, int cov)
+{
+	struct hex h = ai->sp[s];
+
+	if (hex_distance(a, h) <= 1)
+		return true;
+	return cov == 1 && pw_los(ai->g, a, h, false);
+}
+
 /* Does a spotter of the side (or gun i itself) see the seen unit s
  * directly? The spotters' part (the same for every gun) is asked once
- * per seen unit: spot[s] 0 not asked yet, 1 no, 2 yes. */
+ * per seen unit: spot[s] 0 not asked yet, 1 no, 2 yes. The cover of
+ * its hex is cov[s] (artillery asked it). */
 static bool
-observed_seen(const struct ai *ai, int i, int s, unsigned char *spot)
+observed_seen(const struct ai *ai, int i, int s, unsigned char *spot,
+    const unsigned char *cov)
 {
 	const struct game *g = ai->g;
-	struct hex h = ai->sp[s];
 	int j, o;
 
-	if (pw_sees(g, g->units[i].pos, h))
+	if (sees_seen(ai, g->units[i].pos, s, cov[s]))
 		return true;
 	if (spot[s] == 0) {
 		spot[s] = 1;
 		for (o = 0; o < ai->nol; o++)
 			if (ai->kind[j = ai->ol[o]] == PW_SPOTTER &&
-			    pw_sees(g, g->units[j].pos, h)) {
+			    sees_seen(ai, g->units[j].pos, s, cov[s])) {
 				spot[s] = 2;
 				break;
 			}
@@ -991,8 +1112,11 @@ artillery(struct ai *ai)
 		FOR_SEEN(ai, j, s) {
 			struct hex h = ai->sp[s];
 
+			/* (Its hex index known: the table at once.) */
 			if (fn[j] == 0)
-				fn[j] = friend_near(ai, h) ? 2 : 1;
+				fn[j] = (ai->hexok && ai->uidx[j] >= 0 ?
+				    ai->fnear[ai->uidx[j]] != 0 :
+				    friend_near(ai, h)) ? 2 : 1;
 			/* pw_art_can_fire says no to a target out of the
 			 * gun's range (the gun is alive and not carried):
 			 * not asked. */
@@ -1016,8 +1140,8 @@ artillery(struct ai *ai)
 			s = cand[k];
 			if (!pw_art_can_fire(g, i, ai->sp[s], NULL, 0))
 				continue;
-			d = ai->cdist[k] + (observed_seen(ai, i, s, spot) ? 0 :
-			    200);
+			d = ai->cdist[k] + (observed_seen(ai, i, s, spot,
+			    cov) ? 0 : 200);
 			if (d < best || (d == best && s < bs)) {
 				best = d;
 				bs = s;
@@ -1099,17 +1223,23 @@ main_body(const struct ai *ai, int i, struct hex *at)
 {
 	const struct game *g = ai->g;
 	unsigned skip = PW_C_EXEMPT | PW_C_TRANSPORT | PW_C_ART;
-	int j, k, n, best = -1, bd = 1000, d, s, t;
+	int j, n, best = -1, bd = 1000, d, s, t;
 
 	for (s = 0; s < ai->nol; s++) {
 		const struct game_unit *o = &g->units[j = ai->ol[s]];
 
 		if (o->attached >= 0 || (ai_type(ai, j)->cls & skip))
 			continue;
-		for (n = 0, t = 0; t < ai->nol; t++)
-			if ((k = ai->ol[t]) != i &&
-			    hex_distance(g->units[k].pos, o->pos) <= 2)
-				n++;
+		/* The own units within 2 hexes (hex_distance, as the
+		 * largest difference) but i: their positions read from one
+		 * array (op). */
+		for (n = 0, t = 0; t < ai->nol; t++) {
+			int dq = ai->op[t].q - o->pos.q, dr = ai->op[t].r -
+			    o->pos.r, ds = dq + dr;
+
+			n += (dq <= 2 && dq >= -2 && dr <= 2 && dr >= -2 &&
+			    ds <= 2 && ds >= -2) && ai->ol[t] != i;
+		}
 		d = hex_distance(o->pos, g->units[i].pos);
 		if (n > best || (n == best && d < bd)) {
 			best = n;
@@ -1200,7 +1330,7 @@ activation(struct ai *ai)
 			ai->taken[ai->ntaken++] = end;
 			put(&pass[2], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				put(&pass[2], " ", lbl(g, path[k], a), (char *)NULL);
+				put_path(&pass[2], g, path[k]);
 			rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 			e = nearest_seen(ai, end, &dist);
 			if (e >= 0)
@@ -1247,8 +1377,7 @@ activation(struct ai *ai)
 
 				put(&pass[2], u->id, " move", (char *)NULL);
 				for (k = 0; k < n; k++)
-					put(&pass[2], " ", lbl(g, path[k], a),
-					    (char *)NULL);
+					put_path(&pass[2], g, path[k]);
 				rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 				put(&pass[2], " face ", pw_dir_name(g, dir),
 				    "\n", (char *)NULL);
@@ -1315,7 +1444,7 @@ activation(struct ai *ai)
 			ai->taken[ai->ntaken++] = path[n - 1];
 			put(&pass[0], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				put(&pass[0], " ", lbl(g, path[k], a), (char *)NULL);
+				put_path(&pass[0], g, path[k]);
 			rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 			put(&pass[0], " cc ", lbl(g, g->units[j].pos, a),
 			    "\n", (char *)NULL);
@@ -1342,8 +1471,7 @@ activation(struct ai *ai)
 
 			put(&pass[2], u->id, " move", (char *)NULL);
 			for (k = 0; k < n; k++)
-				put(&pass[2], " ", lbl(g, path[k], a),
-				    (char *)NULL);
+				put_path(&pass[2], g, path[k]);
 			rec_clause(ai, ra, PW_CL_MOVE, path, n, 0);
 			put(&pass[2], " face ", pw_dir_name(g, dir),
 			    (char *)NULL);
@@ -1386,6 +1514,7 @@ scratch_room(size_t nu, size_t nh)
 		ai->across = xrealloc(ai->across, nu * sizeof *ai->across);
 		ai->sl = xrealloc(ai->sl, nu * sizeof *ai->sl);
 		ai->ol = xrealloc(ai->ol, nu * sizeof *ai->ol);
+		ai->op = xrealloc(ai->op, nu * sizeof *ai->op);
 		ai->sp = xrealloc(ai->sp, nu * sizeof *ai->sp);
 		ai->fn = xrealloc(ai->fn, nu * sizeof *ai->fn);
 		ai->cand = xrealloc(ai->cand, nu * sizeof *ai->cand);
@@ -1482,20 +1611,38 @@ opponent(const struct game *g, int side, struct sbuf *b, bool rec)
 	ai->unitsok = false;
 	memset(ai->seen, 0, nu * sizeof *ai->seen);
 	memset(ai->across, 0, nu * sizeof *ai->across);
+	ai->nrow = g->layout.rows < 0 ? 0 : g->layout.rows < MAXH ?
+	    g->layout.rows : MAXH;
+	if (ai->nrow > ai->caprow) {
+		ai->rowscan = xrealloc(ai->rowscan, (size_t)ai->nrow *
+		    sizeof *ai->rowscan);
+		ai->rowfirst = xrealloc(ai->rowfirst, (size_t)ai->nrow *
+		    sizeof *ai->rowfirst);
+		ai->caprow = ai->nrow;
+	}
+	if (ai->nrow > 0) {
+		memset(ai->rowscan, 0, (size_t)ai->nrow * sizeof *ai->rowscan);
+		memset(ai->rowfirst, 0xff, (size_t)ai->nrow *
+		    sizeof *ai->rowfirst);
+	}
 	ai->nol = 0;
 	ai->nsl = 0;
 	ai->nfield = 0;
 	ai->nobj = -1;
 	begun = pw_los_cache_begin(g);
 	for (i = 0; i < g->nunits; i++) {
-		ai->kind[i] = pw_kind(&g->units[i]);
+		/* Only the units alive have their kind read (-1 for the
+		 * others: no reader asks a dead unit's or a marker's). */
 		ai->alive[i] = pw_alive(&g->units[i]);
+		ai->kind[i] = ai->alive[i] ? pw_kind(&g->units[i]) : -1;
 	}
 	/* The side's units alive first (sees_unit reads them), then who the
 	 * side sees, once: the plans ask again and again. */
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++)
-		if (g->units[i].side == side && ai->alive[i])
+		if (g->units[i].side == side && ai->alive[i]) {
+			ai->op[ai->nol] = g->units[i].pos;
 			ai->ol[ai->nol++] = i;
+		}
 	index_units(ai);
 	for (i = 0; i < g->nunits && i < GAME_MAX_UNITS; i++) {
 		const struct game_unit *o = &g->units[i];
