@@ -269,6 +269,11 @@ struct pw_unit_lists {
 };
 bool pw_units_index_begin(const struct game *);
 void pw_units_index_end(bool begun);
+/* pw_units_index_begin(g) for the next step of the same resolution, whose
+ * caller vouches that no unit changed since the step before ended
+ * (pw_resolve): when that step's lists answered to its end they answer
+ * from the start, without comparing each unit with its filing. */
+bool pw_units_index_continue(const struct game *);
 void pw_unit_moved(const struct game *, int i);
 int pw_unit_lists_at(const struct game *, struct hex, struct pw_unit_lists *);
 /* The resolution calls pw_unit_attached(g, i, from) right after it

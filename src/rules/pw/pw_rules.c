@@ -1855,7 +1855,8 @@ pw_resolve(struct resolve_ctx *c)
 	last.c = NULL;
 	begun = next ? pw_los_cache_continue(c->g, last.map) :
 	    pw_los_cache_begin(c->g);
-	indexed = pw_units_index_begin(c->g);
+	indexed = next && begun ? pw_units_index_continue(c->g) :
+	    pw_units_index_begin(c->g);
 	quiet_text = c->ev->quiet;
 	rc = resolve_step(c);
 	quiet_text = was_quiet;
