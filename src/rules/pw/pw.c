@@ -1372,6 +1372,24 @@ pw_in_arc(int facing, struct hex from, struct hex to)
 
 	if ((v.q == 0 && v.r == 0) || facing < 0 || facing > 5)
 		return false;
+	/* In integers when the vector is short: with X = 3q and Y = 2r + q
+	 * (cart's x and y are X / 2 and sqrt(3) Y / 2), c is N / sqrt(P Q)
+	 * for N = X Xd + 3 Y Yd, P = X^2 + 3 Y^2 and Q = Xd^2 + 3 Yd^2 (12
+	 * for each direction), so c >= 1/2 exactly when N > 0 and 4 N^2 >=
+	 * P Q. Otherwise 4 N^2 <= P Q - 1, c^2 <= 1/4 - 1/(P Q), and for
+	 * |q|, |r| <= 512 (P <= 4 * 1536^2, P Q <= 1.2e8) c < 1/2 - 8e-9,
+	 * well below the doubles' 1/2 - 1e-9 (their error is about 1e-16):
+	 * the same answer as the test in doubles below. */
+	if (v.q >= -512 && v.q <= 512 && v.r >= -512 && v.r <= 512) {
+		long long X = 3LL * v.q, Y = 2LL * v.r + v.q,
+		    Xd = 3LL * hex_directions[facing].q,
+		    Yd = 2LL * hex_directions[facing].r +
+		    hex_directions[facing].q,
+		    N = X * Xd + 3 * Y * Yd, P = X * X + 3 * Y * Y,
+		    Q = Xd * Xd + 3 * Yd * Yd;
+
+		return N > 0 && 4 * N * N >= P * Q;
+	}
 	cart(v, &vx, &vy);
 	cart(hex_directions[facing], &dx, &dy);
 	c = (vx * dx + vy * dy) / (sqrt(vx * vx + vy * vy) *
