@@ -14,7 +14,12 @@
  * by hex for each step (uidx below, "the units by hex"): pw_rules.c tells
  * it every move, placement and attachment it makes (pw_unit_moved,
  * pw_unit_attached) and reads the units in and next to a hex from it;
- * docs/ARCHITECTURE.md §3.2, "The units by hex", says how it stays right. */
+ * docs/ARCHITECTURE.md §3.2, "The units by hex", says how it stays right.
+ *
+ * The next step of the same resolution (issue 17, last round) arms both
+ * without the whole-map compare and without comparing each unit with its
+ * filing (pw_los_cache_continue, pw_units_index_continue; pw_resolve says
+ * when): docs/ARCHITECTURE.md §3.2, "The next step of a resolution". */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
