@@ -228,6 +228,14 @@ bool pw_sees(const struct game *, struct hex a, struct hex b);
  * between. False (nothing kept) when a cache is already armed. */
 bool pw_los_cache_begin(const struct game *);
 void pw_los_cache_end(bool begun);
+/* The number of the map the cache holds (0 before the first; each new
+ * copy of a map takes a new number). pw_los_cache_continue(g, map) is
+ * pw_los_cache_begin(g) without comparing g's hexes with the cache's copy
+ * when the copy is still map's: only for a caller that armed the cache
+ * for g when it held map and knows g's hexes have not changed since (the
+ * next step of the same resolution, pw_resolve). */
+unsigned pw_los_cache_map(void);
+bool pw_los_cache_continue(const struct game *, unsigned map);
 /* While the cache is armed for g: the index of each neighbour (direction
  * 0-5) of each of g's hexes by hex index, -1 off the map; NULL when it is
  * not armed for g. */
@@ -261,6 +269,11 @@ struct pw_unit_lists {
 };
 bool pw_units_index_begin(const struct game *);
 void pw_units_index_end(bool begun);
+/* pw_units_index_begin(g) for the next step of the same resolution, whose
+ * caller vouches that no unit changed since the step before ended
+ * (pw_resolve): when that step's lists answered to its end they answer
+ * from the start, without comparing each unit with its filing. */
+bool pw_units_index_continue(const struct game *);
 void pw_unit_moved(const struct game *, int i);
 int pw_unit_lists_at(const struct game *, struct hex, struct pw_unit_lists *);
 /* The resolution calls pw_unit_attached(g, i, from) right after it

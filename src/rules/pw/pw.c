@@ -14,7 +14,12 @@
  * by hex for each step (uidx below, "the units by hex"): pw_rules.c tells
  * it every move, placement and attachment it makes (pw_unit_moved,
  * pw_unit_attached) and reads the units in and next to a hex from it;
- * docs/ARCHITECTURE.md §3.2, "The units by hex", says how it stays right. */
+ * docs/ARCHITECTURE.md §3.2, "The units by hex", says how it stays right.
+ *
+ * The next step of the same resolution (issue 17, last round) arms both
+ * without the whole-map compare and without comparing each unit with its
+ * filing (pw_los_cache_continue, pw_units_index_continue; pw_resolve says
+ * when): docs/ARCHITECTURE.md §3.2, "The next step of a resolution". */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -239,6 +244,10 @@ static _Thread_local struct {
 	const struct game *built;
 	unsigned built_map;
 	bool valid;
+	/* Set by pw_units_index_end: the step that ended had the lists
+	 * answering (filed at a question, every change told since), so
+	 * they matched its units at its end. */
+	bool fresh;
 } uidx;
 
 static inline bool uidx_on(const struct game *);
@@ -616,6 +625,7 @@ pw_units_index_begin(const struct game *g)
 {
 	int i;
 
+	uidx.fresh = false;
 	if (uidx.g != NULL || los_cache.armed != g || g->nhex != los_cache.nhex)
 		return false;
 	if (g->nhex > uidx.hcap) {
@@ -630,12 +640,32 @@ pw_units_index_begin(const struct game *g)
 	return true;
 }
 
+bool
+pw_units_index_continue(const struct game *g)
+{
+	/* The step before filed the lists for g on this map and was told
+	 * every change after (fresh), and the caller vouches that nothing
+	 * changed since: they answer from the start, without comparing each
+	 * unit with what it was filed by (changes are told from the start:
+	 * not pending). Debug builds still check every filing at each
+	 * question. */
+	bool trusted = uidx.fresh && uidx.valid && uidx.built == g &&
+	    uidx.nunits == g->nunits && uidx.built_map == los_cache.mapgen;
+
+	if (!pw_units_index_begin(g))
+		return false;
+	if (trusted)
+		uidx.pending = false;
+	return true;
+}
+
 void
 pw_units_index_end(bool begun)
 {
 	/* The lists stay for the next step (uidx_build checks them). */
 	if (!begun)
 		return;
+	uidx.fresh = !uidx.pending && uidx.valid && uidx.built == uidx.g;
 	uidx.pending = false;
 	uidx.g = NULL;
 }
@@ -944,8 +974,11 @@ box_cells(const struct game *g)
 	}
 }
 
-bool
-pw_los_cache_begin(const struct game *g)
+/* pw_los_cache_begin, the map compared with the cache's copy unless
+ * trusted (the caller vouches that g's hexes are the copy's: see
+ * pw_los_cache_continue). */
+static bool
+los_cache_arm(const struct game *g, bool trusted)
 {
 	size_t sz = sizeof *g->hexes * (size_t)g->nhex;
 	int k, d;
@@ -954,7 +987,7 @@ pw_los_cache_begin(const struct game *g)
 	    g->nhex > LOS_CACHE_MAXH)
 		return false;
 	if (los_cache.map == NULL || los_cache.nhex != g->nhex ||
-	    memcmp(los_cache.map, g->hexes, sz) != 0) {
+	    (!trusted && memcmp(los_cache.map, g->hexes, sz) != 0)) {
 		free(los_cache.map);
 		free(los_cache.ans);
 		free(los_cache.terr);
@@ -1035,6 +1068,29 @@ pw_los_cache_begin(const struct game *g)
 	return true;
 }
 
+bool
+pw_los_cache_begin(const struct game *g)
+{
+	return los_cache_arm(g, false);
+}
+
+unsigned
+pw_los_cache_map(void)
+{
+	return los_cache.mapgen;
+}
+
+bool
+pw_los_cache_continue(const struct game *g, unsigned map)
+{
+	/* map is the number of the map the cache held when the caller last
+	 * armed it for g's hexes: the copy is still that one (each new copy
+	 * takes a new number), and the caller vouches that g's hexes have
+	 * not changed since. */
+	return los_cache_arm(g, map != 0 && map == los_cache.mapgen &&
+	    los_cache.map != NULL && los_cache.nhex == g->nhex);
+}
+
 const int (*pw_map_neighbours(const struct game *g))[6]
 {
 	if (los_cache.armed != g || g->nhex != los_cache.nhex)
@@ -1069,6 +1125,19 @@ static bool los_walk(const struct game *, struct hex, struct hex, int);
 static void line_keep(const struct game *, struct hex, struct hex, size_t)
     __attribute__((noinline));
 
+/* blocks(g, m, ea, eb, LOS_NO_UNITS) for the hex m of index k of the armed
+ * cache (-1: m is off the map), read from the cache (no unit blocks). */
+static inline bool
+terrain_blocks_k(const struct game *g, int k, int ea, int eb)
+{
+	int t = k < 0 ? -1 : los_cache.terr[k],
+	    em = k < 0 ? 0 : g->hexes[k].elevation;
+
+	if (t == PW_T_WOOD || t == PW_T_BUA)
+		return true;
+	return em > (ea < eb ? ea : eb) && em >= (ea > eb ? ea : eb);
+}
+
 /* Draw the line from a to b (pair p) into the armed cache (out of
  * los_steps, whose frame stays small). */
 static void
@@ -1096,11 +1165,11 @@ line_keep(const struct game *g, struct hex a, struct hex b, size_t p)
 		s->h = ls[i].h;
 		s->tie = ls[i].tie;
 		s->alt = ls[i].alt;
-		s->terrain_h = blocks(g, ls[i].h, ea, eb, LOS_NO_UNITS);
-		s->terrain_alt = ls[i].tie && blocks(g, ls[i].alt, ea, eb,
-		    LOS_NO_UNITS);
 		s->kh = hex_index_at(g, ls[i].h);
 		s->kalt = ls[i].tie ? hex_index_at(g, ls[i].alt) : -1;
+		s->terrain_h = terrain_blocks_k(g, s->kh, ea, eb);
+		s->terrain_alt = ls[i].tie && terrain_blocks_k(g, s->kalt, ea,
+		    eb);
 	}
 	los_cache.linen[p] = (unsigned char)(n < 2 ? 0 : n - 2);
 }
@@ -1157,6 +1226,29 @@ los_steps(const struct game *g, struct hex a, struct hex b, size_t p,
 	return true;
 }
 
+/* los_walk(g, a, b, LOS_NO_UNITS) for the pair p of the armed cache, read
+ * from the pair's kept line (drawn here when it is not yet): line_keep
+ * notes for each step what blocks(..., LOS_NO_UNITS) says of it and of
+ * the other hex of a tie, with the same elevations of a and b, so the
+ * walk's answer is read off the steps without drawing the line again. */
+static bool
+terrain_clear(const struct game *g, struct hex a, struct hex b, size_t p)
+{
+	const struct los_step *st;
+	int i, n;
+
+	if (los_cache.linen[p] == LINE_UNKNOWN)
+		line_keep(g, a, b, p);
+	if (los_cache.linen[p] == LINE_NONE)
+		return los_walk(g, a, b, LOS_NO_UNITS);
+	st = &los_cache.line[los_cache.lineoff[p]];
+	n = los_cache.linen[p];
+	for (i = 0; i < n; i++)
+		if (st[i].terrain_h && !(st[i].tie && !st[i].terrain_alt))
+			return false;
+	return true;
+}
+
 /* Line of sight from a to b with units blocking as blocks() says; the
  * terrain's answer from the cache when it is armed for g (units only
  * ever block more: a line the terrain blocks is blocked). */
@@ -1176,7 +1268,7 @@ los(const struct game *g, struct hex a, struct hex b, int units)
 	p = (size_t)ka * (size_t)g->nhex + (size_t)kb;
 	c = &los_cache.ans[p];
 	if (*c == 0)
-		*c = los_walk(g, a, b, LOS_NO_UNITS) ? 1 : 2;
+		*c = terrain_clear(g, a, b, p) ? 1 : 2;
 	if (*c == 2)
 		return false;
 	return units == LOS_NO_UNITS ? true : los_steps(g, a, b, p, units);
@@ -1285,6 +1377,24 @@ pw_in_arc(int facing, struct hex from, struct hex to)
 
 	if ((v.q == 0 && v.r == 0) || facing < 0 || facing > 5)
 		return false;
+	/* In integers when the vector is short: with X = 3q and Y = 2r + q
+	 * (cart's x and y are X / 2 and sqrt(3) Y / 2), c is N / sqrt(P Q)
+	 * for N = X Xd + 3 Y Yd, P = X^2 + 3 Y^2 and Q = Xd^2 + 3 Yd^2 (12
+	 * for each direction), so c >= 1/2 exactly when N > 0 and 4 N^2 >=
+	 * P Q. Otherwise 4 N^2 <= P Q - 1, c^2 <= 1/4 - 1/(P Q), and for
+	 * |q|, |r| <= 512 (P <= 4 * 1536^2, P Q <= 1.2e8) c < 1/2 - 8e-9,
+	 * well below the doubles' 1/2 - 1e-9 (their error is about 1e-16):
+	 * the same answer as the test in doubles below. */
+	if (v.q >= -512 && v.q <= 512 && v.r >= -512 && v.r <= 512) {
+		long long X = 3LL * v.q, Y = 2LL * v.r + v.q,
+		    Xd = 3LL * hex_directions[facing].q,
+		    Yd = 2LL * hex_directions[facing].r +
+		    hex_directions[facing].q,
+		    N = X * Xd + 3 * Y * Yd, P = X * X + 3 * Y * Y,
+		    Q = Xd * Xd + 3 * Yd * Yd;
+
+		return N > 0 && 4 * N * N >= P * Q;
+	}
 	cart(v, &vx, &vy);
 	cart(hex_directions[facing], &dx, &dy);
 	c = (vx * dx + vy * dy) / (sqrt(vx * vx + vy * vy) *
@@ -1559,6 +1669,7 @@ pw_nearest_seen_enemy(const struct game *g, int side, struct hex h)
  * enemy unit's visibility to the unit's side asked once (nothing moves
  * while it chooses) and the units in and next to each hex read from the
  * index. */
+#define RETREAT_SORT_D 64  /* distances retreat_indexed sorts by counting */
 static bool
 retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 {
@@ -1566,11 +1677,16 @@ retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 	int d, j, e, score, best = -1, ne = 0;
 	/* The enemy units by their distance from the unit (d0): a hex next
 	 * to it is at least d0 - 1 from each. */
-	struct enemy_at { int j, d0; struct hex pos; } small[128], *enemy, x;
+	struct enemy_at { int j, d0; struct hex pos; } small[128], *enemy, x,
+	    raw_small[128], *raw;
 	/* By unit: 0 not asked, 1 seen, 2 not seen. */
 	unsigned char seen_small[128], *seen;
+	/* By distance (+ 1): the enemies nearer, for the sort. */
+	int cnt[RETREAT_SORT_D + 1], maxd = 0;
 
 	enemy = g->nunits <= 128 ? small : xmalloc(sizeof *enemy *
+	    (size_t)g->nunits);
+	raw = g->nunits <= 128 ? raw_small : xmalloc(sizeof *raw *
 	    (size_t)g->nunits);
 	seen = g->nunits <= 128 ? seen_small : xmalloc((size_t)g->nunits);
 	memset(seen, 0, (size_t)g->nunits);
@@ -1579,7 +1695,24 @@ retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 			x.j = j;
 			x.pos = g->units[j].pos;
 			x.d0 = hex_distance(x.pos, u->pos);
-			for (e = ne++; e > 0 && enemy[e - 1].d0 > x.d0; e--)
+			if (x.d0 > maxd)
+				maxd = x.d0;
+			raw[ne++] = x;
+		}
+	/* Sorted by d0, those at the same distance in unit order (stable):
+	 * by counting when the distances are small, else by insertion. */
+	if (maxd < RETREAT_SORT_D) {
+		memset(cnt, 0, sizeof *cnt * (size_t)(maxd + 2));
+		for (e = 0; e < ne; e++)
+			cnt[raw[e].d0 + 1]++;
+		for (d = 1; d <= maxd; d++)
+			cnt[d] += cnt[d - 1];
+		for (e = 0; e < ne; e++)
+			enemy[cnt[raw[e].d0]++] = raw[e];
+	} else
+		for (j = 0; j < ne; j++) {
+			x = raw[j];
+			for (e = j; e > 0 && enemy[e - 1].d0 > x.d0; e--)
 				enemy[e] = enemy[e - 1];
 			enemy[e] = x;
 		}
@@ -1628,6 +1761,8 @@ retreat_indexed(const struct game *g, int i, const int *nb, struct hex *out)
 #undef SEEN
 	if (enemy != small)
 		free(enemy);
+	if (raw != raw_small)
+		free(raw);
 	if (seen != seen_small)
 		free(seen);
 	return best >= 0;

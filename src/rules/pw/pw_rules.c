@@ -1829,15 +1829,48 @@ pw_victory(struct game *g, struct events *ev)
 enum resolve_rc
 pw_resolve(struct resolve_ctx *c)
 {
-	bool begun = pw_los_cache_begin(c->g),
-	    indexed = pw_units_index_begin(c->g);
+	/* The last step seen to end with the map cache armed: the next step
+	 * of the same resolution (the same resolution number, context, game
+	 * and turn, the step after it, which asked for nothing) finds g's
+	 * hexes as that step armed the cache for them (nothing but
+	 * window.c's loop runs in between, and the resolution never writes a
+	 * hex), so the cache's copy of the map is not compared whole again
+	 * when it is still the same copy (pw_los_cache_continue). */
+	static _Thread_local struct {
+		unsigned long serial;
+		const struct resolve_ctx *c;
+		const struct game *g;
+		const struct game_hex *hexes;
+		int nhex, step, turn;
+		unsigned map;
+	} last;
+	bool next = c->serial != 0 && last.serial == c->serial &&
+	    last.c == c && last.g == c->g && last.hexes == c->g->hexes &&
+	    last.nhex == c->g->nhex && c->step == last.step + 1 &&
+	    c->step > 0 && last.turn == c->g->turn;
+	bool begun, indexed;
 	bool was_quiet = quiet_text;
 	enum resolve_rc rc;
 
+	last.c = NULL;
+	begun = next ? pw_los_cache_continue(c->g, last.map) :
+	    pw_los_cache_begin(c->g);
+	indexed = next && begun ? pw_units_index_continue(c->g) :
+	    pw_units_index_begin(c->g);
 	quiet_text = c->ev->quiet;
 	rc = resolve_step(c);
 	quiet_text = was_quiet;
 	pw_units_index_end(indexed);
+	if (begun && rc == RESOLVE_CONTINUE) {
+		last.serial = c->serial;
+		last.c = c;
+		last.g = c->g;
+		last.hexes = c->g->hexes;
+		last.nhex = c->g->nhex;
+		last.step = c->step;
+		last.turn = c->g->turn;
+		last.map = pw_los_cache_map();
+	}
 	pw_los_cache_end(begun);
 	return rc;
 }
