@@ -2629,6 +2629,41 @@ store_sdict_for(struct store *st, const char *scope, const char *text,
 	return (*dict = store_sdict_get(st->db, *tag, dn)) != NULL;
 }
 
+/* head (hn bytes) followed by p (n bytes) deflated at level 9, against
+ * dict (dn bytes) when usedict: a malloc'ed blob of *outlen bytes, or NULL
+ * if deflating fails or the blob is not smaller than limit. The one
+ * deflater of the X, Y and E formats (their heads differ). */
+static unsigned char *
+store_deflate_head(const unsigned char *head, size_t hn, const char *p,
+    size_t n, bool usedict, const char *dict, size_t dn, size_t limit,
+    size_t *outlen)
+{
+	unsigned char *z;
+	z_stream zs;
+	size_t cap;
+	int rc;
+
+	memset(&zs, 0, sizeof zs);
+	if (deflateInit(&zs, 9) != Z_OK)
+		return NULL;
+	cap = hn + deflateBound(&zs, (uLong)n);
+	z = xmalloc(cap);
+	memcpy(z, head, hn);
+	zs.next_in = (Bytef *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	zs.next_out = z + hn;
+	zs.avail_out = (uInt)(cap - hn);
+	rc = !usedict || deflateSetDictionary(&zs, (const Bytef *)dict,
+	    (uInt)dn) == Z_OK ? deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
+	*outlen = hn + zs.total_out;
+	deflateEnd(&zs);
+	if (rc != Z_STREAM_END || *outlen >= limit) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
 /* p (n bytes) deflated against dictionary tag (dict, dn bytes) as a
  * malloc'ed STORE_XMAGIC blob (*outlen bytes), or NULL if that fails or is
  * not smaller than limit. */
@@ -2636,36 +2671,18 @@ static unsigned char *
 store_xpack(const char *p, size_t n, int64_t tag, const char *dict,
     size_t dn, size_t limit, size_t *outlen)
 {
-	unsigned char *z;
-	z_stream zs;
-	size_t cap;
-	int i, rc;
+	unsigned char head[STORE_XHEAD];
+	int i;
 
 	if (n > 0xffffffffu || dn > 0xffffffffu)
 		return NULL;
-	memset(&zs, 0, sizeof zs);
-	if (deflateInit(&zs, 9) != Z_OK)
-		return NULL;
-	cap = STORE_XHEAD + deflateBound(&zs, (uLong)n);
-	z = xmalloc(cap);
-	memcpy(z, STORE_XMAGIC, 4);
+	memcpy(head, STORE_XMAGIC, 4);
 	for (i = 0; i < 4; i++)
-		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+		head[4 + i] = (unsigned char)(n >> (24 - 8 * i));
 	for (i = 0; i < 8; i++)
-		z[8 + i] = (unsigned char)((uint64_t)tag >> (56 - 8 * i));
-	zs.next_in = (Bytef *)(uintptr_t)p;
-	zs.avail_in = (uInt)n;
-	zs.next_out = z + STORE_XHEAD;
-	zs.avail_out = (uInt)(cap - STORE_XHEAD);
-	rc = deflateSetDictionary(&zs, (const Bytef *)dict, (uInt)dn) == Z_OK ?
-	    deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
-	*outlen = STORE_XHEAD + zs.total_out;
-	deflateEnd(&zs);
-	if (rc != Z_STREAM_END || *outlen >= limit) {
-		free(z);
-		return NULL;
-	}
-	return z;
+		head[8 + i] = (unsigned char)((uint64_t)tag >> (56 - 8 * i));
+	return store_deflate_head(head, sizeof head, p, n, true, dict, dn,
+	    limit, outlen);
 }
 
 /* Is p (n bytes) a STORE_XMAGIC value? */
@@ -2739,36 +2756,25 @@ static unsigned char *
 store_ypack(const char *p, size_t n, int64_t tag, const char *sd,
     size_t sdn, const char *raw0, size_t rn, size_t limit, size_t *outlen)
 {
-	unsigned char *z;
+	unsigned char head[STORE_YHEAD], *z;
 	char *back, *raw;
-	size_t cap;
-	z_stream zs;
 	int i, rc;
 
 	if (n > 0xffffffffu || rn == 0 || rn > 0xffffffffu)
 		return NULL;
 	raw = store_ydict(sd, sdn, raw0, rn, &rn);
-	memset(&zs, 0, sizeof zs);
-	if (deflateInit(&zs, 9) != Z_OK)
-		return NULL;
-	cap = STORE_YHEAD + deflateBound(&zs, (uLong)n);
-	z = xmalloc(cap);
-	memcpy(z, STORE_YMAGIC, 4);
+	memcpy(head, STORE_YMAGIC, 4);
 	for (i = 0; i < 4; i++)
-		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+		head[4 + i] = (unsigned char)(n >> (24 - 8 * i));
 	for (i = 0; i < 8; i++)
-		z[8 + i] = (unsigned char)((uint64_t)tag >> (56 - 8 * i));
-	zs.next_in = (Bytef *)(uintptr_t)p;
-	zs.avail_in = (uInt)n;
-	zs.next_out = z + STORE_YHEAD;
-	zs.avail_out = (uInt)(cap - STORE_YHEAD);
-	rc = deflateSetDictionary(&zs, (const Bytef *)raw, (uInt)rn) == Z_OK ?
-	    deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
-	*outlen = STORE_YHEAD + zs.total_out;
-	deflateEnd(&zs);
-	if (rc != Z_STREAM_END || *outlen >= limit || (back = store_zinflate(
-	    z + STORE_YHEAD, *outlen - STORE_YHEAD, n, raw, rn, false)) ==
-	    NULL) {
+		head[8 + i] = (unsigned char)((uint64_t)tag >> (56 - 8 * i));
+	if ((z = store_deflate_head(head, sizeof head, p, n, true, raw, rn,
+	    limit, outlen)) == NULL) {
+		free(raw);
+		return NULL;
+	}
+	if ((back = store_zinflate(z + STORE_YHEAD, *outlen - STORE_YHEAD, n,
+	    raw, rn, false)) == NULL) {
 		free(raw);
 		free(z);
 		return NULL;
@@ -3055,40 +3061,22 @@ store_edeflate(const char *p, size_t n, const char *dict, size_t dn,
     int64_t prev, int64_t other, int oside, int depth, size_t limit,
     size_t *outlen)
 {
-	unsigned char *z;
-	z_stream zs;
-	size_t cap;
-	int i, rc;
+	unsigned char head[STORE_EHEAD];
+	int i;
 
 	if (n > 0xffffffffu || dn > 0xffffffffu)
 		return NULL;
-	memset(&zs, 0, sizeof zs);
-	if (deflateInit(&zs, 9) != Z_OK)
-		return NULL;
-	cap = STORE_EHEAD + deflateBound(&zs, (uLong)n);
-	z = xmalloc(cap);
-	memcpy(z, STORE_EMAGIC, 4);
+	memcpy(head, STORE_EMAGIC, 4);
 	for (i = 0; i < 4; i++)
-		z[4 + i] = (unsigned char)(n >> (24 - 8 * i));
+		head[4 + i] = (unsigned char)(n >> (24 - 8 * i));
 	for (i = 0; i < 8; i++) {
-		z[8 + i] = (unsigned char)((uint64_t)prev >> (56 - 8 * i));
-		z[16 + i] = (unsigned char)((uint64_t)other >> (56 - 8 * i));
+		head[8 + i] = (unsigned char)((uint64_t)prev >> (56 - 8 * i));
+		head[16 + i] = (unsigned char)((uint64_t)other >> (56 - 8 * i));
 	}
-	z[24] = (unsigned char)(signed char)oside;
-	z[25] = (unsigned char)depth;
-	zs.next_in = (Bytef *)(uintptr_t)p;
-	zs.avail_in = (uInt)n;
-	zs.next_out = z + STORE_EHEAD;
-	zs.avail_out = (uInt)(cap - STORE_EHEAD);
-	rc = dn == 0 || deflateSetDictionary(&zs, (const Bytef *)dict,
-	    (uInt)dn) == Z_OK ? deflate(&zs, Z_FINISH) : Z_STREAM_ERROR;
-	*outlen = STORE_EHEAD + zs.total_out;
-	deflateEnd(&zs);
-	if (rc != Z_STREAM_END || *outlen >= limit) {
-		free(z);
-		return NULL;
-	}
-	return z;
+	head[24] = (unsigned char)(signed char)oside;
+	head[25] = (unsigned char)depth;
+	return store_deflate_head(head, sizeof head, p, n, dn != 0, dict, dn,
+	    limit, outlen);
 }
 
 /* Inflate the STORE_EMAGIC blob p (n bytes) with dictionary dict: a
