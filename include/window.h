@@ -41,6 +41,30 @@ struct window_stop {
 	unsigned ask;
 };
 
+/* A chain of stopped resolutions as a driver that keeps its order files
+ * in memory follows it (sim.c, tests): while resuming, res names the
+ * window that stopped first and its files, which prior owns. Zeroed:
+ * no chain. */
+struct window_chain {
+	bool resuming;
+	struct window_resume res;
+	char *prior[GAME_MAX_SIDES];
+};
+
+/* The resume to hand the next resolution: &c->res while resuming, else
+ * NULL. */
+const struct window_resume *window_chain_resume(const struct window_chain *);
+
+/* After window w's resolution, which stopped at step stopstep (-1: it
+ * was done): the first stop of a chain takes w's files from raw (set to
+ * NULL there), every stop records its step; a resolution that was done
+ * ends the chain and frees its files. */
+void window_chain_after(struct window_chain *, const struct window_spec *w,
+    char *raw[GAME_MAX_SIDES], int stopstep);
+
+/* Free the chain's files (the driver stops). */
+void window_chain_free(struct window_chain *);
+
 /* window_resolve with what the engine keeps between windows: the
  * standing orders in force when w opened (standing[side], raw, or NULL;
  * NULL for all), and the stopped resolution w resumes (NULL: none). On a

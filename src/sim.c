@@ -125,12 +125,12 @@ play(const struct ruleset *rules, const char *options, int index,
     struct sim_result *acc, struct hp_error *err)
 {
 	struct window_spec w, next;
-	struct window_resume res;
+	struct window_chain chain;
 	char name[GAME_NAME_MAX];
-	char *prior[GAME_MAX_SIDES] = { 0 };
 	int rc = HP_OK, s, guard;
-	bool resuming = false, more;
+	bool more;
 
+	memset(&chain, 0, sizeof chain);
 	sim_name(index, name);
 	strlcpy_(g->name, name, sizeof g->name);
 	strlcpy_(g->options, options ? options : "", sizeof g->options);
@@ -173,10 +173,10 @@ play(const struct ruleset *rules, const char *options, int index,
 		struct window_stop stop = { -1, 0 };
 
 		rc = rules->opponent_parsed != NULL ? window_resolve_parsed(g,
-		    &w, parsed, NULL, resuming ? &res : NULL, &stop, &d, &ev,
+		    &w, parsed, NULL, window_chain_resume(&chain), &stop, &d, &ev,
 		    err) :
 		    window_resolve_resume(g, &w, (const char *const *)raw,
-		    NULL, resuming ? &res : NULL, &stop, &d, &ev, err);
+		    NULL, window_chain_resume(&chain), &stop, &d, &ev, err);
 		if (rc == HP_OK && stop.step >= 0)
 			rc = window_advance(g, &stop, &next, &more, err);
 		acc->rolls += (long)d.nlog;
@@ -185,24 +185,8 @@ play(const struct ruleset *rules, const char *options, int index,
 		events_free(&ev);
 		/* A stop: the decision window resumes with the orders of the
 		 * window that stopped first (G1). */
-		if (rc == HP_OK && stop.step >= 0) {
-			if (!resuming) {
-				res.w = w;
-				for (s = 0; s < GAME_MAX_SIDES; s++) {
-					prior[s] = raw[s];
-					raw[s] = NULL;
-					res.prior[s] = prior[s];
-				}
-			}
-			res.step = stop.step;
-			resuming = true;
-		} else if (resuming) {
-			resuming = false;
-			for (s = 0; s < GAME_MAX_SIDES; s++) {
-				free(prior[s]);
-				prior[s] = NULL;
-			}
-		}
+		window_chain_after(&chain, &w, raw, rc == HP_OK ? stop.step :
+		    -1);
 		for (s = 0; s < GAME_MAX_SIDES; s++)
 			free(raw[s]);
 		if (rc != HP_OK)
@@ -210,8 +194,7 @@ play(const struct ruleset *rules, const char *options, int index,
 		if (g->status == GAME_FINISHED)
 			break;
 	}
-	for (s = 0; s < GAME_MAX_SIDES; s++)
-		free(prior[s]);
+	window_chain_free(&chain);
 	if (rc != HP_OK)
 		return rc;
 	if (g->status != GAME_FINISHED) {

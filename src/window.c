@@ -267,6 +267,46 @@ window_resolve(struct game *g, const struct window_spec *w,
 	    err);
 }
 
+const struct window_resume *
+window_chain_resume(const struct window_chain *c)
+{
+	return c->resuming ? &c->res : NULL;
+}
+
+void
+window_chain_after(struct window_chain *c, const struct window_spec *w,
+    char *raw[GAME_MAX_SIDES], int stopstep)
+{
+	int s;
+
+	if (stopstep >= 0) {
+		if (!c->resuming) {
+			c->res.w = *w;
+			for (s = 0; s < GAME_MAX_SIDES; s++) {
+				c->prior[s] = raw[s];
+				raw[s] = NULL;
+				c->res.prior[s] = c->prior[s];
+			}
+		}
+		c->res.step = stopstep;
+		c->resuming = true;
+	} else if (c->resuming)
+		window_chain_free(c);
+}
+
+void
+window_chain_free(struct window_chain *c)
+{
+	int s;
+
+	c->resuming = false;
+	for (s = 0; s < GAME_MAX_SIDES; s++) {
+		free(c->prior[s]);
+		c->prior[s] = NULL;
+		c->res.prior[s] = NULL;
+	}
+}
+
 int
 window_advance(struct game *g, const struct window_stop *stop,
     struct window_spec *next, bool *more, struct hp_error *err)

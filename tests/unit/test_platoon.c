@@ -1612,12 +1612,12 @@ parsed_game(const char *scen, const char *text, const char *options, int i,
 	const struct ruleset *rs = ruleset_find("platoon");
 	struct hp_error err = { 0, "" };
 	struct window_spec w, next;
-	struct window_resume res;
-	char *prior[GAME_MAX_SIDES] = { 0 };
-	bool resuming = false, more;
+	struct window_chain chain;
+	bool more;
 	struct game g;
 	int s, guard;
 
+	memset(&chain, 0, sizeof chain);
 	game_init(&g);
 	g.rules = rs;
 	snprintf(g.name, sizeof g.name, i % 7 == 3 ? "op %d" : "op-%d", i);
@@ -1677,7 +1677,7 @@ parsed_game(const char *scen, const char *text, const char *options, int i,
 		events_init(&ev);
 		ev.quiet = true;
 		assert_int_equal(window_resolve_resume(&g, &w,
-		    (const char *const *)raw, NULL, resuming ? &res : NULL,
+		    (const char *const *)raw, NULL, window_chain_resume(&chain),
 		    &stop, &d, &ev, &err), HP_OK);
 		if (w.kind == WINDOW_DECISION)
 			n->reveals++;
@@ -1688,30 +1688,12 @@ parsed_game(const char *scen, const char *text, const char *options, int i,
 		events_free(&ev);
 		/* A stop: the reveal windows resume with the files of the
 		 * window that stopped first. */
-		if (stop.step >= 0) {
-			if (!resuming) {
-				res.w = w;
-				for (s = 0; s < GAME_MAX_SIDES; s++) {
-					prior[s] = raw[s];
-					raw[s] = NULL;
-					res.prior[s] = prior[s];
-				}
-			}
-			res.step = stop.step;
-			resuming = true;
-		} else if (resuming) {
-			resuming = false;
-			for (s = 0; s < GAME_MAX_SIDES; s++) {
-				free(prior[s]);
-				prior[s] = NULL;
-			}
-		}
+		window_chain_after(&chain, &w, raw, stop.step);
 		for (s = 0; s < GAME_MAX_SIDES; s++)
 			free(raw[s]);
 		n->windows++;
 	}
-	for (s = 0; s < GAME_MAX_SIDES; s++)
-		free(prior[s]);
+	window_chain_free(&chain);
 	assert_int_equal(g.status, GAME_FINISHED);
 	game_free(&g);
 }
