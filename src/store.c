@@ -428,6 +428,8 @@ static unsigned char *store_sdict_pack(struct store *st, int64_t wid,
     const char *what, int view, const char *p, size_t n, size_t limit,
     size_t *outlen);
 static char *store_orders_parsed(sqlite3_stmt *s, int i, const char *raw);
+static unsigned char *store_sdict_pack_scope(struct store *st,
+    const char *scope, const char *p, size_t n, size_t limit, size_t *outlen);
 
 /* Column i of s through store_zunpack (or, against a shared dictionary,
  * store_xunpack). */
@@ -2844,14 +2846,25 @@ static unsigned char *
 store_sdict_pack(struct store *st, int64_t wid, const char *what, int view,
     const char *p, size_t n, size_t limit, size_t *outlen)
 {
-	char where[300], scope[400], *dict, *back;
-	unsigned char *z;
-	int64_t tag;
-	size_t dn, bn = 0;
+	char where[300], scope[400];
 
 	if (!store_sdict_scope(st, wid, where, sizeof where))
 		return NULL;
 	snprintf(scope, sizeof scope, "%s %s %d", what, where, view);
+	return store_sdict_pack_scope(st, scope, p, n, limit, outlen);
+}
+
+/* store_sdict_pack for a scope named whole (not a window's: "sent copy
+ * report"). */
+static unsigned char *
+store_sdict_pack_scope(struct store *st, const char *scope, const char *p,
+    size_t n, size_t limit, size_t *outlen)
+{
+	char *dict, *back;
+	unsigned char *z;
+	int64_t tag;
+	size_t dn, bn = 0;
+
 	if (!store_sdict_for(st, scope, p, n, &tag, &dict, &dn))
 		return NULL;
 	z = store_xpack(p, n, tag, dict, dn, limit, outlen);
@@ -5422,10 +5435,68 @@ store_wake_config(struct store *st, const char *fingerprint, bool *reset,
 
 /* retention and storage (issue 17) */
 
+/* Compacted report copies (issue 17, pwstore): each of the sent copies of
+ * kind 'report' compacted by this store_compact (ids[0..n)) is stored
+ * against the shared dictionary of scope "sent copy report" (made of the
+ * first such copy the host compacted, which stays STORE_SMAGIC) when that
+ * is smaller: STORE_XMAGIC, read by store_outbox_find as any other value.
+ * Each is decoded and compared before it replaces the row (in
+ * store_compact's transaction). A copy holds its Date, its topic and its
+ * body's hash; about 200 bytes alone, half that against the dictionary. */
+static int
+store_copies_shrink(struct store *st, const int64_t *ids, size_t n,
+    struct hp_error *err)
+{
+	struct store_query q;
+	unsigned char *b, *z;
+	size_t i, bn, tn, zn;
+	char *t;
+	int rc = HP_OK;
+
+	for (i = 0; i < n && rc == HP_OK; i++) {
+		b = NULL;
+		bn = 0;
+		if (store_query_open(&q, st, "sent copy", "SELECT data FROM "
+		    "outbox WHERE id = ?1", STORE_ARGS(STORE_INT(ids[i])), err) !=
+		    HP_OK)
+			return HP_EDB;
+		if (store_query_next(&q, err)) {
+			bn = (size_t)sqlite3_column_bytes(q.s, 0);
+			b = xmalloc(bn + 1);
+			if (bn > 0)
+				memcpy(b, sqlite3_column_blob(q.s, 0), bn);
+		}
+		if (store_query_close(&q, err) != HP_OK) {
+			free(b);
+			return HP_EDB;
+		}
+		/* Only what this compaction made (STORE_SMAGIC) and reads. */
+		if (b == NULL || bn < STORE_ZHEAD || memcmp(b, STORE_SMAGIC, 4) !=
+		    0 || (t = store_zunpack(b, bn, &tn)) == NULL) {
+			free(b);
+			continue;
+		}
+		free(b);
+		z = store_sdict_pack_scope(st, "sent copy report", t, tn, bn,
+		    &zn);
+		free(t);
+		if (z == NULL)
+			continue;
+		rc = store_exec(st, "shrink a sent copy", "UPDATE outbox SET "
+		    "data = ?2 WHERE id = ?1", STORE_ARGS(STORE_INT(ids[i]),
+		    STORE_BLOB(z, (int)zn)), NULL, err);
+		free(z);
+	}
+	return rc;
+}
+
 int
 store_compact(struct store *st, long now, int keep_days,
     struct store_compact_stats *cs, struct hp_error *err)
 {
+	struct store_query q;
+	int64_t *ids = NULL;
+	size_t nids = 0, capids = 0;
 	int rc;
 
 	cs->packed = cs->deleted = 0;
@@ -5442,21 +5513,45 @@ store_compact(struct store *st, long now, int keep_days,
 			goto fail;
 		cs->deleted = store_changes(st);
 	}
+	/* The report copies about to be compacted (store_copies_shrink). */
+	if ((rc = store_query_open(&q, st, "report copies to compact", "SELECT "
+	    "id FROM outbox WHERE state = 'sent' AND kind = 'report' AND "
+	    "sent_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "
+	    "'-1 day') AND substr(data, 1, 4) NOT IN (CAST(x'00485053' AS "
+	    "BLOB), CAST(x'00485058' AS BLOB)) ORDER BY id",
+	    STORE_ARGS(STORE_INT(now)), err)) != HP_OK)
+		goto fail;
+	while (store_query_next(&q, err)) {
+		if (nids == capids) {
+			capids = capids ? 2 * capids : 16;
+			ids = xrealloc(ids, capids * sizeof *ids);
+		}
+		ids[nids++] = sqlite3_column_int64(q.s, 0);
+	}
+	if ((rc = store_query_close(&q, err)) != HP_OK)
+		goto fail;
 	/* The stage name goes too: a sent message's file left tmp/ when it
 	 * was delivered (store_outbox_stage_used asks only about files
-	 * still there). */
+	 * still there). A copy compacted before is STORE_SMAGIC or (a
+	 * report's, against its shared dictionary) STORE_XMAGIC. */
 	if ((rc = store_exec(st, "compact sent copies", "UPDATE outbox SET "
 	    "data = hp_compact_copy(data, kind), stage = NULL WHERE state = "
 	    "'sent' AND "
 	    "sent_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "
-	    "'-1 day') AND substr(data, 1, 4) <> CAST(x'00485053' AS BLOB)",
+	    "'-1 day') AND substr(data, 1, 4) NOT IN (CAST(x'00485053' AS "
+	    "BLOB), CAST(x'00485058' AS BLOB))",
 	    STORE_ARGS(STORE_INT(now)), NULL, err)) != HP_OK)
 		goto fail;
 	cs->packed = store_changes(st);
+	if ((rc = store_copies_shrink(st, ids, nids, err)) != HP_OK)
+		goto fail;
+	free(ids);
+	ids = NULL;
 	if ((rc = store_wpack_old(st, now, &cs->windows_packed, err)) != HP_OK)
 		goto fail;
 	return store_commit(st, err);
 fail:
+	free(ids);
 	store_rollback(st);
 	return rc;
 }
@@ -5481,7 +5576,8 @@ store_storage_get(struct store *st, struct store_storage *out,
 	    "count(*) FROM outbox WHERE state = 'sent'), (SELECT count(*) FROM "
 	    "outbox WHERE state = 'failed'), (SELECT coalesce(sum(length(data)), "
 	    "0) FROM outbox), (SELECT count(*) FROM outbox WHERE substr(data, "
-	    "1, 4) = CAST(x'00485053' AS BLOB)), (SELECT coalesce(min(sent_at), "
+	    "1, 4) IN (CAST(x'00485053' AS BLOB), CAST(x'00485058' AS BLOB))), "
+	    "(SELECT coalesce(min(sent_at), "
 	    "'') FROM outbox WHERE state = 'sent')", NULL, err) != HP_OK)
 		return HP_EDB;
 	if (store_query_next(&q, err)) {

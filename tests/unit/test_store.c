@@ -431,6 +431,95 @@ test_compressed(void **state)
 	config_free(&cfg);
 }
 
+/* Issue 17, pwstore: report copies compacted by store_compact lean on
+ * the shared dictionary "sent copy report" (made of the first one, which
+ * stays STORE_SMAGIC): smaller, read back by store_outbox_find as
+ * compacted alone; a damaged dictionary makes them read as damaged
+ * (empty); a notice is compressed whole as before; a second compaction
+ * leaves them. */
+static void
+test_copies_sdict(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct store_compact_stats cs;
+	struct store_sent sent;
+	const char *path;
+	struct config cfg;
+	struct store *st;
+	char sql[4096], mid[64], *first;
+	int64_t cid;
+	long sn;
+	int i;
+
+	(void)state;
+	st = fx_club(&path, &cfg, &cid, NULL, "copies");
+	fx_db_exec(path, "DELETE FROM outbox");
+	for (i = 1; i <= 4; i++) {
+		snprintf(sql, sizeof sql, "INSERT INTO outbox(id, message_id, "
+		    "kind, rcpt, envelope_from, data, state, sent_at) VALUES (%d, "
+		    "'c%d@club.example', '%s', 'a@example.org', '', CAST('From: "
+		    "hexpost <h@club.example>\nDate: Sat, 2%d Nov 2026 10:00:00 "
+		    "+0000\nSubject: [hill] the campaign\nX-Hexpost-Topic: "
+		    "[hill] report, turn %d, blue\nMessage-ID: "
+		    "<c%d@club.example>\n\nTurn %d: the body of the report, "
+		    "line after line.\n' AS BLOB), 'sent', "
+		    "strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', 'now', '-2 days'))", i, i,
+		    i == 3 ? "notice" : "report", i, i, i, i);
+		fx_db_exec(path, sql);
+	}
+	assert_int_equal(store_compact(st, (long)time(NULL), 30, &cs, &err),
+	    HP_OK);
+	assert_int_equal(cs.packed, 4);
+	/* The first report copy made the dictionary and stays; the later
+	 * ones lean on it, the notice is compressed whole. */
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM shared_dicts "
+	    "WHERE scope = 'sent copy report'"), 1);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM outbox WHERE "
+	    "substr(data, 1, 4) = x'00485053' AND id IN (1, 3)"), 2);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM outbox WHERE "
+	    "substr(data, 1, 4) = x'00485058' AND id IN (2, 4)"), 2);
+	sn = fx_db_long(path, "SELECT length(data) FROM outbox WHERE id = 1");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM outbox WHERE id IN "
+	    "(2, 4) AND length(data) < %ld", sn);
+	assert_int_equal(fx_db_long(path, sql), 2);
+	assert_int_equal(store_outbox_find(st, "c1@club.example", &sent, &err),
+	    1);
+	first = (char *)sent.data;
+	assert_non_null(strstr(first, "X-Hexpost-Copy: body of "));
+	for (i = 2; i <= 4; i += 2) {
+		snprintf(mid, sizeof mid, "c%d@club.example", i);
+		assert_int_equal(store_outbox_find(st, mid, &sent, &err), 1);
+		snprintf(sql, sizeof sql, "Date: Sat, 2%d Nov 2026 10:00:00 "
+		    "+0000\nX-Hexpost-Topic: [hill] report, turn %d, blue\n"
+		    "X-Hexpost-Copy: body of ", i, i);
+		assert_int_equal(strncmp((char *)sent.data, sql, strlen(sql)),
+		    0);
+		assert_int_equal(sent.len, strlen(first));
+		assert_non_null(strstr((char *)sent.data, "bytes removed, "
+		    "BLAKE2b-256 "));
+		free(sent.data);
+	}
+	free(first);
+	/* Compacted once: a second compaction leaves them. */
+	assert_int_equal(store_compact(st, (long)time(NULL), 30, &cs, &err),
+	    HP_OK);
+	assert_int_equal(cs.packed, 0);
+	/* A damaged dictionary: the copies leaning on it read as damaged
+	 * (empty), the one it was made of as it was. */
+	fx_db_exec(path, "UPDATE shared_dicts SET data = CAST('Date: x' AS "
+	    "BLOB) WHERE scope = 'sent copy report'");
+	assert_int_equal(store_outbox_find(st, "c2@club.example", &sent, &err),
+	    1);
+	assert_int_equal(sent.len, 0);
+	free(sent.data);
+	assert_int_equal(store_outbox_find(st, "c1@club.example", &sent, &err),
+	    1);
+	assert_non_null(strstr((char *)sent.data, "X-Hexpost-Copy: body of "));
+	free(sent.data);
+	store_close(st);
+	config_free(&cfg);
+}
+
 static void
 test_migrate(void **state)
 {
@@ -1664,6 +1753,7 @@ main(void)
 		cmocka_unit_test_teardown(test_window_pack, cleanup),
 		cmocka_unit_test(test_orders_replay),
 		cmocka_unit_test(test_shared_dicts),
+		cmocka_unit_test(test_copies_sdict),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
