@@ -3009,6 +3009,62 @@ store_orders_shrink(struct store *st, int64_t wid, struct hp_error *err)
 #define STORE_CHAIN_MAX 16
 #define STORE_CHAIN_DEPTH 64
 
+/* A moderator's report (the base view of the reports' chain) may also be
+ * stored against its own window's record (issue 17, pwstore): the same
+ * header under STORE_RMAGIC, the dictionary being the previous report's
+ * text (if linked) followed by the window's record: each event's text and
+ * a newline, in order (store_events_load), then the dice log's text
+ * (store_dicelog_get), both stored in the resolution's transaction before
+ * the reports and read the same before and after the window is packed.
+ * Stored so when that is smaller than against the previous report alone
+ * (checked to read back). An edited or damaged event, dice row, dice log
+ * or pack of that window changes the record, so the report (and what is
+ * stored against it: the sides' reports of the window, later moderator
+ * reports on its path) reads as damaged; the audit finds the record's
+ * own discrepancy first (it checks a window's dice and events before its
+ * reports, and stops at the first). */
+#define STORE_RMAGIC "\0HPR"
+
+/* The record of window wid a STORE_RMAGIC report leans on, malloc'ed
+ * (*n bytes; empty if the window has no events nor dice log), or NULL if
+ * it does not read (a damaged pack, a database error). */
+static char *
+store_window_record(struct store *st, int64_t wid, size_t *n)
+{
+	struct hp_error e = { 0, "" };
+	char *log = NULL, *sig = NULL, *pub = NULL;
+	struct events ev;
+	struct sbuf b;
+	size_t i;
+	int rc;
+
+	events_init(&ev);
+	if (store_events_load(st, wid, &ev, &e) != HP_OK) {
+		events_free(&ev);
+		return NULL;
+	}
+	sbuf_init(&b);
+	for (i = 0; i < ev.n; i++) {
+		sbuf_puts(&b, ev.v[i].text);
+		sbuf_add(&b, "\n", 1);
+	}
+	events_free(&ev);
+	rc = store_dicelog_get(st, wid, &log, &sig, &pub, &e);
+	if (rc == HP_OK && log != NULL)
+		sbuf_puts(&b, log);
+	free(log);
+	free(sig);
+	free(pub);
+	if (rc != HP_OK && rc != HP_ENOENT) {
+		sbuf_free(&b);
+		return NULL;
+	}
+	*n = b.len;
+	if (b.buf == NULL)
+		return xstrdup("");
+	return sbuf_steal(&b);
+}
+
 /* A table stored in chains. */
 struct store_vchain {
 	const char *what;
@@ -3050,7 +3106,8 @@ struct store_link {
 	int64_t other;         /* and the other view's (same) window */
 	int oside;
 	int depth;
-	bool chained;          /* STORE_DMAGIC or STORE_EMAGIC */
+	bool chained;          /* STORE_DMAGIC, STORE_EMAGIC, STORE_RMAGIC */
+	bool record;           /* STORE_RMAGIC: its window's record too */
 };
 
 /* Big-endian integer of k bytes at p. */
@@ -3106,8 +3163,10 @@ static void
 store_link_parse(const unsigned char *p, size_t n, struct store_link *l)
 {
 	memset(l, 0, sizeof *l);
-	if (p != NULL && n >= STORE_EHEAD && memcmp(p, STORE_EMAGIC, 4) == 0) {
+	if (p != NULL && n >= STORE_EHEAD && (memcmp(p, STORE_EMAGIC, 4) == 0 ||
+	    memcmp(p, STORE_RMAGIC, 4) == 0)) {
 		l->chained = true;
+		l->record = memcmp(p, STORE_RMAGIC, 4) == 0;
 		l->prev = (int64_t)store_be(p + 8, 8);
 		l->other = (int64_t)store_be(p + 16, 8);
 		l->oside = (signed char)p[24];
@@ -3171,8 +3230,8 @@ store_vchain_text(struct store *st, const struct store_vchain *c, int64_t wid,
 	struct store_link l;
 	unsigned char *raw = NULL;
 	const char *d1 = NULL, *d2 = NULL;
-	char *out = NULL, *dict;
-	size_t n = 0, n1 = 0, n2 = 0, i;
+	char *out = NULL, *dict, *rec = NULL;
+	size_t n = 0, n1 = 0, n2 = 0, rn = 0, i;
 	bool f1 = true, f2 = true;
 
 	*found = false;
@@ -3210,21 +3269,28 @@ store_vchain_text(struct store *st, const struct store_vchain *c, int64_t wid,
 		if (l.other != 0)
 			d2 = store_vchain_text(st, c, l.other, l.oside, depth + 1,
 			    ms, &n2, &f2, err);
+		/* A window's record: only a moderator's report has one. */
+		if (l.record && c == &store_vchain_reports && side == c->base)
+			rec = store_window_record(st, wid, &rn);
 		if ((l.prev == 0 || d1 != NULL) && (l.other == 0 ||
-		    d2 != NULL)) {
-			dict = xmalloc(n1 + n2 + 1);
+		    d2 != NULL) && (!l.record || rec != NULL)) {
+			dict = xmalloc(n1 + n2 + rn + 1);
 			if (n1 > 0)
 				memcpy(dict, d1, n1);
 			if (n2 > 0)
 				memcpy(dict + n1, d2, n2);
+			if (rn > 0)
+				memcpy(dict + n1 + n2, rec, rn);
 			if (memcmp(raw, STORE_DMAGIC, 4) == 0)
 				out = store_dunpack(raw, n, dict, n1 + n2);
 			else
-				out = store_einflate(raw, n, dict, n1 + n2);
+				out = store_einflate(raw, n, dict, n1 + n2 +
+				    rn);
 			free(dict);
 			if (out != NULL)
 				n = strlen(out);
 		}
+		free(rec);
 	}
 	free(raw);
 	if (ms->n == ms->cap) {
@@ -3282,6 +3348,45 @@ store_vchain_depth(struct store *st, const struct store_vchain *c, int64_t wid,
 	if (store_query_close(&q, err) != HP_OK)
 		return STORE_CHAIN_MAX + 1;
 	return row ? l.depth : -1;
+}
+
+/* body (n bytes), the moderator's report of window wid, deflated against
+ * d1 (n1 bytes, the report of window prev) and the window's
+ * record as a malloc'ed STORE_RMAGIC blob of that depth (*outlen bytes)
+ * that reads back to body (checked), or NULL if the record is empty or
+ * does not read, or the blob is not smaller than limit. */
+static unsigned char *
+store_rpack(struct store *st, int64_t wid, const char *body, size_t n,
+    const char *d1, size_t n1, int64_t prev, int depth, size_t limit,
+    size_t *outlen)
+{
+	unsigned char *z;
+	char *rec, *dict, *back;
+	size_t rn = 0;
+
+	if ((rec = store_window_record(st, wid, &rn)) == NULL || rn == 0) {
+		free(rec);
+		return NULL;
+	}
+	dict = xmalloc(n1 + rn + 1);
+	if (n1 > 0)
+		memcpy(dict, d1, n1);
+	memcpy(dict + n1, rec, rn);
+	free(rec);
+	z = store_edeflate(body, n, dict, n1 + rn, prev, 0, -1, depth, limit,
+	    outlen);
+	if (z != NULL) {
+		memcpy(z, STORE_RMAGIC, 4);
+		back = store_einflate(z, *outlen, dict, n1 + rn);
+		if (back == NULL || strlen(back) != n || memcmp(back, body, n) !=
+		    0) {
+			free(z);
+			z = NULL;
+		}
+		free(back);
+	}
+	free(dict);
+	return z;
 }
 
 /* Store body as (wid, side) of chain c: against the view's previous row
@@ -3355,6 +3460,17 @@ store_vchain_put(struct store *st, const struct store_vchain *c, int64_t wid,
 			best = dz;
 			zn = dzn;
 		}
+	}
+	/* A moderator's report after the campaign's first: against the
+	 * previous one and its window's record too, when smaller (and it
+	 * reads back). (A campaign's first stays as it was: alone or against
+	 * its scope's shared dictionary.) */
+	if (c == &store_vchain_reports && side == c->base && d1 != NULL &&
+	    (dz = store_rpack(st, wid, body, n, d1, n1, prev, dp + 1,
+	    best != NULL ? zn : n, &dzn)) != NULL) {
+		free(best);
+		best = dz;
+		zn = dzn;
 	}
 	store_memos_free(&ms);
 	/* Nothing of the campaign to lean on: the scope's shared dictionary

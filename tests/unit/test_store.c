@@ -1446,6 +1446,144 @@ test_window_pack(void **state)
 }
 
 /* Remove the database a failed test may have left behind. */
+/* A report as a moderator's reads its window (pack_view: its events and
+ * dice log) under a map; malloc'ed. */
+static char *
+record_report(struct store *st, int64_t wid, int side)
+{
+	struct sbuf b;
+	char *v = pack_view(st, wid);
+	int r, c;
+
+	sbuf_init(&b);
+	sbuf_printf(&b, "Report of window %lld for view %d\n", (long long)wid,
+	    side);
+	for (r = 0; r < 20; r++) {
+		for (c = 0; c < 20; c++)
+			sbuf_puts(&b, (r * c + (int)wid) % 7 == 0 ? " ~" : " .");
+		sbuf_puts(&b, "\n");
+	}
+	if (side < 0)
+		sbuf_puts(&b, v);
+	else
+		sbuf_puts(&b, strstr(v, "D ") != NULL ? strstr(v, "D ") : v);
+	free(v);
+	return sbuf_steal(&b);
+}
+
+/* Issue 17, pwstore: a moderator's report after the campaign's first is
+ * stored against the previous one and its window's record (events' text,
+ * dice log: STORE_RMAGIC) when smaller; it reads back byte for byte
+ * before and after the window is packed; an edited event, dice log or
+ * pack makes it, and the side's report leaning on it, read as damaged,
+ * the earlier window's as before; put back, they read again. */
+static void
+test_report_record(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct store_compact_stats cs;
+	char *want[3][2], *got, sql[256];
+	int64_t cid, w[3];
+	struct game g;
+	int k, s;
+
+	(void)state;
+	rich_game(&g, "alpha", 0);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	for (k = 0; k < 3; k++) {
+		w[k] = make_window(st, cid, k + 1, 1, "blue", (unsigned char)(k +
+		    1));
+		pack_fill(st, cid, w[k], 12 + k, false, "sig", true);
+	}
+	for (k = 0; k < 3; k++)
+		for (s = -1; s <= 0; s++) {
+			want[k][s + 1] = record_report(st, w[k], s);
+			assert_int_equal(store_report_put(st, w[k], s,
+			    want[k][s + 1], &err), HP_OK);
+		}
+	/* The first alone (nothing to lean on), the later moderator's
+	 * reports against the record, smaller than against the previous
+	 * report alone would be (the record holds what is new). */
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM reports WHERE "
+	    "side_idx = -1 AND substr(body, 1, 4) = x'00485052' AND window_id "
+	    "IN (%lld, %lld)", (long long)w[1], (long long)w[2]);
+	assert_int_equal(fx_db_long(path, sql), 2);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM reports WHERE "
+	    "substr(body, 1, 4) = x'00485052' AND side_idx <> -1"), 0);
+	for (k = 0; k < 3; k++)
+		for (s = -1; s <= 0; s++) {
+			got = store_report_get(st, w[k], s, &err);
+			assert_non_null(got);
+			assert_string_equal(got, want[k][s + 1]);
+			free(got);
+		}
+	/* An edited event of window 2: its reports read as damaged, window
+	 * 1's as before; put back, they read again. */
+	fx_db_exec(path, "CREATE TABLE saved_ev AS SELECT * FROM events; "
+	    "CREATE TABLE saved_log AS SELECT * FROM dice_logs");
+	snprintf(sql, sizeof sql, "UPDATE events SET text = 'nothing "
+	    "happened' WHERE window_id = %lld AND seq = 1", (long long)w[1]);
+	fx_db_exec(path, sql);
+	for (s = -1; s <= 0; s++) {
+		got = store_report_get(st, w[1], s, &err);
+		assert_non_null(strstr(got, "damaged"));
+		free(got);
+		got = store_report_get(st, w[0], s, &err);
+		assert_string_equal(got, want[0][s + 1]);
+		free(got);
+	}
+	fx_db_exec(path, "DELETE FROM events; INSERT INTO events SELECT * FROM "
+	    "saved_ev");
+	got = store_report_get(st, w[1], 0, &err);
+	assert_string_equal(got, want[1][1]);
+	free(got);
+	/* An edited dice log: the same. */
+	snprintf(sql, sizeof sql, "UPDATE dice_logs SET text = 'hexpost dice "
+	    "log 1' WHERE window_id = %lld", (long long)w[1]);
+	fx_db_exec(path, sql);
+	got = store_report_get(st, w[1], -1, &err);
+	assert_non_null(strstr(got, "damaged"));
+	free(got);
+	fx_db_exec(path, "DELETE FROM dice_logs; INSERT INTO dice_logs SELECT * "
+	    "FROM saved_log");
+	got = store_report_get(st, w[1], -1, &err);
+	assert_string_equal(got, want[1][0]);
+	free(got);
+	/* Packed: the record reads the same from the pack. */
+	fx_db_exec(path, "UPDATE windows SET state = 'resolved', resolved_at = "
+	    "'2026-01-01T00:00:00Z'");
+	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM window_packs WHERE "
+	    "window_id IN (%lld, %lld)", (long long)w[1], (long long)w[2]);
+	assert_int_equal(fx_db_long(path, sql), 2);
+	for (k = 0; k < 3; k++)
+		for (s = -1; s <= 0; s++) {
+			got = store_report_get(st, w[k], s, &err);
+			assert_string_equal(got, want[k][s + 1]);
+			free(got);
+		}
+	/* A damaged pack of window 3: its reports read as damaged. */
+	snprintf(sql, sizeof sql, "UPDATE window_packs SET data = data || 'x' "
+	    "WHERE window_id = %lld", (long long)w[2]);
+	fx_db_exec(path, sql);
+	for (s = -1; s <= 0; s++) {
+		got = store_report_get(st, w[2], s, &err);
+		assert_non_null(strstr(got, "damaged"));
+		free(got);
+		got = store_report_get(st, w[1], s, &err);
+		assert_string_equal(got, want[1][s + 1]);
+		free(got);
+	}
+	for (k = 0; k < 3; k++)
+		for (s = -1; s <= 0; s++)
+			free(want[k][s + 1]);
+	game_free(&g);
+	store_close(st);
+}
+
 static int
 cleanup(void **state)
 {
@@ -1754,6 +1892,7 @@ main(void)
 		cmocka_unit_test(test_orders_replay),
 		cmocka_unit_test(test_shared_dicts),
 		cmocka_unit_test(test_copies_sdict),
+		cmocka_unit_test_teardown(test_report_record, cleanup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
