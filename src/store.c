@@ -17,6 +17,9 @@
  * (every statement is a string literal), and reset between uses. */
 #define STORE_CACHE 128
 
+/* Windows' records kept (struct store's rec). */
+#define STORE_RECORDS 32
+
 struct store {
 	sqlite3 *db;
 	struct {
@@ -24,6 +27,17 @@ struct store {
 		sqlite3_stmt *s;
 	} cache[STORE_CACHE];
 	int ncache;
+	/* Windows' records (store_window_record) read since the database
+	 * last changed: kept while PRAGMA data_version (another connection's
+	 * commits) and sqlite3_total_changes (this one's writes) stay the
+	 * same, forgotten at any change. */
+	struct {
+		int64_t wid;
+		char *text;
+		size_t len;
+	} rec[STORE_RECORDS];
+	int nrec, recnext;
+	int64_t rec_dv, rec_tc;
 };
 
 static const char *wstate_names[] = { "open", "closed", "resolved" };
@@ -612,6 +626,8 @@ store_close(struct store *st)
 		return;
 	for (i = 0; i < st->ncache; i++)
 		sqlite3_finalize(st->cache[i].s);
+	for (i = 0; i < st->nrec; i++)
+		free(st->rec[i].text);
 	if (sqlite3_close(st->db) != SQLITE_OK)
 		log_warn("database close: %s", sqlite3_errmsg(st->db));
 	free(st);
@@ -3025,6 +3041,20 @@ store_orders_shrink(struct store *st, int64_t wid, struct hp_error *err)
  * reports, and stops at the first). */
 #define STORE_RMAGIC "\0HPR"
 
+/* Forget the windows' records st keeps. */
+static void
+store_records_forget(struct store *st)
+{
+	int k;
+
+	for (k = 0; k < st->nrec; k++) {
+		free(st->rec[k].text);
+		st->rec[k].text = NULL;
+	}
+	st->nrec = st->recnext = 0;
+	st->rec_dv = st->rec_tc = -1;
+}
+
 /* The record of window wid a STORE_RMAGIC report leans on, malloc'ed
  * (*n bytes; empty if the window has no events nor dice log), or NULL if
  * it does not read (a damaged pack, a database error). */
@@ -3032,12 +3062,30 @@ static char *
 store_window_record(struct store *st, int64_t wid, size_t *n)
 {
 	struct hp_error e = { 0, "" };
-	char *log = NULL, *sig = NULL, *pub = NULL;
+	char *log = NULL, *sig = NULL, *pub = NULL, *out;
 	struct events ev;
 	struct sbuf b;
+	sqlite3_stmt *s;
+	int64_t dv = -1, tc = (int64_t)sqlite3_total_changes64(st->db);
 	size_t i;
-	int rc;
+	int rc, k;
 
+	/* Kept while nothing changed the database (struct store's rec). */
+	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) ==
+	    SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW)
+			dv = sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+	}
+	if (dv < 0 || dv != st->rec_dv || tc != st->rec_tc)
+		store_records_forget(st);
+	for (k = 0; k < st->nrec; k++)
+		if (st->rec[k].wid == wid) {
+			out = xmalloc(st->rec[k].len + 1);
+			memcpy(out, st->rec[k].text, st->rec[k].len + 1);
+			*n = st->rec[k].len;
+			return out;
+		}
 	events_init(&ev);
 	if (store_events_load(st, wid, &ev, &e) != HP_OK) {
 		events_free(&ev);
@@ -3060,9 +3108,23 @@ store_window_record(struct store *st, int64_t wid, size_t *n)
 		return NULL;
 	}
 	*n = b.len;
-	if (b.buf == NULL)
-		return xstrdup("");
-	return sbuf_steal(&b);
+	out = b.buf == NULL ? xstrdup("") : sbuf_steal(&b);
+	if (dv >= 0 && tc == (int64_t)sqlite3_total_changes64(st->db)) {
+		if (st->nrec < STORE_RECORDS)
+			k = st->nrec++;
+		else {
+			k = st->recnext;
+			free(st->rec[k].text);
+		}
+		st->recnext = (k + 1) % STORE_RECORDS;
+		st->rec[k].wid = wid;
+		st->rec[k].len = *n;
+		st->rec[k].text = xmalloc(*n + 1);
+		memcpy(st->rec[k].text, out, *n + 1);
+		st->rec_dv = dv;
+		st->rec_tc = tc;
+	}
+	return out;
 }
 
 /* A table stored in chains. */
