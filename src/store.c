@@ -17,6 +17,9 @@
  * (every statement is a string literal), and reset between uses. */
 #define STORE_CACHE 128
 
+/* Windows' records kept (struct store's rec). */
+#define STORE_RECORDS 32
+
 struct store {
 	sqlite3 *db;
 	struct {
@@ -24,6 +27,17 @@ struct store {
 		sqlite3_stmt *s;
 	} cache[STORE_CACHE];
 	int ncache;
+	/* Windows' records (store_window_record) read since the database
+	 * last changed: kept while PRAGMA data_version (another connection's
+	 * commits) and sqlite3_total_changes (this one's writes) stay the
+	 * same, forgotten at any change. */
+	struct {
+		int64_t wid;
+		char *text;
+		size_t len;
+	} rec[STORE_RECORDS];
+	int nrec, recnext;
+	int64_t rec_dv, rec_tc;
 };
 
 static const char *wstate_names[] = { "open", "closed", "resolved" };
@@ -428,6 +442,8 @@ static unsigned char *store_sdict_pack(struct store *st, int64_t wid,
     const char *what, int view, const char *p, size_t n, size_t limit,
     size_t *outlen);
 static char *store_orders_parsed(sqlite3_stmt *s, int i, const char *raw);
+static unsigned char *store_sdict_pack_scope(struct store *st,
+    const char *scope, const char *p, size_t n, size_t limit, size_t *outlen);
 
 /* Column i of s through store_zunpack (or, against a shared dictionary,
  * store_xunpack). */
@@ -610,6 +626,8 @@ store_close(struct store *st)
 		return;
 	for (i = 0; i < st->ncache; i++)
 		sqlite3_finalize(st->cache[i].s);
+	for (i = 0; i < st->nrec; i++)
+		free(st->rec[i].text);
 	if (sqlite3_close(st->db) != SQLITE_OK)
 		log_warn("database close: %s", sqlite3_errmsg(st->db));
 	free(st);
@@ -2844,14 +2862,25 @@ static unsigned char *
 store_sdict_pack(struct store *st, int64_t wid, const char *what, int view,
     const char *p, size_t n, size_t limit, size_t *outlen)
 {
-	char where[300], scope[400], *dict, *back;
-	unsigned char *z;
-	int64_t tag;
-	size_t dn, bn = 0;
+	char where[300], scope[400];
 
 	if (!store_sdict_scope(st, wid, where, sizeof where))
 		return NULL;
 	snprintf(scope, sizeof scope, "%s %s %d", what, where, view);
+	return store_sdict_pack_scope(st, scope, p, n, limit, outlen);
+}
+
+/* store_sdict_pack for a scope named whole (not a window's: "sent copy
+ * report"). */
+static unsigned char *
+store_sdict_pack_scope(struct store *st, const char *scope, const char *p,
+    size_t n, size_t limit, size_t *outlen)
+{
+	char *dict, *back;
+	unsigned char *z;
+	int64_t tag;
+	size_t dn, bn = 0;
+
 	if (!store_sdict_for(st, scope, p, n, &tag, &dict, &dn))
 		return NULL;
 	z = store_xpack(p, n, tag, dict, dn, limit, outlen);
@@ -2996,6 +3025,108 @@ store_orders_shrink(struct store *st, int64_t wid, struct hp_error *err)
 #define STORE_CHAIN_MAX 16
 #define STORE_CHAIN_DEPTH 64
 
+/* A moderator's report (the base view of the reports' chain) may also be
+ * stored against its own window's record (issue 17, pwstore): the same
+ * header under STORE_RMAGIC, the dictionary being the previous report's
+ * text (if linked) followed by the window's record: each event's text and
+ * a newline, in order (store_events_load), then the dice log's text
+ * (store_dicelog_get), both stored in the resolution's transaction before
+ * the reports and read the same before and after the window is packed.
+ * Stored so when that is smaller than against the previous report alone
+ * (checked to read back). An edited or damaged event, dice row, dice log
+ * or pack of that window changes the record, so the report (and what is
+ * stored against it: the sides' reports of the window, later moderator
+ * reports on its path) reads as damaged; the audit finds the record's
+ * own discrepancy first (it checks a window's dice and events before its
+ * reports, and stops at the first). */
+#define STORE_RMAGIC "\0HPR"
+
+/* Forget the windows' records st keeps. */
+static void
+store_records_forget(struct store *st)
+{
+	int k;
+
+	for (k = 0; k < st->nrec; k++) {
+		free(st->rec[k].text);
+		st->rec[k].text = NULL;
+	}
+	st->nrec = st->recnext = 0;
+	st->rec_dv = st->rec_tc = -1;
+}
+
+/* The record of window wid a STORE_RMAGIC report leans on, malloc'ed
+ * (*n bytes; empty if the window has no events nor dice log), or NULL if
+ * it does not read (a damaged pack, a database error). */
+static char *
+store_window_record(struct store *st, int64_t wid, size_t *n)
+{
+	struct hp_error e = { 0, "" };
+	char *log = NULL, *sig = NULL, *pub = NULL, *out;
+	struct events ev;
+	struct sbuf b;
+	sqlite3_stmt *s;
+	int64_t dv = -1, tc = (int64_t)sqlite3_total_changes64(st->db);
+	size_t i;
+	int rc, k;
+
+	/* Kept while nothing changed the database (struct store's rec). */
+	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) ==
+	    SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW)
+			dv = sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+	}
+	if (dv < 0 || dv != st->rec_dv || tc != st->rec_tc)
+		store_records_forget(st);
+	for (k = 0; k < st->nrec; k++)
+		if (st->rec[k].wid == wid) {
+			out = xmalloc(st->rec[k].len + 1);
+			memcpy(out, st->rec[k].text, st->rec[k].len + 1);
+			*n = st->rec[k].len;
+			return out;
+		}
+	events_init(&ev);
+	if (store_events_load(st, wid, &ev, &e) != HP_OK) {
+		events_free(&ev);
+		return NULL;
+	}
+	sbuf_init(&b);
+	for (i = 0; i < ev.n; i++) {
+		sbuf_puts(&b, ev.v[i].text);
+		sbuf_add(&b, "\n", 1);
+	}
+	events_free(&ev);
+	rc = store_dicelog_get(st, wid, &log, &sig, &pub, &e);
+	if (rc == HP_OK && log != NULL)
+		sbuf_puts(&b, log);
+	free(log);
+	free(sig);
+	free(pub);
+	if (rc != HP_OK && rc != HP_ENOENT) {
+		sbuf_free(&b);
+		return NULL;
+	}
+	*n = b.len;
+	out = b.buf == NULL ? xstrdup("") : sbuf_steal(&b);
+	if (dv >= 0 && tc == (int64_t)sqlite3_total_changes64(st->db)) {
+		if (st->nrec < STORE_RECORDS)
+			k = st->nrec++;
+		else {
+			k = st->recnext;
+			free(st->rec[k].text);
+		}
+		st->recnext = (k + 1) % STORE_RECORDS;
+		st->rec[k].wid = wid;
+		st->rec[k].len = *n;
+		st->rec[k].text = xmalloc(*n + 1);
+		memcpy(st->rec[k].text, out, *n + 1);
+		st->rec_dv = dv;
+		st->rec_tc = tc;
+	}
+	return out;
+}
+
 /* A table stored in chains. */
 struct store_vchain {
 	const char *what;
@@ -3037,7 +3168,8 @@ struct store_link {
 	int64_t other;         /* and the other view's (same) window */
 	int oside;
 	int depth;
-	bool chained;          /* STORE_DMAGIC or STORE_EMAGIC */
+	bool chained;          /* STORE_DMAGIC, STORE_EMAGIC, STORE_RMAGIC */
+	bool record;           /* STORE_RMAGIC: its window's record too */
 };
 
 /* Big-endian integer of k bytes at p. */
@@ -3093,8 +3225,10 @@ static void
 store_link_parse(const unsigned char *p, size_t n, struct store_link *l)
 {
 	memset(l, 0, sizeof *l);
-	if (p != NULL && n >= STORE_EHEAD && memcmp(p, STORE_EMAGIC, 4) == 0) {
+	if (p != NULL && n >= STORE_EHEAD && (memcmp(p, STORE_EMAGIC, 4) == 0 ||
+	    memcmp(p, STORE_RMAGIC, 4) == 0)) {
 		l->chained = true;
+		l->record = memcmp(p, STORE_RMAGIC, 4) == 0;
 		l->prev = (int64_t)store_be(p + 8, 8);
 		l->other = (int64_t)store_be(p + 16, 8);
 		l->oside = (signed char)p[24];
@@ -3158,8 +3292,8 @@ store_vchain_text(struct store *st, const struct store_vchain *c, int64_t wid,
 	struct store_link l;
 	unsigned char *raw = NULL;
 	const char *d1 = NULL, *d2 = NULL;
-	char *out = NULL, *dict;
-	size_t n = 0, n1 = 0, n2 = 0, i;
+	char *out = NULL, *dict, *rec = NULL;
+	size_t n = 0, n1 = 0, n2 = 0, rn = 0, i;
 	bool f1 = true, f2 = true;
 
 	*found = false;
@@ -3197,21 +3331,28 @@ store_vchain_text(struct store *st, const struct store_vchain *c, int64_t wid,
 		if (l.other != 0)
 			d2 = store_vchain_text(st, c, l.other, l.oside, depth + 1,
 			    ms, &n2, &f2, err);
+		/* A window's record: only a moderator's report has one. */
+		if (l.record && c == &store_vchain_reports && side == c->base)
+			rec = store_window_record(st, wid, &rn);
 		if ((l.prev == 0 || d1 != NULL) && (l.other == 0 ||
-		    d2 != NULL)) {
-			dict = xmalloc(n1 + n2 + 1);
+		    d2 != NULL) && (!l.record || rec != NULL)) {
+			dict = xmalloc(n1 + n2 + rn + 1);
 			if (n1 > 0)
 				memcpy(dict, d1, n1);
 			if (n2 > 0)
 				memcpy(dict + n1, d2, n2);
+			if (rn > 0)
+				memcpy(dict + n1 + n2, rec, rn);
 			if (memcmp(raw, STORE_DMAGIC, 4) == 0)
 				out = store_dunpack(raw, n, dict, n1 + n2);
 			else
-				out = store_einflate(raw, n, dict, n1 + n2);
+				out = store_einflate(raw, n, dict, n1 + n2 +
+				    rn);
 			free(dict);
 			if (out != NULL)
 				n = strlen(out);
 		}
+		free(rec);
 	}
 	free(raw);
 	if (ms->n == ms->cap) {
@@ -3269,6 +3410,45 @@ store_vchain_depth(struct store *st, const struct store_vchain *c, int64_t wid,
 	if (store_query_close(&q, err) != HP_OK)
 		return STORE_CHAIN_MAX + 1;
 	return row ? l.depth : -1;
+}
+
+/* body (n bytes), the moderator's report of window wid, deflated against
+ * d1 (n1 bytes, the report of window prev) and the window's
+ * record as a malloc'ed STORE_RMAGIC blob of that depth (*outlen bytes)
+ * that reads back to body (checked), or NULL if the record is empty or
+ * does not read, or the blob is not smaller than limit. */
+static unsigned char *
+store_rpack(struct store *st, int64_t wid, const char *body, size_t n,
+    const char *d1, size_t n1, int64_t prev, int depth, size_t limit,
+    size_t *outlen)
+{
+	unsigned char *z;
+	char *rec, *dict, *back;
+	size_t rn = 0;
+
+	if ((rec = store_window_record(st, wid, &rn)) == NULL || rn == 0) {
+		free(rec);
+		return NULL;
+	}
+	dict = xmalloc(n1 + rn + 1);
+	if (n1 > 0)
+		memcpy(dict, d1, n1);
+	memcpy(dict + n1, rec, rn);
+	free(rec);
+	z = store_edeflate(body, n, dict, n1 + rn, prev, 0, -1, depth, limit,
+	    outlen);
+	if (z != NULL) {
+		memcpy(z, STORE_RMAGIC, 4);
+		back = store_einflate(z, *outlen, dict, n1 + rn);
+		if (back == NULL || strlen(back) != n || memcmp(back, body, n) !=
+		    0) {
+			free(z);
+			z = NULL;
+		}
+		free(back);
+	}
+	free(dict);
+	return z;
 }
 
 /* Store body as (wid, side) of chain c: against the view's previous row
@@ -3342,6 +3522,17 @@ store_vchain_put(struct store *st, const struct store_vchain *c, int64_t wid,
 			best = dz;
 			zn = dzn;
 		}
+	}
+	/* A moderator's report after the campaign's first: against the
+	 * previous one and its window's record too, when smaller (and it
+	 * reads back). (A campaign's first stays as it was: alone or against
+	 * its scope's shared dictionary.) */
+	if (c == &store_vchain_reports && side == c->base && d1 != NULL &&
+	    (dz = store_rpack(st, wid, body, n, d1, n1, prev, dp + 1,
+	    best != NULL ? zn : n, &dzn)) != NULL) {
+		free(best);
+		best = dz;
+		zn = dzn;
 	}
 	store_memos_free(&ms);
 	/* Nothing of the campaign to lean on: the scope's shared dictionary
@@ -5422,10 +5613,68 @@ store_wake_config(struct store *st, const char *fingerprint, bool *reset,
 
 /* retention and storage (issue 17) */
 
+/* Compacted report copies (issue 17, pwstore): each of the sent copies of
+ * kind 'report' compacted by this store_compact (ids[0..n)) is stored
+ * against the shared dictionary of scope "sent copy report" (made of the
+ * first such copy the host compacted, which stays STORE_SMAGIC) when that
+ * is smaller: STORE_XMAGIC, read by store_outbox_find as any other value.
+ * Each is decoded and compared before it replaces the row (in
+ * store_compact's transaction). A copy holds its Date, its topic and its
+ * body's hash; about 200 bytes alone, half that against the dictionary. */
+static int
+store_copies_shrink(struct store *st, const int64_t *ids, size_t n,
+    struct hp_error *err)
+{
+	struct store_query q;
+	unsigned char *b, *z;
+	size_t i, bn, tn, zn;
+	char *t;
+	int rc = HP_OK;
+
+	for (i = 0; i < n && rc == HP_OK; i++) {
+		b = NULL;
+		bn = 0;
+		if (store_query_open(&q, st, "sent copy", "SELECT data FROM "
+		    "outbox WHERE id = ?1", STORE_ARGS(STORE_INT(ids[i])), err) !=
+		    HP_OK)
+			return HP_EDB;
+		if (store_query_next(&q, err)) {
+			bn = (size_t)sqlite3_column_bytes(q.s, 0);
+			b = xmalloc(bn + 1);
+			if (bn > 0)
+				memcpy(b, sqlite3_column_blob(q.s, 0), bn);
+		}
+		if (store_query_close(&q, err) != HP_OK) {
+			free(b);
+			return HP_EDB;
+		}
+		/* Only what this compaction made (STORE_SMAGIC) and reads. */
+		if (b == NULL || bn < STORE_ZHEAD || memcmp(b, STORE_SMAGIC, 4) !=
+		    0 || (t = store_zunpack(b, bn, &tn)) == NULL) {
+			free(b);
+			continue;
+		}
+		free(b);
+		z = store_sdict_pack_scope(st, "sent copy report", t, tn, bn,
+		    &zn);
+		free(t);
+		if (z == NULL)
+			continue;
+		rc = store_exec(st, "shrink a sent copy", "UPDATE outbox SET "
+		    "data = ?2 WHERE id = ?1", STORE_ARGS(STORE_INT(ids[i]),
+		    STORE_BLOB(z, (int)zn)), NULL, err);
+		free(z);
+	}
+	return rc;
+}
+
 int
 store_compact(struct store *st, long now, int keep_days,
     struct store_compact_stats *cs, struct hp_error *err)
 {
+	struct store_query q;
+	int64_t *ids = NULL;
+	size_t nids = 0, capids = 0;
 	int rc;
 
 	cs->packed = cs->deleted = 0;
@@ -5442,21 +5691,45 @@ store_compact(struct store *st, long now, int keep_days,
 			goto fail;
 		cs->deleted = store_changes(st);
 	}
+	/* The report copies about to be compacted (store_copies_shrink). */
+	if ((rc = store_query_open(&q, st, "report copies to compact", "SELECT "
+	    "id FROM outbox WHERE state = 'sent' AND kind = 'report' AND "
+	    "sent_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "
+	    "'-1 day') AND substr(data, 1, 4) NOT IN (CAST(x'00485053' AS "
+	    "BLOB), CAST(x'00485058' AS BLOB)) ORDER BY id",
+	    STORE_ARGS(STORE_INT(now)), err)) != HP_OK)
+		goto fail;
+	while (store_query_next(&q, err)) {
+		if (nids == capids) {
+			capids = capids ? 2 * capids : 16;
+			ids = xrealloc(ids, capids * sizeof *ids);
+		}
+		ids[nids++] = sqlite3_column_int64(q.s, 0);
+	}
+	if ((rc = store_query_close(&q, err)) != HP_OK)
+		goto fail;
 	/* The stage name goes too: a sent message's file left tmp/ when it
 	 * was delivered (store_outbox_stage_used asks only about files
-	 * still there). */
+	 * still there). A copy compacted before is STORE_SMAGIC or (a
+	 * report's, against its shared dictionary) STORE_XMAGIC. */
 	if ((rc = store_exec(st, "compact sent copies", "UPDATE outbox SET "
 	    "data = hp_compact_copy(data, kind), stage = NULL WHERE state = "
 	    "'sent' AND "
 	    "sent_at < strftime('%Y-%m-%dT%H:%M:%SZ', ?1, 'unixepoch', "
-	    "'-1 day') AND substr(data, 1, 4) <> CAST(x'00485053' AS BLOB)",
+	    "'-1 day') AND substr(data, 1, 4) NOT IN (CAST(x'00485053' AS "
+	    "BLOB), CAST(x'00485058' AS BLOB))",
 	    STORE_ARGS(STORE_INT(now)), NULL, err)) != HP_OK)
 		goto fail;
 	cs->packed = store_changes(st);
+	if ((rc = store_copies_shrink(st, ids, nids, err)) != HP_OK)
+		goto fail;
+	free(ids);
+	ids = NULL;
 	if ((rc = store_wpack_old(st, now, &cs->windows_packed, err)) != HP_OK)
 		goto fail;
 	return store_commit(st, err);
 fail:
+	free(ids);
 	store_rollback(st);
 	return rc;
 }
@@ -5481,7 +5754,8 @@ store_storage_get(struct store *st, struct store_storage *out,
 	    "count(*) FROM outbox WHERE state = 'sent'), (SELECT count(*) FROM "
 	    "outbox WHERE state = 'failed'), (SELECT coalesce(sum(length(data)), "
 	    "0) FROM outbox), (SELECT count(*) FROM outbox WHERE substr(data, "
-	    "1, 4) = CAST(x'00485053' AS BLOB)), (SELECT coalesce(min(sent_at), "
+	    "1, 4) IN (CAST(x'00485053' AS BLOB), CAST(x'00485058' AS BLOB))), "
+	    "(SELECT coalesce(min(sent_at), "
 	    "'') FROM outbox WHERE state = 'sent')", NULL, err) != HP_OK)
 		return HP_EDB;
 	if (store_query_next(&q, err)) {

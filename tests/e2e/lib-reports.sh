@@ -13,13 +13,13 @@ e2e_reports() {
 	python3 - "$1" "$2" "$E2E_REPORTS_PY" <<'PY'
 import os, sqlite3, sys
 sys.path.insert(0, os.path.dirname(sys.argv[3]))
-from reports_text import reader, shared_dicts
+from reports_text import reader, records, shared_dicts
 db = sqlite3.connect(sys.argv[1])
 def raw(wid, side):
     b = db.execute("SELECT body FROM reports WHERE window_id = ? AND "
                    "side_idx = ?", (wid, side)).fetchone()[0]
     return b.encode() if isinstance(b, str) else b
-text = reader(raw, shared_dicts(db))
+text = reader(raw, shared_dicts(db), records(db))
 for wid, side in db.execute(sys.argv[2]).fetchall():
     sys.stdout.write(text(wid, side).decode() + "\n")
 PY
@@ -32,11 +32,11 @@ e2e_reports_plain() {
 	python3 - "$1" "$E2E_REPORTS_PY" <<'PY'
 import os, sqlite3, sys
 sys.path.insert(0, os.path.dirname(sys.argv[2]))
-from reports_text import reader, shared_dicts
+from reports_text import reader, records, shared_dicts
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute("SELECT window_id, side_idx, body FROM reports").fetchall()
 raw = {(w, s): (b.encode() if isinstance(b, str) else b) for w, s, b in rows}
-text = reader(lambda w, s: raw[(w, s)], shared_dicts(db))
+text = reader(lambda w, s: raw[(w, s)], shared_dicts(db), records(db))
 out = {k: text(*k).decode() for k in raw}
 for (w, s), t in out.items():
     db.execute("UPDATE reports SET body = ? WHERE window_id = ? AND "
@@ -51,8 +51,10 @@ PY
 # windows (store_compact, migration 024: events, dice, sealed dice and the
 # dice log in one row of window_packs) are given their rows back first.
 e2e_unpack() {
-	python3 - "$1" <<'PY'
-import re, sqlite3, sys, zlib
+	python3 - "$1" "$E2E_REPORTS_PY" <<'PY'
+import os, sqlite3, sys, zlib
+sys.path.insert(0, os.path.dirname(sys.argv[2]))
+from reports_text import pack_raw as pack_raw_of, pack_rows
 db = sqlite3.connect(sys.argv[1])
 def xraw(b):
     # Against a shared dictionary (\0HPX, migration 028).
@@ -64,108 +66,18 @@ def xraw(b):
     d = zlib.decompressobj(zdict=z)
     return d.decompress(b[16:]) + d.flush()
 def pack_raw(wid):
-    b = db.execute("SELECT data FROM window_packs WHERE window_id = ?",
-                   (wid,)).fetchone()[0]
-    if b[:4] == b"\0HPX":
-        return xraw(b)
-    did = int.from_bytes(b[8:16], "big")
-    d = (zlib.decompressobj(zdict=pack_raw(did)) if did and did != wid
-         else zlib.decompressobj())
-    return d.decompress(b[16:]) + d.flush()
-def ditto(cur, prev):
-    return b"" if cur == prev else (b"\x01" if cur == b"" else cur)
+    return pack_raw_of(db, wid)
 def unpack_window(wid, raw):
-    head = b"hexpost window pack 1\n"
-    assert raw.startswith(head), "window %d: not a pack" % wid
-    pos = len(head)
-    def line():
-        nonlocal pos
-        end = raw.index(b"\n", pos)
-        f = raw[pos:end].split(b" ")
-        pos = end + 1
-        return f[0], [int(x) for x in f[1:]]
-    def take(n, prev=b""):
-        nonlocal pos
-        if n < 0:
-            return prev
-        v = raw[pos:pos + n]
-        pos += n
-        return v
-    def nl():
-        nonlocal pos
-        assert raw[pos:pos + 1] == b"\n"
-        pos += 1
-    seq, prev, rows = 0, {"E": b"", "D": b"", "S": b""}, []
-    log = {}
-    while pos < len(raw):
-        tag, v = line()
-        tag = tag.decode()
-        if tag == "E":
-            seq += v[0]
-            ph = take(v[6], prev["E"]); tx = take(v[7]); nl()
-            db.execute("INSERT INTO events (window_id, seq, step, phase, "
-                       "text, visible, roll, nroll, roll_set) VALUES "
-                       "(?, ?, ?, ?, ?, ?, ?, ?, ?)", (wid, seq, v[1],
-                       ditto(ph, prev["E"]).decode(), tx.decode(), v[2],
-                       v[3], v[4], v[5]))
-            prev["E"] = ph
-        elif tag == "D":
-            if prev.get("dseq") is None:
-                prev["dseq"] = 0
-            prev["dseq"] += v[0]
-            pu = take(v[4], prev["D"]); nl()
-            db.execute("INSERT INTO dice (window_id, seq, purpose, sides, "
-                       "target, result) VALUES (?, ?, ?, ?, ?, ?)", (wid,
-                       prev["dseq"], ditto(pu, prev["D"]).decode(), v[1],
-                       v[2], v[3]))
-            prev["D"] = pu
-        elif tag == "S":
-            prev["draw"] = prev.get("draw", 0) + 1
-            pu = take(v[5], prev["S"]); nl()
-            db.execute("INSERT INTO sealed_dice (window_id, set_mask, seq, "
-                       "draw, purpose, sides, target, result) VALUES (?, ?, "
-                       "?, ?, ?, ?, ?, ?)", (wid, v[0], v[1], prev["draw"],
-                       pu.decode(), v[2], v[3], v[4]))
-            prev["S"] = pu
-        elif tag == "R":
-            log["R"] = True
-        elif tag == "H":
-            log["H"] = v[0]
-        else:
-            val = take(v[0]); nl()
-            log[tag] = None if v[0] < 0 else val.decode()
-    if log.get("H"):
-        # Hashes left out of the dice log, stored elsewhere: the log
-        # before it, the window's commitment, seed and key, the next
-        # window's commitment.
-        refs = db.execute("SELECT (SELECT l.hash FROM dice_logs l WHERE "
-            "l.campaign_id = w.campaign_id AND l.window_id < w.id ORDER BY "
-            "l.window_id DESC LIMIT 1), w.commitment, w.seed, w.dice_key, "
-            "(SELECT n.commitment FROM windows n WHERE n.campaign_id = "
-            "w.campaign_id AND n.id > w.id ORDER BY n.id LIMIT 1) FROM "
-            "windows w WHERE w.id = ?", (wid,)).fetchone()
-        text = log["L"]
-        for i, name in enumerate(("previous", "commitment", "seed", "key",
-                                  "next-commitment")):
-            if log["H"] & (1 << i):
-                key = "\n%s: \n" % name
-                k = text.index(key) + len(key) - 1
-                text = text[:k] + refs[i].hex() + text[k:]
-        log["L"] = text
-    if log.get("R"):
-        # The public rolls are the dice log's roll lines.
-        pu_prev = b""
-        for l in log["L"].encode().split(b"\n"):
-            if not l.startswith(b"roll: "):
-                continue
-            f = l[6:].split(b" ", 4)
-            pu = re.sub(rb"\\x([0-9a-f]{2})",
-                        lambda m: bytes([int(m.group(1), 16)]), f[4])
-            db.execute("INSERT INTO dice (window_id, seq, purpose, sides, "
-                       "target, result) VALUES (?, ?, ?, ?, ?, ?)", (wid,
-                       int(f[0]), ditto(pu, pu_prev).decode(), int(f[1]),
-                       int(f[2]), int(f[3])))
-            pu_prev = pu
+    rows = pack_rows(db, wid, raw)
+    db.executemany("INSERT INTO events (window_id, seq, step, phase, text, "
+                   "visible, roll, nroll, roll_set) VALUES (?, ?, ?, ?, ?, "
+                   "?, ?, ?, ?)", rows["events"])
+    db.executemany("INSERT INTO dice (window_id, seq, purpose, sides, "
+                   "target, result) VALUES (?, ?, ?, ?, ?, ?)", rows["dice"])
+    db.executemany("INSERT INTO sealed_dice (window_id, set_mask, seq, draw, "
+                   "purpose, sides, target, result) VALUES (?, ?, ?, ?, ?, "
+                   "?, ?, ?)", rows["sealed"])
+    log = rows["log"]
     if db.execute("SELECT count(*) FROM dice_logs WHERE window_id = ?",
                   (wid,)).fetchone()[0]:
         db.execute("UPDATE dice_logs SET text = ?, signature = ?, pubkey = ? "

@@ -431,6 +431,95 @@ test_compressed(void **state)
 	config_free(&cfg);
 }
 
+/* Issue 17, pwstore: report copies compacted by store_compact lean on
+ * the shared dictionary "sent copy report" (made of the first one, which
+ * stays STORE_SMAGIC): smaller, read back by store_outbox_find as
+ * compacted alone; a damaged dictionary makes them read as damaged
+ * (empty); a notice is compressed whole as before; a second compaction
+ * leaves them. */
+static void
+test_copies_sdict(void **state)
+{
+	struct hp_error err = { 0, "" };
+	struct store_compact_stats cs;
+	struct store_sent sent;
+	const char *path;
+	struct config cfg;
+	struct store *st;
+	char sql[4096], mid[64], *first;
+	int64_t cid;
+	long sn;
+	int i;
+
+	(void)state;
+	st = fx_club(&path, &cfg, &cid, NULL, "copies");
+	fx_db_exec(path, "DELETE FROM outbox");
+	for (i = 1; i <= 4; i++) {
+		snprintf(sql, sizeof sql, "INSERT INTO outbox(id, message_id, "
+		    "kind, rcpt, envelope_from, data, state, sent_at) VALUES (%d, "
+		    "'c%d@club.example', '%s', 'a@example.org', '', CAST('From: "
+		    "hexpost <h@club.example>\nDate: Sat, 2%d Nov 2026 10:00:00 "
+		    "+0000\nSubject: [hill] the campaign\nX-Hexpost-Topic: "
+		    "[hill] report, turn %d, blue\nMessage-ID: "
+		    "<c%d@club.example>\n\nTurn %d: the body of the report, "
+		    "line after line.\n' AS BLOB), 'sent', "
+		    "strftime('%%Y-%%m-%%dT%%H:%%M:%%SZ', 'now', '-2 days'))", i, i,
+		    i == 3 ? "notice" : "report", i, i, i, i);
+		fx_db_exec(path, sql);
+	}
+	assert_int_equal(store_compact(st, (long)time(NULL), 30, &cs, &err),
+	    HP_OK);
+	assert_int_equal(cs.packed, 4);
+	/* The first report copy made the dictionary and stays; the later
+	 * ones lean on it, the notice is compressed whole. */
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM shared_dicts "
+	    "WHERE scope = 'sent copy report'"), 1);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM outbox WHERE "
+	    "substr(data, 1, 4) = x'00485053' AND id IN (1, 3)"), 2);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM outbox WHERE "
+	    "substr(data, 1, 4) = x'00485058' AND id IN (2, 4)"), 2);
+	sn = fx_db_long(path, "SELECT length(data) FROM outbox WHERE id = 1");
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM outbox WHERE id IN "
+	    "(2, 4) AND length(data) < %ld", sn);
+	assert_int_equal(fx_db_long(path, sql), 2);
+	assert_int_equal(store_outbox_find(st, "c1@club.example", &sent, &err),
+	    1);
+	first = (char *)sent.data;
+	assert_non_null(strstr(first, "X-Hexpost-Copy: body of "));
+	for (i = 2; i <= 4; i += 2) {
+		snprintf(mid, sizeof mid, "c%d@club.example", i);
+		assert_int_equal(store_outbox_find(st, mid, &sent, &err), 1);
+		snprintf(sql, sizeof sql, "Date: Sat, 2%d Nov 2026 10:00:00 "
+		    "+0000\nX-Hexpost-Topic: [hill] report, turn %d, blue\n"
+		    "X-Hexpost-Copy: body of ", i, i);
+		assert_int_equal(strncmp((char *)sent.data, sql, strlen(sql)),
+		    0);
+		assert_int_equal(sent.len, strlen(first));
+		assert_non_null(strstr((char *)sent.data, "bytes removed, "
+		    "BLAKE2b-256 "));
+		free(sent.data);
+	}
+	free(first);
+	/* Compacted once: a second compaction leaves them. */
+	assert_int_equal(store_compact(st, (long)time(NULL), 30, &cs, &err),
+	    HP_OK);
+	assert_int_equal(cs.packed, 0);
+	/* A damaged dictionary: the copies leaning on it read as damaged
+	 * (empty), the one it was made of as it was. */
+	fx_db_exec(path, "UPDATE shared_dicts SET data = CAST('Date: x' AS "
+	    "BLOB) WHERE scope = 'sent copy report'");
+	assert_int_equal(store_outbox_find(st, "c2@club.example", &sent, &err),
+	    1);
+	assert_int_equal(sent.len, 0);
+	free(sent.data);
+	assert_int_equal(store_outbox_find(st, "c1@club.example", &sent, &err),
+	    1);
+	assert_non_null(strstr((char *)sent.data, "X-Hexpost-Copy: body of "));
+	free(sent.data);
+	store_close(st);
+	config_free(&cfg);
+}
+
 static void
 test_migrate(void **state)
 {
@@ -1357,6 +1446,144 @@ test_window_pack(void **state)
 }
 
 /* Remove the database a failed test may have left behind. */
+/* A report as a moderator's reads its window (pack_view: its events and
+ * dice log) under a map; malloc'ed. */
+static char *
+record_report(struct store *st, int64_t wid, int side)
+{
+	struct sbuf b;
+	char *v = pack_view(st, wid);
+	int r, c;
+
+	sbuf_init(&b);
+	sbuf_printf(&b, "Report of window %lld for view %d\n", (long long)wid,
+	    side);
+	for (r = 0; r < 20; r++) {
+		for (c = 0; c < 20; c++)
+			sbuf_puts(&b, (r * c + (int)wid) % 7 == 0 ? " ~" : " .");
+		sbuf_puts(&b, "\n");
+	}
+	if (side < 0)
+		sbuf_puts(&b, v);
+	else
+		sbuf_puts(&b, strstr(v, "D ") != NULL ? strstr(v, "D ") : v);
+	free(v);
+	return sbuf_steal(&b);
+}
+
+/* Issue 17, pwstore: a moderator's report after the campaign's first is
+ * stored against the previous one and its window's record (events' text,
+ * dice log: STORE_RMAGIC) when smaller; it reads back byte for byte
+ * before and after the window is packed; an edited event, dice log or
+ * pack makes it, and the side's report leaning on it, read as damaged,
+ * the earlier window's as before; put back, they read again. */
+static void
+test_report_record(void **state)
+{
+	struct hp_error err = { 0, "" };
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct store_compact_stats cs;
+	char *want[3][2], *got, sql[256];
+	int64_t cid, w[3];
+	struct game g;
+	int k, s;
+
+	(void)state;
+	rich_game(&g, "alpha", 0);
+	assert_int_equal(store_campaign_create(st, &g, NULL, 0, &cid, &err),
+	    HP_OK);
+	for (k = 0; k < 3; k++) {
+		w[k] = make_window(st, cid, k + 1, 1, "blue", (unsigned char)(k +
+		    1));
+		pack_fill(st, cid, w[k], 12 + k, false, "sig", true);
+	}
+	for (k = 0; k < 3; k++)
+		for (s = -1; s <= 0; s++) {
+			want[k][s + 1] = record_report(st, w[k], s);
+			assert_int_equal(store_report_put(st, w[k], s,
+			    want[k][s + 1], &err), HP_OK);
+		}
+	/* The first alone (nothing to lean on), the later moderator's
+	 * reports against the record, smaller than against the previous
+	 * report alone would be (the record holds what is new). */
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM reports WHERE "
+	    "side_idx = -1 AND substr(body, 1, 4) = x'00485052' AND window_id "
+	    "IN (%lld, %lld)", (long long)w[1], (long long)w[2]);
+	assert_int_equal(fx_db_long(path, sql), 2);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM reports WHERE "
+	    "substr(body, 1, 4) = x'00485052' AND side_idx <> -1"), 0);
+	for (k = 0; k < 3; k++)
+		for (s = -1; s <= 0; s++) {
+			got = store_report_get(st, w[k], s, &err);
+			assert_non_null(got);
+			assert_string_equal(got, want[k][s + 1]);
+			free(got);
+		}
+	/* An edited event of window 2: its reports read as damaged, window
+	 * 1's as before; put back, they read again. */
+	fx_db_exec(path, "CREATE TABLE saved_ev AS SELECT * FROM events; "
+	    "CREATE TABLE saved_log AS SELECT * FROM dice_logs");
+	snprintf(sql, sizeof sql, "UPDATE events SET text = 'nothing "
+	    "happened' WHERE window_id = %lld AND seq = 1", (long long)w[1]);
+	fx_db_exec(path, sql);
+	for (s = -1; s <= 0; s++) {
+		got = store_report_get(st, w[1], s, &err);
+		assert_non_null(strstr(got, "damaged"));
+		free(got);
+		got = store_report_get(st, w[0], s, &err);
+		assert_string_equal(got, want[0][s + 1]);
+		free(got);
+	}
+	fx_db_exec(path, "DELETE FROM events; INSERT INTO events SELECT * FROM "
+	    "saved_ev");
+	got = store_report_get(st, w[1], 0, &err);
+	assert_string_equal(got, want[1][1]);
+	free(got);
+	/* An edited dice log: the same. */
+	snprintf(sql, sizeof sql, "UPDATE dice_logs SET text = 'hexpost dice "
+	    "log 1' WHERE window_id = %lld", (long long)w[1]);
+	fx_db_exec(path, sql);
+	got = store_report_get(st, w[1], -1, &err);
+	assert_non_null(strstr(got, "damaged"));
+	free(got);
+	fx_db_exec(path, "DELETE FROM dice_logs; INSERT INTO dice_logs SELECT * "
+	    "FROM saved_log");
+	got = store_report_get(st, w[1], -1, &err);
+	assert_string_equal(got, want[1][0]);
+	free(got);
+	/* Packed: the record reads the same from the pack. */
+	fx_db_exec(path, "UPDATE windows SET state = 'resolved', resolved_at = "
+	    "'2026-01-01T00:00:00Z'");
+	assert_int_equal(store_compact(st, 1767400000L, 0, &cs, &err), HP_OK);
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM window_packs WHERE "
+	    "window_id IN (%lld, %lld)", (long long)w[1], (long long)w[2]);
+	assert_int_equal(fx_db_long(path, sql), 2);
+	for (k = 0; k < 3; k++)
+		for (s = -1; s <= 0; s++) {
+			got = store_report_get(st, w[k], s, &err);
+			assert_string_equal(got, want[k][s + 1]);
+			free(got);
+		}
+	/* A damaged pack of window 3: its reports read as damaged. */
+	snprintf(sql, sizeof sql, "UPDATE window_packs SET data = data || 'x' "
+	    "WHERE window_id = %lld", (long long)w[2]);
+	fx_db_exec(path, sql);
+	for (s = -1; s <= 0; s++) {
+		got = store_report_get(st, w[2], s, &err);
+		assert_non_null(strstr(got, "damaged"));
+		free(got);
+		got = store_report_get(st, w[1], s, &err);
+		assert_string_equal(got, want[1][s + 1]);
+		free(got);
+	}
+	for (k = 0; k < 3; k++)
+		for (s = -1; s <= 0; s++)
+			free(want[k][s + 1]);
+	game_free(&g);
+	store_close(st);
+}
+
 static int
 cleanup(void **state)
 {
@@ -1664,6 +1891,8 @@ main(void)
 		cmocka_unit_test_teardown(test_window_pack, cleanup),
 		cmocka_unit_test(test_orders_replay),
 		cmocka_unit_test(test_shared_dicts),
+		cmocka_unit_test(test_copies_sdict),
+		cmocka_unit_test_teardown(test_report_record, cleanup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, cleanup);
