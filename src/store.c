@@ -5658,3 +5658,11 @@ store_data_version(struct store *st, int64_t *version, struct hp_error *err)
 		*version = sqlite3_column_int64(q.s, 0);
 	return store_query_close(&q, err);
 }
+
+/* Statement journals in memory or back to the default (store.h). */
+int
+store_temp_memory(struct store *st, bool on, struct hp_error *err)
+{
+	return store_exec(st, "temp store", on ? "PRAGMA temp_store=MEMORY" :
+	    "PRAGMA temp_store=DEFAULT", NULL, NULL, err);
+}
