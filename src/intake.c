@@ -1314,7 +1314,84 @@ struct pipeline {
 	const struct keyring *kr;
 	struct turn_cache *tc;     /* the main thread's alone */
 	int64_t version;           /* store_data_version when tc was valid */
+	struct flagjob *flag;      /* a committed batch being flagged */
+	pthread_t flagger;         /* flagging it, when flag_thread */
+	bool flag_thread;
 };
+
+/* The Maildir files of a committed batch to flag 'S' (seen), then the
+ * directories to sync: a crash before that takes the messages again as
+ * duplicates (their rows were committed), as it always did. */
+struct flagjob {
+	const char *dir;
+	const struct maildir_entry *ents;
+	bool *ok;                  /* which of ents to flag; owned */
+	size_t k;
+};
+
+/* Flag the files of job j and sync their directories (warnings only: a
+ * file left unflagged is a duplicate next run). */
+static void
+flag_batch(const struct flagjob *j)
+{
+	struct hp_error merr;
+	size_t i;
+
+	for (i = 0; i < j->k; i++) {
+		if (!j->ok[i])
+			continue;
+		memset(&merr, 0, sizeof merr);
+		if (maildir_mark_sync(j->dir, &j->ents[i], 'S', false, &merr) !=
+		    HP_OK)
+			log_warn("%s: %s", j->ents[i].name, merr.msg);
+	}
+	memset(&merr, 0, sizeof merr);
+	if (maildir_sync(j->dir, &merr) != HP_OK)
+		log_warn("%s", merr.msg);
+}
+
+static void *
+flag_main(void *arg)
+{
+	flag_batch(arg);
+	return NULL;
+}
+
+/* Wait until the batch being flagged is done, and free its job. */
+static void
+pipeline_flag_wait(struct pipeline *pl)
+{
+	if (pl->flag_thread)
+		pthread_join(pl->flagger, NULL);
+	pl->flag_thread = false;
+	if (pl->flag != NULL) {
+		free(pl->flag->ok);
+		free(pl->flag);
+		pl->flag = NULL;
+	}
+}
+
+/* Flag the committed batch ents[0, k) (ok: which; taken over) on a
+ * thread of its own while the next batch is taken in (issue 17: its
+ * renames and two directory syncs were the main thread's), or here if
+ * no thread can be started. Waits for the batch flagged before. */
+static void
+pipeline_flag(struct pipeline *pl, const char *dir,
+    const struct maildir_entry *ents, bool *ok, size_t k)
+{
+	struct flagjob *j = xmalloc(sizeof *j);
+
+	pipeline_flag_wait(pl);
+	j->dir = dir;
+	j->ents = ents;
+	j->ok = ok;
+	j->k = k;
+	pl->flag = j;
+	if (pthread_create(&pl->flagger, NULL, flag_main, j) == 0)
+		pl->flag_thread = true;
+	else
+		flag_batch(j);
+}
 
 /* May another message be prepared now (pl->mu held)? At most
  * INTAKE_AHEAD messages and INTAKE_AHEAD_BYTES ahead, but always the one
@@ -1391,8 +1468,9 @@ pipeline_done(struct pipeline *pl, size_t i)
 }
 
 /* Take in messages [first, first + k) in one transaction, a savepoint
- * each, then flag the ones whose effect was committed. A message that
- * fails is rolled back alone and left for the next run. */
+ * each, then flag the ones whose effect was committed (pipeline_flag: on
+ * a thread, while the next batch runs). A message that fails is rolled
+ * back alone and left for the next run. */
 static int
 intake_batch(struct store *st, const struct config *cfg, const char *dir,
     struct pipeline *pl, size_t first, size_t k, struct intake_stats *stats,
@@ -1465,14 +1543,9 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 		if (unans[i])
 			stats->unanswered++;
 		log_info("%s: %s", ents[i].name, intake_stroutcome(o[i]));
-		memset(&merr, 0, sizeof merr);
-		if (maildir_mark_sync(dir, &ents[i], 'S', false, &merr) !=
-		    HP_OK)
-			log_warn("%s: %s", ents[i].name, merr.msg);
 	}
-	memset(&merr, 0, sizeof merr);
-	if (maildir_sync(dir, &merr) != HP_OK)
-		log_warn("%s", merr.msg);
+	pipeline_flag(pl, dir, ents, ok, k);
+	ok = NULL;   /* the flagging's now */
 out:
 	free(o);
 	free(ok);
@@ -1561,6 +1634,7 @@ intake_run(struct store *st, const struct config *cfg,
 		    HP_OK)
 			stats->deferred += (int)(pl.n - i);
 	}
+	pipeline_flag_wait(&pl);
 	pthread_mutex_lock(&pl.mu);
 	pl.stop = true;
 	pthread_cond_broadcast(&pl.room);
