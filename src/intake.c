@@ -1268,6 +1268,17 @@ load_message(const struct maildir_entry *e, struct prepared *pre,
 	int fd;
 
 	memset(pre, 0, sizeof *pre);
+	/* The usual message: opened once (issue 17). One maildir_read
+	 * refuses with HP_EINVAL (too large, or not a regular file) is
+	 * looked at again below. */
+	if ((raw = maildir_read(e, MIME_MAX_MESSAGE, &len, &merr)) != NULL) {
+		prepare(pre, raw, len, kr);
+		return;
+	}
+	if (merr.code != HP_EINVAL)
+		goto fail;
+	memset(&merr, 0, sizeof merr);
+	len = 0;
 	if (maildir_open(e, &fd, &size, &merr) != HP_OK)
 		goto fail;
 	if (size > MIME_MAX_MESSAGE) {
