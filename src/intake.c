@@ -48,7 +48,25 @@ struct msgctx {
 	bool unanswered;         /* a refusal to a stranger not mailed */
 	const struct prepared *pre;
 	struct turn_cache *tc;   /* campaigns read once a run; may be NULL */
+	const unsigned char *content; /* the body hash, kept with the record */
+	bool content_kept;       /* recorded with it: no UPDATE after */
 };
+
+/* Record the message (store_message_record) with its body hash in the
+ * same row (issue 17: one statement, not an INSERT and an UPDATE). */
+static int
+record(struct msgctx *m, const char *outcome, const char *detail,
+    int64_t cid, int64_t player, struct hp_error *err)
+{
+	int rc;
+
+	rc = store_message_record_content(m->st, m->hash, m->message_id[0] ?
+	    m->message_id : NULL, m->mailbox, outcome, detail, cid, player,
+	    m->content, err);
+	if (rc == HP_OK)
+		m->content_kept = true;
+	return rc;
+}
 
 #define INTAKE_MAX_VERIFY 4
 #define INTAKE_AHEAD 256   /* messages prepared ahead of the transaction */
@@ -237,9 +255,7 @@ refuse(struct msgctx *m, const char *rcpt, int64_t cid, int64_t player,
 		if (rc != HP_OK)
 			return rc;
 	}
-	return store_message_record(m->st, m->hash, m->message_id[0] ?
-	    m->message_id : NULL, m->mailbox, "rejected", reason, cid, player,
-	    err);
+	return record(m, "rejected", reason, cid, player, err);
 }
 
 /* The signature of a message and the file it signs. */
@@ -538,9 +554,8 @@ take_command(struct msgctx *m, const struct store_player *p, const char *name,
 		    NULL, err);
 	} else if ((rc = answer(m, p->campaign_id, "command", p->email,
 	    reply.buf, err)) == HP_OK &&
-	    (rc = store_message_record(m->st, m->hash, m->message_id[0] ?
-	    m->message_id : NULL, m->mailbox, "request", cmd.verb,
-	    p->campaign_id, p->id, err)) == HP_OK)
+	    (rc = record(m, "request", cmd.verb, p->campaign_id, p->id,
+	    err)) == HP_OK)
 		*out = INTAKE_ACCEPTED;
 	sbuf_free(&reply);
 	return rc;
@@ -569,8 +584,7 @@ refuse_moderator(struct msgctx *m, int64_t cid, const char *reason,
 	free(body);
 	if (rc != HP_OK)
 		return rc;
-	return store_message_record(m->st, m->hash, m->message_id[0] ?
-	    m->message_id : NULL, m->mailbox, "rejected", reason, cid, 0, err);
+	return record(m, "rejected", reason, cid, 0, err);
 }
 
 /* For a mailed 'replace' statement: the new player's email, name and key
@@ -719,9 +733,8 @@ take_statement(struct msgctx *m, const struct mime_msg *mm,
 		    "refused: %s", sp->name, cerr.msg);
 		rc = refuse_moderator(m, cid, reason, err);
 	} else if ((rc = answer(m, cid, "command", m->from, reply.buf,
-	    err)) == HP_OK && (rc = store_message_record(m->st, m->hash,
-	    m->message_id[0] ? m->message_id : NULL, m->mailbox, "request",
-	    cmd.verb, cid, 0, err)) == HP_OK)
+	    err)) == HP_OK && (rc = record(m, "request", cmd.verb, cid, 0,
+	    err)) == HP_OK)
 		*out = INTAKE_ACCEPTED;
 	sbuf_free(&reply);
 	free(sigtext);
@@ -962,9 +975,8 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 			free(ack);
 		}
 		if (rc == HP_OK)
-			rc = store_message_record(m->st, m->hash,
-			    m->message_id[0] ? m->message_id : NULL, m->mailbox,
-			    "accepted", res.canon, p->campaign_id, p->id, err);
+			rc = record(m, "accepted", res.canon, p->campaign_id,
+			    p->id, err);
 		if (rc == HP_OK)
 			*out = INTAKE_ACCEPTED;
 	}
@@ -993,6 +1005,7 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 	m.mailbox = mailbox;
 	m.pre = pre;
 	m.tc = tc;
+	m.content = pre->content;
 	memcpy(m.hash, pre->hash, sizeof m.hash);
 	for (i = 0; i < 32; i++)
 		snprintf(m.hashhex + 2 * i, 3, "%02x", m.hash[i]);
@@ -1051,18 +1064,15 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 		    err);
 	} else if (m.automatic) {
 		*out = INTAKE_IGNORED;
-		rc = store_message_record(st, m.hash, m.message_id[0] ?
-		    m.message_id : NULL, mailbox, "ignored",
-		    pre->mm.auto_reason[0] ? pre->mm.auto_reason :
-		    "automatic mail", 0, 0, err);
+		rc = record(&m, "ignored", pre->mm.auto_reason[0] ?
+		    pre->mm.auto_reason : "automatic mail", 0, 0, err);
 	} else if (own[0] != '\0' && ((pre->mm.from != NULL &&
 	    strcasecmp(pre->mm.from, own) == 0) || strcasecmp(m.from, own) ==
 	    0)) {
 		/* hexpost's own mail come back: nothing to answer. */
 		*out = INTAKE_IGNORED;
-		rc = store_message_record(st, m.hash, m.message_id[0] ?
-		    m.message_id : NULL, mailbox, "ignored", "mail from "
-		    "hexpost's own address", 0, 0, err);
+		rc = record(&m, "ignored", "mail from hexpost's own address",
+		    0, 0, err);
 	} else if (!parsed) {
 		char reason[700];
 
@@ -1077,7 +1087,7 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 		    NULL, err);
 	} else
 		rc = take_orders(&m, &pre->mm, out, err);
-	if (rc == HP_OK)
+	if (rc == HP_OK && !m.content_kept)   /* bounce_take's record */
 		rc = store_message_set_content(st, m.hash, pre->content, err);
 	*unanswered = m.unanswered;
 done:

@@ -5666,3 +5666,19 @@ store_temp_memory(struct store *st, bool on, struct hp_error *err)
 	return store_exec(st, "temp store", on ? "PRAGMA temp_store=MEMORY" :
 	    "PRAGMA temp_store=DEFAULT", NULL, NULL, err);
 }
+
+/* store_message_record and store_message_set_content in one (store.h). */
+int
+store_message_record_content(struct store *st, const unsigned char *hash,
+    const char *message_id, const char *mailbox, const char *outcome,
+    const char *detail, int64_t cid, int64_t player,
+    const unsigned char *content_hash, struct hp_error *err)
+{
+	return store_exec(st, "record message", "INSERT INTO messages (hash, "
+	    "message_id, mailbox, outcome, detail, campaign_id, player_id, "
+	    "content_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    STORE_ARGS(STORE_BLOB(hash, 32), STORE_TEXT(message_id),
+	    STORE_TEXT(mailbox), STORE_TEXT(outcome), STORE_TEXT(detail ?
+	    detail : ""), store_arg_id(cid), store_arg_id(player),
+	    STORE_BLOB(content_hash, 32)), NULL, err);
+}
