@@ -3437,23 +3437,40 @@ store_players_by_key(struct store *st, const char *key_id,
     struct store_player *out, int max, struct hp_error *err)
 {
 	struct store_query q;
-	int n = 0;
+	struct store_player *fin = NULL;
+	int n = 0, nfin = 0, i;
 
+	/* Active campaigns' players before finished ones', each by id: the
+	 * rows come by id from players_key, and finished ones are put last
+	 * here (issue 17: no sort in SQLite for every mail). */
 	if (store_query_open(&q, st, "players by key", "SELECT p.id, "
 	    "p.campaign_id, c.name, p.side_idx, p.name, p.email, p.pubkey, "
-	    "p.key_id, p.moderator FROM players p JOIN campaigns c ON c.id = "
-	    "p.campaign_id WHERE p.key_id = ?1 AND p.active = 1 ORDER BY "
-	    "c.status = 'finished', p.id", STORE_ARGS(STORE_TEXT(key_id)),
+	    "p.key_id, p.moderator, c.status = 'finished' FROM players p JOIN "
+	    "campaigns c ON c.id = p.campaign_id WHERE p.key_id = ?1 AND "
+	    "p.active = 1 ORDER BY p.id", STORE_ARGS(STORE_TEXT(key_id)),
 	    err) != HP_OK)
 		return HP_EDB;
 	while (store_query_next(&q, err)) {
-		if (n < max)
-			player_from_row(q.s, &out[n]);
-		n++;
+		if (sqlite3_column_int(q.s, 9) == 0) {
+			if (n < max)
+				player_from_row(q.s, &out[n]);
+			n++;
+			continue;
+		}
+		if (nfin < max) {
+			fin = xrealloc(fin, (size_t)(nfin + 1) * sizeof *fin);
+			player_from_row(q.s, &fin[nfin]);
+		}
+		nfin++;
 	}
-	if (store_query_close(&q, err) != HP_OK)
+	if (store_query_close(&q, err) != HP_OK) {
+		free(fin);
 		return HP_EDB;
-	return n;
+	}
+	for (i = 0; i < nfin && n + i < max; i++)
+		out[n + i] = fin[i];
+	free(fin);
+	return n + nfin;
 }
 
 int
