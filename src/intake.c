@@ -1,4 +1,7 @@
-/* intake: signed orders by mail (see include/intake.h). */
+/* intake: signed orders by mail (see include/intake.h). How a burst is
+ * made cheap (worker threads, batches with a savepoint a message, the
+ * statement journal in memory, flagging on a thread, the campaign cache):
+ * docs/ARCHITECTURE.md section 1b. */
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
