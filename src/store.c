@@ -5582,37 +5582,31 @@ store_orders_replay(struct store *st, int64_t cid,
 	char got[128];
 
 	*same_file = *same_nonce = false;
-	if (nonce[0] != '\0') {
-		if (store_query_open(&q, st, "order files without their nonce",
-		    "SELECT o.raw FROM orders o JOIN windows w ON "
-		    "w.id = o.window_id WHERE w.campaign_id = ?1 AND "
-		    "o.source != 'opponent' AND o.nonce IS NULL AND "
-		    "length(o.hash) = 32", STORE_ARGS(STORE_INT(cid)),
-		    err) != HP_OK)
-			return HP_EDB;
-		while (!*same_nonce && store_query_next(&q, err)) {
+	/* One pass over the campaign's files (issue 17: it was two): each
+	 * row says whether its bytes or its kept nonce match, and gives its
+	 * text when its nonce was not kept (and one is asked for). */
+	if (store_query_open(&q, st, "order file taken in before", "SELECT "
+	    "o.hash = ?2, ?3 <> '' AND coalesce(o.nonce = ?3, 0), CASE WHEN "
+	    "?3 <> '' AND o.nonce IS NULL THEN o.raw END FROM orders o JOIN "
+	    "windows w ON w.id = o.window_id WHERE w.campaign_id = ?1 AND "
+	    "o.source != 'opponent' AND length(o.hash) = 32",
+	    STORE_ARGS(STORE_INT(cid), STORE_BLOB(hash, 32),
+	    STORE_TEXT(nonce)), err) != HP_OK)
+		return HP_EDB;
+	while (store_query_next(&q, err)) {
+		if (sqlite3_column_int(q.s, 0) != 0)
+			*same_file = true;
+		if (sqlite3_column_int(q.s, 1) != 0)
+			*same_nonce = true;
+		if (!*same_nonce && sqlite3_column_type(q.s, 2) != SQLITE_NULL) {
 			size_t len;
-			char *raw = col_unpacked_text(q.s, 0, &len);
+			char *raw = col_unpacked_text(q.s, 2, &len);
 
 			nonce_of(raw, len, got, sizeof got);
 			if (strcmp(got, nonce) == 0)
 				*same_nonce = true;
 			free(raw);
 		}
-		if (store_query_close(&q, err) != HP_OK)
-			return HP_EDB;
-	}
-	if (store_query_open(&q, st, "order file taken in before", "SELECT "
-	    "coalesce(max(o.hash = ?2), 0), coalesce(max(?3 <> '' AND "
-	    "o.nonce = ?3), 0) FROM orders o JOIN windows w ON "
-	    "w.id = o.window_id WHERE w.campaign_id = ?1 AND "
-	    "o.source != 'opponent' AND length(o.hash) = 32",
-	    STORE_ARGS(STORE_INT(cid), STORE_BLOB(hash, 32),
-	    STORE_TEXT(nonce)), err) != HP_OK)
-		return HP_EDB;
-	if (store_query_next(&q, err)) {
-		*same_file = sqlite3_column_int(q.s, 0) != 0;
-		*same_nonce = *same_nonce || sqlite3_column_int(q.s, 1) != 0;
 	}
 	return store_query_close(&q, err);
 }

@@ -1447,11 +1447,15 @@ test_orders_replay(void **state)
 	assert_int_equal(store_orders_replay(st, cid, hx, "n-one",
 	    replay_nonce_of, &file, &nonce, &err), HP_OK);
 	assert_true(nonce);
-	assert_int_equal(replay_reads, 1);     /* the command line's only */
+	/* The command line's at most: the scan stops at a match (issue 17,
+	 * one pass). */
+	assert_true(replay_reads <= 1);
+	replay_reads = 0;
 	assert_int_equal(store_orders_replay(st, cid, hx, "n-two",
 	    replay_nonce_of, &file, &nonce, &err), HP_OK);
 	assert_false(file);
 	assert_false(nonce);
+	assert_int_equal(replay_reads, 1);     /* the command line's only */
 	store_close(st);
 }
 
