@@ -774,5 +774,17 @@ int store_orders_put_nonce(struct store *, int64_t wid, int side,
 /* PRAGMA data_version: changes when another connection commits (never for
  * this connection's own commits). */
 int store_data_version(struct store *, int64_t *version, struct hp_error *);
+/* Issue 17, intake: keep the undo pages of a savepoint (SQLite's statement
+ * journal) in memory (on: PRAGMA temp_store=MEMORY) instead of a temporary
+ * file written page by page, or back to the default (off). Takes effect
+ * at the next transaction; call it outside one. Durability is the same:
+ * that journal only undoes a savepoint inside an open transaction. */
+int store_temp_memory(struct store *, bool on, struct hp_error *);
+/* Issue 17, intake: store_message_record with the message's body hash
+ * (what store_message_set_content sets) in the same INSERT. */
+int store_message_record_content(struct store *, const unsigned char *hash,
+    const char *message_id, const char *mailbox, const char *outcome,
+    const char *detail, int64_t cid, int64_t player,
+    const unsigned char *content_hash, struct hp_error *);
 
 #endif

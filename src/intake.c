@@ -1,4 +1,7 @@
-/* intake: signed orders by mail (see include/intake.h). */
+/* intake: signed orders by mail (see include/intake.h). How a burst is
+ * made cheap (worker threads, batches with a savepoint a message, the
+ * statement journal in memory, flagging on a thread, the campaign cache):
+ * docs/ARCHITECTURE.md section 1b. */
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
@@ -48,7 +51,25 @@ struct msgctx {
 	bool unanswered;         /* a refusal to a stranger not mailed */
 	const struct prepared *pre;
 	struct turn_cache *tc;   /* campaigns read once a run; may be NULL */
+	const unsigned char *content; /* the body hash, kept with the record */
+	bool content_kept;       /* recorded with it: no UPDATE after */
 };
+
+/* Record the message (store_message_record) with its body hash in the
+ * same row (issue 17: one statement, not an INSERT and an UPDATE). */
+static int
+record(struct msgctx *m, const char *outcome, const char *detail,
+    int64_t cid, int64_t player, struct hp_error *err)
+{
+	int rc;
+
+	rc = store_message_record_content(m->st, m->hash, m->message_id[0] ?
+	    m->message_id : NULL, m->mailbox, outcome, detail, cid, player,
+	    m->content, err);
+	if (rc == HP_OK)
+		m->content_kept = true;
+	return rc;
+}
 
 #define INTAKE_MAX_VERIFY 4
 #define INTAKE_AHEAD 256   /* messages prepared ahead of the transaction */
@@ -237,9 +258,7 @@ refuse(struct msgctx *m, const char *rcpt, int64_t cid, int64_t player,
 		if (rc != HP_OK)
 			return rc;
 	}
-	return store_message_record(m->st, m->hash, m->message_id[0] ?
-	    m->message_id : NULL, m->mailbox, "rejected", reason, cid, player,
-	    err);
+	return record(m, "rejected", reason, cid, player, err);
 }
 
 /* The signature of a message and the file it signs. */
@@ -538,9 +557,8 @@ take_command(struct msgctx *m, const struct store_player *p, const char *name,
 		    NULL, err);
 	} else if ((rc = answer(m, p->campaign_id, "command", p->email,
 	    reply.buf, err)) == HP_OK &&
-	    (rc = store_message_record(m->st, m->hash, m->message_id[0] ?
-	    m->message_id : NULL, m->mailbox, "request", cmd.verb,
-	    p->campaign_id, p->id, err)) == HP_OK)
+	    (rc = record(m, "request", cmd.verb, p->campaign_id, p->id,
+	    err)) == HP_OK)
 		*out = INTAKE_ACCEPTED;
 	sbuf_free(&reply);
 	return rc;
@@ -569,8 +587,7 @@ refuse_moderator(struct msgctx *m, int64_t cid, const char *reason,
 	free(body);
 	if (rc != HP_OK)
 		return rc;
-	return store_message_record(m->st, m->hash, m->message_id[0] ?
-	    m->message_id : NULL, m->mailbox, "rejected", reason, cid, 0, err);
+	return record(m, "rejected", reason, cid, 0, err);
 }
 
 /* For a mailed 'replace' statement: the new player's email, name and key
@@ -719,9 +736,8 @@ take_statement(struct msgctx *m, const struct mime_msg *mm,
 		    "refused: %s", sp->name, cerr.msg);
 		rc = refuse_moderator(m, cid, reason, err);
 	} else if ((rc = answer(m, cid, "command", m->from, reply.buf,
-	    err)) == HP_OK && (rc = store_message_record(m->st, m->hash,
-	    m->message_id[0] ? m->message_id : NULL, m->mailbox, "request",
-	    cmd.verb, cid, 0, err)) == HP_OK)
+	    err)) == HP_OK && (rc = record(m, "request", cmd.verb, cid, 0,
+	    err)) == HP_OK)
 		*out = INTAKE_ACCEPTED;
 	sbuf_free(&reply);
 	free(sigtext);
@@ -962,9 +978,8 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 			free(ack);
 		}
 		if (rc == HP_OK)
-			rc = store_message_record(m->st, m->hash,
-			    m->message_id[0] ? m->message_id : NULL, m->mailbox,
-			    "accepted", res.canon, p->campaign_id, p->id, err);
+			rc = record(m, "accepted", res.canon, p->campaign_id,
+			    p->id, err);
 		if (rc == HP_OK)
 			*out = INTAKE_ACCEPTED;
 	}
@@ -993,6 +1008,7 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 	m.mailbox = mailbox;
 	m.pre = pre;
 	m.tc = tc;
+	m.content = pre->content;
 	memcpy(m.hash, pre->hash, sizeof m.hash);
 	for (i = 0; i < 32; i++)
 		snprintf(m.hashhex + 2 * i, 3, "%02x", m.hash[i]);
@@ -1051,18 +1067,15 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 		    err);
 	} else if (m.automatic) {
 		*out = INTAKE_IGNORED;
-		rc = store_message_record(st, m.hash, m.message_id[0] ?
-		    m.message_id : NULL, mailbox, "ignored",
-		    pre->mm.auto_reason[0] ? pre->mm.auto_reason :
-		    "automatic mail", 0, 0, err);
+		rc = record(&m, "ignored", pre->mm.auto_reason[0] ?
+		    pre->mm.auto_reason : "automatic mail", 0, 0, err);
 	} else if (own[0] != '\0' && ((pre->mm.from != NULL &&
 	    strcasecmp(pre->mm.from, own) == 0) || strcasecmp(m.from, own) ==
 	    0)) {
 		/* hexpost's own mail come back: nothing to answer. */
 		*out = INTAKE_IGNORED;
-		rc = store_message_record(st, m.hash, m.message_id[0] ?
-		    m.message_id : NULL, mailbox, "ignored", "mail from "
-		    "hexpost's own address", 0, 0, err);
+		rc = record(&m, "ignored", "mail from hexpost's own address",
+		    0, 0, err);
 	} else if (!parsed) {
 		char reason[700];
 
@@ -1077,7 +1090,7 @@ message_tx(struct store *st, const struct config *cfg, const char *mailbox,
 		    NULL, err);
 	} else
 		rc = take_orders(&m, &pre->mm, out, err);
-	if (rc == HP_OK)
+	if (rc == HP_OK && !m.content_kept)   /* bounce_take's record */
 		rc = store_message_set_content(st, m.hash, pre->content, err);
 	*unanswered = m.unanswered;
 done:
@@ -1268,6 +1281,17 @@ load_message(const struct maildir_entry *e, struct prepared *pre,
 	int fd;
 
 	memset(pre, 0, sizeof *pre);
+	/* The usual message: opened once (issue 17). One maildir_read
+	 * refuses with HP_EINVAL (too large, or not a regular file) is
+	 * looked at again below. */
+	if ((raw = maildir_read(e, MIME_MAX_MESSAGE, &len, &merr)) != NULL) {
+		prepare(pre, raw, len, kr);
+		return;
+	}
+	if (merr.code != HP_EINVAL)
+		goto fail;
+	memset(&merr, 0, sizeof merr);
+	len = 0;
 	if (maildir_open(e, &fd, &size, &merr) != HP_OK)
 		goto fail;
 	if (size > MIME_MAX_MESSAGE) {
@@ -1314,7 +1338,84 @@ struct pipeline {
 	const struct keyring *kr;
 	struct turn_cache *tc;     /* the main thread's alone */
 	int64_t version;           /* store_data_version when tc was valid */
+	struct flagjob *flag;      /* a committed batch being flagged */
+	pthread_t flagger;         /* flagging it, when flag_thread */
+	bool flag_thread;
 };
+
+/* The Maildir files of a committed batch to flag 'S' (seen), then the
+ * directories to sync: a crash before that takes the messages again as
+ * duplicates (their rows were committed), as it always did. */
+struct flagjob {
+	const char *dir;
+	const struct maildir_entry *ents;
+	bool *ok;                  /* which of ents to flag; owned */
+	size_t k;
+};
+
+/* Flag the files of job j and sync their directories (warnings only: a
+ * file left unflagged is a duplicate next run). */
+static void
+flag_batch(const struct flagjob *j)
+{
+	struct hp_error merr;
+	size_t i;
+
+	for (i = 0; i < j->k; i++) {
+		if (!j->ok[i])
+			continue;
+		memset(&merr, 0, sizeof merr);
+		if (maildir_mark_sync(j->dir, &j->ents[i], 'S', false, &merr) !=
+		    HP_OK)
+			log_warn("%s: %s", j->ents[i].name, merr.msg);
+	}
+	memset(&merr, 0, sizeof merr);
+	if (maildir_sync(j->dir, &merr) != HP_OK)
+		log_warn("%s", merr.msg);
+}
+
+static void *
+flag_main(void *arg)
+{
+	flag_batch(arg);
+	return NULL;
+}
+
+/* Wait until the batch being flagged is done, and free its job. */
+static void
+pipeline_flag_wait(struct pipeline *pl)
+{
+	if (pl->flag_thread)
+		pthread_join(pl->flagger, NULL);
+	pl->flag_thread = false;
+	if (pl->flag != NULL) {
+		free(pl->flag->ok);
+		free(pl->flag);
+		pl->flag = NULL;
+	}
+}
+
+/* Flag the committed batch ents[0, k) (ok: which; taken over) on a
+ * thread of its own while the next batch is taken in (issue 17: its
+ * renames and two directory syncs were the main thread's), or here if
+ * no thread can be started. Waits for the batch flagged before. */
+static void
+pipeline_flag(struct pipeline *pl, const char *dir,
+    const struct maildir_entry *ents, bool *ok, size_t k)
+{
+	struct flagjob *j = xmalloc(sizeof *j);
+
+	pipeline_flag_wait(pl);
+	j->dir = dir;
+	j->ents = ents;
+	j->ok = ok;
+	j->k = k;
+	pl->flag = j;
+	if (pthread_create(&pl->flagger, NULL, flag_main, j) == 0)
+		pl->flag_thread = true;
+	else
+		flag_batch(j);
+}
 
 /* May another message be prepared now (pl->mu held)? At most
  * INTAKE_AHEAD messages and INTAKE_AHEAD_BYTES ahead, but always the one
@@ -1391,8 +1492,9 @@ pipeline_done(struct pipeline *pl, size_t i)
 }
 
 /* Take in messages [first, first + k) in one transaction, a savepoint
- * each, then flag the ones whose effect was committed. A message that
- * fails is rolled back alone and left for the next run. */
+ * each, then flag the ones whose effect was committed (pipeline_flag: on
+ * a thread, while the next batch runs). A message that fails is rolled
+ * back alone and left for the next run. */
 static int
 intake_batch(struct store *st, const struct config *cfg, const char *dir,
     struct pipeline *pl, size_t first, size_t k, struct intake_stats *stats,
@@ -1465,14 +1567,9 @@ intake_batch(struct store *st, const struct config *cfg, const char *dir,
 		if (unans[i])
 			stats->unanswered++;
 		log_info("%s: %s", ents[i].name, intake_stroutcome(o[i]));
-		memset(&merr, 0, sizeof merr);
-		if (maildir_mark_sync(dir, &ents[i], 'S', false, &merr) !=
-		    HP_OK)
-			log_warn("%s: %s", ents[i].name, merr.msg);
 	}
-	memset(&merr, 0, sizeof merr);
-	if (maildir_sync(dir, &merr) != HP_OK)
-		log_warn("%s", merr.msg);
+	pipeline_flag(pl, dir, ents, ok, k);
+	ok = NULL;   /* the flagging's now */
 out:
 	free(o);
 	free(ok);
@@ -1505,7 +1602,9 @@ intake_run(struct store *st, const struct config *cfg,
     struct intake_stats *stats, struct hp_error *err)
 {
 	struct keyring kr = { NULL, 0 };
+	struct hp_error terr;
 	struct pipeline pl;
+	bool tmem;
 	pthread_t workers[INTAKE_WORKERS];
 	const char *dir;
 	size_t i, k;
@@ -1526,6 +1625,14 @@ intake_run(struct store *st, const struct config *cfg,
 	if ((rc = store_keyring(st, keyring_add, &kr, err)) != HP_OK)
 		goto out;
 	mime_init();
+	/* Each message's savepoint copies every page it changes to SQLite's
+	 * statement journal: in a temporary file that was two writes a page,
+	 * about 30 system calls a mail (issue 17). In memory it is emptied at
+	 * each release. */
+	memset(&terr, 0, sizeof terr);
+	tmem = store_temp_memory(st, true, &terr) == HP_OK;
+	if (!tmem)
+		log_warn("intake: statement journal left on disk: %s", terr.msg);
 	pl.pre = xcalloc(pl.n, sizeof *pl.pre);
 	pl.done = xcalloc(pl.n, sizeof *pl.done);
 	pl.kr = &kr;
@@ -1551,6 +1658,7 @@ intake_run(struct store *st, const struct config *cfg,
 		    HP_OK)
 			stats->deferred += (int)(pl.n - i);
 	}
+	pipeline_flag_wait(&pl);
 	pthread_mutex_lock(&pl.mu);
 	pl.stop = true;
 	pthread_cond_broadcast(&pl.room);
@@ -1562,6 +1670,9 @@ intake_run(struct store *st, const struct config *cfg,
 	pthread_cond_destroy(&pl.room);
 	pthread_cond_destroy(&pl.ready);
 	pthread_mutex_destroy(&pl.mu);
+	memset(&terr, 0, sizeof terr);
+	if (tmem && store_temp_memory(st, false, &terr) != HP_OK)
+		log_warn("intake: %s", terr.msg);
 out:
 	turn_cache_free(pl.tc);
 	keyring_free(&kr);

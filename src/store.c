@@ -3628,23 +3628,40 @@ store_players_by_key(struct store *st, const char *key_id,
     struct store_player *out, int max, struct hp_error *err)
 {
 	struct store_query q;
-	int n = 0;
+	struct store_player *fin = NULL;
+	int n = 0, nfin = 0, i;
 
+	/* Active campaigns' players before finished ones', each by id: the
+	 * rows come by id from players_key, and finished ones are put last
+	 * here (issue 17: no sort in SQLite for every mail). */
 	if (store_query_open(&q, st, "players by key", "SELECT p.id, "
 	    "p.campaign_id, c.name, p.side_idx, p.name, p.email, p.pubkey, "
-	    "p.key_id, p.moderator FROM players p JOIN campaigns c ON c.id = "
-	    "p.campaign_id WHERE p.key_id = ?1 AND p.active = 1 ORDER BY "
-	    "c.status = 'finished', p.id", STORE_ARGS(STORE_TEXT(key_id)),
+	    "p.key_id, p.moderator, c.status = 'finished' FROM players p JOIN "
+	    "campaigns c ON c.id = p.campaign_id WHERE p.key_id = ?1 AND "
+	    "p.active = 1 ORDER BY p.id", STORE_ARGS(STORE_TEXT(key_id)),
 	    err) != HP_OK)
 		return HP_EDB;
 	while (store_query_next(&q, err)) {
-		if (n < max)
-			player_from_row(q.s, &out[n]);
-		n++;
+		if (sqlite3_column_int(q.s, 9) == 0) {
+			if (n < max)
+				player_from_row(q.s, &out[n]);
+			n++;
+			continue;
+		}
+		if (nfin < max) {
+			fin = xrealloc(fin, (size_t)(nfin + 1) * sizeof *fin);
+			player_from_row(q.s, &fin[nfin]);
+		}
+		nfin++;
 	}
-	if (store_query_close(&q, err) != HP_OK)
+	if (store_query_close(&q, err) != HP_OK) {
+		free(fin);
 		return HP_EDB;
-	return n;
+	}
+	for (i = 0; i < nfin && n + i < max; i++)
+		out[n + i] = fin[i];
+	free(fin);
+	return n + nfin;
 }
 
 int
@@ -5839,37 +5856,31 @@ store_orders_replay(struct store *st, int64_t cid,
 	char got[128];
 
 	*same_file = *same_nonce = false;
-	if (nonce[0] != '\0') {
-		if (store_query_open(&q, st, "order files without their nonce",
-		    "SELECT o.raw FROM orders o JOIN windows w ON "
-		    "w.id = o.window_id WHERE w.campaign_id = ?1 AND "
-		    "o.source != 'opponent' AND o.nonce IS NULL AND "
-		    "length(o.hash) = 32", STORE_ARGS(STORE_INT(cid)),
-		    err) != HP_OK)
-			return HP_EDB;
-		while (!*same_nonce && store_query_next(&q, err)) {
+	/* One pass over the campaign's files (issue 17: it was two): each
+	 * row says whether its bytes or its kept nonce match, and gives its
+	 * text when its nonce was not kept (and one is asked for). */
+	if (store_query_open(&q, st, "order file taken in before", "SELECT "
+	    "o.hash = ?2, ?3 <> '' AND coalesce(o.nonce = ?3, 0), CASE WHEN "
+	    "?3 <> '' AND o.nonce IS NULL THEN o.raw END FROM orders o JOIN "
+	    "windows w ON w.id = o.window_id WHERE w.campaign_id = ?1 AND "
+	    "o.source != 'opponent' AND length(o.hash) = 32",
+	    STORE_ARGS(STORE_INT(cid), STORE_BLOB(hash, 32),
+	    STORE_TEXT(nonce)), err) != HP_OK)
+		return HP_EDB;
+	while (store_query_next(&q, err)) {
+		if (sqlite3_column_int(q.s, 0) != 0)
+			*same_file = true;
+		if (sqlite3_column_int(q.s, 1) != 0)
+			*same_nonce = true;
+		if (!*same_nonce && sqlite3_column_type(q.s, 2) != SQLITE_NULL) {
 			size_t len;
-			char *raw = col_unpacked_text(q.s, 0, &len);
+			char *raw = col_unpacked_text(q.s, 2, &len);
 
 			nonce_of(raw, len, got, sizeof got);
 			if (strcmp(got, nonce) == 0)
 				*same_nonce = true;
 			free(raw);
 		}
-		if (store_query_close(&q, err) != HP_OK)
-			return HP_EDB;
-	}
-	if (store_query_open(&q, st, "order file taken in before", "SELECT "
-	    "coalesce(max(o.hash = ?2), 0), coalesce(max(?3 <> '' AND "
-	    "o.nonce = ?3), 0) FROM orders o JOIN windows w ON "
-	    "w.id = o.window_id WHERE w.campaign_id = ?1 AND "
-	    "o.source != 'opponent' AND length(o.hash) = 32",
-	    STORE_ARGS(STORE_INT(cid), STORE_BLOB(hash, 32),
-	    STORE_TEXT(nonce)), err) != HP_OK)
-		return HP_EDB;
-	if (store_query_next(&q, err)) {
-		*same_file = sqlite3_column_int(q.s, 0) != 0;
-		*same_nonce = *same_nonce || sqlite3_column_int(q.s, 1) != 0;
 	}
 	return store_query_close(&q, err);
 }
@@ -5931,4 +5942,28 @@ store_data_version(struct store *st, int64_t *version, struct hp_error *err)
 	if (store_query_next(&q, err))
 		*version = sqlite3_column_int64(q.s, 0);
 	return store_query_close(&q, err);
+}
+
+/* Statement journals in memory or back to the default (store.h). */
+int
+store_temp_memory(struct store *st, bool on, struct hp_error *err)
+{
+	return store_exec(st, "temp store", on ? "PRAGMA temp_store=MEMORY" :
+	    "PRAGMA temp_store=DEFAULT", NULL, NULL, err);
+}
+
+/* store_message_record and store_message_set_content in one (store.h). */
+int
+store_message_record_content(struct store *st, const unsigned char *hash,
+    const char *message_id, const char *mailbox, const char *outcome,
+    const char *detail, int64_t cid, int64_t player,
+    const unsigned char *content_hash, struct hp_error *err)
+{
+	return store_exec(st, "record message", "INSERT INTO messages (hash, "
+	    "message_id, mailbox, outcome, detail, campaign_id, player_id, "
+	    "content_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	    STORE_ARGS(STORE_BLOB(hash, 32), STORE_TEXT(message_id),
+	    STORE_TEXT(mailbox), STORE_TEXT(outcome), STORE_TEXT(detail ?
+	    detail : ""), store_arg_id(cid), store_arg_id(player),
+	    STORE_BLOB(content_hash, 32)), NULL, err);
 }
