@@ -62,8 +62,8 @@ struct turn_cache *turn_cache_new(void);
 void turn_cache_clear(struct turn_cache *);
 void turn_cache_free(struct turn_cache *);
 /* turn_submit_tx reading the campaign through cache, and keeping nonce
- * ("" if none; NULL: not kept) in a window's new order row as
- * store_orders_put_nonce does. */
+ * ("" if none; NULL: the file's own, read from its header) in a window's
+ * new order row as store_orders_put_nonce does. */
 int turn_submit_cached(struct store *, struct turn_cache *cache,
     const char *campaign, const char *text, size_t len, int side_only,
     int64_t player, const char *source, const char *nonce,
@@ -128,5 +128,9 @@ int turn_resolve_signed(struct store *, const char *campaign,
  * them. Used when a campaign is created. */
 int turn_resolve_sideless(struct store *, const char *campaign,
     const struct minisign_seckey *sk, int *resolved, struct hp_error *);
+
+/* The nonce: line of order file raw (len bytes) into out ("" if none),
+ * as far as the file parses: what orders.nonce keeps (migration 27). */
+void turn_file_nonce(const char *raw, size_t len, char *out, size_t outlen);
 
 #endif

@@ -436,25 +436,6 @@ verify_part(const struct minisign_pubkey *pk, const struct minisign_sig *sig,
 	return first;
 }
 
-/* store_orders_replay's reading of an earlier order file: its nonce into
- * out ("" if none), as far as the file parses. */
-static void
-file_nonce(const char *raw, size_t len, char *out, size_t outlen)
-{
-	struct order_header h;
-	struct order_body body;
-	struct order_errors oerrs;
-
-	orders_errors_init(&oerrs);
-	memset(&h, 0, sizeof h);
-	if (orders_parse_file(raw, len, &h, &body, &oerrs) == HP_OK)
-		orders_body_free(&body);
-	orders_errors_free(&oerrs);
-	out[0] = '\0';
-	if (h.have & ORDERS_H_NONCE)
-		strlcpy_(out, h.nonce, outlen);
-}
-
 /* The header of order file data into h, as far as it parses. */
 static void
 header_of(const unsigned char *data, size_t len, struct order_header *h)
@@ -900,7 +881,7 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	crypto_generichash(fh, sizeof fh, fdata, flen, NULL, 0);
 	order_nonce(fdata, flen, nonce, sizeof nonce);
 	if ((rc = store_orders_replay(m->st, p->campaign_id, fh, nonce,
-	    file_nonce, &same_file, &same_nonce, err)) != HP_OK) {
+	    turn_file_nonce, &same_file, &same_nonce, err)) != HP_OK) {
 		free(fdata);
 		return rc;
 	}

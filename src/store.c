@@ -5845,7 +5845,10 @@ store_sync_full(struct store *st, bool full, struct hp_error *err)
  * bytes or this nonce (store.h)? A file's nonce is in orders.nonce when
  * intake stored it (store_orders_nonce_set, migration 27); the others
  * (from the command line, or from before the migration) are read from
- * their text here. Nothing is written: a refused mail changes nothing. */
+ * their text here. Each question is an index lookup (migration 29: the
+ * check no longer grows with the campaign's history); before migration 29
+ * the same statements read the campaign's rows by window. Nothing is
+ * written: a refused mail changes nothing. */
 int
 store_orders_replay(struct store *st, int64_t cid,
     const unsigned char hash[32], const char *nonce,
@@ -5856,31 +5859,43 @@ store_orders_replay(struct store *st, int64_t cid,
 	char got[128];
 
 	*same_file = *same_nonce = false;
-	/* One pass over the campaign's files (issue 17: it was two): each
-	 * row says whether its bytes or its kept nonce match, and gives its
-	 * text when its nonce was not kept (and one is asked for). */
 	if (store_query_open(&q, st, "order file taken in before", "SELECT "
-	    "o.hash = ?2, ?3 <> '' AND coalesce(o.nonce = ?3, 0), CASE WHEN "
-	    "?3 <> '' AND o.nonce IS NULL THEN o.raw END FROM orders o JOIN "
-	    "windows w ON w.id = o.window_id WHERE w.campaign_id = ?1 AND "
-	    "o.source != 'opponent' AND length(o.hash) = 32",
+	    "EXISTS (SELECT 1 FROM orders o JOIN windows w ON w.id = "
+	    "o.window_id WHERE o.hash = ?2 AND o.source <> 'opponent' AND "
+	    "w.campaign_id = ?1), ?3 <> '' AND EXISTS (SELECT 1 FROM orders o "
+	    "JOIN windows w ON w.id = o.window_id WHERE o.nonce = ?3 AND "
+	    "o.source <> 'opponent' AND length(o.hash) = 32 AND "
+	    "w.campaign_id = ?1)",
 	    STORE_ARGS(STORE_INT(cid), STORE_BLOB(hash, 32),
 	    STORE_TEXT(nonce)), err) != HP_OK)
 		return HP_EDB;
-	while (store_query_next(&q, err)) {
-		if (sqlite3_column_int(q.s, 0) != 0)
-			*same_file = true;
-		if (sqlite3_column_int(q.s, 1) != 0)
-			*same_nonce = true;
-		if (!*same_nonce && sqlite3_column_type(q.s, 2) != SQLITE_NULL) {
-			size_t len;
-			char *raw = col_unpacked_text(q.s, 2, &len);
+	if (store_query_next(&q, err)) {
+		*same_file = sqlite3_column_int(q.s, 0) != 0;
+		*same_nonce = sqlite3_column_int(q.s, 1) != 0;
+	}
+	if (store_query_close(&q, err) != HP_OK)
+		return HP_EDB;
+	if (*same_nonce || nonce[0] == '\0')
+		return HP_OK;
+	/* The files whose nonce was not kept (none on a host that began
+	 * with migration 29; a host's older ones stay so): read from their
+	 * text, the campaign's windows looked up only when the host has any
+	 * (the first statement reads one entry of orders_unkept). */
+	if (store_query_open(&q, st, "order file taken in before", "SELECT "
+	    "o.raw FROM windows w JOIN orders o ON o.window_id = w.id WHERE "
+	    "EXISTS (SELECT 1 FROM orders WHERE nonce IS NULL AND source <> "
+	    "'opponent') AND w.campaign_id = ?1 AND o.nonce IS NULL AND "
+	    "o.source <> 'opponent' AND length(o.hash) = 32",
+	    STORE_ARGS(STORE_INT(cid)), err) != HP_OK)
+		return HP_EDB;
+	while (!*same_nonce && store_query_next(&q, err)) {
+		size_t len;
+		char *raw = col_unpacked_text(q.s, 0, &len);
 
-			nonce_of(raw, len, got, sizeof got);
-			if (strcmp(got, nonce) == 0)
-				*same_nonce = true;
-			free(raw);
-		}
+		nonce_of(raw, len, got, sizeof got);
+		if (strcmp(got, nonce) == 0)
+			*same_nonce = true;
+		free(raw);
 	}
 	return store_query_close(&q, err);
 }

@@ -329,8 +329,28 @@ fail:
 	return rc;
 }
 
+/* turn.h: the file's nonce, read as store_orders_replay's callers read
+ * a file whose nonce was not kept. */
+void
+turn_file_nonce(const char *raw, size_t len, char *out, size_t outlen)
+{
+	struct order_header h;
+	struct order_body body;
+	struct order_errors oerrs;
+
+	orders_errors_init(&oerrs);
+	memset(&h, 0, sizeof h);
+	if (orders_parse_file(raw, len, &h, &body, &oerrs) == HP_OK)
+		orders_body_free(&body);
+	orders_errors_free(&oerrs);
+	out[0] = '\0';
+	if (h.have & ORDERS_H_NONCE)
+		strlcpy_(out, h.nonce, outlen);
+}
+
 /* turn_submit_tx, reading the campaign through cache (may be NULL) and
- * keeping nonce (NULL: none kept) with a window's orders. */
+ * keeping nonce with a window's orders (NULL: the file's own, from its
+ * header; every player's file has its nonce kept, migration 29). */
 static int
 submit(struct store *st, struct turn_cache *cache, const char *campaign,
     const char *text, size_t len, int side_only, int64_t player,
@@ -448,13 +468,9 @@ submit(struct store *st, struct turn_cache *cache, const char *campaign,
 		rc = store_game_save(st, cid, &g, err);
 	} else {
 		window_order_hash(raw, hash);
-		if (nonce != NULL)
-			rc = store_orders_put_nonce(st, w.id, side, player,
-			    source, raw, canon.buf ? canon.buf : "", hash, nonce,
-			    err);
-		else
-			rc = store_orders_put(st, w.id, side, player, source,
-			    raw, canon.buf ? canon.buf : "", hash, err);
+		rc = store_orders_put_nonce(st, w.id, side, player, source,
+		    raw, canon.buf ? canon.buf : "", hash, nonce != NULL ?
+		    nonce : (h.have & ORDERS_H_NONCE) ? h.nonce : "", err);
 	}
 	if (rc != HP_OK)
 		goto out;
@@ -579,8 +595,17 @@ fill_orders(struct store *st, const struct game *g,
 		}
 		g->rules->free_orders(parsed);
 		window_order_hash(raw, hash);
-		rc = store_orders_put(st, w->id, i, 0, source, raw,
-		    canon.buf ? canon.buf : "", hash, err);
+		if (strcmp(source, "opponent") == 0)
+			rc = store_orders_put(st, w->id, i, 0, source, raw,
+			    canon.buf ? canon.buf : "", hash, err);
+		else {
+			/* A player's standing file: its nonce kept. */
+			char nonce[128];
+
+			turn_file_nonce(raw, strlen(raw), nonce, sizeof nonce);
+			rc = store_orders_put_nonce(st, w->id, i, 0, source,
+			    raw, canon.buf ? canon.buf : "", hash, nonce, err);
+		}
 		sbuf_free(&canon);
 		if (rc == HP_OK) {
 			cur[i].raw = raw;

@@ -1352,7 +1352,9 @@ test_window_pack(void **state)
 	/* As a database of migration 023 has them (no window_packs): read
 	 * as they are before the migration, and packed after it. */
 	store_close(st);
-	fx_db_exec(path, "DROP TABLE window_packs; DROP INDEX orders_window; "
+	fx_db_exec(path, "DROP INDEX orders_hash; DROP INDEX orders_nonce; "
+	    "DROP INDEX orders_unkept; "
+	    "DROP TABLE window_packs; DROP INDEX orders_window; "
 	    "ALTER TABLE orders DROP COLUMN nonce; ALTER TABLE campaigns "
 	    "DROP COLUMN chain_mark_k; ALTER TABLE campaigns DROP COLUMN "
 	    "chain_mark; PRAGMA user_version = 23");
@@ -1683,6 +1685,22 @@ test_orders_replay(void **state)
 	assert_false(file);
 	assert_false(nonce);
 	assert_int_equal(replay_reads, 1);     /* the command line's only */
+	/* Every player's file kept (migration 29: a host that began with
+	 * it): no file is read, each question is an index lookup, and each
+	 * still finds its match. */
+	assert_int_equal(store_orders_nonce_set(st, cid, h2, "", &err), HP_OK);
+	assert_int_equal(fx_db_long(path, "SELECT count(*) FROM orders WHERE "
+	    "nonce IS NULL AND source <> 'opponent'"), 0);
+	replay_reads = 0;
+	assert_int_equal(store_orders_replay(st, cid, hx, "n-two",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_false(file);
+	assert_false(nonce);
+	assert_int_equal(store_orders_replay(st, cid, h1, "n-one",
+	    replay_nonce_of, &file, &nonce, &err), HP_OK);
+	assert_true(file);
+	assert_true(nonce);
+	assert_int_equal(replay_reads, 0);
 	store_close(st);
 }
 

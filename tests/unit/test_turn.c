@@ -902,6 +902,41 @@ test_dice_determinism(void **state)
 	fx_tmp_clean();
 }
 
+/* Migration 29 (issue 17): every player's order file keeps its nonce in
+ * its row ('' when it has none), whether from the command line or a
+ * standing file copied into a window, so intake's replay check compares
+ * it in SQL; the opponent's keep none (never compared). */
+static void
+test_nonce_kept(void **state)
+{
+	const char *path = fx_tmp_db();
+	struct store *st = fx_store_new(path);
+	struct hp_error err = { 0, "" };
+	struct turn_submit res;
+	char *t, *rows;
+	int n;
+
+	(void)state;
+	new_campaign(st, "k", "red-standing", true, true);
+	t = file("k", 1, "standing", "red", "nonce: st-1\npolicy nearest\n");
+	assert_int_equal(submit(st, "k", t, 1, &res), HP_OK);
+	turn_submit_free(&res);
+	free(t);
+	t = file("k", 1, "blue", "blue", "nonce: cli-1\n" DEPLOY);
+	submit_ok(st, "k", t, 0, false);
+	free(t);
+	assert_int_equal(turn_resolve(st, "k", &n, &err), HP_OK);
+	t = file("k", 2, "blue", "blue", "");
+	submit_ok(st, "k", t, 0, false);
+	free(t);
+	assert_int_equal(turn_resolve(st, "k", &n, &err), HP_OK);
+	rows = fx_db_rows(path, "SELECT window_id, side_idx, source, "
+	    "coalesce(nonce, 'NULL') FROM orders ORDER BY id");
+	assert_string_equal(rows, "1|0|cli|cli-1\n2|0|cli|\n2|1|standing|st-1\n");
+	free(rows);
+	store_close(st);
+}
+
 static void
 test_standing(void **state)
 {
@@ -1225,6 +1260,7 @@ main(void)
 		cmocka_unit_test(test_resolved_window),
 		cmocka_unit_test(test_dice_determinism),
 		cmocka_unit_test(test_standing),
+		cmocka_unit_test(test_nonce_kept),
 		cmocka_unit_test(test_standing_sequence),
 		cmocka_unit_test(test_hold_file_vector),
 	};
