@@ -113,6 +113,10 @@ int store_orders_put(struct store *, int64_t wid, int side, int64_t player,
 int store_orders_current(struct store *, int64_t wid,
     struct store_order out[GAME_MAX_SIDES], struct hp_error *);
 void store_orders_free(struct store_order out[GAME_MAX_SIDES]);
+/* The sides of window wid that have current orders, a bit per side
+ * index (what store_orders_current would fill, without reading them). */
+int store_orders_sides(struct store *, int64_t wid, unsigned *sides,
+    struct hp_error *);
 
 int store_events_put(struct store *, int64_t wid, const struct events *,
     struct hp_error *);

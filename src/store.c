@@ -1296,6 +1296,9 @@ store_orders_put(struct store *st, int64_t wid, int side, int64_t player,
 	return rc;
 }
 
+/* store.h. Through orders_current (the current rows only): SQLite would
+ * otherwise take orders_window and read every file the window was sent,
+ * superseded ones too (issue 17). */
 int
 store_orders_current(struct store *st, int64_t wid,
     struct store_order out[GAME_MAX_SIDES], struct hp_error *err)
@@ -1304,8 +1307,8 @@ store_orders_current(struct store *st, int64_t wid,
 
 	memset(out, 0, sizeof(struct store_order) * GAME_MAX_SIDES);
 	if (store_query_open(&q, st, "load orders", "SELECT side_idx, source, "
-	    "raw, parsed, hash FROM orders WHERE window_id = ?1 AND current = "
-	    "1", STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
+	    "raw, parsed, hash FROM orders INDEXED BY orders_current WHERE "
+	    "window_id = ?1 AND current = 1", STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
 		return HP_EDB;
 	while (store_query_next(&q, err)) {
 		int side = sqlite3_column_int(q.s, 0);
@@ -1325,6 +1328,27 @@ store_orders_current(struct store *st, int64_t wid,
 		return HP_EDB;
 	}
 	return HP_OK;
+}
+
+int
+store_orders_sides(struct store *st, int64_t wid, unsigned *sides,
+    struct hp_error *err)
+{
+	struct store_query q;
+
+	*sides = 0;
+	if (store_query_open(&q, st, "sides with orders", "SELECT side_idx "
+	    "FROM orders INDEXED BY orders_current WHERE window_id = ?1 AND "
+	    "current = 1",
+	    STORE_ARGS(STORE_INT(wid)), err) != HP_OK)
+		return HP_EDB;
+	while (store_query_next(&q, err)) {
+		int side = sqlite3_column_int(q.s, 0);
+
+		if (side >= 0 && side < GAME_MAX_SIDES)
+			*sides |= 1u << side;
+	}
+	return store_query_close(&q, err);
 }
 
 void

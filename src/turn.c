@@ -441,24 +441,25 @@ submit(struct store *st, struct turn_cache *cache, const char *campaign,
 	memcpy(raw, text, len);
 	raw[len] = '\0';
 	if (w.id != 0) {
-		struct store_order cur[GAME_MAX_SIDES];
 		struct sbuf wb;
+		unsigned have;
 		int i;
 
-		if ((rc = store_orders_current(st, w.id, cur, err)) != HP_OK)
+		/* Which sides have orders, not the orders themselves (issue
+		 * 17: reading them back cost a mail 86K instructions). */
+		if ((rc = store_orders_sides(st, w.id, &have, err)) != HP_OK)
 			goto out;
 		if (!res->standing)
-			res->replaced = cur[side].raw != NULL;
+			res->replaced = (have & (1u << side)) != 0;
 		sbuf_init(&wb);
 		for (i = 0; i < gp->nsides; i++)
 			if ((w.spec.sides & (1u << i)) && !gp->sides[i].ai &&
-			    cur[i].raw == NULL && (res->standing || i != side))
+			    !(have & (1u << i)) && (res->standing || i != side))
 				sbuf_printf(&wb, "%s%s", wb.len ? ", " : "",
 				    gp->sides[i].name);
 		strlcpy_(res->waiting, wb.buf ? wb.buf : "",
 		    sizeof res->waiting);
 		sbuf_free(&wb);
-		store_orders_free(cur);
 	}
 	if (res->standing) {
 		/* Never from the cache (see above): g is this call's own. */

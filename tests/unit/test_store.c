@@ -954,6 +954,27 @@ test_orders_supersede(void **state)
 	assert_string_equal(cur[0].raw, "other window");
 	assert_null(cur[1].raw);
 	store_orders_free(cur);
+	/* store_orders_sides: the same sides, superseded files not counted
+	 * (each window's current rows only, through orders_current). */
+	{
+		unsigned sides = 99;
+		int64_t w3 = make_window(st, cid, 2, 1, "blue", 1);
+
+		assert_int_equal(store_orders_sides(st, wid, &sides, &err),
+		    HP_OK);
+		assert_int_equal(sides, 3u);
+		assert_int_equal(store_orders_sides(st, w2, &sides, &err),
+		    HP_OK);
+		assert_int_equal(sides, 1u);
+		assert_int_equal(store_orders_sides(st, w3, &sides, &err),
+		    HP_OK);
+		assert_int_equal(sides, 0u);
+		fx_db_exec(path, "UPDATE orders SET current = 0 WHERE "
+		    "window_id = 1 AND side_idx = 1");
+		assert_int_equal(store_orders_sides(st, wid, &sides, &err),
+		    HP_OK);
+		assert_int_equal(sides, 1u);
+	}
 	game_free(&g);
 	store_close(st);
 	fx_tmp_clean();
