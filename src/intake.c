@@ -485,18 +485,6 @@ chain_header_check(struct store *st, int64_t cid, const unsigned char *data,
 	return HP_OK;
 }
 
-/* The nonce of order file data into nonce ("" if none). */
-static void
-order_nonce(const unsigned char *data, size_t len, char *nonce, size_t nlen)
-{
-	struct order_header h;
-
-	nonce[0] = '\0';
-	header_of(data, len, &h);
-	if (h.have & ORDERS_H_NONCE)
-		strlcpy_(nonce, h.nonce, nlen);
-}
-
 /* The address part of hexpost's own "Name <addr>" or "addr" from into
  * out. */
 static void
@@ -879,7 +867,7 @@ take_orders(struct msgctx *m, const struct mime_msg *mm,
 	/* A signed file taken in before (its bytes, or its nonce) is a
 	 * replay: anyone holding a copy of the mail could send it again. */
 	crypto_generichash(fh, sizeof fh, fdata, flen, NULL, 0);
-	order_nonce(fdata, flen, nonce, sizeof nonce);
+	turn_file_nonce((const char *)fdata, flen, nonce, sizeof nonce);
 	if ((rc = store_orders_replay(m->st, p->campaign_id, fh, nonce,
 	    turn_file_nonce, &same_file, &same_nonce, err)) != HP_OK) {
 		free(fdata);

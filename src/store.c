@@ -3089,18 +3089,13 @@ store_window_record(struct store *st, int64_t wid, size_t *n)
 	char *log = NULL, *sig = NULL, *pub = NULL, *out;
 	struct events ev;
 	struct sbuf b;
-	sqlite3_stmt *s;
-	int64_t dv = -1, tc = (int64_t)sqlite3_total_changes64(st->db);
+	int64_t dv, tc = (int64_t)sqlite3_total_changes64(st->db);
 	size_t i;
 	int rc, k;
 
 	/* Kept while nothing changed the database (struct store's rec). */
-	if (sqlite3_prepare_v2(st->db, "PRAGMA data_version", -1, &s, NULL) ==
-	    SQLITE_OK) {
-		if (sqlite3_step(s) == SQLITE_ROW)
-			dv = sqlite3_column_int64(s, 0);
-		sqlite3_finalize(s);
-	}
+	if (store_data_version(st, &dv, &e) != HP_OK)
+		dv = -1;
 	if (dv < 0 || dv != st->rec_dv || tc != st->rec_tc)
 		store_records_forget(st);
 	for (k = 0; k < st->nrec; k++)
